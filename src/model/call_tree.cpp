@@ -1,0 +1,88 @@
+// Calling context tree storage and the per-node quantities derived from it.
+#include "model/call_tree.h"
+
+#include <algorithm>
+
+namespace callprof {
+
+CallTree::CallTree() {
+  nodes_.push_back(CallNode{});
+  last_child_.push_back(kNoNode);
+}
+
+NodeId CallTree::find_child(NodeId parent, FunctionId function) const {
+  auto it = index_.find(key(parent, function));
+  return it == index_.end() ? kNoNode : it->second;
+}
+
+NodeId CallTree::child(NodeId parent, FunctionId function) {
+  auto [it, inserted] = index_.try_emplace(key(parent, function), NodeId(nodes_.size()));
+  if (!inserted) return it->second;
+  const NodeId id = it->second;
+  CallNode n;
+  n.parent = parent;
+  n.function = function;
+  nodes_.push_back(n);
+  last_child_.push_back(kNoNode);
+  // Append to the sibling list so children keep their creation order.
+  const NodeId last = last_child_[parent];
+  if (last == kNoNode) nodes_[parent].first_child = id;
+  else nodes_[last].next_sibling = id;
+  last_child_[parent] = id;
+  return id;
+}
+
+NodeId CallTree::path(std::span<const FunctionId> functions) {
+  NodeId at = kRootNode;
+  for (FunctionId f : functions) at = child(at, f);
+  return at;
+}
+
+std::vector<NodeId> CallTree::children(NodeId id) const {
+  std::vector<NodeId> out;
+  for (NodeId c = nodes_[id].first_child; c != kNoNode; c = nodes_[c].next_sibling) out.push_back(c);
+  return out;
+}
+
+std::vector<FunctionId> CallTree::path_to(NodeId id) const {
+  std::vector<FunctionId> out;
+  for (NodeId at = id; at != kRootNode && at != kNoNode; at = nodes_[at].parent)
+    out.push_back(nodes_[at].function);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+size_t CallTree::depth(NodeId id) const {
+  size_t d = 0;
+  for (NodeId at = id; at != kRootNode && at != kNoNode; at = nodes_[at].parent) ++d;
+  return d;
+}
+
+std::vector<Metrics> cumulative(const CallTree& tree) {
+  std::vector<Metrics> cum(tree.size());
+  for (size_t i = 0; i < tree.size(); ++i) cum[i] = tree.node(NodeId(i)).base;
+  for (size_t i = tree.size(); i-- > 1;) cum[tree.node(NodeId(i)).parent].add_sums(cum[i]);
+  return cum;
+}
+
+std::vector<uint32_t> recursion_levels(const CallTree& tree) {
+  std::vector<uint32_t> level(tree.size(), 0);
+  std::unordered_map<FunctionId, uint32_t> active;  // instances of each function on the DFS path
+  struct Visit { NodeId node; bool leaving; };
+  std::vector<Visit> stack{{kRootNode, false}};
+  while (!stack.empty()) {
+    auto [id, leaving] = stack.back();
+    stack.pop_back();
+    const CallNode& n = tree.node(id);
+    if (leaving) { --active[n.function]; continue; }
+    if (id != kRootNode) {
+      level[id] = active[n.function]++;
+      stack.push_back({id, true});
+    }
+    for (NodeId c = n.first_child; c != kNoNode; c = tree.node(c).next_sibling)
+      stack.push_back({c, false});
+  }
+  return level;
+}
+
+}  // namespace callprof

@@ -1,0 +1,63 @@
+// A calling context tree: one node per distinct call path (root -> ... -> function),
+// each with its base metrics. Node 0 is the virtual root. Invariant: parent < own index,
+// so a forward pass visits parents first and a backward pass visits children first.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "model/metrics.h"
+
+namespace callprof {
+
+using NodeId = uint32_t;
+using FunctionId = uint32_t;
+inline constexpr NodeId kRootNode = 0;
+inline constexpr NodeId kNoNode = UINT32_MAX;
+inline constexpr FunctionId kNoFunction = UINT32_MAX;
+
+struct CallNode {
+  NodeId parent = kNoNode;
+  FunctionId function = kNoFunction;
+  NodeId first_child = kNoNode;
+  NodeId next_sibling = kNoNode;
+  Metrics base;
+};
+
+class CallTree {
+ public:
+  CallTree();
+
+  size_t size() const { return nodes_.size(); }
+  const CallNode& node(NodeId id) const { return nodes_[id]; }
+  Metrics& base(NodeId id) { return nodes_[id].base; }
+  std::span<const CallNode> nodes() const { return nodes_; }
+
+  // The child of `parent` for `function`, created (with empty metrics) if absent.
+  NodeId child(NodeId parent, FunctionId function);
+  // The child if it exists, else kNoNode.
+  NodeId find_child(NodeId parent, FunctionId function) const;
+  // Follow (creating as needed) a path of functions from the root.
+  NodeId path(std::span<const FunctionId> functions);
+
+  std::vector<NodeId> children(NodeId id) const;
+  // Functions from the root's child down to `id` (inclusive).
+  std::vector<FunctionId> path_to(NodeId id) const;
+  size_t depth(NodeId id) const;
+
+ private:
+  static uint64_t key(NodeId parent, FunctionId f) { return (uint64_t(parent) << 32) | f; }
+  std::vector<CallNode> nodes_;
+  std::unordered_map<uint64_t, NodeId> index_;
+  std::vector<NodeId> last_child_;  // per node, for O(1) appends to its child list
+};
+
+// Derived per-node quantities; each returns one entry per node.
+// cum: base plus every descendant's base, for additive metrics (min/max stay the node's own).
+std::vector<Metrics> cumulative(const CallTree& tree);
+// Recursion level: how many ancestors of the node carry the same function.
+std::vector<uint32_t> recursion_levels(const CallTree& tree);
+
+}  // namespace callprof

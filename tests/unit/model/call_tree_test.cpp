@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include "model/call_tree.h"
+
+namespace callprof {
+namespace {
+
+TEST(CallTree, ChildIsCreatedOnceAndKeepsOrder) {
+  CallTree t;
+  NodeId a = t.child(kRootNode, 1);
+  NodeId b = t.child(a, 2);
+  NodeId c = t.child(a, 3);
+  EXPECT_EQ(t.child(a, 2), b);
+  EXPECT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.children(a), (std::vector<NodeId>{b, c}));
+  EXPECT_EQ(t.find_child(a, 9), kNoNode);
+  EXPECT_EQ(t.path_to(c), (std::vector<FunctionId>{1, 3}));
+  EXPECT_EQ(t.depth(c), 2u);
+}
+
+TEST(CallTree, CumulativeSumsSubtreeAndKeepsOwnMinMax) {
+  CallTree t;
+  std::vector<FunctionId> p1{1, 2}, p2{1, 3};
+  NodeId a = t.path(std::vector<FunctionId>{1});
+  NodeId b = t.path(p1), c = t.path(p2);
+  t.base(a)[Metric::WallNs] = 5;
+  t.base(b)[Metric::WallNs] = 7;
+  t.base(c)[Metric::WallNs] = 11;
+  t.base(a)[Metric::MaxWallNs] = 5;
+  t.base(b)[Metric::MaxWallNs] = 7;
+  auto cum = cumulative(t);
+  EXPECT_EQ(cum[a][Metric::WallNs], 23u);
+  EXPECT_EQ(cum[kRootNode][Metric::WallNs], 23u);
+  EXPECT_EQ(cum[a][Metric::MaxWallNs], 5u);
+}
+
+TEST(CallTree, RecursionLevelsCountSameFunctionAncestors) {
+  CallTree t;
+  // main -> f -> g -> f -> f   (mutual then direct recursion)
+  std::vector<FunctionId> p{0, 1, 2, 1, 1};
+  NodeId leaf = t.path(p);
+  auto level = recursion_levels(t);
+  std::vector<uint32_t> along;
+  for (NodeId n = leaf; n != kRootNode; n = t.node(n).parent) along.insert(along.begin(), level[n]);
+  EXPECT_EQ(along, (std::vector<uint32_t>{0, 0, 0, 1, 2}));
+}
+
+TEST(Metrics, MergeUsesEachMetricsKind) {
+  Metrics a, b;
+  a[Metric::Calls] = 2; b[Metric::Calls] = 3;
+  a[Metric::MinWallNs] = 10; b[Metric::MinWallNs] = 4;
+  a[Metric::MaxWallNs] = 10; b[Metric::MaxWallNs] = 4;
+  Metrics empty;
+  a.merge(b);
+  EXPECT_EQ(a[Metric::Calls], 5u);
+  EXPECT_EQ(a[Metric::MinWallNs], 4u);
+  EXPECT_EQ(a[Metric::MaxWallNs], 10u);
+  Metrics before = a;
+  a.merge(empty);
+  EXPECT_EQ(a, before);
+  EXPECT_FALSE(empty.has_min(Metric::MinWallNs));
+}
+
+}  // namespace
+}  // namespace callprof

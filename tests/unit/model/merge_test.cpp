@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "model/transform/merge.h"
+
+namespace callprof {
+namespace {
+
+CallTree tree_of(std::vector<std::pair<std::vector<FunctionId>, uint64_t>> paths) {
+  CallTree t;
+  for (auto& [p, calls] : paths) {
+    NodeId n = t.path(p);
+    t.base(n)[Metric::Calls] += calls;
+    t.base(n)[Metric::WallNs] += calls * 10;
+    t.base(n)[Metric::MinWallNs] = std::min<uint64_t>(t.base(n)[Metric::MinWallNs], calls);
+  }
+  return t;
+}
+
+uint64_t calls_at(const CallTree& t, std::vector<FunctionId> p) {
+  NodeId at = kRootNode;
+  for (FunctionId f : p) {
+    at = t.find_child(at, f);
+    if (at == kNoNode) return 0;
+  }
+  return t.node(at).base[Metric::Calls];
+}
+
+TEST(Merge, SamePathsCombineNewPathsAppear) {
+  CallTree a = tree_of({{{1, 2}, 3}, {{1, 3}, 1}});
+  CallTree b = tree_of({{{1, 2}, 4}, {{5}, 2}});
+  merge_into(a, b);
+  EXPECT_EQ(calls_at(a, {1, 2}), 7u);
+  EXPECT_EQ(calls_at(a, {1, 3}), 1u);
+  EXPECT_EQ(calls_at(a, {5}), 2u);
+  EXPECT_EQ(a.node(a.find_child(a.find_child(kRootNode, 1), 2)).base[Metric::MinWallNs], 3u);
+}
+
+TEST(Merge, IsCommutativeAndAssociativeOnCalls) {
+  CallTree x = tree_of({{{1, 2}, 3}, {{1}, 1}});
+  CallTree y = tree_of({{{1, 2, 2}, 2}});
+  CallTree z = tree_of({{{4}, 5}, {{1, 2}, 1}});
+  CallTree xy_z, x_yz, yz, zyx;
+  merge_into(xy_z, x); merge_into(xy_z, y); merge_into(xy_z, z);
+  merge_into(yz, y); merge_into(yz, z); merge_into(x_yz, x); merge_into(x_yz, yz);
+  merge_into(zyx, z); merge_into(zyx, y); merge_into(zyx, x);
+  for (auto p : std::vector<std::vector<FunctionId>>{{1}, {1, 2}, {1, 2, 2}, {4}}) {
+    EXPECT_EQ(calls_at(xy_z, p), calls_at(x_yz, p));
+    EXPECT_EQ(calls_at(xy_z, p), calls_at(zyx, p));
+  }
+  EXPECT_EQ(calls_at(xy_z, {1, 2}), 4u);
+}
+
+TEST(Merge, MergedTreeSelectsThreads) {
+  Profile p;
+  p.threads.resize(2);
+  p.threads[0].tid = 10;
+  p.threads[0].tree = tree_of({{{1}, 2}});
+  p.threads[1].tid = 11;
+  p.threads[1].tree = tree_of({{{1}, 5}});
+  EXPECT_EQ(calls_at(merged_tree(p), {1}), 7u);
+  std::vector<uint32_t> only{11};
+  EXPECT_EQ(calls_at(merged_tree(p, only), {1}), 5u);
+}
+
+}  // namespace
+}  // namespace callprof
