@@ -1,0 +1,22 @@
+// Timestamps: the TSC on the hot path, CLOCK_MONOTONIC pairs to convert ticks to ns later.
+#pragma once
+
+#include <stdint.h>
+#include <time.h>
+#include <x86intrin.h>
+
+namespace callprof::rt {
+
+inline uint64_t ticks() { return __rdtsc(); }
+
+inline uint64_t clock_ns(clockid_t id) {
+  timespec ts;
+  clock_gettime(id, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// The caller's stack pointer at the call of the current function. Needs a frame pointer in
+// the function that uses it (the runtime is built with -fno-omit-frame-pointer).
+#define CALLPROF_CALLER_SP() (reinterpret_cast<uint64_t>(__builtin_frame_address(0)) + 16)
+
+}  // namespace callprof::rt

@@ -1,0 +1,237 @@
+// Writes this process image's raw dump (wire/raw_dump.h) into the output directory that
+// `callprof record` gave us. Runs at exit, so it may use system calls, but it avoids
+// malloc: the program's allocator may already be torn down.
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "process.h"
+
+namespace callprof::rt {
+namespace {
+
+// Buffered write to a file descriptor; on the first failure it stops writing and remembers.
+class Output {
+ public:
+  explicit Output(int fd) : fd_(fd) {}
+  void put(const void* data, uint64_t n) {
+    const char* p = static_cast<const char*>(data);
+    if (n >= sizeof buf_) {
+      flush();
+      raw(p, n);
+      return;
+    }
+    if (used_ + n > sizeof buf_) flush();
+    memcpy(buf_ + used_, p, n);
+    used_ += n;
+  }
+  void pad_to_8(uint64_t n) {
+    static const char zeros[8] = {};
+    put(zeros, wire::pad8(n) - n);
+  }
+  bool finish() {
+    flush();
+    return ok_;
+  }
+
+ private:
+  void flush() {
+    raw(buf_, used_);
+    used_ = 0;
+  }
+  void raw(const char* p, uint64_t n) {
+    while (ok_ && n > 0) {
+      ssize_t w = write(fd_, p, n);
+      if (w <= 0) {
+        ok_ = false;
+        return;
+      }
+      p += w;
+      n -= uint64_t(w);
+    }
+  }
+  int fd_;
+  bool ok_ = true;
+  uint64_t used_ = 0;
+  char buf_[8192];
+};
+
+struct ModuleScan {
+  Output* out;
+  uint32_t count;
+  bool write;
+};
+
+bool usable_module(const dl_phdr_info* info) {
+  // The vDSO has no file; everything else with a load segment is kept.
+  return strstr(info->dlpi_name, "linux-vdso") == nullptr && info->dlpi_phnum > 0;
+}
+
+uint32_t build_id_of(const dl_phdr_info* info, const unsigned char** id) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+    const char* end = p + ph.p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      auto* n = reinterpret_cast<const ElfW(Nhdr)*>(p);
+      const char* name = p + sizeof(ElfW(Nhdr));
+      const char* desc = name + ((n->n_namesz + 3) & ~3u);  // note fields are 4-byte aligned
+      if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+        *id = reinterpret_cast<const unsigned char*>(desc);
+        return n->n_descsz;
+      }
+      p = desc + ((n->n_descsz + 3) & ~3u);
+    }
+  }
+  return 0;
+}
+
+int write_module(dl_phdr_info* info, size_t, void* data) {
+  auto* scan = static_cast<ModuleScan*>(data);
+  if (!usable_module(info)) return 0;
+  ++scan->count;
+  if (!scan->write) return 0;
+  wire::DumpModule m{};
+  m.bias = info->dlpi_addr;
+  m.start = UINT64_MAX;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uint64_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
+    if (lo < m.start) m.start = lo;
+    if (hi > m.end) m.end = hi;
+  }
+  // The main program has an empty name; the kernel knows its path.
+  char exe[4096];
+  const char* path = info->dlpi_name;
+  if (!*path) {
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    path = exe;
+  }
+  const unsigned char* id = nullptr;
+  m.path_bytes = uint32_t(strlen(path));
+  m.build_id_bytes = build_id_of(info, &id);
+  scan->out->put(&m, sizeof m);
+  scan->out->put(path, m.path_bytes);
+  scan->out->put(id, m.build_id_bytes);
+  scan->out->pad_to_8(m.path_bytes + m.build_id_bytes);
+  return 0;
+}
+
+uint32_t read_cmdline(char* buf, uint32_t cap) {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, cap);
+  close(fd);
+  return n > 0 ? uint32_t(n) : 0;
+}
+
+void write_thread(Output& out, const ThreadState& s, uint64_t now) {
+  const ThreadProfile& p = s.profile;
+  wire::DumpThread t{};
+  bool finished = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
+  t.tid = s.tid;
+  t.creator_tid = s.creator_tid;
+  t.creator_node = s.creator_node;
+  t.node_count = p.node_count();
+  t.open_frames = p.depth();
+  t.finished = finished;
+  t.start_routine = s.start_routine;
+  t.start_tsc = s.start_tsc;
+  t.end_tsc = finished ? s.end_tsc : now;
+  t.dropped_calls = p.dropped_calls();
+  memcpy(t.name, s.name, sizeof t.name);
+  out.put(&t, sizeof t);
+  out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
+  for (uint32_t i = 0; i < t.open_frames; ++i) {
+    const Frame& f = p.open_frames()[i];
+    wire::DumpOpenFrame o{f.node, 0, f.entry_tsc, f.child_ticks};
+    out.put(&o, sizeof o);
+  }
+}
+
+void read_thread_name(ThreadState& s) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%u/comm", s.tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, s.name, sizeof s.name - 1);
+  close(fd);
+  if (n > 0 && s.name[n - 1] == '\n') s.name[n - 1] = 0;
+}
+
+int create_dump_file(char* path, uint64_t cap) {
+  const ProcessInfo& p = process();
+  for (unsigned seq = 0; seq < 1000; ++seq) {
+    snprintf(path, cap, "%s/%u-%u.cpraw", p.output_dir, p.pid, seq);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void write_dump() {
+  // Once per process image: exit() runs our destructor, and _exit may follow it.
+  static uint32_t dumped_pid = 0;
+  if (dumped_pid == process().pid) return;
+  dumped_pid = process().pid;
+  ThreadState* self = t_state;
+  if (self) self->busy = 1;  // our own calls must not be profiled
+  const ProcessInfo& p = process();
+  uint64_t now = ticks();
+
+  wire::DumpHeader h{};
+  memcpy(h.magic, wire::kDumpMagic, sizeof h.magic);
+  h.version = wire::kDumpVersion;
+  h.header_bytes = sizeof h;
+  h.pid = p.pid;
+  h.ppid = p.ppid;
+  h.tsc_start = p.tsc_start;
+  h.mono_start_ns = p.mono_start_ns;
+  h.tsc_end = now;
+  h.mono_end_ns = clock_ns(CLOCK_MONOTONIC);
+  h.realtime_start_ns = p.realtime_start_ns;
+  h.flags = p.fork_child ? uint32_t(wire::kDumpForkChild) : 0u;
+  ModuleScan count{nullptr, 0, false};
+  dl_iterate_phdr(write_module, &count);
+  h.module_count = count.count;
+  for (ThreadState* s = first_thread(); s; s = s->next) {
+    ++h.thread_count;
+    if (!s->finished) read_thread_name(*s);
+  }
+  static char cmdline[4096];
+  h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
+
+  char path[640], final_path[600];
+  int fd = create_dump_file(final_path, sizeof final_path);
+  if (fd < 0) {
+    if (self) self->busy = 0;
+    return;
+  }
+  Output out(fd);
+  out.put(&h, sizeof h);
+  out.put(cmdline, h.cmdline_bytes);
+  out.pad_to_8(h.cmdline_bytes);
+  ModuleScan scan{&out, 0, true};
+  dl_iterate_phdr(write_module, &scan);
+  for (ThreadState* s = first_thread(); s; s = s->next) write_thread(out, *s, now);
+  bool ok = out.finish() && scan.count == h.module_count;
+  close(fd);
+  // A dump that could not be written whole is marked so the reader can say so.
+  if (!ok) {
+    snprintf(path, sizeof path, "%s.incomplete", final_path);
+    rename(final_path, path);
+  }
+  if (self) self->busy = 0;
+}
+
+}  // namespace callprof::rt

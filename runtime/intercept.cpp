@@ -1,0 +1,155 @@
+// Interposed library functions (LD_PRELOAD): the places where control leaves frames
+// without their exit hooks (longjmp, C++ catch, pthread_exit), thread creation (to record
+// the creator's call path), and process exits that skip atexit handlers (_exit).
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "process.h"
+
+using namespace callprof::rt;
+
+#define CALLPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+template <typename F>
+F next_symbol(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+using LongjmpFn = void (*)(__jmp_buf_tag*, int);
+using CatchFn = void* (*)(void*);
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+using ExitThreadFn = void (*)(void*);
+using ExitFn = void (*)(int);
+
+struct RealFunctions {
+  LongjmpFn longjmp_, siglongjmp_, underscore_longjmp_, longjmp_chk_;
+  CatchFn begin_catch;
+  CreateFn pthread_create_;
+  ExitThreadFn pthread_exit_;
+  ExitFn exit_, underscore_exit_;
+} real;
+
+// Resolved at load time: siglongjmp is often called from signal handlers, where dlsym
+// must not run.
+__attribute__((constructor)) void resolve_real_functions() {
+  real.longjmp_ = next_symbol<LongjmpFn>("longjmp");
+  real.siglongjmp_ = next_symbol<LongjmpFn>("siglongjmp");
+  real.underscore_longjmp_ = next_symbol<LongjmpFn>("_longjmp");
+  real.longjmp_chk_ = next_symbol<LongjmpFn>("__longjmp_chk");
+  real.begin_catch = next_symbol<CatchFn>("__cxa_begin_catch");
+  real.pthread_create_ = next_symbol<CreateFn>("pthread_create");
+  real.pthread_exit_ = next_symbol<ExitThreadFn>("pthread_exit");
+  real.exit_ = next_symbol<ExitFn>("_exit");
+  real.underscore_exit_ = next_symbol<ExitFn>("_Exit");
+  ensure_initialized();
+}
+
+// glibc stores the stack pointer in a jmp_buf mangled with the thread's pointer guard
+// (PTR_MANGLE: xor with %fs:0x30, rotate left 17). Undo it to learn where control lands.
+uint64_t jmp_buf_stack_pointer(const __jmp_buf_tag* env) {
+  uint64_t guard;
+  asm("mov %%fs:0x30, %0" : "=r"(guard));
+  uint64_t v = static_cast<uint64_t>(env->__jmpbuf[6]);
+  v = (v >> 17) | (v << 47);
+  return v ^ guard;
+}
+
+__attribute__((noinline)) void before_longjmp(const __jmp_buf_tag* env, uint64_t here_sp) {
+  ThreadState* s = t_state;
+  if (!s || s->busy) return;
+  uint64_t target = jmp_buf_stack_pointer(env);
+  // A target below us or implausibly far means the layout is not what we expect:
+  // leave it to the frame-address safety net.
+  if (target <= here_sp || target - here_sp >= (uint64_t(1) << 30)) return;
+  s->busy = 1;
+  s->profile.unwind_below(target, ticks());
+  s->busy = 0;
+}
+
+[[noreturn]] void do_longjmp(LongjmpFn fn, __jmp_buf_tag* env, int val) {
+  before_longjmp(env, CALLPROF_CALLER_SP());
+  if (!fn) abort();
+  fn(env, val);
+  __builtin_unreachable();
+}
+
+void* start_thread(void* p);
+
+struct StartArgs {
+  void* (*routine)(void*);
+  void* arg;
+  uint32_t creator_tid;
+  uint32_t creator_node;
+};
+
+}  // namespace
+
+CALLPROF_EXPORT void longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_, env, val); }
+CALLPROF_EXPORT void siglongjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.siglongjmp_, env, val); }
+CALLPROF_EXPORT void _longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.underscore_longjmp_, env, val); }
+CALLPROF_EXPORT void __longjmp_chk(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_chk_, env, val); }
+
+// The catching function's landing pad calls this with its own stack pointer: every frame
+// below it was unwound. GCC already ran their exit hooks; Clang did not.
+CALLPROF_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
+  ThreadState* s = t_state;
+  if (s && !s->busy) {
+    s->busy = 1;
+    s->profile.unwind_below(CALLPROF_CALLER_SP(), ticks());
+    s->busy = 0;
+  }
+  return real.begin_catch ? real.begin_catch(exception) : nullptr;
+}
+
+CALLPROF_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*), void* arg) {
+  if (!real.pthread_create_) resolve_real_functions();
+  if (!process().enabled) return real.pthread_create_(thread, attr, routine, arg);
+  auto* a = static_cast<StartArgs*>(malloc(sizeof(StartArgs)));
+  if (!a) return real.pthread_create_(thread, attr, routine, arg);
+  ThreadState* s = t_state;
+  *a = StartArgs{routine, arg, s ? s->tid : 0, s ? s->profile.top_node() : UINT32_MAX};
+  int rc = real.pthread_create_(thread, attr, start_thread, a);
+  if (rc != 0) free(a);
+  return rc;
+}
+
+namespace {
+void* start_thread(void* p) {
+  StartArgs a = *static_cast<StartArgs*>(p);
+  free(p);
+  if (ThreadState* s = t_state ? t_state : attach_thread()) {
+    s->creator_tid = a.creator_tid;
+    s->creator_node = a.creator_node;
+    s->start_routine = reinterpret_cast<uint64_t>(a.routine);
+  }
+  return a.routine(a.arg);  // thread exit is handled by the registry's key destructor
+}
+}  // namespace
+
+CALLPROF_EXPORT void pthread_exit(void* value) {
+  finish_thread(t_state, false);  // close frames now; memory goes at the key destructor
+  real.pthread_exit_(value);
+  __builtin_unreachable();
+}
+
+// _exit skips atexit handlers and destructors: write the dump first (fork children
+// commonly leave this way).
+[[noreturn]] static void exit_now(ExitFn fn, int status) {
+  if (process().enabled) write_dump();
+  if (!fn) fn = next_symbol<ExitFn>("_exit");
+  fn(status);
+  __builtin_unreachable();
+}
+
+CALLPROF_EXPORT void _exit(int status) { exit_now(real.exit_, status); }
+CALLPROF_EXPORT void _Exit(int status) { exit_now(real.underscore_exit_, status); }
+
+__attribute__((destructor)) static void dump_at_exit() {
+  if (process().enabled) write_dump();
+}

@@ -1,0 +1,53 @@
+// Process-wide runtime state: configuration, the registry of thread profiles, thread
+// attach/finish and the fork reset. Nothing here runs on the per-call hot path except the
+// thread-local pointer read by the hooks.
+#pragma once
+
+#include <stdint.h>
+
+#include "thread_profile.h"
+
+namespace callprof::rt {
+
+struct ThreadState {
+  ThreadProfile profile;
+  uint32_t busy;              // set while a hook runs: a signal handler's hooks are dropped
+  uint32_t tid;
+  uint32_t creator_tid;
+  uint32_t creator_node;
+  uint32_t finished;
+  uint64_t start_routine;
+  uint64_t start_tsc;
+  uint64_t end_tsc;
+  char name[16];
+  ThreadState* next;          // registry link
+  void* mapping;              // the one mapping holding this struct and its memory
+  uint64_t mapping_bytes;
+};
+
+extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
+
+// Null when profiling is off (no output directory) or memory could not be had.
+ThreadState* attach_thread();
+// Close all frames and record the end; when `release` the big reservations are returned
+// and the thread must not use its state again.
+void finish_thread(ThreadState* s, bool release);
+// First thread state of the list of this process's threads.
+ThreadState* first_thread();
+
+struct ProcessInfo {
+  bool enabled;
+  bool fork_child;
+  uint32_t pid, ppid;
+  uint64_t tsc_start, mono_start_ns;
+  int64_t realtime_start_ns;
+  char output_dir[512];
+};
+const ProcessInfo& process();
+void ensure_initialized();
+
+// Write this process image's dump (all threads, open frames included). Safe to call
+// more than once: each call writes a new file.
+void write_dump();
+
+}  // namespace callprof::rt

@@ -1,0 +1,95 @@
+// The slow paths of ThreadProfile: node creation, and closing frames that control left
+// without running their exit hook (longjmp, exceptions under Clang, thread exit).
+#include "thread_profile.h"
+
+namespace callprof::rt {
+
+void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
+  nodes_ = m.nodes;
+  node_capacity_ = m.node_capacity;
+  slots_ = m.slots;
+  slot_mask_ = m.slot_count - 1;
+  frames_ = m.frames;
+  frame_capacity_ = m.frame_capacity;
+  nodes_[0] = DumpNode{0, 0, 0, 0, 0, 0, kNoMin, 0};
+  node_count_ = 1;
+  frames_[0] = Frame{0, 0, UINT64_MAX, now, 0};
+  depth_ = 1;
+  overflow_ = 0;
+  dropped_calls_ = 0;
+  unmatched_exits_ = 0;
+}
+
+static inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
+  uint64_t h = fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
+  return uint32_t(h >> 32);
+}
+
+uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite) {
+  for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    NodeSlot& s = slots_[i];
+    if (s.fn == fn && s.parent == parent) return s.node;
+    if (s.fn != 0) continue;
+    // slot_count >= 2 * node_capacity keeps probing short and guarantees an empty slot.
+    if (node_count_ == node_capacity_ || fn == 0) return kNoNode;
+    uint32_t id = node_count_++;
+    nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0};
+    s = NodeSlot{fn, parent, id};
+    return id;
+  }
+}
+
+Frame* ThreadProfile::release_dead_frames(uint64_t sp, uint64_t now) {
+  // A new frame is being entered at `sp`: any frame recorded below that address (and on
+  // the same stack) has been released, so control left it without an exit hook.
+  while (depth_ > 1) {
+    const Frame& top = frames_[depth_ - 1];
+    if (top.sp >= sp || sp - top.sp >= kSameStackSpan) break;
+    pop(now);
+  }
+  overflow_ = 0;
+  return &frames_[depth_ - 1];
+}
+
+bool ThreadProfile::find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now) {
+  // Frames above the function now returning were abandoned: close them, but stop at the
+  // first frame of the same function (it is the one returning). A frame at the same stack
+  // pointer is a function inlined into the same host, and it cannot outlive the return.
+  while (depth_ > 1) {
+    const Frame& top = frames_[depth_ - 1];
+    if (nodes_[top.node].fn == fn) return true;
+    if (top.sp > sp || sp - top.sp >= kSameStackSpan) break;
+    pop(now);
+  }
+  ++unmatched_exits_;
+  return false;
+}
+
+void ThreadProfile::unwind_below(uint64_t sp, uint64_t now) {
+  // Frames at exactly `sp` are the landing function and the functions inlined into it;
+  // those of them that were left are closed by the exit safety net.
+  while (depth_ > 1 && frames_[depth_ - 1].sp < sp) pop(now);
+  overflow_ = 0;
+}
+
+void ThreadProfile::unwind_all(uint64_t now) {
+  while (depth_ > 1) pop(now);
+  overflow_ = 0;
+}
+
+void ThreadProfile::restart(uint64_t now) {
+  for (uint32_t i = 0; i < node_count_; ++i) {
+    nodes_[i].calls = 0;
+    nodes_[i].self_ticks = 0;
+    nodes_[i].min_self_ticks = kNoMin;
+    nodes_[i].max_self_ticks = 0;
+  }
+  for (uint32_t i = 0; i < depth_; ++i) {
+    frames_[i].entry_tsc = now;
+    frames_[i].child_ticks = 0;
+  }
+  dropped_calls_ = 0;
+  unmatched_exits_ = 0;
+}
+
+}  // namespace callprof::rt

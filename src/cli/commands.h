@@ -1,0 +1,21 @@
+// Subcommands of the callprof CLI. Each registers its options on the app and returns the
+// function to run after parsing; that function returns the process exit status.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace callprof::cli {
+
+using Run = std::function<int()>;
+
+Run add_record(CLI::App& app);
+Run add_report(CLI::App& app);
+
+// The one place errors become output: "callprof: error: <message>".
+int fail(const std::string& message);
+void warn(const std::string& message);
+void note(const std::string& message);  // progress and summaries, to stderr
+
+}  // namespace callprof::cli

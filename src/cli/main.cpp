@@ -1,0 +1,45 @@
+// callprof's entry point: dispatch to a subcommand; turn parse errors into one line.
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+
+namespace callprof::cli {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "callprof: error: %s\n", message.c_str());
+  return 2;
+}
+void warn(const std::string& message) { std::fprintf(stderr, "callprof: warning: %s\n", message.c_str()); }
+void note(const std::string& message) { std::fprintf(stderr, "callprof: %s\n", message.c_str()); }
+
+}  // namespace callprof::cli
+
+int main(int argc, char** argv) {
+  using namespace callprof::cli;
+  CLI::App app{"callprof: exact, sampling, probe and system-call profiling for native programs"};
+  app.set_version_flag("--version", std::string("callprof ") + CALLPROF_VERSION);
+  app.require_subcommand(1);
+  std::map<CLI::App*, Run> runs;
+  auto add = [&](Run (*adder)(CLI::App&), const char* name, const char* help) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    runs[sub] = adder(*sub);
+  };
+  add(add_record, "record", "Run a program and record a profile");
+  add(add_report, "report", "Show a recorded profile as text or JSON");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string(e.what()) + " (see callprof --help)");
+  }
+  for (auto& [sub, run] : runs)
+    if (sub->parsed()) return run();
+  return fail("no command given (see callprof --help)");
+}

@@ -1,0 +1,215 @@
+// Building the model from raw dumps. One FunctionTable per recording maps (module, ELF
+// address) to a FunctionId so the same function in several processes is one function.
+#include "collect/runtime/profile_builder.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "symbols/symbolizer.h"
+
+namespace callprof {
+namespace {
+
+class FunctionTable {
+ public:
+  explicit FunctionTable(Profile& p) : p_(p) {}
+
+  ModuleId module(const RawModule& m) {
+    auto key = std::make_pair(m.path, m.build_id);
+    auto [it, added] = modules_.try_emplace(key, ModuleId(p_.modules.size()));
+    if (added) p_.modules.push_back(Module{m.path, m.build_id});
+    return it->second;
+  }
+
+  FunctionId function(const SymbolInfo& s, ModuleId module, uint64_t runtime_address) {
+    uint64_t address = module == kNoModule ? runtime_address : s.file_address;
+    auto [it, added] = functions_.try_emplace({module, address}, FunctionId(p_.functions.size()));
+    if (!added) return it->second;
+    Function f;
+    f.name = !s.name.empty() ? s.name : unknown_name(module, address);
+    f.linkage_name = s.linkage_name;
+    f.module = module;
+    f.address = address;
+    f.file = s.file;
+    f.line = s.line;
+    p_.functions.push_back(std::move(f));
+    return it->second;
+  }
+
+ private:
+  std::string unknown_name(ModuleId module, uint64_t address) const {
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+    if (module == kNoModule) return buf;
+    std::string path = p_.modules[module].path;
+    return path.substr(path.rfind('/') + 1) + "+" + buf;
+  }
+
+  Profile& p_;
+  std::map<std::pair<std::string, std::string>, ModuleId> modules_;
+  std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
+};
+
+// Resolves the addresses of one process image into the recording's function table.
+class ProcessSymbols {
+ public:
+  ProcessSymbols(const RawProcessDump& d, FunctionTable& table) : table_(table) {
+    std::vector<LoadedModule> mods;
+    for (const RawModule& m : d.modules) {
+      mods.push_back(LoadedModule{m.path, m.bias, m.start, m.end, m.build_id});
+      module_ids_.push_back(table.module(m));
+    }
+    auto s = Symbolizer::create(std::move(mods));
+    if (s) symbolizer_ = std::move(s.value());
+    else warnings_.push_back(s.error().message);
+  }
+
+  FunctionId function(uint64_t address) {
+    auto [it, added] = cache_.try_emplace(address, kNoFunction);
+    if (!added) return it->second;
+    SymbolInfo s = symbolizer_ ? symbolizer_->resolve(address) : SymbolInfo{};
+    ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;
+    return it->second = table_.function(s, m, address);
+  }
+
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> w = warnings_;
+    if (symbolizer_) w.insert(w.end(), symbolizer_->warnings().begin(), symbolizer_->warnings().end());
+    return w;
+  }
+
+ private:
+  FunctionTable& table_;
+  std::unique_ptr<Symbolizer> symbolizer_;
+  std::vector<ModuleId> module_ids_;
+  std::map<uint64_t, FunctionId> cache_;
+  std::vector<std::string> warnings_;
+};
+
+struct Clock {
+  const wire::DumpHeader& h;
+  double rate;  // ns per tick
+  int64_t ns(uint64_t tsc) const {
+    return int64_t(h.mono_start_ns) + int64_t(std::llround((double(tsc) - double(h.tsc_start)) * rate));
+  }
+  uint64_t span(uint64_t ticks) const { return uint64_t(std::llround(double(ticks) * rate)); }
+};
+
+// Close the frames still open when the dump was taken, as if they returned at `end`.
+std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t) {
+  std::vector<wire::DumpNode> nodes = t.nodes;
+  uint64_t inner_total = 0;
+  for (size_t i = t.open.size(); i-- > 0;) {
+    const wire::DumpOpenFrame& f = t.open[i];
+    uint64_t total = t.info.end_tsc > f.entry_tsc ? t.info.end_tsc - f.entry_tsc : 0;
+    uint64_t children = f.child_ticks + inner_total;
+    uint64_t self = total > children ? total - children : 0;
+    wire::DumpNode& n = nodes[f.node];
+    n.calls += 1;
+    n.self_ticks += self;
+    n.min_self_ticks = std::min(n.min_self_ticks, self);
+    n.max_self_ticks = std::max(n.max_self_ticks, self);
+    inner_total = total;
+  }
+  return nodes;
+}
+
+// Build a thread's tree, leaving out paths no call reached (after a fork the child keeps
+// its parent's nodes with zero metrics).
+CallTree build_tree(const std::vector<wire::DumpNode>& nodes, ProcessSymbols& syms, const Clock& clock,
+                    std::vector<NodeId>& mapped) {
+  std::vector<uint64_t> subtree_calls(nodes.size());
+  for (size_t i = nodes.size(); i-- > 0;) {
+    subtree_calls[i] += nodes[i].calls;
+    if (i > 0) subtree_calls[nodes[i].parent] += subtree_calls[i];
+  }
+  CallTree tree;
+  mapped.assign(nodes.size(), kNoNode);
+  mapped[0] = kRootNode;
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    const wire::DumpNode& d = nodes[i];
+    if (subtree_calls[i] == 0 || mapped[d.parent] == kNoNode) continue;
+    NodeId id = tree.child(mapped[d.parent], syms.function(d.fn));
+    Metrics m;
+    m[Metric::Calls] = d.calls;
+    m[Metric::WallNs] = clock.span(d.self_ticks);
+    if (d.calls > 0) {
+      m[Metric::MinWallNs] = clock.span(d.min_self_ticks);
+      m[Metric::MaxWallNs] = clock.span(d.max_self_ticks);
+    }
+    tree.base(id).merge(m);
+    mapped[i] = id;
+  }
+  return tree;
+}
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+void add_process(const RawProcessDump& d, double rate, FunctionTable& table, BuildResult& out) {
+  ProcessSymbols syms(d, table);
+  Clock clock{d.header, rate};
+  Profile& p = out.profile;
+  p.processes.push_back(Process{d.header.pid, d.header.ppid, join(d.argv), clock.ns(d.header.tsc_start),
+                                clock.ns(d.header.tsc_end)});
+  std::map<uint32_t, std::pair<const RawThread*, std::vector<NodeId>>> by_tid;
+  size_t first = p.threads.size();
+  for (const RawThread& rt : d.threads) {
+    Thread t;
+    t.tid = rt.info.tid;
+    t.pid = d.header.pid;
+    t.name.assign(rt.info.name, strnlen(rt.info.name, sizeof rt.info.name));
+    t.start_routine = rt.info.start_routine ? syms.function(rt.info.start_routine) : kNoFunction;
+    t.start_ns = clock.ns(rt.info.start_tsc);
+    t.end_ns = clock.ns(rt.info.end_tsc);
+    t.finished = rt.info.finished != 0;
+    t.dropped_calls = rt.info.dropped_calls;
+    std::vector<NodeId> mapped;
+    t.tree = build_tree(with_open_frames_closed(rt), syms, clock, mapped);
+    by_tid[t.tid] = {&rt, std::move(mapped)};
+    p.threads.push_back(std::move(t));
+  }
+  // Creation paths refer to nodes of the creating thread in the same process.
+  for (size_t i = first; i < p.threads.size(); ++i) {
+    const RawThread& rt = *by_tid[p.threads[i].tid].first;
+    auto creator = by_tid.find(rt.info.creator_tid);
+    if (rt.info.creator_tid == 0 || creator == by_tid.end()) continue;
+    p.threads[i].creator_tid = rt.info.creator_tid;
+    const RawThread& ct = *creator->second.first;
+    if (rt.info.creator_node >= ct.nodes.size()) continue;
+    std::vector<FunctionId> path;
+    for (uint32_t n = rt.info.creator_node; n != 0; n = ct.nodes[n].parent) path.push_back(syms.function(ct.nodes[n].fn));
+    p.threads[i].creator_path.assign(path.rbegin(), path.rend());
+  }
+  for (auto& w : syms.warnings()) out.warnings.push_back(w);
+}
+
+}  // namespace
+
+double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
+  double best_span = 0, rate = 1.0;
+  for (const auto& d : dumps) {
+    const auto& h = d.header;
+    if (h.tsc_end <= h.tsc_start || h.mono_end_ns <= h.mono_start_ns) continue;
+    double span = double(h.mono_end_ns - h.mono_start_ns);
+    if (span > best_span) {
+      best_span = span;
+      rate = span / double(h.tsc_end - h.tsc_start);
+    }
+  }
+  return rate;
+}
+
+Result<BuildResult> build_profile(const std::vector<RawProcessDump>& dumps) {
+  BuildResult out;
+  FunctionTable table(out.profile);
+  double rate = ns_per_tick(dumps);
+  for (const auto& d : dumps) add_process(d, rate, table, out);
+  return out;
+}
+
+}  // namespace callprof

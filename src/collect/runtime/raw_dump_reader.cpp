@@ -1,0 +1,136 @@
+// Raw dump parsing: a bounds-checked cursor over the file's bytes.
+#include "collect/runtime/raw_dump_reader.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace callprof {
+namespace {
+
+class Cursor {
+ public:
+  Cursor(const std::string& bytes, const std::string& name) : b_(bytes), name_(name) {}
+
+  template <typename T>
+  bool get(T& out) {
+    if (b_.size() - at_ < sizeof(T)) return false;
+    std::memcpy(&out, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  bool get_bytes(uint64_t n, std::string& out) {
+    if (b_.size() - at_ < n) return false;
+    out.assign(b_.data() + at_, n);
+    at_ += n;
+    return true;
+  }
+  template <typename T>
+  bool get_array(uint64_t count, std::vector<T>& out) {
+    if (count > (b_.size() - at_) / sizeof(T)) return false;
+    out.resize(count);
+    std::memcpy(out.data(), b_.data() + at_, count * sizeof(T));
+    at_ += count * sizeof(T);
+    return true;
+  }
+  bool skip_padding(uint64_t n) {
+    uint64_t pad = wire::pad8(n) - n;
+    if (b_.size() - at_ < pad) return false;
+    at_ += pad;
+    return true;
+  }
+  bool at_end() const { return at_ == b_.size(); }
+  Error error(const std::string& what) const {
+    return make_error(name_ + ": damaged runtime dump: " + what + " at offset " + std::to_string(at_));
+  }
+
+ private:
+  const std::string& b_;
+  const std::string& name_;
+  uint64_t at_ = 0;
+};
+
+std::string hex(const std::string& raw) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : raw) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+std::vector<std::string> split_argv(const std::string& cmdline) {
+  std::vector<std::string> argv;
+  std::string cur;
+  for (char c : cmdline) {
+    if (c == 0) {
+      argv.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) argv.push_back(cur);
+  return argv;
+}
+
+Status read_thread(Cursor& c, RawThread& t) {
+  if (!c.get(t.info)) return c.error("thread record cut short");
+  if (t.info.node_count == 0) return c.error("thread without a root node");
+  if (!c.get_array(t.info.node_count, t.nodes)) return c.error("node table cut short");
+  if (!c.get_array(t.info.open_frames, t.open)) return c.error("open frames cut short");
+  for (uint32_t i = 1; i < t.nodes.size(); ++i)
+    if (t.nodes[i].parent >= i) return c.error("node " + std::to_string(i) + " has a later parent");
+  for (const auto& f : t.open)
+    if (f.node >= t.nodes.size()) return c.error("open frame names a missing node");
+  return Ok{};
+}
+
+}  // namespace
+
+Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::string& name) {
+  Cursor c(bytes, name);
+  RawProcessDump d;
+  if (!c.get(d.header)) return c.error("header cut short");
+  if (std::memcmp(d.header.magic, wire::kDumpMagic, sizeof d.header.magic) != 0)
+    return make_error(name + ": not a callprof runtime dump");
+  if (d.header.version != wire::kDumpVersion)
+    return make_error(name + ": runtime dump version " + std::to_string(d.header.version) +
+                      " does not match this callprof (" + std::to_string(wire::kDumpVersion) +
+                      "): use the runtime installed with it");
+  std::string cmdline;
+  if (!c.get_bytes(d.header.cmdline_bytes, cmdline) || !c.skip_padding(d.header.cmdline_bytes))
+    return c.error("command line cut short");
+  d.argv = split_argv(cmdline);
+  for (uint32_t i = 0; i < d.header.module_count; ++i) {
+    wire::DumpModule m;
+    RawModule r;
+    std::string id;
+    if (!c.get(m) || !c.get_bytes(m.path_bytes, r.path) || !c.get_bytes(m.build_id_bytes, id) ||
+        !c.skip_padding(uint64_t(m.path_bytes) + m.build_id_bytes))
+      return c.error("module table cut short");
+    r.bias = m.bias;
+    r.start = m.start;
+    r.end = m.end;
+    r.build_id = hex(id);
+    d.modules.push_back(std::move(r));
+  }
+  for (uint32_t i = 0; i < d.header.thread_count; ++i) {
+    RawThread t;
+    if (auto s = read_thread(c, t); !s) return s.error();
+    d.threads.push_back(std::move(t));
+  }
+  if (!c.at_end()) return c.error("trailing bytes");
+  return d;
+}
+
+Result<RawProcessDump> read_raw_dump(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return parse_raw_dump(s.str(), path);
+}
+
+}  // namespace callprof

@@ -1,0 +1,47 @@
+// Per-function and per-edge aggregates of a calling context tree: the numbers every
+// flat, callers/callees and graph view shows. Definitions (SPEC §1.1, docs/json.md):
+// self sums base over all nodes of a function; total sums cum over its outermost
+// (recursion level 0) nodes only, so recursion is never counted twice.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/call_tree.h"
+
+namespace callprof {
+
+struct FunctionRow {
+  FunctionId function = kNoFunction;
+  uint64_t calls = 0;
+  uint64_t self_ns = 0;
+  uint64_t total_ns = 0;
+  uint64_t min_self_ns = Metrics::kUnset;  // kUnset: no single call was measured
+  uint64_t max_self_ns = Metrics::kUnset;  // kUnset exactly when min_self_ns is
+  uint64_t cpu_ns = 0;
+  uint64_t offcpu_ns = 0;
+  uint64_t self_samples = 0;
+  uint64_t total_samples = 0;
+  uint64_t recursive_calls = 0;  // calls made while an outer instance was active
+};
+
+// caller -> callee over every node of `callee` whose parent node runs `caller`.
+struct EdgeRow {
+  FunctionId caller = kNoFunction;  // kNoFunction: called from the root (<spontaneous>)
+  FunctionId callee = kNoFunction;
+  uint64_t calls = 0;
+  uint64_t self_ns = 0;   // the callee's self time on behalf of this caller
+  uint64_t total_ns = 0;  // cum of the callee's outermost instances under this caller
+  uint64_t recursive_calls = 0;  // calls of the callee while it was already active
+};
+
+// One row per function present in the tree, ordered by FunctionId.
+std::vector<FunctionRow> function_rows(const CallTree& tree);
+// One row per distinct (caller, callee) pair, ordered by (caller, callee);
+// the spontaneous edges (kNoFunction callers) come last.
+std::vector<EdgeRow> edge_rows(const CallTree& tree);
+
+// The 100 % of every percentage: cum wall of the root's children.
+uint64_t grand_total_ns(const CallTree& tree);
+
+}  // namespace callprof

@@ -1,0 +1,36 @@
+// Threads and processes as data: per-thread totals, and who created whom as a forest
+// (pre-order with depths) for indented trees.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/profile.h"
+
+namespace callprof {
+
+struct ThreadTotals {
+  uint64_t calls = 0;     // all calls in the thread's tree
+  uint64_t total_ns = 0;  // cum wall of the tree's top-level nodes
+};
+
+// One entry per profile.threads element, same order.
+std::vector<ThreadTotals> thread_totals(const Profile& profile);
+
+struct ForestEntry {
+  size_t index = 0;    // into profile.threads or profile.processes
+  uint32_t depth = 0;  // 0 for a root
+};
+
+// Threads in pre-order of the creation forest. A root is a thread whose creator is not in
+// the profile; children keep profile order. Every thread appears exactly once, even when
+// (corrupt) creator links form a cycle.
+std::vector<ForestEntry> thread_forest(const Profile& profile);
+// Processes in pre-order of the parent (ppid) forest, with the same guarantees.
+std::vector<ForestEntry> process_forest(const Profile& profile);
+
+// The earliest start_ns over all threads (0 without threads): time origin for offsets.
+int64_t earliest_thread_start_ns(const Profile& profile);
+
+}  // namespace callprof

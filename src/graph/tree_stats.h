@@ -1,0 +1,33 @@
+// Whole-tree statistics for the summary view: size, depth, recursion, and the hottest paths.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/call_tree.h"
+
+namespace callprof {
+
+struct TreeStats {
+  size_t nodes = 0;      // call paths, without the virtual root
+  size_t edges = 0;      // distinct caller -> callee pairs between functions (no <spontaneous>)
+  size_t functions = 0;  // distinct functions
+  uint64_t calls = 0;            // all calls
+  uint64_t recursive_calls = 0;  // calls made while the same function was already active
+  size_t max_depth = 0;          // the root's children are at depth 1
+  FunctionId deepest_recursion_function = kNoFunction;  // kNoFunction: no recursion
+  uint32_t deepest_recursion_level = 0;
+  bool has_cpu = false;      // some node has on-CPU time
+  bool has_offcpu = false;   // some node has off-CPU time
+  bool has_samples = false;  // a sampled profile
+  bool has_min_max = false;  // some node measured single calls
+};
+
+TreeStats tree_stats(const CallTree& tree);
+
+// The `n` nodes with the largest base wall time (ties by node id), each naming a path
+// root -> ... -> function; nodes with no base time are left out.
+std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n);
+
+}  // namespace callprof

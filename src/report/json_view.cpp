@@ -1,0 +1,205 @@
+// The JSON document (schema: docs/json.md). Sections are built with nlohmann::json and
+// streamed one array element per line; the tree is streamed with an explicit stack so
+// arbitrarily deep recursion neither overflows the stack nor builds one huge value.
+#include <nlohmann/json.hpp>
+
+#include "graph/modules.h"
+#include "graph/node_filter.h"
+#include "graph/threads.h"
+#include "report/views.h"
+
+namespace callprof {
+namespace {
+
+// Keys keep the order written here, which is the order docs/json.md lists them in.
+using json = nlohmann::ordered_json;
+
+constexpr int kSchemaVersion = 1;
+
+// Names come from the profiled binary and need not be valid UTF-8: replace, never throw.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json opt_ns(uint64_t v) { return v == Metrics::kUnset ? json(nullptr) : json(v); }
+json opt_name(const ReportContext& ctx, FunctionId f) {
+  return f == kNoFunction ? json(nullptr) : json(ctx.name(f));
+}
+json opt_id(uint32_t id) { return id == UINT32_MAX ? json(nullptr) : json(id); }
+
+void write_array(std::ostream& out, const char* key, const std::vector<json>& items, bool last = false) {
+  out << '"' << key << "\": [";
+  for (size_t i = 0; i < items.size(); ++i) out << (i ? ",\n" : "\n") << dump(items[i]);
+  out << (items.empty() ? "]" : "\n]") << (last ? "\n" : ",\n");
+}
+
+json metadata(const Metadata& m) {
+  return {{"command", m.command}, {"mode", m.mode}, {"hostname", m.hostname},
+          {"clock", m.clock}, {"start_realtime_ns", m.start_realtime_ns},
+          {"duration_ns", m.duration_ns}, {"callprof_version", m.callprof_version},
+          {"extra", m.extra}};
+}
+
+json summary(const ReportContext& ctx) {
+  const TreeStats& s = ctx.stats();
+  json deepest = nullptr;
+  if (s.deepest_recursion_function != kNoFunction)
+    deepest = {{"function", ctx.name(s.deepest_recursion_function)},
+               {"level", s.deepest_recursion_level}};
+  return {{"nodes", s.nodes}, {"edges", s.edges}, {"functions", s.functions},
+          {"calls", s.calls}, {"recursive_calls", s.recursive_calls},
+          {"max_depth", s.max_depth}, {"deepest_recursion", deepest},
+          {"total_ns", ctx.grand_total_ns()}, {"sampled", s.has_samples}};
+}
+
+json function_json(const ReportContext& ctx, const FunctionRow& r) {
+  const Profile& p = ctx.profile();
+  const Function* fn = r.function < p.functions.size() ? &p.functions[r.function] : nullptr;
+  const bool has_module = fn && fn->module < p.modules.size();
+  json j = {{"id", r.function}, {"name", ctx.name(r.function)},
+            {"module", has_module ? json(p.modules[fn->module].path) : json(nullptr)},
+            {"file", fn && !fn->file.empty() ? json(fn->file) : json(nullptr)},
+            {"line", fn && fn->line ? json(fn->line) : json(nullptr)},
+            {"calls", r.calls}, {"recursive_calls", r.recursive_calls},
+            {"self_ns", r.self_ns}, {"total_ns", r.total_ns},
+            {"min_self_ns", opt_ns(r.min_self_ns)}, {"max_self_ns", opt_ns(r.max_self_ns)},
+            {"cpu_ns", r.cpu_ns}, {"offcpu_ns", r.offcpu_ns}};
+  if (ctx.stats().has_samples) {
+    j["samples"] = r.self_samples;
+    j["total_samples"] = r.total_samples;
+  }
+  return j;
+}
+
+json edge_json(const ReportContext& ctx, const EdgeRow& e) {
+  return {{"caller", opt_name(ctx, e.caller)}, {"callee", ctx.name(e.callee)},
+          {"caller_id", opt_id(e.caller)}, {"callee_id", e.callee},
+          {"calls", e.calls}, {"recursive_calls", e.recursive_calls},
+          {"self_ns", e.self_ns}, {"total_ns", e.total_ns}};
+}
+
+struct TreeData {
+  const CallTree& tree;
+  std::vector<Metrics> cum = cumulative(tree);
+  std::vector<uint32_t> level = recursion_levels(tree);
+  std::vector<bool> shown = {};
+};
+
+// A node's object without its closing brace, so the children array can follow.
+std::string open_node(const ReportContext& ctx, const TreeData& d, NodeId id) {
+  const Metrics& b = d.tree.node(id).base;
+  const Metrics& c = d.cum[id];
+  const bool measured = b.has_min(Metric::MinWallNs);
+  json j = {{"name", ctx.name(d.tree.node(id).function)},
+            {"function_id", d.tree.node(id).function},
+            {"calls", b[Metric::Calls]}, {"self_ns", b[Metric::WallNs]},
+            {"total_ns", c[Metric::WallNs]},
+            {"min_self_ns", measured ? json(b[Metric::MinWallNs]) : json(nullptr)},
+            {"max_self_ns", measured ? json(b[Metric::MaxWallNs]) : json(nullptr)},
+            {"cpu_ns", b[Metric::CpuNs]}, {"offcpu_ns", b[Metric::OffCpuNs]},
+            {"recursion_level", d.level[id]}};
+  if (ctx.stats().has_samples) {
+    j["samples"] = b[Metric::Samples];
+    j["total_samples"] = c[Metric::Samples];
+  }
+  std::string s = dump(j);
+  s.pop_back();
+  return s;
+}
+
+NodeId next_shown(const TreeData& d, NodeId from) {
+  while (from != kNoNode && !d.shown[from]) from = d.tree.node(from).next_sibling;
+  return from;
+}
+
+void write_tree(std::ostream& out, const ReportContext& ctx) {
+  TreeData d{ctx.tree()};
+  d.shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
+  struct Frame { NodeId next; bool first; };  // next child to write, of the open node
+  std::vector<Frame> stack{{next_shown(d, d.tree.node(kRootNode).first_child), true}};
+  out << "\"tree\": [";
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == kNoNode) {
+      const bool first = f.first;
+      stack.pop_back();
+      out << (first ? "]" : "\n]") << (stack.empty() ? "" : "}");
+      continue;
+    }
+    const NodeId id = f.next;
+    f.next = next_shown(d, d.tree.node(id).next_sibling);
+    out << (f.first ? "\n" : ",\n") << open_node(ctx, d, id) << ",\"children\":[";
+    f.first = false;
+    stack.push_back({next_shown(d, d.tree.node(id).first_child), true});
+  }
+  out << ",\n";
+}
+
+std::vector<json> threads(const ReportContext& ctx) {
+  const Profile& p = ctx.profile();
+  const std::vector<ThreadTotals> totals = thread_totals(p);
+  std::vector<json> out;
+  for (size_t i = 0; i < p.threads.size(); ++i) {
+    const Thread& t = p.threads[i];
+    json path = json::array();
+    for (FunctionId f : t.creator_path) path.push_back(ctx.name(f));
+    out.push_back({{"tid", t.tid}, {"pid", t.pid}, {"name", t.name},
+                   {"creator_tid", t.creator_tid ? json(t.creator_tid) : json(nullptr)},
+                   {"creator_path", path}, {"start_routine", opt_name(ctx, t.start_routine)},
+                   {"start_ns", t.start_ns}, {"end_ns", t.end_ns}, {"finished", t.finished},
+                   {"dropped_calls", t.dropped_calls}, {"calls", totals[i].calls},
+                   {"total_ns", totals[i].total_ns}});
+  }
+  return out;
+}
+
+std::vector<json> processes(const Profile& p) {
+  std::vector<json> out;
+  for (const Process& pr : p.processes)
+    out.push_back({{"pid", pr.pid}, {"ppid", pr.ppid ? json(pr.ppid) : json(nullptr)},
+                   {"command", pr.command}, {"start_ns", pr.start_ns}, {"end_ns", pr.end_ns}});
+  return out;
+}
+
+std::vector<json> modules(const ReportContext& ctx) {
+  const Profile& p = ctx.profile();
+  std::vector<ModuleRow> by_id(p.modules.size());
+  for (const ModuleRow& r : module_rows(p, ctx.functions()))
+    if (r.module != kNoModule) by_id[r.module] = r;
+  std::vector<json> out;
+  for (ModuleId m = 0; m < p.modules.size(); ++m) {
+    const ModuleRow& r = by_id[m];
+    out.push_back({{"id", m}, {"path", p.modules[m].path},
+                   {"build_id", p.modules[m].build_id.empty() ? json(nullptr)
+                                                              : json(p.modules[m].build_id)},
+                   {"calls", r.calls}, {"self_ns", r.self_ns}, {"functions", r.functions}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Status render_json(const ReportContext& ctx, std::ostream& out) {
+  const ReportOptions& o = ctx.options();
+  json selection = {{"thread", o.thread ? json(*o.thread) : json(nullptr)},
+                    {"filter", o.filter.empty() ? json(nullptr) : json(o.filter)}};
+  out << "{\n\"schema_version\": " << kSchemaVersion << ",\n";
+  out << "\"selection\": " << dump(selection) << ",\n";
+  out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";
+  out << "\"summary\": " << dump(summary(ctx)) << ",\n";
+  std::vector<json> items;
+  for (const FunctionRow& r : ctx.functions())
+    if (ctx.matches(r.function)) items.push_back(function_json(ctx, r));
+  write_array(out, "functions", items);
+  items.clear();
+  for (const EdgeRow& e : ctx.edges())
+    if (ctx.matches(e.caller) || ctx.matches(e.callee)) items.push_back(edge_json(ctx, e));
+  write_array(out, "edges", items);
+  write_tree(out, ctx);
+  write_array(out, "threads", threads(ctx));
+  write_array(out, "processes", processes(ctx.profile()));
+  write_array(out, "modules", modules(ctx));
+  write_array(out, "syscalls", {}, true);
+  out << "}\n";
+  return Ok{};
+}
+
+}  // namespace callprof

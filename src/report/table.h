@@ -1,0 +1,44 @@
+// The one column-aligned table renderer behind every text view. Cells are escaped here,
+// so no untrusted text reaches the terminal unescaped whatever a view puts in a cell.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace callprof {
+
+enum class Align { Left, Right };
+
+struct Column {
+  std::string title;
+  Align align = Align::Right;
+};
+
+class Table {
+ public:
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+  // A row of cells, one per column (missing cells are empty).
+  void add_row(std::vector<std::string> cells);
+  // A horizontal rule across the table (stanza separator).
+  void add_rule();
+  size_t rows() const { return rows_.size(); }
+  // Key/value blocks have no title line.
+  void hide_titles() { titles_ = false; }
+
+  // Columns are separated by two spaces; the last column is never padded so long
+  // names do not widen the table; `indent` spaces precede every line.
+  void render(std::ostream& out, size_t indent = 0) const;
+
+ private:
+  struct Row {
+    bool rule = false;
+    std::vector<std::string> cells;
+  };
+  std::vector<Column> columns_;
+  std::vector<Row> rows_;
+  bool titles_ = true;
+};
+
+}  // namespace callprof

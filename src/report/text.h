@@ -1,0 +1,30 @@
+// Text formatting shared by the text views: escaping untrusted names, display width,
+// and the units used in every column (time, percentages, counts).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace callprof {
+
+// Make untrusted text (function, thread and command names) safe for a terminal and a
+// table: control characters become C escapes (\n, \t, \x1b ...), C1 controls and
+// bidirectional overrides become \u escapes, invalid UTF-8 bytes become \xNN.
+std::string escape_text(std::string_view s);
+
+// Terminal columns taken by already-escaped text (one per code point).
+size_t display_width(std::string_view s);
+
+// Duration with 3 significant digits and a unit: 950ns, 1.23µs, 12.3ms, 4.56s;
+// 0 is "0" and Metrics::kUnset (no value) is "-".
+std::string format_ns(uint64_t ns);
+// Fixed milliseconds with microsecond precision, for time offsets: 12.345ms.
+std::string format_ms(int64_t ns);
+// part / whole as 12.34%; "-" when whole is 0.
+std::string format_pct(uint64_t part, uint64_t whole);
+
+// The file name part of a path ("/usr/lib/libc.so.6" -> "libc.so.6").
+std::string_view base_name(std::string_view path);
+
+}  // namespace callprof

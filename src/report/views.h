@@ -1,0 +1,20 @@
+// The individual views behind render_report; each writes one complete report.
+// The options were validated by ReportContext::make except the sort column, which each
+// view checks against its own columns before writing anything.
+#pragma once
+
+#include <ostream>
+
+#include "report/context.h"
+#include "util/result.h"
+
+namespace callprof {
+
+Status render_flat(const ReportContext& ctx, std::ostream& out);
+Status render_callers(const ReportContext& ctx, std::ostream& out);
+Status render_tree(const ReportContext& ctx, std::ostream& out);
+Status render_threads(const ReportContext& ctx, std::ostream& out);
+Status render_summary(const ReportContext& ctx, std::ostream& out);
+Status render_json(const ReportContext& ctx, std::ostream& out);
+
+}  // namespace callprof

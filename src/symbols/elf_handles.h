@@ -1,0 +1,34 @@
+// RAII owners for the elfutils handles the symbolizer uses, and build-id helpers.
+// Internal to src/symbols.
+#pragma once
+
+#include <elfutils/libdwfl.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "util/result.h"
+
+namespace callprof::symbols_detail {
+
+struct DwflDeleter {
+  void operator()(Dwfl* dwfl) const noexcept { dwfl_end(dwfl); }
+};
+using DwflPtr = std::unique_ptr<Dwfl, DwflDeleter>;
+
+// For the arrays libdw hands over with malloc (dwarf_getscopes and friends).
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+template <typename T>
+using MallocPtr = std::unique_ptr<T, FreeDeleter>;
+
+std::string to_hex(const unsigned char* bytes, size_t size);
+
+// The GNU build id of the ELF file at path, lowercase hex, "" when it has none;
+// an Error when the file cannot be opened or is not ELF.
+Result<std::string> file_build_id(const std::string& path);
+
+}  // namespace callprof::symbols_detail

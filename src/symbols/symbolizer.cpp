@@ -1,0 +1,237 @@
+// Symbolizer: reports the recorded modules to libdwfl at their load biases (offline,
+// like a core file), checks build ids, and resolves addresses with a memo per address.
+#include "symbols/symbolizer.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "symbols/dwarf_lookup.h"
+#include "symbols/elf_handles.h"
+#include "symbols/symbol_table.h"
+
+namespace callprof {
+
+using symbols_detail::DwflPtr;
+using symbols_detail::file_build_id;
+
+namespace {
+
+struct ModuleState {
+  Dwfl_Module* dwfl = nullptr;        // null: no readable file for it
+  std::unique_ptr<symbols_detail::ModuleDwarf> dwarf;  // set with dwfl
+  std::unique_ptr<symbols_detail::SymbolTable> symbols;  // set on first use
+  std::vector<std::string> deferred;  // warnings shown once an address falls into it
+  bool used = false;
+};
+
+// Names the loader gives to mappings without a file (the vDSO) or the main program
+// when the recorder could not name it.
+bool has_file(const std::string& path) {
+  return !path.empty() && path[0] != '[' && path != "linux-vdso.so.1" &&
+         path != "linux-gate.so.1";
+}
+
+std::string dwfl_error() {
+  const char* message = dwfl_errmsg(-1);
+  return message != nullptr ? message : "unknown error";
+}
+
+}  // namespace
+
+struct Symbolizer::Impl {
+  std::vector<LoadedModule> modules;
+  SymbolizerOptions options;
+  // libdwfl keeps pointers to these for its whole life.
+  std::string debuginfo_path;
+  char* debuginfo_path_ptr = nullptr;
+  Dwfl_Callbacks callbacks{};
+  DwflPtr dwfl;
+  std::vector<ModuleState> state;
+  std::vector<size_t> by_start;  // indexes of modules with a range, sorted by start
+  std::unordered_map<uint64_t, SymbolInfo> memo;
+  std::vector<std::string> warnings;
+
+  Status open();
+  std::string choose_file(const LoadedModule& module, std::vector<std::string>& deferred);
+  std::string find_by_build_id(const std::string& build_id) const;
+  void report(size_t index);
+  void index_ranges();
+  int module_at(uint64_t address) const;
+  ModuleState& use(size_t index);
+  SymbolInfo lookup(uint64_t address);
+};
+
+Status Symbolizer::Impl::open() {
+  // "" and ".debug" search next to the file (for .gnu_debuglink); the roots also
+  // serve <root>/.build-id/xx/yyyy.debug.
+  debuginfo_path = ":.debug";
+  for (const std::string& dir : options.debug_dirs) debuginfo_path += ":" + dir;
+  debuginfo_path_ptr = debuginfo_path.data();
+  callbacks.find_elf = dwfl_build_id_find_elf;
+  callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  callbacks.section_address = dwfl_offline_section_address;
+  callbacks.debuginfo_path = &debuginfo_path_ptr;
+  dwfl.reset(dwfl_begin(&callbacks));
+  if (!dwfl) return make_error("symbolizer: cannot start libdwfl: " + dwfl_error());
+  dwfl_report_begin(dwfl.get());
+  state.resize(modules.size());
+  for (size_t i = 0; i < modules.size(); ++i) report(i);
+  if (dwfl_report_end(dwfl.get(), nullptr, nullptr) != 0) {
+    return make_error("symbolizer: libdwfl rejected the module list: " + dwfl_error());
+  }
+  index_ranges();
+  return Ok{};
+}
+
+// The file whose symbols describe the recorded module: the file at its path when it
+// is the one that was loaded, else a copy found by build id, else "" (none).
+std::string Symbolizer::Impl::choose_file(const LoadedModule& module,
+                                          std::vector<std::string>& deferred) {
+  Result<std::string> on_disk = file_build_id(module.path);
+  if (on_disk.ok() && (module.build_id.empty() || on_disk.value() == module.build_id)) {
+    return module.path;
+  }
+  std::string problem = on_disk.ok()
+                            ? "build id differs from the recording (file changed since?)"
+                            : "cannot open (" + on_disk.error().message + ")";
+  std::string found = module.build_id.empty() ? "" : find_by_build_id(module.build_id);
+  if (!found.empty()) {
+    deferred.push_back(module.path + ": " + problem + "; using " + found +
+                       ", found by build id");
+  } else {
+    deferred.push_back(module.path + ": " + problem + "; its addresses are left unnamed");
+  }
+  return found;
+}
+
+std::string Symbolizer::Impl::find_by_build_id(const std::string& build_id) const {
+  if (build_id.size() < 3) return {};
+  std::string relative = "/.build-id/" + build_id.substr(0, 2) + "/" + build_id.substr(2);
+  for (const std::string& root : options.debug_dirs) {
+    // Without suffix: the binary itself (Fedora-style links); .debug: its debug file.
+    for (const char* suffix : {"", ".debug"}) {
+      std::string candidate = root + relative + suffix;
+      Result<std::string> id = file_build_id(candidate);
+      if (id.ok() && id.value() == build_id) return candidate;
+    }
+  }
+  return {};
+}
+
+void Symbolizer::Impl::report(size_t index) {
+  const LoadedModule& module = modules[index];
+  ModuleState& st = state[index];
+  if (!has_file(module.path)) return;
+  std::string file = choose_file(module, st.deferred);
+  if (file.empty()) return;
+  // add_p_vaddr=true makes `base` the load bias for ET_DYN (with false it would be
+  // the address of the first segment); for ET_EXEC libdwfl ignores it and uses 0.
+  st.dwfl = dwfl_report_elf(dwfl.get(), module.path.c_str(), file.c_str(), -1,
+                            module.bias, true);
+  if (st.dwfl == nullptr) {
+    st.deferred.push_back(module.path + ": cannot read (" + dwfl_error() +
+                          "); its addresses are left unnamed");
+    return;
+  }
+  st.dwarf = std::make_unique<symbols_detail::ModuleDwarf>(st.dwfl);
+}
+
+void Symbolizer::Impl::index_ranges() {
+  for (size_t i = 0; i < modules.size(); ++i) {
+    LoadedModule& module = modules[i];
+    if (module.start >= module.end && state[i].dwfl != nullptr) {
+      Dwarf_Addr start = 0, end = 0;
+      dwfl_module_info(state[i].dwfl, nullptr, &start, &end, nullptr, nullptr, nullptr,
+                       nullptr);
+      module.start = start;
+      module.end = end;
+    }
+    if (module.start < module.end) by_start.push_back(i);
+  }
+  std::sort(by_start.begin(), by_start.end(),
+            [&](size_t a, size_t b) { return modules[a].start < modules[b].start; });
+}
+
+int Symbolizer::Impl::module_at(uint64_t address) const {
+  auto it = std::upper_bound(by_start.begin(), by_start.end(), address,
+                             [&](uint64_t a, size_t i) { return a < modules[i].start; });
+  if (it != by_start.begin() && address < modules[*std::prev(it)].end) {
+    return static_cast<int>(*std::prev(it));
+  }
+  // Ranges of a real process do not overlap; if a recording has them, any match will do.
+  for (size_t i : by_start) {
+    if (modules[i].start <= address && address < modules[i].end) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+ModuleState& Symbolizer::Impl::use(size_t index) {
+  ModuleState& st = state[index];
+  if (st.used) return st;
+  st.used = true;
+  for (std::string& w : st.deferred) warnings.push_back(std::move(w));
+  st.deferred.clear();
+  if (st.dwfl == nullptr) return st;
+  st.symbols = std::make_unique<symbols_detail::SymbolTable>(st.dwfl);
+  Dwarf_Addr bias = 0;
+  if (dwfl_module_getdwarf(st.dwfl, &bias) == nullptr) {
+    const std::string& path = modules[index].path;
+    if (dwfl_module_getsymtab(st.dwfl) <= 0) {
+      warnings.push_back(path + ": no symbols and no debug info; its addresses are left unnamed");
+    } else {
+      warnings.push_back(path + ": no debug info; names from the symbol table only, no source lines");
+    }
+  }
+  return st;
+}
+
+SymbolInfo Symbolizer::Impl::lookup(uint64_t address) {
+  SymbolInfo info;
+  int index = module_at(address);
+  if (index < 0) return info;
+  info.module = index;
+  info.file_address = address - modules[index].bias;
+  ModuleState& st = use(static_cast<size_t>(index));
+  if (st.dwfl == nullptr) return info;
+  if (auto symbol = st.symbols->find(address)) {
+    info.linkage_name = symbol->name;
+    info.name = demangle(symbol->name);
+    info.offset = symbol->offset;
+  }
+  symbols_detail::describe_from_dwarf(*st.dwarf, address, info);
+  return info;
+}
+
+Symbolizer::Symbolizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Symbolizer::~Symbolizer() = default;
+
+Result<std::unique_ptr<Symbolizer>> Symbolizer::create(std::vector<LoadedModule> modules,
+                                                       SymbolizerOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->modules = std::move(modules);
+  impl->options = std::move(options);
+  if (Status opened = impl->open(); !opened.ok()) return opened.error();
+  return std::unique_ptr<Symbolizer>(new Symbolizer(std::move(impl)));
+}
+
+SymbolInfo Symbolizer::resolve(uint64_t runtime_address) {
+  auto it = impl_->memo.find(runtime_address);
+  if (it != impl_->memo.end()) return it->second;
+  SymbolInfo info = impl_->lookup(runtime_address);
+  impl_->memo.emplace(runtime_address, info);
+  return info;
+}
+
+std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
+  SymbolInfo outer = resolve(runtime_address);
+  if (outer.module < 0) return {outer};
+  ModuleState& st = impl_->state[static_cast<size_t>(outer.module)];
+  if (st.dwarf == nullptr) return {outer};
+  return symbols_detail::inline_chain(*st.dwarf, runtime_address, outer);
+}
+
+const std::vector<std::string>& Symbolizer::warnings() const { return impl_->warnings; }
+
+const std::vector<LoadedModule>& Symbolizer::modules() const { return impl_->modules; }
+
+}  // namespace callprof

@@ -1,0 +1,81 @@
+// Symbolizer: turns runtime addresses of a recorded process into function names,
+// source files and lines, from the ELF/DWARF files of its loaded modules (elfutils).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace callprof {
+
+// One module mapped in the recorded process, as the recorder saw it (dl_iterate_phdr).
+struct LoadedModule {
+  std::string path;        // as the dynamic loader saw it; "" or "[vdso]" style names have no file
+  uint64_t bias = 0;       // load bias (dlpi_addr): runtime address = ELF vaddr + bias
+  uint64_t start = 0, end = 0;  // runtime range of its PT_LOAD segments; 0,0: take it from the file
+  std::string build_id;    // lowercase hex from the target's memory, "" if none
+};
+
+struct SymbolInfo {
+  int module = -1;             // index into the modules given, -1 if no module covers the address
+  uint64_t file_address = 0;   // address - bias (ELF vaddr), for the profile's Function.address
+  std::string name;            // demangled; "" if no symbol (see resolve_inlined for inline frames)
+  std::string linkage_name;    // raw ELF symbol name; without one, DWARF's linkage or plain name
+  uint64_t offset = 0;         // address - function start (0 for function entries)
+  std::string file;            // source file of the function (DWARF decl_file, else line table)
+  uint32_t line = 0;           // line of the function's declaration, 0 when unknown
+  // Where execution is at this address inside the function: the line table for the
+  // innermost frame; for a frame around an inlined call, the call site. "" / 0 when unknown.
+  std::string pc_file;
+  uint32_t pc_line = 0;
+  bool inlined = false;        // resolve_inlined(): this frame was inlined into the next one
+};
+
+struct SymbolizerOptions {
+  // Roots searched for separate debug files, like gdb's debug-file-directory:
+  // <root>/.build-id/xx/yyyy.debug and <root>/<directory of the file>/<debuglink>.
+  // The file's own directory and its .debug/ subdirectory are always searched.
+  std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
+};
+
+// Not thread-safe: one thread symbolizes a recording. Files are opened in create();
+// debug info is loaded on the first address that falls into a module.
+class Symbolizer {
+ public:
+  static Result<std::unique_ptr<Symbolizer>> create(std::vector<LoadedModule> modules,
+                                                    SymbolizerOptions options = {});
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // Never fails: what cannot be found stays empty. Memoized per address.
+  SymbolInfo resolve(uint64_t runtime_address);
+
+  // The inline chain at an address, innermost first; the last entry is the function
+  // that was really called (as resolve() gives it). For a return address, pass
+  // address - 1 so the call instruction, not the next one, is looked up.
+  // Inline frames are named from DWARF: demangled linkage name when there is one,
+  // else "ns::Class::name" without parameters (GCC, internal linkage).
+  std::vector<SymbolInfo> resolve_inlined(uint64_t runtime_address);
+
+  // Problems worth telling the user, one line each, at most one per module and kind.
+  // Grows as resolve() reaches modules, so read it after resolving.
+  const std::vector<std::string>& warnings() const;
+
+  const std::vector<LoadedModule>& modules() const;
+
+ private:
+  struct Impl;
+  explicit Symbolizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// abi::__cxa_demangle for "_Z..." names (GCC clone suffixes such as ".constprop.0"
+// included); anything else, or a name that fails to demangle, comes back unchanged.
+std::string demangle(std::string_view linkage_name);
+
+}  // namespace callprof

@@ -1,0 +1,81 @@
+// ELF inspection with libelf: the dynamic symbol table tells whether the program calls the
+// instrumentation hooks.
+#include "target/executable.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace callprof {
+namespace {
+
+std::string find_in_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* env = getenv("PATH");
+  std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+bool references_hook(Elf* elf) {
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data) continue;
+    size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, int(i), &sym)) break;
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (name && std::strcmp(name, "__cyg_profile_func_enter") == 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<ExecutableInfo> inspect_executable(const std::string& program) {
+  ExecutableInfo info;
+  info.path = find_in_path(program);
+  if (info.path.empty()) return make_error("cannot find '" + program + "' in PATH");
+  int fd = open(info.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot open " + info.path + ": " + std::strerror(errno));
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  GElf_Ehdr eh;
+  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+    if (elf) elf_end(elf);
+    close(fd);
+    // Scripts and other non-ELF programs: the kernel or a shell will run them; we just
+    // cannot look inside.
+    return info;
+  }
+  size_t phnum = 0;
+  elf_getphdrnum(elf, &phnum);
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
+  }
+  info.has_hooks = references_hook(elf);
+  elf_end(elf);
+  close(fd);
+  return info;
+}
+
+}  // namespace callprof

@@ -1,0 +1,82 @@
+// fork/exec with a close-on-exec pipe: the child writes errno into it only if exec fails.
+#include "target/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace callprof {
+
+Result<pid_t> launch(const LaunchSpec& spec) {
+  if (spec.argv.empty()) return make_error("no program given");
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    close(pipefd[0]);
+    for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+    execvp(argv[0], argv.data());
+    int err = errno;
+    (void)!write(pipefd[1], &err, sizeof err);
+    _exit(127);
+  }
+  close(pipefd[1]);
+  int err = 0;
+  ssize_t n;
+  do n = read(pipefd[0], &err, sizeof err); while (n < 0 && errno == EINTR);
+  close(pipefd[0]);
+  if (n == sizeof err) {
+    waitpid(pid, nullptr, 0);
+    return make_error("cannot run " + spec.argv[0] + ": " + std::strerror(err));
+  }
+  return pid;
+}
+
+Result<ExitStatus> wait_for_exit(pid_t pid) {
+  // Like a shell running a foreground job: Ctrl-C and Ctrl-\ reach the program (same
+  // process group); we outlive it to write the profile.
+  struct sigaction ignore{}, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  int status = 0;
+  pid_t r;
+  do r = waitpid(pid, &status, 0); while (r < 0 && errno == EINTR);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  if (r < 0) return make_error(std::string("waitpid: ") + std::strerror(errno));
+  ExitStatus s;
+  if (WIFSIGNALED(status)) {
+    s.signaled = true;
+    s.signal = WTERMSIG(status);
+  } else {
+    s.code = WEXITSTATUS(status);
+  }
+  return s;
+}
+
+void exit_like(const ExitStatus& status) {
+  if (!status.signaled) std::exit(status.code);
+  // Die of the same signal, without a core of our own (the program already left one).
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(status.signal, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, status.signal);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(status.signal);
+  std::_Exit(128 + status.signal);
+}
+
+}  // namespace callprof

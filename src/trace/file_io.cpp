@@ -1,0 +1,96 @@
+// POSIX file access for profiles: reads that stop where the header says the file ends, and
+// writes that replace the target in one rename so no reader sees a half-written profile.
+#include "trace/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <system_error>
+
+namespace callprof::trace {
+namespace {
+
+constexpr size_t kReadChunk = size_t(1) << 20;
+
+Error io_error(std::string_view verb, const std::string& path, int err) {
+  return make_error(fmt::format("cannot {} {}: {}", verb, path, std::generic_category().message(err)));
+}
+
+// Returns 0 or the errno of the failed write.
+int write_all(int fd, std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += size_t(n);
+  }
+  return 0;
+}
+
+// A fresh sibling of `path`: rename() is atomic only within one file system. O_EXCL keeps
+// two writers (or a stale leftover) from sharing a temporary file.
+int create_temporary(const std::string& path, std::string& tmp_path) {
+  static std::atomic<unsigned> sequence{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp_path = fmt::format("{}.tmp.{}.{}", path, ::getpid(), sequence++);
+    const int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
+
+Result<InputFile> InputFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error("read", path, errno);
+  return InputFile(fd, path);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status InputFile::read_until(std::vector<uint8_t>& out, uint64_t limit) {
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
+    out.reserve(size_t(std::min<uint64_t>(limit, uint64_t(st.st_size))));
+  while (out.size() < limit) {
+    const size_t chunk = size_t(std::min<uint64_t>(limit - out.size(), kReadChunk));
+    const size_t old_size = out.size();
+    out.resize(old_size + chunk);
+    const ssize_t n = ::read(fd_, out.data() + old_size, chunk);
+    const int err = errno;
+    out.resize(old_size + size_t(std::max<ssize_t>(n, 0)));
+    if (n < 0 && err == EINTR) continue;
+    if (n < 0) return io_error("read", path_, err);
+    if (n == 0) break;
+  }
+  return Ok{};
+}
+
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes) {
+  std::string tmp_path;
+  const int fd = create_temporary(path, tmp_path);
+  if (fd < 0) return io_error("write", path, errno);
+  int err = write_all(fd, bytes);
+  // fsync before rename: after a crash the name must not point at an empty file.
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp_path.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp_path.c_str());
+    return io_error("write", path, err);
+  }
+  return Ok{};
+}
+
+}  // namespace callprof::trace

@@ -1,0 +1,99 @@
+// The public reader and writer: container, payload and file I/O put together, with the file
+// name added to every error and no exception let out (allocation failure becomes an Error).
+#include "trace/profile_file.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <exception>
+#include <new>
+
+#include "trace/container.h"
+#include "trace/file_io.h"
+#include "trace/proto_convert.h"
+
+namespace callprof {
+namespace {
+
+Error named(std::string_view name, const Error& error) {
+  return make_error(fmt::format("{}: {}", name, error.message));
+}
+
+// Runs `body`, turning any escaping exception (in practice std::bad_alloc from protobuf or
+// the model's containers) into an Error that starts with `context`.
+template <typename Body>
+auto guarded(std::string_view context, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return make_error(fmt::format("{}: out of memory", context));
+  } catch (const std::exception& e) {
+    return make_error(fmt::format("{}: {}", context, e.what()));
+  }
+}
+
+Result<std::vector<uint8_t>> serialize_unguarded(const Profile& profile) {
+  const file::Profile message = trace::to_proto(profile);
+  const size_t size = message.ByteSizeLong();
+  if (size > trace::kMaxPayloadSize)
+    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})",
+                                  size, trace::kMaxPayloadSize));
+  std::vector<uint8_t> payload(size);
+  if (!message.SerializeToArray(payload.data(), int(size)))
+    return make_error("cannot encode the profile (protobuf serialization failed)");
+  return trace::wrap_payload(payload);
+}
+
+Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name) {
+  Result<trace::FileHeader> header = trace::decode_header(bytes);
+  if (!header) return named(name, header.error());
+  const std::span<const uint8_t> frame = bytes.subspan(trace::kHeaderSize);
+  if (Status s = trace::check_payload_length(*header, frame.size()); !s) return named(name, s.error());
+  Result<std::string> payload = trace::decompress_payload(*header, frame);
+  if (!payload) return named(name, payload.error());
+  file::Profile message;
+  // Size fits an int: decode_header caps it at kMaxPayloadSize.
+  if (!message.ParseFromArray(payload->data(), int(payload->size())))
+    return named(name, make_error("corrupted (the payload is not a valid profile message)"));
+  payload = std::string();  // release the decompressed bytes before building the model
+  Result<Profile> profile = trace::from_proto(message);
+  if (!profile) return named(name, profile.error());
+  return profile;
+}
+
+Result<Profile> read_unguarded(const std::string& path) {
+  Result<trace::InputFile> file = trace::InputFile::open(path);
+  if (!file) return file.error();
+  std::vector<uint8_t> bytes;
+  if (Status s = file->read_until(bytes, trace::kHeaderSize); !s) return s.error();
+  Result<trace::FileHeader> header = trace::decode_header(bytes);
+  if (!header) return named(path, header.error());
+  // One byte past the declared end, so a longer file is reported rather than loaded.
+  if (Status s = file->read_until(bytes, trace::kHeaderSize + header->compressed_size + 1); !s)
+    return s.error();
+  return parse_unguarded(bytes, path);
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> serialize_profile(const Profile& profile) {
+  return guarded("cannot serialize the profile", [&] { return serialize_unguarded(profile); });
+}
+
+Status write_profile(const Profile& profile, const std::string& path) {
+  return guarded("cannot write " + path, [&]() -> Status {
+    Result<std::vector<uint8_t>> bytes = serialize_unguarded(profile);
+    if (!bytes) return make_error(fmt::format("cannot write {}: {}", path, bytes.error().message));
+    return trace::write_file_atomically(path, *bytes);
+  });
+}
+
+Result<Profile> parse_profile(std::span<const uint8_t> bytes, std::string_view name) {
+  return guarded(name, [&] { return parse_unguarded(bytes, name); });
+}
+
+Result<Profile> read_profile(const std::string& path) {
+  return guarded(path, [&] { return read_unguarded(path); });
+}
+
+}  // namespace callprof

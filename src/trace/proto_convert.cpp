@@ -1,0 +1,171 @@
+// Model <-> payload message. Writing is a field-by-field copy plus the columnar tree layout;
+// reading trusts ids only after validate_payload() and rebuilds each tree through
+// CallTree::child so its sibling links and child index are the model's own.
+#include "trace/proto_convert.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "trace/validate.h"
+
+namespace callprof::trace {
+namespace {
+
+template <typename Repeated>
+void reserve(Repeated* field, size_t n) {
+  if (n <= size_t(INT_MAX)) field->Reserve(int(n));
+}
+
+void put_metadata(const Metadata& meta, file::Metadata* out) {
+  out->set_command(meta.command);
+  out->set_mode(meta.mode);
+  out->set_hostname(meta.hostname);
+  out->set_clock(meta.clock);
+  out->set_start_realtime_ns(meta.start_realtime_ns);
+  out->set_duration_ns(meta.duration_ns);
+  out->set_callprof_version(meta.callprof_version);
+  for (const auto& [key, value] : meta.extra) {
+    file::ExtraEntry* entry = out->add_extra();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+}
+
+void put_tree(const CallTree& tree, file::CallTree* out) {
+  const std::span<const CallNode> nodes = tree.nodes();
+  reserve(out->mutable_parent(), nodes.size());
+  reserve(out->mutable_function(), nodes.size());
+  for (const CallNode& node : nodes) {
+    out->add_parent(node.parent);
+    out->add_function(node.function);
+  }
+  const Metrics defaults;
+  for (size_t m = 0; m < kMetricCount; ++m) {
+    const Metric metric = Metric(m);
+    const bool needed = std::any_of(nodes.begin(), nodes.end(),
+                                    [&](const CallNode& n) { return n.base[metric] != defaults[metric]; });
+    if (!needed) continue;
+    file::MetricColumn* column = out->add_metrics();
+    column->set_name(std::string(kMetricInfo[m].name));
+    reserve(column->mutable_values(), nodes.size());
+    for (const CallNode& node : nodes) column->add_values(node.base[metric]);
+  }
+}
+
+void put_thread(const Thread& thread, file::Thread* out) {
+  out->set_tid(thread.tid);
+  out->set_pid(thread.pid);
+  out->set_name(thread.name);
+  out->set_creator_tid(thread.creator_tid);
+  for (FunctionId f : thread.creator_path) out->add_creator_path(f);
+  out->set_start_routine(thread.start_routine);
+  out->set_start_ns(thread.start_ns);
+  out->set_end_ns(thread.end_ns);
+  out->set_finished(thread.finished);
+  out->set_dropped_calls(thread.dropped_calls);
+  put_tree(thread.tree, out->mutable_tree());
+}
+
+Metadata take_metadata(const file::Metadata& in) {
+  Metadata meta;
+  meta.command = in.command();
+  meta.mode = in.mode();
+  meta.hostname = in.hostname();
+  meta.clock = in.clock();
+  meta.start_realtime_ns = in.start_realtime_ns();
+  meta.duration_ns = in.duration_ns();
+  meta.callprof_version = in.callprof_version();
+  for (const file::ExtraEntry& entry : in.extra()) meta.extra[entry.key()] = entry.value();
+  return meta;
+}
+
+// Requires a validated tree: parents precede children and columns match the node count.
+Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
+  CallTree tree;
+  for (int i = 1; i < in.parent_size(); ++i) {
+    const NodeId created = tree.child(in.parent(i), in.function(i));
+    if (created != NodeId(i))
+      return make_error(fmt::format("invalid ({}: node {} repeats node {}: same parent {} and function {})",
+                                    where, i, created, in.parent(i), in.function(i)));
+  }
+  for (const file::MetricColumn& column : in.metrics()) {
+    const Metric metric = metric_named(column.name());
+    if (metric == Metric::kCount) continue;
+    for (int i = 0; i < column.values_size(); ++i) tree.base(NodeId(i))[metric] = column.values(i);
+  }
+  return tree;
+}
+
+Result<Thread> take_thread(const file::Thread& in, size_t index) {
+  Thread thread;
+  thread.tid = in.tid();
+  thread.pid = in.pid();
+  thread.name = in.name();
+  thread.creator_tid = in.creator_tid();
+  thread.creator_path.assign(in.creator_path().begin(), in.creator_path().end());
+  thread.start_routine = in.start_routine();
+  thread.start_ns = in.start_ns();
+  thread.end_ns = in.end_ns();
+  thread.finished = in.finished();
+  thread.dropped_calls = in.dropped_calls();
+  Result<CallTree> tree = take_tree(in.tree(), thread_label(index, in.tid()));
+  if (!tree) return tree.error();
+  thread.tree = std::move(tree).value();
+  return thread;
+}
+
+}  // namespace
+
+file::Profile to_proto(const Profile& profile) {
+  file::Profile out;
+  put_metadata(profile.meta, out.mutable_metadata());
+  for (const Module& m : profile.modules) {
+    file::Module* module = out.add_modules();
+    module->set_path(m.path);
+    module->set_build_id(m.build_id);
+  }
+  for (const Function& f : profile.functions) {
+    file::Function* function = out.add_functions();
+    function->set_name(f.name);
+    function->set_linkage_name(f.linkage_name);
+    function->set_module(f.module);
+    function->set_address(f.address);
+    function->set_file(f.file);
+    function->set_line(f.line);
+  }
+  for (const Process& p : profile.processes) {
+    file::Process* process = out.add_processes();
+    process->set_pid(p.pid);
+    process->set_ppid(p.ppid);
+    process->set_command(p.command);
+    process->set_start_ns(p.start_ns);
+    process->set_end_ns(p.end_ns);
+  }
+  for (const Thread& t : profile.threads) put_thread(t, out.add_threads());
+  return out;
+}
+
+Result<Profile> from_proto(const file::Profile& payload) {
+  if (Status s = validate_payload(payload); !s) return s.error();
+  Profile profile;
+  profile.meta = take_metadata(payload.metadata());
+  profile.modules.reserve(size_t(payload.modules_size()));
+  for (const file::Module& m : payload.modules()) profile.modules.push_back(Module{m.path(), m.build_id()});
+  profile.functions.reserve(size_t(payload.functions_size()));
+  for (const file::Function& f : payload.functions())
+    profile.functions.push_back(Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line()});
+  profile.processes.reserve(size_t(payload.processes_size()));
+  for (const file::Process& p : payload.processes())
+    profile.processes.push_back(Process{p.pid(), p.ppid(), p.command(), p.start_ns(), p.end_ns()});
+  profile.threads.reserve(size_t(payload.threads_size()));
+  for (int i = 0; i < payload.threads_size(); ++i) {
+    Result<Thread> thread = take_thread(payload.threads(i), size_t(i));
+    if (!thread) return thread.error();
+    profile.threads.push_back(std::move(thread).value());
+  }
+  return profile;
+}
+
+}  // namespace callprof::trace

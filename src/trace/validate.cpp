@@ -1,0 +1,89 @@
+// Semantic validation of a payload: references between functions, modules and threads, and
+// the shape of each columnar calling context tree (rules listed in docs/format.md).
+#include "trace/validate.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "model/profile.h"
+
+namespace callprof::trace {
+namespace {
+
+Error invalid(std::string_view where, std::string_view what) {
+  return make_error(fmt::format("invalid ({}: {})", where, what));
+}
+
+Status validate_columns(const file::CallTree& tree, size_t node_count, std::string_view where) {
+  std::array<bool, kMetricCount> seen{};
+  for (const file::MetricColumn& column : tree.metrics()) {
+    const Metric metric = metric_named(column.name());
+    if (metric == Metric::kCount) continue;  // written by a newer callprof: ignored
+    const std::string_view name = info(metric).name;
+    if (seen[size_t(metric)]) return invalid(where, fmt::format("metric column {} appears twice", name));
+    seen[size_t(metric)] = true;
+    if (size_t(column.values_size()) != node_count)
+      return invalid(where, fmt::format("metric column {} has {} values for {} nodes", name,
+                                        column.values_size(), node_count));
+  }
+  return Ok{};
+}
+
+Status validate_tree(const file::CallTree& tree, size_t function_count, std::string_view where) {
+  const size_t node_count = size_t(tree.parent_size());
+  if (node_count == 0) return invalid(where, "call tree has no root node");
+  if (size_t(tree.function_size()) != node_count)
+    return invalid(where, fmt::format("call tree has {} parent entries but {} function entries",
+                                      node_count, tree.function_size()));
+  if (tree.parent(0) != kNoNode || tree.function(0) != kNoFunction)
+    return invalid(where, "node 0 is not a root (its parent and function must be 4294967295)");
+  for (size_t i = 1; i < node_count; ++i) {
+    const uint32_t parent = tree.parent(int(i)), function = tree.function(int(i));
+    if (parent >= i)
+      return invalid(where, fmt::format("node {} has parent {}, which is not an earlier node", i, parent));
+    if (function >= function_count)
+      return invalid(where, fmt::format("node {} has function {}, but there are {} functions", i,
+                                        function, function_count));
+  }
+  return validate_columns(tree, node_count, where);
+}
+
+Status validate_thread(const file::Thread& thread, size_t index, size_t function_count) {
+  const std::string where = thread_label(index, thread.tid());
+  const uint32_t start = thread.start_routine();
+  if (start != kNoFunction && start >= function_count)
+    return invalid(where, fmt::format("start routine is function {}, but there are {} functions",
+                                      start, function_count));
+  for (int i = 0; i < thread.creator_path_size(); ++i)
+    if (thread.creator_path(i) >= function_count)
+      return invalid(where, fmt::format("creator path entry {} is function {}, but there are {} functions",
+                                        i, thread.creator_path(i), function_count));
+  return validate_tree(thread.tree(), function_count, where);
+}
+
+}  // namespace
+
+std::string thread_label(size_t index, uint32_t tid) { return fmt::format("thread {} with tid {}", index, tid); }
+
+Metric metric_named(std::string_view name) {
+  for (size_t i = 0; i < kMetricCount; ++i)
+    if (kMetricInfo[i].name == name) return Metric(i);
+  return Metric::kCount;
+}
+
+Status validate_payload(const file::Profile& payload) {
+  const size_t module_count = size_t(payload.modules_size());
+  const size_t function_count = size_t(payload.functions_size());
+  for (int i = 0; i < payload.functions_size(); ++i) {
+    const uint32_t module = payload.functions(i).module();
+    if (module != kNoModule && module >= module_count)
+      return invalid(fmt::format("function {}", i),
+                     fmt::format("module is {}, but there are {} modules", module, module_count));
+  }
+  for (int i = 0; i < payload.threads_size(); ++i)
+    if (Status s = validate_thread(payload.threads(i), size_t(i), function_count); !s) return s;
+  return Ok{};
+}
+
+}  // namespace callprof::trace

@@ -1,0 +1,24 @@
+// Semantic checks on a parsed payload (internal). After validate_payload() succeeds, every
+// id in the message points at an existing entry and every tree column has one value per
+// node, so the model can be built by plain indexing.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/metrics.h"
+#include "trace/profile.pb.h"
+#include "util/result.h"
+
+namespace callprof::trace {
+
+// Errors read "invalid (<where>: <what>)", without the file name.
+Status validate_payload(const file::Profile& payload);
+
+// How errors name a thread: its position in the file and its tid.
+std::string thread_label(size_t index, uint32_t tid);
+
+// The metric whose stable name is `name`, or Metric::kCount when this build does not know it.
+Metric metric_named(std::string_view name);
+
+}  // namespace callprof::trace

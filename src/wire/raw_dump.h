@@ -1,0 +1,89 @@
+// The raw dump the in-process runtime writes for `callprof record` to read: one file per
+// process image, fixed little-endian layout, addresses unsymbolized, times in TSC ticks.
+// Header-only and dependency-free: included by the runtime (no exceptions, no RTTI).
+#pragma once
+
+#include <stdint.h>
+
+namespace callprof::wire {
+
+inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
+inline constexpr uint32_t kDumpVersion = 1;
+
+// File layout, every record 8-byte aligned:
+//   DumpHeader
+//   command line: cmdline_bytes bytes (argv strings, each NUL-terminated), padded to 8
+//   module_count x { DumpModule, path bytes, build id bytes, padded to 8 }
+//   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame }
+struct DumpHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_bytes;     // sizeof(DumpHeader), lets a reader skip fields it does not know
+  uint32_t pid;
+  uint32_t ppid;
+  uint64_t tsc_start;        // calibration pair taken when the runtime started (or forked)
+  uint64_t mono_start_ns;    // CLOCK_MONOTONIC
+  uint64_t tsc_end;          // calibration pair taken when the dump was written
+  uint64_t mono_end_ns;
+  int64_t realtime_start_ns; // CLOCK_REALTIME at start, for humans
+  uint32_t module_count;
+  uint32_t thread_count;
+  uint32_t cmdline_bytes;
+  uint32_t flags;            // DumpFlags
+};
+static_assert(sizeof(DumpHeader) == 80);
+
+enum DumpFlags : uint32_t {
+  kDumpForkChild = 1u << 0,  // this image started as a fork of a profiled parent
+};
+
+struct DumpModule {
+  uint64_t bias;             // load bias: runtime address = ELF vaddr + bias
+  uint64_t start;            // runtime address range of the PT_LOAD segments
+  uint64_t end;
+  uint32_t path_bytes;       // followed by the path (not NUL-terminated)
+  uint32_t build_id_bytes;   // then the raw build id bytes
+};
+static_assert(sizeof(DumpModule) == 32);
+
+struct DumpThread {
+  uint32_t tid;
+  uint32_t creator_tid;      // 0: not created by a profiled thread
+  uint32_t creator_node;     // node in the creator's tree that called pthread_create; UINT32_MAX none
+  uint32_t node_count;       // includes the root, node 0
+  uint32_t open_frames;      // frames still on the shadow stack when the dump was taken
+  uint32_t finished;         // 1: the thread had exited
+  uint64_t start_routine;    // runtime address, 0 for the main thread
+  uint64_t start_tsc;
+  uint64_t end_tsc;          // exit time, or dump time when still running
+  uint64_t dropped_calls;    // calls not recorded: node budget or stack depth exhausted
+  char name[16];             // as set by pthread_setname_np / prctl, NUL-padded
+};
+static_assert(sizeof(DumpThread) == 72);
+
+// One calling-context-tree node. Node 0 is the root (fn 0). parent < own index.
+struct DumpNode {
+  uint32_t parent;
+  uint32_t reserved;
+  uint64_t fn;               // runtime address of the function's entry
+  uint64_t callsite;         // a return address in the caller (first call seen)
+  uint64_t calls;            // completed calls (open frames are in DumpOpenFrame)
+  uint64_t self_ticks;
+  uint64_t min_self_ticks;   // UINT64_MAX when no call completed
+  uint64_t max_self_ticks;
+};
+static_assert(sizeof(DumpNode) == 56);
+
+// A frame still active at dump time; the reader closes it at the thread's end_tsc.
+// Frames are listed outermost first.
+struct DumpOpenFrame {
+  uint32_t node;
+  uint32_t reserved;
+  uint64_t entry_tsc;
+  uint64_t child_ticks;      // time already spent in completed callees
+};
+static_assert(sizeof(DumpOpenFrame) == 24);
+
+inline constexpr uint64_t pad8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
+
+}  // namespace callprof::wire

@@ -1,0 +1,84 @@
+// Writes the fuzzer's seed corpus into the directory given as argv[1]: a few valid profile
+// files, and the bare protobuf payload of each (the fuzzer also tries inputs as payloads).
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "trace/profile_file.h"
+#include "trace/proto_convert.h"
+
+namespace callprof {
+namespace {
+
+Profile threaded_profile() {
+  Profile p;
+  p.meta.command = "./seed --threads 2";
+  p.meta.mode = "exact";
+  p.meta.extra = {{"filter", "fib"}};
+  p.modules = {{"/bin/seed", "abcdef"}};
+  p.functions = {{"main", "main", 0, 0x1000, "seed.c", 1}, {"fib", "fib", 0, 0x1100, "seed.c", 9},
+                 {"worker", "worker", kNoModule, 0, "", 0}};
+  p.processes = {{10, 1, "./seed", 1, 2}};
+  for (uint32_t tid : {10u, 11u}) {
+    Thread t;
+    t.tid = tid;
+    t.pid = 10;
+    t.name = "t" + std::to_string(tid);
+    t.start_routine = tid == 10 ? kNoFunction : 2;
+    if (tid == 11) t.creator_path = {0};
+    const std::vector<FunctionId> path = {tid == 10 ? 0u : 2u, 1, 1, 1};
+    for (size_t depth = 1; depth <= path.size(); ++depth) {
+      const NodeId node = t.tree.path(std::span(path).first(depth));
+      Metrics& m = t.tree.base(node);
+      m[Metric::Calls] = depth;
+      m[Metric::WallNs] = 100 * depth;
+      m[Metric::MinWallNs] = depth;
+      m[Metric::MaxWallNs] = 50 * depth;
+      m[Metric::CpuNs] = 60 * depth;
+      m[Metric::OffCpuNs] = 40 * depth;
+    }
+    p.threads.push_back(std::move(t));
+  }
+  return p;
+}
+
+Profile sampled_profile() {
+  Profile p;
+  p.meta.mode = "sample";
+  p.functions = {{"a", "", kNoModule, 0, "", 0}, {"b", "", kNoModule, 0, "", 0}};
+  Thread t;
+  t.tid = 1;
+  t.tree.base(t.tree.path(std::vector<FunctionId>{0, 1}))[Metric::Samples] = 9;
+  t.tree.base(t.tree.path(std::vector<FunctionId>{1, 0}))[Metric::Samples] = 4;
+  p.threads.push_back(std::move(t));
+  return p;
+}
+
+bool write_bytes(const std::string& path, const void* data, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), std::streamsize(size));
+  return bool(out);
+}
+
+bool write_seed(const std::string& dir, const std::string& name, const Profile& profile) {
+  Result<std::vector<uint8_t>> file = serialize_profile(profile);
+  const std::string payload = trace::to_proto(profile).SerializeAsString();
+  return file.ok() && write_bytes(dir + "/" + name + ".callprof", file->data(), file->size()) &&
+         write_bytes(dir + "/" + name + ".payload", payload.data(), payload.size());
+}
+
+}  // namespace
+}  // namespace callprof
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_fuzz_seeds DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  bool ok = callprof::write_seed(dir, "empty", callprof::Profile{});
+  ok = ok && callprof::write_seed(dir, "threaded", callprof::threaded_profile());
+  ok = ok && callprof::write_seed(dir, "sampled", callprof::sampled_profile());
+  if (!ok) std::fprintf(stderr, "make_fuzz_seeds: cannot write seeds into %s\n", dir.c_str());
+  return ok ? 0 : 1;
+}

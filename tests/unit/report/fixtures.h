@@ -1,0 +1,48 @@
+// Report test fixtures: the SPEC §1.1 counter-example as a complete two-thread profile.
+#pragma once
+
+#include "folded_profile.h"
+
+namespace callprof::testing {
+
+// Thread 100 runs the counter-example (B's 40 calls of D take 3 ms each, C's 1 ms);
+// thread 101, created by 100 in main > spawn, runs worker > E.
+inline Profile counter_example_profile() {
+  Profile p = folded(
+      "@thread 100 counter\n"
+      "main@/opt/app/counter;A@/opt/app/counter;B@/opt/app/counter 1000000 min=1000000 max=1000000\n"
+      "main;A;C@/opt/app/counter 1000000 min=1000000 max=1000000\n"
+      "main;A;B;D@/usr/lib/libd.so.1 120000000 calls=40 min=2900000 max=3100000 cpu=100000000 off=20000000\n"
+      "main;A;C;D 40000000 calls=40 min=900000 max=1100000 cpu=40000000\n"
+      "main;spawn@/opt/app/counter 50000\n"
+      "@thread 101 worker creator=100\n"
+      "worker@/opt/app/counter;E@/opt/app/counter 5000000 calls=5 min=800000 max=1200000 cpu=5000000\n");
+  p.meta.command = "./counter 40";
+  p.meta.mode = "exact";
+  p.meta.hostname = "testhost";
+  p.meta.duration_ns = 170000000;
+  p.meta.callprof_version = "0.1.0";
+  p.meta.extra["compensation"] = "on";
+  auto id = [&](const char* name) {
+    for (FunctionId f = 0; f < p.functions.size(); ++f)
+      if (p.functions[f].name == name) return f;
+    return kNoFunction;
+  };
+  p.functions[id("D")].file = "d.c";
+  p.functions[id("D")].line = 12;
+  p.processes.push_back(Process{.pid = 1, .ppid = 0, .command = "./counter 40",
+                                .start_ns = 1000, .end_ns = 170001000});
+  Thread& main = p.threads[0];
+  main.start_ns = 1000;
+  main.end_ns = 170001000;
+  Thread& worker = p.threads[1];
+  worker.creator_path = {id("main"), id("spawn")};
+  worker.start_routine = id("worker");
+  worker.start_ns = 2001000;
+  worker.end_ns = 9001000;
+  worker.finished = false;
+  worker.dropped_calls = 3;
+  return p;
+}
+
+}  // namespace callprof::testing

@@ -1,0 +1,54 @@
+// Golden text outputs of every view for the counter-example profile.
+// Regenerate after an intended change: CALLPROF_UPDATE_GOLDEN=1 ./report_test --gtest_filter='Golden*'
+// then review the diff of tests/golden/report/.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "fixtures.h"
+#include "report/report.h"
+
+namespace callprof {
+namespace {
+
+std::string render(const ReportOptions& o) {
+  std::ostringstream out;
+  Status s = render_report(testing::counter_example_profile(), o, out);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return out.str();
+}
+
+void check_golden(const std::string& file, const std::string& actual) {
+  const std::string path = std::string(CALLPROF_GOLDEN_DIR) + "/" + file;
+  if (const char* u = std::getenv("CALLPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path << " (CALLPROF_UPDATE_GOLDEN=1 creates it)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(expected.str(), actual) << "view output differs from " << path;
+}
+
+ReportOptions view(const char* name) {
+  ReportOptions o;
+  o.view = name;
+  return o;
+}
+
+TEST(Golden, Flat) { check_golden("flat.txt", render(view("flat"))); }
+TEST(Golden, Callers) { check_golden("callers.txt", render(view("callers"))); }
+TEST(Golden, Tree) { check_golden("tree.txt", render(view("tree"))); }
+TEST(Golden, Threads) { check_golden("threads.txt", render(view("threads"))); }
+TEST(Golden, Summary) { check_golden("summary.txt", render(view("summary"))); }
+TEST(Golden, Json) {
+  ReportOptions o;
+  o.json = true;
+  check_golden("report.json", render(o));
+}
+
+}  // namespace
+}  // namespace callprof

@@ -1,0 +1,163 @@
+// The JSON document: every section and key of docs/json.md, values for the
+// counter-example, selection by thread and filter, and hostile names.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fixtures.h"
+#include "report/report.h"
+
+namespace callprof {
+namespace {
+
+using json = nlohmann::ordered_json;  // keeps the document's key order
+
+json report_json(const Profile& p, std::optional<uint32_t> thread = {}, std::string filter = "") {
+  ReportOptions o;
+  o.json = true;
+  o.thread = thread;
+  o.filter = std::move(filter);
+  std::ostringstream out;
+  Status s = render_report(p, o, out);
+  EXPECT_TRUE(s.ok());
+  return json::parse(out.str());
+}
+
+const json& by(const json& array, const char* key, const json& value) {
+  for (const json& item : array)
+    if (item.at(key) == value) return item;
+  throw std::runtime_error("not found: " + value.dump());
+}
+
+const json& edge(const json& doc, const json& caller, const char* callee) {
+  for (const json& e : doc.at("edges"))
+    if (e.at("caller") == caller && e.at("callee") == callee) return e;
+  throw std::runtime_error("no edge");
+}
+
+std::vector<std::string> keys(const json& j) {
+  std::vector<std::string> k;
+  for (auto& [key, v] : j.items()) k.push_back(key);
+  return k;
+}
+
+using V = std::vector<std::string>;
+
+TEST(Json, TopLevelSectionsAndKeys) {
+  const json d = report_json(testing::counter_example_profile());
+  EXPECT_EQ(keys(d), (V{"schema_version", "selection", "metadata", "summary", "functions",
+                        "edges", "tree", "threads", "processes", "modules", "syscalls"}));
+  EXPECT_EQ(d["schema_version"], 1);
+  EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns",
+                                    "duration_ns", "callprof_version", "extra"}));
+  EXPECT_EQ(keys(d["functions"][0]),
+            (V{"id", "name", "module", "file", "line", "calls", "recursive_calls", "self_ns",
+               "total_ns", "min_self_ns", "max_self_ns", "cpu_ns", "offcpu_ns"}));
+  EXPECT_EQ(keys(d["edges"][0]), (V{"caller", "callee", "caller_id", "callee_id", "calls",
+                                    "recursive_calls", "self_ns", "total_ns"}));
+  EXPECT_EQ(keys(d["tree"][0]),
+            (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns",
+               "max_self_ns", "cpu_ns", "offcpu_ns", "recursion_level", "children"}));
+  EXPECT_EQ(keys(d["threads"][0]),
+            (V{"tid", "pid", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
+               "end_ns", "finished", "dropped_calls", "calls", "total_ns"}));
+  EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "ppid", "command", "start_ns", "end_ns"}));
+  EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
+  EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
+}
+
+TEST(Json, CounterExampleValues) {
+  const json d = report_json(testing::counter_example_profile());
+  const json& D = by(d["functions"], "name", "D");
+  EXPECT_EQ(D["calls"], 80);
+  EXPECT_EQ(D["self_ns"], 160000000);
+  EXPECT_EQ(D["total_ns"], 160000000);
+  EXPECT_EQ(D["min_self_ns"], 900000);
+  EXPECT_EQ(D["max_self_ns"], 3100000);
+  EXPECT_EQ(D["cpu_ns"], 140000000);
+  EXPECT_EQ(D["offcpu_ns"], 20000000);
+  EXPECT_EQ(D["module"], "/usr/lib/libd.so.1");
+  EXPECT_EQ(D["file"], "d.c");
+  EXPECT_EQ(D["line"], 12);
+  EXPECT_EQ(edge(d, "B", "D")["total_ns"], 120000000);
+  EXPECT_EQ(edge(d, "C", "D")["total_ns"], 40000000);
+  EXPECT_EQ(by(d["functions"], "name", "B")["total_ns"], 121000000);
+  EXPECT_EQ(edge(d, nullptr, "main")["caller_id"], nullptr);
+  EXPECT_EQ(d["summary"]["total_ns"], 167050000);
+  const json& main = d["tree"][0];
+  EXPECT_EQ(main["name"], "main");
+  EXPECT_EQ(main["children"][0]["children"][0]["children"][0]["name"], "D");
+  EXPECT_EQ(main["children"][0]["children"][0]["children"][0]["total_ns"], 120000000);
+  const json& w = by(d["threads"], "tid", 101);
+  EXPECT_EQ(w["creator_tid"], 100);
+  EXPECT_EQ(w["creator_path"], json::array({"main", "spawn"}));
+  EXPECT_EQ(w["start_routine"], "worker");
+  EXPECT_EQ(w["finished"], false);
+  EXPECT_EQ(w["dropped_calls"], 3);
+  EXPECT_EQ(w["calls"], 6);
+  EXPECT_EQ(by(d["threads"], "tid", 100)["creator_tid"], nullptr);
+  EXPECT_EQ(d["processes"][0]["ppid"], nullptr);
+  EXPECT_EQ(d["metadata"]["extra"]["compensation"], "on");
+  EXPECT_EQ(d["selection"]["thread"], nullptr);
+}
+
+TEST(Json, ThreadAndFilterSelectFunctionsEdgesAndTree) {
+  const Profile p = testing::counter_example_profile();
+  const json t = report_json(p, 101);
+  EXPECT_EQ(t["functions"].size(), 2u);
+  EXPECT_EQ(t["tree"].size(), 1u);
+  EXPECT_EQ(t["tree"][0]["name"], "worker");
+  EXPECT_EQ(t["threads"].size(), 2u);  // threads are always all listed
+  EXPECT_EQ(t["selection"]["thread"], 101);
+  const json f = report_json(p, {}, "^C$");
+  EXPECT_EQ(f["functions"].size(), 1u);
+  EXPECT_EQ(f["edges"].size(), 2u);  // A > C and C > D
+  const json& a = f["tree"][0]["children"][0];
+  ASSERT_EQ(a["children"].size(), 1u);
+  EXPECT_EQ(a["children"][0]["name"], "C");
+  EXPECT_EQ(a["children"][0]["children"][0]["name"], "D");
+}
+
+TEST(Json, RecursionSamplesAndUnsetMinMax) {
+  Profile p = testing::folded("main;f;f 0 samples=2\nmain;f 0 samples=1\n");
+  for (NodeId i = 1; i < p.threads[0].tree.size(); ++i) {  // sampled: no single call timed
+    p.threads[0].tree.base(i)[Metric::MinWallNs] = Metrics::kUnset;
+    p.threads[0].tree.base(i)[Metric::MaxWallNs] = 0;
+  }
+  const json d = report_json(p);
+  const json& f = by(d["functions"], "name", "f");
+  EXPECT_EQ(f["samples"], 3);
+  EXPECT_EQ(f["total_samples"], 3);
+  EXPECT_EQ(f["recursive_calls"], 1);
+  EXPECT_EQ(f["min_self_ns"], nullptr);
+  EXPECT_EQ(f["max_self_ns"], nullptr);
+  const json& inner = d["tree"][0]["children"][0]["children"][0];
+  EXPECT_EQ(inner["recursion_level"], 1);
+  EXPECT_EQ(inner["samples"], 2);
+  EXPECT_TRUE(d["summary"]["sampled"]);
+  EXPECT_EQ(d["summary"]["deepest_recursion"]["function"], "f");
+}
+
+TEST(Json, HostileAndInvalidNamesStayValidJson) {
+  Profile p = testing::folded("main;evil 10\nmain;bad 1\n");
+  p.functions[1].name = "evil\nname\x1b[2J\"";
+  p.functions[2].name = "bad\xff\xfe";
+  const json d = report_json(p);
+  EXPECT_EQ(by(d["functions"], "id", 1)["name"], "evil\nname\x1b[2J\"");
+  EXPECT_EQ(by(d["functions"], "id", 2)["name"], "bad\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST(Json, DeepTreesStream) {
+  std::string stack = "main";
+  for (int i = 0; i < 5000; ++i) stack += ";f";
+  const json d = report_json(testing::folded(stack + " 1\n"));
+  const json* n = &d["tree"][0];
+  size_t depth = 1;
+  while (!(*n)["children"].empty()) { n = &(*n)["children"][0]; ++depth; }
+  EXPECT_EQ(depth, 5001u);
+  EXPECT_EQ((*n)["recursion_level"], 4999);
+}
+
+}  // namespace
+}  // namespace callprof

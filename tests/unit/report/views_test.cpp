@@ -1,0 +1,332 @@
+// The text views: sorting, filtering, thread selection, limits, tree layout, recursion
+// marks, escaping of hostile names, and one-line errors for bad options.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "fixtures.h"
+#include "report/context.h"
+#include "report/function_order.h"
+#include "report/report.h"
+
+namespace callprof {
+namespace {
+
+struct Rendered {
+  bool ok;
+  std::string text;  // the output, or the error message
+};
+
+Rendered render(const Profile& p, const ReportOptions& o) {
+  std::ostringstream out;
+  Status s = render_report(p, o, out);
+  if (!s) {
+    EXPECT_EQ(out.str(), "") << "nothing is written on error";
+    return {false, s.error().message};
+  }
+  return {true, out.str()};
+}
+
+ReportOptions opts(std::string view, std::string sort = "", std::string filter = "") {
+  ReportOptions o;
+  o.view = std::move(view);
+  o.sort = std::move(sort);
+  o.filter = std::move(filter);
+  return o;
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// One byte per column, so byte offsets are column offsets ("µ" is two bytes, one column).
+std::string ascii(std::string s) {
+  for (size_t at; (at = s.find("µ")) != std::string::npos;) s.replace(at, 2, "u");
+  return s;
+}
+
+// Data rows of the first table: lines after the title line that starts with `title`,
+// up to the first empty line.
+std::vector<std::string> table_rows(const std::string& text, const std::string& title) {
+  std::vector<std::string> rows;
+  bool in = false;
+  for (const std::string& l : lines(text)) {
+    if (!in) { in = l.rfind(title, 0) == 0; continue; }
+    if (l.empty()) break;
+    rows.push_back(l);
+  }
+  return rows;
+}
+
+std::string last_word(const std::string& row) { return row.substr(row.rfind(' ') + 1); }
+
+std::vector<std::string> flat_names(const std::string& text) {
+  std::vector<std::string> names;
+  for (const std::string& r : table_rows(text, "calls")) names.push_back(last_word(r));
+  return names;
+}
+
+const Profile& counter() {
+  static const Profile p = testing::counter_example_profile();
+  return p;
+}
+
+TEST(FlatView, DefaultSortIsTotalDescending) {
+  auto r = render(counter(), opts("flat"));
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_EQ(flat_names(r.text),
+            (std::vector<std::string>{"main", "A", "D", "B", "C", "E", "worker", "spawn"}));
+  EXPECT_NE(r.text.find("# command:  ./counter 40"), std::string::npos);
+  EXPECT_NE(r.text.find("# threads:  2, processes: 1"), std::string::npos);
+  EXPECT_NE(r.text.find("off-cpu"), std::string::npos);
+}
+
+// Every column sorts the rows, in the order the shared comparator defines, and the
+// comparator orders by the column's value (numbers descending, names ascending).
+TEST(FlatView, SortsByEveryColumn) {
+  const ReportOptions base = opts("flat");
+  auto ctx = ReportContext::make(counter(), base);
+  ASSERT_TRUE(ctx.ok());
+  auto per = [](uint64_t a, uint64_t b) { return b ? a / b : 0; };
+  const std::vector<std::pair<std::string, std::function<uint64_t(const FunctionRow&)>>> keys = {
+      {"calls", [](const FunctionRow& r) { return r.calls; }},
+      {"self", [](const FunctionRow& r) { return r.self_ns; }},
+      {"total", [](const FunctionRow& r) { return r.total_ns; }},
+      {"avg", [&](const FunctionRow& r) { return per(r.self_ns, r.calls); }},
+      {"avgtotal", [&](const FunctionRow& r) { return per(r.total_ns, r.calls); }},
+      {"min", [](const FunctionRow& r) { return r.min_self_ns; }},
+      {"max", [](const FunctionRow& r) { return r.max_self_ns; }},
+      {"cpu", [](const FunctionRow& r) { return r.cpu_ns; }},
+      {"offcpu", [](const FunctionRow& r) { return r.offcpu_ns; }},
+      {"samples", [](const FunctionRow& r) { return r.self_samples; }}};
+  for (const auto& [key, value] : keys) {
+    auto less = function_order(*ctx, key, "flat");
+    ASSERT_TRUE(less.ok()) << key;
+    std::vector<FunctionRow> rows = ctx->functions();
+    std::sort(rows.begin(), rows.end(), *less);
+    std::vector<std::string> expected;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (i) {
+        EXPECT_GE(value(rows[i - 1]), value(rows[i])) << key;
+      }
+      expected.push_back(ctx->name(rows[i].function));
+    }
+    auto r = render(counter(), opts("flat", key));
+    ASSERT_TRUE(r.ok) << r.text;
+    EXPECT_EQ(flat_names(r.text), expected) << key;
+  }
+  EXPECT_EQ(flat_names(render(counter(), opts("flat", "calls")).text)[0], "D");
+  EXPECT_EQ(flat_names(render(counter(), opts("flat", "name")).text),
+            (std::vector<std::string>{"A", "B", "C", "D", "E", "main", "spawn", "worker"}));
+  auto by_module = flat_names(render(counter(), opts("flat", "module")).text);
+  EXPECT_EQ(by_module.back(), "D");  // counter < libd.so.1
+}
+
+TEST(FlatView, FilterLimitAndThreadSelection) {
+  auto f = render(counter(), opts("flat", "", "^[BC]$"));
+  EXPECT_EQ(flat_names(f.text), (std::vector<std::string>{"B", "C"}));
+  EXPECT_NE(f.text.find("72.43%"), std::string::npos);  // still relative to the whole tree
+  ReportOptions o = opts("flat");
+  o.limit = 2;
+  EXPECT_EQ(flat_names(render(counter(), o).text).size(), 2u);
+  o = opts("flat");
+  o.thread = 101;
+  auto t = render(counter(), o);
+  EXPECT_EQ(flat_names(t.text), (std::vector<std::string>{"E", "worker"}));  // total ties: by name
+  EXPECT_NE(t.text.find("tid 101 worker (of 2)"), std::string::npos);
+  EXPECT_NE(t.text.find("100.00%"), std::string::npos);  // percentages of the shown thread
+  EXPECT_EQ(t.text.find("off-cpu"), std::string::npos);  // thread 101 has no off-CPU time
+}
+
+TEST(FlatView, SampledProfilesShowSampleColumns) {
+  Profile p = testing::folded("main;a 0 samples=3\nmain;a;b 0 samples=7\n");
+  auto r = render(p, opts("flat", "samples"));
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("total samples"), std::string::npos);
+  EXPECT_EQ(flat_names(r.text)[0], "b");
+}
+
+TEST(CallersView, StanzaShowsMeasuredSplitAndIndices) {
+  auto r = render(counter(), opts("callers", "", "^D$"));
+  ASSERT_TRUE(r.ok) << r.text;
+  auto rows = table_rows(r.text, "index");
+  ASSERT_EQ(rows.size(), 4u);  // two parents, the function, the rule
+  EXPECT_NE(rows[0].find("120ms   120ms  40/80      B [4]"), std::string::npos) << rows[0];
+  EXPECT_NE(rows[1].find("40.0ms  40.0ms  40/80      C [5]"), std::string::npos) << rows[1];
+  EXPECT_EQ(rows[2].rfind("[3]", 0), 0u);
+  EXPECT_NE(rows[2].find("95.78%"), std::string::npos);
+  EXPECT_NE(rows[2].find("D [3]"), std::string::npos);
+}
+
+TEST(CallersView, RecursiveEdgesAreMarked) {
+  Profile p = testing::folded("main;f 10\nmain;f;f 10\nmain;f;g 5\nmain;f;g;f 1\n");
+  auto r = render(p, opts("callers", "", "^f$"));
+  ASSERT_TRUE(r.ok);
+  // f [1] (ties with main on total, first by name), g [3]
+  EXPECT_NE(r.text.find("      f [1] <self-recursive>"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("      g [3] <recursive>"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("  f [1] <2 recursive>"), std::string::npos) << r.text;
+}
+
+TEST(CallersView, LimitCountsStanzas) {
+  ReportOptions o = opts("callers");
+  o.limit = 2;
+  auto r = render(counter(), o);
+  EXPECT_NE(r.text.find("[2]"), std::string::npos);
+  EXPECT_EQ(r.text.find("[3]"), std::string::npos);  // D's stanza and references to it
+}
+
+// Each data row: level in the first column, name indented by 2 per level below 1.
+void check_indentation(const std::string& text) {
+  auto ls = lines(ascii(text));
+  size_t title = 0;
+  while (title < ls.size() && ls[title].rfind("level", 0) != 0) ++title;
+  ASSERT_LT(title, ls.size());
+  const size_t name_col = ls[title].find("function");
+  for (size_t i = title + 1; i < ls.size(); ++i) {
+    const size_t level = std::stoul(ls[i]);
+    const size_t indent = ls[i].find_first_not_of(' ', name_col) - name_col;
+    EXPECT_EQ(indent, 2 * (std::min<size_t>(level, 64) - 1)) << ls[i];
+  }
+}
+
+std::vector<std::string> tree_names(const std::string& text) {
+  std::vector<std::string> names;
+  for (const std::string& r : table_rows(text, "level")) names.push_back(last_word(r));
+  return names;
+}
+
+TEST(TreeView, LevelsIndentationAndDefaultOrder) {
+  auto r = render(counter(), opts("tree"));
+  ASSERT_TRUE(r.ok);
+  check_indentation(r.text);
+  EXPECT_EQ(tree_names(r.text), (std::vector<std::string>{"main", "A", "B", "D", "C", "D",
+                                                          "spawn", "worker", "E"}));
+}
+
+TEST(TreeView, SortColumnsAndAliases) {
+  Profile p = testing::folded("main;x 10 calls=1\nmain;y 5 calls=9\nmain;w 1 calls=2\n");
+  auto names = [&](const char* sort) { return tree_names(render(p, opts("tree", sort)).text); };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names(""), (V{"main", "x", "y", "w"}));
+  EXPECT_EQ(names("cum"), names(""));
+  EXPECT_EQ(names("calls"), (V{"main", "y", "w", "x"}));
+  EXPECT_EQ(names("name"), (V{"main", "w", "x", "y"}));
+  EXPECT_EQ(names("base"), (V{"main", "x", "y", "w"}));
+  for (const char* k : {"self", "total", "avg", "min", "max", "cpu", "offcpu", "samples"})
+    EXPECT_TRUE(render(p, opts("tree", k)).ok) << k;
+}
+
+TEST(TreeView, FilterKeepsAncestorsAndSubtreesAndRecursionLevels) {
+  auto r = render(counter(), opts("tree", "", "^C$"));
+  EXPECT_EQ(tree_names(r.text), (std::vector<std::string>{"main", "A", "C", "D"}));
+  Profile p = testing::folded("main;f;f;f 1\n");
+  auto rows = table_rows(render(p, opts("tree")).text, "level");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[3].substr(0, 10), "    4    2");
+}
+
+TEST(TreeView, DeepRecursionKeepsIndentBoundedAndLimitCapsRows) {
+  std::string stack = "main";
+  for (int i = 0; i < 300; ++i) stack += ";f";
+  Profile p = testing::folded(stack + " 1\n");
+  auto r = render(p, opts("tree"));
+  ASSERT_TRUE(r.ok);
+  check_indentation(r.text);
+  ReportOptions o = opts("tree");
+  o.limit = 5;
+  EXPECT_EQ(table_rows(render(p, o).text, "level").size(), 5u);
+}
+
+TEST(ThreadsView, ProcessesThreadsAndCreationTree) {
+  auto r = render(counter(), opts("threads"));
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("process 1 (ppid 0): ./counter 40"), std::string::npos);
+  auto rows = table_rows(r.text, "  tid");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[1].find("main > spawn"), std::string::npos);
+  EXPECT_NE(rows[1].find("2.000ms    7.000ms"), std::string::npos) << rows[1];
+  EXPECT_NE(rows[1].find("running"), std::string::npos);
+  EXPECT_NE(r.text.find("  100 counter\n    101 worker [worker]\n"), std::string::npos);
+  ReportOptions o = opts("threads", "total");
+  auto sorted = table_rows(render(counter(), o).text, "  tid");
+  EXPECT_NE(sorted[0].find("100"), std::string::npos);
+  o = opts("threads", "", "^work");
+  EXPECT_EQ(table_rows(render(counter(), o).text, "  tid").size(), 1u);
+  for (const char* k : {"tid", "name", "start", "duration", "calls", "dropped"})
+    EXPECT_TRUE(render(counter(), opts("threads", k)).ok) << k;
+}
+
+TEST(SummaryView, ShapeRankingsAndModules) {
+  auto r = render(counter(), opts("summary"));
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("edges              7 (distinct caller > callee pairs)"), std::string::npos);
+  EXPECT_NE(r.text.find("deepest recursion  none"), std::string::npos);
+  EXPECT_EQ(last_word(table_rows(r.text, "hottest functions")[1]), "D");
+  EXPECT_NE(r.text.find("B > D"), std::string::npos);
+  EXPECT_NE(r.text.find("main > A > B > D"), std::string::npos);
+  EXPECT_NE(r.text.find("/usr/lib/libd.so.1"), std::string::npos);
+  Profile p = testing::folded("main;f;g;f;g;f 1\n");
+  EXPECT_NE(render(p, opts("summary")).text.find("deepest recursion  f (level 2)"),
+            std::string::npos);
+}
+
+TEST(Escaping, HostileNamesCannotBreakTheTerminalOrTables) {
+  Profile p = testing::folded("main;evil 10\n");
+  p.functions[1].name = "evil\nname\x1b[2J";
+  p.threads[0].name = "thr\x1b]0;x\x07";
+  p.meta.command = "cmd\rline";
+  for (const char* v : {"flat", "callers", "tree", "threads", "summary"}) {
+    auto r = render(p, opts(v));
+    ASSERT_TRUE(r.ok) << v;
+    EXPECT_EQ(r.text.find('\x1b'), std::string::npos) << v;
+    EXPECT_EQ(r.text.find('\r'), std::string::npos) << v;
+    EXPECT_EQ(r.text.find("evil\n"), std::string::npos) << v;
+    if (std::string(v) != "threads") {
+      EXPECT_NE(r.text.find("evil\\nname\\x1b[2J"), std::string::npos) << v;
+    }
+  }
+  EXPECT_NE(render(p, opts("threads")).text.find("thr\\x1b]0;x\\x07"), std::string::npos);
+}
+
+TEST(Errors, BadOptionsGiveOneLineErrors) {
+  auto one_line = [](const Rendered& r) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.text.find('\n'), std::string::npos) << r.text;
+    return r.text;
+  };
+  EXPECT_NE(one_line(render(counter(), opts("flame"))).find("valid: flat, callers, tree"),
+            std::string::npos);
+  for (const char* v : {"flat", "callers", "summary"})
+    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, self, total"),
+              std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("tree", "bogus"))).find("valid: calls"),
+            std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("threads", "bogus"))).find("valid: tid"),
+            std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid filter"),
+            std::string::npos);
+  ReportOptions o = opts("tree");
+  o.thread = 999;
+  EXPECT_EQ(one_line(render(counter(), o)),
+            "thread 999 is not in the profile (threads: 100, 101)");
+  o.json = true;
+  EXPECT_FALSE(render(counter(), o).ok);
+  EXPECT_NE(one_line(render(counter(), opts("flat", "bad\ncolumn"))).find("bad\\ncolumn"),
+            std::string::npos);
+}
+
+TEST(EmptyProfile, EveryViewRenders) {
+  Profile p;
+  for (const char* v : {"flat", "callers", "tree", "threads", "summary"})
+    EXPECT_TRUE(render(p, opts(v)).ok) << v;
+  ReportOptions o;
+  o.json = true;
+  EXPECT_TRUE(render(p, o).ok);
+}
+
+}  // namespace
+}  // namespace callprof

@@ -1,0 +1,147 @@
+// Truncated, corrupted, foreign and newer-version files are rejected with one clear line,
+// never accepted as something else and never a crash.
+#include <gtest/gtest.h>
+
+#include "test_profiles.h"
+#include "trace/container.h"
+#include "trace/profile_file.h"
+
+namespace callprof {
+namespace {
+
+std::vector<uint8_t> small_file() { return serialize_profile(test::small_profile()).value(); }
+
+void put_le(std::vector<uint8_t>& b, size_t at, uint64_t v, size_t width) {
+  for (size_t i = 0; i < width; ++i) b[at + i] = uint8_t(v >> (8 * i));
+}
+
+bool same_profile(const Profile& a, const Profile& b) {
+  const Result<std::vector<uint8_t>> x = serialize_profile(a), y = serialize_profile(b);
+  return x.ok() && y.ok() && x.value() == y.value();
+}
+
+TEST(DamagedFile, TruncationAtEveryOffsetIsReported) {
+  const std::vector<uint8_t> file = small_file();
+  for (size_t len = 0; len < file.size(); ++len) {
+    SCOPED_TRACE("length " + std::to_string(len));
+    test::expect_error(parse_profile(std::span(file).first(len), "t.callprof"), "t.callprof", "truncated");
+  }
+}
+
+TEST(DamagedFile, TruncatedPayloadMessageGivesBothSizes) {
+  const std::vector<uint8_t> file = small_file();
+  const size_t payload = file.size() - trace::kHeaderSize;
+  test::expect_error(parse_profile(std::span(file).first(file.size() - 3), "t"), "t",
+                     "truncated (header says " + std::to_string(payload) + " bytes of payload, file has " +
+                         std::to_string(payload - 3) + ")");
+}
+
+// With the zstd checksum every byte matters: a flip may only "succeed" where the decoder
+// ignores the bit (zstd skips two reserved bits of a block's sequence-modes byte), and then
+// it must decode to the very same profile.
+TEST(DamagedFile, EveryCorruptedByteIsDetected) {
+  const std::vector<uint8_t> file = small_file();
+  const Profile original = test::small_profile();
+  size_t accepted = 0;
+  for (size_t at = 0; at < file.size(); ++at) {
+    for (uint8_t mask : {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff}) {
+      std::vector<uint8_t> damaged = file;
+      damaged[at] ^= mask;
+      Result<Profile> r = parse_profile(damaged, "c");
+      if (r.ok()) {
+        ++accepted;
+        EXPECT_TRUE(same_profile(original, *r)) << "offset " << at << " mask " << int(mask);
+        continue;
+      }
+      EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+      EXPECT_EQ(r.error().message.rfind("c: ", 0), 0u) << r.error().message;
+    }
+  }
+  EXPECT_LE(accepted, 4u) << "far more flips than zstd's ignored bits went unnoticed";
+}
+
+TEST(DamagedFile, PayloadCorruptionIsReportedAsCorrupted) {
+  std::vector<uint8_t> file = small_file();
+  file[file.size() - 6] ^= 0x55;  // inside the compressed data or the checksum
+  test::expect_error(parse_profile(file, "p"), "p", "corrupted (zstd: ");
+  file = small_file();
+  file.back() ^= 0x01;  // the checksum itself
+  test::expect_error(parse_profile(file, "p"), "p", "checksum");
+}
+
+TEST(DamagedFile, BadMagicIsNotAProfile) {
+  const std::string text = "perf data, or a text file that happens to be long enough";
+  test::expect_error(parse_profile(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()), "x"),
+                     "x", "not a callprof profile (bad magic)");
+  std::vector<uint8_t> file = small_file();
+  file[7] = 'G';
+  test::expect_error(parse_profile(file, "x"), "x", "not a callprof profile");
+  test::expect_error(parse_profile(std::span(file).first(3), "x"), "x", "truncated");  // "CAL": a prefix
+}
+
+TEST(DamagedFile, NewerVersionAsksForAnUpgrade) {
+  std::vector<uint8_t> file = small_file();
+  put_le(file, 8, 2, 4);
+  test::expect_error(parse_profile(file, "new.callprof"), "new.callprof",
+                     "newer format version 2 (this callprof reads up to 1; upgrade callprof)");
+  put_le(file, 8, 0xffffffff, 4);
+  test::expect_error(parse_profile(file, "n"), "n", "newer format version 4294967295");
+  put_le(file, 8, 0, 4);
+  test::expect_error(parse_profile(file, "n"), "n", "corrupted (format version 0 does not exist)");
+}
+
+TEST(DamagedFile, UnknownFlagsAreRejected) {
+  std::vector<uint8_t> file = small_file();
+  put_le(file, 12, 0x100, 4);
+  test::expect_error(parse_profile(file, "f"), "f", "corrupted (unknown header flags 0x100)");
+}
+
+TEST(DamagedFile, InflatedUncompressedSizeIsRefused) {
+  std::vector<uint8_t> file = small_file();
+  put_le(file, 16, uint64_t(1) << 40, 8);
+  test::expect_error(parse_profile(file, "b"), "b", "above the limit of 2147483647");
+  put_le(file, 16, trace::kMaxPayloadSize, 8);  // within the cap, but the frame disagrees
+  test::expect_error(parse_profile(file, "b"), "b", "corrupted (zstd frame holds");
+}
+
+TEST(DamagedFile, CompressedSizeMustMatchTheFile) {
+  std::vector<uint8_t> file = small_file();
+  const uint64_t payload = file.size() - trace::kHeaderSize;
+  put_le(file, 24, payload + 1, 8);
+  test::expect_error(parse_profile(file, "s"), "s", "truncated");
+  put_le(file, 24, payload - 1, 8);
+  test::expect_error(parse_profile(file, "s"), "s", "corrupted (1 byte after the");
+  put_le(file, 24, uint64_t(1) << 62, 8);
+  test::expect_error(parse_profile(file, "s"), "s", "compressed bytes for");
+  file = small_file();
+  file.push_back(0);
+  test::expect_error(parse_profile(file, "s"), "s", "corrupted (1 byte after the");
+}
+
+TEST(DamagedFile, PayloadMustBeOneChecksummedZstdFrame) {
+  std::vector<uint8_t> raw(trace::kHeaderSize + 8, 0);
+  std::copy(trace::kMagic.begin(), trace::kMagic.end(), raw.begin());
+  put_le(raw, 8, 1, 4);
+  put_le(raw, 16, 8, 8);
+  put_le(raw, 24, 8, 8);
+  test::expect_error(parse_profile(raw, "z"), "z", "corrupted (payload is not a zstd frame)");
+
+  // A second (skippable, empty) frame after ours: not part of the format.
+  std::vector<uint8_t> two = small_file();
+  for (uint8_t b : {0x50, 0x2A, 0x4D, 0x18, 0, 0, 0, 0}) two.push_back(b);
+  put_le(two, 24, two.size() - trace::kHeaderSize, 8);
+  test::expect_error(parse_profile(two, "z"), "z", "corrupted (8 bytes follow the zstd frame)");
+
+  std::vector<uint8_t> no_checksum = small_file();
+  no_checksum[trace::kHeaderSize + 4] &= uint8_t(~0x04);
+  test::expect_error(parse_profile(no_checksum, "z"), "z", "zstd frame has no content checksum");
+}
+
+TEST(DamagedFile, PayloadThatIsNotAProfileMessage) {
+  const uint8_t garbage[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01};  // field 1, absurd length
+  test::expect_error(parse_profile(trace::wrap_payload(garbage).value(), "g"), "g",
+                     "corrupted (the payload is not a valid profile message)");
+}
+
+}  // namespace
+}  // namespace callprof
