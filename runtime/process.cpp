@@ -62,7 +62,7 @@ void initialize() {
   g_process.enabled = dir && *dir && strlen(dir) < sizeof g_process.output_dir;
   if (!g_process.enabled) return;
   strcpy(g_process.output_dir, dir);
-  g_node_capacity = env_u32("CALLPROF_MAX_NODES", g_node_capacity, 1024, 1u << 28);
+  g_node_capacity = env_u32("CALLPROF_MAX_NODES", g_node_capacity, 1024, 1u << 28);  // index: 2^29 slots max
   g_frame_capacity = env_u32("CALLPROF_MAX_DEPTH", g_frame_capacity, 64, 1u << 24);
   g_process.pid = uint32_t(getpid());
   g_process.ppid = uint32_t(getppid());
@@ -93,7 +93,7 @@ ThreadState* attach_thread() {
   ensure_initialized();
   if (!g_process.enabled) return nullptr;
   // One reservation per thread; pages are only backed once touched.
-  uint64_t slots = uint64_t(g_node_capacity) * 2;
+  uint64_t slots = slot_count_for(g_node_capacity);
   uint64_t bytes = page_round(sizeof(ThreadState)) + page_round(g_frame_capacity * sizeof(Frame)) +
                    page_round(slots * sizeof(NodeSlot)) + page_round(g_node_capacity * sizeof(DumpNode));
   void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

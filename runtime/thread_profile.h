@@ -34,6 +34,13 @@ struct NodeSlot {        // open-addressing index from (parent, fn) to node; fn 
   uint32_t node;
 };
 
+// The index size for a node capacity: a power of two, at least twice the capacity.
+inline uint32_t slot_count_for(uint32_t node_capacity) {
+  uint32_t n = 1;
+  while (n < 2 * node_capacity) n <<= 1;
+  return n;
+}
+
 struct ThreadMemory {
   DumpNode* nodes;
   uint32_t node_capacity;

@@ -1,18 +1,12 @@
-// Function and edge aggregation: one pass over the nodes with their cum and recursion level.
+// Function and edge aggregation: one pass over the nodes with their cum and recursion
+// level. Grouping uses dense vectors and sorting rather than hash maps: on trees of
+// millions of nodes hashing every node was the dominant cost.
 #include "graph/aggregate.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace callprof {
 namespace {
-
-// Node-independent helpers shared by both aggregations.
-struct NodeView {
-  const CallTree& tree;
-  std::vector<Metrics> cum = cumulative(tree);
-  std::vector<uint32_t> level = recursion_levels(tree);
-};
 
 uint64_t edge_key(FunctionId caller, FunctionId callee) {
   return (uint64_t(caller) << 32) | callee;
@@ -39,46 +33,60 @@ void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool oute
   }
 }
 
+// Nodes (without the root) ordered by a 64-bit key, so equal keys are adjacent.
+template <typename KeyOf>
+std::vector<std::pair<uint64_t, NodeId>> nodes_by_key(const CallTree& tree, KeyOf key_of) {
+  std::vector<std::pair<uint64_t, NodeId>> keyed;
+  keyed.reserve(tree.size());
+  for (NodeId i = 1; i < tree.size(); ++i) keyed.push_back({key_of(i), i});
+  std::sort(keyed.begin(), keyed.end());
+  return keyed;
+}
+
 }  // namespace
 
 std::vector<FunctionRow> function_rows(const CallTree& tree) {
-  NodeView v{tree};
+  return function_rows(tree, node_quantities(tree));
+}
+
+std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
+  const auto keyed = nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
   std::vector<FunctionRow> rows;
-  std::unordered_map<FunctionId, size_t> index;
-  for (NodeId i = 1; i < tree.size(); ++i) {
-    const CallNode& n = tree.node(i);
-    auto [it, inserted] = index.try_emplace(n.function, rows.size());
-    if (inserted) rows.push_back(FunctionRow{.function = n.function});
-    add_node(rows[it->second], n.base, v.cum[i], v.level[i] == 0);
+  for (const auto& [f, i] : keyed) {
+    if (rows.empty() || rows.back().function != f) rows.push_back(FunctionRow{.function = FunctionId(f)});
+    add_node(rows.back(), tree.node(i).base, q.cum[i], q.level[i] == 0);
   }
-  std::sort(rows.begin(), rows.end(),
-            [](const FunctionRow& a, const FunctionRow& b) { return a.function < b.function; });
   return rows;
 }
 
-std::vector<EdgeRow> edge_rows(const CallTree& tree) {
-  NodeView v{tree};
+std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }
+
+std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
+  auto caller_of = [&](NodeId i) {
+    const NodeId parent = tree.node(i).parent;
+    return parent == kRootNode ? kNoFunction : tree.node(parent).function;
+  };
+  const auto keyed =
+      nodes_by_key(tree, [&](NodeId i) { return edge_key(caller_of(i), tree.node(i).function); });
   std::vector<EdgeRow> rows;
-  std::unordered_map<uint64_t, size_t> index;
-  for (NodeId i = 1; i < tree.size(); ++i) {
-    const CallNode& n = tree.node(i);
-    const FunctionId caller = n.parent == kRootNode ? kNoFunction : tree.node(n.parent).function;
-    auto [it, inserted] = index.try_emplace(edge_key(caller, n.function), rows.size());
-    if (inserted) rows.push_back(EdgeRow{.caller = caller, .callee = n.function});
-    EdgeRow& r = rows[it->second];
-    r.calls += n.base[Metric::Calls];
-    r.self_ns += n.base[Metric::WallNs];
-    if (v.level[i] == 0) r.total_ns += v.cum[i][Metric::WallNs];
-    else r.recursive_calls += n.base[Metric::Calls];
+  uint64_t last = 0;
+  for (const auto& [key, i] : keyed) {
+    if (rows.empty() || key != last)
+      rows.push_back(EdgeRow{.caller = caller_of(i), .callee = tree.node(i).function});
+    last = key;
+    EdgeRow& r = rows.back();
+    const Metrics& b = tree.node(i).base;
+    r.calls += b[Metric::Calls];
+    r.self_ns += b[Metric::WallNs];
+    if (q.level[i] == 0) r.total_ns += q.cum[i][Metric::WallNs];
+    else r.recursive_calls += b[Metric::Calls];
   }
-  std::sort(rows.begin(), rows.end(), [](const EdgeRow& a, const EdgeRow& b) {
-    return edge_key(a.caller, a.callee) < edge_key(b.caller, b.callee);
-  });
   return rows;
 }
 
-uint64_t grand_total_ns(const CallTree& tree) {
-  const std::vector<Metrics> cum = cumulative(tree);
+uint64_t grand_total_ns(const CallTree& tree) { return grand_total_ns(tree, cumulative(tree)); }
+
+uint64_t grand_total_ns(const CallTree& tree, const std::vector<Metrics>& cum) {
   uint64_t total = 0;
   for (NodeId c = tree.node(kRootNode).first_child; c != kNoNode; c = tree.node(c).next_sibling)
     total += cum[c][Metric::WallNs];

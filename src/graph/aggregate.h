@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "graph/node_quantities.h"
 #include "model/call_tree.h"
 
 namespace callprof {
@@ -37,11 +38,14 @@ struct EdgeRow {
 
 // One row per function present in the tree, ordered by FunctionId.
 std::vector<FunctionRow> function_rows(const CallTree& tree);
+std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q);
 // One row per distinct (caller, callee) pair, ordered by (caller, callee);
 // the spontaneous edges (kNoFunction callers) come last.
 std::vector<EdgeRow> edge_rows(const CallTree& tree);
+std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q);
 
 // The 100 % of every percentage: cum wall of the root's children.
 uint64_t grand_total_ns(const CallTree& tree);
+uint64_t grand_total_ns(const CallTree& tree, const std::vector<Metrics>& cum);
 
 }  // namespace callprof

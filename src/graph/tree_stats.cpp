@@ -1,53 +1,73 @@
 // Whole-tree statistics: one pass over the nodes (parents come before children).
+// Distinct functions and edges are counted by sorting, not hashing (see aggregate.cpp).
 #include "graph/tree_stats.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace callprof {
+namespace {
 
-TreeStats tree_stats(const CallTree& tree) {
+size_t count_distinct(std::vector<uint64_t>& v) {
+  std::sort(v.begin(), v.end());
+  return size_t(std::unique(v.begin(), v.end()) - v.begin());
+}
+
+void add_flags(TreeStats& s, const Metrics& b) {
+  s.has_cpu |= b[Metric::CpuNs] != 0;
+  s.has_offcpu |= b[Metric::OffCpuNs] != 0;
+  s.has_samples |= b[Metric::Samples] != 0;
+  s.has_min_max |= b.has_min(Metric::MinWallNs);
+}
+
+}  // namespace
+
+TreeStats tree_stats(const CallTree& tree) { return tree_stats(tree, node_quantities(tree)); }
+
+TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
   TreeStats s;
-  const std::vector<uint32_t> level = recursion_levels(tree);
-  std::vector<size_t> depth(tree.size(), 0);
-  std::unordered_set<FunctionId> functions;
-  std::unordered_set<uint64_t> edges;
+  std::vector<uint32_t> depth(tree.size(), 0);
+  std::vector<uint64_t> functions, edges;
+  functions.reserve(tree.size());
+  edges.reserve(tree.size());
   for (NodeId i = 1; i < tree.size(); ++i) {
     const CallNode& n = tree.node(i);
-    const Metrics& b = n.base;
     depth[i] = depth[n.parent] + 1;
-    s.max_depth = std::max(s.max_depth, depth[i]);
-    functions.insert(n.function);
+    s.max_depth = std::max<size_t>(s.max_depth, depth[i]);
+    functions.push_back(n.function);
     if (n.parent != kRootNode)
-      edges.insert((uint64_t(tree.node(n.parent).function) << 32) | n.function);
-    s.calls += b[Metric::Calls];
-    if (level[i] > 0) s.recursive_calls += b[Metric::Calls];
-    if (level[i] > s.deepest_recursion_level) {
-      s.deepest_recursion_level = level[i];
+      edges.push_back((uint64_t(tree.node(n.parent).function) << 32) | n.function);
+    s.calls += n.base[Metric::Calls];
+    if (q.level[i] > 0) s.recursive_calls += n.base[Metric::Calls];
+    if (q.level[i] > s.deepest_recursion_level) {
+      s.deepest_recursion_level = q.level[i];
       s.deepest_recursion_function = n.function;
     }
-    s.has_cpu |= b[Metric::CpuNs] != 0;
-    s.has_offcpu |= b[Metric::OffCpuNs] != 0;
-    s.has_samples |= b[Metric::Samples] != 0;
-    s.has_min_max |= b.has_min(Metric::MinWallNs);
+    add_flags(s, n.base);
   }
   s.nodes = tree.size() - 1;
-  s.functions = functions.size();
-  s.edges = edges.size();
+  s.functions = count_distinct(functions);
+  s.edges = count_distinct(edges);
   return s;
 }
 
 std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n) {
-  std::vector<NodeId> ids;
+  // (wall, id) pairs sort without chasing node pointers; ties go to the lower id.
+  std::vector<std::pair<uint64_t, NodeId>> hot;
   for (NodeId i = 1; i < tree.size(); ++i)
-    if (tree.node(i).base[Metric::WallNs] > 0) ids.push_back(i);
-  auto hotter = [&](NodeId a, NodeId b) {
-    const uint64_t wa = tree.node(a).base[Metric::WallNs], wb = tree.node(b).base[Metric::WallNs];
-    return wa != wb ? wa > wb : a < b;
+    if (const uint64_t w = tree.node(i).base[Metric::WallNs]; w > 0) hot.push_back({w, i});
+  auto hotter = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
   };
-  const size_t keep = std::min(n, ids.size());
-  std::partial_sort(ids.begin(), ids.begin() + ptrdiff_t(keep), ids.end(), hotter);
-  ids.resize(keep);
+  const size_t keep = std::min(n, hot.size());
+  if (keep < hot.size() / 2) {
+    std::nth_element(hot.begin(), hot.begin() + ptrdiff_t(keep), hot.end(), hotter);
+    hot.resize(keep);
+  }
+  std::sort(hot.begin(), hot.end(), hotter);
+  hot.resize(keep);
+  std::vector<NodeId> ids;
+  ids.reserve(keep);
+  for (const auto& h : hot) ids.push_back(h.second);
   return ids;
 }
 

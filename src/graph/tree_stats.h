@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "graph/node_quantities.h"
 #include "model/call_tree.h"
 
 namespace callprof {
@@ -25,6 +26,7 @@ struct TreeStats {
 };
 
 TreeStats tree_stats(const CallTree& tree);
+TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q);
 
 // The `n` nodes with the largest base wall time (ties by node id), each naming a path
 // root -> ... -> function; nodes with no base time are left out.

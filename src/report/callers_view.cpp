@@ -31,7 +31,7 @@ const std::vector<EdgeRow>& edges_of(const EdgeMap& map, FunctionId id) {
 
 std::string label(const Stanzas& s, const ReportContext& ctx, FunctionId f) {
   auto it = s.index.find(f);
-  if (it == s.index.end()) return ctx.name(f);
+  if (it == s.index.end()) return std::string(ctx.name(f));
   return fmt::format("{} [{}]", ctx.name(f), it->second);
 }
 
@@ -47,20 +47,24 @@ bool hotter_edge(const EdgeRow& a, const EdgeRow& b) {
   return std::pair(a.caller, a.callee) < std::pair(b.caller, b.callee);
 }
 
+void add_edge(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f,
+              const EdgeRow& e, FunctionId other, uint64_t of_calls) {
+  t.add_row({"", "", format_pct(e.total_ns, f.total_ns), format_ns(e.self_ns),
+             format_ns(e.total_ns), fmt::format("{}/{}", e.calls, of_calls),
+             "    " + label(s, ctx, other) + edge_mark(e)});
+}
+
 void add_stanza(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f) {
   for (const EdgeRow& e : edges_of(s.parents, f.function))
-    t.add_row({"", "", format_ns(e.self_ns), format_ns(e.total_ns),
-               fmt::format("{}/{}", e.calls, f.calls),
-               "    " + label(s, ctx, e.caller) + edge_mark(e)});
-  const std::string rec = f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
-  t.add_row({fmt::format("[{}]", s.index.at(f.function)), format_pct(f.total_ns, ctx.grand_total_ns()),
-             format_ns(f.self_ns), format_ns(f.total_ns), std::to_string(f.calls),
-             label(s, ctx, f.function) + rec});
+    add_edge(t, ctx, s, f, e, e.caller, f.calls);
+  const std::string rec =
+      f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
+  t.add_row({fmt::format("[{}]", s.index.at(f.function)),
+             format_pct(f.total_ns, ctx.grand_total_ns()), "", format_ns(f.self_ns),
+             format_ns(f.total_ns), std::to_string(f.calls), label(s, ctx, f.function) + rec});
   for (const EdgeRow& e : edges_of(s.children, f.function)) {
     const FunctionRow* callee = ctx.row(e.callee);
-    t.add_row({"", "", format_ns(e.self_ns), format_ns(e.total_ns),
-               fmt::format("{}/{}", e.calls, callee ? callee->calls : 0),
-               "    " + label(s, ctx, e.callee) + edge_mark(e)});
+    add_edge(t, ctx, s, f, e, e.callee, callee ? callee->calls : 0);
   }
   t.add_rule();
 }
@@ -82,7 +86,7 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   }
   for (auto* m : {&s.parents, &s.children})
     for (auto& [f, list] : *m) std::sort(list.begin(), list.end(), hotter_edge);
-  Table t({{"index", Align::Left}, {"total%"}, {"self"}, {"total"}, {"calls"},
+  Table t({{"index", Align::Left}, {"total%"}, {"edge%"}, {"self"}, {"total"}, {"calls"},
            {"function", Align::Left}});
   size_t shown = 0;
   for (const FunctionRow& f : s.order) {
@@ -91,8 +95,9 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
     add_stanza(t, ctx, s, f);
   }
   write_header(out, ctx, "callers/callees");
-  out << "# per stanza: callers, the function [index], callees; calls n/N: n on this edge of\n"
-         "# the callee's N calls; edge self/total: the callee's time on behalf of that caller\n\n";
+  out << "# per stanza: callers, the function [index], callees. Edge rows: self/total are the\n"
+         "# callee's time on behalf of that caller (measured); calls n/N: n of the callee's N\n"
+         "# calls; edge%: the edge's total as a share of the stanza function's total.\n\n";
   t.render(out);
   return Ok{};
 }

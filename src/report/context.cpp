@@ -1,8 +1,7 @@
-// Building the report context: thread selection, filter compilation, aggregation.
+// Building the report context: thread selection, aggregation, filter compilation.
 #include "report/context.h"
 
 #include <algorithm>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -26,49 +25,85 @@ Status check_thread(const Profile& profile, uint32_t tid) {
 }  // namespace
 
 Result<ReportContext> ReportContext::make(const Profile& profile, const ReportOptions& options) {
-  ReportContext ctx(profile, options);
-  std::vector<uint32_t> tids;
   if (options.thread) {
     Status ok = check_thread(profile, *options.thread);
     if (!ok) return ok.error();
-    tids.push_back(*options.thread);
   }
-  ctx.tree_ = merged_tree(profile, tids);
-  ctx.shown_threads_ = 0;
-  for (const Thread& t : profile.threads) ctx.shown_threads_ += tids.empty() || t.tid == tids[0];
-  ctx.functions_ = function_rows(ctx.tree_);
-  ctx.edges_ = edge_rows(ctx.tree_);
-  ctx.stats_ = tree_stats(ctx.tree_);
-  ctx.grand_total_ns_ = callprof::grand_total_ns(ctx.tree_);
-  ctx.match_.assign(profile.functions.size(), true);
-  if (options.filter.empty()) return ctx;
-  // std::regex reports bad patterns, and patterns too complex for an input, by throwing.
-  try {
-    ctx.filter_.emplace(options.filter, std::regex::ECMAScript);
-    const std::regex& re = *ctx.filter_;
-    for (size_t f = 0; f < profile.functions.size(); ++f)
-      ctx.match_[f] = std::regex_search(profile.functions[f].name, re);
-    for (const FunctionRow& r : ctx.functions_)
-      if (r.function >= profile.functions.size())
-        ctx.match_unknown_[r.function] = std::regex_search(ctx.name(r.function), re);
-  } catch (const std::regex_error& e) {
-    return make_error(fmt::format("invalid filter regex '{}': {}", escape_text(options.filter),
-                                  e.what()));
-  }
+  ReportContext ctx(profile, options);
+  ctx.select_tree();
+  const CallTree& tree = ctx.tree();
+  ctx.nodes_ = node_quantities(tree);
+  ctx.functions_ = function_rows(tree, ctx.nodes_);
+  ctx.edges_ = edge_rows(tree, ctx.nodes_);
+  ctx.stats_ = tree_stats(tree, ctx.nodes_);
+  ctx.grand_total_ns_ = callprof::grand_total_ns(tree, ctx.nodes_.cum);
+  ctx.name_unknown_functions();
+  if (Status ok = ctx.compile_filter(); !ok) return ok.error();
   return ctx;
 }
 
-std::string ReportContext::name(FunctionId f) const {
-  if (f == kNoFunction) return "<spontaneous>";
-  if (f < profile_->functions.size()) return profile_->functions[f].name;
-  return fmt::format("<function #{}>", f);
+void ReportContext::select_tree() {
+  std::vector<const Thread*> chosen;
+  for (const Thread& t : profile_->threads)
+    if (!options_->thread || t.tid == *options_->thread) chosen.push_back(&t);
+  if (chosen.size() == 1) {
+    single_ = &chosen[0]->tree;
+    return;
+  }
+  std::vector<uint32_t> tids;
+  if (options_->thread) tids.push_back(*options_->thread);
+  merged_ = merged_tree(*profile_, tids);
 }
 
-std::string ReportContext::module(FunctionId f) const {
+void ReportContext::name_unknown_functions() {
+  const size_t known = profile_->functions.size();
+  auto add = [&](FunctionId f) {
+    if (f >= known && f != kNoFunction) unknown_names_.try_emplace(f, fmt::format("<function #{}>", f));
+  };
+  for (const FunctionRow& r : functions_) add(r.function);
+  for (const Thread& t : profile_->threads) {
+    add(t.start_routine);
+    for (FunctionId f : t.creator_path) add(f);
+  }
+}
+
+Status ReportContext::compile_filter() {
+  match_.assign(profile_->functions.size(), true);
+  if (options_->filter.empty()) return Ok{};
+  // std::regex reports bad patterns, and patterns too complex for an input, by throwing.
+  try {
+    filter_.emplace(options_->filter, std::regex::ECMAScript);
+    for (size_t f = 0; f < profile_->functions.size(); ++f)
+      match_[f] = std::regex_search(profile_->functions[f].name, *filter_);
+    for (const auto& [f, name] : unknown_names_) match_unknown_[f] = std::regex_search(name, *filter_);
+  } catch (const std::regex_error& e) {
+    return make_error(fmt::format("invalid filter regex '{}': {}", escape_text(options_->filter),
+                                  e.what()));
+  }
+  return Ok{};
+}
+
+std::string_view ReportContext::name(FunctionId f) const {
+  if (f == kNoFunction) return "<spontaneous>";
+  if (f < profile_->functions.size()) return profile_->functions[f].name;
+  auto it = unknown_names_.find(f);
+  return it == unknown_names_.end() ? "<unknown function>" : std::string_view(it->second);
+}
+
+std::string ReportContext::path_text(std::span<const FunctionId> path) const {
+  std::string s;
+  for (FunctionId f : path) {
+    if (!s.empty()) s += " > ";
+    s += name(f);
+  }
+  return s;
+}
+
+std::string_view ReportContext::module(FunctionId f) const {
   if (f >= profile_->functions.size()) return "";
   const ModuleId m = profile_->functions[f].module;
   if (m >= profile_->modules.size()) return "";
-  return std::string(base_name(profile_->modules[m].path));
+  return base_name(profile_->modules[m].path);
 }
 
 bool ReportContext::matches(FunctionId f) const {

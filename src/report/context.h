@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "graph/aggregate.h"
+#include "graph/node_quantities.h"
 #include "graph/tree_stats.h"
 #include "model/profile.h"
 #include "report/report.h"
@@ -24,18 +26,21 @@ class ReportContext {
 
   const Profile& profile() const { return *profile_; }
   const ReportOptions& options() const { return *options_; }
-  const CallTree& tree() const { return tree_; }
+  // The selected thread's tree, or the selected threads merged.
+  const CallTree& tree() const { return merged_ ? *merged_ : *single_; }
+  const NodeQuantities& nodes() const { return nodes_; }
   const std::vector<FunctionRow>& functions() const { return functions_; }
   const std::vector<EdgeRow>& edges() const { return edges_; }
   const TreeStats& stats() const { return stats_; }
   uint64_t grand_total_ns() const { return grand_total_ns_; }
-  size_t shown_threads() const { return shown_threads_; }
 
-  // Raw (unescaped) names: "<spontaneous>" for kNoFunction, a placeholder for ids
-  // outside the function table.
-  std::string name(FunctionId f) const;
+  // Raw (unescaped) names: "<spontaneous>" for kNoFunction, "<function #N>" for ids
+  // outside the function table. Valid as long as the context and profile are.
+  std::string_view name(FunctionId f) const;
+  // A call path as "a > b > c".
+  std::string path_text(std::span<const FunctionId> path) const;
   // Basename of the function's module, "" when unknown.
-  std::string module(FunctionId f) const;
+  std::string_view module(FunctionId f) const;
   // Does the function's name match the filter? (always true without a filter)
   bool matches(FunctionId f) const;
   // Does arbitrary text (a thread name) match the filter? (always true without one)
@@ -46,17 +51,22 @@ class ReportContext {
 
  private:
   ReportContext(const Profile& p, const ReportOptions& o) : profile_(&p), options_(&o) {}
+  void select_tree();
+  void name_unknown_functions();
+  Status compile_filter();
 
   const Profile* profile_;
   const ReportOptions* options_;
-  CallTree tree_;
+  const CallTree* single_ = nullptr;  // the one selected thread's tree: no copy needed
+  std::optional<CallTree> merged_;    // several threads merged
+  NodeQuantities nodes_;
   std::vector<FunctionRow> functions_;
   std::vector<EdgeRow> edges_;
   TreeStats stats_;
   uint64_t grand_total_ns_ = 0;
-  size_t shown_threads_ = 0;
-  std::vector<bool> match_;                             // by FunctionId, table ids
-  std::unordered_map<FunctionId, bool> match_unknown_;  // ids outside the table
+  std::unordered_map<FunctionId, std::string> unknown_names_;  // ids outside the table
+  std::vector<bool> match_;                                    // by FunctionId, table ids
+  std::unordered_map<FunctionId, bool> match_unknown_;
   std::optional<std::regex> filter_;
 };
 

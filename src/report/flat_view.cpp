@@ -25,8 +25,8 @@ void add_function(Table& t, const ReportContext& ctx, const FunctionRow& r) {
     cells.push_back(std::to_string(r.self_samples));
     cells.push_back(std::to_string(r.total_samples));
   }
-  cells.push_back(ctx.module(r.function));
-  cells.push_back(ctx.name(r.function));
+  cells.emplace_back(ctx.module(r.function));
+  cells.emplace_back(ctx.name(r.function));
   t.add_row(std::move(cells));
 }
 

@@ -38,7 +38,7 @@ Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view k
   // Final tie-breaks: bigger total first, then name, then id.
   auto tie = [c](const FunctionRow& a, const FunctionRow& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
-    const std::string na = c->name(a.function), nb = c->name(b.function);
+    const std::string_view na = c->name(a.function), nb = c->name(b.function);
     return na != nb ? na < nb : a.function < b.function;
   };
   for (const NumericKey& k : kNumeric) {
@@ -52,8 +52,8 @@ Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view k
   if (key == "name" || key == "module") {
     const bool by_module = key == "module";
     return FunctionLess([c, by_module, tie](const FunctionRow& a, const FunctionRow& b) {
-      const std::string va = by_module ? c->module(a.function) : c->name(a.function);
-      const std::string vb = by_module ? c->module(b.function) : c->name(b.function);
+      const std::string_view va = by_module ? c->module(a.function) : c->name(a.function);
+      const std::string_view vb = by_module ? c->module(b.function) : c->name(b.function);
       return va != vb ? va < vb : tie(a, b);
     });
   }

@@ -1,11 +1,10 @@
-// The JSON document (schema: docs/json.md). Sections are built with nlohmann::json and
-// streamed one array element per line; the tree is streamed with an explicit stack so
-// arbitrarily deep recursion neither overflows the stack nor builds one huge value.
+// The JSON document (schema: docs/json.md), one array element per line. Small sections
+// are built with nlohmann::json; the tree and edges come from json_stream.h.
 #include <nlohmann/json.hpp>
 
 #include "graph/modules.h"
-#include "graph/node_filter.h"
 #include "graph/threads.h"
+#include "report/json_stream.h"
 #include "report/views.h"
 
 namespace callprof {
@@ -23,12 +22,17 @@ json opt_ns(uint64_t v) { return v == Metrics::kUnset ? json(nullptr) : json(v);
 json opt_name(const ReportContext& ctx, FunctionId f) {
   return f == kNoFunction ? json(nullptr) : json(ctx.name(f));
 }
-json opt_id(uint32_t id) { return id == UINT32_MAX ? json(nullptr) : json(id); }
 
-void write_array(std::ostream& out, const char* key, const std::vector<json>& items, bool last = false) {
+void write_array(std::ostream& out, const char* key, const std::vector<std::string>& items) {
   out << '"' << key << "\": [";
-  for (size_t i = 0; i < items.size(); ++i) out << (i ? ",\n" : "\n") << dump(items[i]);
-  out << (items.empty() ? "]" : "\n]") << (last ? "\n" : ",\n");
+  for (size_t i = 0; i < items.size(); ++i) out << (i ? ",\n" : "\n") << items[i];
+  out << (items.empty() ? "]" : "\n]");
+}
+
+void write_array(std::ostream& out, const char* key, const std::vector<json>& items) {
+  std::vector<std::string> dumped;
+  for (const json& j : items) dumped.push_back(dump(j));
+  write_array(out, key, dumped);
 }
 
 json metadata(const Metadata& m) {
@@ -67,70 +71,6 @@ json function_json(const ReportContext& ctx, const FunctionRow& r) {
     j["total_samples"] = r.total_samples;
   }
   return j;
-}
-
-json edge_json(const ReportContext& ctx, const EdgeRow& e) {
-  return {{"caller", opt_name(ctx, e.caller)}, {"callee", ctx.name(e.callee)},
-          {"caller_id", opt_id(e.caller)}, {"callee_id", e.callee},
-          {"calls", e.calls}, {"recursive_calls", e.recursive_calls},
-          {"self_ns", e.self_ns}, {"total_ns", e.total_ns}};
-}
-
-struct TreeData {
-  const CallTree& tree;
-  std::vector<Metrics> cum = cumulative(tree);
-  std::vector<uint32_t> level = recursion_levels(tree);
-  std::vector<bool> shown = {};
-};
-
-// A node's object without its closing brace, so the children array can follow.
-std::string open_node(const ReportContext& ctx, const TreeData& d, NodeId id) {
-  const Metrics& b = d.tree.node(id).base;
-  const Metrics& c = d.cum[id];
-  const bool measured = b.has_min(Metric::MinWallNs);
-  json j = {{"name", ctx.name(d.tree.node(id).function)},
-            {"function_id", d.tree.node(id).function},
-            {"calls", b[Metric::Calls]}, {"self_ns", b[Metric::WallNs]},
-            {"total_ns", c[Metric::WallNs]},
-            {"min_self_ns", measured ? json(b[Metric::MinWallNs]) : json(nullptr)},
-            {"max_self_ns", measured ? json(b[Metric::MaxWallNs]) : json(nullptr)},
-            {"cpu_ns", b[Metric::CpuNs]}, {"offcpu_ns", b[Metric::OffCpuNs]},
-            {"recursion_level", d.level[id]}};
-  if (ctx.stats().has_samples) {
-    j["samples"] = b[Metric::Samples];
-    j["total_samples"] = c[Metric::Samples];
-  }
-  std::string s = dump(j);
-  s.pop_back();
-  return s;
-}
-
-NodeId next_shown(const TreeData& d, NodeId from) {
-  while (from != kNoNode && !d.shown[from]) from = d.tree.node(from).next_sibling;
-  return from;
-}
-
-void write_tree(std::ostream& out, const ReportContext& ctx) {
-  TreeData d{ctx.tree()};
-  d.shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
-  struct Frame { NodeId next; bool first; };  // next child to write, of the open node
-  std::vector<Frame> stack{{next_shown(d, d.tree.node(kRootNode).first_child), true}};
-  out << "\"tree\": [";
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next == kNoNode) {
-      const bool first = f.first;
-      stack.pop_back();
-      out << (first ? "]" : "\n]") << (stack.empty() ? "" : "}");
-      continue;
-    }
-    const NodeId id = f.next;
-    f.next = next_shown(d, d.tree.node(id).next_sibling);
-    out << (f.first ? "\n" : ",\n") << open_node(ctx, d, id) << ",\"children\":[";
-    f.first = false;
-    stack.push_back({next_shown(d, d.tree.node(id).first_child), true});
-  }
-  out << ",\n";
 }
 
 std::vector<json> threads(const ReportContext& ctx) {
@@ -179,26 +119,33 @@ std::vector<json> modules(const ReportContext& ctx) {
 
 Status render_json(const ReportContext& ctx, std::ostream& out) {
   const ReportOptions& o = ctx.options();
+  const JsonNames names(ctx);
   json selection = {{"thread", o.thread ? json(*o.thread) : json(nullptr)},
                     {"filter", o.filter.empty() ? json(nullptr) : json(o.filter)}};
   out << "{\n\"schema_version\": " << kSchemaVersion << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";
   out << "\"summary\": " << dump(summary(ctx)) << ",\n";
-  std::vector<json> items;
+  std::vector<json> functions;
   for (const FunctionRow& r : ctx.functions())
-    if (ctx.matches(r.function)) items.push_back(function_json(ctx, r));
-  write_array(out, "functions", items);
-  items.clear();
+    if (ctx.matches(r.function)) functions.push_back(function_json(ctx, r));
+  write_array(out, "functions", functions);
+  out << ",\n";
+  std::vector<std::string> edges;
   for (const EdgeRow& e : ctx.edges())
-    if (ctx.matches(e.caller) || ctx.matches(e.callee)) items.push_back(edge_json(ctx, e));
-  write_array(out, "edges", items);
-  write_tree(out, ctx);
+    if (ctx.matches(e.caller) || ctx.matches(e.callee)) edges.push_back(edge_json(e, names));
+  write_array(out, "edges", edges);
+  out << ",\n";
+  write_tree_json(out, ctx, names);
+  out << ",\n";
   write_array(out, "threads", threads(ctx));
+  out << ",\n";
   write_array(out, "processes", processes(ctx.profile()));
+  out << ",\n";
   write_array(out, "modules", modules(ctx));
-  write_array(out, "syscalls", {}, true);
-  out << "}\n";
+  out << ",\n";
+  write_array(out, "syscalls", std::vector<std::string>{});
+  out << "\n}\n";
   return Ok{};
 }
 

@@ -51,7 +51,7 @@ Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) 
     const FunctionRow& r = rows[i];
     t.add_row({std::to_string(r.calls), format_ns(r.self_ns),
                format_pct(r.self_ns, ctx.grand_total_ns()), format_ns(r.total_ns),
-               format_pct(r.total_ns, ctx.grand_total_ns()), ctx.name(r.function)});
+               format_pct(r.total_ns, ctx.grand_total_ns()), std::string(ctx.name(r.function))});
   }
   out << fmt::format("hottest functions (by {}):\n", escape_text(key));
   t.render(out, 2);
@@ -73,7 +73,7 @@ void write_edges(const ReportContext& ctx, size_t top, std::ostream& out) {
     const EdgeRow& e = rows[i];
     t.add_row({std::to_string(e.calls), format_ns(e.self_ns), format_ns(e.total_ns),
                format_pct(e.total_ns, ctx.grand_total_ns()),
-               ctx.name(e.caller) + " > " + ctx.name(e.callee)});
+               fmt::format("{} > {}", ctx.name(e.caller), ctx.name(e.callee))});
   }
   out << "hottest edges (by total):\n";
   t.render(out, 2);
@@ -88,8 +88,7 @@ void write_paths(const ReportContext& ctx, size_t top, std::ostream& out) {
   for (NodeId id : hottest_nodes(tree, SIZE_MAX)) {
     if (t.rows() == top) break;
     if (!on_path[id]) continue;
-    std::string path;
-    for (FunctionId f : tree.path_to(id)) path += (path.empty() ? "" : " > ") + ctx.name(f);
+    const std::string path = ctx.path_text(tree.path_to(id));
     const Metrics& b = tree.node(id).base;
     t.add_row({std::to_string(b[Metric::Calls]), format_ns(b[Metric::WallNs]),
                format_pct(b[Metric::WallNs], ctx.grand_total_ns()), path});

@@ -7,42 +7,62 @@
 
 namespace callprof {
 
+Table::Table(std::vector<Column> columns)
+    : columns_(std::move(columns)), width_(columns_.size(), 0) {}
+
 void Table::add_row(std::vector<std::string> cells) {
   cells.resize(columns_.size());
-  for (std::string& c : cells) c = escape_text(c);
-  rows_.push_back(Row{false, std::move(cells)});
+  Row row;
+  for (size_t c = 0; c < cells.size(); ++c) {
+    const std::string cell = escape_text(cells[c]);
+    width_[c] = std::max(width_[c], display_width(cell));
+    if (c) row.cells += '\0';
+    row.cells += cell;
+  }
+  rows_.push_back(std::move(row));
 }
 
 void Table::add_rule() { rows_.push_back(Row{true, {}}); }
 
 void Table::render(std::ostream& out, size_t indent) const {
   const size_t n = columns_.size();
-  std::vector<size_t> width(n, 0);
-  for (size_t c = 0; c < n && titles_; ++c) width[c] = display_width(escape_text(columns_[c].title));
-  for (const Row& r : rows_)
-    for (size_t c = 0; c < n && !r.rule; ++c) width[c] = std::max(width[c], display_width(r.cells[c]));
+  std::vector<size_t> width = width_;
+  std::vector<std::string> titles;
+  for (size_t c = 0; c < n; ++c) {
+    titles.push_back(escape_text(columns_[c].title));
+    if (titles_) width[c] = std::max(width[c], display_width(titles.back()));
+  }
   size_t total = 0;
   for (size_t c = 0; c < n; ++c) total += width[c] + (c ? 2 : 0);
   const std::string margin(indent, ' ');
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string s = margin;
+  std::string line;
+  auto emit = [&](auto cell_at) {
+    line = margin;
     for (size_t c = 0; c < n; ++c) {
-      if (c) s += "  ";
-      const size_t pad = width[c] - display_width(cells[c]);
-      const bool last = c + 1 == n;
-      if (columns_[c].align == Align::Right) s.append(pad, ' ');
-      s += cells[c];
-      if (columns_[c].align == Align::Left && !last) s.append(pad, ' ');
+      const std::string_view cell = cell_at(c);
+      const size_t pad = width[c] - display_width(cell);
+      if (c) line += "  ";
+      if (columns_[c].align == Align::Right) line.append(pad, ' ');
+      line += cell;
+      if (columns_[c].align == Align::Left && c + 1 < n) line.append(pad, ' ');
     }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out << s << '\n';
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
   };
-  std::vector<std::string> titles;
-  for (const Column& col : columns_) titles.push_back(escape_text(col.title));
-  if (titles_) line(titles);
+  if (titles_) emit([&](size_t c) { return std::string_view(titles[c]); });
   for (const Row& r : rows_) {
-    if (r.rule) out << margin << std::string(std::min<size_t>(total, 120), '-') << '\n';
-    else line(r.cells);
+    if (r.rule) {
+      out << margin << std::string(std::min<size_t>(total, 120), '-') << '\n';
+      continue;
+    }
+    std::vector<std::string_view> cells;
+    std::string_view rest = r.cells;
+    for (size_t c = 0; c < n; ++c) {
+      const size_t end = std::min(rest.find('\0'), rest.size());
+      cells.push_back(rest.substr(0, end));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+    emit([&](size_t c) { return cells[c]; });
   }
 }
 

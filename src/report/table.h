@@ -17,7 +17,7 @@ struct Column {
 
 class Table {
  public:
-  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  explicit Table(std::vector<Column> columns);
 
   // A row of cells, one per column (missing cells are empty).
   void add_row(std::vector<std::string> cells);
@@ -32,11 +32,14 @@ class Table {
   void render(std::ostream& out, size_t indent = 0) const;
 
  private:
+  // A row is stored as its escaped cells joined by '\0' (escaping removes every NUL from
+  // the text), one allocation per row: views of a million-node tree stay affordable.
   struct Row {
     bool rule = false;
-    std::vector<std::string> cells;
+    std::string cells;
   };
   std::vector<Column> columns_;
+  std::vector<size_t> width_;  // display width per column so far
   std::vector<Row> rows_;
   bool titles_ = true;
 };

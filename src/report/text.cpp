@@ -1,6 +1,8 @@
 // Escaping and unit formatting for the text views.
 #include "report/text.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/metrics.h"
@@ -45,6 +47,9 @@ void escape_ascii_control(unsigned char c, std::string& out) {
 }  // namespace
 
 std::string escape_text(std::string_view s) {
+  // Fast path: printable ASCII (almost every name) needs no decoding.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
+    return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {

@@ -47,18 +47,12 @@ Result<ThreadLess> thread_order(const ThreadData& d, std::string key) {
                                 "start, duration, calls, total, dropped)", escape_text(key)));
 }
 
-std::string path_text(const ReportContext& ctx, const std::vector<FunctionId>& path) {
-  std::string s;
-  for (FunctionId f : path) s += (s.empty() ? "" : " > ") + ctx.name(f);
-  return s;
-}
-
 void add_thread(Table& t, const ThreadData& d, size_t i) {
   const Thread& th = d.ctx.profile().threads[i];
   const int64_t dur = duration(th);
   t.add_row({std::to_string(th.tid), th.name, th.creator_tid ? std::to_string(th.creator_tid) : "-",
-             th.creator_path.empty() ? "-" : path_text(d.ctx, th.creator_path),
-             th.start_routine == kNoFunction ? "-" : d.ctx.name(th.start_routine),
+             th.creator_path.empty() ? "-" : d.ctx.path_text(th.creator_path),
+             th.start_routine == kNoFunction ? "-" : std::string(d.ctx.name(th.start_routine)),
              format_ms(th.start_ns - d.origin), dur < 0 ? "-" : format_ms(dur),
              std::to_string(d.totals[i].calls), format_ns(d.totals[i].total_ns),
              th.finished ? "finished" : "running", std::to_string(th.dropped_calls)});
@@ -118,7 +112,7 @@ void write_trees(const ReportContext& ctx, std::ostream& out) {
   for (const ForestEntry& e : thread_forest(p)) {
     const Thread& t = p.threads[e.index];
     std::string line = fmt::format("{} {}", t.tid, t.name);
-    if (t.start_routine != kNoFunction) line += " [" + ctx.name(t.start_routine) + "]";
+    if (t.start_routine != kNoFunction) line += fmt::format(" [{}]", ctx.name(t.start_routine));
     out << std::string(2 + 2 * std::min<size_t>(e.depth, 64), ' ') << escape_text(line) << '\n';
   }
   if (p.processes.size() < 2) return;

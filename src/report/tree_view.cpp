@@ -18,10 +18,11 @@ namespace {
 // the level column still gives the true depth.
 constexpr size_t kMaxIndentLevels = 64;
 
+// The tree with its per-node quantities, from the context (computed once per report).
 struct NodeData {
   const CallTree& tree;
-  std::vector<Metrics> cum = cumulative(tree);
-  std::vector<uint32_t> level = recursion_levels(tree);
+  const std::vector<Metrics>& cum;
+  const std::vector<uint32_t>& level;
 };
 
 struct NodeKey {
@@ -54,13 +55,14 @@ Result<NodeLess> node_order(const ReportContext& ctx, const NodeData& d, std::st
   auto tie = [p, c](NodeId a, NodeId b) {
     const uint64_t ca = p->cum[a][Metric::WallNs], cb = p->cum[b][Metric::WallNs];
     if (ca != cb) return ca > cb;
-    const std::string na = c->name(p->tree.node(a).function), nb = c->name(p->tree.node(b).function);
+    const std::string_view na = c->name(p->tree.node(a).function);
+    const std::string_view nb = c->name(p->tree.node(b).function);
     return na != nb ? na < nb : a < b;
   };
   if (key == "name")
     return NodeLess([p, c](NodeId a, NodeId b) {
-      const std::string na = c->name(p->tree.node(a).function);
-      const std::string nb = c->name(p->tree.node(b).function);
+      const std::string_view na = c->name(p->tree.node(a).function);
+      const std::string_view nb = c->name(p->tree.node(b).function);
       return na != nb ? na < nb : a < b;
     });
   for (const NodeKey& k : kKeys) {
@@ -102,14 +104,14 @@ void add_node(Table& t, const ReportContext& ctx, const NodeData& d, NodeId id, 
   if (ctx.stats().has_offcpu) cells.push_back(format_ns(b[Metric::OffCpuNs]));
   if (ctx.stats().has_samples) cells.push_back(std::to_string(b[Metric::Samples]));
   const size_t indent = 2 * (std::min(depth, kMaxIndentLevels) - 1);
-  cells.push_back(std::string(indent, ' ') + ctx.name(d.tree.node(id).function));
+  cells.push_back(std::string(indent, ' ').append(ctx.name(d.tree.node(id).function)));
   t.add_row(std::move(cells));
 }
 
 }  // namespace
 
 Status render_tree(const ReportContext& ctx, std::ostream& out) {
-  NodeData d{ctx.tree()};
+  const NodeData d{ctx.tree(), ctx.nodes().cum, ctx.nodes().level};
   auto less = node_order(ctx, d, ctx.options().sort);
   if (!less) return less.error();
   const std::vector<bool> shown =
@@ -118,11 +120,12 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
   const size_t limit = ctx.options().limit;
   // Depth-first with an explicit stack: recursion can make the tree arbitrarily deep.
   std::vector<std::pair<NodeId, size_t>> stack{{kRootNode, 0}};
+  std::vector<NodeId> kids;
   while (!stack.empty() && !(limit && t.rows() == limit)) {
     auto [id, depth] = stack.back();
     stack.pop_back();
     if (id != kRootNode) add_node(t, ctx, d, id, depth);
-    std::vector<NodeId> kids;
+    kids.clear();
     for (NodeId k = d.tree.node(id).first_child; k != kNoNode; k = d.tree.node(k).next_sibling)
       if (shown[k]) kids.push_back(k);
     std::sort(kids.begin(), kids.end(), *less);

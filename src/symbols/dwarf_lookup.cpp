@@ -22,23 +22,42 @@ std::string source_path(const char* path, const char* comp_dir) {
   fs::path result = fs::path(path).lexically_normal();
   if (result.is_relative() && comp_dir != nullptr && *comp_dir != '\0') {
     fs::path dir = fs::path(comp_dir).lexically_normal();
-    bool has_dir = dir.is_relative() && dir != "." &&
-                   std::mismatch(dir.begin(), dir.end(), result.begin(), result.end()).first ==
-                       dir.end();
+    bool has_dir =
+        dir.is_relative() && dir != "." &&
+        std::mismatch(dir.begin(), dir.end(), result.begin(), result.end()).first == dir.end();
     if (!has_dir) result = (dir / result).lexically_normal();
   }
   return result.string();
 }
 
-const char* comp_dir_of(Dwarf_Die* die) {
-  Dwarf_Die cu;
-  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr) return nullptr;
+const char* comp_dir_of(Dwarf_Die* cu) {
   Dwarf_Attribute attr;
-  return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+  return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
 }
 
+// Entry `index` of the file table of the CU an attribute was read from. Not
+// dwarf_decl_file: elfutils 0.188 takes index 0 for "none", which DWARF 5 uses for
+// the primary source file (clang writes it).
+std::string file_entry(Dwarf_Attribute* attr) {
+  Dwarf_Word index = 0;
+  Dwarf_Die cu;
+  Dwarf_Half version = 0;
+  if (attr == nullptr || dwarf_formudata(attr, &index) != 0 ||
+      dwarf_cu_die(attr->cu, &cu, &version, nullptr, nullptr, nullptr, nullptr, nullptr) ==
+          nullptr ||
+      (index == 0 && version < 5)) {
+    return {};
+  }
+  Dwarf_Files* files = nullptr;
+  size_t count = 0;
+  if (dwarf_getsrcfiles(&cu, &files, &count) != 0 || index >= count) return {};
+  return source_path(dwarf_filesrc(files, index, nullptr, nullptr), comp_dir_of(&cu));
+}
+
+// Through abstract origins and specifications, like the declaration it describes.
 std::string decl_file(Dwarf_Die* die) {
-  return source_path(dwarf_decl_file(die), comp_dir_of(die));
+  Dwarf_Attribute attr;
+  return file_entry(dwarf_attr_integrate(die, DW_AT_decl_file, &attr));
 }
 
 uint32_t decl_line(Dwarf_Die* die) {
@@ -46,19 +65,9 @@ uint32_t decl_line(Dwarf_Die* die) {
   return dwarf_decl_line(die, &line) == 0 && line > 0 ? static_cast<uint32_t>(line) : 0;
 }
 
-// DW_AT_call_file is an index into the CU's file table, unlike the decl_* helpers.
 std::string call_file(Dwarf_Die* die) {
   Dwarf_Attribute attr;
-  Dwarf_Word index = 0;
-  if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &index) != 0) return {};
-  Dwarf_Die cu;
-  Dwarf_Files* files = nullptr;
-  size_t count = 0;
-  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr ||
-      dwarf_getsrcfiles(&cu, &files, &count) != 0 || index >= count) {
-    return {};
-  }
-  return source_path(dwarf_filesrc(files, index, nullptr, nullptr), comp_dir_of(die));
+  return file_entry(dwarf_attr(die, DW_AT_call_file, &attr));
 }
 
 uint32_t call_line(Dwarf_Die* die) {

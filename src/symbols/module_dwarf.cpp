@@ -43,9 +43,14 @@ void add_ranges(Dwarf_Die* die, std::vector<Range>& out) {
 
 bool may_hold_functions(int tag) {
   switch (tag) {
-    case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
-    case DW_TAG_union_type: case DW_TAG_interface_type: case DW_TAG_module:
-    case DW_TAG_subprogram: case DW_TAG_lexical_block:  // local classes, nested functions
+    case DW_TAG_namespace:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+    case DW_TAG_interface_type:
+    case DW_TAG_module:
+    case DW_TAG_subprogram:
+    case DW_TAG_lexical_block:  // local classes, nested functions
       return true;
     default:
       return false;
@@ -87,8 +92,8 @@ std::string scoped_name(Dwarf_Die* declaration) {
   MallocPtr<Dwarf_Die> scopes(found);
   for (int i = 1; i < count; ++i) {
     int tag = dwarf_tag(&found[i]);
-    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
-        tag != DW_TAG_structure_type && tag != DW_TAG_union_type) {
+    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
+        tag != DW_TAG_union_type) {
       continue;
     }
     const char* scope = dwarf_diename(&found[i]);

@@ -39,9 +39,9 @@ class ModuleDwarf {
   Dwfl_Module* mod_;
   bool cus_indexed_ = false;
   Dwarf_Addr cu_bias_ = 0;
-  std::vector<Range> cus_;  // sorted by low
+  std::vector<Range> cus_;                                         // sorted by low
   std::unordered_map<const void*, std::vector<Range>> functions_;  // by CU DIE, sorted by low
-  std::unordered_map<const void*, std::string> names_;  // by declaration DIE
+  std::unordered_map<const void*, std::string> names_;             // by declaration DIE
 };
 
 }  // namespace callprof::symbols_detail

@@ -14,9 +14,12 @@ namespace {
 
 int binding_rank(unsigned char info) {
   switch (GELF_ST_BIND(info)) {
-    case STB_GLOBAL: return 0;
-    case STB_WEAK: return 1;
-    default: return 2;
+    case STB_GLOBAL:
+      return 0;
+    case STB_WEAK:
+      return 1;
+    default:
+      return 2;
   }
 }
 
@@ -30,8 +33,7 @@ SymbolTable::SymbolTable(Dwfl_Module* mod) {
     GElf_Sym sym;
     GElf_Addr address = 0;
     GElf_Word section = 0;
-    const char* name = dwfl_module_getsym_info(mod, i, &sym, &address, &section, nullptr,
-                                               nullptr);
+    const char* name = dwfl_module_getsym_info(mod, i, &sym, &address, &section, nullptr, nullptr);
     if (name == nullptr || *name == '\0') continue;
     int type = GELF_ST_TYPE(sym.st_info);
     // Code only; SHN_UNDEF are imports, -1 symbols outside loaded sections.

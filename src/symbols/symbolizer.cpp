@@ -17,8 +17,8 @@ using symbols_detail::file_build_id;
 namespace {
 
 struct ModuleState {
-  Dwfl_Module* dwfl = nullptr;        // null: no readable file for it
-  std::unique_ptr<symbols_detail::ModuleDwarf> dwarf;  // set with dwfl
+  Dwfl_Module* dwfl = nullptr;                           // null: no readable file for it
+  std::unique_ptr<symbols_detail::ModuleDwarf> dwarf;    // set with dwfl
   std::unique_ptr<symbols_detail::SymbolTable> symbols;  // set on first use
   std::vector<std::string> deferred;  // warnings shown once an address falls into it
   bool used = false;
@@ -27,8 +27,7 @@ struct ModuleState {
 // Names the loader gives to mappings without a file (the vDSO) or the main program
 // when the recorder could not name it.
 bool has_file(const std::string& path) {
-  return !path.empty() && path[0] != '[' && path != "linux-vdso.so.1" &&
-         path != "linux-gate.so.1";
+  return !path.empty() && path[0] != '[' && path != "linux-vdso.so.1" && path != "linux-gate.so.1";
 }
 
 std::string dwfl_error() {
@@ -91,13 +90,11 @@ std::string Symbolizer::Impl::choose_file(const LoadedModule& module,
   if (on_disk.ok() && (module.build_id.empty() || on_disk.value() == module.build_id)) {
     return module.path;
   }
-  std::string problem = on_disk.ok()
-                            ? "build id differs from the recording (file changed since?)"
-                            : "cannot open (" + on_disk.error().message + ")";
+  std::string problem = on_disk.ok() ? "build id differs from the recording (file changed since?)"
+                                     : "cannot open (" + on_disk.error().message + ")";
   std::string found = module.build_id.empty() ? "" : find_by_build_id(module.build_id);
   if (!found.empty()) {
-    deferred.push_back(module.path + ": " + problem + "; using " + found +
-                       ", found by build id");
+    deferred.push_back(module.path + ": " + problem + "; using " + found + ", found by build id");
   } else {
     deferred.push_back(module.path + ": " + problem + "; its addresses are left unnamed");
   }
@@ -126,8 +123,7 @@ void Symbolizer::Impl::report(size_t index) {
   if (file.empty()) return;
   // add_p_vaddr=true makes `base` the load bias for ET_DYN (with false it would be
   // the address of the first segment); for ET_EXEC libdwfl ignores it and uses 0.
-  st.dwfl = dwfl_report_elf(dwfl.get(), module.path.c_str(), file.c_str(), -1,
-                            module.bias, true);
+  st.dwfl = dwfl_report_elf(dwfl.get(), module.path.c_str(), file.c_str(), -1, module.bias, true);
   if (st.dwfl == nullptr) {
     st.deferred.push_back(module.path + ": cannot read (" + dwfl_error() +
                           "); its addresses are left unnamed");
@@ -141,8 +137,7 @@ void Symbolizer::Impl::index_ranges() {
     LoadedModule& module = modules[i];
     if (module.start >= module.end && state[i].dwfl != nullptr) {
       Dwarf_Addr start = 0, end = 0;
-      dwfl_module_info(state[i].dwfl, nullptr, &start, &end, nullptr, nullptr, nullptr,
-                       nullptr);
+      dwfl_module_info(state[i].dwfl, nullptr, &start, &end, nullptr, nullptr, nullptr, nullptr);
       module.start = start;
       module.end = end;
     }
@@ -176,11 +171,11 @@ ModuleState& Symbolizer::Impl::use(size_t index) {
   Dwarf_Addr bias = 0;
   if (dwfl_module_getdwarf(st.dwfl, &bias) == nullptr) {
     const std::string& path = modules[index].path;
-    if (dwfl_module_getsymtab(st.dwfl) <= 0) {
-      warnings.push_back(path + ": no symbols and no debug info; its addresses are left unnamed");
-    } else {
-      warnings.push_back(path + ": no debug info; names from the symbol table only, no source lines");
-    }
+    warnings.push_back(dwfl_module_getsymtab(st.dwfl) <= 0
+                           ? path + ": no symbols and no debug info; its addresses are left unnamed"
+                           : path +
+                                 ": no debug info; names from the symbol table only, no "
+                                 "source lines");
   }
   return st;
 }

@@ -14,25 +14,25 @@ namespace callprof {
 
 // One module mapped in the recorded process, as the recorder saw it (dl_iterate_phdr).
 struct LoadedModule {
-  std::string path;        // as the dynamic loader saw it; "" or "[vdso]" style names have no file
-  uint64_t bias = 0;       // load bias (dlpi_addr): runtime address = ELF vaddr + bias
+  std::string path;   // as the dynamic loader saw it; "" or "[vdso]" style names have no file
+  uint64_t bias = 0;  // load bias (dlpi_addr): runtime address = ELF vaddr + bias
   uint64_t start = 0, end = 0;  // runtime range of its PT_LOAD segments; 0,0: take it from the file
-  std::string build_id;    // lowercase hex from the target's memory, "" if none
+  std::string build_id;         // lowercase hex from the target's memory, "" if none
 };
 
 struct SymbolInfo {
-  int module = -1;             // index into the modules given, -1 if no module covers the address
-  uint64_t file_address = 0;   // address - bias (ELF vaddr), for the profile's Function.address
-  std::string name;            // demangled; "" if no symbol (see resolve_inlined for inline frames)
-  std::string linkage_name;    // raw ELF symbol name; without one, DWARF's linkage or plain name
-  uint64_t offset = 0;         // address - function start (0 for function entries)
-  std::string file;            // source file of the function (DWARF decl_file, else line table)
-  uint32_t line = 0;           // line of the function's declaration, 0 when unknown
+  int module = -1;            // index into the modules given, -1 if no module covers the address
+  uint64_t file_address = 0;  // address - bias (ELF vaddr), for the profile's Function.address
+  std::string name;           // demangled; "" if no symbol (see resolve_inlined for inline frames)
+  std::string linkage_name;   // raw ELF symbol name; without one, DWARF's linkage or plain name
+  uint64_t offset = 0;        // address - function start (0 for function entries)
+  std::string file;           // source file of the function (DWARF decl_file, else line table)
+  uint32_t line = 0;          // line of the function's declaration, 0 when unknown
   // Where execution is at this address inside the function: the line table for the
   // innermost frame; for a frame around an inlined call, the call site. "" / 0 when unknown.
   std::string pc_file;
   uint32_t pc_line = 0;
-  bool inlined = false;        // resolve_inlined(): this frame was inlined into the next one
+  bool inlined = false;  // resolve_inlined(): this frame was inlined into the next one
 };
 
 struct SymbolizerOptions {

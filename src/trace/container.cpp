@@ -107,6 +107,8 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
   std::unique_ptr<ZSTD_DCtx, FreeDCtx> dctx(ZSTD_createDCtx());
   if (!dctx) return make_error("out of memory (zstd decompression context)");
   const uint64_t expected = header.uncompressed_size;
+  // Start near the compressed size and double as output really appears: the header's size
+  // was checked against the frame, but a tiny frame may still claim a huge payload.
   std::string out;
   out.resize(std::min<uint64_t>(expected, std::max<uint64_t>(frame.size() * 4, 1 << 20)));
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
@@ -122,7 +124,8 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
       continue;
     }
     if (in.pos == in_before && sink.pos == out_before)
-      return corrupted(in.pos == in.size ? "zstd frame ends early" : "zstd frame holds more than it declares");
+      return corrupted(in.pos == in.size ? "zstd frame ends early"
+                                         : "zstd frame holds more than it declares");
   }
   if (sink.pos != expected || in.pos != in.size)
     return corrupted(fmt::format("zstd frame decoded to {} bytes, header says {}", sink.pos, expected));

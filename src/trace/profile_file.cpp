@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <exception>
 #include <new>
 

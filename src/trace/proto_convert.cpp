@@ -152,10 +152,12 @@ Result<Profile> from_proto(const file::Profile& payload) {
   Profile profile;
   profile.meta = take_metadata(payload.metadata());
   profile.modules.reserve(size_t(payload.modules_size()));
-  for (const file::Module& m : payload.modules()) profile.modules.push_back(Module{m.path(), m.build_id()});
+  for (const file::Module& m : payload.modules())
+    profile.modules.push_back(Module{m.path(), m.build_id()});
   profile.functions.reserve(size_t(payload.functions_size()));
   for (const file::Function& f : payload.functions())
-    profile.functions.push_back(Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line()});
+    profile.functions.push_back(
+        Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line()});
   profile.processes.reserve(size_t(payload.processes_size()));
   for (const file::Process& p : payload.processes())
     profile.processes.push_back(Process{p.pid(), p.ppid(), p.command(), p.start_ns(), p.end_ns()});

@@ -64,7 +64,9 @@ Status validate_thread(const file::Thread& thread, size_t index, size_t function
 
 }  // namespace
 
-std::string thread_label(size_t index, uint32_t tid) { return fmt::format("thread {} with tid {}", index, tid); }
+std::string thread_label(size_t index, uint32_t tid) {
+  return fmt::format("thread {} with tid {}", index, tid);
+}
 
 Metric metric_named(std::string_view name) {
   for (size_t i = 0; i < kMetricCount; ++i)

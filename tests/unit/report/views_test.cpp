@@ -112,7 +112,7 @@ TEST(FlatView, SortsByEveryColumn) {
       if (i) {
         EXPECT_GE(value(rows[i - 1]), value(rows[i])) << key;
       }
-      expected.push_back(ctx->name(rows[i].function));
+      expected.emplace_back(ctx->name(rows[i].function));
     }
     auto r = render(counter(), opts("flat", key));
     ASSERT_TRUE(r.ok) << r.text;

@@ -36,7 +36,8 @@ void parse_line(const std::string& line, FixtureRun& run) {
 
 FixtureRun run_fixture(const std::string& program) {
   FixtureRun run;
-  FILE* pipe = ::popen(program.c_str(), "r");
+  std::string command = "'" + program + "'";  // build paths have no quotes
+  FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) {
     ADD_FAILURE() << "cannot run " << program;
     return run;

@@ -1,5 +1,7 @@
 // Symbolizer against real binaries: each fixture reports its own entry addresses and
 // modules (like the recorder), and the test checks names, files and lines.
+#include "symbols/symbolizer.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +9,6 @@
 #include <map>
 
 #include "fixture_support.h"
-#include "symbols/symbolizer.h"
 
 namespace callprof {
 namespace {
@@ -251,7 +252,7 @@ TEST(Symbolizer, StrippedBinaryWithoutDebugFile) {
   for (uint64_t entry : run.entries) {
     SymbolInfo info = symbolizer->resolve(entry);
     if (info.module != main_index) continue;  // the library keeps its debug info
-    EXPECT_EQ(info.file, "");  // nothing to say, and nothing made up
+    EXPECT_EQ(info.file, "");                 // nothing to say, and nothing made up
     EXPECT_NE(info.name, "demo::inner::compute(double)");
   }
   EXPECT_TRUE(has_warning(*symbolizer, "nolink/symfix_pie", "debug info"))
@@ -259,8 +260,8 @@ TEST(Symbolizer, StrippedBinaryWithoutDebugFile) {
 }
 
 TEST(Symbolizer, MissingFileKeepsModuleAndWarnsOnce) {
-  LoadedModule gone{"/nonexistent/dir/libgone.so", 0x7f0000000000, 0x7f0000001000,
-                    0x7f0000005000, "abcdef0123"};
+  LoadedModule gone{"/nonexistent/dir/libgone.so", 0x7f0000000000, 0x7f0000001000, 0x7f0000005000,
+                    "abcdef0123"};
   auto symbolizer = make_symbolizer({gone}, {.debug_dirs = {}});
   ASSERT_TRUE(symbolizer);
   SymbolInfo info = symbolizer->resolve(0x7f0000001234);

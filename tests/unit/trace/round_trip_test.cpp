@@ -59,7 +59,8 @@ TEST(ProfileFile, RoundTripOfEmptyProfile) {
 
 TEST(ProfileFile, LargeTreeRoundTrips) {
   Profile profile;
-  for (uint32_t f = 0; f < 50; ++f) profile.functions.push_back({"f" + std::to_string(f), "", kNoModule, f, "", 0});
+  for (uint32_t f = 0; f < 50; ++f)
+    profile.functions.push_back({"f" + std::to_string(f), "", kNoModule, f, "", 0});
   Thread thread = test::make_thread(1, 1);
   uint64_t seed = 42;
   for (int i = 0; i < 50'000; ++i) {
@@ -188,14 +189,15 @@ TEST(ProfileFile, ReaderStopsAtTheDeclaredEnd) {
   const std::string path = dir.file("long.callprof");
   std::vector<uint8_t> bytes = serialize_profile(test::small_profile()).value();
   bytes.resize(bytes.size() + (4 << 20), 'x');  // megabytes of junk after the frame
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   test::expect_error(read_profile(path), path, "corrupted (1 byte after the");
 }
 
 // A v1 file committed to the repository (written once by write_profile(test::rich_profile())
 // when v1 was current; never regenerate it): every future reader must still read it.
 TEST(ProfileFile, ReadsCommittedVersion1File) {
-  const std::string path = std::string(CALLPROF_TRACE_TEST_DATA) + "/v1_rich.callprof";
+  const std::string path = std::string(CALLPROF_TRACE_TEST_DATA) + "/v1_rich.bin";
   Result<Profile> profile = read_profile(path);
   ASSERT_TRUE(profile.ok()) << profile.error().message;
   test::expect_same_profile(test::rich_profile(), *profile);

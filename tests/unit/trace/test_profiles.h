@@ -17,7 +17,7 @@ Thread make_thread(uint32_t tid, uint32_t pid);
 
 // Every field set: several threads, recursion, min/max metrics with some mins unset,
 // metrics on the root, extra metadata, non-ASCII and non-UTF-8 names. Frozen:
-// data/v1_rich.callprof was written from it, and ReadsCommittedVersion1File compares the two.
+// data/v1_rich.bin was written from it, and ReadsCommittedVersion1File compares the two.
 Profile rich_profile();
 // A handful of nodes, used where every byte offset of a file is tried.
 Profile small_profile();

@@ -1,0 +1,130 @@
+// End-to-end: exact call counts, the gprof counter-example (per-caller time measured, not
+// apportioned) and recursion counted once, each with GCC and Clang.
+#include <cstdio>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class Calls : public E2ETest {};
+class GprofSplit : public E2ETest {};
+class Recursion : public E2ETest {};
+E2E_INSTANTIATE(Calls);
+E2E_INSTANTIATE(GprofSplit);
+E2E_INSTANTIATE(Recursion);
+
+TEST_P(Calls, ExactOnEveryFunctionEdgeAndPath) {
+  const Report r = record_and_report(build("calls.c"));
+  expect_function_calls(r, {{"main", 1}, {"a", 7}, {"b", 51}, {"c", 4}, {"via_pointer", 1}, {"hot", 1},
+                            {"leaf", 101000}});
+  EXPECT_EQ(r.doc().at("functions").size(), 7u) << "no other function (no clone, nothing of the runtime's)";
+  expect_edge_calls(r, {{"", "main", 1}, {"main", "a", 3}, {"c", "a", 4}, {"a", "b", 49}, {"main", "b", 2},
+                        {"main", "c", 4}, {"main", "via_pointer", 1}, {"via_pointer", "leaf", 1000},
+                        {"main", "hot", 1}, {"hot", "leaf", 100000}});
+  EXPECT_EQ(r.doc().at("edges").size(), 10u);
+  expect_path_calls(r, {{{"main"}, 1}, {{"main", "a"}, 3}, {{"main", "a", "b"}, 21}, {{"main", "b"}, 2},
+                        {{"main", "c"}, 4}, {{"main", "c", "a"}, 4}, {{"main", "c", "a", "b"}, 28},
+                        {{"main", "via_pointer"}, 1}, {{"main", "via_pointer", "leaf"}, 1000},
+                        {{"main", "hot"}, 1}, {{"main", "hot", "leaf"}, 100000}});
+  EXPECT_EQ(u64(r.doc().at("summary"), "nodes"), 11u);
+  ASSERT_EQ(r.threads().size(), 1u);
+  EXPECT_EQ(u64(r.threads()[0], "calls"), 101065u);
+  EXPECT_EQ(u64(r.threads()[0], "dropped_calls"), 0u);
+  expect_report_invariants(r);
+}
+
+TEST_P(GprofSplit, EdgesCarryMeasuredNotApportionedTime) {
+  std::string out;
+  const Report r = record_and_report(build("gprof_split.c"), {}, &out);
+  unsigned long long truth_bd = 0, truth_cd = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "truth b_d_ns=%llu c_d_ns=%llu", &truth_bd, &truth_cd), 2) << out;
+  expect_function_calls(r, {{"A", 1}, {"B", 1}, {"C", 1}, {"D", 80}});
+  expect_edge_calls(r, {{"B", "D", 40}, {"C", "D", 40}});
+  const uint64_t bd = u64(r.edge("B", "D"), "total_ns"), cd = u64(r.edge("C", "D"), "total_ns");
+  const double split = 100.0 * double(bd) / double(bd + cd);
+  const double truth_split = 100.0 * double(truth_bd) / double(truth_bd + truth_cd);
+  const std::string key = compiler_name() + ".gprof_split.";
+  measured(key + "B_to_D_percent", split, "%");
+  measured(key + "B_to_D_percent_measured_by_program", truth_split, "%");
+  measured(key + "B_to_D_ms", ms(bd), "ms");
+  measured(key + "C_to_D_ms", ms(cd), "ms");
+  // SPEC 6: the split within 2 % of the truth, which the program's own clock measured.
+  // The designed 75/25 (gprof would say 50/50) holds within 3 points when the machine
+  // let the program run as designed.
+  EXPECT_NEAR(split, truth_split, 2.0) << "callprof's B->D share vs the program's own measurement";
+  if (construction_held(key + "B_to_D_percent", truth_split, 75.0, 3.0)) {
+    EXPECT_NEAR(split, 75.0, 3.0) << "designed split 75/25";
+  }
+  EXPECT_EQ(bd + cd, u64(r.function("D"), "total_ns")) << "the two edges make up D's total";
+  // B's and C's totals are their D time (plus a loop around it).
+  const uint64_t b_total = u64(r.function("B"), "total_ns"), c_total = u64(r.function("C"), "total_ns");
+  EXPECT_NEAR(double(b_total), double(truth_bd), 0.02 * double(truth_bd)) << "B's total vs its measured D time";
+  EXPECT_NEAR(double(c_total), double(truth_cd), 0.02 * double(truth_cd)) << "C's total vs its measured D time";
+  EXPECT_GE(double(bd), 0.98 * double(b_total)) << "B's time is nearly all in D";
+  EXPECT_GE(double(cd), 0.98 * double(c_total)) << "C's time is nearly all in D";
+  expect_report_invariants(r);
+}
+
+TEST_P(Recursion, DirectRecursionCountedOnce) {
+  const Report r = record_and_report(build("recursion.c"));
+  const json& depth = r.function("depth");
+  EXPECT_EQ(u64(depth, "calls"), 105u);
+  EXPECT_EQ(u64(depth, "recursive_calls"), 100u);
+  expect_edge_calls(r, {{"main", "run_depth", 5}, {"run_depth", "depth", 5}, {"depth", "depth", 100}});
+  EXPECT_EQ(u64(r.edge("depth", "depth"), "total_ns"), 0u) << "a recursive edge carries no total (docs/json.md)";
+  // The chain main/run_depth/depth/depth/...: 21 depth nodes, level k at the k-th.
+  std::vector<std::string> path = {"main", "run_depth"};
+  for (uint64_t level = 0; level <= 20; ++level) {
+    path.push_back("depth");
+    const json* n = r.find_node(path);
+    ASSERT_TRUE(n) << "tree path with " << level + 1 << " depth nodes is missing";
+    EXPECT_EQ(u64(*n, "calls"), 5u) << join_path(path);
+    EXPECT_EQ(u64(*n, "recursion_level"), level) << join_path(path);
+  }
+  EXPECT_TRUE(r.node(path).at("children").empty());
+  // Only the outermost instance counts: the function's total is the outermost node's,
+  // about 5 x 1 ms, never the sum over the 21 nested instances.
+  const uint64_t total = u64(depth, "total_ns");
+  EXPECT_EQ(total, u64(r.node({"main", "run_depth", "depth"}), "total_ns"));
+  EXPECT_LE(total, u64(r.function("run_depth"), "total_ns"));
+  EXPECT_LE(u64(r.function("run_depth"), "total_ns"), u64(r.function("main"), "total_ns"));
+  EXPECT_GE(total, 5'000'000u * 97 / 100) << "5 units of 1 ms below depth";
+  measured(compiler_name() + ".recursion.depth_total_ms", ms(total), "ms");
+  const json& deepest = r.doc().at("summary").at("deepest_recursion");
+  ASSERT_TRUE(deepest.is_object());
+  EXPECT_EQ(deepest.at("function"), "depth");
+  EXPECT_EQ(u64(deepest, "level"), 20u);
+  expect_report_invariants(r);
+}
+
+TEST_P(Recursion, MutualRecursionCountedOnce) {
+  const Report r = record_and_report(build("recursion.c"));
+  const json& even = r.function("is_even");
+  const json& odd = r.function("is_odd");
+  EXPECT_EQ(u64(even, "calls"), 30u);
+  EXPECT_EQ(u64(even, "recursive_calls"), 25u);
+  EXPECT_EQ(u64(odd, "calls"), 25u);
+  EXPECT_EQ(u64(odd, "recursive_calls"), 20u);
+  expect_edge_calls(r, {{"main", "is_even", 5}, {"is_even", "is_odd", 25}, {"is_odd", "is_even", 25}});
+  EXPECT_EQ(u64(r.edge("is_odd", "is_even"), "total_ns"), 0u) << "every is_odd -> is_even call is recursive";
+  // The alternating chain: is_even at level k, then is_odd at level k.
+  std::vector<std::string> path = {"main"};
+  for (uint64_t i = 0; i < 11; ++i) {
+    path.push_back(i % 2 ? "is_odd" : "is_even");
+    const json* n = r.find_node(path);
+    ASSERT_TRUE(n) << "tree path " << join_path(path) << " is missing";
+    EXPECT_EQ(u64(*n, "calls"), 5u) << join_path(path);
+    EXPECT_EQ(u64(*n, "recursion_level"), i / 2) << join_path(path);
+  }
+  EXPECT_EQ(u64(even, "total_ns"), u64(r.node({"main", "is_even"}), "total_ns"));
+  EXPECT_EQ(u64(odd, "total_ns"), u64(r.node({"main", "is_even", "is_odd"}), "total_ns"));
+  EXPECT_LE(u64(odd, "total_ns"), u64(even, "total_ns"));
+  EXPECT_LE(u64(even, "total_ns"), u64(r.function("main"), "total_ns"));
+  EXPECT_GE(u64(even, "total_ns"), 5'000'000u * 97 / 100) << "5 units of 1 ms below is_even";
+  measured(compiler_name() + ".recursion.is_even_total_ms", ms(u64(even, "total_ns")), "ms");
+  expect_report_invariants(r);
+}
+
+}  // namespace
+}  // namespace e2e

@@ -1,0 +1,153 @@
+// End-to-end: non-local control flow (C++ exceptions, longjmp, siglongjmp from signal
+// handlers) keeps the shadow stack right, and signal handlers' calls are counted.
+#include <signal.h>
+
+#include <cstdio>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class Exceptions : public E2ETest {
+  void SetUp() override {
+    E2ETest::SetUp();
+    require_cxx();
+  }
+};
+class Longjmp : public E2ETest {};
+class Signals : public E2ETest {};
+E2E_INSTANTIATE(Exceptions);
+E2E_INSTANTIATE(Longjmp);
+E2E_INSTANTIATE(Signals);
+
+// What the exceptions and longjmp programs share: main calls `landing` 10 times; it
+// calls chain[0] -> chain[1] -> ..., control leaves the chain non-locally back into
+// `landing`, which then works 2 ms and calls `after` once.
+struct Transfer {
+  std::string landing;
+  std::vector<std::string> chain;
+  std::string after;
+};
+
+void expect_transfer_accounted(const Report& r, const Transfer& t, const std::string& key) {
+  std::vector<CallsOf> counts = {{"main", 1}, {t.landing, 10}, {t.after, 10}};
+  for (const auto& f : t.chain) counts.push_back({f, 10});
+  expect_function_calls(r, counts);
+  // Every function sits where the program put it, and nowhere else: after the transfer,
+  // new calls hang below the landing function, not below the abandoned frames.
+  std::vector<std::string> path = {"main", t.landing};
+  auto expect_only_at = [&](const std::string& f, const std::vector<std::string>& where) {
+    const auto paths = r.paths_to(f);
+    if (paths.size() == 1 && same_path(paths[0], where)) return;
+    std::string listed;
+    for (size_t i = 0; i < paths.size() && i < 3; ++i) listed += "\n  " + join_path(paths[i]);
+    ADD_FAILURE() << f << " should be at " << join_path(where) << " only; it is on " << paths.size()
+                  << " path(s):" << listed << (paths.size() > 3 ? "\n  ..." : "");
+  };
+  for (const auto& f : t.chain) {
+    path.push_back(f);
+    expect_only_at(f, path);
+  }
+  expect_only_at(t.after, {"main", t.landing, t.after});
+  // The 10 x 2 ms after the transfer are the landing function's own time; the chain,
+  // which does no work, stays small.
+  const uint64_t landing_self = u64(r.function(t.landing), "self_ns");
+  const uint64_t chain_total = u64(r.function(t.chain.front()), "total_ns");
+  measured(key + "." + t.landing + "_self_ms", ms(landing_self), "ms");
+  measured(key + "." + t.chain.front() + "_total_ms", ms(chain_total), "ms");
+  EXPECT_GE(landing_self, 20'000'000u * 97 / 100) << "the work after the transfer is " << t.landing << "'s self time";
+  EXPECT_LE(chain_total * 4, landing_self) << t.chain.front() << "'s total must not hold the work after the transfer";
+  expect_report_invariants(r);
+}
+
+// GCC runs the exit hooks of the unwound frames; Clang does not, and the runtime closes
+// them when the catch begins (__cxa_begin_catch).
+TEST_P(Exceptions, ThrownThroughThreeFramesWorkAfterCatchBelongsToCatcher) {
+  std::string out;
+  const Report r = record_and_report(build("exceptions.cpp"), {"frames"}, &out);
+  EXPECT_EQ(out, "caught 10\n");
+  expect_transfer_accounted(r, {"catcher", {"f1", "f2", "f3"}, "after_catch"}, compiler_name() + ".exceptions");
+}
+
+// The first frame thrown through is an instrumented function inlined into the catcher:
+// its frame has the catcher's stack pointer, yet it was left all the same.
+TEST_P(Exceptions, ThrownOutOfInlinedCalleeWorkAfterCatchBelongsToCatcher) {
+  std::string out;
+  const Report r = record_and_report(build("exceptions.cpp"), {"inlined"}, &out);
+  EXPECT_EQ(out, "caught 10\n");
+  expect_transfer_accounted(r, {"catcher_inlined", {"f1_inlined", "f2", "f3"}, "after_catch"},
+                            compiler_name() + ".exceptions_inlined");
+}
+
+TEST_P(Longjmp, LongjmpOutOfThreeFrames) {
+  std::string out;
+  const Report r = record_and_report(build("longjmp.c"), {"longjmp"}, &out);
+  EXPECT_EQ(out, "jumped 10\n");
+  expect_transfer_accounted(r, {"jumper", {"l1", "l2", "l3"}, "after_jump"}, compiler_name() + ".longjmp");
+}
+
+TEST_P(Longjmp, SiglongjmpOutOfThreeFrames) {
+  std::string out;
+  const Report r = record_and_report(build("longjmp.c"), {"siglongjmp"}, &out);
+  EXPECT_EQ(out, "jumped 10\n");
+  expect_transfer_accounted(r, {"jumper", {"l1", "l2", "l3"}, "after_jump"}, compiler_name() + ".siglongjmp");
+}
+
+TEST_P(Longjmp, SiglongjmpFromSignalHandler) {
+  std::string out;
+  const Report r = record_and_report(build("longjmp.c"), {"signal"}, &out);
+  EXPECT_EQ(out, "jumped 10\n");
+  expect_transfer_accounted(r, {"jumper", {"l1", "l2", "l3", "on_signal"}, "after_jump"},
+                            compiler_name() + ".siglongjmp_from_handler");
+}
+
+// The handler runs on a sigaltstack, far from the frames it jumps over.
+TEST_P(Longjmp, SiglongjmpFromHandlerOnAlternateStack) {
+  std::string out;
+  const Report r = record_and_report(build("longjmp.c"), {"altstack"}, &out);
+  EXPECT_EQ(out, "jumped 10\n");
+  expect_transfer_accounted(r, {"jumper", {"l1", "l2", "l3", "on_signal"}, "after_jump"},
+                            compiler_name() + ".siglongjmp_from_altstack");
+}
+
+// The first frame jumped over is inlined into jumper: same stack pointer as jumper's.
+TEST_P(Longjmp, LongjmpOutOfInlinedCallee) {
+  std::string out;
+  const Report r = record_and_report(build("longjmp.c"), {"inlined"}, &out);
+  EXPECT_EQ(out, "jumped 10\n");
+  expect_transfer_accounted(r, {"jumper", {"l1_inlined", "l2", "l3"}, "after_jump"},
+                            compiler_name() + ".longjmp_inlined");
+}
+
+// SPEC 1.1 "every call is counted", SPEC 6 "call counts exact in every test program":
+// a handler that interrupts the program, even inside a hook, is a call like any other.
+TEST_P(Signals, HandlerCallsAllCounted) {
+  std::string out;
+  const Report r = record_and_report(build("signals.c"), {}, &out);
+  unsigned long long ticks = 0, tiny = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "ticks %llu tiny %llu", &ticks, &tiny), 2) << out;
+  measured(compiler_name() + ".signals.handler_calls_counted_by_program", double(ticks));
+  measured(compiler_name() + ".signals.handler_calls_in_profile", double(u64(r.function("on_tick"), "calls")));
+  expect_function_calls(r, {{"main", 1}, {"on_tick", ticks}, {"tiny", tiny}});
+  expect_report_invariants(r);
+}
+
+// A timeout by timer signal and siglongjmp: the signal often lands inside a hook, and the
+// jump leaves that hook for good. Recording must go on for the rest of the program.
+TEST_P(Signals, SiglongjmpOutOfTimerHandlerKeepsRecording) {
+  std::string out;
+  const Report r = record_and_report(build("timeout.c"), {}, &out);
+  unsigned long long tiny = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "rounds 200 tiny %llu", &tiny), 1) << out;
+  expect_function_calls(r, {{"main", 1}, {"one_round", 200}, {"busy_loop", 200}});
+  const json* f = r.find_function("tiny");
+  ASSERT_TRUE(f);
+  measured(compiler_name() + ".timeout.tiny_calls_counted_by_program", double(tiny));
+  measured(compiler_name() + ".timeout.tiny_calls_in_profile", double(u64(*f, "calls")));
+  EXPECT_NEAR(double(u64(*f, "calls")), double(tiny), 200.0) << "calls of tiny, give or take one per round";
+  expect_report_invariants(r);
+}
+
+}  // namespace
+}  // namespace e2e

@@ -1,0 +1,246 @@
+// ThreadProfile driven with a fake clock and fake stack pointers: the online calling
+// context tree, exact per-caller times, recursion, and every way frames close.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "thread_profile.h"
+
+namespace callprof::rt {
+namespace {
+
+// Owns the memory a thread profile works in, and plays a program against it.
+class Program {
+ public:
+  explicit Program(uint32_t node_capacity = 1024, uint32_t frame_capacity = 256)
+      : nodes_(node_capacity), slots_(slot_count_for(node_capacity)), frames_(frame_capacity) {
+    p.init(ThreadMemory{nodes_.data(), node_capacity, slots_.data(), uint32_t(slots_.size()), frames_.data(),
+                        frame_capacity},
+           0);
+  }
+  // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
+  void call(uint64_t fn, uint64_t at) {
+    sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
+    p.enter(fn, 0, sp_.back(), at);
+  }
+  void ret(uint64_t fn, uint64_t at) {
+    p.exit(fn, sp_.back(), at);
+    sp_.pop_back();
+  }
+  // Leave `frames` frames without exit hooks (what longjmp or an exception does).
+  void abandon(size_t frames) { sp_.resize(sp_.size() - frames); }
+  uint64_t sp() const { return sp_.back(); }
+
+  // The node reached by a path of function ids from the root, or nullptr.
+  const DumpNode* at(std::vector<uint64_t> path) const {
+    uint32_t cur = 0;
+    for (uint64_t fn : path) {
+      uint32_t found = kNoNode;
+      for (uint32_t i = 1; i < p.node_count(); ++i)
+        if (p.nodes()[i].parent == cur && p.nodes()[i].fn == fn) found = i;
+      if (found == kNoNode) return nullptr;
+      cur = found;
+    }
+    return &p.nodes()[cur];
+  }
+
+  ThreadProfile p;
+
+ private:
+  std::vector<DumpNode> nodes_;
+  std::vector<NodeSlot> slots_;
+  std::vector<Frame> frames_;
+  std::vector<uint64_t> sp_;
+};
+
+enum : uint64_t { MAIN = 0x100, A, B, C, D, F, G, INLINED };
+
+TEST(ThreadProfile, PerCallerTimesAreMeasuredNotApportioned) {
+  // The gprof counter-example: B's calls of D take 3 ticks, C's take 1.
+  Program prog;
+  uint64_t t = 0;
+  prog.call(A, t);
+  prog.call(B, t);
+  for (int i = 0; i < 40; ++i) { prog.call(D, t); t += 3; prog.ret(D, t); }
+  prog.ret(B, t);
+  prog.call(C, t);
+  for (int i = 0; i < 40; ++i) { prog.call(D, t); t += 1; prog.ret(D, t); }
+  prog.ret(C, t);
+  prog.ret(A, t);
+  EXPECT_EQ(prog.at({A, B, D})->calls, 40u);
+  EXPECT_EQ(prog.at({A, B, D})->self_ticks, 120u);
+  EXPECT_EQ(prog.at({A, C, D})->self_ticks, 40u);
+  EXPECT_EQ(prog.at({A, B})->self_ticks, 0u);
+  EXPECT_EQ(prog.at({A, B, D})->min_self_ticks, 3u);
+  EXPECT_EQ(prog.at({A, C, D})->max_self_ticks, 1u);
+}
+
+TEST(ThreadProfile, SelfExcludesCalleesAndAlternatingChildrenShareNodes) {
+  Program prog;
+  prog.call(MAIN, 0);
+  for (int i = 0; i < 5; ++i) {
+    uint64_t base = 10 + i * 10;
+    prog.call(A, base); prog.ret(A, base + 2);
+    prog.call(B, base + 3); prog.ret(B, base + 6);
+  }
+  prog.ret(MAIN, 100);
+  EXPECT_EQ(prog.p.node_count(), 4u);  // root, main, a, b: one node per path
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 5u);
+  EXPECT_EQ(prog.at({MAIN, B})->self_ticks, 15u);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 100u - 10u - 15u);
+}
+
+TEST(ThreadProfile, RecursionMakesOneNodePerDepth) {
+  Program prog;
+  prog.call(F, 0);
+  prog.call(F, 1);
+  prog.call(G, 2);
+  prog.call(F, 3);
+  prog.ret(F, 4);
+  prog.ret(G, 5);
+  prog.ret(F, 6);
+  prog.ret(F, 10);
+  EXPECT_EQ(prog.at({F})->self_ticks, 5u);      // 0..1 and 6..10
+  EXPECT_EQ(prog.at({F, F})->self_ticks, 2u);   // 1..2 and 5..6
+  EXPECT_EQ(prog.at({F, F, G, F})->calls, 1u);
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, LongjmpClosesDeeperFramesAtTheJump) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);          // calls setjmp
+  uint64_t landing = prog.sp();
+  prog.call(B, 2);
+  prog.call(C, 3);
+  prog.call(D, 4);
+  prog.p.unwind_below(landing, 10);  // longjmp at t=10 back into A
+  prog.abandon(3);
+  prog.ret(A, 30);          // A keeps running after setjmp returns
+  prog.ret(MAIN, 31);
+  EXPECT_EQ(prog.at({MAIN, A, B, C, D})->self_ticks, 6u);  // 4..10
+  EXPECT_EQ(prog.at({MAIN, A, B})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 1u + 20u);     // 1..2 and 10..30
+  EXPECT_EQ(prog.p.unmatched_exits(), 0u);
+}
+
+TEST(ThreadProfile, ExitSafetyNetClosesAbandonedFramesButNotTheCaller) {
+  // Clang runs no exit hooks while unwinding: if the catch is not intercepted, the
+  // catching function's own exit finds the dead frames above it.
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);
+  prog.call(B, 2);
+  prog.call(C, 3);
+  prog.abandon(2);
+  prog.ret(A, 20);
+  prog.ret(MAIN, 21);
+  EXPECT_EQ(prog.at({MAIN, A, B, C})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 2u);  // 0..1 and 20..21
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, EntrySafetyNetClosesFramesWhoseStackWasReleased) {
+  Program prog;
+  prog.call(MAIN, 0);
+  uint64_t main_sp = prog.sp();
+  prog.call(A, 1);
+  prog.call(B, 2);
+  prog.abandon(2);
+  // main now calls C with a smaller frame than B's: C's stack pointer is above B's.
+  prog.p.enter(C, 0, main_sp - 32, 5);
+  prog.p.exit(C, main_sp - 32, 6);
+  prog.ret(MAIN, 7);
+  EXPECT_EQ(prog.at({MAIN, C})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, A, B})->self_ticks, 3u);  // closed at C's entry, t=5
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, InlinedFunctionsShareTheHostFrameWithoutBeingClosed) {
+  // GCC instruments inlined functions: their hooks run with the host's stack pointer.
+  Program prog;
+  prog.call(MAIN, 0);
+  uint64_t sp = prog.sp();
+  prog.p.enter(INLINED, 0, sp, 1);
+  prog.call(A, 2);  // a real call from the inlined body
+  prog.ret(A, 4);
+  prog.p.exit(INLINED, sp, 5);
+  prog.ret(MAIN, 6);
+  EXPECT_EQ(prog.at({MAIN, INLINED, A})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, INLINED})->self_ticks, 2u);
+}
+
+TEST(ThreadProfile, HostReturningClosesAnInlinedFrameLeftOpen) {
+  Program prog;
+  prog.call(MAIN, 0);
+  uint64_t sp = prog.sp();
+  prog.p.enter(INLINED, 0, sp, 1);  // its exit never runs (an exception left it)
+  prog.ret(MAIN, 4);
+  EXPECT_EQ(prog.at({MAIN, INLINED})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN})->calls, 1u);
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, UnmatchedExitIsIgnored) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.p.exit(A, prog.sp() - 64, 1);  // an exit whose entry we never saw, deeper
+  prog.ret(MAIN, 2);
+  EXPECT_EQ(prog.p.unmatched_exits(), 1u);
+  EXPECT_EQ(prog.at({MAIN})->calls, 1u);
+}
+
+TEST(ThreadProfile, NodeBudgetDropsCallsAndKeepsTheirTimeInTheCaller) {
+  Program prog(/*node_capacity=*/3);  // root, main, a
+  prog.call(MAIN, 0);
+  prog.call(A, 1);
+  prog.ret(A, 2);
+  prog.call(B, 3);   // no node left
+  prog.call(C, 4);   // nested under a dropped call
+  prog.ret(C, 5);
+  prog.ret(B, 6);
+  prog.ret(MAIN, 10);
+  EXPECT_EQ(prog.p.dropped_calls(), 2u);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 9u);  // everything but a's tick
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, StackDepthLimitDropsDeeperCalls) {
+  Program prog(1024, /*frame_capacity=*/4);  // root + 3 frames
+  for (uint64_t i = 0; i < 6; ++i) prog.call(F, i);
+  for (uint64_t i = 6; i < 12; ++i) prog.ret(F, i);
+  EXPECT_EQ(prog.p.dropped_calls(), 3u);
+  EXPECT_EQ(prog.at({F, F, F})->calls, 1u);
+  EXPECT_EQ(prog.at({F})->self_ticks, 2u);  // 0..1 and 10..11
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, RestartForgetsMetricsAndRestartsOpenFrames) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);
+  prog.ret(A, 5);
+  prog.call(B, 6);      // fork() happens in b
+  prog.p.restart(100);
+  prog.ret(B, 103);
+  prog.ret(MAIN, 104);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 0u);
+  EXPECT_EQ(prog.at({MAIN, B})->self_ticks, 3u);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 1u);
+}
+
+TEST(ThreadProfile, UnwindAllClosesEverythingAtOnce) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);
+  prog.p.unwind_all(9);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 8u);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 1u);
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+}  // namespace
+}  // namespace callprof::rt
