@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Quick start, step one: install what is needed, build callprof, and profile the bundled
+# example (examples/wordfreq.cpp, built with -finstrument-functions) on its default input.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh" >/dev/null
+cd "$root/build"
+bin/callprof record -o wordfreq.callprof -- bin/wordfreq
+echo
+bin/callprof report -i wordfreq.callprof --view flat --limit 15
+echo
+bin/callprof report -i wordfreq.callprof --view tree --limit 25
