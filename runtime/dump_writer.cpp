@@ -136,7 +136,9 @@ uint32_t read_cmdline(char* buf, uint32_t cap) {
 void write_thread(Output& out, const ThreadState& s, uint64_t now) {
   const ThreadProfile& p = s.profile;
   wire::DumpThread t{};
-  bool finished = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
+  // The dump is written as the process ends: threads still running end with it.
+  bool finished = true;
+  bool exited_before = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
   t.tid = s.tid;
   t.creator_tid = s.creator_tid;
   t.creator_node = s.creator_node;
@@ -145,7 +147,7 @@ void write_thread(Output& out, const ThreadState& s, uint64_t now) {
   t.finished = finished;
   t.start_routine = s.start_routine;
   t.start_tsc = s.start_tsc;
-  t.end_tsc = finished ? s.end_tsc : now;
+  t.end_tsc = exited_before ? s.end_tsc : now;
   t.dropped_calls = p.dropped_calls();
   memcpy(t.name, s.name, sizeof t.name);
   out.put(&t, sizeof t);

@@ -13,7 +13,7 @@
 # Environment:
 #   BENCH_N=10000000        iterations of the main loop (10 calls each, so 10^8 calls)
 #   BENCH_REPEAT=5          runs of each variant (the median wall time counts)
-#   BENCH_UFTRACE_DIV=10    uftrace runs N/DIV iterations (it writes ~40 bytes per call)
+#   BENCH_UFTRACE_DIV=10    uftrace runs N/DIV iterations (it writes ~32 bytes per call)
 #   BENCH_UFTRACE_REPEAT=3  runs of uftrace (and of its plain baseline)
 #   BENCH_UFTRACE=1         0: skip uftrace
 #   BENCH_TMP=              scratch directory for profiles (default: a new one under TMPDIR)

@@ -44,12 +44,10 @@ Result<std::string> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) 
     return make_error("unknown mode '" + a.mode + "' (exact is available; sample arrives later)");
   if (!exe.dynamic && exe.has_hooks)
     return make_error(exe.path + " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it dynamically");
-  if (!exe.has_hooks && a.mode == "exact")
-    return make_error(exe.path + " has no instrumentation hooks: build it with -finstrument-functions (docs/modes.md)");
-  if (!exe.has_hooks)
+  if (!exe.has_hooks && a.mode == "auto")
     return make_error(exe.path + " has no instrumentation hooks (__cyg_profile_func_enter), and sampling mode " +
                       "is not available yet: rebuild it with -finstrument-functions (docs/modes.md), or use " +
-                      "--mode exact to profile instrumented programs it starts");
+                      "--mode exact if it starts instrumented programs");
   return std::string("exact");
 }
 
@@ -144,7 +142,9 @@ int record(const RecordArgs& a) {
   if (!runtime) return fail(runtime.error().message);
   std::string dir = make_temp_dir();
   if (dir.empty()) return fail(std::string("cannot create a temporary directory: ") + std::strerror(errno));
-  if (!a.quiet) note("exact mode: " + exe->path + " has -finstrument-functions hooks");
+  if (!a.quiet)
+    note(exe->has_hooks ? "exact mode: " + exe->path + " has -finstrument-functions hooks"
+                        : "exact mode: " + exe->path + " has no hooks itself; profiling the instrumented programs it starts");
 
   LaunchSpec spec{a.command, {{"CALLPROF_OUTPUT_DIR", dir}}};
   const char* preload = getenv("LD_PRELOAD");

@@ -20,7 +20,8 @@ Run add_report(CLI::App& app) {
   app.add_option("--filter", args->options.filter, "Only functions whose name matches this regular expression");
   auto* thread = app.add_option("--thread", args->thread, "Only this thread id (default: all threads merged)");
   app.add_flag("--json", args->options.json, "Write the whole JSON document (docs/json.md) instead of text");
-  app.add_option("--limit", args->options.limit, "At most this many rows (0: the view's default)");
+  app.add_option("--limit", args->options.limit, "At most this many rows (0: the view's default)")
+      ->check(CLI::Validator([](std::string& v) { return v.rfind('-', 0) == 0 ? "must be 0 or more" : ""; }, "N"));
   return [args, thread]() {
     if (thread->count() > 0) args->options.thread = args->thread;
     auto profile = read_profile(args->input);

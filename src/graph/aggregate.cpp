@@ -50,16 +50,20 @@ std::vector<FunctionRow> function_rows(const CallTree& tree) {
 }
 
 std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
-  const auto keyed = nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
+  const auto keyed =
+      nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
   std::vector<FunctionRow> rows;
   for (const auto& [f, i] : keyed) {
-    if (rows.empty() || rows.back().function != f) rows.push_back(FunctionRow{.function = FunctionId(f)});
+    if (rows.empty() || rows.back().function != f)
+      rows.push_back(FunctionRow{.function = FunctionId(f)});
     add_node(rows.back(), tree.node(i).base, q.cum[i], q.level[i] == 0);
   }
   return rows;
 }
 
-std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }
+std::vector<EdgeRow> edge_rows(const CallTree& tree) {
+  return edge_rows(tree, node_quantities(tree));
+}
 
 std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
   auto caller_of = [&](NodeId i) {

@@ -31,7 +31,8 @@ std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId i
 }  // namespace
 
 std::string json_string(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  using nlohmann::json;
+  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 const std::string& JsonNames::operator()(FunctionId f) const {

@@ -33,8 +33,9 @@ Status render_report(const Profile& profile, const ReportOptions& options, std::
   for (const View& v : kViews)
     if (v.name == options.view) view = &v;
   if (!view)
-    return make_error(fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary)",
-                                  escape_text(options.view)));
+    return make_error(fmt::format(
+        "unknown view '{}' (valid: flat, callers, tree, threads, summary)",
+        escape_text(options.view)));
   auto ctx = ReportContext::make(profile, options);
   if (!ctx) return ctx.error();
   return options.json ? render_json(*ctx, out) : view->render(*ctx, out);

@@ -1,7 +1,6 @@
 // Threads and processes: a table per process (who, created where, when, how much), then
 // the creation trees. The filter matches thread names and start routines.
 #include <algorithm>
-#include <array>
 #include <set>
 
 #include <fmt/format.h>
@@ -21,7 +20,10 @@ struct ThreadData {
   int64_t origin = earliest_thread_start_ns(ctx.profile());
 };
 
-int64_t duration(const Thread& t) { return t.end_ns >= t.start_ns && t.end_ns ? t.end_ns - t.start_ns : -1; }
+// -1 when the thread has no end time yet.
+int64_t duration(const Thread& t) {
+  return t.end_ns != 0 && t.end_ns >= t.start_ns ? t.end_ns - t.start_ns : -1;
+}
 
 using ThreadLess = std::function<bool(size_t, size_t)>;
 

@@ -52,7 +52,7 @@ struct DumpThread {
   uint32_t creator_node;     // node in the creator's tree that called pthread_create; UINT32_MAX none
   uint32_t node_count;       // includes the root, node 0
   uint32_t open_frames;      // frames still on the shadow stack when the dump was taken
-  uint32_t finished;         // 1: the thread had exited
+  uint32_t finished;         // 1: the thread had exited, or ends with the process (exit dump)
   uint64_t start_routine;    // runtime address, 0 for the main thread
   uint64_t start_tsc;
   uint64_t end_tsc;          // exit time, or dump time when still running

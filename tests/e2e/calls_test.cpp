@@ -10,7 +10,9 @@ namespace {
 class Calls : public E2ETest {};
 class GprofSplit : public E2ETest {};
 class Recursion : public E2ETest {};
+class ClockConversion : public E2ETest {};
 E2E_INSTANTIATE(Calls);
+E2E_INSTANTIATE(ClockConversion);
 E2E_INSTANTIATE(GprofSplit);
 E2E_INSTANTIATE(Recursion);
 
@@ -57,10 +59,9 @@ TEST_P(GprofSplit, EdgesCarryMeasuredNotApportionedTime) {
     EXPECT_NEAR(split, 75.0, 3.0) << "designed split 75/25";
   }
   EXPECT_EQ(bd + cd, u64(r.function("D"), "total_ns")) << "the two edges make up D's total";
-  // B's and C's totals are their D time (plus a loop around it).
+  // B's and C's totals are their D time (plus a loop around it). Only ratios here: the
+  // absolute scale is ClockConversion's business.
   const uint64_t b_total = u64(r.function("B"), "total_ns"), c_total = u64(r.function("C"), "total_ns");
-  EXPECT_NEAR(double(b_total), double(truth_bd), 0.02 * double(truth_bd)) << "B's total vs its measured D time";
-  EXPECT_NEAR(double(c_total), double(truth_cd), 0.02 * double(truth_cd)) << "C's total vs its measured D time";
   EXPECT_GE(double(bd), 0.98 * double(b_total)) << "B's time is nearly all in D";
   EXPECT_GE(double(cd), 0.98 * double(c_total)) << "C's time is nearly all in D";
   expect_report_invariants(r);
@@ -89,7 +90,7 @@ TEST_P(Recursion, DirectRecursionCountedOnce) {
   EXPECT_EQ(total, u64(r.node({"main", "run_depth", "depth"}), "total_ns"));
   EXPECT_LE(total, u64(r.function("run_depth"), "total_ns"));
   EXPECT_LE(u64(r.function("run_depth"), "total_ns"), u64(r.function("main"), "total_ns"));
-  EXPECT_GE(total, 5'000'000u * 97 / 100) << "5 units of 1 ms below depth";
+  EXPECT_GE(double(total), 0.9 * double(u64(r.function("run_depth"), "total_ns"))) << "run_depth only calls depth";
   measured(compiler_name() + ".recursion.depth_total_ms", ms(total), "ms");
   const json& deepest = r.doc().at("summary").at("deepest_recursion");
   ASSERT_TRUE(deepest.is_object());
@@ -121,9 +122,25 @@ TEST_P(Recursion, MutualRecursionCountedOnce) {
   EXPECT_EQ(u64(odd, "total_ns"), u64(r.node({"main", "is_even", "is_odd"}), "total_ns"));
   EXPECT_LE(u64(odd, "total_ns"), u64(even, "total_ns"));
   EXPECT_LE(u64(even, "total_ns"), u64(r.function("main"), "total_ns"));
-  EXPECT_GE(u64(even, "total_ns"), 5'000'000u * 97 / 100) << "5 units of 1 ms below is_even";
+  EXPECT_GE(double(u64(even, "total_ns")), 0.3 * double(u64(r.function("main"), "total_ns")))
+      << "half of main's work is below is_even";
   measured(compiler_name() + ".recursion.is_even_total_ms", ms(u64(even, "total_ns")), "ms");
   expect_report_invariants(r);
+}
+
+// A process that loses the CPU between the two reads of a (TSC, CLOCK_MONOTONIC) pair
+// (here always, at start-up; on a loaded machine now and then) must not see all its times
+// scaled by the lost fraction of the run.
+TEST_P(ClockConversion, TimesSurviveAPreemptionBetweenClockReads) {
+  std::string out;
+  const Report r = record_and_report(build("preempted_start.c", {"-rdynamic"}), {}, &out);
+  unsigned long long truth = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "work_ns=%llu", &truth), 1) << out;
+  expect_function_calls(r, {{"work", 10}});
+  const uint64_t total = u64(r.function("work"), "total_ns");
+  measured(compiler_name() + ".preempted_start.work_total_ms", ms(total), "ms");
+  measured(compiler_name() + ".preempted_start.work_ms_measured_by_program", ms(truth), "ms");
+  EXPECT_NEAR(double(total), double(truth), 0.03 * double(truth)) << "work's total vs the program's own clock";
 }
 
 }  // namespace

@@ -50,13 +50,16 @@ void expect_transfer_accounted(const Report& r, const Transfer& t, const std::st
     expect_only_at(f, path);
   }
   expect_only_at(t.after, {"main", t.landing, t.after});
-  // The 10 x 2 ms after the transfer are the landing function's own time; the chain,
-  // which does no work, stays small.
+  // The 10 x 2 ms after the transfer, nearly all of the run, are the landing function's
+  // own time; the chain, which does no work, stays small. (Ratios only: the absolute
+  // scale is ClockConversion's business.)
   const uint64_t landing_self = u64(r.function(t.landing), "self_ns");
   const uint64_t chain_total = u64(r.function(t.chain.front()), "total_ns");
+  const uint64_t main_total = u64(r.function("main"), "total_ns");
   measured(key + "." + t.landing + "_self_ms", ms(landing_self), "ms");
   measured(key + "." + t.chain.front() + "_total_ms", ms(chain_total), "ms");
-  EXPECT_GE(landing_self, 20'000'000u * 97 / 100) << "the work after the transfer is " << t.landing << "'s self time";
+  EXPECT_GE(double(landing_self), 0.9 * double(main_total))
+      << "the work after the transfer is " << t.landing << "'s self time";
   EXPECT_LE(chain_total * 4, landing_self) << t.chain.front() << "'s total must not hold the work after the transfer";
   expect_report_invariants(r);
 }

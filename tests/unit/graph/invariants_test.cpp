@@ -74,5 +74,40 @@ TEST(Invariants, ParentsAddUpEvenWithRecursionAndTotalNeverExceedsGrandTotal) {
   }
 }
 
+// docs/json.md, invariant 2 with recursion around: it holds for every function that takes
+// no part in recursion (no recursive calls of its own or on its outgoing edges).
+TEST(Invariants, ChildrenPlusSelfMakeTotalForFunctionsOutsideRecursion) {
+  std::mt19937_64 rng(4242);
+  size_t checked = 0;
+  for (int round = 0; round < 50; ++round) {
+    const CallTree t = random_tree(rng, 30 + round * 3, 8 + round % 12, true);
+    const NodeQuantities q = node_quantities(t);
+    std::map<FunctionId, uint64_t> child_total;
+    std::map<FunctionId, bool> in_recursion;
+    for (const EdgeRow& e : edge_rows(t, q)) {
+      if (e.caller == kNoFunction) continue;
+      child_total[e.caller] += e.total_ns;
+      if (e.recursive_calls) in_recursion[e.caller] = true;
+    }
+    for (const FunctionRow& r : function_rows(t, q)) {
+      if (r.recursive_calls || in_recursion[r.function]) continue;
+      EXPECT_EQ(r.self_ns + child_total[r.function], r.total_ns) << "function " << r.function;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50u);
+}
+
+TEST(Invariants, PrecomputedQuantitiesGiveTheSameRows) {
+  std::mt19937_64 rng(99);
+  const CallTree t = random_tree(rng, 200, 8, true);
+  const NodeQuantities q = node_quantities(t);
+  const auto a = function_rows(t), b = function_rows(t, q);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].total_ns, b[i].total_ns);
+  EXPECT_EQ(edge_rows(t).size(), edge_rows(t, q).size());
+  EXPECT_EQ(grand_total_ns(t), grand_total_ns(t, q.cum));
+}
+
 }  // namespace
 }  // namespace callprof

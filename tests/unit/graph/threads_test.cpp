@@ -8,7 +8,8 @@ namespace callprof {
 namespace {
 
 TEST(Threads, TotalsPerThread) {
-  Profile p = testing::folded("@thread 10 main\nmain;a 10\n@thread 11 w creator=10\nrun 5 calls=3\n");
+  Profile p = testing::folded(
+      "@thread 10 main\nmain;a 10\n@thread 11 w creator=10\nrun 5 calls=3\n");
   auto t = thread_totals(p);
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].calls, 2u);

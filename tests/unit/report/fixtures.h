@@ -8,15 +8,18 @@ namespace callprof::testing {
 // Thread 100 runs the counter-example (B's 40 calls of D take 3 ms each, C's 1 ms);
 // thread 101, created by 100 in main > spawn, runs worker > E.
 inline Profile counter_example_profile() {
+  // A frame's module is given where the function first appears.
   Profile p = folded(
       "@thread 100 counter\n"
-      "main@/opt/app/counter;A@/opt/app/counter;B@/opt/app/counter 1000000 min=1000000 max=1000000\n"
-      "main;A;C@/opt/app/counter 1000000 min=1000000 max=1000000\n"
-      "main;A;B;D@/usr/lib/libd.so.1 120000000 calls=40 min=2900000 max=3100000 cpu=100000000 off=20000000\n"
+      "main@/opt/app/counter;A@/opt/app/counter;B@/opt/app/counter 1000000\n"
+      "main;A;C@/opt/app/counter 1000000\n"
+      "main;A;B;D@/usr/lib/libd.so.1 120000000 calls=40 min=2900000 max=3100000"
+      " cpu=100000000 off=20000000\n"
       "main;A;C;D 40000000 calls=40 min=900000 max=1100000 cpu=40000000\n"
       "main;spawn@/opt/app/counter 50000\n"
       "@thread 101 worker creator=100\n"
-      "worker@/opt/app/counter;E@/opt/app/counter 5000000 calls=5 min=800000 max=1200000 cpu=5000000\n");
+      "worker@/opt/app/counter;E@/opt/app/counter 5000000 calls=5 min=800000 max=1200000"
+      " cpu=5000000\n");
   p.meta.command = "./counter 40";
   p.meta.mode = "exact";
   p.meta.hostname = "testhost";

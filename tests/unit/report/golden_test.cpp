@@ -1,6 +1,6 @@
 // Golden text outputs of every view for the counter-example profile.
-// Regenerate after an intended change: CALLPROF_UPDATE_GOLDEN=1 ./report_test --gtest_filter='Golden*'
-// then review the diff of tests/golden/report/.
+// Regenerate after an intended change, then review the diff of tests/golden/report/:
+//   CALLPROF_UPDATE_GOLDEN=1 build/tests/unit/report/report_test --gtest_filter='Golden*'
 #include <gtest/gtest.h>
 
 #include <cstdlib>

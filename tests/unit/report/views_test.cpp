@@ -263,7 +263,8 @@ TEST(ThreadsView, ProcessesThreadsAndCreationTree) {
 TEST(SummaryView, ShapeRankingsAndModules) {
   auto r = render(counter(), opts("summary"));
   ASSERT_TRUE(r.ok);
-  EXPECT_NE(r.text.find("edges              7 (distinct caller > callee pairs)"), std::string::npos);
+  EXPECT_NE(r.text.find("edges              7 (distinct caller > callee pairs)"),
+            std::string::npos);
   EXPECT_NE(r.text.find("deepest recursion  none"), std::string::npos);
   EXPECT_EQ(last_word(table_rows(r.text, "hottest functions")[1]), "D");
   EXPECT_NE(r.text.find("B > D"), std::string::npos);

@@ -1,0 +1,107 @@
+// The callprof command line: help, and bad arguments or inputs giving exactly one clear
+// line on stderr, nothing on stdout, and exit status 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+CliRun run(const std::string& args) {
+  std::string err_file = testing::TempDir() + "/cli_stderr";
+  std::string cmd = std::string(CALLPROF_BIN) + " " + args + " 2>" + err_file;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream e(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
+void expect_one_line_error(const std::string& args, const std::string& needle) {
+  SCOPED_TRACE(args);
+  CliRun r = run(args);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.rfind("callprof: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+std::string profile_path() {
+  static std::string path = [] {
+    std::string p = testing::TempDir() + "/cli_wordfreq.callprof";
+    std::string cmd = std::string(CALLPROF_BIN) + " record -q -o " + p + " -- " + WORDFREQ_BIN + " 2000 >/dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return p;
+  }();
+  return path;
+}
+
+TEST(Cli, HelpForEveryCommand) {
+  for (std::string cmd : {"", "record ", "report "}) {
+    CliRun r = run(cmd + "--help");
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+TEST(Cli, BadCommandsAndOptions) {
+  expect_one_line_error("", "subcommand is required");
+  expect_one_line_error("frobnicate", "unknown command 'frobnicate'");
+  expect_one_line_error("record", "command is required");
+  expect_one_line_error("report --no-such-option", "no-such-option");
+  expect_one_line_error("report --limit -3", "--limit");
+}
+
+TEST(Cli, RecordRefusesWhatItCannotRun) {
+  expect_one_line_error("record -- /nonexistent/program", "cannot open /nonexistent/program");
+  expect_one_line_error("record -- no-such-program-in-path", "cannot find 'no-such-program-in-path'");
+  expect_one_line_error("record -- /bin/true", "no instrumentation hooks");
+  expect_one_line_error("record --mode bogus -- /bin/true", "unknown mode 'bogus'");
+}
+
+TEST(Cli, ReportRefusesBadInputs) {
+  std::string dir = testing::TempDir();
+  std::ofstream(dir + "/not_a_profile") << "hello\n";
+  expect_one_line_error("report -i /nonexistent/profile", "cannot read /nonexistent/profile");
+  expect_one_line_error("report -i " + dir + "/not_a_profile", "not a callprof profile");
+  expect_one_line_error("report -i " + dir, "cannot read");
+
+  std::string good = profile_path();
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(dir + "/truncated", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  expect_one_line_error("report -i " + dir + "/truncated", "truncated");
+}
+
+TEST(Cli, ReportRefusesBadViewOptions) {
+  std::string in = "report -i " + profile_path();
+  expect_one_line_error(in + " --view nope", "unknown view 'nope'");
+  expect_one_line_error(in + " --sort nope", "unknown sort column 'nope'");
+  expect_one_line_error(in + " --filter '('", "invalid filter");
+  expect_one_line_error(in + " --thread 1", "thread 1 is not in the profile");
+}
+
+TEST(Cli, EveryViewRendersTheDemoProfile) {
+  for (std::string view : {"flat", "callers", "tree", "threads", "summary"}) {
+    CliRun r = run("report -i " + profile_path() + " --view " + view);
+    EXPECT_EQ(r.status, 0) << view << ": " << r.err;
+    EXPECT_NE(r.out.find(view == "threads" ? "wordfreq" : "count_words"), std::string::npos) << view;
+  }
+}
+
+}  // namespace
