@@ -15,6 +15,23 @@ inline uint64_t clock_ns(clockid_t id) {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+// A (TSC, clock) pair read as close together as we can: the clock read is bracketed by
+// two TSC reads, and of a few tries the tightest bracket wins, so a preemption between
+// the reads cannot skew the ticks-to-ns rate.
+inline void calibration_pair(clockid_t id, uint64_t* tsc, uint64_t* ns) {
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 8; ++i) {
+    uint64_t before = ticks();
+    uint64_t t = clock_ns(id);
+    uint64_t after = ticks();
+    if (after - before < best) {
+      best = after - before;
+      *tsc = before + (after - before) / 2;
+      *ns = t;
+    }
+  }
+}
+
 // The caller's stack pointer at the call of the current function. Needs a frame pointer in
 // the function that uses it (the runtime is built with -fno-omit-frame-pointer).
 #define CALLPROF_CALLER_SP() (reinterpret_cast<uint64_t>(__builtin_frame_address(0)) + 16)

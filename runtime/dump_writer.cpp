@@ -181,11 +181,20 @@ int create_dump_file(char* path, uint64_t cap) {
 
 }  // namespace
 
+namespace {
+uint32_t g_dumped_pid = 0;      // once per process image: exit() runs our destructor, _exit may follow
+char g_dump_path[600];
+}  // namespace
+
+void discard_dump() {
+  if (g_dumped_pid == 0) return;
+  unlink(g_dump_path);
+  g_dumped_pid = 0;
+}
+
 void write_dump() {
-  // Once per process image: exit() runs our destructor, and _exit may follow it.
-  static uint32_t dumped_pid = 0;
-  if (dumped_pid == process().pid) return;
-  dumped_pid = process().pid;
+  if (g_dumped_pid == process().pid || !first_thread()) return;
+  g_dumped_pid = process().pid;
   ThreadState* self = t_state;
   if (self) self->busy = 1;  // our own calls must not be profiled
   const ProcessInfo& p = process();
@@ -199,8 +208,7 @@ void write_dump() {
   h.ppid = p.ppid;
   h.tsc_start = p.tsc_start;
   h.mono_start_ns = p.mono_start_ns;
-  h.tsc_end = now;
-  h.mono_end_ns = clock_ns(CLOCK_MONOTONIC);
+  calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
   h.flags = p.fork_child ? uint32_t(wire::kDumpForkChild) : 0u;
   ModuleScan count{nullptr, 0, false};
@@ -213,8 +221,9 @@ void write_dump() {
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
 
-  char path[640], final_path[600];
-  int fd = create_dump_file(final_path, sizeof final_path);
+  char path[640];
+  char* final_path = g_dump_path;
+  int fd = create_dump_file(final_path, sizeof g_dump_path);
   if (fd < 0) {
     if (self) self->busy = 0;
     return;

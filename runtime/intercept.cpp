@@ -60,20 +60,20 @@ uint64_t jmp_buf_stack_pointer(const __jmp_buf_tag* env) {
   return v ^ guard;
 }
 
-__attribute__((noinline)) void before_longjmp(const __jmp_buf_tag* env, uint64_t here_sp) {
+// Control is about to land at `landing_sp`. If a signal handler is jumping out of one of
+// our hooks (busy is set), that hook never resumes: its partial update is harmless (every
+// step leaves the state consistent), and busy must be cleared here or the thread would
+// stop recording.
+void land_at(uint64_t landing_sp) {
   ThreadState* s = t_state;
-  if (!s || s->busy) return;
-  uint64_t target = jmp_buf_stack_pointer(env);
-  // A target below us or implausibly far means the layout is not what we expect:
-  // leave it to the frame-address safety net.
-  if (target <= here_sp || target - here_sp >= (uint64_t(1) << 30)) return;
+  if (!s) return;
   s->busy = 1;
-  s->profile.unwind_below(target, ticks());
+  s->profile.unwind_to_landing(landing_sp, ticks());
   s->busy = 0;
 }
 
 [[noreturn]] void do_longjmp(LongjmpFn fn, __jmp_buf_tag* env, int val) {
-  before_longjmp(env, CALLPROF_CALLER_SP());
+  land_at(jmp_buf_stack_pointer(env));
   if (!fn) abort();
   fn(env, val);
   __builtin_unreachable();
@@ -98,12 +98,7 @@ CALLPROF_EXPORT void __longjmp_chk(__jmp_buf_tag env[1], int val) { do_longjmp(r
 // The catching function's landing pad calls this with its own stack pointer: every frame
 // below it was unwound. GCC already ran their exit hooks; Clang did not.
 CALLPROF_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
-  ThreadState* s = t_state;
-  if (s && !s->busy) {
-    s->busy = 1;
-    s->profile.unwind_below(CALLPROF_CALLER_SP(), ticks());
-    s->busy = 0;
-  }
+  land_at(CALLPROF_CALLER_SP());
   return real.begin_catch ? real.begin_catch(exception) : nullptr;
 }
 

@@ -44,8 +44,7 @@ void after_fork_in_child() {
   g_process.fork_child = true;
   g_process.ppid = g_process.pid;
   g_process.pid = uint32_t(getpid());
-  g_process.tsc_start = now;
-  g_process.mono_start_ns = clock_ns(CLOCK_MONOTONIC);
+  calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   if (!self) return;
   self->profile.restart(now);
@@ -66,8 +65,7 @@ void initialize() {
   g_frame_capacity = env_u32("CALLPROF_MAX_DEPTH", g_frame_capacity, 64, 1u << 24);
   g_process.pid = uint32_t(getpid());
   g_process.ppid = uint32_t(getppid());
-  g_process.tsc_start = ticks();
-  g_process.mono_start_ns = clock_ns(CLOCK_MONOTONIC);
+  calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);

@@ -46,8 +46,10 @@ struct ProcessInfo {
 const ProcessInfo& process();
 void ensure_initialized();
 
-// Write this process image's dump (all threads, open frames included). Safe to call
-// more than once: each call writes a new file.
+// Write this process image's dump (all threads, open frames included), once per image;
+// an image that never entered a hook writes nothing.
 void write_dump();
+// Remove the dump just written and allow another (an exec that failed).
+void discard_dump();
 
 }  // namespace callprof::rt

@@ -65,11 +65,24 @@ bool ThreadProfile::find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now) {
   return false;
 }
 
-void ThreadProfile::unwind_below(uint64_t sp, uint64_t now) {
+static inline bool same_stack(uint64_t a, uint64_t b) {
+  return (a > b ? a - b : b - a) < kSameStackSpan;
+}
+
+bool ThreadProfile::unwind_to_landing(uint64_t sp, uint64_t now) {
+  bool landing_known = false;
+  for (uint32_t i = 1; i < depth_ && !landing_known; ++i)
+    landing_known = frames_[i].sp >= sp && same_stack(frames_[i].sp, sp);
+  if (!landing_known) return false;
   // Frames at exactly `sp` are the landing function and the functions inlined into it;
   // those of them that were left are closed by the exit safety net.
-  while (depth_ > 1 && frames_[depth_ - 1].sp < sp) pop(now);
+  while (depth_ > 1) {
+    uint64_t top = frames_[depth_ - 1].sp;
+    if (same_stack(top, sp) && top >= sp) break;
+    pop(now);
+  }
   overflow_ = 0;
+  return true;
 }
 
 void ThreadProfile::unwind_all(uint64_t now) {

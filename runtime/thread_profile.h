@@ -94,8 +94,10 @@ class ThreadProfile {
   }
 
   // Non-local exit (longjmp, catch): control resumes in the frame whose stack pointer is
-  // `sp`; every deeper frame is closed now.
-  void unwind_below(uint64_t sp, uint64_t now);
+  // `sp`. Every frame below it on its stack, and every frame above it on another stack
+  // (a handler on sigaltstack), is closed now. Returns false, closing nothing, when no
+  // recorded frame is at or near `sp` (the target is not ours to judge).
+  bool unwind_to_landing(uint64_t sp, uint64_t now);
   // Close every frame (thread exit).
   void unwind_all(uint64_t now);
   // After fork: forget all metrics; the frames still open restart at `now`.

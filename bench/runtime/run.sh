@@ -142,8 +142,11 @@ for v in "${!CHECKSUM[@]}"; do
   done
 done
 
-declare -A WALL ADDED CPU ADDED_CPU
-for v in "${!WALLS[@]}"; do WALL[$v]=$(median "${WALLS[$v]}"); CPU[$v]=$(median "${CPUS[$v]}"); done
+minimum() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -1; }
+declare -A WALL ADDED CPU ADDED_CPU CPU_MIN ADDED_CPU_MIN
+for v in "${!WALLS[@]}"; do
+  WALL[$v]=$(median "${WALLS[$v]}"); CPU[$v]=$(median "${CPUS[$v]}"); CPU_MIN[$v]=$(minimum "${CPUS[$v]}")
+done
 baseline_of() {
   case $1 in
     plain|nop|floor|callprof) echo plain ;;
@@ -157,6 +160,7 @@ for v in "${!WALL[@]}"; do
   b=$(baseline_of "$v")
   ADDED[$v]=$(calc "(${WALL[$v]} - ${WALL[$b]}) * 1e9 / ${CALLS[$v]}")
   ADDED_CPU[$v]=$(calc "(${CPU[$v]} - ${CPU[$b]}) * 1e9 / ${CALLS[$v]}")
+  ADDED_CPU_MIN[$v]=$(calc "(${CPU_MIN[$v]} - ${CPU_MIN[$b]}) * 1e9 / ${CALLS[$v]}")
 done
 # Fixed cost: the variant's run with 0 iterations minus the plain run with 0 iterations.
 fixed_of() {
@@ -205,14 +209,18 @@ echo "  command's (GNU time %M: max over the recorder and the program)."
 echo
 
 verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN { ok = (op == "<=") ? v <= t : v >= t; print ok ? "PASS" : "MISS" }'; }
-echo "Targets (SPEC §6), on wall time; [cpu time] for comparison"
+echo "Targets (SPEC §6): verdict on median wall time; [median cpu time; least disturbed run: minimum cpu time]"
 r1=$(calc "${ADDED[callprof]} / ${ADDED[floor]}"); c1=$(calc "${ADDED_CPU[callprof]} / ${ADDED_CPU[floor]}")
-printf '  callprof added / floor added   = %5.3f  (target <= 1.30)  %s   %.2f vs %.2f ns/call   [cpu %.3f %s]\n' \
-  "$r1" "$(verdict "$r1" '<=' 1.3)" "${ADDED[callprof]}" "${ADDED[floor]}" "$c1" "$(verdict "$c1" '<=' 1.3)"
+m1=$(calc "${ADDED_CPU_MIN[callprof]} / ${ADDED_CPU_MIN[floor]}")
+printf '  callprof added / floor added   = %5.3f  (target <= 1.30)  %s   %.2f vs %.2f ns/call   [cpu %.3f %s; min cpu %.3f %s]\n' \
+  "$r1" "$(verdict "$r1" '<=' 1.3)" "${ADDED[callprof]}" "${ADDED[floor]}" "$c1" "$(verdict "$c1" '<=' 1.3)" \
+  "$m1" "$(verdict "$m1" '<=' 1.3)"
 if [[ $WITH_UFTRACE == 1 ]]; then
   r2=$(calc "${ADDED[uftrace]} / ${ADDED[callprof]}"); c2=$(calc "${ADDED_CPU[uftrace]} / ${ADDED_CPU[callprof]}")
-  printf '  uftrace added / callprof added = %5.3f  (target >= 3.00)  %s   %.2f vs %.2f ns/call  [cpu %.3f %s]\n' \
-    "$r2" "$(verdict "$r2" '>=' 3)" "${ADDED[uftrace]}" "${ADDED[callprof]}" "$c2" "$(verdict "$c2" '>=' 3)"
+  m2=$(calc "${ADDED_CPU_MIN[uftrace]} / ${ADDED_CPU_MIN[callprof]}")
+  printf '  uftrace added / callprof added = %5.3f  (target >= 3.00)  %s   %.2f vs %.2f ns/call  [cpu %.3f %s; min cpu %.3f %s]\n' \
+    "$r2" "$(verdict "$r2" '>=' 3)" "${ADDED[uftrace]}" "${ADDED[callprof]}" "$c2" "$(verdict "$c2" '>=' 3)" \
+    "$m2" "$(verdict "$m2" '>=' 3)"
 else
   echo "  uftrace added / callprof added: not measured (BENCH_UFTRACE=0 or no uftrace)"
 fi

@@ -59,7 +59,7 @@ std::string make_temp_dir() {
   return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
 }
 
-Result<std::vector<RawProcessDump>> read_dumps(const std::string& dir) {
+Result<std::vector<RawProcessDump>> read_dumps(const std::string& dir, bool quiet) {
   std::vector<RawProcessDump> dumps;
   std::vector<fs::path> files;
   std::error_code ec;
@@ -67,12 +67,12 @@ Result<std::vector<RawProcessDump>> read_dumps(const std::string& dir) {
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     if (f.extension() != ".cpraw") {
-      warn(f.filename().string() + ": a process could not finish writing its data; its profile is missing");
+      if (!quiet) warn(f.filename().string() + ": a process could not finish writing its data; its profile is missing");
       continue;
     }
     auto d = read_raw_dump(f.string());
     if (!d) {
-      warn(d.error().message);
+      if (!quiet) warn(d.error().message);
       continue;
     }
     dumps.push_back(std::move(d.value()));
@@ -111,9 +111,9 @@ size_t node_count(const Profile& p) {
 // Build the profile from the dumps and write it; returns false after reporting a failure.
 bool save_profile(const RecordArgs& a, const std::string& dir, const std::string& mode, int64_t start_realtime,
                   int64_t duration) {
-  auto dumps = read_dumps(dir);
+  auto dumps = read_dumps(dir, a.quiet);
   if (dumps->empty()) {
-    warn("the program wrote no profile data (did it call exec, or was it killed?)");
+    if (!a.quiet) warn("the program wrote no profile data (was it killed, or did it never call an instrumented function?)");
     return false;
   }
   auto built = build_profile(*dumps);

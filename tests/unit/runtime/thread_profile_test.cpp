@@ -116,7 +116,7 @@ TEST(ThreadProfile, LongjmpClosesDeeperFramesAtTheJump) {
   prog.call(B, 2);
   prog.call(C, 3);
   prog.call(D, 4);
-  prog.p.unwind_below(landing, 10);  // longjmp at t=10 back into A
+  EXPECT_TRUE(prog.p.unwind_to_landing(landing, 10));  // longjmp at t=10 back into A
   prog.abandon(3);
   prog.ret(A, 30);          // A keeps running after setjmp returns
   prog.ret(MAIN, 31);
@@ -124,6 +124,31 @@ TEST(ThreadProfile, LongjmpClosesDeeperFramesAtTheJump) {
   EXPECT_EQ(prog.at({MAIN, A, B})->calls, 1u);
   EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 1u + 20u);     // 1..2 and 10..30
   EXPECT_EQ(prog.p.unmatched_exits(), 0u);
+}
+
+TEST(ThreadProfile, LandingFromAnAlternateSignalStackClosesTheHandlerFrames) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);  // sigsetjmp here
+  uint64_t landing = prog.sp();
+  prog.call(B, 2);  // the signal arrives in b; its handler runs on a far-away stack
+  prog.p.enter(G, 0, 0x10000, 3);
+  EXPECT_TRUE(prog.p.unwind_to_landing(landing, 7));  // siglongjmp from the handler
+  prog.abandon(1);
+  prog.ret(A, 9);
+  prog.ret(MAIN, 10);
+  EXPECT_EQ(prog.at({MAIN, A, B, G})->self_ticks, 4u);
+  EXPECT_EQ(prog.at({MAIN, A, B})->self_ticks, 1u);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 3u);  // 1..2 and 7..9
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, LandingNowhereNearAFrameClosesNothing) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);
+  EXPECT_FALSE(prog.p.unwind_to_landing(prog.sp() + (64u << 20), 5));
+  EXPECT_EQ(prog.p.depth(), 2u);
 }
 
 TEST(ThreadProfile, ExitSafetyNetClosesAbandonedFramesButNotTheCaller) {

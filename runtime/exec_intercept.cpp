@@ -1,0 +1,110 @@
+// The exec family, interposed: exec replaces the image without running exit handlers, so
+// the image's dump is written first (and removed again if the exec fails). The new image
+// loads the runtime again through the inherited LD_PRELOAD and writes its own dump.
+#include <alloca.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "process.h"
+
+#define CALLPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using ExecveFn = int (*)(const char*, char* const[], char* const[]);
+using ExecvFn = int (*)(const char*, char* const[]);
+using FexecveFn = int (*)(int, char* const[], char* const[]);
+
+template <typename F>
+F real(const char* name) {
+  static_assert(sizeof(F) == sizeof(void*));
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+void before_exec() {
+  if (callprof::rt::process().enabled) callprof::rt::write_dump();
+}
+
+int after_failed_exec(int rc) {
+  int saved = errno;
+  callprof::rt::discard_dump();
+  errno = saved;
+  return rc;
+}
+
+// execl-style arguments: `first`, then more up to a null pointer.
+size_t count_args(va_list ap) {
+  size_t n = 0;
+  while (va_arg(ap, char*)) ++n;
+  return n;
+}
+
+// Fills argv[0..n+1] (null-terminated) and consumes the terminating null pointer.
+void fill_args(char** argv, const char* first, size_t n, va_list ap) {
+  argv[0] = const_cast<char*>(first);
+  for (size_t i = 1; i <= n; ++i) argv[i] = va_arg(ap, char*);
+  argv[n + 1] = va_arg(ap, char*);
+}
+
+}  // namespace
+
+CALLPROF_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  static ExecveFn fn = real<ExecveFn>("execve");
+  before_exec();
+  return after_failed_exec(fn(path, argv, envp));
+}
+
+CALLPROF_EXPORT int execv(const char* path, char* const argv[]) {
+  static ExecvFn fn = real<ExecvFn>("execv");
+  before_exec();
+  return after_failed_exec(fn(path, argv));
+}
+
+CALLPROF_EXPORT int execvp(const char* file, char* const argv[]) {
+  static ExecvFn fn = real<ExecvFn>("execvp");
+  before_exec();
+  return after_failed_exec(fn(file, argv));
+}
+
+CALLPROF_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  static ExecveFn fn = real<ExecveFn>("execvpe");
+  before_exec();
+  return after_failed_exec(fn(file, argv, envp));
+}
+
+CALLPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  static FexecveFn fn = real<FexecveFn>("fexecve");
+  before_exec();
+  return after_failed_exec(fn(fd, argv, envp));
+}
+
+// Like glibc's own execl*, the argument vector lives on the stack.
+#define CALLPROF_ARGV_FROM_VARARGS(argv, first, ap)                    \
+  va_list ap;                                                          \
+  va_start(ap, first);                                                 \
+  size_t n_##argv = count_args(ap);                                    \
+  va_end(ap);                                                          \
+  char** argv = static_cast<char**>(alloca((n_##argv + 2) * sizeof(char*))); \
+  va_start(ap, first);                                                 \
+  fill_args(argv, first, n_##argv, ap)
+
+CALLPROF_EXPORT int execl(const char* path, const char* arg, ...) {
+  CALLPROF_ARGV_FROM_VARARGS(argv, arg, ap);
+  va_end(ap);
+  return execv(path, argv);
+}
+
+CALLPROF_EXPORT int execlp(const char* file, const char* arg, ...) {
+  CALLPROF_ARGV_FROM_VARARGS(argv, arg, ap);
+  va_end(ap);
+  return execvp(file, argv);
+}
+
+CALLPROF_EXPORT int execle(const char* path, const char* arg, ...) {
+  CALLPROF_ARGV_FROM_VARARGS(argv, arg, ap);
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  return execve(path, argv, envp);
+}
