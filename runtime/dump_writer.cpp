@@ -150,6 +150,9 @@ void write_thread(Output& out, const ThreadState& s, uint64_t now) {
   t.end_tsc = exited_before ? s.end_tsc : now;
   t.dropped_calls = p.dropped_calls();
   memcpy(t.name, s.name, sizeof t.name);
+  // Interrupt-tree frames still open belong to a handler of another thread that is still
+  // running; its completed calls are kept, the open ones are not.
+  t.interrupt_node_count = s.interrupts.node_count() > 1 ? s.interrupts.node_count() : 0;
   out.put(&t, sizeof t);
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
@@ -157,6 +160,7 @@ void write_thread(Output& out, const ThreadState& s, uint64_t now) {
     wire::DumpOpenFrame o{f.node, 0, f.entry_tsc, f.child_ticks};
     out.put(&o, sizeof o);
   }
+  out.put(s.interrupts.nodes(), uint64_t(t.interrupt_node_count) * sizeof(wire::DumpNode));
 }
 
 void read_thread_name(ThreadState& s) {
@@ -199,6 +203,7 @@ void write_dump() {
   if (self) self->busy = 1;  // our own calls must not be profiled
   const ProcessInfo& p = process();
   uint64_t now = ticks();
+  if (self) self->interrupts.unwind_all(now);  // exit() called from a signal handler
 
   wire::DumpHeader h{};
   memcpy(h.magic, wire::kDumpMagic, sizeof h.magic);

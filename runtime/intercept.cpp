@@ -60,15 +60,24 @@ uint64_t jmp_buf_stack_pointer(const __jmp_buf_tag* env) {
   return v ^ guard;
 }
 
-// Control is about to land at `landing_sp`. If a signal handler is jumping out of one of
-// our hooks (busy is set), that hook never resumes: its partial update is harmless (every
-// step leaves the state consistent), and busy must be cleared here or the thread would
-// stop recording.
+// Control is about to land at `landing_sp`. A handler that interrupted one of our hooks
+// keeps its calls in the interrupt tree: a jump inside the handler closes only those;
+// a jump out of it closes them all and unwinds the main tree. The interrupted hook never
+// resumes then: its partial update is harmless (each step leaves the state consistent),
+// and its busy flag must be cleared here or the thread would stop recording.
 void land_at(uint64_t landing_sp) {
   ThreadState* s = t_state;
   if (!s) return;
+  uint64_t now = ticks();
+  if (s->interrupts.depth() > 0) {
+    s->interrupts_busy = 1;
+    bool inside_handler = s->interrupts.unwind_to_landing(landing_sp, now);
+    if (!inside_handler) s->interrupts.unwind_all(now);
+    s->interrupts_busy = 0;
+    if (inside_handler) return;
+  }
   s->busy = 1;
-  s->profile.unwind_to_landing(landing_sp, ticks());
+  s->profile.unwind_to_landing(landing_sp, now);
   s->busy = 0;
 }
 

@@ -21,6 +21,9 @@ ThreadState* g_threads = nullptr;   // lock-free push-only list
 pthread_key_t g_exit_key;
 uint32_t g_node_capacity = 1u << 20;
 uint32_t g_frame_capacity = 1u << 16;
+// Signal handlers that interrupt a hook are rare and shallow: a small second tree.
+constexpr uint32_t kInterruptNodes = 1u << 14;
+constexpr uint32_t kInterruptFrames = 1u << 10;
 int g_init_state = 0;               // 0 none, 1 running, 2 done
 
 uint32_t env_u32(const char* name, uint32_t fallback, uint32_t lo, uint32_t hi) {
@@ -48,6 +51,7 @@ void after_fork_in_child() {
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   if (!self) return;
   self->profile.restart(now);
+  self->interrupts.restart(now);
   self->start_tsc = now;
   self->tid = uint32_t(gettid());
   self->creator_tid = 0;
@@ -87,30 +91,42 @@ void ensure_initialized() {
   while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
 }
 
+namespace {
+
+// Carves one thread profile's memory out of a reservation; returns the bytes used.
+uint64_t carve(char* at, uint32_t nodes, uint32_t frames, ThreadMemory* mem) {
+  uint64_t slots = slot_count_for(nodes);
+  uint64_t frame_bytes = page_round(frames * sizeof(Frame));
+  uint64_t slot_bytes = page_round(slots * sizeof(NodeSlot));
+  if (mem) {
+    *mem = ThreadMemory{reinterpret_cast<DumpNode*>(at + frame_bytes + slot_bytes), nodes,
+                        reinterpret_cast<NodeSlot*>(at + frame_bytes), uint32_t(slots),
+                        reinterpret_cast<Frame*>(at), frames};
+  }
+  return frame_bytes + slot_bytes + page_round(nodes * sizeof(DumpNode));
+}
+
+}  // namespace
+
 ThreadState* attach_thread() {
   ensure_initialized();
   if (!g_process.enabled) return nullptr;
-  // One reservation per thread; pages are only backed once touched.
-  uint64_t slots = slot_count_for(g_node_capacity);
-  uint64_t bytes = page_round(sizeof(ThreadState)) + page_round(g_frame_capacity * sizeof(Frame)) +
-                   page_round(slots * sizeof(NodeSlot)) + page_round(g_node_capacity * sizeof(DumpNode));
+  // One reservation per thread, laid out as: state, interrupt tree, main tree (frames,
+  // index, nodes last so that a finished thread can give back everything after them).
+  uint64_t head = page_round(sizeof(ThreadState));
+  uint64_t interrupts = carve(nullptr, kInterruptNodes, kInterruptFrames, nullptr);
+  uint64_t bytes = head + interrupts + carve(nullptr, g_node_capacity, g_frame_capacity, nullptr);
   void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return nullptr;
-  char* at = static_cast<char*>(m);
-  ThreadState* s = reinterpret_cast<ThreadState*>(at);
-  at += page_round(sizeof(ThreadState));
-  ThreadMemory mem{};
-  mem.frames = reinterpret_cast<Frame*>(at);
-  mem.frame_capacity = g_frame_capacity;
-  at += page_round(g_frame_capacity * sizeof(Frame));
-  mem.slots = reinterpret_cast<NodeSlot*>(at);
-  mem.slot_count = uint32_t(slots);
-  at += page_round(slots * sizeof(NodeSlot));
-  mem.nodes = reinterpret_cast<DumpNode*>(at);
-  mem.node_capacity = g_node_capacity;
+  char* base = static_cast<char*>(m);
+  ThreadState* s = reinterpret_cast<ThreadState*>(base);
+  ThreadMemory main_mem, interrupt_mem;
+  carve(base + head, kInterruptNodes, kInterruptFrames, &interrupt_mem);
+  carve(base + head + interrupts, g_node_capacity, g_frame_capacity, &main_mem);
 
   s->start_tsc = ticks();
-  s->profile.init(mem, s->start_tsc);
+  s->profile.init(main_mem, s->start_tsc);
+  s->interrupts.init(interrupt_mem, s->start_tsc);
   s->tid = uint32_t(gettid());
   s->creator_node = UINT32_MAX;
   s->mapping = m;
@@ -127,15 +143,16 @@ void finish_thread(ThreadState* s, bool release) {
   s->busy = 1;
   uint64_t now = ticks();
   s->profile.unwind_all(now);
+  s->interrupts.unwind_all(now);
   s->end_tsc = now;
   prctl(PR_GET_NAME, s->name, 0, 0, 0);
   __atomic_store_n(&s->finished, 1u, __ATOMIC_RELEASE);
   if (release && t_state == s) {
-    // Keep the nodes (the dump needs them) and give back the stack and index pages.
+    // Keep the nodes (the dump needs them) and give back the main stack and index pages.
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
     char* base = static_cast<char*>(s->mapping);
-    char* frames = base + page_round(sizeof(ThreadState));
+    char* frames = reinterpret_cast<char*>(const_cast<Frame*>(s->profile.open_frames() - 1));
     const char* nodes = reinterpret_cast<const char*>(s->profile.nodes());
     madvise(frames, uint64_t(nodes - frames), MADV_DONTNEED);
     char* nodes_end = base + page_round(uint64_t(nodes - base) + s->profile.node_count() * sizeof(DumpNode));

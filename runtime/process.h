@@ -11,7 +11,9 @@ namespace callprof::rt {
 
 struct ThreadState {
   ThreadProfile profile;
-  uint32_t busy;              // set while a hook runs: a signal handler's hooks are dropped
+  uint32_t busy;              // set while a hook runs: a signal handler's hooks go to `interrupts`
+  uint32_t interrupts_busy;   // a handler interrupting a handler's hook: dropped and counted
+  ThreadProfile interrupts;   // calls of handlers that interrupted a hook (see wire::DumpThread)
   uint32_t tid;
   uint32_t creator_tid;
   uint32_t creator_node;
@@ -32,6 +34,9 @@ ThreadState* attach_thread();
 // Close all frames and record the end; when `release` the big reservations are returned
 // and the thread must not use its state again.
 void finish_thread(ThreadState* s, bool release);
+// Hooks that arrive while the thread is inside a hook (a signal handler interrupted it).
+void enter_interrupting(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now);
+void exit_interrupting(ThreadState* s, uint64_t fn, uint64_t sp, uint64_t now);
 // First thread state of the list of this process's threads.
 ThreadState* first_thread();
 

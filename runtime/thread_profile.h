@@ -109,6 +109,7 @@ class ThreadProfile {
   const Frame* open_frames() const { return frames_ + 1; }   // outermost first
   uint32_t top_node() const { return frames_[depth_ - 1].node; }
   uint64_t dropped_calls() const { return dropped_calls_; }
+  void count_dropped_call() { ++dropped_calls_; }
   uint64_t unmatched_exits() const { return unmatched_exits_; }
 
  private:

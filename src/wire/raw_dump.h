@@ -14,7 +14,8 @@ inline constexpr uint32_t kDumpVersion = 1;
 //   DumpHeader
 //   command line: cmdline_bytes bytes (argv strings, each NUL-terminated), padded to 8
 //   module_count x { DumpModule, path bytes, build id bytes, padded to 8 }
-//   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame }
+//   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame,
+//                    interrupt_node_count x DumpNode }
 struct DumpHeader {
   char magic[8];
   uint32_t version;
@@ -58,8 +59,15 @@ struct DumpThread {
   uint64_t end_tsc;          // exit time, or dump time when still running
   uint64_t dropped_calls;    // calls not recorded: node budget or stack depth exhausted
   char name[16];             // as set by pthread_setname_np / prctl, NUL-padded
+  // Calls made by signal handlers that interrupted one of our hooks are kept in a second
+  // tree: its root's children have fn = kInterruptedContext | (node of the main tree that
+  // was on top when the signal came), and their subtrees belong under that node.
+  uint32_t interrupt_node_count;  // includes its root; 0 when no hook was interrupted
+  uint32_t reserved;
 };
-static_assert(sizeof(DumpThread) == 72);
+static_assert(sizeof(DumpThread) == 80);
+
+inline constexpr uint64_t kInterruptedContext = uint64_t(1) << 63;
 
 // One calling-context-tree node. Node 0 is the root (fn 0). parent < own index.
 struct DumpNode {

@@ -122,8 +122,8 @@ TEST_P(Recursion, MutualRecursionCountedOnce) {
   EXPECT_EQ(u64(odd, "total_ns"), u64(r.node({"main", "is_even", "is_odd"}), "total_ns"));
   EXPECT_LE(u64(odd, "total_ns"), u64(even, "total_ns"));
   EXPECT_LE(u64(even, "total_ns"), u64(r.function("main"), "total_ns"));
-  EXPECT_GE(double(u64(even, "total_ns")), 0.3 * double(u64(r.function("main"), "total_ns")))
-      << "half of main's work is below is_even";
+  EXPECT_GE(double(u64(even, "total_ns")), 0.1 * double(u64(r.function("main"), "total_ns")))
+      << "half of main's work is below is_even (a wide margin: 1 ms pieces of work stretch under load)";
   measured(compiler_name() + ".recursion.is_even_total_ms", ms(u64(even, "total_ns")), "ms");
   expect_report_invariants(r);
 }

@@ -115,32 +115,51 @@ std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t) {
   return nodes;
 }
 
-// Build a thread's tree, leaving out paths no call reached (after a fork the child keeps
-// its parent's nodes with zero metrics).
-CallTree build_tree(const std::vector<wire::DumpNode>& nodes, ProcessSymbols& syms, const Clock& clock,
-                    std::vector<NodeId>& mapped) {
+Metrics metrics_of(const wire::DumpNode& d, const Clock& clock) {
+  Metrics m;
+  m[Metric::Calls] = d.calls;
+  m[Metric::WallNs] = clock.span(d.self_ticks);
+  if (d.calls > 0) {
+    m[Metric::MinWallNs] = clock.span(d.min_self_ticks);
+    m[Metric::MaxWallNs] = clock.span(d.max_self_ticks);
+  }
+  return m;
+}
+
+// Adds dump nodes to `tree` under the tree nodes already in `mapped` (the root, or graft
+// points), leaving out paths no call reached (after a fork the child keeps its parent's
+// nodes with zero metrics).
+void add_nodes(const std::vector<wire::DumpNode>& nodes, ProcessSymbols& syms, const Clock& clock, CallTree& tree,
+               std::vector<NodeId>& mapped) {
   std::vector<uint64_t> subtree_calls(nodes.size());
   for (size_t i = nodes.size(); i-- > 0;) {
     subtree_calls[i] += nodes[i].calls;
     if (i > 0) subtree_calls[nodes[i].parent] += subtree_calls[i];
   }
-  CallTree tree;
-  mapped.assign(nodes.size(), kNoNode);
-  mapped[0] = kRootNode;
   for (size_t i = 1; i < nodes.size(); ++i) {
     const wire::DumpNode& d = nodes[i];
-    if (subtree_calls[i] == 0 || mapped[d.parent] == kNoNode) continue;
-    NodeId id = tree.child(mapped[d.parent], syms.function(d.fn));
-    Metrics m;
-    m[Metric::Calls] = d.calls;
-    m[Metric::WallNs] = clock.span(d.self_ticks);
-    if (d.calls > 0) {
-      m[Metric::MinWallNs] = clock.span(d.min_self_ticks);
-      m[Metric::MaxWallNs] = clock.span(d.max_self_ticks);
-    }
-    tree.base(id).merge(m);
-    mapped[i] = id;
+    if (mapped[i] != kNoNode || subtree_calls[i] == 0 || mapped[d.parent] == kNoNode) continue;
+    mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
+    tree.base(mapped[i]).merge(metrics_of(d, clock));
   }
+}
+
+CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped) {
+  CallTree tree;
+  mapped.assign(t.nodes.size(), kNoNode);
+  mapped[0] = kRootNode;
+  add_nodes(with_open_frames_closed(t), syms, clock, tree, mapped);
+  // Signal handlers that interrupted a hook: each context node names the main-tree node
+  // that was running; graft its calls there (at the root if that path was left out).
+  std::vector<NodeId> graft(t.interrupts.size(), kNoNode);
+  for (size_t i = 1; i < t.interrupts.size(); ++i) {
+    const wire::DumpNode& d = t.interrupts[i];
+    if (d.parent != 0) continue;
+    uint64_t node = d.fn & ~wire::kInterruptedContext;
+    bool known = (d.fn & wire::kInterruptedContext) && node < mapped.size() && mapped[node] != kNoNode;
+    graft[i] = known ? mapped[node] : kRootNode;
+  }
+  add_nodes(t.interrupts, syms, clock, tree, graft);
   return tree;
 }
 
@@ -169,7 +188,7 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
     t.finished = rt.info.finished != 0;
     t.dropped_calls = rt.info.dropped_calls;
     std::vector<NodeId> mapped;
-    t.tree = build_tree(with_open_frames_closed(rt), syms, clock, mapped);
+    t.tree = build_tree(rt, syms, clock, mapped);
     by_tid[t.tid] = {&rt, std::move(mapped)};
     p.threads.push_back(std::move(t));
   }

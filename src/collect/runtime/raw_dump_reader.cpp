@@ -80,8 +80,10 @@ Status read_thread(Cursor& c, RawThread& t) {
   if (t.info.node_count == 0) return c.error("thread without a root node");
   if (!c.get_array(t.info.node_count, t.nodes)) return c.error("node table cut short");
   if (!c.get_array(t.info.open_frames, t.open)) return c.error("open frames cut short");
-  for (uint32_t i = 1; i < t.nodes.size(); ++i)
-    if (t.nodes[i].parent >= i) return c.error("node " + std::to_string(i) + " has a later parent");
+  if (!c.get_array(t.info.interrupt_node_count, t.interrupts)) return c.error("interrupt tree cut short");
+  for (const auto* tree : {&t.nodes, &t.interrupts})
+    for (uint32_t i = 1; i < tree->size(); ++i)
+      if ((*tree)[i].parent >= i) return c.error("node " + std::to_string(i) + " has a later parent");
   for (const auto& f : t.open)
     if (f.node >= t.nodes.size()) return c.error("open frame names a missing node");
   return Ok{};

@@ -20,6 +20,7 @@ struct RawThread {
   wire::DumpThread info{};
   std::vector<wire::DumpNode> nodes;        // node 0 is the root
   std::vector<wire::DumpOpenFrame> open;    // outermost first
+  std::vector<wire::DumpNode> interrupts;   // calls of signal handlers that interrupted a hook
 };
 
 struct RawProcessDump {
