@@ -65,7 +65,7 @@ uint64_t jmp_buf_stack_pointer(const __jmp_buf_tag* env) {
 // a jump out of it closes them all and unwinds the main tree. The interrupted hook never
 // resumes then: its partial update is harmless (each step leaves the state consistent),
 // and its busy flag must be cleared here or the thread would stop recording.
-void land_at(uint64_t landing_sp) {
+void land_at(uint64_t landing_sp, const __jmp_buf_tag* env = nullptr) {
   ThreadState* s = t_state;
   if (!s) return;
   uint64_t now = ticks();
@@ -77,12 +77,14 @@ void land_at(uint64_t landing_sp) {
     if (inside_handler) return;
   }
   s->busy = 1;
-  s->profile.unwind_to_landing(landing_sp, now);
+  uint32_t depth = env ? setjmp_depth(s, reinterpret_cast<uint64_t>(env)) : UINT32_MAX;
+  if (depth != UINT32_MAX) s->profile.unwind_to_depth(depth, now);
+  else s->profile.unwind_to_landing(landing_sp, now);
   s->busy = 0;
 }
 
 [[noreturn]] void do_longjmp(LongjmpFn fn, __jmp_buf_tag* env, int val) {
-  land_at(jmp_buf_stack_pointer(env));
+  land_at(jmp_buf_stack_pointer(env), env);
   if (!fn) abort();
   fn(env, val);
   __builtin_unreachable();

@@ -9,6 +9,17 @@
 
 namespace callprof::rt {
 
+// Where a setjmp was made: the shadow-stack depth then, and the frame on top (its stack
+// pointer and entry time tell whether that same activation is still there).
+struct JumpTarget {
+  uint64_t env;
+  uint64_t top_sp;
+  uint64_t top_entry;
+  uint32_t depth;
+  uint32_t reserved;
+};
+inline constexpr uint32_t kJumpTargets = 16;
+
 struct ThreadState {
   ThreadProfile profile;
   uint32_t busy;              // set while a hook runs: a signal handler's hooks go to `interrupts`
@@ -22,6 +33,8 @@ struct ThreadState {
   uint64_t start_tsc;
   uint64_t end_tsc;
   char name[16];
+  JumpTarget jump_targets[kJumpTargets];  // the most recent setjmps, round robin
+  uint32_t next_jump_target;
   ThreadState* next;          // registry link
   void* mapping;              // the one mapping holding this struct and its memory
   uint64_t mapping_bytes;
@@ -37,6 +50,9 @@ void finish_thread(ThreadState* s, bool release);
 // Hooks that arrive while the thread is inside a hook (a signal handler interrupted it).
 void enter_interrupting(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now);
 void exit_interrupting(ThreadState* s, uint64_t fn, uint64_t sp, uint64_t now);
+// The shadow-stack depth recorded by the setjmp that filled `env`, or UINT32_MAX when
+// unknown or no longer valid (setjmp_intercept.cpp).
+uint32_t setjmp_depth(ThreadState* s, uint64_t env);
 // First thread state of the list of this process's threads.
 ThreadState* first_thread();
 

@@ -85,6 +85,11 @@ bool ThreadProfile::unwind_to_landing(uint64_t sp, uint64_t now) {
   return true;
 }
 
+void ThreadProfile::unwind_to_depth(uint32_t depth, uint64_t now) {
+  while (depth_ > 1 && depth_ - 1 > depth) pop(now);
+  overflow_ = 0;
+}
+
 void ThreadProfile::unwind_all(uint64_t now) {
   while (depth_ > 1) pop(now);
   overflow_ = 0;

@@ -98,6 +98,8 @@ class ThreadProfile {
   // (a handler on sigaltstack), is closed now. Returns false, closing nothing, when no
   // recorded frame is at or near `sp` (the target is not ours to judge).
   bool unwind_to_landing(uint64_t sp, uint64_t now);
+  // Close frames until `depth` remain (a longjmp to a setjmp made at that depth).
+  void unwind_to_depth(uint32_t depth, uint64_t now);
   // Close every frame (thread exit).
   void unwind_all(uint64_t now);
   // After fork: forget all metrics; the frames still open restart at `now`.
@@ -108,6 +110,8 @@ class ThreadProfile {
   uint32_t depth() const { return depth_ - 1; }              // frames, excluding the root
   const Frame* open_frames() const { return frames_ + 1; }   // outermost first
   uint32_t top_node() const { return frames_[depth_ - 1].node; }
+  uint64_t top_sp() const { return frames_[depth_ - 1].sp; }
+  uint64_t top_entry() const { return frames_[depth_ - 1].entry_tsc; }
   uint64_t dropped_calls() const { return dropped_calls_; }
   void count_dropped_call() { ++dropped_calls_; }
   uint64_t unmatched_exits() const { return unmatched_exits_; }

@@ -8,9 +8,7 @@
 namespace callprof {
 namespace {
 
-uint64_t edge_key(FunctionId caller, FunctionId callee) {
-  return (uint64_t(caller) << 32) | callee;
-}
+uint64_t edge_key(FunctionId caller, FunctionId callee) { return (uint64_t(caller) << 32) | callee; }
 
 void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool outermost) {
   r.calls += base[Metric::Calls];
@@ -27,9 +25,8 @@ void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool oute
   if (base.has_min(Metric::MinWallNs)) {
     r.min_self_ns = std::min(r.min_self_ns, base[Metric::MinWallNs]);
     // max starts "unset" (UINT64_MAX) so the first measured node replaces it.
-    r.max_self_ns = r.max_self_ns == Metrics::kUnset
-                        ? base[Metric::MaxWallNs]
-                        : std::max(r.max_self_ns, base[Metric::MaxWallNs]);
+    r.max_self_ns =
+        r.max_self_ns == Metrics::kUnset ? base[Metric::MaxWallNs] : std::max(r.max_self_ns, base[Metric::MaxWallNs]);
   }
 }
 
@@ -45,45 +42,39 @@ std::vector<std::pair<uint64_t, NodeId>> nodes_by_key(const CallTree& tree, KeyO
 
 }  // namespace
 
-std::vector<FunctionRow> function_rows(const CallTree& tree) {
-  return function_rows(tree, node_quantities(tree));
-}
+std::vector<FunctionRow> function_rows(const CallTree& tree) { return function_rows(tree, node_quantities(tree)); }
 
 std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
-  const auto keyed =
-      nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
+  const auto keyed = nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
   std::vector<FunctionRow> rows;
   for (const auto& [f, i] : keyed) {
-    if (rows.empty() || rows.back().function != f)
-      rows.push_back(FunctionRow{.function = FunctionId(f)});
+    if (rows.empty() || rows.back().function != f) rows.push_back(FunctionRow{.function = FunctionId(f)});
     add_node(rows.back(), tree.node(i).base, q.cum[i], q.level[i] == 0);
   }
   return rows;
 }
 
-std::vector<EdgeRow> edge_rows(const CallTree& tree) {
-  return edge_rows(tree, node_quantities(tree));
-}
+std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }
 
 std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
   auto caller_of = [&](NodeId i) {
     const NodeId parent = tree.node(i).parent;
     return parent == kRootNode ? kNoFunction : tree.node(parent).function;
   };
-  const auto keyed =
-      nodes_by_key(tree, [&](NodeId i) { return edge_key(caller_of(i), tree.node(i).function); });
+  const auto keyed = nodes_by_key(tree, [&](NodeId i) { return edge_key(caller_of(i), tree.node(i).function); });
   std::vector<EdgeRow> rows;
   uint64_t last = 0;
   for (const auto& [key, i] : keyed) {
-    if (rows.empty() || key != last)
-      rows.push_back(EdgeRow{.caller = caller_of(i), .callee = tree.node(i).function});
+    if (rows.empty() || key != last) rows.push_back(EdgeRow{.caller = caller_of(i), .callee = tree.node(i).function});
     last = key;
     EdgeRow& r = rows.back();
     const Metrics& b = tree.node(i).base;
     r.calls += b[Metric::Calls];
     r.self_ns += b[Metric::WallNs];
-    if (q.level[i] == 0) r.total_ns += q.cum[i][Metric::WallNs];
-    else r.recursive_calls += b[Metric::Calls];
+    if (q.level[i] == 0)
+      r.total_ns += q.cum[i][Metric::WallNs];
+    else
+      r.recursive_calls += b[Metric::Calls];
   }
   return rows;
 }

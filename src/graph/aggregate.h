@@ -31,8 +31,8 @@ struct EdgeRow {
   FunctionId caller = kNoFunction;  // kNoFunction: called from the root (<spontaneous>)
   FunctionId callee = kNoFunction;
   uint64_t calls = 0;
-  uint64_t self_ns = 0;   // the callee's self time on behalf of this caller
-  uint64_t total_ns = 0;  // cum of the callee's outermost instances under this caller
+  uint64_t self_ns = 0;          // the callee's self time on behalf of this caller
+  uint64_t total_ns = 0;         // cum of the callee's outermost instances under this caller
   uint64_t recursive_calls = 0;  // calls of the callee while it was already active
 };
 

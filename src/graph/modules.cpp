@@ -9,8 +9,7 @@ namespace callprof {
 std::vector<ModuleRow> module_rows(const Profile& profile, std::span<const FunctionRow> rows) {
   std::map<ModuleId, ModuleRow> by_module;
   for (const FunctionRow& r : rows) {
-    ModuleId m = r.function < profile.functions.size() ? profile.functions[r.function].module
-                                                       : kNoModule;
+    ModuleId m = r.function < profile.functions.size() ? profile.functions[r.function].module : kNoModule;
     if (m != kNoModule && m >= profile.modules.size()) m = kNoModule;
     ModuleRow& row = by_module[m];
     row.module = m;

@@ -10,11 +10,9 @@
 namespace callprof {
 
 // One flag per node: does the path root -> ... -> node contain a matching function?
-std::vector<bool> nodes_below_match(const CallTree& tree,
-                                    const std::function<bool(FunctionId)>& matches);
+std::vector<bool> nodes_below_match(const CallTree& tree, const std::function<bool(FunctionId)>& matches);
 
 // One flag per node: matching, ancestor or descendant of a match; the root is always selected.
-std::vector<bool> select_nodes(const CallTree& tree,
-                               const std::function<bool(FunctionId)>& matches);
+std::vector<bool> select_nodes(const CallTree& tree, const std::function<bool(FunctionId)>& matches);
 
 }  // namespace callprof

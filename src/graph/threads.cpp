@@ -27,8 +27,7 @@ std::vector<ForestEntry> forest(const std::vector<size_t>& parent) {
       if (seen[e.index]) continue;
       seen[e.index] = true;
       out.push_back(e);
-      for (auto c = children[e.index].rbegin(); c != children[e.index].rend(); ++c)
-        stack.push_back({*c, e.depth + 1});
+      for (auto c = children[e.index].rbegin(); c != children[e.index].rend(); ++c) stack.push_back({*c, e.depth + 1});
     }
   };
   for (size_t i = 0; i < n; ++i)
@@ -66,8 +65,7 @@ std::vector<ForestEntry> thread_forest(const Profile& profile) {
 
 std::vector<ForestEntry> process_forest(const Profile& profile) {
   std::unordered_map<uint32_t, size_t> by_pid;
-  for (size_t i = 0; i < profile.processes.size(); ++i)
-    by_pid.try_emplace(profile.processes[i].pid, i);
+  for (size_t i = 0; i < profile.processes.size(); ++i) by_pid.try_emplace(profile.processes[i].pid, i);
   std::vector<size_t> parent(profile.processes.size(), SIZE_MAX);
   for (size_t i = 0; i < profile.processes.size(); ++i) {
     const Process& p = profile.processes[i];

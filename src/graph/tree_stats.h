@@ -11,9 +11,9 @@
 namespace callprof {
 
 struct TreeStats {
-  size_t nodes = 0;      // call paths, without the virtual root
-  size_t edges = 0;      // distinct caller -> callee pairs between functions (no <spontaneous>)
-  size_t functions = 0;  // distinct functions
+  size_t nodes = 0;              // call paths, without the virtual root
+  size_t edges = 0;              // distinct caller -> callee pairs between functions (no <spontaneous>)
+  size_t functions = 0;          // distinct functions
   uint64_t calls = 0;            // all calls
   uint64_t recursive_calls = 0;  // calls made while the same function was already active
   size_t max_depth = 0;          // the root's children are at depth 1

@@ -1,10 +1,10 @@
 // The callers/callees view: one gprof-style stanza per function with measured (not
 // apportioned) edge times. Parent rows: calls n/N with N the function's calls; child
 // rows: n/N with N the child's calls. Exact invariants are listed in docs/json.md.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "report/function_order.h"
 #include "report/header.h"
@@ -47,21 +47,17 @@ bool hotter_edge(const EdgeRow& a, const EdgeRow& b) {
   return std::pair(a.caller, a.callee) < std::pair(b.caller, b.callee);
 }
 
-void add_edge(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f,
-              const EdgeRow& e, FunctionId other, uint64_t of_calls) {
-  t.add_row({"", "", format_pct(e.total_ns, f.total_ns), format_ns(e.self_ns),
-             format_ns(e.total_ns), fmt::format("{}/{}", e.calls, of_calls),
-             "    " + label(s, ctx, other) + edge_mark(e)});
+void add_edge(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f, const EdgeRow& e,
+              FunctionId other, uint64_t of_calls) {
+  t.add_row({"", "", format_pct(e.total_ns, f.total_ns), format_ns(e.self_ns), format_ns(e.total_ns),
+             fmt::format("{}/{}", e.calls, of_calls), "    " + label(s, ctx, other) + edge_mark(e)});
 }
 
 void add_stanza(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f) {
-  for (const EdgeRow& e : edges_of(s.parents, f.function))
-    add_edge(t, ctx, s, f, e, e.caller, f.calls);
-  const std::string rec =
-      f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
-  t.add_row({fmt::format("[{}]", s.index.at(f.function)),
-             format_pct(f.total_ns, ctx.grand_total_ns()), "", format_ns(f.self_ns),
-             format_ns(f.total_ns), std::to_string(f.calls), label(s, ctx, f.function) + rec});
+  for (const EdgeRow& e : edges_of(s.parents, f.function)) add_edge(t, ctx, s, f, e, e.caller, f.calls);
+  const std::string rec = f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
+  t.add_row({fmt::format("[{}]", s.index.at(f.function)), format_pct(f.total_ns, ctx.grand_total_ns()), "",
+             format_ns(f.self_ns), format_ns(f.total_ns), std::to_string(f.calls), label(s, ctx, f.function) + rec});
   for (const EdgeRow& e : edges_of(s.children, f.function)) {
     const FunctionRow* callee = ctx.row(e.callee);
     add_edge(t, ctx, s, f, e, e.callee, callee ? callee->calls : 0);
@@ -86,8 +82,7 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   }
   for (auto* m : {&s.parents, &s.children})
     for (auto& [f, list] : *m) std::sort(list.begin(), list.end(), hotter_edge);
-  Table t({{"index", Align::Left}, {"total%"}, {"edge%"}, {"self"}, {"total"}, {"calls"},
-           {"function", Align::Left}});
+  Table t({{"index", Align::Left}, {"total%"}, {"edge%"}, {"self"}, {"total"}, {"calls"}, {"function", Align::Left}});
   size_t shown = 0;
   for (const FunctionRow& f : s.order) {
     if (!ctx.matches(f.function)) continue;

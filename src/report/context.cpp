@@ -1,9 +1,9 @@
 // Building the report context: thread selection, aggregation, filter compilation.
 #include "report/context.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "model/transform/merge.h"
 #include "report/text.h"
@@ -58,8 +58,7 @@ void ReportContext::select_tree() {
 void ReportContext::name_unknown_functions() {
   const size_t known = profile_->functions.size();
   auto add = [&](FunctionId f) {
-    if (f >= known && f != kNoFunction)
-      unknown_names_.try_emplace(f, fmt::format("<function #{}>", f));
+    if (f >= known && f != kNoFunction) unknown_names_.try_emplace(f, fmt::format("<function #{}>", f));
   };
   for (const FunctionRow& r : functions_) add(r.function);
   for (const Thread& t : profile_->threads) {
@@ -76,11 +75,9 @@ Status ReportContext::compile_filter() {
     filter_.emplace(options_->filter, std::regex::ECMAScript);
     for (size_t f = 0; f < profile_->functions.size(); ++f)
       match_[f] = std::regex_search(profile_->functions[f].name, *filter_);
-    for (const auto& [f, name] : unknown_names_)
-      match_unknown_[f] = std::regex_search(name, *filter_);
+    for (const auto& [f, name] : unknown_names_) match_unknown_[f] = std::regex_search(name, *filter_);
   } catch (const std::regex_error& e) {
-    return make_error(fmt::format("invalid filter regex '{}': {}", escape_text(options_->filter),
-                                  e.what()));
+    return make_error(fmt::format("invalid filter regex '{}': {}", escape_text(options_->filter), e.what()));
   }
   return Ok{};
 }

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <optional>
-#include <span>
 #include <regex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>

@@ -16,9 +16,9 @@ void add_function(Table& t, const ReportContext& ctx, const FunctionRow& r) {
   const TreeStats& s = ctx.stats();
   const uint64_t all = ctx.grand_total_ns();
   std::vector<std::string> cells = {
-      std::to_string(r.calls), format_ns(r.self_ns), format_pct(r.self_ns, all),
-      format_ns(r.total_ns),   format_pct(r.total_ns, all), per_call(r.self_ns, r.calls),
-      per_call(r.total_ns, r.calls), format_ns(r.min_self_ns), format_ns(r.max_self_ns)};
+      std::to_string(r.calls),       format_ns(r.self_ns),        format_pct(r.self_ns, all),
+      format_ns(r.total_ns),         format_pct(r.total_ns, all), per_call(r.self_ns, r.calls),
+      per_call(r.total_ns, r.calls), format_ns(r.min_self_ns),    format_ns(r.max_self_ns)};
   if (s.has_cpu) cells.push_back(format_ns(r.cpu_ns));
   if (s.has_offcpu) cells.push_back(format_ns(r.offcpu_ns));
   if (s.has_samples) {
@@ -31,9 +31,8 @@ void add_function(Table& t, const ReportContext& ctx, const FunctionRow& r) {
 }
 
 Table flat_table(const TreeStats& s) {
-  std::vector<Column> cols = {{"calls"},      {"self"},      {"self%"}, {"total"},
-                              {"total%"},     {"avg self"},  {"avg total"},
-                              {"min self"},   {"max self"}};
+  std::vector<Column> cols = {{"calls"},    {"self"},      {"self%"},    {"total"},   {"total%"},
+                              {"avg self"}, {"avg total"}, {"min self"}, {"max self"}};
   if (s.has_cpu) cols.push_back({"cpu"});
   if (s.has_offcpu) cols.push_back({"off-cpu"});
   if (s.has_samples) {

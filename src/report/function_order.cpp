@@ -1,8 +1,9 @@
 // Column keys for function rows.
 #include "report/function_order.h"
 
-#include <array>
 #include <fmt/format.h>
+
+#include <array>
 
 #include "report/text.h"
 
@@ -32,8 +33,7 @@ constexpr std::array<NumericKey, 10> kNumeric = {{
 
 }  // namespace
 
-Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view key,
-                                    std::string_view view) {
+Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view key, std::string_view view) {
   const ReportContext* c = &ctx;
   // Final tie-breaks: bigger total first, then name, then id.
   auto tie = [c](const FunctionRow& a, const FunctionRow& b) {
@@ -59,8 +59,8 @@ Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view k
   }
   std::string valid;
   for (const NumericKey& k : kNumeric) valid += fmt::format("{}, ", k.name);
-  return make_error(fmt::format("unknown sort column '{}' for the {} view (valid: {}module, name)",
-                                escape_text(key), view, valid));
+  return make_error(
+      fmt::format("unknown sort column '{}' for the {} view (valid: {}module, name)", escape_text(key), view, valid));
 }
 
 }  // namespace callprof

@@ -16,7 +16,6 @@ using FunctionLess = std::function<bool(const FunctionRow&, const FunctionRow&)>
 // Numeric columns sort descending, module and name ascending; ties fall back to total,
 // then name, then function id, so the order is fully deterministic.
 // Keys: calls self total avg avgtotal min max cpu offcpu samples module name.
-Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view key,
-                                    std::string_view view);
+Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view key, std::string_view view);
 
 }  // namespace callprof

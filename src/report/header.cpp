@@ -23,8 +23,7 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
     threads = fmt::format("tid {} {} (of {})", tid, escape_text(name), p.threads.size());
   }
   out << fmt::format("# threads:  {}, processes: {}\n", threads, p.processes.size());
-  out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls,
-                     format_ns(ctx.grand_total_ns()));
+  out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
   out << '\n';
 }

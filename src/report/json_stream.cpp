@@ -2,6 +2,7 @@
 #include "report/json_stream.h"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "graph/node_filter.h"
@@ -17,12 +18,11 @@ std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId i
   const Metrics& b = n.base;
   const Metrics& c = ctx.nodes().cum[id];
   const bool timed = b.has_min(Metric::MinWallNs);
-  std::string s = fmt::format(
-      R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
-      R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{},"recursion_level":{})",
-      names(n.function), n.function, b[Metric::Calls], b[Metric::WallNs], c[Metric::WallNs],
-      opt(b[Metric::MinWallNs], timed), opt(b[Metric::MaxWallNs], timed), b[Metric::CpuNs],
-      b[Metric::OffCpuNs], ctx.nodes().level[id]);
+  std::string s = fmt::format(R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
+                              R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{},"recursion_level":{})",
+                              names(n.function), n.function, b[Metric::Calls], b[Metric::WallNs], c[Metric::WallNs],
+                              opt(b[Metric::MinWallNs], timed), opt(b[Metric::MaxWallNs], timed), b[Metric::CpuNs],
+                              b[Metric::OffCpuNs], ctx.nodes().level[id]);
   if (ctx.stats().has_samples)
     s += fmt::format(R"(,"samples":{},"total_samples":{})", b[Metric::Samples], c[Metric::Samples]);
   return s;
@@ -42,22 +42,23 @@ const std::string& JsonNames::operator()(FunctionId f) const {
 }
 
 std::string edge_json(const EdgeRow& e, const JsonNames& names) {
-  return fmt::format(
-      R"({{"caller":{},"callee":{},"caller_id":{},"callee_id":{},"calls":{},)"
-      R"("recursive_calls":{},"self_ns":{},"total_ns":{}}})",
-      names(e.caller), names(e.callee), opt(e.caller, e.caller != kNoFunction), e.callee,
-      e.calls, e.recursive_calls, e.self_ns, e.total_ns);
+  return fmt::format(R"({{"caller":{},"callee":{},"caller_id":{},"callee_id":{},"calls":{},)"
+                     R"("recursive_calls":{},"self_ns":{},"total_ns":{}}})",
+                     names(e.caller), names(e.callee), opt(e.caller, e.caller != kNoFunction), e.callee, e.calls,
+                     e.recursive_calls, e.self_ns, e.total_ns);
 }
 
 void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
   const CallTree& tree = ctx.tree();
-  const std::vector<bool> shown =
-      select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
+  const std::vector<bool> shown = select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
   auto next_shown = [&](NodeId from) {
     while (from != kNoNode && !shown[from]) from = tree.node(from).next_sibling;
     return from;
   };
-  struct Frame { NodeId next; bool first; };  // the open node's next child to write
+  struct Frame {
+    NodeId next;
+    bool first;
+  };  // the open node's next child to write
   std::vector<Frame> stack{{next_shown(tree.node(kRootNode).first_child), true}};
   out << "\"tree\": [";
   while (!stack.empty()) {

@@ -19,9 +19,7 @@ constexpr int kSchemaVersion = 1;
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 json opt_ns(uint64_t v) { return v == Metrics::kUnset ? json(nullptr) : json(v); }
-json opt_name(const ReportContext& ctx, FunctionId f) {
-  return f == kNoFunction ? json(nullptr) : json(ctx.name(f));
-}
+json opt_name(const ReportContext& ctx, FunctionId f) { return f == kNoFunction ? json(nullptr) : json(ctx.name(f)); }
 
 void write_array(std::ostream& out, const char* key, const std::vector<std::string>& items) {
   out << '"' << key << "\": [";
@@ -36,9 +34,13 @@ void write_array(std::ostream& out, const char* key, const std::vector<json>& it
 }
 
 json metadata(const Metadata& m) {
-  return {{"command", m.command}, {"mode", m.mode}, {"hostname", m.hostname},
-          {"clock", m.clock}, {"start_realtime_ns", m.start_realtime_ns},
-          {"duration_ns", m.duration_ns}, {"callprof_version", m.callprof_version},
+  return {{"command", m.command},
+          {"mode", m.mode},
+          {"hostname", m.hostname},
+          {"clock", m.clock},
+          {"start_realtime_ns", m.start_realtime_ns},
+          {"duration_ns", m.duration_ns},
+          {"callprof_version", m.callprof_version},
           {"extra", m.extra}};
 }
 
@@ -46,26 +48,35 @@ json summary(const ReportContext& ctx) {
   const TreeStats& s = ctx.stats();
   json deepest = nullptr;
   if (s.deepest_recursion_function != kNoFunction)
-    deepest = {{"function", ctx.name(s.deepest_recursion_function)},
-               {"level", s.deepest_recursion_level}};
-  return {{"nodes", s.nodes}, {"edges", s.edges}, {"functions", s.functions},
-          {"calls", s.calls}, {"recursive_calls", s.recursive_calls},
-          {"max_depth", s.max_depth}, {"deepest_recursion", deepest},
-          {"total_ns", ctx.grand_total_ns()}, {"sampled", s.has_samples}};
+    deepest = {{"function", ctx.name(s.deepest_recursion_function)}, {"level", s.deepest_recursion_level}};
+  return {{"nodes", s.nodes},
+          {"edges", s.edges},
+          {"functions", s.functions},
+          {"calls", s.calls},
+          {"recursive_calls", s.recursive_calls},
+          {"max_depth", s.max_depth},
+          {"deepest_recursion", deepest},
+          {"total_ns", ctx.grand_total_ns()},
+          {"sampled", s.has_samples}};
 }
 
 json function_json(const ReportContext& ctx, const FunctionRow& r) {
   const Profile& p = ctx.profile();
   const Function* fn = r.function < p.functions.size() ? &p.functions[r.function] : nullptr;
   const bool has_module = fn && fn->module < p.modules.size();
-  json j = {{"id", r.function}, {"name", ctx.name(r.function)},
+  json j = {{"id", r.function},
+            {"name", ctx.name(r.function)},
             {"module", has_module ? json(p.modules[fn->module].path) : json(nullptr)},
             {"file", fn && !fn->file.empty() ? json(fn->file) : json(nullptr)},
             {"line", fn && fn->line ? json(fn->line) : json(nullptr)},
-            {"calls", r.calls}, {"recursive_calls", r.recursive_calls},
-            {"self_ns", r.self_ns}, {"total_ns", r.total_ns},
-            {"min_self_ns", opt_ns(r.min_self_ns)}, {"max_self_ns", opt_ns(r.max_self_ns)},
-            {"cpu_ns", r.cpu_ns}, {"offcpu_ns", r.offcpu_ns}};
+            {"calls", r.calls},
+            {"recursive_calls", r.recursive_calls},
+            {"self_ns", r.self_ns},
+            {"total_ns", r.total_ns},
+            {"min_self_ns", opt_ns(r.min_self_ns)},
+            {"max_self_ns", opt_ns(r.max_self_ns)},
+            {"cpu_ns", r.cpu_ns},
+            {"offcpu_ns", r.offcpu_ns}};
   if (ctx.stats().has_samples) {
     j["samples"] = r.self_samples;
     j["total_samples"] = r.total_samples;
@@ -81,11 +92,17 @@ std::vector<json> threads(const ReportContext& ctx) {
     const Thread& t = p.threads[i];
     json path = json::array();
     for (FunctionId f : t.creator_path) path.push_back(ctx.name(f));
-    out.push_back({{"tid", t.tid}, {"pid", t.pid}, {"name", t.name},
+    out.push_back({{"tid", t.tid},
+                   {"pid", t.pid},
+                   {"name", t.name},
                    {"creator_tid", t.creator_tid ? json(t.creator_tid) : json(nullptr)},
-                   {"creator_path", path}, {"start_routine", opt_name(ctx, t.start_routine)},
-                   {"start_ns", t.start_ns}, {"end_ns", t.end_ns}, {"finished", t.finished},
-                   {"dropped_calls", t.dropped_calls}, {"calls", totals[i].calls},
+                   {"creator_path", path},
+                   {"start_routine", opt_name(ctx, t.start_routine)},
+                   {"start_ns", t.start_ns},
+                   {"end_ns", t.end_ns},
+                   {"finished", t.finished},
+                   {"dropped_calls", t.dropped_calls},
+                   {"calls", totals[i].calls},
                    {"total_ns", totals[i].total_ns}});
   }
   return out;
@@ -94,8 +111,11 @@ std::vector<json> threads(const ReportContext& ctx) {
 std::vector<json> processes(const Profile& p) {
   std::vector<json> out;
   for (const Process& pr : p.processes)
-    out.push_back({{"pid", pr.pid}, {"ppid", pr.ppid ? json(pr.ppid) : json(nullptr)},
-                   {"command", pr.command}, {"start_ns", pr.start_ns}, {"end_ns", pr.end_ns}});
+    out.push_back({{"pid", pr.pid},
+                   {"ppid", pr.ppid ? json(pr.ppid) : json(nullptr)},
+                   {"command", pr.command},
+                   {"start_ns", pr.start_ns},
+                   {"end_ns", pr.end_ns}});
   return out;
 }
 
@@ -107,10 +127,12 @@ std::vector<json> modules(const ReportContext& ctx) {
   std::vector<json> out;
   for (ModuleId m = 0; m < p.modules.size(); ++m) {
     const ModuleRow& r = by_id[m];
-    out.push_back({{"id", m}, {"path", p.modules[m].path},
-                   {"build_id", p.modules[m].build_id.empty() ? json(nullptr)
-                                                              : json(p.modules[m].build_id)},
-                   {"calls", r.calls}, {"self_ns", r.self_ns}, {"functions", r.functions}});
+    out.push_back({{"id", m},
+                   {"path", p.modules[m].path},
+                   {"build_id", p.modules[m].build_id.empty() ? json(nullptr) : json(p.modules[m].build_id)},
+                   {"calls", r.calls},
+                   {"self_ns", r.self_ns},
+                   {"functions", r.functions}});
   }
   return out;
 }

@@ -1,10 +1,10 @@
 // render_report: validate the options, build the context once, dispatch to the view.
 #include "report/report.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "report/context.h"
 #include "report/text.h"
@@ -33,9 +33,8 @@ Status render_report(const Profile& profile, const ReportOptions& options, std::
   for (const View& v : kViews)
     if (v.name == options.view) view = &v;
   if (!view)
-    return make_error(fmt::format(
-        "unknown view '{}' (valid: flat, callers, tree, threads, summary)",
-        escape_text(options.view)));
+    return make_error(
+        fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary)", escape_text(options.view)));
   auto ctx = ReportContext::make(profile, options);
   if (!ctx) return ctx.error();
   return options.json ? render_json(*ctx, out) : view->render(*ctx, out);

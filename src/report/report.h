@@ -14,7 +14,7 @@
 namespace callprof {
 
 struct ReportOptions {
-  std::string view = "flat";       // flat | callers | tree | threads | summary
+  std::string view = "flat";  // flat | callers | tree | threads | summary
   // Column name; "" = the view's default: flat, callers: total; tree: total (cum);
   // threads: tid; summary: self (ranks the hottest functions). Numbers sort
   // descending, names ascending.

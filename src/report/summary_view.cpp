@@ -1,9 +1,9 @@
 // The summary: size and shape of the tree, then the top of each ranking (functions,
 // edges, paths) and the share of each module. The filter narrows the rankings only.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "graph/modules.h"
 #include "graph/node_filter.h"
@@ -24,14 +24,13 @@ void write_shape(const ReportContext& ctx, std::ostream& out) {
   t.add_row({"nodes", std::to_string(s.nodes)});
   t.add_row({"edges", fmt::format("{} (distinct caller > callee pairs)", s.edges)});
   t.add_row({"functions", std::to_string(s.functions)});
-  t.add_row({"calls", fmt::format("{} ({} direct, {} recursive)", s.calls,
-                                  s.calls - s.recursive_calls, s.recursive_calls)});
+  t.add_row(
+      {"calls", fmt::format("{} ({} direct, {} recursive)", s.calls, s.calls - s.recursive_calls, s.recursive_calls)});
   t.add_row({"max depth", std::to_string(s.max_depth)});
   t.add_row({"deepest recursion",
              s.deepest_recursion_function == kNoFunction
                  ? "none"
-                 : fmt::format("{} (level {})", ctx.name(s.deepest_recursion_function),
-                               s.deepest_recursion_level)});
+                 : fmt::format("{} (level {})", ctx.name(s.deepest_recursion_function), s.deepest_recursion_level)});
   t.add_row({"total time", format_ns(ctx.grand_total_ns())});
   t.hide_titles();
   t.render(out);
@@ -49,9 +48,8 @@ Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) 
   Table t({{"calls"}, {"self"}, {"self%"}, {"total"}, {"total%"}, {"function", Align::Left}});
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const FunctionRow& r = rows[i];
-    t.add_row({std::to_string(r.calls), format_ns(r.self_ns),
-               format_pct(r.self_ns, ctx.grand_total_ns()), format_ns(r.total_ns),
-               format_pct(r.total_ns, ctx.grand_total_ns()), std::string(ctx.name(r.function))});
+    t.add_row({std::to_string(r.calls), format_ns(r.self_ns), format_pct(r.self_ns, ctx.grand_total_ns()),
+               format_ns(r.total_ns), format_pct(r.total_ns, ctx.grand_total_ns()), std::string(ctx.name(r.function))});
   }
   out << fmt::format("hottest functions (by {}):\n", escape_text(key));
   t.render(out, 2);
@@ -62,8 +60,7 @@ Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) 
 void write_edges(const ReportContext& ctx, size_t top, std::ostream& out) {
   std::vector<EdgeRow> rows;
   for (const EdgeRow& e : ctx.edges())
-    if (e.caller != kNoFunction && (ctx.matches(e.caller) || ctx.matches(e.callee)))
-      rows.push_back(e);
+    if (e.caller != kNoFunction && (ctx.matches(e.caller) || ctx.matches(e.callee))) rows.push_back(e);
   std::sort(rows.begin(), rows.end(), [](const EdgeRow& a, const EdgeRow& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
     return std::pair(a.caller, a.callee) < std::pair(b.caller, b.callee);
@@ -82,8 +79,7 @@ void write_edges(const ReportContext& ctx, size_t top, std::ostream& out) {
 
 void write_paths(const ReportContext& ctx, size_t top, std::ostream& out) {
   const CallTree& tree = ctx.tree();
-  const std::vector<bool> on_path =
-      nodes_below_match(tree, [&](FunctionId f) { return ctx.matches(f); });
+  const std::vector<bool> on_path = nodes_below_match(tree, [&](FunctionId f) { return ctx.matches(f); });
   Table t({{"calls"}, {"self"}, {"self%"}, {"path", Align::Left}});
   for (NodeId id : hottest_nodes(tree, SIZE_MAX)) {
     if (t.rows() == top) break;
@@ -103,9 +99,8 @@ void write_modules(const ReportContext& ctx, std::ostream& out) {
   Table t({{"calls"}, {"self"}, {"self%"}, {"functions"}, {"module", Align::Left}});
   for (const ModuleRow& m : module_rows(p, ctx.functions())) {
     const std::string name = m.module == kNoModule ? "[unknown]" : p.modules[m.module].path;
-    t.add_row({std::to_string(m.calls), format_ns(m.self_ns),
-               format_pct(m.self_ns, ctx.grand_total_ns()), std::to_string(m.functions),
-               name});
+    t.add_row({std::to_string(m.calls), format_ns(m.self_ns), format_pct(m.self_ns, ctx.grand_total_ns()),
+               std::to_string(m.functions), name});
   }
   out << "modules (share of self time):\n";
   t.render(out, 2);

@@ -7,8 +7,7 @@
 
 namespace callprof {
 
-Table::Table(std::vector<Column> columns)
-    : columns_(std::move(columns)), width_(columns_.size(), 0) {}
+Table::Table(std::vector<Column> columns) : columns_(std::move(columns)), width_(columns_.size(), 0) {}
 
 void Table::add_row(std::vector<std::string> cells) {
   cells.resize(columns_.size());

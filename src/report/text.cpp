@@ -1,9 +1,9 @@
 // Escaping and unit formatting for the text views.
 #include "report/text.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "model/metrics.h"
 
@@ -13,7 +13,10 @@ namespace {
 // Length of the valid UTF-8 sequence at s[i] (0 when invalid) and its code point.
 size_t utf8_sequence(std::string_view s, size_t i, char32_t& cp) {
   const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) { cp = b0; return 1; }
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
   size_t len = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
   if (b0 >= 0xF5 || len == 0 || i + len > s.size()) return 0;
   cp = b0 & (0x7F >> len);
@@ -30,17 +33,24 @@ size_t utf8_sequence(std::string_view s, size_t i, char32_t& cp) {
 
 bool is_format_control(char32_t cp) {
   // C1 controls (8-bit CSI etc.), bidi embeddings/overrides/isolates, line separators.
-  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029 || cp == 0x200E ||
-         cp == 0x200F;
+  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+         cp == 0x2028 || cp == 0x2029 || cp == 0x200E || cp == 0x200F;
 }
 
 void escape_ascii_control(unsigned char c, std::string& out) {
   switch (c) {
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    default: out += fmt::format("\\x{:02x}", c); break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      out += fmt::format("\\x{:02x}", c);
+      break;
   }
 }
 
@@ -48,8 +58,7 @@ void escape_ascii_control(unsigned char c, std::string& out) {
 
 std::string escape_text(std::string_view s) {
   // Fast path: printable ASCII (almost every name) needs no decoding.
-  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
-    return std::string(s);
+  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
@@ -60,9 +69,12 @@ std::string escape_text(std::string_view s) {
       ++i;
       continue;
     }
-    if (cp < 0x20 || cp == 0x7F) escape_ascii_control(static_cast<unsigned char>(cp), out);
-    else if (is_format_control(cp)) out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
-    else out.append(s.substr(i, len));
+    if (cp < 0x20 || cp == 0x7F)
+      escape_ascii_control(static_cast<unsigned char>(cp), out);
+    else if (is_format_control(cp))
+      out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
+    else
+      out.append(s.substr(i, len));
     i += len;
   }
   return out;
@@ -82,7 +94,10 @@ std::string format_ns(uint64_t ns) {
   double v = double(ns) / 1e3;
   size_t unit = 0;
   // Promote after rounding too, so 999.96µs prints as 1.00ms, not 1000µs.
-  while (unit < 2 && v >= 999.5) { v /= 1e3; ++unit; }
+  while (unit < 2 && v >= 999.5) {
+    v /= 1e3;
+    ++unit;
+  }
   const char* u = kUnits[unit];
   if (v < 9.995) return fmt::format("{:.2f}{}", v, u);
   if (v < 99.95) return fmt::format("{:.1f}{}", v, u);

@@ -1,9 +1,9 @@
 // Threads and processes: a table per process (who, created where, when, how much), then
 // the creation trees. The filter matches thread names and start routines.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "graph/threads.h"
 #include "report/header.h"
@@ -21,9 +21,7 @@ struct ThreadData {
 };
 
 // -1 when the thread has no end time yet.
-int64_t duration(const Thread& t) {
-  return t.end_ns != 0 && t.end_ns >= t.start_ns ? t.end_ns - t.start_ns : -1;
-}
+int64_t duration(const Thread& t) { return t.end_ns != 0 && t.end_ns >= t.start_ns ? t.end_ns - t.start_ns : -1; }
 
 using ThreadLess = std::function<bool(size_t, size_t)>;
 
@@ -45,8 +43,10 @@ Result<ThreadLess> thread_order(const ThreadData& d, std::string key) {
   if (key == "calls") return tid_then([p](size_t i) { return -int64_t(p->totals[i].calls); });
   if (key == "total") return tid_then([p](size_t i) { return -int64_t(p->totals[i].total_ns); });
   if (key == "dropped") return tid_then([&th](size_t i) { return -int64_t(th[i].dropped_calls); });
-  return make_error(fmt::format("unknown sort column '{}' for the threads view (valid: tid, name, "
-                                "start, duration, calls, total, dropped)", escape_text(key)));
+  return make_error(
+      fmt::format("unknown sort column '{}' for the threads view (valid: tid, name, "
+                  "start, duration, calls, total, dropped)",
+                  escape_text(key)));
 }
 
 void add_thread(Table& t, const ThreadData& d, size_t i) {
@@ -55,22 +55,28 @@ void add_thread(Table& t, const ThreadData& d, size_t i) {
   t.add_row({std::to_string(th.tid), th.name, th.creator_tid ? std::to_string(th.creator_tid) : "-",
              th.creator_path.empty() ? "-" : d.ctx.path_text(th.creator_path),
              th.start_routine == kNoFunction ? "-" : std::string(d.ctx.name(th.start_routine)),
-             format_ms(th.start_ns - d.origin), dur < 0 ? "-" : format_ms(dur),
-             std::to_string(d.totals[i].calls), format_ns(d.totals[i].total_ns),
-             th.finished ? "finished" : "running", std::to_string(th.dropped_calls)});
+             format_ms(th.start_ns - d.origin), dur < 0 ? "-" : format_ms(dur), std::to_string(d.totals[i].calls),
+             format_ns(d.totals[i].total_ns), th.finished ? "finished" : "running", std::to_string(th.dropped_calls)});
 }
 
 Table thread_table() {
-  return Table({{"tid"}, {"name", Align::Left}, {"creator"}, {"created at", Align::Left},
-                {"start routine", Align::Left}, {"start"}, {"duration"}, {"calls"}, {"total"},
-                {"state", Align::Left}, {"dropped"}});
+  return Table({{"tid"},
+                {"name", Align::Left},
+                {"creator"},
+                {"created at", Align::Left},
+                {"start routine", Align::Left},
+                {"start"},
+                {"duration"},
+                {"calls"},
+                {"total"},
+                {"state", Align::Left},
+                {"dropped"}});
 }
 
 bool selected(const ReportContext& ctx, const Thread& t) {
   if (ctx.options().thread && t.tid != *ctx.options().thread) return false;
   if (!ctx.filtered()) return true;
-  return ctx.matches_text(t.name) ||
-         (t.start_routine != kNoFunction && ctx.matches(t.start_routine));
+  return ctx.matches_text(t.name) || (t.start_routine != kNoFunction && ctx.matches(t.start_routine));
 }
 
 // Process groups in parent-forest order, then pids that only threads mention.

@@ -1,9 +1,9 @@
 // The calling context tree as a table, children ordered by a column, names indented by
 // depth. With a filter: matching nodes, their ancestors and their subtrees.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
-
-#include <fmt/format.h>
 
 #include "graph/node_filter.h"
 #include "report/header.h"
@@ -36,8 +36,8 @@ constexpr std::array<NodeKey, 9> kKeys = {{
     {"calls", [](const Metrics& b, const Metrics&) { return b[Metric::Calls]; }},
     {"self", [](const Metrics& b, const Metrics&) { return b[Metric::WallNs]; }},
     {"total", [](const Metrics&, const Metrics& c) { return c[Metric::WallNs]; }},
-    {"avg", [](const Metrics& b, const Metrics&) {
-       return b[Metric::Calls] ? b[Metric::WallNs] / b[Metric::Calls] : 0; }},
+    {"avg",
+     [](const Metrics& b, const Metrics&) { return b[Metric::Calls] ? b[Metric::WallNs] / b[Metric::Calls] : 0; }},
     {"min", [](const Metrics& b, const Metrics&) { return or_zero(b[Metric::MinWallNs]); }},
     {"max", [](const Metrics& b, const Metrics&) { return b[Metric::MaxWallNs]; }},
     {"cpu", [](const Metrics& b, const Metrics&) { return b[Metric::CpuNs]; }},
@@ -76,9 +76,10 @@ Result<NodeLess> node_order(const ReportContext& ctx, const NodeData& d, std::st
   }
   std::string valid;
   for (const NodeKey& k : kKeys) valid += fmt::format("{}, ", k.name);
-  return make_error(fmt::format("unknown sort column '{}' for the tree view (valid: {}name; "
-                                "base and cum are aliases of self and total)",
-                                escape_text(key), valid));
+  return make_error(
+      fmt::format("unknown sort column '{}' for the tree view (valid: {}name; "
+                  "base and cum are aliases of self and total)",
+                  escape_text(key), valid));
 }
 
 Table tree_table(const TreeStats& s) {
@@ -94,12 +95,14 @@ Table tree_table(const TreeStats& s) {
 void add_node(Table& t, const ReportContext& ctx, const NodeData& d, NodeId id, size_t depth) {
   const Metrics& b = d.tree.node(id).base;
   const Metrics& c = d.cum[id];
-  std::vector<std::string> cells = {
-      std::to_string(depth),         std::to_string(d.level[id]),
-      std::to_string(b[Metric::Calls]), format_ns(b[Metric::WallNs]),
-      format_ns(c[Metric::WallNs]),  format_pct(c[Metric::WallNs], ctx.grand_total_ns()),
-      format_ns(b[Metric::MinWallNs]),
-      format_ns(b.has_min(Metric::MinWallNs) ? b[Metric::MaxWallNs] : Metrics::kUnset)};
+  std::vector<std::string> cells = {std::to_string(depth),
+                                    std::to_string(d.level[id]),
+                                    std::to_string(b[Metric::Calls]),
+                                    format_ns(b[Metric::WallNs]),
+                                    format_ns(c[Metric::WallNs]),
+                                    format_pct(c[Metric::WallNs], ctx.grand_total_ns()),
+                                    format_ns(b[Metric::MinWallNs]),
+                                    format_ns(b.has_min(Metric::MinWallNs) ? b[Metric::MaxWallNs] : Metrics::kUnset)};
   if (ctx.stats().has_cpu) cells.push_back(format_ns(b[Metric::CpuNs]));
   if (ctx.stats().has_offcpu) cells.push_back(format_ns(b[Metric::OffCpuNs]));
   if (ctx.stats().has_samples) cells.push_back(std::to_string(b[Metric::Samples]));
@@ -114,8 +117,7 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
   const NodeData d{ctx.tree(), ctx.nodes().cum, ctx.nodes().level};
   auto less = node_order(ctx, d, ctx.options().sort);
   if (!less) return less.error();
-  const std::vector<bool> shown =
-      select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
+  const std::vector<bool> shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
   Table t = tree_table(ctx.stats());
   const size_t limit = ctx.options().limit;
   // Depth-first with an explicit stack: recursion can make the tree arbitrarily deep.

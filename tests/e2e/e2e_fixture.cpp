@@ -1,5 +1,6 @@
 // The end-to-end fixture (a working directory per test, build, record, report) and the
 // report invariants every recorded profile must satisfy.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -106,7 +107,11 @@ std::string E2ETest::build(const std::string& source, const std::vector<std::str
   const std::string& compiler = cxx ? toolchain_.cxx : toolchain_.c;
   if (compiler.empty()) throw std::runtime_error("no " + std::string(cxx ? "C++" : "C") + " compiler for " + toolchain_.name);
   const std::string binary = (dir_ / src.stem()).string() + "-" + toolchain_.name;
-  std::vector<std::string> argv = {compiler, cxx ? "-std=gnu++17" : "-std=gnu11", "-O2", "-finstrument-functions",
+  // Clang's after-inlining hooks replace the default ones rather than adding to them.
+  const bool after_inlining = std::find(extra_flags.begin(), extra_flags.end(),
+                                        "-finstrument-functions-after-inlining") != extra_flags.end();
+  std::vector<std::string> argv = {compiler, cxx ? "-std=gnu++17" : "-std=gnu11", "-O2",
+                                   after_inlining ? "-O2" : "-finstrument-functions",
                                    "-Wall", "-Wextra", "-pthread", "-I", E2E_PROGRAMS};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.end(), {src.string(), "-o", binary});

@@ -1,9 +1,10 @@
 // Function and edge aggregates on hand-made trees: the gprof counter-example, recursion,
 // min/max and sampled metrics.
+#include "graph/aggregate.h"
+
 #include <gtest/gtest.h>
 
 #include "folded_profile.h"
-#include "graph/aggregate.h"
 
 namespace callprof {
 namespace {

@@ -25,8 +25,10 @@ class FoldedBuilder {
     std::istringstream in{std::string(text)};
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;
-      if (line.rfind("@thread", 0) == 0) start_thread(line);
-      else add_line(line);
+      if (line.rfind("@thread", 0) == 0)
+        start_thread(line);
+      else
+        add_line(line);
     }
     finish();
     return std::move(p_);
@@ -75,9 +77,12 @@ class FoldedBuilder {
     t.finished = true;
     ws >> t.tid;
     for (std::string w; ws >> w;) {
-      if (w.rfind("creator=", 0) == 0) t.creator_tid = uint32_t(std::stoul(w.substr(8)));
-      else if (w.rfind("pid=", 0) == 0) t.pid = uint32_t(std::stoul(w.substr(4)));
-      else t.name = w;
+      if (w.rfind("creator=", 0) == 0)
+        t.creator_tid = uint32_t(std::stoul(w.substr(8)));
+      else if (w.rfind("pid=", 0) == 0)
+        t.pid = uint32_t(std::stoul(w.substr(4)));
+      else
+        t.name = w;
     }
     p_.threads.push_back(std::move(t));
   }

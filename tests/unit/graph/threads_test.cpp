@@ -1,15 +1,15 @@
 // Thread totals and the creation forests, including inconsistent creator links.
+#include "graph/threads.h"
+
 #include <gtest/gtest.h>
 
 #include "folded_profile.h"
-#include "graph/threads.h"
 
 namespace callprof {
 namespace {
 
 TEST(Threads, TotalsPerThread) {
-  Profile p = testing::folded(
-      "@thread 10 main\nmain;a 10\n@thread 11 w creator=10\nrun 5 calls=3\n");
+  Profile p = testing::folded("@thread 10 main\nmain;a 10\n@thread 11 w creator=10\nrun 5 calls=3\n");
   auto t = thread_totals(p);
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].calls, 2u);
@@ -27,17 +27,16 @@ TEST(Threads, ForestIsPreOrderWithDepthsAndSurvivesCycles) {
     p.threads.push_back(std::move(t));
   };
   add(1, 0);
-  add(3, 2);   // created by 2, which comes later in the profile
+  add(3, 2);  // created by 2, which comes later in the profile
   add(2, 1);
   add(4, 1);
-  add(8, 9);   // 8 <-> 9: a cycle, no root
+  add(8, 9);  // 8 <-> 9: a cycle, no root
   add(9, 8);
-  add(5, 5);   // its own creator
+  add(5, 5);  // its own creator
   auto f = thread_forest(p);
   std::vector<std::pair<uint32_t, uint32_t>> got;
   for (auto& e : f) got.push_back({p.threads[e.index].tid, e.depth});
-  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, uint32_t>>{
-                     {1, 0}, {2, 1}, {3, 2}, {4, 1}, {5, 0}, {8, 0}, {9, 1}}));
+  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, uint32_t>>{{1, 0}, {2, 1}, {3, 2}, {4, 1}, {5, 0}, {8, 0}, {9, 1}}));
 }
 
 TEST(Threads, ProcessForestAndEarliestStart) {

@@ -1,10 +1,11 @@
 // Tree statistics, hottest paths, node selection for filters, and the module roll-up.
+#include "graph/tree_stats.h"
+
 #include <gtest/gtest.h>
 
 #include "folded_profile.h"
 #include "graph/modules.h"
 #include "graph/node_filter.h"
-#include "graph/tree_stats.h"
 
 namespace callprof {
 namespace {

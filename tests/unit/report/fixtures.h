@@ -33,8 +33,7 @@ inline Profile counter_example_profile() {
   };
   p.functions[id("D")].file = "d.c";
   p.functions[id("D")].line = 12;
-  p.processes.push_back(Process{.pid = 1, .ppid = 0, .command = "./counter 40",
-                                .start_ns = 1000, .end_ns = 170001000});
+  p.processes.push_back(Process{.pid = 1, .ppid = 0, .command = "./counter 40", .start_ns = 1000, .end_ns = 170001000});
   Thread& main = p.threads[0];
   main.start_ns = 1000;
   main.end_ns = 170001000;

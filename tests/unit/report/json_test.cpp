@@ -16,8 +16,7 @@ using json = nlohmann::json;
 // nested values while parsing (it would overflow the stack on the deep-tree test).
 using ordered = nlohmann::ordered_json;
 
-std::string report_text(const Profile& p, std::optional<uint32_t> thread = {},
-                        std::string filter = "") {
+std::string report_text(const Profile& p, std::optional<uint32_t> thread = {}, std::string filter = "") {
   ReportOptions o;
   o.json = true;
   o.thread = thread;
@@ -54,22 +53,19 @@ using V = std::vector<std::string>;
 
 TEST(Json, TopLevelSectionsAndKeys) {
   const ordered d = ordered::parse(report_text(testing::counter_example_profile()));
-  EXPECT_EQ(keys(d), (V{"schema_version", "selection", "metadata", "summary", "functions",
-                        "edges", "tree", "threads", "processes", "modules", "syscalls"}));
+  EXPECT_EQ(keys(d), (V{"schema_version", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
+                        "processes", "modules", "syscalls"}));
   EXPECT_EQ(d["schema_version"], 1);
-  EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns",
-                                    "duration_ns", "callprof_version", "extra"}));
-  EXPECT_EQ(keys(d["functions"][0]),
-            (V{"id", "name", "module", "file", "line", "calls", "recursive_calls", "self_ns",
-               "total_ns", "min_self_ns", "max_self_ns", "cpu_ns", "offcpu_ns"}));
-  EXPECT_EQ(keys(d["edges"][0]), (V{"caller", "callee", "caller_id", "callee_id", "calls",
-                                    "recursive_calls", "self_ns", "total_ns"}));
-  EXPECT_EQ(keys(d["tree"][0]),
-            (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns",
-               "max_self_ns", "cpu_ns", "offcpu_ns", "recursion_level", "children"}));
-  EXPECT_EQ(keys(d["threads"][0]),
-            (V{"tid", "pid", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
-               "end_ns", "finished", "dropped_calls", "calls", "total_ns"}));
+  EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
+                                    "callprof_version", "extra"}));
+  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "module", "file", "line", "calls", "recursive_calls", "self_ns",
+                                        "total_ns", "min_self_ns", "max_self_ns", "cpu_ns", "offcpu_ns"}));
+  EXPECT_EQ(keys(d["edges"][0]),
+            (V{"caller", "callee", "caller_id", "callee_id", "calls", "recursive_calls", "self_ns", "total_ns"}));
+  EXPECT_EQ(keys(d["tree"][0]), (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns",
+                                   "cpu_ns", "offcpu_ns", "recursion_level", "children"}));
+  EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
+                                      "end_ns", "finished", "dropped_calls", "calls", "total_ns"}));
   EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "ppid", "command", "start_ns", "end_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
@@ -162,7 +158,10 @@ TEST(Json, DeepTreesStream) {
   const json d = report_json(testing::folded(stack + " 1\n"));
   const json* n = &d["tree"][0];
   size_t depth = 1;
-  while (!(*n)["children"].empty()) { n = &(*n)["children"][0]; ++depth; }
+  while (!(*n)["children"].empty()) {
+    n = &(*n)["children"][0];
+    ++depth;
+  }
   EXPECT_EQ(depth, 5001u);
   EXPECT_EQ((*n)["recursion_level"], 4999);
 }

@@ -1,9 +1,9 @@
 // The shared table renderer: alignment, unit-aware widths, rules, escaping.
+#include "report/table.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
-
-#include "report/table.h"
 
 namespace callprof {
 namespace {

@@ -1,8 +1,9 @@
 // Escaping of untrusted text and the unit formats of every column.
+#include "report/text.h"
+
 #include <gtest/gtest.h>
 
 #include "model/metrics.h"
-#include "report/text.h"
 
 namespace callprof {
 namespace {
@@ -18,11 +19,15 @@ TEST(EscapeText, ControlCharactersBecomeEscapes) {
 }
 
 TEST(EscapeText, C1ControlsBidiOverridesAndInvalidUtf8) {
-  EXPECT_EQ(escape_text("csi\xc2\x9b" "31m"), "csi\\u009b31m");
-  EXPECT_EQ(escape_text("abc\xe2\x80\xae" "def"), "abc\\u202edef");
+  EXPECT_EQ(escape_text("csi\xc2\x9b"
+                        "31m"),
+            "csi\\u009b31m");
+  EXPECT_EQ(escape_text("abc\xe2\x80\xae"
+                        "def"),
+            "abc\\u202edef");
   EXPECT_EQ(escape_text("bad\xff"), "bad\\xff");
-  EXPECT_EQ(escape_text("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
-  EXPECT_EQ(escape_text("cut\xe2\x82"), "cut\\xe2\\x82");    // truncated sequence
+  EXPECT_EQ(escape_text("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
+  EXPECT_EQ(escape_text("cut\xe2\x82"), "cut\\xe2\\x82");     // truncated sequence
   EXPECT_EQ(escape_text("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // surrogate
 }
 

@@ -54,7 +54,10 @@ std::vector<std::string> table_rows(const std::string& text, const std::string& 
   std::vector<std::string> rows;
   bool in = false;
   for (const std::string& l : lines(text)) {
-    if (!in) { in = l.rfind(title, 0) == 0; continue; }
+    if (!in) {
+      in = l.rfind(title, 0) == 0;
+      continue;
+    }
     if (l.empty()) break;
     rows.push_back(l);
   }
@@ -77,8 +80,7 @@ const Profile& counter() {
 TEST(FlatView, DefaultSortIsTotalDescending) {
   auto r = render(counter(), opts("flat"));
   ASSERT_TRUE(r.ok) << r.text;
-  EXPECT_EQ(flat_names(r.text),
-            (std::vector<std::string>{"main", "A", "D", "B", "C", "E", "worker", "spawn"}));
+  EXPECT_EQ(flat_names(r.text), (std::vector<std::string>{"main", "A", "D", "B", "C", "E", "worker", "spawn"}));
   EXPECT_NE(r.text.find("# command:  ./counter 40"), std::string::npos);
   EXPECT_NE(r.text.find("# threads:  2, processes: 1"), std::string::npos);
   EXPECT_NE(r.text.find("off-cpu"), std::string::npos);
@@ -203,8 +205,7 @@ TEST(TreeView, LevelsIndentationAndDefaultOrder) {
   auto r = render(counter(), opts("tree"));
   ASSERT_TRUE(r.ok);
   check_indentation(r.text);
-  EXPECT_EQ(tree_names(r.text), (std::vector<std::string>{"main", "A", "B", "D", "C", "D",
-                                                          "spawn", "worker", "E"}));
+  EXPECT_EQ(tree_names(r.text), (std::vector<std::string>{"main", "A", "B", "D", "C", "D", "spawn", "worker", "E"}));
 }
 
 TEST(TreeView, SortColumnsAndAliases) {
@@ -263,16 +264,14 @@ TEST(ThreadsView, ProcessesThreadsAndCreationTree) {
 TEST(SummaryView, ShapeRankingsAndModules) {
   auto r = render(counter(), opts("summary"));
   ASSERT_TRUE(r.ok);
-  EXPECT_NE(r.text.find("edges              7 (distinct caller > callee pairs)"),
-            std::string::npos);
+  EXPECT_NE(r.text.find("edges              7 (distinct caller > callee pairs)"), std::string::npos);
   EXPECT_NE(r.text.find("deepest recursion  none"), std::string::npos);
   EXPECT_EQ(last_word(table_rows(r.text, "hottest functions")[1]), "D");
   EXPECT_NE(r.text.find("B > D"), std::string::npos);
   EXPECT_NE(r.text.find("main > A > B > D"), std::string::npos);
   EXPECT_NE(r.text.find("/usr/lib/libd.so.1"), std::string::npos);
   Profile p = testing::folded("main;f;g;f;g;f 1\n");
-  EXPECT_NE(render(p, opts("summary")).text.find("deepest recursion  f (level 2)"),
-            std::string::npos);
+  EXPECT_NE(render(p, opts("summary")).text.find("deepest recursion  f (level 2)"), std::string::npos);
 }
 
 TEST(Escaping, HostileNamesCannotBreakTheTerminalOrTables) {
@@ -299,31 +298,23 @@ TEST(Errors, BadOptionsGiveOneLineErrors) {
     EXPECT_EQ(r.text.find('\n'), std::string::npos) << r.text;
     return r.text;
   };
-  EXPECT_NE(one_line(render(counter(), opts("flame"))).find("valid: flat, callers, tree"),
-            std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("flame"))).find("valid: flat, callers, tree"), std::string::npos);
   for (const char* v : {"flat", "callers", "summary"})
-    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, self, total"),
-              std::string::npos);
-  EXPECT_NE(one_line(render(counter(), opts("tree", "bogus"))).find("valid: calls"),
-            std::string::npos);
-  EXPECT_NE(one_line(render(counter(), opts("threads", "bogus"))).find("valid: tid"),
-            std::string::npos);
-  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid filter"),
-            std::string::npos);
+    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, self, total"), std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("tree", "bogus"))).find("valid: calls"), std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("threads", "bogus"))).find("valid: tid"), std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid filter"), std::string::npos);
   ReportOptions o = opts("tree");
   o.thread = 999;
-  EXPECT_EQ(one_line(render(counter(), o)),
-            "thread 999 is not in the profile (threads: 100, 101)");
+  EXPECT_EQ(one_line(render(counter(), o)), "thread 999 is not in the profile (threads: 100, 101)");
   o.json = true;
   EXPECT_FALSE(render(counter(), o).ok);
-  EXPECT_NE(one_line(render(counter(), opts("flat", "bad\ncolumn"))).find("bad\\ncolumn"),
-            std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("flat", "bad\ncolumn"))).find("bad\\ncolumn"), std::string::npos);
 }
 
 TEST(EmptyProfile, EveryViewRenders) {
   Profile p;
-  for (const char* v : {"flat", "callers", "tree", "threads", "summary"})
-    EXPECT_TRUE(render(p, opts(v)).ok) << v;
+  for (const char* v : {"flat", "callers", "tree", "threads", "summary"}) EXPECT_TRUE(render(p, opts(v)).ok) << v;
   ReportOptions o;
   o.json = true;
   EXPECT_TRUE(render(p, o).ok);

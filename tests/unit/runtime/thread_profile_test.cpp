@@ -143,6 +143,21 @@ TEST(ThreadProfile, LandingFromAnAlternateSignalStackClosesTheHandlerFrames) {
   EXPECT_EQ(prog.p.depth(), 0u);
 }
 
+TEST(ThreadProfile, UnwindToDepthClosesInlinedFramesAtTheLandingStackPointer) {
+  // longjmp out of a function inlined into the setjmp caller: same stack pointer, so only
+  // the depth recorded at setjmp can tell which frames were left.
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.call(A, 1);  // setjmp here, at depth 2
+  prog.p.enter(INLINED, 0, prog.sp(), 2);
+  prog.p.unwind_to_depth(2, 6);
+  prog.ret(A, 10);
+  prog.ret(MAIN, 11);
+  EXPECT_EQ(prog.at({MAIN, A, INLINED})->self_ticks, 4u);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 1u + 4u);  // 1..2 and 6..10
+  EXPECT_EQ(prog.p.unmatched_exits(), 0u);
+}
+
 TEST(ThreadProfile, LandingNowhereNearAFrameClosesNothing) {
   Program prog;
   prog.call(MAIN, 0);
