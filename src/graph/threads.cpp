@@ -51,28 +51,28 @@ std::vector<ThreadTotals> thread_totals(const Profile& profile) {
   return out;
 }
 
-std::vector<ForestEntry> thread_forest(const Profile& profile) {
-  std::unordered_map<uint32_t, size_t> by_tid;
-  for (size_t i = 0; i < profile.threads.size(); ++i) by_tid.try_emplace(profile.threads[i].tid, i);
-  std::vector<size_t> parent(profile.threads.size(), SIZE_MAX);
-  for (size_t i = 0; i < profile.threads.size(); ++i) {
-    const Thread& t = profile.threads[i];
-    auto it = by_tid.find(t.creator_tid);
-    if (t.creator_tid != 0 && it != by_tid.end() && it->second != i) parent[i] = it->second;
+// Links items to their parents by id (0: none); ids that repeat keep their first item.
+template <typename T, typename IdOf, typename ParentOf>
+std::vector<ForestEntry> forest_by_id(const std::vector<T>& items, IdOf id_of, ParentOf parent_of) {
+  std::unordered_map<uint32_t, size_t> by_id;
+  for (size_t i = 0; i < items.size(); ++i) by_id.try_emplace(id_of(items[i]), i);
+  std::vector<size_t> parent(items.size(), SIZE_MAX);
+  for (size_t i = 0; i < items.size(); ++i) {
+    uint32_t p = parent_of(items[i]);
+    auto it = by_id.find(p);
+    if (p != 0 && it != by_id.end() && it->second != i) parent[i] = it->second;
   }
   return forest(parent);
 }
 
+std::vector<ForestEntry> thread_forest(const Profile& profile) {
+  return forest_by_id(
+      profile.threads, [](const Thread& t) { return t.tid; }, [](const Thread& t) { return t.creator_tid; });
+}
+
 std::vector<ForestEntry> process_forest(const Profile& profile) {
-  std::unordered_map<uint32_t, size_t> by_pid;
-  for (size_t i = 0; i < profile.processes.size(); ++i) by_pid.try_emplace(profile.processes[i].pid, i);
-  std::vector<size_t> parent(profile.processes.size(), SIZE_MAX);
-  for (size_t i = 0; i < profile.processes.size(); ++i) {
-    const Process& p = profile.processes[i];
-    auto it = by_pid.find(p.ppid);
-    if (p.ppid != 0 && it != by_pid.end() && it->second != i) parent[i] = it->second;
-  }
-  return forest(parent);
+  return forest_by_id(
+      profile.processes, [](const Process& p) { return p.pid; }, [](const Process& p) { return p.ppid; });
 }
 
 int64_t earliest_thread_start_ns(const Profile& profile) {
