@@ -197,7 +197,9 @@ void discard_dump() {
 }
 
 void write_dump() {
-  if (g_dumped_pid == process().pid || !first_thread()) return;
+  // A vfork child shares our memory and had no fork handler: it must not write (or mark
+  // as written) the parent's data when it calls exec or _exit.
+  if (g_dumped_pid == process().pid || !first_thread() || uint32_t(getpid()) != process().pid) return;
   g_dumped_pid = process().pid;
   ThreadState* self = t_state;
   if (self) self->busy = 1;  // our own calls must not be profiled

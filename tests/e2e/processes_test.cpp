@@ -144,6 +144,18 @@ TEST_P(Exec, CallsOfBothImagesRecorded) {
   expect_report_invariants(r);
 }
 
+TEST_P(Exec, VforkChildLeavesTheParentsDataAlone) {
+  for (std::string how : {"exec", "exit"}) {
+    SCOPED_TRACE(how);
+    std::string out;
+    const Report r = record_and_report(build("vfork.c"), {how}, &out);
+    EXPECT_EQ(out, "done\n");
+    EXPECT_EQ(r.doc().at("processes").size(), 1u);
+    expect_function_calls(r, {{"main", 1}, {"work", 2}});
+    expect_report_invariants(r);
+  }
+}
+
 // Text with what shells and stdio care about: an empty line, no final newline, a NUL byte
 // and a byte that is not UTF-8.
 constexpr char kInputBytes[] = "line one\n\nline three\0after nul \xff";
