@@ -18,11 +18,13 @@ std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId i
   const Metrics& b = n.base;
   const Metrics& c = ctx.nodes().cum[id];
   const bool timed = b.has_min(Metric::MinWallNs);
+  const bool cpu_measured = ctx.stats().has_cpu || ctx.stats().has_offcpu;
   std::string s = fmt::format(R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
                               R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{},"recursion_level":{})",
                               names(n.function), n.function, b[Metric::Calls], b[Metric::WallNs], c[Metric::WallNs],
-                              opt(b[Metric::MinWallNs], timed), opt(b[Metric::MaxWallNs], timed), b[Metric::CpuNs],
-                              b[Metric::OffCpuNs], ctx.nodes().level[id]);
+                              opt(b[Metric::MinWallNs], timed), opt(b[Metric::MaxWallNs], timed),
+                              opt(b[Metric::CpuNs], cpu_measured), opt(b[Metric::OffCpuNs], cpu_measured),
+                              ctx.nodes().level[id]);
   if (ctx.stats().has_samples)
     s += fmt::format(R"(,"samples":{},"total_samples":{})", b[Metric::Samples], c[Metric::Samples]);
   return s;

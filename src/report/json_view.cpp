@@ -63,6 +63,8 @@ json summary(const ReportContext& ctx) {
 json function_json(const ReportContext& ctx, const FunctionRow& r) {
   const Profile& p = ctx.profile();
   const Function* fn = r.function < p.functions.size() ? &p.functions[r.function] : nullptr;
+  // Profiles that did not measure the CPU/off-CPU split say so with null, not 0.
+  const bool cpu_measured = ctx.stats().has_cpu || ctx.stats().has_offcpu;
   const bool has_module = fn && fn->module < p.modules.size();
   json j = {{"id", r.function},
             {"name", ctx.name(r.function)},
@@ -75,8 +77,8 @@ json function_json(const ReportContext& ctx, const FunctionRow& r) {
             {"total_ns", r.total_ns},
             {"min_self_ns", opt_ns(r.min_self_ns)},
             {"max_self_ns", opt_ns(r.max_self_ns)},
-            {"cpu_ns", r.cpu_ns},
-            {"offcpu_ns", r.offcpu_ns}};
+            {"cpu_ns", cpu_measured ? json(r.cpu_ns) : json(nullptr)},
+            {"offcpu_ns", cpu_measured ? json(r.offcpu_ns) : json(nullptr)}};
   if (ctx.stats().has_samples) {
     j["samples"] = r.self_samples;
     j["total_samples"] = r.total_samples;
