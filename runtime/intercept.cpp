@@ -83,9 +83,9 @@ void land_at(uint64_t landing_sp, const __jmp_buf_tag* env = nullptr) {
   s->busy = 0;
 }
 
-[[noreturn]] void do_longjmp(LongjmpFn fn, __jmp_buf_tag* env, int val) {
+[[noreturn]] void do_longjmp(LongjmpFn& fn, const char* name, __jmp_buf_tag* env, int val) {
   land_at(jmp_buf_stack_pointer(env), env);
-  if (!fn) abort();
+  if (!fn) fn = next_symbol<LongjmpFn>(name);  // called before our constructor ran
   fn(env, val);
   __builtin_unreachable();
 }
@@ -101,16 +101,24 @@ struct StartArgs {
 
 }  // namespace
 
-CALLPROF_EXPORT void longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_, env, val); }
-CALLPROF_EXPORT void siglongjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.siglongjmp_, env, val); }
-CALLPROF_EXPORT void _longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.underscore_longjmp_, env, val); }
-CALLPROF_EXPORT void __longjmp_chk(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_chk_, env, val); }
+CALLPROF_EXPORT void longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_, "longjmp", env, val); }
+CALLPROF_EXPORT void siglongjmp(__jmp_buf_tag env[1], int val) {
+  do_longjmp(real.siglongjmp_, "siglongjmp", env, val);
+}
+CALLPROF_EXPORT void _longjmp(__jmp_buf_tag env[1], int val) {
+  do_longjmp(real.underscore_longjmp_, "_longjmp", env, val);
+}
+CALLPROF_EXPORT void __longjmp_chk(__jmp_buf_tag env[1], int val) {
+  do_longjmp(real.longjmp_chk_, "__longjmp_chk", env, val);
+}
 
 // The catching function's landing pad calls this with its own stack pointer: every frame
 // below it was unwound. GCC already ran their exit hooks; Clang did not.
 CALLPROF_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
   land_at(CALLPROF_CALLER_SP());
-  return real.begin_catch ? real.begin_catch(exception) : nullptr;
+  // libstdc++ may have arrived after load time (a C program dlopen()ing C++ code).
+  if (!real.begin_catch) real.begin_catch = next_symbol<CatchFn>("__cxa_begin_catch");
+  return real.begin_catch(exception);
 }
 
 CALLPROF_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*), void* arg) {
@@ -140,6 +148,7 @@ void* start_thread(void* p) {
 
 CALLPROF_EXPORT void pthread_exit(void* value) {
   finish_thread(t_state, false);  // close frames now; memory goes at the key destructor
+  if (!real.pthread_exit_) real.pthread_exit_ = next_symbol<ExitThreadFn>("pthread_exit");
   real.pthread_exit_(value);
   __builtin_unreachable();
 }

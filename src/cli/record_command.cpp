@@ -56,7 +56,10 @@ std::string make_temp_dir() {
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/callprof-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back(0);
-  return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
+  if (!mkdtemp(buf.data())) return std::string();
+  // Absolute, so that a program that changes directory still finds it.
+  std::error_code ec;
+  return fs::absolute(buf.data(), ec).string();
 }
 
 Result<std::vector<RawProcessDump>> read_dumps(const std::string& dir, bool quiet) {
