@@ -12,6 +12,7 @@ uint64_t edge_key(FunctionId caller, FunctionId callee) { return (uint64_t(calle
 
 void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool outermost) {
   r.calls += base[Metric::Calls];
+  r.indirect_calls += base[Metric::IndirectCalls];
   r.self_ns += base[Metric::WallNs];
   r.cpu_ns += base[Metric::CpuNs];
   r.offcpu_ns += base[Metric::OffCpuNs];

@@ -24,6 +24,7 @@ struct FunctionRow {
   uint64_t self_samples = 0;
   uint64_t total_samples = 0;
   uint64_t recursive_calls = 0;  // calls made while an outer instance was active
+  uint64_t indirect_calls = 0;   // calls made through a pointer
 };
 
 // caller -> callee over every node of `callee` whose parent node runs `caller`.

@@ -36,6 +36,7 @@ TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
     functions.push_back(n.function);
     if (n.parent != kRootNode) edges.push_back((uint64_t(tree.node(n.parent).function) << 32) | n.function);
     s.calls += n.base[Metric::Calls];
+    s.indirect_calls += n.base[Metric::IndirectCalls];
     if (q.level[i] > 0) s.recursive_calls += n.base[Metric::Calls];
     if (q.level[i] > s.deepest_recursion_level) {
       s.deepest_recursion_level = q.level[i];

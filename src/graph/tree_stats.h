@@ -16,6 +16,7 @@ struct TreeStats {
   size_t functions = 0;          // distinct functions
   uint64_t calls = 0;            // all calls
   uint64_t recursive_calls = 0;  // calls made while the same function was already active
+  uint64_t indirect_calls = 0;   // calls made through a pointer (the rest were direct or unknown)
   size_t max_depth = 0;          // the root's children are at depth 1
   FunctionId deepest_recursion_function = kNoFunction;  // kNoFunction: no recursion
   uint32_t deepest_recursion_level = 0;

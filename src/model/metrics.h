@@ -17,6 +17,7 @@ enum class Metric : uint8_t {
   CpuNs,       // self on-CPU time, ns
   OffCpuNs,    // self off-CPU time, ns
   Samples,     // sampled profiles: samples whose leaf is this path
+  IndirectCalls,  // of Calls, those made through a pointer (the call instruction was indirect)
   kCount
 };
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kCount);
@@ -37,6 +38,7 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetricInfo = {{
     {"cpu_ns", "ns", MergeKind::Sum},
     {"offcpu_ns", "ns", MergeKind::Sum},
     {"samples", "count", MergeKind::Sum},
+    {"indirect_calls", "count", MergeKind::Sum},
 }};
 
 inline constexpr const MetricInfo& info(Metric m) { return kMetricInfo[static_cast<size_t>(m)]; }

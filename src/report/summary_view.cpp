@@ -25,7 +25,8 @@ void write_shape(const ReportContext& ctx, std::ostream& out) {
   t.add_row({"edges", fmt::format("{} (distinct caller > callee pairs)", s.edges)});
   t.add_row({"functions", std::to_string(s.functions)});
   t.add_row(
-      {"calls", fmt::format("{} ({} non-recursive, {} recursive)", s.calls, s.calls - s.recursive_calls, s.recursive_calls)});
+      {"calls", fmt::format("{} ({} direct, {} indirect; {} recursive)", s.calls, s.calls - s.indirect_calls,
+                            s.indirect_calls, s.recursive_calls)});
   t.add_row({"max depth", std::to_string(s.max_depth)});
   t.add_row({"deepest recursion",
              s.deepest_recursion_function == kNoFunction

@@ -2,6 +2,9 @@
 // like a core file), checks build ids, and resolves addresses with a memo per address.
 #include "symbols/symbolizer.h"
 
+#include <gelf.h>
+
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -223,6 +226,27 @@ std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
   ModuleState& st = impl_->state[static_cast<size_t>(outer.module)];
   if (st.dwarf == nullptr) return {outer};
   return symbols_detail::inline_chain(*st.dwarf, runtime_address, outer);
+}
+
+std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t count) {
+  int index = impl_->module_at(runtime_address);
+  if (index < 0 || impl_->use(size_t(index)).dwfl == nullptr) return {};
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(impl_->state[size_t(index)].dwfl, &bias);
+  if (elf == nullptr) return {};
+  const uint64_t end = runtime_address - bias;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+    if (end <= sh.sh_addr || end > sh.sh_addr + sh.sh_size) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || data->d_buf == nullptr || data->d_size != sh.sh_size) return {};
+    const uint64_t offset = end - sh.sh_addr;
+    const uint64_t n = std::min<uint64_t>(count, offset);
+    const auto* bytes = static_cast<const uint8_t*>(data->d_buf) + offset - n;
+    return std::vector<uint8_t>(bytes, bytes + n);
+  }
+  return {};
 }
 
 const std::vector<std::string>& Symbolizer::warnings() const { return impl_->warnings; }

@@ -62,6 +62,10 @@ class Symbolizer {
   // else "ns::Class::name" without parameters (GCC, internal linkage).
   std::vector<SymbolInfo> resolve_inlined(uint64_t runtime_address);
 
+  // Up to `count` bytes of the module's file that end just before `runtime_address`
+  // (e.g. the call instruction before a return address); empty when unknown.
+  std::vector<uint8_t> code_before(uint64_t runtime_address, size_t count);
+
   // Problems worth telling the user, one line each, at most one per module and kind.
   // Grows as resolve() reaches modules, so read it after resolving.
   const std::vector<std::string>& warnings() const;

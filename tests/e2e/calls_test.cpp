@@ -99,6 +99,14 @@ TEST_P(Recursion, DirectRecursionCountedOnce) {
   expect_report_invariants(r);
 }
 
+TEST_P(Calls, IndirectCallsToldFromDirectOnes) {
+  const Report r = record_and_report(build("indirect.c"));
+  expect_function_calls(r, {{"direct_callee", 3}, {"pointer_callee", 4}});
+  EXPECT_EQ(u64(r.function("direct_callee"), "indirect_calls"), 0u);
+  EXPECT_EQ(u64(r.function("pointer_callee"), "indirect_calls"), 4u);
+  EXPECT_GE(u64(r.doc().at("summary"), "indirect_calls"), 4u);  // libc may reach main through a pointer too
+}
+
 TEST_P(Recursion, MutualRecursionCountedOnce) {
   const Report r = record_and_report(build("recursion.c"));
   const json& even = r.function("is_even");

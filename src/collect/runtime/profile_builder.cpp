@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "collect/runtime/call_kind.h"
 #include "symbols/symbolizer.h"
 
 namespace callprof {
@@ -73,6 +74,14 @@ class ProcessSymbols {
     return it->second = table_.function(s, m, address);
   }
 
+  // Whether the call that returns to `return_address` went through a pointer.
+  bool indirect_call(uint64_t return_address) {
+    if (return_address == 0 || !symbolizer_) return false;
+    auto [it, added] = call_kinds_.try_emplace(return_address, false);
+    if (added) it->second = classify_call(symbolizer_->code_before(return_address, 8)) == CallKind::Indirect;
+    return it->second;
+  }
+
   std::vector<std::string> warnings() const {
     std::vector<std::string> w = warnings_;
     if (symbolizer_) w.insert(w.end(), symbolizer_->warnings().begin(), symbolizer_->warnings().end());
@@ -84,6 +93,7 @@ class ProcessSymbols {
   std::unique_ptr<Symbolizer> symbolizer_;
   std::vector<ModuleId> module_ids_;
   std::map<uint64_t, FunctionId> cache_;
+  std::map<uint64_t, bool> call_kinds_;
   std::vector<std::string> warnings_;
 };
 
@@ -140,7 +150,10 @@ void add_nodes(const std::vector<wire::DumpNode>& nodes, ProcessSymbols& syms, c
     const wire::DumpNode& d = nodes[i];
     if (mapped[i] != kNoNode || subtree_calls[i] == 0 || mapped[d.parent] == kNoNode) continue;
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
-    tree.base(mapped[i]).merge(metrics_of(d, clock));
+    Metrics m = metrics_of(d, clock);
+    // The runtime keeps the first call site of each path: its kind stands for the path's.
+    if (syms.indirect_call(d.callsite)) m[Metric::IndirectCalls] = d.calls;
+    tree.base(mapped[i]).merge(m);
   }
 }
 

@@ -58,8 +58,9 @@ TEST(Json, TopLevelSectionsAndKeys) {
   EXPECT_EQ(d["schema_version"], 1);
   EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
                                     "callprof_version", "extra"}));
-  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "module", "file", "line", "calls", "recursive_calls", "self_ns",
-                                        "total_ns", "min_self_ns", "max_self_ns", "cpu_ns", "offcpu_ns"}));
+  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "module", "file", "line", "calls", "recursive_calls",
+                                        "indirect_calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
+                                        "offcpu_ns"}));
   EXPECT_EQ(keys(d["edges"][0]),
             (V{"caller", "callee", "caller_id", "callee_id", "calls", "recursive_calls", "self_ns", "total_ns"}));
   EXPECT_EQ(keys(d["tree"][0]), (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns",

@@ -1,0 +1,104 @@
+// The runtime dump reader: a well-formed dump reads back; every damaged one is a one-line
+// error, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "collect/runtime/raw_dump_reader.h"
+
+namespace callprof {
+namespace {
+
+template <typename T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void pad(std::string& out) { out.append(wire::pad8(out.size()) - out.size(), '\0'); }
+
+// A process with one module and one thread: root -> main (open) -> leaf, plus one call of
+// a signal handler grafted under main.
+std::string sample_dump() {
+  std::string out;
+  wire::DumpHeader h{};
+  std::memcpy(h.magic, wire::kDumpMagic, 8);
+  h.version = wire::kDumpVersion;
+  h.header_bytes = sizeof h;
+  h.pid = 42;
+  h.module_count = 1;
+  h.thread_count = 1;
+  const std::string cmdline("prog\0arg\0", 9);
+  h.cmdline_bytes = uint32_t(cmdline.size());
+  put(out, h);
+  out += cmdline;
+  pad(out);
+  const std::string path = "/bin/prog", id = "\x01\xab";
+  put(out, wire::DumpModule{0x1000, 0x1000, 0x2000, uint32_t(path.size()), uint32_t(id.size())});
+  out += path + id;
+  pad(out);
+  wire::DumpThread t{};
+  t.tid = 42;
+  t.node_count = 3;
+  t.open_frames = 1;
+  t.interrupt_node_count = 2;
+  put(out, t);
+  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0});
+  put(out, wire::DumpNode{0, 0, 0x1100, 0, 0, 0, UINT64_MAX, 0});
+  put(out, wire::DumpNode{1, 0, 0x1200, 0x1105, 7, 70, 5, 20});
+  put(out, wire::DumpOpenFrame{1, 0, 100, 70});
+  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0});
+  put(out, wire::DumpNode{0, 0, wire::kInterruptedContext | 1, 0, 1, 3, 3, 3});
+  return out;
+}
+
+TEST(RawDumpReader, ReadsAWellFormedDump) {
+  auto d = parse_raw_dump(sample_dump(), "d");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->header.pid, 42u);
+  EXPECT_EQ(d->argv, (std::vector<std::string>{"prog", "arg"}));
+  ASSERT_EQ(d->modules.size(), 1u);
+  EXPECT_EQ(d->modules[0].path, "/bin/prog");
+  EXPECT_EQ(d->modules[0].build_id, "01ab");
+  ASSERT_EQ(d->threads.size(), 1u);
+  EXPECT_EQ(d->threads[0].nodes.size(), 3u);
+  EXPECT_EQ(d->threads[0].open.size(), 1u);
+  EXPECT_EQ(d->threads[0].interrupts.size(), 2u);
+}
+
+TEST(RawDumpReader, EveryTruncationIsAnError) {
+  const std::string full = sample_dump();
+  for (size_t n = 0; n < full.size(); ++n) {
+    auto d = parse_raw_dump(full.substr(0, n), "d");
+    ASSERT_FALSE(d.ok()) << "cut at " << n;
+    EXPECT_EQ(d.error().message.find('\n'), std::string::npos);
+  }
+  EXPECT_FALSE(parse_raw_dump(full + "x", "d").ok()) << "trailing bytes";
+}
+
+TEST(RawDumpReader, RefusesForeignAndDamagedDumps) {
+  std::string bad_magic = sample_dump();
+  bad_magic[0] = 'X';
+  EXPECT_NE(parse_raw_dump(bad_magic, "d").error().message.find("not a callprof runtime dump"), std::string::npos);
+
+  std::string other_version = sample_dump();
+  other_version[8] = 99;
+  EXPECT_NE(parse_raw_dump(other_version, "d").error().message.find("version 99"), std::string::npos);
+
+  // Node 2's parent is patched to 2 (itself): parents must come first.
+  std::string bad_parent = sample_dump();
+  const size_t nodes_at = bad_parent.size() - 2 * sizeof(wire::DumpNode) - sizeof(wire::DumpOpenFrame) -
+                          3 * sizeof(wire::DumpNode);
+  bad_parent[nodes_at + 2 * sizeof(wire::DumpNode)] = 2;
+  EXPECT_NE(parse_raw_dump(bad_parent, "d").error().message.find("later parent"), std::string::npos);
+
+  // A huge node count must not allocate: it is checked against the bytes left.
+  std::string huge = sample_dump();
+  const size_t thread_at = nodes_at - sizeof(wire::DumpThread);
+  uint32_t count = 0xFFFFFFF0u;
+  std::memcpy(&huge[thread_at + offsetof(wire::DumpThread, node_count)], &count, sizeof count);
+  EXPECT_FALSE(parse_raw_dump(huge, "d").ok());
+}
+
+}  // namespace
+}  // namespace callprof
