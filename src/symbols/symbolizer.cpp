@@ -229,8 +229,10 @@ std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
 }
 
 std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t count) {
+  // Only the module's ELF file is needed: no symbol table or DWARF is loaded for this
+  // (main's call site is in libc, whose debug info is large).
   int index = impl_->module_at(runtime_address);
-  if (index < 0 || impl_->use(size_t(index)).dwfl == nullptr) return {};
+  if (index < 0 || impl_->state[size_t(index)].dwfl == nullptr) return {};
   GElf_Addr bias = 0;
   Elf* elf = dwfl_module_getelf(impl_->state[size_t(index)].dwfl, &bias);
   if (elf == nullptr) return {};
