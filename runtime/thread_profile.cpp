@@ -11,7 +11,7 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   slot_mask_ = m.slot_count - 1;
   frames_ = m.frames;
   frame_capacity_ = m.frame_capacity;
-  nodes_[0] = DumpNode{0, 0, 0, 0, 0, 0, kNoMin, 0};
+  nodes_[0] = DumpNode{0, 0, 0, 0, 0, 0, kNoMin, 0, 0, 0};
   node_count_ = 1;
   frames_[0] = Frame{0, 0, UINT64_MAX, now, 0};
   depth_ = 1;
@@ -33,7 +33,7 @@ uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t calls
     // slot_count >= 2 * node_capacity keeps probing short and guarantees an empty slot.
     if (node_count_ == node_capacity_ || fn == 0) return kNoNode;
     uint32_t id = node_count_++;
-    nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0};
+    nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0, 0, 0};
     s = NodeSlot{fn, parent, id};
     return id;
   }

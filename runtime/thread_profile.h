@@ -64,15 +64,14 @@ class ThreadProfile {
       return;
     }
     DumpNode& parent = nodes_[top->node];
-    uint32_t child = parent.reserved;  // the child last entered from this node
+    uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
-      child = find_or_add(top->node, fn, callsite);
+      child = next_child(parent, top->node, fn, callsite);
       if (child == kNoNode) {
         ++overflow_;
         ++dropped_calls_;
         return;
       }
-      parent.reserved = child;
     }
     Frame* f = top + 1;
     f->node = child;
@@ -129,6 +128,21 @@ class ThreadProfile {
     if (uint64_t(self) < n.min_self_ticks) n.min_self_ticks = uint64_t(self);
     if (uint64_t(self) > n.max_self_ticks) n.max_self_ticks = uint64_t(self);
     frames_[depth_ - 1].child_ticks += uint64_t(total);
+  }
+
+  // A different callee than last time from `parent`: first try the one that followed the
+  // last callee before (loops that call several functions in turn), then the index.
+  // Hints only ever name children of the same parent, so the function compare suffices.
+  inline uint32_t next_child(DumpNode& parent, uint32_t parent_id, uint64_t fn, uint64_t callsite) {
+    const uint32_t last = parent.last_child;
+    uint32_t child = nodes_[last].next_sibling;
+    if (last == 0 || nodes_[child].fn != fn) {
+      child = find_or_add(parent_id, fn, callsite);
+      if (child == kNoNode) return kNoNode;
+    }
+    if (last != 0) nodes_[last].next_sibling = child;
+    parent.last_child = child;
+    return child;
   }
 
   Frame* release_dead_frames(uint64_t sp, uint64_t now);

@@ -69,18 +69,21 @@ static_assert(sizeof(DumpThread) == 80);
 
 inline constexpr uint64_t kInterruptedContext = uint64_t(1) << 63;
 
-// One calling-context-tree node. Node 0 is the root (fn 0). parent < own index.
+// One calling-context-tree node (one cache line). Node 0 is the root (fn 0).
+// parent < own index. The two hint fields are the runtime's lookup caches: readers ignore them.
 struct DumpNode {
   uint32_t parent;
-  uint32_t reserved;
+  uint32_t last_child;       // hint: the child last entered from this node (0: none)
   uint64_t fn;               // runtime address of the function's entry
   uint64_t callsite;         // a return address in the caller (first call seen)
   uint64_t calls;            // completed calls (open frames are in DumpOpenFrame)
   uint64_t self_ticks;
   uint64_t min_self_ticks;   // UINT64_MAX when no call completed
   uint64_t max_self_ticks;
+  uint32_t next_sibling;     // hint: the sibling entered after this node the last time (0: none)
+  uint32_t reserved;
 };
-static_assert(sizeof(DumpNode) == 56);
+static_assert(sizeof(DumpNode) == 64);
 
 // A frame still active at dump time; the reader closes it at the thread's end_tsc.
 // Frames are listed outermost first.

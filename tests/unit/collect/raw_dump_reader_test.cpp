@@ -43,12 +43,12 @@ std::string sample_dump() {
   t.open_frames = 1;
   t.interrupt_node_count = 2;
   put(out, t);
-  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0});
-  put(out, wire::DumpNode{0, 0, 0x1100, 0, 0, 0, UINT64_MAX, 0});
-  put(out, wire::DumpNode{1, 0, 0x1200, 0x1105, 7, 70, 5, 20});
+  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
+  put(out, wire::DumpNode{0, 0, 0x1100, 0, 0, 0, UINT64_MAX, 0, 0, 0});
+  put(out, wire::DumpNode{1, 0, 0x1200, 0x1105, 7, 70, 5, 20, 0, 0});
   put(out, wire::DumpOpenFrame{1, 0, 100, 70});
-  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0});
-  put(out, wire::DumpNode{0, 0, wire::kInterruptedContext | 1, 0, 1, 3, 3, 3});
+  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
+  put(out, wire::DumpNode{0, 0, wire::kInterruptedContext | 1, 0, 1, 3, 3, 3, 0, 0});
   return out;
 }
 

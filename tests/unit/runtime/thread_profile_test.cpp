@@ -92,6 +92,31 @@ TEST(ThreadProfile, SelfExcludesCalleesAndAlternatingChildrenShareNodes) {
   EXPECT_EQ(prog.at({MAIN})->self_ticks, 100u - 10u - 15u);
 }
 
+TEST(ThreadProfile, CalleesInTurnAreFoundAndNeverBorrowedFromAnotherCaller) {
+  // The lookup remembers which callee followed which; that hint must stay among the
+  // children of one caller.
+  Program prog;
+  uint64_t t = 0;
+  prog.call(MAIN, t++);
+  for (int round = 0; round < 3; ++round) {
+    prog.call(A, t++);
+    for (uint64_t callee : {D, C, G}) {  // a's first callee is d, like b's
+      prog.call(callee, t++);
+      prog.ret(callee, t++);
+    }
+    prog.ret(A, t++);
+    prog.call(B, t++);
+    prog.call(D, t++);  // first callee of b: must not reuse a's d
+    prog.ret(D, t++);
+    prog.ret(B, t++);
+  }
+  prog.ret(MAIN, t++);
+  EXPECT_EQ(prog.p.node_count(), 8u);  // root, main, a, b, a>c, a>d, a>g, b>d
+  for (uint64_t callee : {C, D, G}) EXPECT_EQ(prog.at({MAIN, A, callee})->calls, 3u);
+  EXPECT_EQ(prog.at({MAIN, B, D})->calls, 3u);
+  EXPECT_EQ(prog.at({MAIN, B, D})->parent, uint32_t(prog.at({MAIN, B}) - prog.p.nodes()));
+}
+
 TEST(ThreadProfile, RecursionMakesOneNodePerDepth) {
   Program prog;
   prog.call(F, 0);
