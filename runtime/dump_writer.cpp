@@ -136,19 +136,18 @@ uint32_t read_cmdline(char* buf, uint32_t cap) {
 void write_thread(Output& out, const ThreadState& s, uint64_t now) {
   const ThreadProfile& p = s.profile;
   wire::DumpThread t{};
-  // The dump is written as the process ends: threads still running end with it.
-  bool finished = true;
   bool exited_before = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
   t.tid = s.tid;
   t.creator_tid = s.creator_tid;
   t.creator_node = s.creator_node;
   t.node_count = p.node_count();
   t.open_frames = p.depth();
-  t.finished = finished;
+  t.finished = 1;  // the dump is written as the process ends: running threads end with it
   t.start_routine = s.start_routine;
   t.start_tsc = s.start_tsc;
   t.end_tsc = exited_before ? s.end_tsc : now;
   t.dropped_calls = p.dropped_calls();
+  t.unmatched_exits = uint32_t(p.unmatched_exits() < UINT32_MAX ? p.unmatched_exits() : UINT32_MAX);
   memcpy(t.name, s.name, sizeof t.name);
   // Interrupt-tree frames still open belong to a handler of another thread that is still
   // running; its completed calls are kept, the open ones are not.
@@ -183,11 +182,9 @@ int create_dump_file(char* path, uint64_t cap) {
   return -1;
 }
 
-}  // namespace
-
-namespace {
 uint32_t g_dumped_pid = 0;      // once per process image: exit() runs our destructor, _exit may follow
 char g_dump_path[600];
+
 }  // namespace
 
 void discard_dump() {

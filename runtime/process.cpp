@@ -106,23 +106,26 @@ uint64_t carve(char* at, uint32_t nodes, uint32_t frames, ThreadMemory* mem) {
   return frame_bytes + slot_bytes + page_round(nodes * sizeof(DumpNode));
 }
 
+// A thread's reservation holds: its state, the interrupt tree, then the main tree (frames,
+// index, nodes last so that a finished thread can give back everything after them).
+uint64_t main_tree_offset() {
+  return page_round(sizeof(ThreadState)) + carve(nullptr, kInterruptNodes, kInterruptFrames, nullptr);
+}
+
 }  // namespace
 
 ThreadState* attach_thread() {
   ensure_initialized();
   if (!g_process.enabled) return nullptr;
-  // One reservation per thread, laid out as: state, interrupt tree, main tree (frames,
-  // index, nodes last so that a finished thread can give back everything after them).
-  uint64_t head = page_round(sizeof(ThreadState));
-  uint64_t interrupts = carve(nullptr, kInterruptNodes, kInterruptFrames, nullptr);
-  uint64_t bytes = head + interrupts + carve(nullptr, g_node_capacity, g_frame_capacity, nullptr);
+  const uint64_t main_tree = main_tree_offset();
+  uint64_t bytes = main_tree + carve(nullptr, g_node_capacity, g_frame_capacity, nullptr);
   void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return nullptr;
   char* base = static_cast<char*>(m);
   ThreadState* s = reinterpret_cast<ThreadState*>(base);
   ThreadMemory main_mem, interrupt_mem;
-  carve(base + head, kInterruptNodes, kInterruptFrames, &interrupt_mem);
-  carve(base + head + interrupts, g_node_capacity, g_frame_capacity, &main_mem);
+  carve(base + page_round(sizeof(ThreadState)), kInterruptNodes, kInterruptFrames, &interrupt_mem);
+  carve(base + main_tree, g_node_capacity, g_frame_capacity, &main_mem);
 
   s->start_tsc = ticks();
   s->profile.init(main_mem, s->start_tsc);
@@ -152,7 +155,7 @@ void finish_thread(ThreadState* s, bool release) {
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
     char* base = static_cast<char*>(s->mapping);
-    char* frames = reinterpret_cast<char*>(const_cast<Frame*>(s->profile.open_frames() - 1));
+    char* frames = base + main_tree_offset();
     const char* nodes = reinterpret_cast<const char*>(s->profile.nodes());
     madvise(frames, uint64_t(nodes - frames), MADV_DONTNEED);
     char* nodes_end = base + page_round(uint64_t(nodes - base) + s->profile.node_count() * sizeof(DumpNode));

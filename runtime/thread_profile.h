@@ -58,20 +58,12 @@ class ThreadProfile {
   inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, now);
-    if (__builtin_expect(overflow_ != 0 || depth_ == frame_capacity_, 0)) {
-      ++overflow_;
-      ++dropped_calls_;
-      return;
-    }
+    if (__builtin_expect(overflow_ != 0 || depth_ == frame_capacity_, 0)) return drop_call();
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
       child = next_child(parent, top->node, fn, callsite);
-      if (child == kNoNode) {
-        ++overflow_;
-        ++dropped_calls_;
-        return;
-      }
+      if (child == kNoNode) return drop_call();
     }
     Frame* f = top + 1;
     f->node = child;
@@ -112,10 +104,18 @@ class ThreadProfile {
   uint64_t top_sp() const { return frames_[depth_ - 1].sp; }
   uint64_t top_entry() const { return frames_[depth_ - 1].entry_tsc; }
   uint64_t dropped_calls() const { return dropped_calls_; }
+  // Count a call that never reached enter(): its exit will not reach exit() either.
   void count_dropped_call() { ++dropped_calls_; }
   uint64_t unmatched_exits() const { return unmatched_exits_; }
 
  private:
+  // A call not recorded (no node or stack room): it and its callees are skipped until it
+  // exits, and their time stays with the caller.
+  void drop_call() {
+    ++overflow_;
+    ++dropped_calls_;
+  }
+
   inline void pop(uint64_t now) {
     Frame* f = &frames_[--depth_];
     DumpNode& n = nodes_[f->node];

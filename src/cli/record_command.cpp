@@ -15,6 +15,7 @@
 #include "target/executable.h"
 #include "target/launcher.h"
 #include "trace/profile_file.h"
+#include "util/strings.h"
 
 namespace callprof::cli {
 namespace fs = std::filesystem;
@@ -62,7 +63,8 @@ std::string make_temp_dir() {
   return fs::absolute(buf.data(), ec).string();
 }
 
-Result<std::vector<RawProcessDump>> read_dumps(const std::string& dir, bool quiet) {
+// Every process image left one dump; a damaged or unfinished one is reported and skipped.
+std::vector<RawProcessDump> read_dumps(const std::string& dir, bool quiet) {
   std::vector<RawProcessDump> dumps;
   std::vector<fs::path> files;
   std::error_code ec;
@@ -81,12 +83,6 @@ Result<std::vector<RawProcessDump>> read_dumps(const std::string& dir, bool quie
     dumps.push_back(std::move(d.value()));
   }
   return dumps;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
-  return s;
 }
 
 void fill_metadata(Profile& p, const RecordArgs& a, const std::string& mode, int64_t start_realtime, int64_t duration) {
@@ -114,19 +110,22 @@ size_t node_count(const Profile& p) {
 // Build the profile from the dumps and write it; returns false after reporting a failure.
 bool save_profile(const RecordArgs& a, const std::string& dir, const std::string& mode, int64_t start_realtime,
                   int64_t duration) {
-  auto dumps = read_dumps(dir, a.quiet);
-  if (dumps->empty()) {
+  std::vector<RawProcessDump> dumps = read_dumps(dir, a.quiet);
+  if (dumps.empty()) {
     if (!a.quiet) warn("the program wrote no profile data (was it killed, or did it never call an instrumented function?)");
     return false;
   }
-  auto built = build_profile(*dumps);
-  if (!built) return fail(built.error().message), false;
-  for (const auto& w : built->warnings) if (!a.quiet) warn(w);
-  fill_metadata(built->profile, a, mode, start_realtime, duration);
+  BuildResult built = build_profile(dumps);
+  if (!a.quiet)
+    for (const auto& w : built.warnings) warn(w);
+  fill_metadata(built.profile, a, mode, start_realtime, duration);
   keep_previous(a.output);
-  if (auto s = write_profile(built->profile, a.output); !s) return fail(s.error().message), false;
+  if (auto s = write_profile(built.profile, a.output); !s) {
+    fail(s.error().message);
+    return false;
+  }
   if (!a.quiet) {
-    const Profile& p = built->profile;
+    const Profile& p = built.profile;
     std::error_code ec;
     note(fmt::format("wrote {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB)", a.output,
                      p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(),

@@ -24,6 +24,8 @@ struct TreeStats {
   bool has_offcpu = false;   // some node has off-CPU time
   bool has_samples = false;  // a sampled profile
   bool has_min_max = false;  // some node measured single calls
+  // The profile measured the CPU/off-CPU split (else JSON says null, not 0).
+  bool cpu_measured() const { return has_cpu || has_offcpu; }
 };
 
 TreeStats tree_stats(const CallTree& tree);

@@ -18,7 +18,7 @@ std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId i
   const Metrics& b = n.base;
   const Metrics& c = ctx.nodes().cum[id];
   const bool timed = b.has_min(Metric::MinWallNs);
-  const bool cpu_measured = ctx.stats().has_cpu || ctx.stats().has_offcpu;
+  const bool cpu_measured = ctx.stats().cpu_measured();
   std::string s = fmt::format(R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
                               R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{},"recursion_level":{})",
                               names(n.function), n.function, b[Metric::Calls], b[Metric::WallNs], c[Metric::WallNs],

@@ -64,8 +64,7 @@ json summary(const ReportContext& ctx) {
 json function_json(const ReportContext& ctx, const FunctionRow& r) {
   const Profile& p = ctx.profile();
   const Function* fn = r.function < p.functions.size() ? &p.functions[r.function] : nullptr;
-  // Profiles that did not measure the CPU/off-CPU split say so with null, not 0.
-  const bool cpu_measured = ctx.stats().has_cpu || ctx.stats().has_offcpu;
+  const bool cpu_measured = ctx.stats().cpu_measured();
   const bool has_module = fn && fn->module < p.modules.size();
   json j = {{"id", r.function},
             {"name", ctx.name(r.function)},

@@ -63,7 +63,7 @@ struct DumpThread {
   // tree: its root's children have fn = kInterruptedContext | (node of the main tree that
   // was on top when the signal came), and their subtrees belong under that node.
   uint32_t interrupt_node_count;  // includes its root; 0 when no hook was interrupted
-  uint32_t reserved;
+  uint32_t unmatched_exits;       // exit hooks whose entry was not on the stack (saturating)
 };
 static_assert(sizeof(DumpThread) == 80);
 

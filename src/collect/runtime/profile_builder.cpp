@@ -8,6 +8,7 @@
 
 #include "collect/runtime/call_kind.h"
 #include "symbols/symbolizer.h"
+#include "util/strings.h"
 
 namespace callprof {
 namespace {
@@ -176,12 +177,6 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
   return tree;
 }
 
-std::string join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
-
 void add_process(const RawProcessDump& d, double rate, FunctionTable& table, BuildResult& out) {
   ProcessSymbols syms(d, table);
   Clock clock{d.header, rate};
@@ -200,6 +195,7 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
     t.end_ns = clock.ns(rt.info.end_tsc);
     t.finished = rt.info.finished != 0;
     t.dropped_calls = rt.info.dropped_calls;
+    out.unmatched_exits += rt.info.unmatched_exits;
     std::vector<NodeId> mapped;
     t.tree = build_tree(rt, syms, clock, mapped);
     by_tid[t.tid] = {&rt, std::move(mapped)};
@@ -223,7 +219,7 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
 }  // namespace
 
 double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
-  double best_span = 0, rate = 1.0;
+  double best_span = 0, rate = 0;
   for (const auto& d : dumps) {
     const auto& h = d.header;
     if (h.tsc_end <= h.tsc_start || h.mono_end_ns <= h.mono_start_ns) continue;
@@ -236,11 +232,17 @@ double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
   return rate;
 }
 
-Result<BuildResult> build_profile(const std::vector<RawProcessDump>& dumps) {
+BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
   BuildResult out;
   FunctionTable table(out.profile);
   double rate = ns_per_tick(dumps);
+  if (rate == 0) {
+    out.warnings.push_back("no usable clock calibration in the data: times are in TSC ticks, not ns");
+    rate = 1.0;
+  }
   for (const auto& d : dumps) add_process(d, rate, table, out);
+  // The runtime's count of exit hooks that found no matching entry (see docs/modes.md).
+  if (out.unmatched_exits > 0) out.profile.meta.extra["unmatched_exits"] = std::to_string(out.unmatched_exits);
   return out;
 }
 

@@ -14,12 +14,13 @@ namespace callprof {
 struct BuildResult {
   Profile profile;
   std::vector<std::string> warnings;  // symbolization problems, one line each
+  uint64_t unmatched_exits = 0;       // over all threads; also in meta.extra when non-zero
 };
 
-Result<BuildResult> build_profile(const std::vector<RawProcessDump>& dumps);
+BuildResult build_profile(const std::vector<RawProcessDump>& dumps);
 
 // Ticks-to-nanoseconds rate from the dump with the longest calibration interval (all
-// processes of a recording share the machine's TSC).
+// processes of a recording share the machine's TSC); 0 when no dump has one.
 double ns_per_tick(const std::vector<RawProcessDump>& dumps);
 
 }  // namespace callprof

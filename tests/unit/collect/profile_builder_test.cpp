@@ -1,0 +1,91 @@
+// Building the model from raw dumps, with numbers known by construction: ticks to ns,
+// frames still open at the dump, paths no call reached, signal-handler grafts, and the
+// counts of what the runtime could not record.
+#include <gtest/gtest.h>
+
+#include "collect/runtime/profile_builder.h"
+
+namespace callprof {
+namespace {
+
+constexpr uint64_t kMain = 0x1000, kWork = 0x2000, kIdle = 0x3000, kHandler = 0x4000;
+
+wire::DumpNode node(uint32_t parent, uint64_t fn, uint64_t calls, uint64_t self_ticks) {
+  return wire::DumpNode{parent, 0, fn, 0, calls, self_ticks, calls ? self_ticks : UINT64_MAX, self_ticks, 0, 0};
+}
+
+// Two ticks per ns. main (open at the dump) -> work (3 calls, 600 ticks); main -> idle
+// (no calls: a path left from before a fork); a handler interrupted a hook while work was
+// on top (interrupt-tree context node names node 2).
+RawProcessDump sample() {
+  RawProcessDump d;
+  d.header.pid = 7;
+  d.header.tsc_start = 1000;
+  d.header.tsc_end = 201000;
+  d.header.mono_start_ns = 500;
+  d.header.mono_end_ns = 100500;
+  d.argv = {"prog", "arg"};
+  RawThread t;
+  t.info.tid = 7;
+  t.info.start_tsc = 1000;
+  t.info.end_tsc = 11000;
+  t.info.finished = 1;
+  t.info.dropped_calls = 2;
+  t.info.unmatched_exits = 3;
+  t.nodes = {node(0, 0, 0, 0), node(0, kMain, 0, 0), node(1, kWork, 3, 600), node(1, kIdle, 0, 0)};
+  t.open = {wire::DumpOpenFrame{1, 0, 1000, 600}};  // main entered at 1000, work's 600 done
+  t.interrupts = {node(0, 0, 0, 0), node(0, wire::kInterruptedContext | 2, 1, 0), node(1, kHandler, 1, 40)};
+  d.threads.push_back(t);
+  return d;
+}
+
+NodeId at(const CallTree& tree, const Profile& p, std::vector<std::string> names) {
+  NodeId n = kRootNode;
+  for (const auto& name : names) {
+    NodeId found = kNoNode;
+    for (NodeId c : tree.children(n))
+      if (p.functions[tree.node(c).function].name.find(name) != std::string::npos) found = c;
+    if (found == kNoNode) return kNoNode;
+    n = found;
+  }
+  return n;
+}
+
+TEST(ProfileBuilder, ConvertsClosesGraftsAndCounts) {
+  BuildResult r = build_profile({sample()});
+  const Profile& p = r.profile;
+  ASSERT_EQ(p.threads.size(), 1u);
+  const CallTree& tree = p.threads[0].tree;
+  EXPECT_EQ(p.processes[0].command, "prog arg");
+  EXPECT_EQ(p.threads[0].start_ns, 500);  // mono_start + 0 ticks
+  EXPECT_EQ(p.threads[0].end_ns, 5500);   // + 10000 ticks / 2
+
+  NodeId main = at(tree, p, {"0x1000"}), work = at(tree, p, {"0x1000", "0x2000"});
+  ASSERT_NE(main, kNoNode);
+  ASSERT_NE(work, kNoNode);
+  // main was still open: closed at the thread's end, 10000 ticks, 600 of them in work.
+  EXPECT_EQ(tree.node(main).base[Metric::Calls], 1u);
+  EXPECT_EQ(tree.node(main).base[Metric::WallNs], 4700u);
+  EXPECT_EQ(tree.node(work).base[Metric::WallNs], 300u);
+  EXPECT_EQ(tree.node(work).base[Metric::MaxWallNs], 300u);
+  EXPECT_EQ(at(tree, p, {"0x1000", "0x3000"}), kNoNode) << "a path no call reached is left out";
+  // The handler's call hangs under the node that was on top when the signal came.
+  NodeId handler = at(tree, p, {"0x1000", "0x2000", "0x4000"});
+  ASSERT_NE(handler, kNoNode);
+  EXPECT_EQ(tree.node(handler).base[Metric::WallNs], 20u);
+
+  EXPECT_EQ(p.threads[0].dropped_calls, 2u);
+  EXPECT_EQ(r.unmatched_exits, 3u);
+  EXPECT_EQ(p.meta.extra.at("unmatched_exits"), "3");
+}
+
+TEST(ProfileBuilder, WithoutCalibrationSaysTimesAreTicks) {
+  RawProcessDump d = sample();
+  d.header.tsc_end = d.header.tsc_start;
+  BuildResult r = build_profile({d});
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.back().find("TSC ticks"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace callprof
