@@ -214,7 +214,6 @@ void write_dump() {
   h.mono_start_ns = p.mono_start_ns;
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
-  h.flags = p.fork_child ? uint32_t(wire::kDumpForkChild) : 0u;
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   h.module_count = count.count;

@@ -44,7 +44,6 @@ void after_fork_in_child() {
   for (ThreadState* s = g_threads; s; s = s->next)
     if (s != self) munmap(s->mapping, s->mapping_bytes);
   g_threads = nullptr;
-  g_process.fork_child = true;
   g_process.ppid = g_process.pid;
   g_process.pid = uint32_t(getpid());
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);

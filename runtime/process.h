@@ -58,7 +58,6 @@ ThreadState* first_thread();
 
 struct ProcessInfo {
   bool enabled;
-  bool fork_child;
   uint32_t pid, ppid;
   uint64_t tsc_start, mono_start_ns;
   int64_t realtime_start_ns;

@@ -30,13 +30,9 @@ struct DumpHeader {
   uint32_t module_count;
   uint32_t thread_count;
   uint32_t cmdline_bytes;
-  uint32_t flags;            // DumpFlags
+  uint32_t flags;            // 0; reserved
 };
 static_assert(sizeof(DumpHeader) == 80);
-
-enum DumpFlags : uint32_t {
-  kDumpForkChild = 1u << 0,  // this image started as a fork of a profiled parent
-};
 
 struct DumpModule {
   uint64_t bias;             // load bias: runtime address = ELF vaddr + bias

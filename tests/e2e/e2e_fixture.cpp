@@ -111,8 +111,8 @@ std::string E2ETest::build(const std::string& source, const std::vector<std::str
   const bool after_inlining = std::find(extra_flags.begin(), extra_flags.end(),
                                         "-finstrument-functions-after-inlining") != extra_flags.end();
   std::vector<std::string> argv = {compiler, cxx ? "-std=gnu++17" : "-std=gnu11", "-O2",
-                                   after_inlining ? "-O2" : "-finstrument-functions",
                                    "-Wall", "-Wextra", "-pthread", "-I", E2E_PROGRAMS};
+  if (!after_inlining) argv.push_back("-finstrument-functions");
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.end(), {src.string(), "-o", binary});
   RunResult r = run(argv, dir_);
