@@ -18,6 +18,13 @@ enum class Metric : uint8_t {
   OffCpuNs,    // self off-CPU time, ns
   Samples,     // sampled profiles: samples whose leaf is this path
   IndirectCalls,  // of Calls, those made through a pointer (the call instruction was indirect)
+  PreemptedNs,    // of OffCpuNs, the intervals that began with an involuntary context switch
+  Switches,       // context switches while this path was on top of the stack
+  PageFaults,
+  AllocCalls,     // malloc/calloc/realloc/aligned allocations/operator new
+  AllocBytes,     // bytes those requested
+  FreeCalls,      // free/operator delete of non-null pointers
+  ExcludedCalls,  // calls made from here to filtered-out functions (their hook cost is in self)
   kCount
 };
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kCount);
@@ -39,6 +46,13 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetricInfo = {{
     {"offcpu_ns", "ns", MergeKind::Sum},
     {"samples", "count", MergeKind::Sum},
     {"indirect_calls", "count", MergeKind::Sum},
+    {"preempted_ns", "ns", MergeKind::Sum},
+    {"switches", "count", MergeKind::Sum},
+    {"page_faults", "count", MergeKind::Sum},
+    {"alloc_calls", "count", MergeKind::Sum},
+    {"alloc_bytes", "bytes", MergeKind::Sum},
+    {"free_calls", "count", MergeKind::Sum},
+    {"excluded_calls", "count", MergeKind::Sum},
 }};
 
 inline constexpr const MetricInfo& info(Metric m) { return kMetricInfo[static_cast<size_t>(m)]; }

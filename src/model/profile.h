@@ -31,9 +31,18 @@ struct Function {
 struct Process {
   uint32_t pid = 0;
   uint32_t ppid = 0;             // the parent process, 0 when it is not in the profile
+  uint32_t image = 0;            // 0: as forked; n: after its n-th exec (same pid)
   std::string command;           // argv joined by spaces
   int64_t start_ns = 0;          // CLOCK_MONOTONIC
   int64_t end_ns = 0;
+  int death_signal = 0;          // the signal that killed it, 0 when it exited
+  bool complete = true;          // false: data only up to its last snapshot
+  // Overhead compensation measured by the runtime at start-up (exact mode): the hooks'
+  // cost per call inside the callee's self time, in the caller's self time, and for a
+  // call of an excluded function (in the caller's self time). Zero: not measured.
+  double hook_inner_ns = 0;
+  double hook_outer_ns = 0;
+  double excluded_hook_ns = 0;
 };
 
 struct Thread {
@@ -47,6 +56,12 @@ struct Thread {
   int64_t end_ns = 0;
   bool finished = false;                 // false: still running when the data was taken
   uint64_t dropped_calls = 0;            // calls not recorded (node or stack budget exhausted)
+  uint64_t depth_limited_calls = 0;      // calls not recorded: deeper than --max-depth
+  uint64_t short_calls = 0;              // calls not recorded: shorter than --min-duration
+  uint64_t lost_events = 0;              // context-switch/fault records lost (off-CPU incomplete)
+  uint32_t prunes = 0;                   // times the node budget forced a prune
+  enum class OffCpu : uint8_t { Off, Measured, Unavailable };
+  OffCpu offcpu = OffCpu::Off;
   CallTree tree;
 };
 

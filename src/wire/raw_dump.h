@@ -8,14 +8,16 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 1;
+inline constexpr uint32_t kDumpVersion = 2;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
 //   command line: cmdline_bytes bytes (argv strings, each NUL-terminated), padded to 8
 //   module_count x { DumpModule, path bytes, build id bytes, padded to 8 }
+//   libcall_count x { DumpLibCall, name bytes, padded to 8 }
 //   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame,
-//                    interrupt_node_count x DumpNode }
+//                    interrupt_node_count x DumpNode,
+//                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics }
 struct DumpHeader {
   char magic[8];
   uint32_t version;
@@ -30,9 +32,34 @@ struct DumpHeader {
   uint32_t module_count;
   uint32_t thread_count;
   uint32_t cmdline_bytes;
-  uint32_t flags;            // 0; reserved
+  uint32_t flags;            // kDump* bits below
+  // Overhead compensation, measured by the runtime at start-up (see docs/design.md):
+  uint64_t hook_inner_ticks;     // per call, inside the callee's own self time
+  uint64_t hook_outer_ticks;     // per call, in the caller's self time
+  uint64_t excluded_hook_ticks;  // per call of an excluded function, in the caller's self time
+  uint32_t snapshot_seq;     // 0: the final dump of the image; n: its n-th snapshot
+  uint32_t death_signal;     // the fatal signal that ended the image, 0 when none
+  uint32_t libcall_count;
+  uint32_t node_budget;      // per-thread node budget (pruning threshold)
+  uint64_t reserved;
 };
-static_assert(sizeof(DumpHeader) == 80);
+static_assert(sizeof(DumpHeader) == 128);
+
+inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread
+inline constexpr uint32_t kDumpOffCpu = 1u << 1;          // off-CPU accounting was on
+inline constexpr uint32_t kDumpAlloc = 1u << 2;           // allocation metrics were on
+inline constexpr uint32_t kDumpFaults = 1u << 3;          // page-fault counting was on
+inline constexpr uint32_t kDumpLibCalls = 1u << 4;        // library calls were recorded
+
+// A call that left an instrumented module through its PLT: nodes name it by `id` (an
+// address of the runtime's own stub, unique per imported symbol and module).
+struct DumpLibCall {
+  uint64_t id;               // the fn value used in DumpNode
+  uint64_t target;           // runtime address the symbol resolved to (its module)
+  uint32_t name_bytes;       // followed by the symbol name (not NUL-terminated)
+  uint32_t reserved;
+};
+static_assert(sizeof(DumpLibCall) == 24);
 
 struct DumpModule {
   uint64_t bias;             // load bias: runtime address = ELF vaddr + bias
@@ -60,10 +87,27 @@ struct DumpThread {
   // was on top when the signal came), and their subtrees belong under that node.
   uint32_t interrupt_node_count;  // includes its root; 0 when no hook was interrupted
   uint32_t unmatched_exits;       // exit hooks whose entry was not on the stack (saturating)
+  uint64_t pending_offcpu_ns;     // off-CPU time not yet charged: belongs to the top open frame
+  uint64_t depth_limited_calls;   // calls not recorded because of the depth limit
+  uint64_t short_calls;           // calls not recorded because shorter than the minimum duration
+  uint64_t lost_events;           // context-switch/fault records the kernel could not deliver
+  uint32_t prunes;                // times the node budget was exceeded and the tree pruned
+  uint32_t offcpu_state;          // kOffCpu* below
+  uint64_t reserved;
 };
-static_assert(sizeof(DumpThread) == 80);
+static_assert(sizeof(DumpThread) == 128);
+
+inline constexpr uint32_t kOffCpuOff = 0;          // not requested
+inline constexpr uint32_t kOffCpuMeasured = 1;
+inline constexpr uint32_t kOffCpuUnavailable = 2;  // perf_event_open or mmap failed for this thread
 
 inline constexpr uint64_t kInterruptedContext = uint64_t(1) << 63;
+// The fn of a `[pruned]` node: the folded metrics of subtrees pruned under its parent.
+inline constexpr uint64_t kPrunedFn = 1;
+
+// DumpNode::flags
+inline constexpr uint32_t kNodeCheckpoint = 1u << 0;  // a snapshot is taken when a call of it returns
+inline constexpr uint32_t kNodeExcluded = 1u << 1;    // filtered out: calls counts calls made, nothing else
 
 // One calling-context-tree node (one cache line). Node 0 is the root (fn 0).
 // parent < own index. The two hint fields are the runtime's lookup caches: readers ignore them.
@@ -77,9 +121,23 @@ struct DumpNode {
   uint64_t min_self_ticks;   // UINT64_MAX when no call completed
   uint64_t max_self_ticks;
   uint32_t next_sibling;     // hint: the sibling entered after this node the last time (0: none)
-  uint32_t reserved;
+  uint32_t flags;            // kNode* bits
 };
 static_assert(sizeof(DumpNode) == 64);
+
+// Per-node metrics beyond time and calls, self values (kept in a parallel array so the
+// node stays one cache line). Present when the header has kDumpHasNodeMetrics.
+struct DumpNodeMetrics {
+  uint64_t offcpu_ns;        // time switched out while this node was on top of the stack
+  uint64_t preempted_ns;     // of offcpu_ns, intervals that began with an involuntary switch
+  uint64_t switches;         // context switches (voluntary and involuntary)
+  uint64_t faults;           // page faults
+  uint64_t alloc_calls;      // malloc, calloc, realloc, aligned allocs, operator new
+  uint64_t alloc_bytes;      // bytes requested by them
+  uint64_t free_calls;       // free, operator delete (non-null pointers)
+  uint64_t reserved;
+};
+static_assert(sizeof(DumpNodeMetrics) == 64);
 
 // A frame still active at dump time; the reader closes it at the thread's end_tsc.
 // Frames are listed outermost first.
