@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "libcalls.h"
 #include "process.h"
+#include "snapshots.h"
 
 namespace callprof::rt {
 namespace {
@@ -133,16 +135,17 @@ uint32_t read_cmdline(char* buf, uint32_t cap) {
   return n > 0 ? uint32_t(n) : 0;
 }
 
-void write_thread(Output& out, const ThreadState& s, uint64_t now) {
+void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bool final) {
   const ThreadProfile& p = s.profile;
   wire::DumpThread t{};
   bool exited_before = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
+  if (!exited_before && &s == t_state) drain_events(&s);
   t.tid = s.tid;
   t.creator_tid = s.creator_tid;
   t.creator_node = s.creator_node;
   t.node_count = p.node_count();
   t.open_frames = p.depth();
-  t.finished = 1;  // the dump is written as the process ends: running threads end with it
+  t.finished = final ? 1 : exited_before;  // an exit dump: running threads end with the process
   t.start_routine = s.start_routine;
   t.start_tsc = s.start_tsc;
   t.end_tsc = exited_before ? s.end_tsc : now;
@@ -152,6 +155,12 @@ void write_thread(Output& out, const ThreadState& s, uint64_t now) {
   // Interrupt-tree frames still open belong to a handler of another thread that is still
   // running; its completed calls are kept, the open ones are not.
   t.interrupt_node_count = s.interrupts.node_count() > 1 ? s.interrupts.node_count() : 0;
+  t.pending_offcpu_ns = exited_before || &s == t_state ? 0 : pending_offcpu_ns(&s, now_ns);
+  t.depth_limited_calls = p.depth_limited_calls();
+  t.short_calls = p.short_calls();
+  t.lost_events = s.events.lost;
+  t.prunes = p.prunes();
+  t.offcpu_state = s.events.state;
   out.put(&t, sizeof t);
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
@@ -160,6 +169,27 @@ void write_thread(Output& out, const ThreadState& s, uint64_t now) {
     out.put(&o, sizeof o);
   }
   out.put(s.interrupts.nodes(), uint64_t(t.interrupt_node_count) * sizeof(wire::DumpNode));
+  if (process().config.node_metrics()) out.put(p.metrics(), uint64_t(t.node_count) * sizeof(wire::DumpNodeMetrics));
+}
+
+void write_libcalls(Output& out) {
+  for (uint32_t i = 0; i < libcall_count(); ++i) {
+    LibCallInfo info = libcall_info(i);
+    wire::DumpLibCall c{info.id, info.target, uint32_t(strlen(info.name)), 0};
+    out.put(&c, sizeof c);
+    out.put(info.name, c.name_bytes);
+    out.pad_to_8(c.name_bytes);
+  }
+}
+
+uint32_t dump_flags(const RuntimeConfig& c) {
+  uint32_t f = 0;
+  if (c.node_metrics()) f |= wire::kDumpHasNodeMetrics;
+  if (c.events.offcpu) f |= wire::kDumpOffCpu;
+  if (c.alloc) f |= wire::kDumpAlloc;
+  if (c.events.faults) f |= wire::kDumpFaults;
+  if (c.libcalls) f |= wire::kDumpLibCalls;
+  return f;
 }
 
 void read_thread_name(ThreadState& s) {
@@ -172,39 +202,34 @@ void read_thread_name(ThreadState& s) {
   if (n > 0 && s.name[n - 1] == '\n') s.name[n - 1] = 0;
 }
 
-int create_dump_file(char* path, uint64_t cap) {
+// Files of one process image share "<dir>/<pid>-<image>": an exec'd image of the same pid
+// takes the next free image number.
+uint32_t g_image_pid = 0;
+uint32_t g_image = 0;
+
+uint32_t image_number() {
   const ProcessInfo& p = process();
-  for (unsigned seq = 0; seq < 1000; ++seq) {
-    snprintf(path, cap, "%s/%u-%u.cpraw", p.output_dir, p.pid, seq);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0 || errno != EEXIST) return fd;
+  if (g_image_pid == p.pid) return g_image;
+  char path[600];
+  for (g_image = 0; g_image < 1000; ++g_image) {
+    snprintf(path, sizeof path, "%s/%u-%u.cpraw", p.config.output_dir, p.pid, g_image);
+    if (access(path, F_OK) != 0) break;
   }
-  return -1;
+  g_image_pid = p.pid;
+  return g_image;
+}
+
+void image_path(char* out, uint64_t cap, const char* suffix) {
+  snprintf(out, cap, "%s/%u-%u%s", process().config.output_dir, process().pid, image_number(), suffix);
 }
 
 uint32_t g_dumped_pid = 0;      // once per process image: exit() runs our destructor, _exit may follow
 char g_dump_path[600];
 
-}  // namespace
-
-void discard_dump() {
-  if (g_dumped_pid == 0) return;
-  unlink(g_dump_path);
-  g_dumped_pid = 0;
-}
-
-void write_dump() {
-  // A vfork child shares our memory and had no fork handler: it must not write (or mark
-  // as written) the parent's data when it calls exec or _exit.
-  if (g_dumped_pid == process().pid || !first_thread() || uint32_t(getpid()) != process().pid) return;
-  g_dumped_pid = process().pid;
-  ThreadState* self = t_state;
-  if (self) self->busy = 1;  // our own calls must not be profiled
+// Writes the whole image to `fd`; false when something could not be written.
+bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   const ProcessInfo& p = process();
-  uint64_t now = ticks();
-  if (self) self->interrupts.unwind_all(now);  // exit() called from a signal handler
-
-  wire::DumpHeader h{};
+  wire::DumpHeader h = header_in;
   memcpy(h.magic, wire::kDumpMagic, sizeof h.magic);
   h.version = wire::kDumpVersion;
   h.header_bytes = sizeof h;
@@ -214,6 +239,12 @@ void write_dump() {
   h.mono_start_ns = p.mono_start_ns;
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
+  h.flags = dump_flags(p.config);
+  h.hook_inner_ticks = p.hook_cost.inner_ticks;
+  h.hook_outer_ticks = p.hook_cost.outer_ticks;
+  h.excluded_hook_ticks = p.hook_cost.excluded_ticks;
+  h.libcall_count = libcall_count();
+  h.node_budget = p.config.node_budget;
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   h.module_count = count.count;
@@ -224,28 +255,79 @@ void write_dump() {
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
 
-  char path[640];
-  char* final_path = g_dump_path;
-  int fd = create_dump_file(final_path, sizeof g_dump_path);
-  if (fd < 0) {
-    if (self) self->busy = 0;
-    return;
-  }
   Output out(fd);
   out.put(&h, sizeof h);
   out.put(cmdline, h.cmdline_bytes);
   out.pad_to_8(h.cmdline_bytes);
   ModuleScan scan{&out, 0, true};
   dl_iterate_phdr(write_module, &scan);
-  for (ThreadState* s = first_thread(); s; s = s->next) write_thread(out, *s, now);
-  bool ok = out.finish() && scan.count == h.module_count;
-  close(fd);
-  // A dump that could not be written whole is marked so the reader can say so.
-  if (!ok) {
-    snprintf(path, sizeof path, "%s.incomplete", final_path);
-    rename(final_path, path);
+  write_libcalls(out);
+  uint32_t threads = 0;
+  for (ThreadState* s = first_thread(); s && threads < h.thread_count; s = s->next, ++threads)
+    write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0);
+  return out.finish() && scan.count == h.module_count && threads == h.thread_count;
+}
+
+}  // namespace
+
+void discard_dump() {
+  if (g_dumped_pid == 0) return;
+  unlink(g_dump_path);
+  g_dumped_pid = 0;
+}
+
+void write_dump(int death_signal) {
+  // A vfork child shares our memory and had no fork handler: it must not write (or mark
+  // as written) the parent's data when it calls exec or _exit.
+  if (g_dumped_pid == process().pid || !first_thread() || uint32_t(getpid()) != process().pid) return;
+  if (!lock_dumps(death_signal != 0)) return;
+  g_dumped_pid = process().pid;
+  ThreadState* self = t_state;
+  uint32_t was_busy = self ? self->busy : 0;
+  if (self) self->busy = 1;  // our own calls must not be profiled
+  uint64_t now = ticks();
+  if (self) self->interrupts.unwind_all(now);  // exit() called from a signal handler
+
+  wire::DumpHeader h{};
+  h.death_signal = uint32_t(death_signal);
+  image_path(g_dump_path, sizeof g_dump_path, ".cpraw");
+  int fd = open(g_dump_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    bool ok = write_image(fd, now, h);
+    close(fd);
+    char path[640];
+    // A dump that could not be written whole is marked so the reader can say so.
+    if (!ok) {
+      snprintf(path, sizeof path, "%s.incomplete", g_dump_path);
+      rename(g_dump_path, path);
+    }
+    image_path(path, sizeof path, ".snapshot.cpraw");
+    unlink(path);  // superseded
   }
-  if (self) self->busy = 0;
+  if (self) self->busy = was_busy;
+  unlock_dumps();
+}
+
+void write_snapshot(uint32_t seq) {
+  if (g_dumped_pid == process().pid || !first_thread() || uint32_t(getpid()) != process().pid) return;
+  lock_dumps(false);
+  ThreadState* self = t_state;
+  uint32_t was_busy = self ? self->busy : 0;
+  if (self) self->busy = 1;
+  char tmp[640], path[640];
+  image_path(tmp, sizeof tmp, ".snapshot.tmp");
+  image_path(path, sizeof path, ".snapshot.cpraw");
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    wire::DumpHeader h{};
+    h.snapshot_seq = seq;
+    bool ok = write_image(fd, ticks(), h);
+    close(fd);
+    if (ok) rename(tmp, path);  // readers see the previous snapshot or this one, whole
+    else unlink(tmp);
+  }
+  if (self) self->busy = was_busy;
+  unlock_dumps();
 }
 
 }  // namespace callprof::rt

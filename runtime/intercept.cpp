@@ -127,6 +127,7 @@ CALLPROF_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr
   auto* a = static_cast<StartArgs*>(malloc(sizeof(StartArgs)));
   if (!a) return real.pthread_create_(thread, attr, routine, arg);
   ThreadState* s = t_state;
+  if (s) s->profile.pin(s->profile.top_node());  // the new thread refers to it: never pruned
   *a = StartArgs{routine, arg, s ? s->tid : 0, s ? s->profile.top_node() : UINT32_MAX};
   int rc = real.pthread_create_(thread, attr, start_thread, a);
   if (rc != 0) free(a);

@@ -13,8 +13,10 @@ __attribute__((noinline, cold)) void enter_interrupting(ThreadState* s, uint64_t
     return;
   }
   s->interrupts_busy = 1;
-  if (s->interrupts.depth() == 0)  // the handler's first call: open its context frame
+  if (s->interrupts.depth() == 0) {  // the handler's first call: open its context frame
+    s->profile.pin(s->profile.top_node());  // pruning must keep the node the context names
     s->interrupts.enter(wire::kInterruptedContext | s->profile.top_node(), 0, UINT64_MAX - 1, now);
+  }
   s->interrupts.enter(fn, callsite, sp, now);
   s->interrupts_busy = 0;
 }

@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "function_plan.h"
+#include "hook_calibration.h"
+#include "libcalls.h"
+#include "snapshots.h"
 
 namespace callprof::rt {
 
@@ -19,21 +23,44 @@ namespace {
 ProcessInfo g_process;
 ThreadState* g_threads = nullptr;   // lock-free push-only list
 pthread_key_t g_exit_key;
-uint32_t g_node_capacity = 1u << 20;
-uint32_t g_frame_capacity = 1u << 16;
 // Signal handlers that interrupt a hook are rare and shallow: a small second tree.
 constexpr uint32_t kInterruptNodes = 1u << 14;
 constexpr uint32_t kInterruptFrames = 1u << 10;
 int g_init_state = 0;               // 0 none, 1 running, 2 done
 
-uint32_t env_u32(const char* name, uint32_t fallback, uint32_t lo, uint32_t hi) {
-  const char* v = getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  unsigned long n = strtoul(v, &end, 10);
-  if (*end || n < lo || n > hi) return fallback;
-  return uint32_t(n);
+uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
+
+// One thread profile's memory, in this order: frames, index, prune scratch, metrics,
+// nodes. Nodes and metrics come last so a finished thread gives back what precedes them.
+struct TreeLayout {
+  uint64_t frames, slots, scratch, metrics, nodes, end;
+};
+
+TreeLayout tree_layout(uint32_t nodes, uint32_t frames, bool metrics, bool prunable) {
+  TreeLayout l{};
+  l.slots = page_round(frames * sizeof(Frame));
+  l.scratch = l.slots + page_round(uint64_t(slot_count_for(nodes)) * sizeof(NodeSlot));
+  l.metrics = l.scratch + (prunable ? page_round(prune_scratch_bytes(nodes)) : 0);
+  l.nodes = l.metrics + (metrics ? page_round(uint64_t(nodes) * sizeof(DumpNodeMetrics)) : 0);
+  l.end = l.nodes + page_round(uint64_t(nodes) * sizeof(DumpNode));
+  return l;
 }
+
+ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t frames) {
+  ThreadMemory m{reinterpret_cast<DumpNode*>(at + l.nodes), nodes, reinterpret_cast<NodeSlot*>(at + l.slots),
+                 slot_count_for(nodes), reinterpret_cast<Frame*>(at + l.frames), frames};
+  if (l.nodes > l.metrics) m.metrics = reinterpret_cast<DumpNodeMetrics*>(at + l.metrics);
+  if (l.metrics > l.scratch) m.prune_scratch = at + l.scratch;
+  return m;
+}
+
+TreeLayout interrupt_layout() { return tree_layout(kInterruptNodes, kInterruptFrames, false, false); }
+TreeLayout main_layout() {
+  const RuntimeConfig& c = g_process.config;
+  return tree_layout(c.node_budget, c.stack_frames, c.node_metrics(), true);
+}
+// A thread's reservation: its state, the interrupt tree, then the main tree.
+uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }
 
 void on_thread_exit(void* p) { finish_thread(static_cast<ThreadState*>(p), true); }
 
@@ -48,7 +75,10 @@ void after_fork_in_child() {
   g_process.pid = uint32_t(getpid());
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
+  restart_snapshots_after_fork();
   if (!self) return;
+  close_thread_events(self, false);  // the ring reports the parent's thread
+  open_thread_events(self, g_process.config.events);
   self->profile.restart(now);
   self->interrupts.restart(now);
   self->start_tsc = now;
@@ -60,21 +90,45 @@ void after_fork_in_child() {
 }
 
 void initialize() {
-  const char* dir = getenv("CALLPROF_OUTPUT_DIR");
-  g_process.enabled = dir && *dir && strlen(dir) < sizeof g_process.output_dir;
+  g_process.enabled = read_config(&g_process.config);
   if (!g_process.enabled) return;
-  strcpy(g_process.output_dir, dir);
-  g_node_capacity = env_u32("CALLPROF_MAX_NODES", g_node_capacity, 1024, 1u << 28);  // index: 2^29 slots max
-  g_frame_capacity = env_u32("CALLPROF_MAX_DEPTH", g_frame_capacity, 64, 1u << 24);
   g_process.pid = uint32_t(getpid());
   g_process.ppid = uint32_t(getppid());
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  load_function_plan(g_process.config.functions_file);
+  calibrate_hooks(&g_process.hook_cost, &g_process.ticks_per_ns, g_process.config.compensate);
+  g_process.config.limits.min_ticks = uint64_t(double(g_process.config.min_duration_ns) * g_process.ticks_per_ns);
+  if (g_process.config.libcalls) install_libcalls();
+  start_snapshots(g_process.config);
 }
 
-uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
+void* reserve(uint64_t bytes) {
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return m == MAP_FAILED ? nullptr : m;
+}
+
+// A thread state in fresh memory, trees initialised, not yet registered.
+ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t frames) {
+  const uint64_t main_at = main_tree_offset();
+  char* base = static_cast<char*>(reserve(main_at + main.end));
+  if (!base) return nullptr;
+  ThreadState* s = reinterpret_cast<ThreadState*>(base);
+  s->start_tsc = ticks();
+  s->profile.init(tree_memory(base + main_at, main, nodes, frames), s->start_tsc);
+  s->interrupts.init(tree_memory(base + page_round(sizeof(ThreadState)), interrupt_layout(), kInterruptNodes,
+                                 kInterruptFrames),
+                     s->start_tsc);
+  s->events.head = &s->events.consumed;
+  s->events.fault_fd = -1;
+  s->tid = uint32_t(gettid());
+  s->creator_node = UINT32_MAX;
+  s->mapping = base;
+  s->mapping_bytes = main_at + main.end;
+  return s;
+}
 
 }  // namespace
 
@@ -90,49 +144,15 @@ void ensure_initialized() {
   while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
 }
 
-namespace {
-
-// Carves one thread profile's memory out of a reservation; returns the bytes used.
-uint64_t carve(char* at, uint32_t nodes, uint32_t frames, ThreadMemory* mem) {
-  uint64_t slots = slot_count_for(nodes);
-  uint64_t frame_bytes = page_round(frames * sizeof(Frame));
-  uint64_t slot_bytes = page_round(slots * sizeof(NodeSlot));
-  if (mem) {
-    *mem = ThreadMemory{reinterpret_cast<DumpNode*>(at + frame_bytes + slot_bytes), nodes,
-                        reinterpret_cast<NodeSlot*>(at + frame_bytes), uint32_t(slots),
-                        reinterpret_cast<Frame*>(at), frames};
-  }
-  return frame_bytes + slot_bytes + page_round(nodes * sizeof(DumpNode));
-}
-
-// A thread's reservation holds: its state, the interrupt tree, then the main tree (frames,
-// index, nodes last so that a finished thread can give back everything after them).
-uint64_t main_tree_offset() {
-  return page_round(sizeof(ThreadState)) + carve(nullptr, kInterruptNodes, kInterruptFrames, nullptr);
-}
-
-}  // namespace
-
 ThreadState* attach_thread() {
   ensure_initialized();
   if (!g_process.enabled) return nullptr;
-  const uint64_t main_tree = main_tree_offset();
-  uint64_t bytes = main_tree + carve(nullptr, g_node_capacity, g_frame_capacity, nullptr);
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED) return nullptr;
-  char* base = static_cast<char*>(m);
-  ThreadState* s = reinterpret_cast<ThreadState*>(base);
-  ThreadMemory main_mem, interrupt_mem;
-  carve(base + page_round(sizeof(ThreadState)), kInterruptNodes, kInterruptFrames, &interrupt_mem);
-  carve(base + main_tree, g_node_capacity, g_frame_capacity, &main_mem);
-
-  s->start_tsc = ticks();
-  s->profile.init(main_mem, s->start_tsc);
-  s->interrupts.init(interrupt_mem, s->start_tsc);
-  s->tid = uint32_t(gettid());
-  s->creator_node = UINT32_MAX;
-  s->mapping = m;
-  s->mapping_bytes = bytes;
+  const RuntimeConfig& c = g_process.config;
+  ThreadState* s = new_thread_state(main_layout(), c.node_budget, c.stack_frames);
+  if (!s) return nullptr;
+  s->profile.set_limits(c.limits);
+  s->profile.set_callbacks(function_flags, checkpoint_reached);
+  open_thread_events(s, c.events);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
   pthread_setspecific(g_exit_key, s);
@@ -140,26 +160,33 @@ ThreadState* attach_thread() {
   return s;
 }
 
+ThreadState* attach_scratch_thread(uint32_t nodes) {
+  return new_thread_state(tree_layout(nodes, 64, false, false), nodes, 64);
+}
+
+void release_scratch_thread(ThreadState* s) { munmap(s->mapping, s->mapping_bytes); }
+
 void finish_thread(ThreadState* s, bool release) {
   if (!s) return;
   s->busy = 1;
   uint64_t now = ticks();
+  close_thread_events(s, true);
   s->profile.unwind_all(now);
   s->interrupts.unwind_all(now);
   s->end_tsc = now;
   prctl(PR_GET_NAME, s->name, 0, 0, 0);
   __atomic_store_n(&s->finished, 1u, __ATOMIC_RELEASE);
   if (release && t_state == s) {
-    // Keep the nodes (the dump needs them) and give back the main stack and index pages.
+    // Keep metrics and nodes (the dump needs them) and give back what precedes them.
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
-    char* base = static_cast<char*>(s->mapping);
-    char* frames = base + main_tree_offset();
-    const char* nodes = reinterpret_cast<const char*>(s->profile.nodes());
-    madvise(frames, uint64_t(nodes - frames), MADV_DONTNEED);
-    char* nodes_end = base + page_round(uint64_t(nodes - base) + s->profile.node_count() * sizeof(DumpNode));
-    if (nodes_end < base + s->mapping_bytes) munmap(nodes_end, uint64_t(base + s->mapping_bytes - nodes_end));
-    s->mapping_bytes = uint64_t(nodes_end - base);
+    const TreeLayout l = main_layout();
+    char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
+    madvise(tree, l.metrics, MADV_DONTNEED);
+    char* nodes_end = tree + page_round(l.nodes + s->profile.node_count() * sizeof(DumpNode));
+    char* end = static_cast<char*>(s->mapping) + s->mapping_bytes;
+    if (nodes_end < end) munmap(nodes_end, uint64_t(end - nodes_end));
+    s->mapping_bytes = uint64_t(nodes_end - static_cast<char*>(s->mapping));
   }
   s->busy = 0;
 }

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "config.h"
+#include "thread_events.h"
 #include "thread_profile.h"
 
 namespace callprof::rt {
@@ -24,6 +26,7 @@ struct ThreadState {
   ThreadProfile profile;
   uint32_t busy;              // set while a hook runs: a signal handler's hooks go to `interrupts`
   uint32_t interrupts_busy;   // a handler interrupting a handler's hook: dropped and counted
+  ThreadEvents events;
   ThreadProfile interrupts;   // calls of handlers that interrupted a hook (see wire::DumpThread)
   uint32_t tid;
   uint32_t creator_tid;
@@ -56,19 +59,35 @@ uint32_t setjmp_depth(ThreadState* s, uint64_t env);
 // First thread state of the list of this process's threads.
 ThreadState* first_thread();
 
+// The hooks' own cost per call, measured at start-up (hook_calibration.cpp).
+struct HookCost {
+  uint64_t inner_ticks;     // inside the callee's self time
+  uint64_t outer_ticks;     // in the caller's self time
+  uint64_t excluded_ticks;  // a call of an excluded function, in the caller's self time
+};
+
 struct ProcessInfo {
   bool enabled;
   uint32_t pid, ppid;
   uint64_t tsc_start, mono_start_ns;
   int64_t realtime_start_ns;
-  char output_dir[512];
+  RuntimeConfig config;
+  HookCost hook_cost;
+  double ticks_per_ns;      // measured at start-up; 0 when not measured
 };
 const ProcessInfo& process();
 void ensure_initialized();
+// The thread's tree memory laid out for the calibration (hook_calibration.cpp).
+ThreadState* attach_scratch_thread(uint32_t nodes);
+void release_scratch_thread(ThreadState* s);
 
 // Write this process image's dump (all threads, open frames included), once per image;
-// an image that never entered a hook writes nothing.
-void write_dump();
+// an image that never entered a hook writes nothing. `death_signal`: a fatal signal is
+// ending the image (crash_handler.cpp).
+void write_dump(int death_signal = 0);
+// Write a snapshot of the running image (replacing the previous one); safe to call from
+// any thread, one at a time (snapshots.cpp serialises).
+void write_snapshot(uint32_t seq);
 // Remove the dump just written and allow another (an exec that failed).
 void discard_dump();
 

@@ -2,6 +2,8 @@
 // without running their exit hook (longjmp, exceptions under Clang, thread exit).
 #include "thread_profile.h"
 
+#include <string.h>
+
 namespace callprof::rt {
 
 void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
@@ -11,32 +13,74 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   slot_mask_ = m.slot_count - 1;
   frames_ = m.frames;
   frame_capacity_ = m.frame_capacity;
+  depth_limit_ = frame_capacity_;
+  metrics_ = m.metrics;
+  prune_scratch_ = m.prune_scratch;
   nodes_[0] = DumpNode{0, 0, 0, 0, 0, 0, kNoMin, 0, 0, 0};
+  if (metrics_) metrics_[0] = DumpNodeMetrics{};
   node_count_ = 1;
+  live_nodes_ = 1;
+  free_list_ = 0;
+  prunes_ = 0;
   frames_[0] = Frame{0, 0, UINT64_MAX, now, 0};
   depth_ = 1;
   overflow_ = 0;
   dropped_calls_ = 0;
   unmatched_exits_ = 0;
+  depth_limited_calls_ = 0;
+  short_calls_ = 0;
 }
 
-static inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
-  uint64_t h = fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
-  return uint32_t(h >> 32);
+void ThreadProfile::set_limits(const ThreadLimits& limits) {
+  // The root frame takes one slot: depth d needs d + 1 frames.
+  depth_limit_ = limits.max_depth < frame_capacity_ - 1 ? limits.max_depth + 1 : frame_capacity_;
+  min_ticks_ = limits.min_ticks;
+}
+
+uint32_t ThreadProfile::find(uint32_t parent, uint64_t fn) const {
+  for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    const NodeSlot& s = slots_[i];
+    if (s.fn == fn && s.parent == parent) return s.node;
+    if (s.fn == 0) return kNoNode;
+  }
 }
 
 uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite) {
+  if (fn == 0) return kNoNode;
   for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {
     NodeSlot& s = slots_[i];
     if (s.fn == fn && s.parent == parent) return s.node;
     if (s.fn != 0) continue;
     // slot_count >= 2 * node_capacity keeps probing short and guarantees an empty slot.
-    if (node_count_ == node_capacity_ || fn == 0) return kNoNode;
-    uint32_t id = node_count_++;
-    nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0, 0, 0};
+    if (free_list_ == 0 && node_count_ == node_capacity_) {
+      if (!prune()) return kNoNode;
+      return find_or_add(parent, fn, callsite);  // the index was rebuilt
+    }
+    uint32_t id = new_node(parent, fn, callsite, classify_ ? classify_(fn) : 0);
     s = NodeSlot{fn, parent, id};
     return id;
   }
+}
+
+uint32_t ThreadProfile::new_node(uint32_t parent, uint64_t fn, uint64_t callsite, uint32_t flags) {
+  uint32_t id = free_list_;
+  if (id != 0) free_list_ = nodes_[id].parent;
+  else id = node_count_++;
+  nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0, 0, flags};
+  if (metrics_) metrics_[id] = DumpNodeMetrics{};
+  ++live_nodes_;
+  return id;
+}
+
+void ThreadProfile::flagged_return(const DumpNode& n) {
+  if ((n.flags & wire::kNodeCheckpoint) && on_checkpoint_) on_checkpoint_(n.fn);
+}
+
+// An exit with no frame of its own: a function that was filtered out at entry.
+bool ThreadProfile::excluded_child(uint32_t parent, uint64_t fn) const {
+  uint32_t child = nodes_[parent].last_child;
+  if (nodes_[child].fn != fn) child = find(parent, fn);
+  return child != kNoNode && (nodes_[child].flags & wire::kNodeExcluded);
 }
 
 Frame* ThreadProfile::release_dead_frames(uint64_t sp, uint64_t now) {
@@ -52,6 +96,7 @@ Frame* ThreadProfile::release_dead_frames(uint64_t sp, uint64_t now) {
 }
 
 bool ThreadProfile::find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now) {
+  if (excluded_child(frames_[depth_ - 1].node, fn)) return false;
   // Frames above the function now returning were abandoned: close them, but stop at the
   // first frame of the same function (it is the one returning). A frame at the same stack
   // pointer is a function inlined into the same host, and it cannot outlive the return.
@@ -102,12 +147,16 @@ void ThreadProfile::restart(uint64_t now) {
     nodes_[i].min_self_ticks = kNoMin;
     nodes_[i].max_self_ticks = 0;
   }
+  if (metrics_) memset(metrics_, 0, uint64_t(node_count_) * sizeof(DumpNodeMetrics));
   for (uint32_t i = 0; i < depth_; ++i) {
     frames_[i].entry_tsc = now;
     frames_[i].child_ticks = 0;
   }
   dropped_calls_ = 0;
   unmatched_exits_ = 0;
+  depth_limited_calls_ = 0;
+  short_calls_ = 0;
+  prunes_ = 0;
 }
 
 }  // namespace callprof::rt

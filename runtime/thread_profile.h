@@ -11,6 +11,7 @@
 namespace callprof::rt {
 
 using wire::DumpNode;
+using wire::DumpNodeMetrics;
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
 inline constexpr uint64_t kNoMin = UINT64_MAX;
@@ -34,12 +35,21 @@ struct NodeSlot {        // open-addressing index from (parent, fn) to node; fn 
   uint32_t node;
 };
 
+inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
+  uint64_t h = fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
+  return uint32_t(h >> 32);
+}
+
 // The index size for a node capacity: a power of two, at least twice the capacity.
 inline uint32_t slot_count_for(uint32_t node_capacity) {
   uint32_t n = 1;
   while (n < 2 * node_capacity) n <<= 1;
   return n;
 }
+
+// Scratch memory pruning needs: per node a subtree weight and three 32-bit work values.
+inline uint64_t prune_scratch_bytes(uint32_t node_capacity) { return uint64_t(node_capacity) * 24; }
+struct PruneScratch;
 
 struct ThreadMemory {
   DumpNode* nodes;
@@ -48,22 +58,44 @@ struct ThreadMemory {
   uint32_t slot_count;   // a power of two, at least twice node_capacity
   Frame* frames;
   uint32_t frame_capacity;
+  DumpNodeMetrics* metrics = nullptr;  // node_capacity entries, or none
+  void* prune_scratch = nullptr;       // prune_scratch_bytes(node_capacity), or no pruning
 };
+
+// What the user chose not to record.
+struct ThreadLimits {
+  uint32_t max_depth = UINT32_MAX;  // calls deeper than this are not recorded
+  uint64_t min_ticks = 0;           // calls shorter than this are not recorded
+};
+
+// Flags (wire::kNode*) for a function's new nodes: filters and checkpoints.
+using NodeClassifier = uint32_t (*)(uint64_t fn);
+// A call of a checkpoint function returned (the profile is consistent at this point).
+using CheckpointHandler = void (*)(uint64_t fn);
 
 class ThreadProfile {
  public:
   void init(const ThreadMemory& memory, uint64_t now);
+  void set_limits(const ThreadLimits& limits);
+  void set_callbacks(NodeClassifier classify, CheckpointHandler checkpoint) {
+    classify_ = classify;
+    on_checkpoint_ = checkpoint;
+  }
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper).
   inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, now);
-    if (__builtin_expect(overflow_ != 0 || depth_ == frame_capacity_, 0)) return drop_call();
+    if (__builtin_expect(overflow_ != 0 || depth_ == depth_limit_, 0)) return skip_call();
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
       child = next_child(parent, top->node, fn, callsite);
-      if (child == kNoNode) return drop_call();
+      if (child == kNoNode) return skip_call();
+    }
+    if (__builtin_expect(nodes_[child].flags & wire::kNodeExcluded, 0)) {
+      ++nodes_[child].calls;  // transparent: its time stays with the caller, its callees attach there
+      return;
     }
     Frame* f = top + 1;
     f->node = child;
@@ -107,13 +139,25 @@ class ThreadProfile {
   // Count a call that never reached enter(): its exit will not reach exit() either.
   void count_dropped_call() { ++dropped_calls_; }
   uint64_t unmatched_exits() const { return unmatched_exits_; }
+  uint64_t depth_limited_calls() const { return depth_limited_calls_; }
+  uint64_t short_calls() const { return short_calls_; }
+  uint32_t prunes() const { return prunes_; }
+  uint32_t live_nodes() const { return live_nodes_; }
+  const DumpNodeMetrics* metrics() const { return metrics_; }
+  // Where events charge (off-CPU time, faults, allocations): the node on top of the stack.
+  DumpNodeMetrics* top_metrics() { return metrics_ ? &metrics_[frames_[depth_ - 1].node] : nullptr; }
+  void pin(uint32_t node) { nodes_[node].flags |= wire::kNodePinned; }
+  // Fold small subtrees into [pruned] children until about half the node budget is free.
+  // Returns false when nothing could be freed (no scratch memory, or all nodes are live).
+  bool prune();
 
  private:
-  // A call not recorded (no node or stack room): it and its callees are skipped until it
-  // exits, and their time stays with the caller.
-  void drop_call() {
-    ++overflow_;
-    ++dropped_calls_;
+  // A call not recorded (depth limit, or no node or stack room): it and its callees are
+  // skipped until it exits, and their time stays with the caller.
+  void skip_call() {
+    if (overflow_++ == 0) skipping_by_choice_ = depth_ == depth_limit_ && depth_limit_ < frame_capacity_;
+    if (skipping_by_choice_) ++depth_limited_calls_;
+    else ++dropped_calls_;
   }
 
   inline void pop(uint64_t now) {
@@ -121,6 +165,10 @@ class ThreadProfile {
     DumpNode& n = nodes_[f->node];
     int64_t total = int64_t(now - f->entry_tsc);
     if (__builtin_expect(total < 0, 0)) total = 0;  // TSC skew between cores
+    if (__builtin_expect(uint64_t(total) < min_ticks_, 0)) {
+      ++short_calls_;  // its time stays with the caller
+      return;
+    }
     int64_t self = total - int64_t(f->child_ticks);
     if (__builtin_expect(self < 0, 0)) self = 0;
     n.calls += 1;
@@ -128,6 +176,7 @@ class ThreadProfile {
     if (uint64_t(self) < n.min_self_ticks) n.min_self_ticks = uint64_t(self);
     if (uint64_t(self) > n.max_self_ticks) n.max_self_ticks = uint64_t(self);
     frames_[depth_ - 1].child_ticks += uint64_t(total);
+    if (__builtin_expect(n.flags != 0, 0)) flagged_return(n);
   }
 
   // A different callee than last time from `parent`: first try the one that followed the
@@ -137,8 +186,13 @@ class ThreadProfile {
     const uint32_t last = parent.last_child;
     uint32_t child = nodes_[last].next_sibling;
     if (last == 0 || nodes_[child].fn != fn) {
+      const uint32_t prunes_before = prunes_;
       child = find_or_add(parent_id, fn, callsite);
       if (child == kNoNode) return kNoNode;
+      if (prunes_ != prunes_before) {  // the hints were reset, `last` may be gone
+        parent.last_child = child;
+        return child;
+      }
     }
     if (last != 0) nodes_[last].next_sibling = child;
     parent.last_child = child;
@@ -147,20 +201,42 @@ class ThreadProfile {
 
   Frame* release_dead_frames(uint64_t sp, uint64_t now);
   bool find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now);
+  bool excluded_child(uint32_t parent, uint64_t fn) const;
+  uint32_t find(uint32_t parent, uint64_t fn) const;
   uint32_t find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite);
+  uint32_t new_node(uint32_t parent, uint64_t fn, uint64_t callsite, uint32_t flags);
+  void flagged_return(const DumpNode& n);
+  // Pruning steps (thread_profile_prune.cpp).
+  uint32_t breadth_first_order(PruneScratch& s) const;
+  uint32_t mark_kept(PruneScratch& s, uint32_t live) const;
+  void fold_removed(PruneScratch& s, uint32_t live);
+  void merge_node(uint32_t into, uint32_t from, bool with_calls);
+  void rebuild_index();
 
   // Hot fields first.
   uint32_t depth_ = 0;       // frames on the stack, including the root frame at index 0
-  uint32_t overflow_ = 0;    // entries not pushed (budget exhausted) still to be exited
+  uint32_t overflow_ = 0;    // entries not pushed (limit or budget) still to be exited
   Frame* frames_ = nullptr;
   DumpNode* nodes_ = nullptr;
+  uint32_t depth_limit_ = 0; // min(frame capacity, max depth + 1)
   uint32_t frame_capacity_ = 0;
-  uint32_t node_count_ = 0;
+  uint64_t min_ticks_ = 0;
+  uint32_t node_count_ = 0;  // high-water mark: nodes below it are live or on the free list
   uint32_t node_capacity_ = 0;
   uint32_t slot_mask_ = 0;
+  uint32_t free_list_ = 0;   // first free node (linked through parent), 0 when none
+  uint32_t live_nodes_ = 0;
+  uint32_t prunes_ = 0;
+  bool skipping_by_choice_ = false;  // the skipped calls are below the depth limit
   NodeSlot* slots_ = nullptr;
+  DumpNodeMetrics* metrics_ = nullptr;
+  void* prune_scratch_ = nullptr;
+  NodeClassifier classify_ = nullptr;
+  CheckpointHandler on_checkpoint_ = nullptr;
   uint64_t dropped_calls_ = 0;
   uint64_t unmatched_exits_ = 0;
+  uint64_t depth_limited_calls_ = 0;
+  uint64_t short_calls_ = 0;
 };
 
 }  // namespace callprof::rt

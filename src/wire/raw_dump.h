@@ -108,9 +108,11 @@ inline constexpr uint64_t kPrunedFn = 1;
 // DumpNode::flags
 inline constexpr uint32_t kNodeCheckpoint = 1u << 0;  // a snapshot is taken when a call of it returns
 inline constexpr uint32_t kNodeExcluded = 1u << 1;    // filtered out: calls counts calls made, nothing else
+inline constexpr uint32_t kNodePinned = 1u << 2;      // referenced from elsewhere (thread creation): never pruned
+// A node whose fn is 0 (other than the root) is free: pruned and not reused yet. Live
+// nodes' parents are live, but after pruning a parent may have a higher index.
 
-// One calling-context-tree node (one cache line). Node 0 is the root (fn 0).
-// parent < own index. The two hint fields are the runtime's lookup caches: readers ignore them.
+// One calling-context-tree node (one cache line). Node 0 is the root (fn 0). The two hint fields are the runtime's lookup caches: readers ignore them.
 struct DumpNode {
   uint32_t parent;
   uint32_t last_child;       // hint: the child last entered from this node (0: none)

@@ -39,6 +39,20 @@ class FunctionTable {
     return it->second;
   }
 
+  // A function known by name rather than by its own symbol: a library call (named after
+  // the imported symbol, whatever implementation it resolved to) or "[pruned]".
+  FunctionId named(const std::string& name, ModuleId module, uint64_t address) {
+    auto [it, added] = named_.try_emplace({module, name}, FunctionId(p_.functions.size()));
+    if (!added) return it->second;
+    Function f;
+    f.name = name;
+    f.linkage_name = name;
+    f.module = module;
+    f.address = address;
+    p_.functions.push_back(std::move(f));
+    return it->second;
+  }
+
  private:
   std::string unknown_name(ModuleId module, uint64_t address) const {
     char buf[32];
@@ -51,6 +65,7 @@ class FunctionTable {
   Profile& p_;
   std::map<std::pair<std::string, std::string>, ModuleId> modules_;
   std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
+  std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
 };
 
 // Resolves the addresses of one process image into the recording's function table.
@@ -65,11 +80,18 @@ class ProcessSymbols {
     auto s = Symbolizer::create(std::move(mods));
     if (s) symbolizer_ = std::move(s.value());
     else warnings_.push_back(s.error().message);
+    for (const RawLibCall& l : d.libcalls) libcalls_[l.id] = &l;
   }
 
   FunctionId function(uint64_t address) {
     auto [it, added] = cache_.try_emplace(address, kNoFunction);
     if (!added) return it->second;
+    if (address == wire::kPrunedFn) return it->second = table_.named("[pruned]", kNoModule, 0);
+    if (auto l = libcalls_.find(address); l != libcalls_.end()) {
+      SymbolInfo s = symbolizer_ ? symbolizer_->resolve(l->second->target) : SymbolInfo{};
+      ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;
+      return it->second = table_.named(l->second->name, m, m == kNoModule ? l->second->target : s.file_address);
+    }
     SymbolInfo s = symbolizer_ ? symbolizer_->resolve(address) : SymbolInfo{};
     ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;
     return it->second = table_.function(s, m, address);
@@ -94,6 +116,7 @@ class ProcessSymbols {
   std::unique_ptr<Symbolizer> symbolizer_;
   std::vector<ModuleId> module_ids_;
   std::map<uint64_t, FunctionId> cache_;
+  std::map<uint64_t, const RawLibCall*> libcalls_;
   std::map<uint64_t, bool> call_kinds_;
   std::vector<std::string> warnings_;
 };
@@ -108,25 +131,47 @@ struct Clock {
 };
 
 // Close the frames still open when the dump was taken, as if they returned at `end`.
-std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t) {
+// Off-CPU time the thread had not yet charged belongs to the frame on top.
+std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t, std::vector<wire::DumpNodeMetrics>& metrics) {
   std::vector<wire::DumpNode> nodes = t.nodes;
   uint64_t inner_total = 0;
   for (size_t i = t.open.size(); i-- > 0;) {
     const wire::DumpOpenFrame& f = t.open[i];
+    wire::DumpNode& n = nodes[f.node];
+    if (f.node == 0 || n.fn == 0) continue;  // a snapshot raced with the thread
     uint64_t total = t.info.end_tsc > f.entry_tsc ? t.info.end_tsc - f.entry_tsc : 0;
     uint64_t children = f.child_ticks + inner_total;
     uint64_t self = total > children ? total - children : 0;
-    wire::DumpNode& n = nodes[f.node];
     n.calls += 1;
     n.self_ticks += self;
     n.min_self_ticks = std::min(n.min_self_ticks, self);
     n.max_self_ticks = std::max(n.max_self_ticks, self);
     inner_total = total;
   }
+  if (!metrics.empty()) metrics[t.open.empty() ? 0 : t.open.back().node].offcpu_ns += t.info.pending_offcpu_ns;
   return nodes;
 }
 
-Metrics metrics_of(const wire::DumpNode& d, const Clock& clock) {
+// Live nodes reachable from the root, parents before children (after pruning a parent
+// may have a later index than its child).
+std::vector<uint32_t> parents_first(const std::vector<wire::DumpNode>& nodes) {
+  std::vector<std::vector<uint32_t>> children(nodes.size());
+  for (uint32_t i = 1; i < nodes.size(); ++i)
+    if (nodes[i].fn != 0) children[nodes[i].parent].push_back(i);
+  std::vector<uint32_t> order{0};
+  for (size_t k = 0; k < order.size(); ++k)
+    for (uint32_t c : children[order[k]]) order.push_back(c);
+  return order;
+}
+
+struct NodeSource {
+  const std::vector<wire::DumpNode>& nodes;
+  const std::vector<wire::DumpNodeMetrics>& metrics;  // empty: none
+  bool cpu_measured;
+};
+
+Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
+  const wire::DumpNode& d = src.nodes[i];
   Metrics m;
   m[Metric::Calls] = d.calls;
   m[Metric::WallNs] = clock.span(d.self_ticks);
@@ -134,35 +179,63 @@ Metrics metrics_of(const wire::DumpNode& d, const Clock& clock) {
     m[Metric::MinWallNs] = clock.span(d.min_self_ticks);
     m[Metric::MaxWallNs] = clock.span(d.max_self_ticks);
   }
+  if (src.metrics.empty()) return m;
+  const wire::DumpNodeMetrics& x = src.metrics[i];
+  m[Metric::OffCpuNs] = std::min(x.offcpu_ns, m[Metric::WallNs]);
+  m[Metric::PreemptedNs] = std::min(x.preempted_ns, m[Metric::OffCpuNs]);
+  if (src.cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - m[Metric::OffCpuNs];
+  m[Metric::Switches] = x.switches;
+  m[Metric::PageFaults] = x.faults;
+  m[Metric::AllocCalls] = x.alloc_calls;
+  m[Metric::AllocBytes] = x.alloc_bytes;
+  m[Metric::FreeCalls] = x.free_calls;
   return m;
+}
+
+bool carries_data(const NodeSource& src, uint32_t i) {
+  if (src.nodes[i].calls != 0) return true;
+  if (src.metrics.empty()) return false;
+  const wire::DumpNodeMetrics& x = src.metrics[i];
+  return x.offcpu_ns | x.switches | x.faults | x.alloc_calls | x.free_calls;
 }
 
 // Adds dump nodes to `tree` under the tree nodes already in `mapped` (the root, or graft
 // points), leaving out paths no call reached (after a fork the child keeps its parent's
-// nodes with zero metrics).
-void add_nodes(const std::vector<wire::DumpNode>& nodes, ProcessSymbols& syms, const Clock& clock, CallTree& tree,
+// nodes with zero metrics). Filtered-out functions are not nodes: their calls are counted
+// at the caller.
+void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, CallTree& tree,
                std::vector<NodeId>& mapped) {
-  std::vector<uint64_t> subtree_calls(nodes.size());
-  for (size_t i = nodes.size(); i-- > 0;) {
-    subtree_calls[i] += nodes[i].calls;
-    if (i > 0) subtree_calls[nodes[i].parent] += subtree_calls[i];
+  const auto& nodes = src.nodes;
+  std::vector<uint32_t> order = parents_first(nodes);
+  std::vector<bool> used(nodes.size());
+  for (size_t k = order.size(); k-- > 1;) {
+    uint32_t i = order[k];
+    if (used[i] || carries_data(src, i)) used[i] = used[nodes[i].parent] = true;
   }
-  for (size_t i = 1; i < nodes.size(); ++i) {
+  for (size_t k = 1; k < order.size(); ++k) {
+    uint32_t i = order[k];
     const wire::DumpNode& d = nodes[i];
-    if (mapped[i] != kNoNode || subtree_calls[i] == 0 || mapped[d.parent] == kNoNode) continue;
+    if (mapped[i] != kNoNode || !used[i] || mapped[d.parent] == kNoNode) continue;
+    if (d.flags & wire::kNodeExcluded) {
+      if (d.calls > 0) tree.base(mapped[d.parent])[Metric::ExcludedCalls] += d.calls;
+      continue;
+    }
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
-    Metrics m = metrics_of(d, clock);
+    Metrics m = metrics_of(src, i, clock);
     // The runtime keeps the first call site of each path: its kind stands for the path's.
     if (syms.indirect_call(d.callsite)) m[Metric::IndirectCalls] = d.calls;
     tree.base(mapped[i]).merge(m);
   }
+  if (!src.metrics.empty() && mapped[0] == kRootNode) tree.base(kRootNode).merge(metrics_of(src, 0, clock));
 }
 
 CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped) {
   CallTree tree;
   mapped.assign(t.nodes.size(), kNoNode);
   mapped[0] = kRootNode;
-  add_nodes(with_open_frames_closed(t), syms, clock, tree, mapped);
+  std::vector<wire::DumpNodeMetrics> metrics = t.metrics;
+  std::vector<wire::DumpNode> nodes = with_open_frames_closed(t, metrics);
+  add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured}, syms, clock, tree, mapped);
   // Signal handlers that interrupted a hook: each context node names the main-tree node
   // that was running; graft its calls there (at the root if that path was left out).
   std::vector<NodeId> graft(t.interrupts.size(), kNoNode);
@@ -173,16 +246,32 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
     bool known = (d.fn & wire::kInterruptedContext) && node < mapped.size() && mapped[node] != kNoNode;
     graft[i] = known ? mapped[node] : kRootNode;
   }
-  add_nodes(t.interrupts, syms, clock, tree, graft);
+  add_nodes(NodeSource{t.interrupts, {}, false}, syms, clock, tree, graft);
   return tree;
+}
+
+Thread::OffCpu offcpu_state(uint32_t s) {
+  if (s == wire::kOffCpuMeasured) return Thread::OffCpu::Measured;
+  return s == wire::kOffCpuUnavailable ? Thread::OffCpu::Unavailable : Thread::OffCpu::Off;
 }
 
 void add_process(const RawProcessDump& d, double rate, FunctionTable& table, BuildResult& out) {
   ProcessSymbols syms(d, table);
   Clock clock{d.header, rate};
   Profile& p = out.profile;
-  p.processes.push_back(Process{d.header.pid, d.header.ppid, join(d.argv), clock.ns(d.header.tsc_start),
-                                clock.ns(d.header.tsc_end)});
+  Process proc;
+  proc.pid = d.header.pid;
+  proc.ppid = d.header.ppid;
+  proc.image = d.image;
+  proc.command = join(d.argv);
+  proc.start_ns = clock.ns(d.header.tsc_start);
+  proc.end_ns = clock.ns(d.header.tsc_end);
+  proc.death_signal = int(d.header.death_signal);
+  proc.complete = d.header.snapshot_seq == 0;
+  proc.hook_inner_ns = double(d.header.hook_inner_ticks) * rate;
+  proc.hook_outer_ns = double(d.header.hook_outer_ticks) * rate;
+  proc.excluded_hook_ns = double(d.header.excluded_hook_ticks) * rate;
+  p.processes.push_back(std::move(proc));
   std::map<uint32_t, std::pair<const RawThread*, std::vector<NodeId>>> by_tid;
   size_t first = p.threads.size();
   for (const RawThread& rt : d.threads) {
@@ -195,6 +284,11 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
     t.end_ns = clock.ns(rt.info.end_tsc);
     t.finished = rt.info.finished != 0;
     t.dropped_calls = rt.info.dropped_calls;
+    t.depth_limited_calls = rt.info.depth_limited_calls;
+    t.short_calls = rt.info.short_calls;
+    t.lost_events = rt.info.lost_events;
+    t.prunes = rt.info.prunes;
+    t.offcpu = offcpu_state(rt.info.offcpu_state);
     out.unmatched_exits += rt.info.unmatched_exits;
     std::vector<NodeId> mapped;
     t.tree = build_tree(rt, syms, clock, mapped);
@@ -210,7 +304,9 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
     const RawThread& ct = *creator->second.first;
     if (rt.info.creator_node >= ct.nodes.size()) continue;
     std::vector<FunctionId> path;
-    for (uint32_t n = rt.info.creator_node; n != 0; n = ct.nodes[n].parent) path.push_back(syms.function(ct.nodes[n].fn));
+    for (uint32_t n = rt.info.creator_node; n != 0 && ct.nodes[n].fn != 0 && path.size() < ct.nodes.size();
+         n = ct.nodes[n].parent)
+      path.push_back(syms.function(ct.nodes[n].fn));
     p.threads[i].creator_path.assign(path.rbegin(), path.rend());
   }
   for (auto& w : syms.warnings()) out.warnings.push_back(w);

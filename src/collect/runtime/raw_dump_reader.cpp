@@ -75,15 +75,18 @@ std::vector<std::string> split_argv(const std::string& cmdline) {
   return argv;
 }
 
-Status read_thread(Cursor& c, RawThread& t) {
+Status read_thread(Cursor& c, RawThread& t, bool metrics) {
   if (!c.get(t.info)) return c.error("thread record cut short");
   if (t.info.node_count == 0) return c.error("thread without a root node");
   if (!c.get_array(t.info.node_count, t.nodes)) return c.error("node table cut short");
   if (!c.get_array(t.info.open_frames, t.open)) return c.error("open frames cut short");
   if (!c.get_array(t.info.interrupt_node_count, t.interrupts)) return c.error("interrupt tree cut short");
-  for (const auto* tree : {&t.nodes, &t.interrupts})
-    for (uint32_t i = 1; i < tree->size(); ++i)
-      if ((*tree)[i].parent >= i) return c.error("node " + std::to_string(i) + " has a later parent");
+  if (metrics && !c.get_array(t.info.node_count, t.metrics)) return c.error("node metrics cut short");
+  for (uint32_t i = 1; i < t.nodes.size(); ++i)
+    if (t.nodes[i].fn != 0 && t.nodes[i].parent >= t.nodes.size())
+      return c.error("node " + std::to_string(i) + " has a missing parent");
+  for (uint32_t i = 1; i < t.interrupts.size(); ++i)
+    if (t.interrupts[i].parent >= i) return c.error("interrupt node " + std::to_string(i) + " has a later parent");
   for (const auto& f : t.open)
     if (f.node >= t.nodes.size()) return c.error("open frame names a missing node");
   return Ok{};
@@ -97,7 +100,7 @@ Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::strin
   if (!c.get(d.header)) return c.error("header cut short");
   if (std::memcmp(d.header.magic, wire::kDumpMagic, sizeof d.header.magic) != 0)
     return make_error(name + ": not a callprof runtime dump");
-  if (d.header.version != wire::kDumpVersion)
+  if (d.header.version != wire::kDumpVersion || d.header.header_bytes != sizeof(wire::DumpHeader))
     return make_error(name + ": runtime dump version " + std::to_string(d.header.version) +
                       " does not match this callprof (" + std::to_string(wire::kDumpVersion) +
                       "): use the runtime installed with it");
@@ -118,9 +121,19 @@ Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::strin
     r.build_id = hex(id);
     d.modules.push_back(std::move(r));
   }
+  for (uint32_t i = 0; i < d.header.libcall_count; ++i) {
+    wire::DumpLibCall l;
+    RawLibCall r;
+    if (!c.get(l) || !c.get_bytes(l.name_bytes, r.name) || !c.skip_padding(l.name_bytes))
+      return c.error("library call table cut short");
+    r.id = l.id;
+    r.target = l.target;
+    d.libcalls.push_back(std::move(r));
+  }
+  const bool metrics = d.header.flags & wire::kDumpHasNodeMetrics;
   for (uint32_t i = 0; i < d.header.thread_count; ++i) {
     RawThread t;
-    if (auto s = read_thread(c, t); !s) return s.error();
+    if (auto s = read_thread(c, t, metrics); !s) return s.error();
     d.threads.push_back(std::move(t));
   }
   if (!c.at_end()) return c.error("trailing bytes");

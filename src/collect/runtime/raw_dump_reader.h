@@ -16,17 +16,28 @@ struct RawModule {
   std::string build_id;  // lowercase hex
 };
 
+struct RawLibCall {
+  uint64_t id = 0, target = 0;
+  std::string name;
+};
+
 struct RawThread {
   wire::DumpThread info{};
-  std::vector<wire::DumpNode> nodes;        // node 0 is the root
+  // Node 0 is the root; nodes with fn 0 are free. A live node's parent is a valid index
+  // but may be later than the node (after pruning) or, in a snapshot taken while the
+  // thread ran, even free: such nodes are not reachable from the root and are ignored.
+  std::vector<wire::DumpNode> nodes;
   std::vector<wire::DumpOpenFrame> open;    // outermost first
   std::vector<wire::DumpNode> interrupts;   // calls of signal handlers that interrupted a hook
+  std::vector<wire::DumpNodeMetrics> metrics;  // per node, when the dump has node metrics
 };
 
 struct RawProcessDump {
   wire::DumpHeader header{};
+  uint32_t image = 0;  // 0 as forked, n after the n-th exec (from the file name)
   std::vector<std::string> argv;
   std::vector<RawModule> modules;
+  std::vector<RawLibCall> libcalls;
   std::vector<RawThread> threads;
 };
 

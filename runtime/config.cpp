@@ -1,0 +1,55 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace callprof::rt {
+namespace {
+
+uint64_t env_u64(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
+  const char* v = getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (*end || n < lo || n > hi) return fallback;
+  return n;
+}
+
+bool env_flag(const char* name, bool fallback) { return env_u64(name, fallback ? 1 : 0, 0, 1) != 0; }
+
+bool env_path(const char* name, char* out, uint64_t cap) {
+  const char* v = getenv(name);
+  out[0] = 0;
+  if (!v || !*v || strlen(v) >= cap) return false;
+  strcpy(out, v);
+  return true;
+}
+
+uint32_t power_of_two_at_most(uint32_t n) {
+  uint32_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+bool read_config(RuntimeConfig* c) {
+  *c = RuntimeConfig{};
+  if (!env_path("CALLPROF_OUTPUT_DIR", c->output_dir, sizeof c->output_dir)) return false;
+  c->node_budget = uint32_t(env_u64("CALLPROF_MAX_NODES", c->node_budget, 1024, 1u << 28));  // index: 2^29 slots
+  c->stack_frames = uint32_t(env_u64("CALLPROF_STACK_FRAMES", c->stack_frames, 64, 1u << 24));
+  c->limits.max_depth = uint32_t(env_u64("CALLPROF_MAX_DEPTH", UINT32_MAX, 1, UINT32_MAX));
+  c->min_duration_ns = env_u64("CALLPROF_MIN_NS", 0, 0, UINT64_MAX);
+  c->events.offcpu = env_flag("CALLPROF_OFFCPU", true);
+  c->events.faults = env_flag("CALLPROF_FAULTS", false);
+  c->events.ring_pages = power_of_two_at_most(uint32_t(env_u64("CALLPROF_RING_PAGES", 4, 1, 1024)));
+  c->alloc = env_flag("CALLPROF_ALLOC", false);
+  c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
+  c->compensate = env_flag("CALLPROF_COMPENSATE", true);
+  c->snapshot_signal = int(env_u64("CALLPROF_SNAPSHOT_SIGNAL", 0, 1, 64));
+  c->snapshot_interval_ms = uint32_t(env_u64("CALLPROF_SNAPSHOT_INTERVAL_MS", 0, 1, 86400000));
+  env_path("CALLPROF_FUNCTIONS", c->functions_file, sizeof c->functions_file);
+  return true;
+}
+
+}  // namespace callprof::rt

@@ -1,0 +1,31 @@
+// The runtime's configuration, read once from the environment `callprof record` sets
+// (docs/modes.md lists the variables). Defaults make a plain LD_PRELOAD work too.
+#pragma once
+
+#include <stdint.h>
+
+#include "thread_events.h"
+#include "thread_profile.h"
+
+namespace callprof::rt {
+
+struct RuntimeConfig {
+  char output_dir[512];
+  uint32_t node_budget = 1u << 20;   // per thread; exceeding it prunes
+  uint32_t stack_frames = 1u << 16;  // shadow stack capacity per thread
+  ThreadLimits limits;               // --max-depth, --min-duration (converted to ticks later)
+  uint64_t min_duration_ns = 0;
+  EventOptions events;
+  bool alloc = false;                // allocation metrics (libcallprof-alloc.so is preloaded)
+  bool libcalls = false;
+  bool compensate = true;            // measure the hooks' own cost at start-up
+  int snapshot_signal = 0;
+  uint32_t snapshot_interval_ms = 0;
+  char functions_file[512];          // filters and checkpoints (function_plan.cpp), "" none
+  bool node_metrics() const { return events.offcpu || events.faults || alloc; }
+};
+
+// False when profiling is off (no output directory).
+bool read_config(RuntimeConfig* config);
+
+}  // namespace callprof::rt

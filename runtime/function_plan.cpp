@@ -1,0 +1,138 @@
+// Loading the function plan. Runs once at start-up, before the program's own code, so it
+// may use system calls; it avoids malloc (the plan can be large, and the program's
+// allocator is not ours to disturb) and keeps its tables in its own mapping.
+#include "function_plan.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace callprof::rt {
+namespace {
+
+struct Entry {
+  uint64_t address;
+  uint32_t flags;
+  uint32_t reserved;
+};
+
+struct Range {
+  uint64_t start, end;
+};
+
+Entry* g_entries = nullptr;
+uint64_t g_entry_count = 0;
+Range g_modules[256];  // the modules the plan lists: their unlisted functions get 0
+uint32_t g_module_count = 0;
+uint32_t g_default_flags = 0;
+
+struct ModuleLookup {
+  const char* path;
+  uint64_t bias, start, end;
+  bool found;
+};
+
+int match_module(dl_phdr_info* info, size_t, void* data) {
+  auto* m = static_cast<ModuleLookup*>(data);
+  char real[PATH_MAX];
+  const char* name = *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+  if (!realpath(name, real) || strcmp(real, m->path) != 0) return 0;
+  m->bias = info->dlpi_addr;
+  m->start = UINT64_MAX;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uint64_t lo = info->dlpi_addr + ph.p_vaddr;
+    if (lo < m->start) m->start = lo;
+    if (lo + ph.p_memsz > m->end) m->end = lo + ph.p_memsz;
+  }
+  m->found = true;
+  return 1;
+}
+
+int by_address(const void* a, const void* b) {
+  uint64_t x = static_cast<const Entry*>(a)->address, y = static_cast<const Entry*>(b)->address;
+  return x < y ? -1 : x > y;
+}
+
+// Next line of the plan as a NUL-terminated string (the buffer is ours to modify).
+char* next_line(char** cursor, char* end) {
+  if (*cursor >= end) return nullptr;
+  char* line = *cursor;
+  char* nl = static_cast<char*>(memchr(line, '\n', uint64_t(end - line)));
+  if (!nl) nl = end;
+  *nl = 0;
+  *cursor = nl + 1;
+  return line;
+}
+
+void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
+  char* cursor = text;
+  char* end = text + size;
+  char* line = next_line(&cursor, end);
+  if (!line || strcmp(line, "callprof-functions 1") != 0) return;
+  ModuleLookup current{nullptr, 0, 0, 0, false};
+  while ((line = next_line(&cursor, end))) {
+    if (strncmp(line, "default ", 8) == 0) {
+      g_default_flags = uint32_t(strtoul(line + 8, nullptr, 10));
+    } else if (strncmp(line, "module ", 7) == 0) {
+      current = ModuleLookup{line + 7, 0, 0, 0, false};
+      dl_iterate_phdr(match_module, &current);
+      if (current.found && g_module_count < sizeof g_modules / sizeof g_modules[0])
+        g_modules[g_module_count++] = Range{current.start, current.end};
+    } else if (current.found && g_entry_count < max_entries) {
+      char* rest = nullptr;
+      uint64_t vaddr = strtoull(line, &rest, 16);
+      uint32_t flags = uint32_t(strtoul(rest, nullptr, 10));
+      g_entries[g_entry_count++] = Entry{vaddr + current.bias, flags, 0};
+    }
+  }
+  qsort(g_entries, g_entry_count, sizeof(Entry), by_address);
+}
+
+}  // namespace
+
+void load_function_plan(const char* path) {
+  if (!path || !*path) return;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return;
+  }
+  uint64_t size = uint64_t(st.st_size);
+  // Every entry line has at least 4 bytes, so size / 4 bounds the entry count.
+  uint64_t bytes = size + 8 + (size / 4 + 1) * sizeof(Entry);
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    close(fd);
+    return;
+  }
+  char* text = static_cast<char*>(m);
+  uint64_t got = 0;
+  for (ssize_t n; got < size && (n = read(fd, text + got, size - got)) > 0;) got += uint64_t(n);
+  close(fd);
+  g_entries = reinterpret_cast<Entry*>(text + ((size + 8) & ~uint64_t(7)));
+  parse_plan(text, got, size / 4 + 1);
+}
+
+uint32_t function_flags(uint64_t fn) {
+  uint64_t lo = 0, hi = g_entry_count;
+  while (lo < hi) {
+    uint64_t mid = (lo + hi) / 2;
+    if (g_entries[mid].address < fn) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < g_entry_count && g_entries[lo].address == fn) return g_entries[lo].flags;
+  for (uint32_t i = 0; i < g_module_count; ++i)
+    if (fn >= g_modules[i].start && fn < g_modules[i].end) return 0;
+  return g_default_flags;
+}
+
+}  // namespace callprof::rt

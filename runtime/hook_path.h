@@ -1,0 +1,34 @@
+// The per-call path shared by the compiler's hooks and the library-call trampolines: a
+// thread-local load, a busy flag that sends signal handlers' hooks elsewhere, the check for
+// pending context-switch records (one load and compare), and the inline ThreadProfile
+// bookkeeping. No locks, allocation or system calls once a thread is attached.
+#pragma once
+
+#include "process.h"
+
+namespace callprof::rt {
+
+__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
+  ThreadState* s = t_state;
+  if (__builtin_expect(s == nullptr, 0)) {
+    s = attach_thread();
+    if (!s) return;
+  }
+  if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, now);
+  s->busy = 1;
+  if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
+  s->profile.enter(fn, callsite, sp, now);
+  s->busy = 0;
+}
+
+__attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp, uint64_t now) {
+  ThreadState* s = t_state;
+  if (__builtin_expect(s == nullptr, 0)) return;
+  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, now);
+  s->busy = 1;
+  if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
+  s->profile.exit(fn, sp, now);
+  s->busy = 0;
+}
+
+}  // namespace callprof::rt

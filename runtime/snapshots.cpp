@@ -1,0 +1,125 @@
+#include "snapshots.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "process.h"
+
+namespace callprof::rt {
+namespace {
+
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+sem_t g_requests;
+uint32_t g_seq = 0;
+int g_dump_lock = 0;
+bool g_started = false;
+// Signals whose default action ends the process: on these the data is written first.
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,    SIGABRT, SIGTRAP, SIGSYS,  SIGTERM,
+                                 SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
+                                 SIGXFSZ, SIGPROF, SIGVTALRM};
+
+void on_snapshot_signal(int) {
+  int saved = errno;
+  sem_post(&g_requests);  // async-signal-safe; the runtime thread does the work
+  errno = saved;
+}
+
+void on_fatal_signal(int sig) {
+  // SA_RESETHAND restored the default action: write, then let the signal do what it does.
+  write_dump(sig);
+  raise(sig);
+}
+
+void* snapshot_thread(void*) {
+  const uint32_t interval = process().config.snapshot_interval_ms;
+  for (;;) {
+    if (interval == 0) {
+      while (sem_wait(&g_requests) != 0 && errno == EINTR) {}
+    } else {
+      timespec until;
+      clock_gettime(CLOCK_MONOTONIC, &until);
+      until.tv_sec += interval / 1000;
+      until.tv_nsec += long(interval % 1000) * 1000000;
+      if (until.tv_nsec >= 1000000000) until.tv_sec += 1, until.tv_nsec -= 1000000000;
+      while (sem_clockwait(&g_requests, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR) {}
+    }
+    write_snapshot(__atomic_add_fetch(&g_seq, 1, __ATOMIC_RELAXED));
+  }
+  return nullptr;
+}
+
+// The thread must never run the program's signal handlers: every signal stays blocked.
+void start_thread() {
+  static CreateFn create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (!create) return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  if (create(&t, &attr, snapshot_thread, nullptr) == 0) pthread_setname_np(t, "callprof-snap");
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void install_fatal_handlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction old;
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+}  // namespace
+
+bool lock_dumps(bool may_give_up) {
+  // A fatal signal may arrive in the thread that holds the lock: give up rather than hang.
+  for (int spins = 0; __atomic_exchange_n(&g_dump_lock, 1, __ATOMIC_ACQUIRE); ++spins) {
+    if (may_give_up && spins > 20000) return false;
+    sched_yield();
+  }
+  return true;
+}
+void unlock_dumps() { __atomic_store_n(&g_dump_lock, 0, __ATOMIC_RELEASE); }
+
+void start_snapshots(const RuntimeConfig& c) {
+  install_fatal_handlers();
+  if (c.snapshot_signal == 0 && c.snapshot_interval_ms == 0) return;
+  sem_init(&g_requests, 0, 0);
+  if (c.snapshot_signal != 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_snapshot_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(c.snapshot_signal, &sa, nullptr);
+  }
+  g_started = true;
+  start_thread();
+}
+
+void restart_snapshots_after_fork() {
+  g_dump_lock = 0;
+  g_seq = 0;
+  if (!g_started) return;
+  sem_init(&g_requests, 0, 0);
+  start_thread();  // threads do not survive fork
+}
+
+void checkpoint_reached(uint64_t) { write_snapshot(__atomic_add_fetch(&g_seq, 1, __ATOMIC_RELAXED)); }
+
+}  // namespace callprof::rt
