@@ -5,14 +5,23 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/record_dumps.h"
+#include "cli/record_options.h"
 #include "collect/runtime/profile_builder.h"
 #include "target/executable.h"
+#include "target/shared_libraries.h"
 #include "target/launcher.h"
 #include "trace/profile_file.h"
 #include "util/strings.h"
@@ -21,13 +30,6 @@ namespace callprof::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct RecordArgs {
-  std::string output = "callprof.data";
-  std::string mode = "auto";
-  bool quiet = false;
-  std::vector<std::string> command;
-};
 
 Result<std::string> find_runtime() {
   if (const char* env = getenv("CALLPROF_RUNTIME"); env && *env) return std::string(env);
@@ -63,28 +65,6 @@ std::string make_temp_dir() {
   return fs::absolute(buf.data(), ec).string();
 }
 
-// Every process image left one dump; a damaged or unfinished one is reported and skipped.
-std::vector<RawProcessDump> read_dumps(const std::string& dir, bool quiet) {
-  std::vector<RawProcessDump> dumps;
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    if (f.extension() != ".cpraw") {
-      if (!quiet) warn(f.filename().string() + ": a process could not finish writing its data; its profile is missing");
-      continue;
-    }
-    auto d = read_raw_dump(f.string());
-    if (!d) {
-      if (!quiet) warn(d.error().message);
-      continue;
-    }
-    dumps.push_back(std::move(d.value()));
-  }
-  return dumps;
-}
-
 void fill_metadata(Profile& p, const RecordArgs& a, const std::string& mode, int64_t start_realtime, int64_t duration) {
   char host[HOST_NAME_MAX + 1] = {};
   gethostname(host, sizeof host - 1);
@@ -94,11 +74,18 @@ void fill_metadata(Profile& p, const RecordArgs& a, const std::string& mode, int
   p.meta.start_realtime_ns = start_realtime;
   p.meta.duration_ns = duration;
   p.meta.callprof_version = CALLPROF_VERSION;
-}
-
-void keep_previous(const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) fs::rename(path, path + ".old", ec);
+  auto& x = p.meta.extra;
+  x["offcpu"] = a.no_offcpu ? "off" : "on";
+  if (a.alloc) x["alloc"] = "on";
+  if (a.faults) x["faults"] = "on";
+  if (a.libcalls) x["libcalls"] = "on";
+  for (auto [list, key] : {std::pair{&a.functions.include, "include"}, {&a.functions.exclude, "exclude"},
+                           {&a.functions.include_modules, "include_module"},
+                           {&a.functions.exclude_modules, "exclude_module"}, {&a.functions.checkpoints, "checkpoint"}})
+    if (!list->empty()) x[key] = join(*list, " ");
+  if (a.max_depth) x["max_depth"] = std::to_string(a.max_depth);
+  if (!a.min_duration.empty()) x["min_duration"] = a.min_duration;
+  if (a.max_nodes) x["max_nodes"] = std::to_string(a.max_nodes);
 }
 
 size_t node_count(const Profile& p) {
@@ -107,32 +94,126 @@ size_t node_count(const Profile& p) {
   return n;
 }
 
-// Build the profile from the dumps and write it; returns false after reporting a failure.
-bool save_profile(const RecordArgs& a, const std::string& dir, const std::string& mode, int64_t start_realtime,
-                  int64_t duration) {
-  std::vector<RawProcessDump> dumps = read_dumps(dir, a.quiet);
-  if (dumps.empty()) {
-    if (!a.quiet) warn("the program wrote no profile data (was it killed, or did it never call an instrumented function?)");
+struct Recording {
+  const RecordArgs& args;
+  std::string dir, mode;
+  int64_t start_realtime = 0;
+  std::chrono::steady_clock::time_point start;
+};
+
+// Builds the profile from what the runtime wrote so far and replaces the output file
+// atomically (readers see the old profile or the new one). Returns false after saying why.
+bool save_profile(const Recording& r, bool final) {
+  const RecordArgs& a = r.args;
+  CollectedDumps collected = collect_dumps(r.dir);
+  if (!a.quiet && final)
+    for (const auto& w : collected.warnings) warn(w);
+  if (collected.dumps.empty()) {
+    if (!a.quiet && final)
+      warn("the program wrote no profile data (was it killed before its first snapshot, or did it never call an "
+           "instrumented function?)");
     return false;
   }
-  BuildResult built = build_profile(dumps);
-  if (!a.quiet)
+  BuildResult built = build_profile(collected.dumps);
+  if (!a.quiet && final)
     for (const auto& w : built.warnings) warn(w);
-  fill_metadata(built.profile, a, mode, start_realtime, duration);
-  keep_previous(a.output);
-  if (auto s = write_profile(built.profile, a.output); !s) {
+  int64_t duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r.start).count();
+  fill_metadata(built.profile, a, r.mode, r.start_realtime, duration);
+  if (!final) built.profile.meta.extra["snapshot"] = "taken while the program ran";
+  std::string tmp = a.output + ".tmp";
+  if (auto s = write_profile(built.profile, tmp); !s) {
     fail(s.error().message);
+    return false;
+  }
+  std::error_code ec;
+  fs::rename(tmp, a.output, ec);
+  if (ec) {
+    fail("cannot write " + a.output + ": " + ec.message());
     return false;
   }
   if (!a.quiet) {
     const Profile& p = built.profile;
-    std::error_code ec;
-    note(fmt::format("wrote {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB)", a.output,
+    std::string what = final ? "wrote" : "snapshot:";
+    note(fmt::format("{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}", what, a.output,
                      p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(),
                      p.threads.size() == 1 ? "" : "s", node_count(p), p.functions.size(),
-                     double(fs::file_size(a.output, ec)) / 1024));
+                     double(fs::file_size(a.output, ec)) / 1024,
+                     collected.from_snapshots ? fmt::format(" ({} up to its last snapshot)", collected.from_snapshots)
+                                              : std::string()));
   }
   return true;
+}
+
+// While the program runs, every new snapshot becomes the output profile.
+class SnapshotWatcher {
+ public:
+  explicit SnapshotWatcher(const Recording& r) : r_(r), thread_([this] { run(); }) {}
+  ~SnapshotWatcher() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void run() {
+    std::string seen = snapshot_state(r_.dir);
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stop_; })) {
+      std::string now = snapshot_state(r_.dir);
+      if (now == seen) continue;
+      seen = now;
+      save_profile(r_, false);
+    }
+  }
+  const Recording& r_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+bool wants_snapshots(const RecordArgs& a) {
+  return !a.snapshot_signal.empty() || a.snapshot_interval > 0 || !a.functions.checkpoints.empty();
+}
+
+// The instrumented modules the program starts with: filters name functions in them.
+Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInfo& exe, const std::string& dir) {
+  if (a.functions.empty()) return std::string();
+  std::error_code ec;
+  std::vector<std::string> modules{fs::canonical(exe.path, ec).string()};
+  if (exe.dynamic) {
+    auto libs = shared_libraries(exe.path);
+    if (!libs) return libs.error();
+    for (const auto& lib : *libs)
+      if (auto info = inspect_executable(lib); info && info->has_hooks) modules.push_back(lib);
+  }
+  auto plan = make_function_plan(modules, a.functions);
+  if (!plan) return plan.error();
+  std::string path = dir + "/functions.plan";
+  std::ofstream(path) << plan->text;
+  if (!a.quiet && !a.functions.checkpoints.empty())
+    note(fmt::format("{} checkpoint function{}", plan->checkpoints, plan->checkpoints == 1 ? "" : "s"));
+  if (!a.quiet && plan->excluded > 0)
+    note(fmt::format("filters leave out {} of {} functions", plan->excluded, plan->functions));
+  return path;
+}
+
+std::string preload_list(const std::string& runtime, bool alloc) {
+  std::string list = runtime;
+  if (alloc) list += ":" + (fs::path(runtime).parent_path() / "libcallprof-alloc.so").string();
+  const char* preload = getenv("LD_PRELOAD");
+  if (preload && *preload) list += std::string(":") + preload;
+  return list;
+}
+
+void report_death(const RecordArgs& a, const ExitStatus& status) {
+  if (!status.signaled || a.quiet) return;
+  note(fmt::format("the program was killed by signal {} ({}){}", status.signal, sigabbrev_np(status.signal)
+                   ? std::string("SIG") + sigabbrev_np(status.signal) : std::string(strsignal(status.signal)),
+                   status.signal == SIGKILL ? ": its data ends at its last snapshot (see --snapshot-interval)" : ""));
 }
 
 int record(const RecordArgs& a) {
@@ -144,28 +225,46 @@ int record(const RecordArgs& a) {
   if (!runtime) return fail(runtime.error().message);
   std::string dir = make_temp_dir();
   if (dir.empty()) return fail(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  auto cleanup = [&] {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  };
+  auto plan = write_function_plan(a, *exe, dir);
+  auto env = plan ? runtime_environment(a, *plan) : Result<Environment>(plan.error());
+  if (!env) {
+    cleanup();
+    return fail(env.error().message);
+  }
   if (!a.quiet)
     note(exe->has_hooks ? "exact mode: " + exe->path + " has -finstrument-functions hooks"
                         : "exact mode: " + exe->path + " has no hooks itself; profiling the instrumented programs it starts");
 
   LaunchSpec spec{a.command, {{"CALLPROF_OUTPUT_DIR", dir}}};
-  const char* preload = getenv("LD_PRELOAD");
-  spec.env.push_back({"LD_PRELOAD", *runtime + (preload && *preload ? std::string(":") + preload : "")});
-  auto wall_start = std::chrono::system_clock::now();
-  auto start = std::chrono::steady_clock::now();
+  spec.env.insert(spec.env.end(), env->begin(), env->end());
+  spec.env.push_back({"LD_PRELOAD", preload_list(*runtime, a.alloc)});
+  Recording rec{a, dir, *mode};
+  rec.start_realtime = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch()).count();
+  rec.start = std::chrono::steady_clock::now();
   auto pid = launch(spec);
   if (!pid) {
-    fs::remove_all(dir);
+    cleanup();
     return fail(pid.error().message);
   }
-  auto status = wait_for_exit(*pid);
-  int64_t duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-  int64_t start_realtime = std::chrono::duration_cast<std::chrono::nanoseconds>(wall_start.time_since_epoch()).count();
-  bool saved = save_profile(a, dir, *mode, start_realtime, duration);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
+  if (fs::exists(a.output)) {
+    std::error_code ec;
+    fs::rename(a.output, a.output + ".old", ec);
+  }
+  Result<ExitStatus> status = make_error("");
+  {
+    std::optional<SnapshotWatcher> watcher;
+    if (wants_snapshots(a)) watcher.emplace(rec);
+    status = wait_for_exit(*pid);
+  }
+  bool saved = save_profile(rec, true);
+  cleanup();
   if (!status) return fail(status.error().message);
-  if (status->signaled && !a.quiet) note(fmt::format("the program was killed by signal {} ({})", status->signal, strsignal(status->signal)));
+  report_death(a, *status);
   if (!saved && !status->signaled && status->code == 0) return 1;
   exit_like(*status);
 }
@@ -174,11 +273,7 @@ int record(const RecordArgs& a) {
 
 Run add_record(CLI::App& app) {
   auto args = std::make_shared<RecordArgs>();
-  app.add_option("-o,--output", args->output, "Profile file to write")->capture_default_str();
-  app.add_option("--mode", args->mode, "auto | exact (auto: exact when the program has hooks)")->capture_default_str();
-  app.add_flag("-q,--quiet", args->quiet, "Print nothing of our own (errors excepted)");
-  app.add_option("command", args->command, "The program to run and its arguments (after --)")->required();
-  app.positionals_at_end();
+  add_record_options(app, *args);
   app.footer("Example: callprof record -o prog.callprof -- ./prog --input data.txt");
   return [args]() { return record(*args); };
 }

@@ -1,0 +1,100 @@
+#include "cli/record_options.h"
+
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace callprof::cli {
+
+void add_record_options(CLI::App& app, RecordArgs& a) {
+  app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
+  app.add_option("--mode", a.mode, "auto | exact (auto: exact when the program has hooks)")->capture_default_str();
+  app.add_flag("-q,--quiet", a.quiet, "Print nothing of our own (errors excepted)");
+  auto* what = "What to measure (exact mode)";
+  app.add_flag("--no-offcpu", a.no_offcpu, "Do not split time into on-CPU and off-CPU")->group(what);
+  app.add_flag("--faults", a.faults, "Count page faults per call path")->group(what);
+  app.add_flag("--alloc", a.alloc, "Count allocations and bytes per call path (malloc family, new/delete)")->group(what);
+  app.add_flag("--libcalls", a.libcalls, "Calls into libraries (libc, libstdc++, ...) become their own nodes")
+      ->group(what);
+  app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
+      ->group(what);
+  auto* filters = "Filters and limits (exact mode)";
+  app.add_option("--include", a.functions.include, "Record only functions whose name matches (regex; repeatable)")
+      ->group(filters);
+  app.add_option("--exclude", a.functions.exclude, "Do not record functions whose name matches (regex; repeatable)")
+      ->group(filters);
+  app.add_option("--include-module", a.functions.include_modules, "Record only functions of modules whose path matches")
+      ->group(filters);
+  app.add_option("--exclude-module", a.functions.exclude_modules, "Do not record functions of modules whose path matches")
+      ->group(filters);
+  app.add_option("--max-depth", a.max_depth, "Do not record calls deeper than this")->group(filters);
+  app.add_option("--min-duration", a.min_duration, "Do not record calls shorter than this (e.g. 1us, 2ms)")->group(filters);
+  app.add_option("--max-nodes", a.max_nodes, "Call paths kept per thread before small ones are pruned")->group(filters);
+  auto* snapshots = "Snapshots (exact mode)";
+  app.add_option("--snapshot-signal", a.snapshot_signal, "Write a snapshot when the program gets this signal (e.g. USR2)")
+      ->group(snapshots);
+  app.add_option("--snapshot-interval", a.snapshot_interval, "Write a snapshot every N seconds")->group(snapshots);
+  app.add_option("--checkpoint", a.functions.checkpoints, "Write a snapshot each time this function returns")
+      ->group(snapshots);
+  app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
+  app.positionals_at_end();
+}
+
+Result<uint64_t> parse_duration_ns(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit == "" || unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : -1;
+  if (used == 0 || scale < 0 || value < 0)
+    return make_error("'" + text + "' is not a duration (examples: 500ns, 10us, 1.5ms, 2s)");
+  return uint64_t(value * scale);
+}
+
+Result<int> parse_signal(const std::string& text) {
+  std::string name = text.rfind("SIG", 0) == 0 ? text.substr(3) : text;
+  if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) {
+    int n = std::stoi(name);
+    if (n > 0 && n < NSIG) return n;
+  }
+  for (int n = 1; n < NSIG; ++n)
+    if (const char* abbrev = sigabbrev_np(n); abbrev && name == abbrev) return n;
+  return make_error("'" + text + "' is not a signal (examples: USR2, SIGUSR1, 12)");
+}
+
+Result<Environment> runtime_environment(const RecordArgs& a, const std::string& plan_path) {
+  Environment env;
+  if (a.no_offcpu) env.push_back({"CALLPROF_OFFCPU", "0"});
+  if (a.faults) env.push_back({"CALLPROF_FAULTS", "1"});
+  if (a.alloc) env.push_back({"CALLPROF_ALLOC", "1"});
+  if (a.libcalls) env.push_back({"CALLPROF_LIBCALLS", "1"});
+  if (a.raw_clock) env.push_back({"CALLPROF_COMPENSATE", "0"});
+  if (a.max_depth > 0) env.push_back({"CALLPROF_MAX_DEPTH", std::to_string(a.max_depth)});
+  if (a.max_nodes > 0) {
+    if (a.max_nodes < 1024) return make_error("--max-nodes: at least 1024");
+    env.push_back({"CALLPROF_MAX_NODES", std::to_string(a.max_nodes)});
+  }
+  if (!a.min_duration.empty()) {
+    auto ns = parse_duration_ns(a.min_duration);
+    if (!ns) return make_error("--min-duration: " + ns.error().message);
+    env.push_back({"CALLPROF_MIN_NS", std::to_string(*ns)});
+  }
+  if (!a.snapshot_signal.empty()) {
+    auto sig = parse_signal(a.snapshot_signal);
+    if (!sig) return make_error("--snapshot-signal: " + sig.error().message);
+    if (*sig == SIGKILL || *sig == SIGSTOP) return make_error("--snapshot-signal: SIGKILL and SIGSTOP cannot be caught");
+    env.push_back({"CALLPROF_SNAPSHOT_SIGNAL", std::to_string(*sig)});
+  }
+  if (a.snapshot_interval < 0) return make_error("--snapshot-interval: must be positive");
+  if (a.snapshot_interval > 0)
+    env.push_back({"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<uint64_t>(1, uint64_t(a.snapshot_interval * 1000)))});
+  if (!plan_path.empty()) env.push_back({"CALLPROF_FUNCTIONS", plan_path});
+  return env;
+}
+
+}  // namespace callprof::cli

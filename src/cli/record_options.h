@@ -1,0 +1,45 @@
+// `callprof record`'s options and what they become: the environment the exact-mode
+// runtime reads (docs/modes.md lists both).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "collect/runtime/function_plan.h"
+#include "util/result.h"
+
+namespace callprof::cli {
+
+struct RecordArgs {
+  std::string output = "callprof.data";
+  std::string mode = "auto";
+  bool quiet = false;
+  bool no_offcpu = false;
+  bool faults = false;
+  bool alloc = false;
+  bool libcalls = false;
+  bool raw_clock = false;           // --no-compensation: do not calibrate the hooks
+  FunctionSelection functions;
+  uint32_t max_depth = 0;           // 0: no limit
+  std::string min_duration;         // e.g. "10us"; "" none
+  uint32_t max_nodes = 0;           // 0: the runtime's default
+  std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
+  double snapshot_interval = 0;     // seconds; 0 none
+  std::vector<std::string> command;
+};
+
+void add_record_options(CLI::App& app, RecordArgs& args);
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+// The runtime's variables for these options; `plan_path` "" when there is no plan.
+Result<Environment> runtime_environment(const RecordArgs& args, const std::string& plan_path);
+
+// "250ns", "10us", "1.5ms", "2s" (a bare number is ns).
+Result<uint64_t> parse_duration_ns(const std::string& text);
+// "USR2", "SIGUSR2", "12".
+Result<int> parse_signal(const std::string& text);
+
+}  // namespace callprof::cli

@@ -1,0 +1,96 @@
+#include "collect/runtime/function_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "symbols/elf_functions.h"
+#include "wire/raw_dump.h"
+
+namespace callprof {
+namespace {
+
+Result<std::vector<std::regex>> compile(const std::vector<std::string>& patterns, const char* option) {
+  std::vector<std::regex> out;
+  for (const auto& p : patterns) {
+    try {
+      out.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return make_error(fmt::format("{} '{}': invalid regular expression ({})", option, p, e.what()));
+    }
+  }
+  return out;
+}
+
+bool any_match(const std::vector<std::regex>& res, const std::string& s) {
+  return std::any_of(res.begin(), res.end(), [&](const std::regex& r) { return std::regex_search(s, r); });
+}
+
+struct Matchers {
+  std::vector<std::regex> include, exclude, include_modules, exclude_modules;
+};
+
+bool module_excluded(const Matchers& m, const std::string& path) {
+  if (!m.include_modules.empty() && !any_match(m.include_modules, path)) return true;
+  return any_match(m.exclude_modules, path);
+}
+
+bool function_excluded(const Matchers& m, const ElfFunction& f) {
+  if (!m.include.empty() && !any_match(m.include, f.name)) return true;
+  return any_match(m.exclude, f.name);
+}
+
+bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
+  if (names.count(f.name) || names.count(f.linkage_name)) return true;
+  size_t paren = f.name.find('(');
+  return paren != std::string::npos && names.count(f.name.substr(0, paren));
+}
+
+}  // namespace
+
+Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& sel) {
+  Matchers m;
+  for (auto [patterns, option, out] : {std::tuple{&sel.include, "--include", &m.include},
+                                       std::tuple{&sel.exclude, "--exclude", &m.exclude},
+                                       std::tuple{&sel.include_modules, "--include-module", &m.include_modules},
+                                       std::tuple{&sel.exclude_modules, "--exclude-module", &m.exclude_modules}}) {
+    auto compiled = compile(*patterns, option);
+    if (!compiled) return compiled.error();
+    *out = std::move(*compiled);
+  }
+  const std::set<std::string> checkpoint_names(sel.checkpoints.begin(), sel.checkpoints.end());
+  std::set<std::string> checkpoints_found;
+  FunctionPlan plan;
+  // Functions of modules not listed here (loaded later with dlopen) cannot be matched by
+  // name: an include filter leaves them out, anything else keeps them.
+  bool include_only = !sel.include.empty() || !sel.include_modules.empty();
+  plan.text = fmt::format("callprof-functions 1\ndefault {}\n", include_only ? wire::kNodeExcluded : 0);
+  for (const std::string& path : modules) {
+    auto functions = elf_functions(path);
+    if (!functions) return functions.error();
+    plan.text += "module " + path + "\n";
+    const bool whole_module = module_excluded(m, path);
+    for (const ElfFunction& f : *functions) {
+      ++plan.functions;
+      uint32_t flags = whole_module || function_excluded(m, f) ? wire::kNodeExcluded : 0;
+      if (is_checkpoint(checkpoint_names, f)) {
+        flags |= wire::kNodeCheckpoint;
+        checkpoints_found.insert(checkpoint_names.count(f.linkage_name) ? f.linkage_name : f.name);
+        ++plan.checkpoints;
+      }
+      if (flags & wire::kNodeExcluded) ++plan.excluded;
+      if (flags != 0) plan.text += fmt::format("{:x} {}\n", f.address, flags);
+    }
+  }
+  for (const std::string& name : sel.checkpoints) {
+    bool found = std::any_of(checkpoints_found.begin(), checkpoints_found.end(), [&](const std::string& f) {
+      return f == name || f.rfind(name + "(", 0) == 0;
+    });
+    if (!found) return make_error("--checkpoint '" + name + "': no function of that name in the instrumented program");
+  }
+  return plan;
+}
+
+}  // namespace callprof

@@ -1,0 +1,57 @@
+#include "target/shared_libraries.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+namespace callprof {
+
+std::vector<std::string> parse_loader_trace(const std::string& text) {
+  std::vector<std::string> paths;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    size_t arrow = line.find("=> ");
+    size_t start = arrow == std::string::npos ? line.find_first_not_of(" \t") : arrow + 3;
+    if (start == std::string::npos || line[start] != '/') continue;  // vdso, "not found"
+    size_t end = line.find(" (", start);
+    std::string path = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::error_code ec;
+    std::string canonical = std::filesystem::canonical(path, ec).string();
+    paths.push_back(ec ? path : canonical);
+  }
+  return paths;
+}
+
+Result<std::vector<std::string>> shared_libraries(const std::string& executable) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+    unsetenv("LD_PRELOAD");
+    execl(executable.c_str(), executable.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buf, size_t(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return make_error("cannot list the shared libraries of " + executable + " (its loader failed)");
+  return parse_loader_trace(out);
+}
+
+}  // namespace callprof
