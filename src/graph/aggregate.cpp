@@ -17,6 +17,8 @@ void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool oute
   r.cpu_ns += base[Metric::CpuNs];
   r.offcpu_ns += base[Metric::OffCpuNs];
   r.self_samples += base[Metric::Samples];
+  r.self.merge(base);
+  if (outermost) r.total.add_sums(cum);
   if (outermost) {
     r.total_ns += cum[Metric::WallNs];
     r.total_samples += cum[Metric::Samples];
@@ -72,10 +74,13 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
     const Metrics& b = tree.node(i).base;
     r.calls += b[Metric::Calls];
     r.self_ns += b[Metric::WallNs];
-    if (q.level[i] == 0)
+    r.self.merge(b);
+    if (q.level[i] == 0) {
       r.total_ns += q.cum[i][Metric::WallNs];
-    else
+      r.total.add_sums(q.cum[i]);
+    } else {
       r.recursive_calls += b[Metric::Calls];
+    }
   }
   return rows;
 }

@@ -25,6 +25,10 @@ struct FunctionRow {
   uint64_t total_samples = 0;
   uint64_t recursive_calls = 0;  // calls made while an outer instance was active
   uint64_t indirect_calls = 0;   // calls made through a pointer
+  // Every metric: `self` merges base over all nodes (min/max by their kind), `total` sums
+  // cum over the outermost nodes. The named fields above are the common ones of these.
+  Metrics self;
+  Metrics total;
 };
 
 // caller -> callee over every node of `callee` whose parent node runs `caller`.
@@ -35,6 +39,8 @@ struct EdgeRow {
   uint64_t self_ns = 0;          // the callee's self time on behalf of this caller
   uint64_t total_ns = 0;         // cum of the callee's outermost instances under this caller
   uint64_t recursive_calls = 0;  // calls of the callee while it was already active
+  Metrics self;                  // every metric: base merged over the nodes
+  Metrics total;                 // additive metrics: cum summed over the outermost nodes
 };
 
 // One row per function present in the tree, ordered by FunctionId.

@@ -3,9 +3,9 @@
 #include "graph/threads.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "graph/aggregate.h"
+#include "model/lineage.h"
 
 namespace callprof {
 namespace {
@@ -46,33 +46,37 @@ std::vector<ThreadTotals> thread_totals(const Profile& profile) {
     ThreadTotals tt;
     for (const CallNode& n : t.tree.nodes()) tt.calls += n.base[Metric::Calls];
     tt.total_ns = grand_total_ns(t.tree);
+    const Metrics all = cumulative(t.tree)[kRootNode];
+    tt.cpu_ns = all[Metric::CpuNs];
+    tt.offcpu_ns = all[Metric::OffCpuNs];
     out.push_back(tt);
   }
   return out;
 }
 
-// Links items to their parents by id (0: none); ids that repeat keep their first item.
-template <typename T, typename IdOf, typename ParentOf>
-std::vector<ForestEntry> forest_by_id(const std::vector<T>& items, IdOf id_of, ParentOf parent_of) {
-  std::unordered_map<uint32_t, size_t> by_id;
-  for (size_t i = 0; i < items.size(); ++i) by_id.try_emplace(id_of(items[i]), i);
-  std::vector<size_t> parent(items.size(), SIZE_MAX);
-  for (size_t i = 0; i < items.size(); ++i) {
-    uint32_t p = parent_of(items[i]);
-    auto it = by_id.find(p);
-    if (p != 0 && it != by_id.end() && it->second != i) parent[i] = it->second;
-  }
-  return forest(parent);
+std::vector<ForestEntry> thread_forest(const Profile& profile) {
+  std::vector<size_t> all(profile.threads.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return thread_forest(profile, all);
 }
 
-std::vector<ForestEntry> thread_forest(const Profile& profile) {
-  return forest_by_id(
-      profile.threads, [](const Thread& t) { return t.tid; }, [](const Thread& t) { return t.creator_tid; });
+std::vector<ForestEntry> thread_forest(const Profile& profile, const std::vector<size_t>& threads) {
+  const std::vector<size_t> creator = thread_creators(profile);
+  std::vector<size_t> local(profile.threads.size(), SIZE_MAX);  // profile index -> position in `threads`
+  for (size_t i = 0; i < threads.size(); ++i) local[threads[i]] = i;
+  std::vector<size_t> parent(threads.size(), SIZE_MAX);
+  for (size_t i = 0; i < threads.size(); ++i)
+    if (const size_t c = creator[threads[i]]; c != kNoIndex) parent[i] = local[c];
+  std::vector<ForestEntry> out = forest(parent);
+  for (ForestEntry& e : out) e.index = threads[e.index];
+  return out;
 }
 
 std::vector<ForestEntry> process_forest(const Profile& profile) {
-  return forest_by_id(
-      profile.processes, [](const Process& p) { return p.pid; }, [](const Process& p) { return p.ppid; });
+  std::vector<size_t> parent = process_parents(profile);
+  for (size_t& p : parent)
+    if (p == kNoIndex) p = SIZE_MAX;
+  return forest(parent);
 }
 
 int64_t earliest_thread_start_ns(const Profile& profile) {

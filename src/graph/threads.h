@@ -11,8 +11,10 @@
 namespace callprof {
 
 struct ThreadTotals {
-  uint64_t calls = 0;     // all calls in the thread's tree
-  uint64_t total_ns = 0;  // cum wall of the tree's top-level nodes
+  uint64_t calls = 0;      // all calls in the thread's tree
+  uint64_t total_ns = 0;   // cum wall of the tree's top-level nodes
+  uint64_t cpu_ns = 0;     // on-CPU time over the whole tree
+  uint64_t offcpu_ns = 0;  // off-CPU time over the whole tree
 };
 
 // One entry per profile.threads element, same order.
@@ -23,11 +25,16 @@ struct ForestEntry {
   uint32_t depth = 0;  // 0 for a root
 };
 
-// Threads in pre-order of the creation forest. A root is a thread whose creator is not in
-// the profile; children keep profile order. Every thread appears exactly once, even when
-// (corrupt) creator links form a cycle.
+// Threads in pre-order of the creation forest (links from model/lineage.h, so a creator is
+// in the same process image). A root is a thread whose creator is not in the profile;
+// children keep profile order. Every thread appears exactly once, even when (corrupt)
+// creator links form a cycle.
 std::vector<ForestEntry> thread_forest(const Profile& profile);
-// Processes in pre-order of the parent (ppid) forest, with the same guarantees.
+// The same, over the threads listed in `threads` only (ForestEntry::index still indexes
+// profile.threads); a thread whose creator is not listed is a root.
+std::vector<ForestEntry> thread_forest(const Profile& profile, const std::vector<size_t>& threads);
+// Processes in pre-order of the parent forest (exec images under the image they replaced,
+// forks under the image that forked them), with the same guarantees.
 std::vector<ForestEntry> process_forest(const Profile& profile);
 
 // The earliest start_ns over all threads (0 without threads): time origin for offsets.

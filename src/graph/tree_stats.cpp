@@ -17,6 +17,8 @@ void add_flags(TreeStats& s, const Metrics& b) {
   s.has_offcpu |= b[Metric::OffCpuNs] != 0;
   s.has_samples |= b[Metric::Samples] != 0;
   s.has_min_max |= b.has_min(Metric::MinWallNs);
+  static const Metrics kDefaults;
+  for (size_t m = 0; m < kMetricCount; ++m) s.present[m] = s.present[m] || b[Metric(m)] != kDefaults[Metric(m)];
 }
 
 }  // namespace

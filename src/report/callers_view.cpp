@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "report/columns.h"
 #include "report/function_order.h"
 #include "report/header.h"
 #include "report/table.h"
@@ -21,7 +22,19 @@ struct Stanzas {
   std::vector<FunctionRow> order;                // all functions, stanza order
   std::unordered_map<FunctionId, size_t> index;  // function -> [index]
   EdgeMap parents, children;                     // by callee, by caller
+  std::vector<const MetricColumnDef*> columns;   // between edge% and calls
+  uint64_t grand_total_ns = 0;
 };
+
+// index, total%, edge%, the chosen columns (self, total, ...), calls, function.
+std::vector<std::string> row(const Stanzas& s, std::string index, std::string total_pct, std::string edge_pct,
+                             const Metrics& self, const Metrics& total, std::string calls, std::string name) {
+  std::vector<std::string> cells = {std::move(index), std::move(total_pct), std::move(edge_pct)};
+  for (const MetricColumnDef* c : s.columns) cells.push_back(c->cell(self, total, s.grand_total_ns));
+  cells.push_back(std::move(calls));
+  cells.push_back(std::move(name));
+  return cells;
+}
 
 const std::vector<EdgeRow>& edges_of(const EdgeMap& map, FunctionId id) {
   static const std::vector<EdgeRow> kNone;
@@ -49,15 +62,15 @@ bool hotter_edge(const EdgeRow& a, const EdgeRow& b) {
 
 void add_edge(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f, const EdgeRow& e,
               FunctionId other, uint64_t of_calls) {
-  t.add_row({"", "", format_pct(e.total_ns, f.total_ns), format_ns(e.self_ns), format_ns(e.total_ns),
-             fmt::format("{}/{}", e.calls, of_calls), "    " + label(s, ctx, other) + edge_mark(e)});
+  t.add_row(row(s, "", "", format_pct(e.total_ns, f.total_ns), e.self, e.total, fmt::format("{}/{}", e.calls, of_calls),
+               "    " + label(s, ctx, other) + edge_mark(e)));
 }
 
 void add_stanza(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f) {
   for (const EdgeRow& e : edges_of(s.parents, f.function)) add_edge(t, ctx, s, f, e, e.caller, f.calls);
   const std::string rec = f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
-  t.add_row({fmt::format("[{}]", s.index.at(f.function)), format_pct(f.total_ns, ctx.grand_total_ns()), "",
-             format_ns(f.self_ns), format_ns(f.total_ns), std::to_string(f.calls), label(s, ctx, f.function) + rec});
+  t.add_row(row(s, fmt::format("[{}]", s.index.at(f.function)), format_pct(f.total_ns, ctx.grand_total_ns()), "",
+               f.self, f.total, std::to_string(f.calls), label(s, ctx, f.function) + rec));
   for (const EdgeRow& e : edges_of(s.children, f.function)) {
     const FunctionRow* callee = ctx.row(e.callee);
     add_edge(t, ctx, s, f, e, e.callee, callee ? callee->calls : 0);
@@ -71,7 +84,11 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   const std::string key = ctx.options().sort.empty() ? "total" : ctx.options().sort;
   auto less = function_order(ctx, key, "callers");
   if (!less) return less.error();
+  auto columns = shown_columns(ctx, TableKind::Callers);
+  if (!columns) return columns.error();
   Stanzas s;
+  s.columns = std::move(columns).value();
+  s.grand_total_ns = ctx.grand_total_ns();
   s.order = ctx.functions();
   std::sort(s.order.begin(), s.order.end(), *less);
   // Indices number every function, so they stay the same whatever the filter shows.
@@ -82,7 +99,11 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   }
   for (auto* m : {&s.parents, &s.children})
     for (auto& [f, list] : *m) std::sort(list.begin(), list.end(), hotter_edge);
-  Table t({{"index", Align::Left}, {"total%"}, {"edge%"}, {"self"}, {"total"}, {"calls"}, {"function", Align::Left}});
+  std::vector<Column> titles = {{"index", Align::Left}, {"total%"}, {"edge%"}};
+  for (const MetricColumnDef* c : s.columns) titles.push_back({std::string(c->title)});
+  titles.push_back({"calls"});
+  titles.push_back({"function", Align::Left});
+  Table t(std::move(titles));
   size_t shown = 0;
   for (const FunctionRow& f : s.order) {
     if (!ctx.matches(f.function)) continue;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "graph/threads.h"
+#include "model/transform/graft.h"
 #include "model/transform/merge.h"
 #include "report/text.h"
 
@@ -22,27 +24,68 @@ Status check_thread(const Profile& profile, uint32_t tid) {
   return make_error(fmt::format("thread {} is not in the profile (threads: {})", tid, known));
 }
 
+bool offcpu_measured(const Profile& profile) {
+  return std::any_of(profile.threads.begin(), profile.threads.end(),
+                     [](const Thread& t) { return t.offcpu == Thread::OffCpu::Measured; });
+}
+
 }  // namespace
 
-Result<ReportContext> ReportContext::make(const Profile& profile, const ReportOptions& options) {
+std::vector<size_t> report_threads(const Profile& profile, const ReportOptions& options) {
+  std::vector<size_t> out;
+  if (!options.thread) {
+    for (size_t i = 0; i < profile.threads.size(); ++i) out.push_back(i);
+    return out;
+  }
+  if (!options.graft && options.merge_threads != "start") {
+    for (size_t i = 0; i < profile.threads.size(); ++i)
+      if (profile.threads[i].tid == *options.thread) out.push_back(i);
+    return out;
+  }
+  // The selected thread's subtree of the creation forest (pre-order: it ends where the
+  // depth falls back to the thread's own).
+  const std::vector<ForestEntry> forest = thread_forest(profile);
+  for (size_t i = 0; i < forest.size(); ++i) {
+    if (profile.threads[forest[i].index].tid != *options.thread) continue;
+    out.push_back(forest[i].index);
+    for (size_t j = i + 1; j < forest.size() && forest[j].depth > forest[i].depth; ++j) out.push_back(forest[j].index);
+  }
+  return out;
+}
+
+Result<ReportContext> ReportContext::make(const Profile& profile, const ReportOptions& options,
+                                          std::optional<CallTree> tree_override) {
   if (options.thread) {
     Status ok = check_thread(profile, *options.thread);
     if (!ok) return ok.error();
   }
   ReportContext ctx(profile, options);
-  ctx.select_tree();
+  if (tree_override)
+    ctx.merged_ = std::move(tree_override);
+  else
+    ctx.select_tree();
   const CallTree& tree = ctx.tree();
   ctx.nodes_ = node_quantities(tree);
   ctx.functions_ = function_rows(tree, ctx.nodes_);
   ctx.edges_ = edge_rows(tree, ctx.nodes_);
   ctx.stats_ = tree_stats(tree, ctx.nodes_);
   ctx.grand_total_ns_ = callprof::grand_total_ns(tree, ctx.nodes_.cum);
+  ctx.cpu_measured_ = offcpu_measured(profile) || ctx.stats_.cpu_measured();
   ctx.name_unknown_functions();
   if (Status ok = ctx.compile_filter(); !ok) return ok.error();
   return ctx;
 }
 
+bool ReportContext::compensated() const {
+  auto it = profile_->meta.extra.find("compensated");
+  return it != profile_->meta.extra.end() && it->second == "yes";
+}
+
 void ReportContext::select_tree() {
+  if (options_->graft) {
+    merged_ = grafted_tree(*profile_, report_threads(*profile_, *options_));
+    return;
+  }
   std::vector<const Thread*> chosen;
   for (const Thread& t : profile_->threads)
     if (!options_->thread || t.tid == *options_->thread) chosen.push_back(&t);

@@ -19,10 +19,17 @@
 
 namespace callprof {
 
+// The threads (indices into profile.threads) a report covers: all, or the one selected
+// with --thread; with --graft or --merge-threads=start also every thread it created,
+// directly or not.
+std::vector<size_t> report_threads(const Profile& profile, const ReportOptions& options);
+
 class ReportContext {
  public:
   // Validates the thread and the filter; does not look at the view or sort column.
-  static Result<ReportContext> make(const Profile& profile, const ReportOptions& options);
+  // `tree`, when given, is the tree to report (built by the caller, e.g. by start routine).
+  static Result<ReportContext> make(const Profile& profile, const ReportOptions& options,
+                                    std::optional<CallTree> tree = std::nullopt);
 
   const Profile& profile() const { return *profile_; }
   const ReportOptions& options() const { return *options_; }
@@ -33,6 +40,10 @@ class ReportContext {
   const std::vector<EdgeRow>& edges() const { return edges_; }
   const TreeStats& stats() const { return stats_; }
   uint64_t grand_total_ns() const { return grand_total_ns_; }
+  // CPU/off-CPU split measured: some thread measured it, or the tree has such times.
+  bool cpu_measured() const { return cpu_measured_; }
+  // Times were compensated for the hook overhead (meta.extra["compensated"] is "yes").
+  bool compensated() const;
 
   // Raw (unescaped) names: "<spontaneous>" for kNoFunction, "<function #N>" for ids
   // outside the function table. Valid as long as the context and profile are.
@@ -64,6 +75,7 @@ class ReportContext {
   std::vector<EdgeRow> edges_;
   TreeStats stats_;
   uint64_t grand_total_ns_ = 0;
+  bool cpu_measured_ = false;
   std::unordered_map<FunctionId, std::string> unknown_names_;  // ids outside the table
   std::vector<bool> match_;                                    // by FunctionId, table ids
   std::unordered_map<FunctionId, bool> match_unknown_;

@@ -15,7 +15,7 @@ using FunctionLess = std::function<bool(const FunctionRow&, const FunctionRow&)>
 
 // Numeric columns sort descending, module and name ascending; ties fall back to total,
 // then name, then function id, so the order is fully deterministic.
-// Keys: calls self total avg avgtotal min max cpu offcpu samples module name.
+// Keys: every column of the catalog (report/columns.h), module and name.
 Result<FunctionLess> function_order(const ReportContext& ctx, std::string_view key, std::string_view view);
 
 }  // namespace callprof

@@ -3,9 +3,46 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "model/transform/compensate.h"
 #include "report/text.h"
 
 namespace callprof {
+namespace {
+
+// "12.5 ns/call", or "10.0-14.5 ns/call" when processes measured different costs; "" when
+// no process measured any.
+std::string hook_cost(const Profile& p) {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const Process& proc : p.processes) {
+    if (!has_hook_costs(proc)) continue;
+    const double c = proc.hook_inner_ns + proc.hook_outer_ns;
+    lo = any ? std::min(lo, c) : c;
+    hi = any ? std::max(hi, c) : c;
+    any = true;
+  }
+  if (!any) return "";
+  return lo == hi ? fmt::format("{:.1f} ns/call", lo) : fmt::format("{:.1f}-{:.1f} ns/call", lo, hi);
+}
+
+void write_times_line(std::ostream& out, const ReportContext& ctx) {
+  const std::string cost = hook_cost(ctx.profile());
+  if (ctx.compensated())
+    out << "# times:    compensated for measured hook overhead" << (cost.empty() ? "" : " (" + cost + ")")
+        << "; --raw for raw numbers\n";
+  else if (!cost.empty())
+    out << "# times:    raw, not compensated for the measured hook overhead (" << cost << ")\n";
+}
+
+std::string thread_merge(const ReportOptions& o) {
+  if (o.graft) return ", grafted under their creators' call paths";
+  if (o.merge_threads == "start") return ", merged by start routine";
+  return "";
+}
+
+}  // namespace
 
 void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title) {
   const Profile& p = ctx.profile();
@@ -22,8 +59,9 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
       if (t.tid == tid) name = t.name;
     threads = fmt::format("tid {} {} (of {})", tid, escape_text(name), p.threads.size());
   }
-  out << fmt::format("# threads:  {}, processes: {}\n", threads, p.processes.size());
+  out << fmt::format("# threads:  {}, processes: {}{}\n", threads, p.processes.size(), thread_merge(ctx.options()));
   out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
+  write_times_line(out, ctx);
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
   out << '\n';
 }

@@ -12,19 +12,30 @@ namespace {
 
 std::string opt(uint64_t v, bool present) { return present ? std::to_string(v) : "null"; }
 
+constexpr Metric kExtraMetrics[] = {Metric::PreemptedNs, Metric::Switches,   Metric::PageFaults,
+                                    Metric::AllocCalls,  Metric::AllocBytes, Metric::FreeCalls};
+
+// `,"key":value` for each field.
+std::string fields_json(const std::vector<std::pair<std::string, std::optional<uint64_t>>>& fields) {
+  std::string s;
+  for (const auto& [key, value] : fields) s += fmt::format(R"(,"{}":{})", key, value ? std::to_string(*value) : "null");
+  return s;
+}
+
 // A node's object without its closing brace, so its children array can follow.
 std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId id) {
   const CallNode& n = ctx.tree().node(id);
   const Metrics& b = n.base;
   const Metrics& c = ctx.nodes().cum[id];
   const bool timed = b.has_min(Metric::MinWallNs);
-  const bool cpu_measured = ctx.stats().cpu_measured();
+  const bool cpu_measured = ctx.cpu_measured();
   std::string s = fmt::format(R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
-                              R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{},"recursion_level":{})",
+                              R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{})",
                               names(n.function), n.function, b[Metric::Calls], b[Metric::WallNs], c[Metric::WallNs],
                               opt(b[Metric::MinWallNs], timed), opt(b[Metric::MaxWallNs], timed),
-                              opt(b[Metric::CpuNs], cpu_measured), opt(b[Metric::OffCpuNs], cpu_measured),
-                              ctx.nodes().level[id]);
+                              opt(b[Metric::CpuNs], cpu_measured), opt(b[Metric::OffCpuNs], cpu_measured));
+  s += fields_json(metric_fields(ctx, b, c, false));
+  s += fmt::format(R"(,"recursion_level":{})", ctx.nodes().level[id]);
   if (ctx.stats().has_samples)
     s += fmt::format(R"(,"samples":{},"total_samples":{})", b[Metric::Samples], c[Metric::Samples]);
   return s;
@@ -43,11 +54,29 @@ const std::string& JsonNames::operator()(FunctionId f) const {
   return it->second;
 }
 
-std::string edge_json(const EdgeRow& e, const JsonNames& names) {
+std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, const Metrics& self,
+                                                                           const Metrics& total, bool self_cpu) {
+  std::vector<std::pair<std::string, std::optional<uint64_t>>> out;
+  auto measured = [&](uint64_t v) { return ctx.cpu_measured() ? std::optional(v) : std::nullopt; };
+  if (self_cpu) {
+    out.emplace_back("cpu_ns", measured(self[Metric::CpuNs]));
+    out.emplace_back("offcpu_ns", measured(self[Metric::OffCpuNs]));
+  }
+  out.emplace_back("total_cpu_ns", measured(total[Metric::CpuNs]));
+  out.emplace_back("total_offcpu_ns", measured(total[Metric::OffCpuNs]));
+  for (Metric m : kExtraMetrics) {
+    if (!ctx.stats().present[size_t(m)]) continue;
+    out.emplace_back(std::string(info(m).name), self[m]);
+    out.emplace_back("total_" + std::string(info(m).name), total[m]);
+  }
+  return out;
+}
+
+std::string edge_json(const ReportContext& ctx, const EdgeRow& e, const JsonNames& names) {
   return fmt::format(R"({{"caller":{},"callee":{},"caller_id":{},"callee_id":{},"calls":{},)"
-                     R"("recursive_calls":{},"self_ns":{},"total_ns":{}}})",
+                     R"("recursive_calls":{},"self_ns":{},"total_ns":{}{}}})",
                      names(e.caller), names(e.callee), opt(e.caller, e.caller != kNoFunction), e.callee, e.calls,
-                     e.recursive_calls, e.self_ns, e.total_ns);
+                     e.recursive_calls, e.self_ns, e.total_ns, fields_json(metric_fields(ctx, e.self, e.total, true)));
 }
 
 void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {

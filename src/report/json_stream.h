@@ -4,7 +4,10 @@
 #pragma once
 
 #include <ostream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 #include <unordered_map>
 
 #include "graph/aggregate.h"
@@ -26,8 +29,15 @@ class JsonNames {
 // A JSON string literal for any text; invalid UTF-8 is replaced (U+FFFD), never thrown.
 std::string json_string(std::string_view s);
 
+// The metric keys that follow a row's self/total times (docs/json.md): total_cpu_ns and
+// total_offcpu_ns (null when the split was not measured), then for each of preempted_ns,
+// switches, page_faults, alloc_calls, alloc_bytes, free_calls that the tree has, the self
+// value and its "total_" twin. With `self_cpu`, cpu_ns and offcpu_ns come first.
+std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, const Metrics& self,
+                                                                           const Metrics& total, bool self_cpu);
+
 // One edge object (docs/json.md, "edge").
-std::string edge_json(const EdgeRow& e, const JsonNames& names);
+std::string edge_json(const ReportContext& ctx, const EdgeRow& e, const JsonNames& names);
 
 // `"tree": [...]` with the nodes the filter selects, nested, one node per line.
 // Iterative, so arbitrarily deep recursion cannot overflow the stack.

@@ -13,7 +13,8 @@ namespace {
 // Keys keep the order written here, which is the order docs/json.md lists them in.
 using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 1;
+// 2: times are compensated for the hook overhead unless --raw (`compensated` says which).
+constexpr int kSchemaVersion = 2;
 
 // Names come from the profiled binary and need not be valid UTF-8: replace, never throw.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -64,7 +65,7 @@ json summary(const ReportContext& ctx) {
 json function_json(const ReportContext& ctx, const FunctionRow& r) {
   const Profile& p = ctx.profile();
   const Function* fn = r.function < p.functions.size() ? &p.functions[r.function] : nullptr;
-  const bool cpu_measured = ctx.stats().cpu_measured();
+  const bool cpu_measured = ctx.cpu_measured();
   const bool has_module = fn && fn->module < p.modules.size();
   json j = {{"id", r.function},
             {"name", ctx.name(r.function)},
@@ -80,11 +81,22 @@ json function_json(const ReportContext& ctx, const FunctionRow& r) {
             {"max_self_ns", opt_ns(r.max_self_ns)},
             {"cpu_ns", cpu_measured ? json(r.cpu_ns) : json(nullptr)},
             {"offcpu_ns", cpu_measured ? json(r.offcpu_ns) : json(nullptr)}};
+  for (const auto& [key, value] : metric_fields(ctx, r.self, r.total, false))
+    j[key] = value ? json(*value) : json(nullptr);
   if (ctx.stats().has_samples) {
     j["samples"] = r.self_samples;
     j["total_samples"] = r.total_samples;
   }
   return j;
+}
+
+const char* offcpu_state(Thread::OffCpu s) {
+  switch (s) {
+    case Thread::OffCpu::Measured: return "measured";
+    case Thread::OffCpu::Unavailable: return "unavailable";
+    case Thread::OffCpu::Off: break;
+  }
+  return "off";
 }
 
 std::vector<json> threads(const ReportContext& ctx) {
@@ -95,6 +107,7 @@ std::vector<json> threads(const ReportContext& ctx) {
     const Thread& t = p.threads[i];
     json path = json::array();
     for (FunctionId f : t.creator_path) path.push_back(ctx.name(f));
+    const bool measured = t.offcpu == Thread::OffCpu::Measured || totals[i].cpu_ns || totals[i].offcpu_ns;
     out.push_back({{"tid", t.tid},
                    {"pid", t.pid},
                    {"name", t.name},
@@ -105,8 +118,15 @@ std::vector<json> threads(const ReportContext& ctx) {
                    {"end_ns", t.end_ns},
                    {"finished", t.finished},
                    {"dropped_calls", t.dropped_calls},
+                   {"depth_limited_calls", t.depth_limited_calls},
+                   {"short_calls", t.short_calls},
+                   {"lost_events", t.lost_events},
+                   {"prunes", t.prunes},
+                   {"offcpu", offcpu_state(t.offcpu)},
                    {"calls", totals[i].calls},
-                   {"total_ns", totals[i].total_ns}});
+                   {"total_ns", totals[i].total_ns},
+                   {"cpu_ns", measured ? json(totals[i].cpu_ns) : json(nullptr)},
+                   {"offcpu_ns", measured ? json(totals[i].offcpu_ns) : json(nullptr)}});
   }
   return out;
 }
@@ -116,9 +136,15 @@ std::vector<json> processes(const Profile& p) {
   for (const Process& pr : p.processes)
     out.push_back({{"pid", pr.pid},
                    {"ppid", pr.ppid ? json(pr.ppid) : json(nullptr)},
+                   {"image", pr.image},
                    {"command", pr.command},
                    {"start_ns", pr.start_ns},
-                   {"end_ns", pr.end_ns}});
+                   {"end_ns", pr.end_ns},
+                   {"death_signal", pr.death_signal ? json(pr.death_signal) : json(nullptr)},
+                   {"complete", pr.complete},
+                   {"hook_inner_ns", pr.hook_inner_ns},
+                   {"hook_outer_ns", pr.hook_outer_ns},
+                   {"excluded_hook_ns", pr.excluded_hook_ns}});
   return out;
 }
 
@@ -146,8 +172,11 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   const ReportOptions& o = ctx.options();
   const JsonNames names(ctx);
   json selection = {{"thread", o.thread ? json(*o.thread) : json(nullptr)},
-                    {"filter", o.filter.empty() ? json(nullptr) : json(o.filter)}};
+                    {"filter", o.filter.empty() ? json(nullptr) : json(o.filter)},
+                    {"raw", o.raw},
+                    {"threads", o.graft ? "graft" : o.merge_threads}};
   out << "{\n\"schema_version\": " << kSchemaVersion << ",\n";
+  out << "\"compensated\": " << (ctx.compensated() ? "true" : "false") << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";
   out << "\"summary\": " << dump(summary(ctx)) << ",\n";
@@ -158,7 +187,7 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   out << ",\n";
   std::vector<std::string> edges;
   for (const EdgeRow& e : ctx.edges())
-    if (ctx.matches(e.caller) || ctx.matches(e.callee)) edges.push_back(edge_json(e, names));
+    if (ctx.matches(e.caller) || ctx.matches(e.callee)) edges.push_back(edge_json(ctx, e, names));
   write_array(out, "edges", edges);
   out << ",\n";
   write_tree_json(out, ctx, names);

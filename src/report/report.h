@@ -23,10 +23,19 @@ struct ReportOptions {
   std::optional<uint32_t> thread;  // only this thread id; default all threads merged
   bool json = false;               // the whole JSON document (all sections) instead of the view
   size_t limit = 0;                // max rows (stanzas for callers); 0 = all (summary: 10)
+  bool raw = false;                // times as measured, without overhead compensation
+  std::string columns;             // flat/tree/callers: comma-separated column keys; "" = default
+  bool graft = false;              // threads under their creators' call paths (one tree)
+  std::string merge_threads = "paths";  // paths: merge equal paths | start: one node per start routine
+  std::string function;            // threads view: per-thread rows of the functions matching this regex
 };
 
 // Writes the report; a bad option (unknown view or sort column, invalid regex, thread
 // not in the profile) is returned as a one-line Error and nothing is written.
+// Unless options.raw, times are first compensated for the measured hook overhead (a copy
+// of the profile is made only when there is something to compensate or to add).
 Status render_report(const Profile& profile, const ReportOptions& options, std::ostream& out);
+// The same, transforming `profile` in place (no copy).
+Status render_report(Profile&& profile, const ReportOptions& options, std::ostream& out);
 
 }  // namespace callprof

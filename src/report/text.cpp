@@ -104,6 +104,21 @@ std::string format_ns(uint64_t ns) {
   return fmt::format("{:.0f}{}", v, u);
 }
 
+std::string format_bytes(uint64_t bytes) {
+  if (bytes == 0) return "0";
+  if (bytes < 1024) return fmt::format("{}B", bytes);
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(bytes) / 1024;
+  size_t unit = 0;
+  while (unit < 5 && v >= 1023.5) {
+    v /= 1024;
+    ++unit;
+  }
+  if (v < 9.995) return fmt::format("{:.2f}{}", v, kUnits[unit]);
+  if (v < 99.95) return fmt::format("{:.1f}{}", v, kUnits[unit]);
+  return fmt::format("{:.0f}{}", v, kUnits[unit]);
+}
+
 std::string format_ms(int64_t ns) { return fmt::format("{:.3f}ms", double(ns) / 1e6); }
 
 std::string format_pct(uint64_t part, uint64_t whole) {

@@ -19,6 +19,8 @@ size_t display_width(std::string_view s);
 // Duration with 3 significant digits and a unit: 950ns, 1.23µs, 12.3ms, 4.56s;
 // 0 is "0" and Metrics::kUnset (no value) is "-".
 std::string format_ns(uint64_t ns);
+// Bytes with 3 significant digits and a binary unit: 512B, 1.50KiB, 12.3MiB; 0 is "0".
+std::string format_bytes(uint64_t bytes);
 // Fixed milliseconds with microsecond precision, for time offsets: 12.345ms.
 std::string format_ms(int64_t ns);
 // part / whole as 12.34%; "-" when whole is 0.

@@ -1,11 +1,14 @@
-// Threads and processes: a table per process (who, created where, when, how much), then
-// the creation trees. The filter matches thread names and start routines.
+// Threads and processes: the process tree (forks and exec images), and in each process its
+// threads as a creation tree with where they were created, their start routine and their
+// time. The filter matches thread names and start routines.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
+#include <cstring>
+#include <map>
 
 #include "graph/threads.h"
+#include "model/lineage.h"
 #include "report/header.h"
 #include "report/table.h"
 #include "report/text.h"
@@ -17,7 +20,10 @@ namespace {
 struct ThreadData {
   const ReportContext& ctx;
   std::vector<ThreadTotals> totals = thread_totals(ctx.profile());
+  std::vector<size_t> process = thread_processes(ctx.profile());
   int64_t origin = earliest_thread_start_ns(ctx.profile());
+  bool lost = std::any_of(ctx.profile().threads.begin(), ctx.profile().threads.end(),
+                          [](const Thread& t) { return t.lost_events > 0; });
 };
 
 // -1 when the thread has no end time yet.
@@ -42,35 +48,73 @@ Result<ThreadLess> thread_order(const ThreadData& d, std::string key) {
   if (key == "duration") return tid_then([&th](size_t i) { return -duration(th[i]); });
   if (key == "calls") return tid_then([p](size_t i) { return -int64_t(p->totals[i].calls); });
   if (key == "total") return tid_then([p](size_t i) { return -int64_t(p->totals[i].total_ns); });
+  if (key == "cpu") return tid_then([p](size_t i) { return -int64_t(p->totals[i].cpu_ns); });
+  if (key == "offcpu") return tid_then([p](size_t i) { return -int64_t(p->totals[i].offcpu_ns); });
   if (key == "dropped") return tid_then([&th](size_t i) { return -int64_t(th[i].dropped_calls); });
   return make_error(
       fmt::format("unknown sort column '{}' for the threads view (valid: tid, name, "
-                  "start, duration, calls, total, dropped)",
+                  "start, duration, calls, total, cpu, offcpu, dropped)",
                   escape_text(key)));
 }
 
-void add_thread(Table& t, const ThreadData& d, size_t i) {
-  const Thread& th = d.ctx.profile().threads[i];
-  const int64_t dur = duration(th);
-  t.add_row({std::to_string(th.tid), th.name, th.creator_tid ? std::to_string(th.creator_tid) : "-",
-             th.creator_path.empty() ? "-" : d.ctx.path_text(th.creator_path),
-             th.start_routine == kNoFunction ? "-" : std::string(d.ctx.name(th.start_routine)),
-             format_ms(th.start_ns - d.origin), dur < 0 ? "-" : format_ms(dur), std::to_string(d.totals[i].calls),
-             format_ns(d.totals[i].total_ns), th.finished ? "finished" : "running", std::to_string(th.dropped_calls)});
+// At most `max` bytes, cut at a character boundary, "…" marking the cut.
+std::string shorten(std::string_view s, size_t max = 40) {
+  if (s.size() <= max) return std::string(s);
+  size_t cut = max - 1;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "…";
 }
 
-Table thread_table() {
-  return Table({{"tid"},
-                {"name", Align::Left},
-                {"creator"},
-                {"created at", Align::Left},
-                {"start routine", Align::Left},
-                {"start"},
-                {"duration"},
-                {"calls"},
-                {"total"},
-                {"state", Align::Left},
-                {"dropped"}});
+// "main > spawn", or "main > … > pool > spawn" for longer paths.
+std::string creator_path_text(const ReportContext& ctx, const Thread& t) {
+  const auto& path = t.creator_path;
+  if (path.empty()) return "-";
+  std::string s;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path.size() > 3 && i > 0 && i < path.size() - 2) {
+      if (i == 1) s += " > …";
+      continue;
+    }
+    s += (i ? " > " : "") + shorten(ctx.name(path[i]));
+  }
+  return s;
+}
+
+void add_thread(Table& t, const ThreadData& d, size_t i, uint32_t depth) {
+  const Thread& th = d.ctx.profile().threads[i];
+  const ThreadTotals& tt = d.totals[i];
+  const int64_t dur = duration(th);
+  std::vector<std::string> cells = {
+      std::to_string(th.tid),
+      std::string(2 * std::min<size_t>(depth, 32), ' ') + th.name,
+      creator_path_text(d.ctx, th),
+      th.start_routine == kNoFunction ? "-" : shorten(d.ctx.name(th.start_routine)),
+      format_ms(th.start_ns - d.origin),
+      dur < 0 ? "-" : format_ms(dur),
+      std::to_string(tt.calls),
+      format_ns(tt.total_ns)};
+  if (d.ctx.cpu_measured()) {
+    const bool measured = th.offcpu == Thread::OffCpu::Measured || tt.cpu_ns || tt.offcpu_ns;
+    cells.push_back(measured ? format_ns(tt.cpu_ns) : "-");
+    cells.push_back(measured ? format_ns(tt.offcpu_ns) : "-");
+  }
+  cells.push_back(th.finished ? "finished" : "running");
+  cells.push_back(std::to_string(th.dropped_calls + th.depth_limited_calls + th.short_calls));
+  if (d.lost) cells.push_back(std::to_string(th.lost_events));
+  t.add_row(std::move(cells));
+}
+
+Table thread_table(const ThreadData& d) {
+  std::vector<Column> cols = {{"tid"},          {"name", Align::Left}, {"created at", Align::Left},
+                              {"start routine", Align::Left}, {"start"}, {"duration"}, {"calls"}, {"wall"}};
+  if (d.ctx.cpu_measured()) {
+    cols.push_back({"cpu"});
+    cols.push_back({"off-cpu"});
+  }
+  cols.push_back({"state", Align::Left});
+  cols.push_back({"not recorded"});
+  if (d.lost) cols.push_back({"lost events"});
+  return Table(std::move(cols));
 }
 
 bool selected(const ReportContext& ctx, const Thread& t) {
@@ -79,68 +123,92 @@ bool selected(const ReportContext& ctx, const Thread& t) {
   return ctx.matches_text(t.name) || (t.start_routine != kNoFunction && ctx.matches(t.start_routine));
 }
 
-// Process groups in parent-forest order, then pids that only threads mention.
-std::vector<std::pair<uint32_t, const Process*>> process_groups(const Profile& p) {
-  std::vector<std::pair<uint32_t, const Process*>> groups;
-  std::set<uint32_t> seen;
-  for (const ForestEntry& e : process_forest(p)) {
-    const Process& proc = p.processes[e.index];
-    if (seen.insert(proc.pid).second) groups.push_back({proc.pid, &proc});
+// The creation forest of `threads`, siblings ordered by `less`, as (thread, depth).
+std::vector<ForestEntry> sorted_forest(const ThreadData& d, const std::vector<size_t>& threads, const ThreadLess& less) {
+  const std::vector<ForestEntry> forest = thread_forest(d.ctx.profile(), threads);
+  std::vector<std::vector<size_t>> kids(forest.size() + 1);  // by forest position; last: roots
+  std::vector<size_t> open;                                   // positions on the current path
+  for (size_t i = 0; i < forest.size(); ++i) {
+    open.resize(forest[i].depth);
+    kids[open.empty() ? forest.size() : open.back()].push_back(i);
+    open.push_back(i);
   }
-  for (const Thread& t : p.threads)
-    if (seen.insert(t.pid).second) groups.push_back({t.pid, nullptr});
-  return groups;
+  std::vector<ForestEntry> out;
+  std::vector<size_t> stack;
+  auto push_sorted = [&](std::vector<size_t>& k) {
+    std::sort(k.begin(), k.end(), [&](size_t a, size_t b) { return less(forest[a].index, forest[b].index); });
+    for (auto it = k.rbegin(); it != k.rend(); ++it) stack.push_back(*it);
+  };
+  push_sorted(kids.back());
+  while (!stack.empty()) {
+    const size_t at = stack.back();
+    stack.pop_back();
+    out.push_back(forest[at]);
+    push_sorted(kids[at]);
+  }
+  return out;
 }
 
-void write_thread_tables(const ThreadData& d, const ThreadLess& less, std::ostream& out) {
+std::string process_title(const Process& p) {
+  std::string s = p.image ? fmt::format("pid {} image {}", p.pid, p.image) : fmt::format("pid {}", p.pid);
+  if (p.ppid) s += fmt::format(" (ppid {})", p.ppid);
+  s += ": " + escape_text(p.command);
+  if (p.death_signal) {
+    const char* abbrev = sigabbrev_np(p.death_signal);
+    s += abbrev ? fmt::format("; killed by signal {} (SIG{})", p.death_signal, abbrev)
+                : fmt::format("; killed by signal {}", p.death_signal);
+  }
+  if (!p.complete) s += "; incomplete: data up to last snapshot";
+  return s;
+}
+
+void write_group(const ThreadData& d, const ThreadLess& less, const std::vector<size_t>& threads, size_t& budget,
+                 std::string_view title, size_t indent, std::ostream& out) {
+  std::vector<size_t> rows;
+  for (size_t i : threads)
+    if (selected(d.ctx, d.ctx.profile().threads[i])) rows.push_back(i);
+  out << std::string(indent, ' ') << title << '\n';
+  if (rows.empty() || budget == 0) return;
+  Table t = thread_table(d);
+  for (const ForestEntry& e : sorted_forest(d, rows, less)) {
+    if (budget == 0) break;
+    add_thread(t, d, e.index, e.depth);
+    --budget;
+  }
+  t.render(out, indent + 2);
+}
+
+void write_processes(const ThreadData& d, const ThreadLess& less, std::ostream& out) {
   const Profile& p = d.ctx.profile();
   size_t budget = d.ctx.options().limit ? d.ctx.options().limit : SIZE_MAX;
-  for (const auto& [pid, proc] : process_groups(p)) {
-    std::vector<size_t> rows;
-    for (size_t i = 0; i < p.threads.size(); ++i)
-      if (p.threads[i].pid == pid && selected(d.ctx, p.threads[i])) rows.push_back(i);
-    if (rows.empty() || budget == 0) continue;
-    std::sort(rows.begin(), rows.end(), less);
-    if (rows.size() > budget) rows.resize(budget);
-    budget -= rows.size();
-    if (proc)
-      out << fmt::format("process {} (ppid {}): {}\n", pid, proc->ppid, escape_text(proc->command));
-    else
-      out << fmt::format("process {} (no process record)\n", pid);
-    Table t = thread_table();
-    for (size_t i : rows) add_thread(t, d, i);
-    t.render(out, 2);
+  std::vector<std::vector<size_t>> members(p.processes.size());
+  std::map<uint32_t, std::vector<size_t>> orphans;  // threads of pids without a process record
+  for (size_t i = 0; i < p.threads.size(); ++i) {
+    if (d.process[i] != kNoIndex) members[d.process[i]].push_back(i);
+    else orphans[p.threads[i].pid].push_back(i);
+  }
+  for (const ForestEntry& e : process_forest(p)) {
+    const size_t indent = 2 * std::min<size_t>(e.depth, 32);
+    write_group(d, less, members[e.index], budget, process_title(p.processes[e.index]), indent, out);
     out << '\n';
   }
-}
-
-void write_trees(const ReportContext& ctx, std::ostream& out) {
-  const Profile& p = ctx.profile();
-  out << "thread tree (creator > created):\n";
-  for (const ForestEntry& e : thread_forest(p)) {
-    const Thread& t = p.threads[e.index];
-    std::string line = fmt::format("{} {}", t.tid, t.name);
-    if (t.start_routine != kNoFunction) line += fmt::format(" [{}]", ctx.name(t.start_routine));
-    out << std::string(2 + 2 * std::min<size_t>(e.depth, 64), ' ') << escape_text(line) << '\n';
-  }
-  if (p.processes.size() < 2) return;
-  out << "\nprocess tree (parent > child):\n";
-  for (const ForestEntry& e : process_forest(p)) {
-    const Process& proc = p.processes[e.index];
-    out << std::string(2 + 2 * std::min<size_t>(e.depth, 64), ' ')
-        << escape_text(fmt::format("{} {}", proc.pid, proc.command)) << '\n';
+  for (const auto& [pid, threads] : orphans) {
+    write_group(d, less, threads, budget, fmt::format("pid {} (no process record)", pid), 0, out);
+    out << '\n';
   }
 }
 
 }  // namespace
 
 Status render_threads(const ReportContext& ctx, std::ostream& out) {
+  if (!ctx.options().function.empty()) return render_thread_functions(ctx, out);
   ThreadData d{ctx};
   auto less = thread_order(d, ctx.options().sort);
   if (!less) return less.error();
   write_header(out, ctx, "threads");
-  write_thread_tables(d, *less, out);
-  write_trees(ctx, out);
+  out << "# processes as a tree (children and exec images indented under their parent), each with\n"
+         "# its threads as a creation tree (created threads indented under their creator)\n\n";
+  write_processes(d, *less, out);
   return Ok{};
 }
 

@@ -14,6 +14,8 @@ Status render_flat(const ReportContext& ctx, std::ostream& out);
 Status render_callers(const ReportContext& ctx, std::ostream& out);
 Status render_tree(const ReportContext& ctx, std::ostream& out);
 Status render_threads(const ReportContext& ctx, std::ostream& out);
+// threads view with --function: the matching functions, one row per thread.
+Status render_thread_functions(const ReportContext& ctx, std::ostream& out);
 Status render_summary(const ReportContext& ctx, std::ostream& out);
 Status render_json(const ReportContext& ctx, std::ostream& out);
 

@@ -66,6 +66,49 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_finished(thread.finished);
   out->set_dropped_calls(thread.dropped_calls);
   put_tree(thread.tree, out->mutable_tree());
+  out->set_depth_limited_calls(thread.depth_limited_calls);
+  out->set_short_calls(thread.short_calls);
+  out->set_lost_events(thread.lost_events);
+  out->set_prunes(thread.prunes);
+  out->set_offcpu(file::OffCpu(thread.offcpu));
+}
+
+void put_process(const Process& p, file::Process* out) {
+  out->set_pid(p.pid);
+  out->set_ppid(p.ppid);
+  out->set_command(p.command);
+  out->set_start_ns(p.start_ns);
+  out->set_end_ns(p.end_ns);
+  out->set_image(p.image);
+  out->set_death_signal(p.death_signal);
+  out->set_incomplete(!p.complete);
+  out->set_hook_inner_ns(p.hook_inner_ns);
+  out->set_hook_outer_ns(p.hook_outer_ns);
+  out->set_excluded_hook_ns(p.excluded_hook_ns);
+}
+
+Process take_process(const file::Process& in) {
+  Process p;
+  p.pid = in.pid();
+  p.ppid = in.ppid();
+  p.image = in.image();
+  p.command = in.command();
+  p.start_ns = in.start_ns();
+  p.end_ns = in.end_ns();
+  p.death_signal = in.death_signal();
+  p.complete = !in.incomplete();
+  p.hook_inner_ns = in.hook_inner_ns();
+  p.hook_outer_ns = in.hook_outer_ns();
+  p.excluded_hook_ns = in.excluded_hook_ns();
+  return p;
+}
+
+Thread::OffCpu take_offcpu(int value) {
+  switch (value) {
+    case file::OFFCPU_OFF: return Thread::OffCpu::Off;
+    case file::OFFCPU_MEASURED: return Thread::OffCpu::Measured;
+    default: return Thread::OffCpu::Unavailable;  // incl. values of a newer writer
+  }
 }
 
 Metadata take_metadata(const file::Metadata& in) {
@@ -110,6 +153,11 @@ Result<Thread> take_thread(const file::Thread& in, size_t index) {
   thread.end_ns = in.end_ns();
   thread.finished = in.finished();
   thread.dropped_calls = in.dropped_calls();
+  thread.depth_limited_calls = in.depth_limited_calls();
+  thread.short_calls = in.short_calls();
+  thread.lost_events = in.lost_events();
+  thread.prunes = in.prunes();
+  thread.offcpu = take_offcpu(in.offcpu());
   Result<CallTree> tree = take_tree(in.tree(), thread_label(index, in.tid()));
   if (!tree) return tree.error();
   thread.tree = std::move(tree).value();
@@ -135,14 +183,7 @@ file::Profile to_proto(const Profile& profile) {
     function->set_file(f.file);
     function->set_line(f.line);
   }
-  for (const Process& p : profile.processes) {
-    file::Process* process = out.add_processes();
-    process->set_pid(p.pid);
-    process->set_ppid(p.ppid);
-    process->set_command(p.command);
-    process->set_start_ns(p.start_ns);
-    process->set_end_ns(p.end_ns);
-  }
+  for (const Process& p : profile.processes) put_process(p, out.add_processes());
   for (const Thread& t : profile.threads) put_thread(t, out.add_threads());
   return out;
 }
@@ -159,8 +200,7 @@ Result<Profile> from_proto(const file::Profile& payload) {
     profile.functions.push_back(
         Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line()});
   profile.processes.reserve(size_t(payload.processes_size()));
-  for (const file::Process& p : payload.processes())
-    profile.processes.push_back(Process{p.pid(), p.ppid(), p.command(), p.start_ns(), p.end_ns()});
+  for (const file::Process& p : payload.processes()) profile.processes.push_back(take_process(p));
   profile.threads.reserve(size_t(payload.threads_size()));
   for (int i = 0; i < payload.threads_size(); ++i) {
     Result<Thread> thread = take_thread(payload.threads(i), size_t(i));

@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <utility>
 
 #include "model/profile.h"
 
 namespace callprof::trace {
 namespace {
+
+constexpr double kMaxHookNs = 1e9;
 
 Error invalid(std::string_view where, std::string_view what) {
   return make_error(fmt::format("invalid ({}: {})", where, what));
@@ -62,6 +65,19 @@ Status validate_thread(const file::Thread& thread, size_t index, size_t function
   return validate_tree(thread.tree(), function_count, where);
 }
 
+// NaN, infinite, negative or absurd (over a second per call) constants would turn the
+// compensated times into nonsense, so such a file is refused rather than shown.
+Status validate_process(const file::Process& process, size_t index) {
+  const std::pair<const char*, double> constants[] = {{"hook_inner_ns", process.hook_inner_ns()},
+                                                      {"hook_outer_ns", process.hook_outer_ns()},
+                                                      {"excluded_hook_ns", process.excluded_hook_ns()}};
+  for (const auto& [name, value] : constants)
+    if (!(value >= 0 && value <= kMaxHookNs))
+      return invalid(fmt::format("process {} with pid {}", index, process.pid()),
+                     fmt::format("{} is {}, not between 0 and {}", name, value, kMaxHookNs));
+  return Ok{};
+}
+
 }  // namespace
 
 std::string thread_label(size_t index, uint32_t tid) {
@@ -83,6 +99,8 @@ Status validate_payload(const file::Profile& payload) {
       return invalid(fmt::format("function {}", i),
                      fmt::format("module is {}, but there are {} modules", module, module_count));
   }
+  for (int i = 0; i < payload.processes_size(); ++i)
+    if (Status s = validate_process(payload.processes(i), size_t(i)); !s) return s;
   for (int i = 0; i < payload.threads_size(); ++i)
     if (Status s = validate_thread(payload.threads(i), size_t(i), function_count); !s) return s;
   return Ok{};

@@ -155,6 +155,7 @@ std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t, std::vec
 // Live nodes reachable from the root, parents before children (after pruning a parent
 // may have a later index than its child).
 std::vector<uint32_t> parents_first(const std::vector<wire::DumpNode>& nodes) {
+  if (nodes.empty()) return {};
   std::vector<std::vector<uint32_t>> children(nodes.size());
   for (uint32_t i = 1; i < nodes.size(); ++i)
     if (nodes[i].fn != 0) children[nodes[i].parent].push_back(i);
@@ -226,7 +227,7 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
     if (syms.indirect_call(d.callsite)) m[Metric::IndirectCalls] = d.calls;
     tree.base(mapped[i]).merge(m);
   }
-  if (!src.metrics.empty() && mapped[0] == kRootNode) tree.base(kRootNode).merge(metrics_of(src, 0, clock));
+  if (!src.metrics.empty() && !mapped.empty() && mapped[0] == kRootNode) tree.base(kRootNode).merge(metrics_of(src, 0, clock));
 }
 
 CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped) {

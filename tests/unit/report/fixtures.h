@@ -47,4 +47,42 @@ inline Profile counter_example_profile() {
   return p;
 }
 
+// The counter-example as exact mode records it in depth: measured hook costs (10 ns inner,
+// 5 ns outer per call), off-CPU measured, allocations and page faults on B > D, an exec
+// image of pid 1, and a forked child (pid 2) killed by SIGKILL before its final dump.
+inline Profile exact_profile() {
+  Profile p = counter_example_profile();
+  p.processes[0].hook_inner_ns = 10;
+  p.processes[0].hook_outer_ns = 5;
+  p.processes.push_back(Process{.pid = 1, .ppid = 0, .image = 1, .command = "/bin/echo done",
+                                .start_ns = 170001000, .end_ns = 171000000});
+  p.processes.push_back(Process{.pid = 2, .ppid = 1, .command = "./counter 40", .start_ns = 3000000,
+                                .end_ns = 4000000, .death_signal = 9, .complete = false,
+                                .hook_inner_ns = 10, .hook_outer_ns = 5});
+  for (Thread& t : p.threads) t.offcpu = Thread::OffCpu::Measured;
+  Profile child = folded("@thread 2 child pid=2\nmain@/opt/app/counter;child_work 1000000 cpu=1000000\n");
+  Thread c = child.threads[0];
+  const FunctionId work = FunctionId(p.functions.size());
+  p.functions.push_back(Function{.name = "child_work"});
+  c.tree = CallTree();
+  const FunctionId main = 0;
+  const NodeId leaf = c.tree.path(std::vector<FunctionId>{main, work});
+  c.tree.base(c.tree.node(leaf).parent)[Metric::Calls] = 1;
+  Metrics& m = c.tree.base(leaf);
+  m[Metric::Calls] = 1;
+  m[Metric::WallNs] = m[Metric::CpuNs] = 1000000;
+  m[Metric::MinWallNs] = m[Metric::MaxWallNs] = 1000000;
+  c.start_ns = 3000000;
+  c.end_ns = 4000000;
+  c.offcpu = Thread::OffCpu::Measured;
+  p.threads.push_back(c);
+  Thread& main_thread = p.threads[0];
+  const NodeId d = main_thread.tree.path(std::vector<FunctionId>{0, 1, 2, 4});  // main > A > B > D
+  main_thread.tree.base(d)[Metric::AllocCalls] = 40;
+  main_thread.tree.base(d)[Metric::AllocBytes] = 40960;
+  main_thread.tree.base(d)[Metric::FreeCalls] = 40;
+  main_thread.tree.base(d)[Metric::PageFaults] = 3;
+  return p;
+}
+
 }  // namespace callprof::testing

@@ -53,21 +53,27 @@ using V = std::vector<std::string>;
 
 TEST(Json, TopLevelSectionsAndKeys) {
   const ordered d = ordered::parse(report_text(testing::counter_example_profile()));
-  EXPECT_EQ(keys(d), (V{"schema_version", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
+  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
                         "processes", "modules", "syscalls"}));
-  EXPECT_EQ(d["schema_version"], 1);
+  EXPECT_EQ(d["schema_version"], 2);
+  EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
+  EXPECT_EQ(keys(d["selection"]), (V{"thread", "filter", "raw", "threads"}));
   EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
                                     "callprof_version", "extra"}));
   EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "module", "file", "line", "calls", "recursive_calls",
                                         "indirect_calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
-                                        "offcpu_ns"}));
+                                        "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
   EXPECT_EQ(keys(d["edges"][0]),
-            (V{"caller", "callee", "caller_id", "callee_id", "calls", "recursive_calls", "self_ns", "total_ns"}));
+            (V{"caller", "callee", "caller_id", "callee_id", "calls", "recursive_calls", "self_ns", "total_ns", "cpu_ns",
+               "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
   EXPECT_EQ(keys(d["tree"][0]), (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns",
-                                   "cpu_ns", "offcpu_ns", "recursion_level", "children"}));
+                                   "cpu_ns", "offcpu_ns", "total_cpu_ns", "total_offcpu_ns", "recursion_level",
+                                   "children"}));
   EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
-                                      "end_ns", "finished", "dropped_calls", "calls", "total_ns"}));
-  EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "ppid", "command", "start_ns", "end_ns"}));
+                                      "end_ns", "finished", "dropped_calls", "depth_limited_calls", "short_calls",
+                                      "lost_events", "prunes", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
+  EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "ppid", "image", "command", "start_ns", "end_ns", "death_signal",
+                                        "complete", "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
 }

@@ -140,7 +140,9 @@ TEST(FlatView, FilterLimitAndThreadSelection) {
   EXPECT_EQ(flat_names(t.text), (std::vector<std::string>{"E", "worker"}));  // total ties: by name
   EXPECT_NE(t.text.find("tid 101 worker (of 2)"), std::string::npos);
   EXPECT_NE(t.text.find("100.00%"), std::string::npos);  // percentages of the shown thread
-  EXPECT_EQ(t.text.find("off-cpu"), std::string::npos);  // thread 101 has no off-CPU time
+  EXPECT_NE(t.text.find("off-cpu"), std::string::npos);  // the split was measured: 0 is a value
+  EXPECT_EQ(render(testing::folded("main;a 10\n"), opts("flat")).text.find("cpu"), std::string::npos)
+      << "no CPU columns when the split was not measured";
 }
 
 TEST(FlatView, SampledProfilesShowSampleColumns) {
@@ -156,8 +158,13 @@ TEST(CallersView, StanzaShowsMeasuredSplitAndIndices) {
   ASSERT_TRUE(r.ok) << r.text;
   auto rows = table_rows(r.text, "index");
   ASSERT_EQ(rows.size(), 4u);  // two parents, the function, the rule
-  EXPECT_NE(rows[0].find("120ms   120ms  40/80      B [4]"), std::string::npos) << rows[0];
-  EXPECT_NE(rows[1].find("40.0ms  40.0ms  40/80      C [5]"), std::string::npos) << rows[1];
+  // self, total, cpu, total cpu, off-cpu, total off-cpu, calls n/N
+  EXPECT_NE(rows[0].find("120ms   120ms   100ms      100ms   20.0ms         20.0ms  40/80      B [4]"),
+            std::string::npos)
+      << rows[0];
+  EXPECT_NE(rows[1].find("40.0ms  40.0ms  40.0ms     40.0ms        0              0  40/80      C [5]"),
+            std::string::npos)
+      << rows[1];
   EXPECT_EQ(rows[2].rfind("[3]", 0), 0u);
   EXPECT_NE(rows[2].find("95.78%"), std::string::npos);
   EXPECT_NE(rows[2].find("D [3]"), std::string::npos);
@@ -245,19 +252,20 @@ TEST(TreeView, DeepRecursionKeepsIndentBoundedAndLimitCapsRows) {
 TEST(ThreadsView, ProcessesThreadsAndCreationTree) {
   auto r = render(counter(), opts("threads"));
   ASSERT_TRUE(r.ok);
-  EXPECT_NE(r.text.find("process 1 (ppid 0): ./counter 40"), std::string::npos);
+  EXPECT_NE(r.text.find("\npid 1: ./counter 40\n"), std::string::npos);
   auto rows = table_rows(r.text, "  tid");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_NE(rows[1].find("main > spawn"), std::string::npos);
   EXPECT_NE(rows[1].find("2.000ms    7.000ms"), std::string::npos) << rows[1];
   EXPECT_NE(rows[1].find("running"), std::string::npos);
-  EXPECT_NE(r.text.find("  100 counter\n    101 worker [worker]\n"), std::string::npos);
+  EXPECT_NE(r.text.find("  100  counter   -"), std::string::npos) << r.text;
+  EXPECT_NE(rows[1].find("  101    worker  main > spawn"), std::string::npos) << "created threads are indented";
   ReportOptions o = opts("threads", "total");
   auto sorted = table_rows(render(counter(), o).text, "  tid");
   EXPECT_NE(sorted[0].find("100"), std::string::npos);
   o = opts("threads", "", "^work");
   EXPECT_EQ(table_rows(render(counter(), o).text, "  tid").size(), 1u);
-  for (const char* k : {"tid", "name", "start", "duration", "calls", "dropped"})
+  for (const char* k : {"tid", "name", "start", "duration", "calls", "cpu", "offcpu", "dropped"})
     EXPECT_TRUE(render(counter(), opts("threads", k)).ok) << k;
 }
 
@@ -300,7 +308,7 @@ TEST(Errors, BadOptionsGiveOneLineErrors) {
   };
   EXPECT_NE(one_line(render(counter(), opts("flame"))).find("valid: flat, callers, tree"), std::string::npos);
   for (const char* v : {"flat", "callers", "summary"})
-    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, self, total"), std::string::npos);
+    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, self, self%, total"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("tree", "bogus"))).find("valid: calls"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("threads", "bogus"))).find("valid: tid"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid filter"), std::string::npos);

@@ -81,7 +81,8 @@ Profile rich_profile() {
       {"worker \xc3\x28 invalid utf-8", "", kNoModule, 0, "", 0},
       {"memcpy", "memcpy", 1, 0x9f000, "", 0},
   };
-  p.processes = {{100, 1, "./app --size 10", 500, 9'500'000'000}, {101, 100, "", -7, 0}};
+  p.processes = {{.pid = 100, .ppid = 1, .command = "./app --size 10", .start_ns = 500, .end_ns = 9'500'000'000},
+                 {.pid = 101, .ppid = 100, .command = "", .start_ns = -7, .end_ns = 0}};
   p.threads.push_back(main_thread());
   p.threads.push_back(worker_thread(101));
   p.threads.push_back(worker_thread(102));
@@ -135,6 +136,12 @@ void expect_same_profile(const Profile& expected, const Profile& actual) {
     EXPECT_EQ(ep.command, ap.command);
     EXPECT_EQ(ep.start_ns, ap.start_ns);
     EXPECT_EQ(ep.end_ns, ap.end_ns);
+    EXPECT_EQ(ep.image, ap.image);
+    EXPECT_EQ(ep.death_signal, ap.death_signal);
+    EXPECT_EQ(ep.complete, ap.complete);
+    EXPECT_EQ(ep.hook_inner_ns, ap.hook_inner_ns);
+    EXPECT_EQ(ep.hook_outer_ns, ap.hook_outer_ns);
+    EXPECT_EQ(ep.excluded_hook_ns, ap.excluded_hook_ns);
   }
   ASSERT_EQ(expected.threads.size(), actual.threads.size());
   for (size_t i = 0; i < expected.threads.size(); ++i) {
@@ -150,6 +157,11 @@ void expect_same_profile(const Profile& expected, const Profile& actual) {
     EXPECT_EQ(et.end_ns, at.end_ns);
     EXPECT_EQ(et.finished, at.finished);
     EXPECT_EQ(et.dropped_calls, at.dropped_calls);
+    EXPECT_EQ(et.depth_limited_calls, at.depth_limited_calls);
+    EXPECT_EQ(et.short_calls, at.short_calls);
+    EXPECT_EQ(et.lost_events, at.lost_events);
+    EXPECT_EQ(et.prunes, at.prunes);
+    EXPECT_EQ(et.offcpu, at.offcpu);
     ASSERT_EQ(et.tree.size(), at.tree.size());
     for (NodeId n = 0; n < et.tree.size(); ++n) {
       const CallNode &en = et.tree.node(n), &an = at.tree.node(n);
