@@ -6,56 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "thread_profile.h"
+#include "program.h"
 
 namespace callprof::rt {
 namespace {
-
-// Owns the memory a thread profile works in, and plays a program against it.
-class Program {
- public:
-  explicit Program(uint32_t node_capacity = 1024, uint32_t frame_capacity = 256)
-      : nodes_(node_capacity), slots_(slot_count_for(node_capacity)), frames_(frame_capacity) {
-    p.init(ThreadMemory{nodes_.data(), node_capacity, slots_.data(), uint32_t(slots_.size()), frames_.data(),
-                        frame_capacity},
-           0);
-  }
-  // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
-  void call(uint64_t fn, uint64_t at) {
-    sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
-    p.enter(fn, 0, sp_.back(), at);
-  }
-  void ret(uint64_t fn, uint64_t at) {
-    p.exit(fn, sp_.back(), at);
-    sp_.pop_back();
-  }
-  // Leave `frames` frames without exit hooks (what longjmp or an exception does).
-  void abandon(size_t frames) { sp_.resize(sp_.size() - frames); }
-  uint64_t sp() const { return sp_.back(); }
-
-  // The node reached by a path of function ids from the root, or nullptr.
-  const DumpNode* at(std::vector<uint64_t> path) const {
-    uint32_t cur = 0;
-    for (uint64_t fn : path) {
-      uint32_t found = kNoNode;
-      for (uint32_t i = 1; i < p.node_count(); ++i)
-        if (p.nodes()[i].parent == cur && p.nodes()[i].fn == fn) found = i;
-      if (found == kNoNode) return nullptr;
-      cur = found;
-    }
-    return &p.nodes()[cur];
-  }
-
-  ThreadProfile p;
-
- private:
-  std::vector<DumpNode> nodes_;
-  std::vector<NodeSlot> slots_;
-  std::vector<Frame> frames_;
-  std::vector<uint64_t> sp_;
-};
-
-enum : uint64_t { MAIN = 0x100, A, B, C, D, F, G, INLINED };
 
 TEST(ThreadProfile, PerCallerTimesAreMeasuredNotApportioned) {
   // The gprof counter-example: B's calls of D take 3 ticks, C's take 1.

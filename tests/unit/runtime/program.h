@@ -1,0 +1,78 @@
+// A ThreadProfile in memory the test owns, driven like a program: calls and returns
+// with a fake clock and fake stack pointers (64 bytes per frame).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "thread_profile.h"
+
+namespace callprof::rt {
+
+struct ProgramOptions {
+  uint32_t node_capacity = 1024;
+  uint32_t frame_capacity = 256;
+  bool metrics = false;
+  bool prunable = false;
+};
+
+class Program {
+ public:
+  explicit Program(uint32_t node_capacity = 1024, uint32_t frame_capacity = 256)
+      : Program(ProgramOptions{node_capacity, frame_capacity}) {}
+  explicit Program(const ProgramOptions& o)
+      : nodes_(o.node_capacity), slots_(slot_count_for(o.node_capacity)), frames_(o.frame_capacity) {
+    ThreadMemory m{nodes_.data(), o.node_capacity, slots_.data(), uint32_t(slots_.size()), frames_.data(),
+                   o.frame_capacity};
+    if (o.metrics) {
+      metrics_.resize(o.node_capacity);
+      m.metrics = metrics_.data();
+    }
+    if (o.prunable) {
+      scratch_.resize(prune_scratch_bytes(o.node_capacity) / 8);
+      m.prune_scratch = scratch_.data();
+    }
+    p.init(m, 0);
+  }
+  // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
+  void call(uint64_t fn, uint64_t at) {
+    sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
+    p.enter(fn, 0, sp_.back(), at);
+  }
+  void ret(uint64_t fn, uint64_t at) {
+    p.exit(fn, sp_.back(), at);
+    sp_.pop_back();
+  }
+  // Leave `frames` frames without exit hooks (what longjmp or an exception does).
+  void abandon(size_t frames) { sp_.resize(sp_.size() - frames); }
+  uint64_t sp() const { return sp_.back(); }
+
+  // The live node reached by a path of function ids from the root, or nullptr.
+  const DumpNode* at(std::vector<uint64_t> path) const {
+    uint32_t cur = 0;
+    for (uint64_t fn : path) {
+      uint32_t found = kNoNode;
+      for (uint32_t i = 1; i < p.node_count(); ++i)
+        if (p.nodes()[i].parent == cur && p.nodes()[i].fn == fn) found = i;
+      if (found == kNoNode) return nullptr;
+      cur = found;
+    }
+    return &p.nodes()[cur];
+  }
+  uint32_t index_of(const DumpNode* n) const { return uint32_t(n - p.nodes()); }
+
+  ThreadProfile p;
+
+ private:
+  std::vector<DumpNode> nodes_;
+  std::vector<NodeSlot> slots_;
+  std::vector<Frame> frames_;
+  std::vector<DumpNodeMetrics> metrics_;
+  std::vector<uint64_t> scratch_;
+  std::vector<uint64_t> sp_;
+};
+
+enum : uint64_t { MAIN = 0x100, A, B, C, D, F, G, INLINED };
+
+}  // namespace callprof::rt
