@@ -1,0 +1,153 @@
+// End-to-end: filters and limits, bounded memory by pruning, and getting data out of a
+// program that is killed or crashes (snapshots, checkpoints, fatal signals).
+#include <signal.h>
+
+#include <cstdio>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+size_t tree_nodes(const json& nodes) {
+  size_t n = 0;
+  for (const json& node : nodes) n += 1 + tree_nodes(node.at("children"));
+  return n;
+}
+
+class Filters : public E2ETest {
+ protected:
+  // Records `binary` with record options; the program must exit 0.
+  Report record_with(const std::string& binary, const std::vector<std::string>& options) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary});
+    RunResult r = run(argv, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    EXPECT_EQ(r.err, "");
+    return report();
+  }
+};
+class Pruning : public Filters {};
+class Snapshots : public E2ETest {};
+E2E_INSTANTIATE(Filters);
+E2E_INSTANTIATE(Pruning);
+E2E_INSTANTIATE(Snapshots);
+
+TEST_P(Filters, ExcludedFunctionsVanishAndTheirCalleesMoveUp) {
+  const Report r = record_with(build("filters.c"), {"--exclude", "^helper"});
+  expect_absent(r, {"helper_step"});
+  expect_path_calls(r, {{{"main", "outer", "inner"}, 100}, {{"main", "deep1", "deep2", "deep3", "deep4"}, 100}});
+  expect_function_calls(r, {{"outer", 100}, {"inner", 100}, {"quick", 100}, {"slow", 10}});
+  expect_report_invariants(r);
+}
+
+TEST_P(Filters, IncludeKeepsOnlyMatchingFunctions) {
+  const Report r = record_with(build("filters.c"), {"--include", "^(main|deep)"});
+  expect_absent(r, {"outer", "helper_step", "inner", "quick", "slow"});
+  expect_path_calls(r, {{{"main", "deep1", "deep2", "deep3", "deep4"}, 100}});
+}
+
+TEST_P(Filters, MaximumDepthAndMinimumDuration) {
+  const std::string binary = build("filters.c");
+  const Report deep = record_with(binary, {"--max-depth", "2"});
+  expect_path_calls(deep, {{{"main", "deep1"}, 100}, {{"main", "outer"}, 100}});
+  expect_absent(deep, {"deep2", "deep3", "deep4", "helper_step", "inner"});
+  EXPECT_GT(u64(deep.threads().at(0), "depth_limited_calls"), 0u);
+
+  const Report slow = record_with(binary, {"--min-duration", "1ms"});
+  expect_function_calls(slow, {{"main", 1}, {"slow", 10}});
+  expect_absent(slow, {"quick", "outer", "deep1"});
+  EXPECT_EQ(u64(slow.threads().at(0), "short_calls"), 100u * 8) << "outer, helper_step, inner, deep1-4, quick";
+}
+
+TEST_P(Filters, BadFilterArgumentsAreOneLineErrors) {
+  const std::string binary = build("filters.c");
+  for (std::vector<std::string> options : {std::vector<std::string>{"--exclude", "("}, {"--checkpoint", "no_such_fn"},
+                                           {"--min-duration", "fast"}, {"--snapshot-signal", "NOPE"}}) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary});
+    RunResult r = run(argv, dir());
+    EXPECT_EQ(r.exit, exited(2)) << options[0];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("callprof: error: ", 0), 0u) << r.err;
+  }
+}
+
+TEST_P(Pruning, HalfAMillionPathsStayWithinTheNodeBudget) {
+  const std::string binary = build("many_paths.c");
+  const std::string plain = build("many_paths.c", {"-fno-instrument-functions"});
+  RunResult base = run({plain}, dir());
+  ASSERT_EQ(base.exit, exited(0));
+  constexpr uint64_t kBudget = 50000;
+  std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "--max-nodes", std::to_string(kBudget),
+                                   "-o", "profile.callprof", "--", binary};
+  RunResult rec = run(argv, dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  const Report r = report();
+  const json& t = r.threads().at(0);
+  EXPECT_GT(u64(t, "prunes"), 0u);
+  EXPECT_LE(tree_nodes(r.doc().at("tree")), kBudget);
+  // Memory: the program's peak grows by the budget's worth of nodes at most (node,
+  // metrics, index and scratch: under 200 bytes each), not by 1.1 million nodes.
+  long base_kb = 0, rec_kb = 0;
+  std::sscanf(base.out.c_str(), "VmHWM kB=%ld", &base_kb);
+  std::sscanf(rec.out.c_str(), "VmHWM kB=%ld", &rec_kb);
+  measured("peak_rss_growth_kb", double(rec_kb - base_kb));
+  EXPECT_LT(rec_kb - base_kb, long(kBudget * 200 / 1024) + 8 * 1024);
+  // Kept nodes count exactly; totals are exact because pruned paths fold into [pruned].
+  expect_function_calls(r, {{"main", 1}, {"heavy", 20}});
+  expect_path_calls(r, {{{"main", "heavy"}, 20}});
+  for (int d = 0; d < 10; ++d) expect_path_calls(r, {{{"main", "g" + std::to_string(d)}, 50000}});
+  ASSERT_NE(r.find_function("[pruned]"), nullptr);
+  expect_report_invariants(r);
+}
+
+// Records snapshots.c in `mode` with record options; returns record's result.
+RunResult record_snapshots(const E2ETest& t, const std::string& binary, const std::string& mode,
+                           const std::vector<std::string>& options) {
+  std::vector<std::string> argv = {E2E_CALLPROF, "record", "-o", "profile.callprof"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"--", binary, mode});
+  return run(argv, t.dir());
+}
+
+TEST_P(Snapshots, KilledProgramKeepsDataUpToItsLastSnapshot) {
+  RunResult rec = record_snapshots(*this, build("snapshots.c"), "kill", {"--snapshot-interval", "0.1"});
+  EXPECT_EQ(rec.exit, killed_by(SIGKILL)) << "record passes the death signal on";
+  EXPECT_NE(rec.err.find("killed by signal 9 (SIGKILL)"), std::string::npos) << rec.err;
+  const Report r = report();
+  expect_function_calls(r, {{"step", 5}});
+  ASSERT_NE(r.find_function("idle_loop"), nullptr) << "running at the last snapshot";
+  EXPECT_EQ(r.processes().at(0).at("complete"), false);
+}
+
+TEST_P(Snapshots, CheckpointFunctionWritesASnapshotWhenItReturns) {
+  RunResult rec = record_snapshots(*this, build("snapshots.c"), "kill", {"--checkpoint", "step"});
+  EXPECT_EQ(rec.exit, killed_by(SIGKILL));
+  const Report r = report();
+  expect_function_calls(r, {{"step", 5}, {"main", 1}});
+  expect_absent(r, {"idle_loop"});  // the last snapshot came when the fifth step returned
+}
+
+TEST_P(Snapshots, SignalTakesASnapshotWithoutStoppingTheProgram) {
+  RunResult rec = record_snapshots(*this, build("snapshots.c"), "signal", {"--snapshot-signal", "USR2"});
+  EXPECT_EQ(rec.exit, killed_by(SIGKILL)) << "the program went on after the snapshot until it killed itself";
+  expect_function_calls(report(), {{"step", 5}});
+}
+
+TEST_P(Snapshots, CrashWritesEverythingAndTheSignalPassesOn) {
+  for (auto [mode, sig] : {std::pair{"crash", SIGSEGV}, std::pair{"abort", SIGABRT}}) {
+    SCOPED_TRACE(mode);
+    RunResult rec = record_snapshots(*this, build("snapshots.c"), mode, {});
+    EXPECT_EQ(rec.exit, killed_by(sig));
+    const Report r = report();
+    expect_function_calls(r, {{"step", 5}, {"crash", 1}, {"main", 1}});
+    EXPECT_EQ(r.processes().at(0).at("complete"), true);
+    EXPECT_EQ(r.processes().at(0).at("death_signal"), sig);
+  }
+}
+
+}  // namespace
+}  // namespace e2e

@@ -1,0 +1,111 @@
+// End-to-end: on-CPU vs off-CPU time per function (a per-thread context-switch ring),
+// and the compensation of the hooks' own cost.
+#include <cstdio>
+#include <map>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class OffCpu : public E2ETest {};
+class Compensation : public E2ETest {};
+E2E_INSTANTIATE(OffCpu);
+E2E_INSTANTIATE(Compensation);
+
+double value_after(const std::string& out, const std::string& key) {
+  size_t at = out.find(key + "=");
+  if (at == std::string::npos) throw std::runtime_error("no " + key + " in:\n" + out);
+  return std::stod(out.substr(at + key.size() + 1));
+}
+
+// The thread whose start routine is `routine`.
+const json* thread_started_by(const Report& r, const std::string& routine) {
+  for (const json& t : r.threads())
+    if (t.at("start_routine").is_string() && same_function(t.at("start_routine").get<std::string>(), routine))
+      return &t;
+  return nullptr;
+}
+
+TEST_P(OffCpu, SpinSleepWaitAndPreemptionAreSplit) {
+  std::string out;
+  const Report r = record_and_report(build("offcpu.c"), {}, &out);
+  for (const json& t : r.threads()) EXPECT_EQ(t.at("offcpu"), "measured") << t.dump();
+
+  // spin: its CPU time is what the kernel gave its thread (the program measured it);
+  // whatever else of its 100 ms it spent preempted.
+  const double spin_cpu = value_after(out, "spin cpu_ns"), spin_wall = value_after(out, "spin wall_ns");
+  const json& spin = r.function("spin");
+  measured("spin_cpu_ms", ms(u64(spin, "cpu_ns")));
+  measured("spin_cpu_ms_by_program", spin_cpu / 1e6);
+  EXPECT_NEAR(double(u64(spin, "cpu_ns")), spin_cpu, 0.05 * spin_cpu);
+  EXPECT_NEAR(double(u64(spin, "offcpu_ns")), spin_wall - spin_cpu, 0.05 * spin_wall);
+
+  const json& nap = r.function("nap");
+  measured("nap_offcpu_ms", ms(u64(nap, "offcpu_ns")));
+  EXPECT_NEAR(double(u64(nap, "offcpu_ns")), 100e6, 5e6);
+  EXPECT_LT(double(u64(nap, "cpu_ns")), 5e6);
+
+  // Blocked on a condition variable until another thread signals after 50 ms.
+  const json& wait = r.function("wait_ready");
+  measured("wait_offcpu_ms", ms(u64(wait, "offcpu_ns")));
+  EXPECT_GE(double(u64(wait, "offcpu_ns")), 45e6);
+  EXPECT_LT(double(u64(wait, "offcpu_ns")), 80e6);
+  EXPECT_LT(double(u64(wait, "cpu_ns")), 5e6);
+
+  // Four threads burning 150 ms of CPU each on two cores: they wait for the CPU, and
+  // that wait is off-CPU time of burn(), started by preemption.
+  const json& burn = r.function("burn");
+  EXPECT_EQ(u64(burn, "calls"), 4u);
+  measured("burn_cpu_ms", ms(u64(burn, "cpu_ns")));
+  measured("burn_offcpu_ms", ms(u64(burn, "offcpu_ns")));
+  EXPECT_NEAR(double(u64(burn, "cpu_ns")), 600e6, 60e6) << "4 x 150 ms of CPU";
+  EXPECT_GT(double(u64(burn, "offcpu_ns")), 100e6) << "more threads than cores must wait";
+  EXPECT_GT(u64(burn, "preempted_ns"), 0u);
+  for (const char* fn : {"spin", "nap", "wait_ready", "burn"}) {
+    const json& f = r.function(fn);
+    EXPECT_EQ(u64(f, "cpu_ns") + u64(f, "offcpu_ns"), u64(f, "self_ns")) << fn << ": cpu + off-CPU = wall";
+  }
+  expect_report_invariants(r);
+}
+
+TEST_P(OffCpu, CanBeTurnedOff) {
+  const std::string binary = build("offcpu.c");
+  RunResult rec = run({E2E_CALLPROF, "record", "-q", "--no-offcpu", "-o", "profile.callprof", "--", binary}, dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  const Report r = report();
+  EXPECT_TRUE(r.function("nap").at("offcpu_ns").is_null());
+  for (const json& t : r.threads()) EXPECT_EQ(t.at("offcpu"), "off");
+}
+
+// The call-heavy program: 10^7 calls of a tiny leaf. Its uninstrumented run time is the
+// truth for main's total; its uninstrumented time per call for the leaf's self time.
+TEST_P(Compensation, MainTotalAndLeafSelfDescribeTheUninstrumentedProgram) {
+  const std::string plain = build("callheavy.c", {"-fno-instrument-functions"});
+  double plain_ns = 1e30, plain_per_call = 0;
+  for (int i = 0; i < 3; ++i) {  // the best of three runs: interruptions only add
+    RunResult p = run({plain}, dir());
+    ASSERT_EQ(p.exit, exited(0));
+    if (value_after(p.out, "elapsed_ns") < plain_ns) {
+      plain_ns = value_after(p.out, "elapsed_ns");
+      plain_per_call = plain_ns / value_after(p.out, "calls");
+    }
+  }
+  const Report r = record_and_report(build("callheavy.c"));
+  const Report raw = report({"--raw"});
+  const double main_total = double(u64(r.function("main"), "total_ns"));
+  const double main_raw = double(u64(raw.function("main"), "total_ns"));
+  const json& leaf = r.function("leaf");
+  const double leaf_self = double(u64(leaf, "self_ns")) / double(u64(leaf, "calls"));
+  measured("plain_ms", plain_ns / 1e6);
+  measured("main_total_ms", main_total / 1e6);
+  measured("main_raw_ms", main_raw / 1e6);
+  measured("leaf_self_ns_per_call", leaf_self);
+  measured("plain_ns_per_call", plain_per_call);
+  EXPECT_NEAR(main_total, plain_ns, 0.15 * plain_ns) << "compensated main within 15 % of the plain run";
+  EXPECT_GT(main_raw, 2 * plain_ns) << "without compensation the hooks dominate";
+  EXPECT_NEAR(leaf_self, plain_per_call, 3.0) << "a tiny leaf within 3 ns of its plain cost per call";
+}
+
+}  // namespace
+}  // namespace e2e

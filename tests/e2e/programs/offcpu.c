@@ -1,0 +1,83 @@
+/* On-CPU versus off-CPU time, by construction:
+ *   spin()     busy for 100 ms of wall time; prints the CPU time its thread really got
+ *              ("spin cpu_ns=... wall_ns=...", CLOCK_THREAD_CPUTIME_ID), so the check
+ *              holds on a loaded machine too (preemption moves time from CPU to off-CPU);
+ *   nap()      sleeps 100 ms (nanosleep): almost all off-CPU;
+ *   wait_ready() blocks on a condition variable that a helper thread signals after
+ *              50 ms: ~50 ms off-CPU;
+ *   crowd()    starts 4 threads (twice the cores here) that each burn 150 ms of CPU in
+ *              burn(); they compete, so each burn() spends time preempted (off-CPU).
+ * Exit status 0. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+
+#include "truth.h"
+
+E2E_QUIET uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static volatile uint64_t sink;
+
+E2E_FN void spin(void) {
+  uint64_t cpu0 = thread_cpu_ns(), start = e2e_now_ns();
+  while (e2e_now_ns() - start < 100000000u) sink++;
+  printf("spin cpu_ns=%llu wall_ns=%llu\n", (unsigned long long)(thread_cpu_ns() - cpu0),
+         (unsigned long long)(e2e_now_ns() - start));
+}
+
+E2E_FN void nap(void) {
+  struct timespec t = {0, 100000000};
+  while (nanosleep(&t, &t) == EINTR) {
+  }
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cv = PTHREAD_COND_INITIALIZER;
+static int ready;
+
+E2E_FN void* signaller(void* arg) {
+  struct timespec t = {0, 50000000};
+  nanosleep(&t, NULL);
+  pthread_mutex_lock(&lock);
+  ready = 1;
+  pthread_cond_signal(&ready_cv);
+  pthread_mutex_unlock(&lock);
+  return arg;
+}
+
+E2E_FN void wait_ready(void) {
+  pthread_mutex_lock(&lock);
+  while (!ready) pthread_cond_wait(&ready_cv, &lock);
+  pthread_mutex_unlock(&lock);
+}
+
+E2E_FN void burn(void) {
+  uint64_t cpu0 = thread_cpu_ns();
+  while (thread_cpu_ns() - cpu0 < 150000000u) sink++;
+}
+
+E2E_FN void* cruncher(void* arg) {
+  burn();
+  return arg;
+}
+
+E2E_FN void crowd(void) {
+  pthread_t t[4];
+  for (int i = 0; i < 4; ++i) pthread_create(&t[i], NULL, cruncher, NULL);
+  for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
+}
+
+int main(void) {
+  spin();
+  nap();
+  pthread_t helper;
+  pthread_create(&helper, NULL, signaller, NULL);
+  wait_ready();
+  pthread_join(helper, NULL);
+  crowd();
+  return 0;
+}
