@@ -123,6 +123,8 @@ for (( r = 1; r <= REPEAT; r++ )); do
   run_one nop "$N" - "$prog" "$N"
   run_one floor "$N" - env LD_PRELOAD="$floor_lib" "$prog" "$N"
   run_one callprof "$N" "$cp_profile" "$callprof" record -q -o "$cp_profile" -- "$prog" "$N"
+  run_one callprof_nooff "$N" "$tmp/nooff.callprof" "$callprof" record -q --no-offcpu -o "$tmp/nooff.callprof" -- "$prog" "$N"
+  run_one callprof_excl "$N" "$tmp/excl.callprof" "$callprof" record -q --include '^main$' -o "$tmp/excl.callprof" -- "$prog" "$N"
   run_one plain_small "$n_small" - "$plain_prog" "$n_small"
   run_one callprof_small "$n_small" "$cp_profile_small" "$callprof" record -q -o "$cp_profile_small" -- "$prog" "$n_small"
   if [[ $WITH_UFTRACE == 1 && r -le UREPEAT ]]; then
@@ -151,7 +153,7 @@ for v in "${!WALLS[@]}"; do
 done
 baseline_of() {
   case $1 in
-    plain|nop|floor|callprof) echo plain ;;
+    plain|nop|floor|callprof|callprof_nooff|callprof_excl) echo plain ;;
     plain_0|callprof_0|uftrace_0) echo plain_0 ;;
     plain_small|callprof_small) echo plain_small ;;
     uftrace) (( n_uftrace == n_small )) && echo plain_small || echo plain_uftrace ;;
@@ -167,7 +169,7 @@ done
 # Fixed cost: the variant's run with 0 iterations minus the plain run with 0 iterations.
 fixed_of() {
   case $1 in
-    callprof|callprof_small) calc "(${WALL[callprof_0]} - ${WALL[plain_0]}) * 1e3" ;;
+    callprof|callprof_small|callprof_nooff|callprof_excl) calc "(${WALL[callprof_0]} - ${WALL[plain_0]}) * 1e3" ;;
     uftrace) calc "(${WALL[uftrace_0]} - ${WALL[plain_0]}) * 1e3" ;;
     *) echo - ;;
   esac
@@ -179,6 +181,8 @@ label() {
     nop) echo "glibc no-op hooks" ;;
     floor) echo "floor (2x rdtsc)" ;;
     callprof) echo "callprof record" ;;
+    callprof_nooff) echo "  --no-offcpu" ;;
+    callprof_excl) echo "  all but main excluded" ;;
     plain_small) echo "plain N/10" ;;
     callprof_small) echo "callprof record N/10" ;;
     plain_uftrace) echo "plain N/$UDIV" ;;
@@ -189,7 +193,7 @@ spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { h
 hdr='%-22s %10s %7s %6s %7s %6s %7s %7s %6s %6s %6s %6s %10s\n'
 printf "$hdr" "" "" "wall" "" "added" "" "cpu" "added" "" "fixed" "prog" "peak" "profile"
 printf "$hdr" variant calls "s" spread "ns/call" "xfloor" "s" "ns/call" "xfloor" "ms" "RSS" "RSS" "bytes"
-order=(plain nop floor callprof plain_small callprof_small)
+order=(plain nop floor callprof callprof_nooff callprof_excl plain_small callprof_small)
 [[ $WITH_UFTRACE == 1 ]] && { (( n_uftrace != n_small )) && order+=(plain_uftrace); order+=(uftrace); }
 for v in "${order[@]}"; do
   added=$(fmt '%.2f' "${ADDED[$v]}"); ratio=$(fmt '%.2f' "$(calc "${ADDED[$v]} / ${ADDED[floor]}")")
@@ -229,6 +233,13 @@ fi
 echo
 
 within() { awk -v a="$1" -v b="$2" 'BEGIN { d = (b - a) / a * 100; printf "%+.1f %%  %s", d, (d <= 10 && d >= -10) ? "PASS" : "MISS" }'; }
+echo "Options (added ns/call against the same plain run; median wall [median cpu])"
+printf '  off-CPU accounting (callprof - --no-offcpu)  %6.2f ns/call  [%6.2f]\n' \
+  "$(calc "${ADDED[callprof]} - ${ADDED[callprof_nooff]}")" "$(calc "${ADDED_CPU[callprof]} - ${ADDED_CPU[callprof_nooff]}")"
+printf '  an excluded call (--include ^main$)          %6.2f ns/call  [%6.2f]  = %.2f x the floor\n' \
+  "${ADDED[callprof_excl]}" "${ADDED_CPU[callprof_excl]}" "$(calc "${ADDED[callprof_excl]} / ${ADDED[floor]}")"
+echo
+
 echo "Run length 10x (callprof record, N/10=$n_small vs N=$N iterations; target: within +-10 %)"
 s_small=$(median "${SIZE[callprof_small]}"); s_big=$(median "${SIZE[callprof]}")
 p_small=$(median "${RSS_PROG[callprof_small]}"); p_big=$(median "${RSS_PROG[callprof]}")
