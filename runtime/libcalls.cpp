@@ -34,15 +34,15 @@ uint64_t stub_id(uint32_t index) {
 
 // What install_libcalls needs of one loaded module, from its program headers and PT_DYNAMIC.
 struct Module {
-  uint64_t bias, start, end;          // load bias; address range of the PT_LOAD segments
-  uint64_t relro_start, relro_end;    // pages the dynamic linker made read-only
-  const ElfW(Sym)* symtab;
+  uint64_t bias, start, end;        // load bias; address range of the PT_LOAD segments
+  uint64_t relro_start, relro_end;  // pages the dynamic linker made read-only
+  const ElfW(Sym) * symtab;
   const char* strtab;
-  const ElfW(Rela)* jmprel;           // the PLT's relocations
+  const ElfW(Rela) * jmprel;  // the PLT's relocations
   uint64_t jmprel_count;
-  const ElfW(Rela)* rela;             // the others (GLOB_DAT: calls made with -fno-plt)
+  const ElfW(Rela) * rela;  // the others (GLOB_DAT: calls made with -fno-plt)
   uint64_t rela_count;
-  const ElfW(Half)* versym;
+  const ElfW(Half) * versym;
   const char* verneed;
   uint64_t verneed_count;
   bool instrumented;
@@ -68,12 +68,12 @@ StubTable g_stubs;
 // address (dl*), have their own calling conventions (__tls_get_addr, mcount), belong to
 // the exception machinery or to the program's start, or are hooks.
 bool never_wrapped(const char* name) {
-  static const char* const kPrefixes[] = {"__cyg_profile_", "_Unwind_", "__cxa_", "__gxx_", "dl", "_dl",
-                                          "__libc_start", "_ITM_", "__asan_", "__tsan_", "__ubsan_"};
-  static const char* const kNames[] = {"setjmp",      "_setjmp",     "sigsetjmp",   "__sigsetjmp", "savectx",
-                                       "vfork",       "__vfork",     "clone",       "clone3",      "getcontext",
-                                       "setcontext",  "swapcontext", "makecontext", "__tls_get_addr",
-                                       "mcount",      "_mcount",     "__fentry__",  "__gmon_start__"};
+  static const char* const kPrefixes[] = {"__cyg_profile_", "_Unwind_", "__cxa_",  "__gxx_",  "dl",      "_dl",
+                                          "__libc_start",   "_ITM_",    "__asan_", "__tsan_", "__ubsan_"};
+  static const char* const kNames[] = {"setjmp",     "_setjmp",     "sigsetjmp",     "__sigsetjmp",    "savectx",
+                                       "vfork",      "__vfork",     "clone",         "clone3",         "getcontext",
+                                       "setcontext", "swapcontext", "makecontext",   "__tls_get_addr", "mcount",
+                                       "_mcount",    "__fentry__",  "__gmon_start__"};
   for (const char* p : kPrefixes)
     if (strncmp(name, p, strlen(p)) == 0) return true;
   for (const char* n : kNames)
@@ -87,22 +87,43 @@ const T* dyn_pointer(uint64_t value, uint64_t bias) {
   return reinterpret_cast<const T*>(value < bias ? value + bias : value);
 }
 
-void read_dynamic(Module& m, const ElfW(Dyn)* dyn) {
+void read_dynamic(Module& m, const ElfW(Dyn) * dyn) {
   uint64_t jmprel_bytes = 0, rela_bytes = 0;
   for (; dyn->d_tag != DT_NULL; ++dyn) {
     const uint64_t v = dyn->d_un.d_val;
     switch (dyn->d_tag) {
-      case DT_SYMTAB: m.symtab = dyn_pointer<ElfW(Sym)>(v, m.bias); break;
-      case DT_STRTAB: m.strtab = dyn_pointer<char>(v, m.bias); break;
-      case DT_JMPREL: m.jmprel = dyn_pointer<ElfW(Rela)>(v, m.bias); break;
-      case DT_PLTRELSZ: jmprel_bytes = v; break;
-      case DT_RELA: m.rela = dyn_pointer<ElfW(Rela)>(v, m.bias); break;
-      case DT_RELASZ: rela_bytes = v; break;
-      case DT_VERSYM: m.versym = dyn_pointer<ElfW(Half)>(v, m.bias); break;
-      case DT_VERNEED: m.verneed = dyn_pointer<char>(v, m.bias); break;
-      case DT_VERNEEDNUM: m.verneed_count = v; break;
-      case DT_PLTREL: if (v != DT_RELA) jmprel_bytes = 0; break;  // x86-64 uses RELA only
-      default: break;
+      case DT_SYMTAB:
+        m.symtab = dyn_pointer<ElfW(Sym)>(v, m.bias);
+        break;
+      case DT_STRTAB:
+        m.strtab = dyn_pointer<char>(v, m.bias);
+        break;
+      case DT_JMPREL:
+        m.jmprel = dyn_pointer<ElfW(Rela)>(v, m.bias);
+        break;
+      case DT_PLTRELSZ:
+        jmprel_bytes = v;
+        break;
+      case DT_RELA:
+        m.rela = dyn_pointer<ElfW(Rela)>(v, m.bias);
+        break;
+      case DT_RELASZ:
+        rela_bytes = v;
+        break;
+      case DT_VERSYM:
+        m.versym = dyn_pointer<ElfW(Half)>(v, m.bias);
+        break;
+      case DT_VERNEED:
+        m.verneed = dyn_pointer<char>(v, m.bias);
+        break;
+      case DT_VERNEEDNUM:
+        m.verneed_count = v;
+        break;
+      case DT_PLTREL:
+        if (v != DT_RELA) jmprel_bytes = 0;
+        break;  // x86-64 uses RELA only
+      default:
+        break;
     }
   }
   m.jmprel_count = m.jmprel ? jmprel_bytes / sizeof(ElfW(Rela)) : 0;
@@ -110,11 +131,11 @@ void read_dynamic(Module& m, const ElfW(Dyn)* dyn) {
   if (!m.symtab || !m.strtab) m.jmprel_count = m.rela_count = 0;
 }
 
-const char* symbol_name(const Module& m, const ElfW(Rela)& r) {
+const char* symbol_name(const Module& m, const ElfW(Rela) & r) {
   return m.strtab + m.symtab[ELF64_R_SYM(r.r_info)].st_name;
 }
 
-bool references_undefined(const Module& m, const ElfW(Rela)* relocs, uint64_t count, const char* name) {
+bool references_undefined(const Module& m, const ElfW(Rela) * relocs, uint64_t count, const char* name) {
   for (uint64_t i = 0; i < count; ++i) {
     const uint32_t sym = uint32_t(ELF64_R_SYM(relocs[i].r_info));
     if (sym != 0 && m.symtab[sym].st_shndx == SHN_UNDEF && strcmp(symbol_name(m, relocs[i]), name) == 0) return true;
@@ -181,13 +202,18 @@ const char* symbol_version(const Module& m, uint32_t sym) {
 }
 
 // A slot the dynamic linker already bound (BIND_NOW, or a call made before us) holds the
-// target; a lazy one still points into the module's own PLT and is looked up like ld.so would.
+// target. A lazy one still points into the module's own PLT: look the symbol up as ld.so
+// would, the first module in the search order with a matching definition winning. An
+// unversioned definition matches a versioned reference, so an interposer (ours for
+// longjmp or execl, or the program's own) found by dlsym before the versioned definition's
+// module wins; otherwise the version asked for (memcpy@GLIBC_2.2.5) wins.
 uint64_t resolve_target(const Module& m, uint64_t slot_value, const char* name, uint32_t sym) {
   if (!m.contains(slot_value)) return slot_value;
+  const uint64_t first = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, name));
   const char* version = symbol_version(m, sym);
-  void* target = version ? dlvsym(RTLD_DEFAULT, name, version) : nullptr;
-  if (!target) target = dlsym(RTLD_DEFAULT, name);
-  return reinterpret_cast<uint64_t>(target);
+  const uint64_t versioned = version ? reinterpret_cast<uint64_t>(dlvsym(RTLD_DEFAULT, name, version)) : 0;
+  if (versioned == 0 || first == 0) return first ? first : versioned;
+  return module_at(first) == module_at(versioned) ? versioned : first;
 }
 
 // The stub for (name, target), made on first use; UINT32_MAX when the table is full.
@@ -209,16 +235,15 @@ uint32_t stub_for(const char* name, uint64_t target) {
 }
 
 bool wrapped_target(const Module* owner, const Module* runtime, const char* name) {
-  if (!owner) return true;  // the vDSO, or a module we had no room for
+  if (!owner) return true;                // the vDSO, or a module we had no room for
   if (owner->instrumented) return false;  // its functions' own hooks see the call
   // Our interposers stay reachable as they are; thread creation is worth a node.
   return owner != runtime || strcmp(name, "pthread_create") == 0;
 }
 
 void patch_module(const Module& m, const Module* runtime) {
-  const bool relro = m.relro_end > m.relro_start &&
-                     mprotect(reinterpret_cast<void*>(m.relro_start), m.relro_end - m.relro_start,
-                              PROT_READ | PROT_WRITE) == 0;
+  const bool relro = m.relro_end > m.relro_start && mprotect(reinterpret_cast<void*>(m.relro_start),
+                                                             m.relro_end - m.relro_start, PROT_READ | PROT_WRITE) == 0;
   for (uint64_t i = 0; i < m.jmprel_count; ++i) {
     const ElfW(Rela)& r = m.jmprel[i];
     const uint32_t sym = uint32_t(ELF64_R_SYM(r.r_info));

@@ -8,9 +8,9 @@
 namespace callprof::rt {
 
 struct LibCallInfo {
-  uint64_t id;        // the fn value the nodes use (unique per module and imported symbol)
-  uint64_t target;    // the runtime address the symbol resolved to
-  const char* name;   // the imported symbol's name
+  uint64_t id;       // the fn value the nodes use: a stub address, one per (symbol, target)
+  uint64_t target;   // the runtime address the symbol resolved to
+  const char* name;  // the imported symbol's name
 };
 
 // Rewrites the PLT slots of the instrumented modules loaded now; safe to call once.

@@ -96,6 +96,20 @@ TEST(Cli, ReportRefusesBadViewOptions) {
   expect_one_line_error(in + " --thread 1", "thread 1 is not in the profile");
 }
 
+TEST(Cli, ReportOptionsForExactModeInDepth) {
+  const std::string in = "report -i " + profile_path();
+  for (std::string options : {"--raw", "--columns calls,self,cputotal", "--view tree --graft",
+                              "--view tree --merge-threads=start", "--view threads --function count",
+                              "--json --graft"}) {
+    CliRun r = run(in + " " + options);
+    EXPECT_EQ(r.status, 0) << options << ": " << r.err;
+    EXPECT_FALSE(r.out.empty()) << options;
+  }
+  expect_one_line_error(in + " --merge-threads nope", "unknown --merge-threads mode 'nope'");
+  expect_one_line_error(in + " --columns nope", "unknown column 'nope'");
+  expect_one_line_error(in + " --function x", "--function applies to the threads view");
+}
+
 TEST(Cli, EveryViewRendersTheDemoProfile) {
   for (std::string view : {"flat", "callers", "tree", "threads", "summary"}) {
     CliRun r = run("report -i " + profile_path() + " --view " + view);

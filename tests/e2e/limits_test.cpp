@@ -29,7 +29,17 @@ class Filters : public E2ETest {
   }
 };
 class Pruning : public Filters {};
-class Snapshots : public E2ETest {};
+class Snapshots : public E2ETest {
+ protected:
+  // Records snapshots.c in `mode` with record options; returns record's result.
+  RunResult record_snapshots(const std::string& binary, const std::string& mode,
+                             const std::vector<std::string>& options) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary, mode});
+    return run(argv, dir());
+  }
+};
 E2E_INSTANTIATE(Filters);
 E2E_INSTANTIATE(Pruning);
 E2E_INSTANTIATE(Snapshots);
@@ -104,17 +114,8 @@ TEST_P(Pruning, HalfAMillionPathsStayWithinTheNodeBudget) {
   expect_report_invariants(r);
 }
 
-// Records snapshots.c in `mode` with record options; returns record's result.
-RunResult record_snapshots(const E2ETest& t, const std::string& binary, const std::string& mode,
-                           const std::vector<std::string>& options) {
-  std::vector<std::string> argv = {E2E_CALLPROF, "record", "-o", "profile.callprof"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {"--", binary, mode});
-  return run(argv, t.dir());
-}
-
 TEST_P(Snapshots, KilledProgramKeepsDataUpToItsLastSnapshot) {
-  RunResult rec = record_snapshots(*this, build("snapshots.c"), "kill", {"--snapshot-interval", "0.1"});
+  RunResult rec = record_snapshots(build("snapshots.c"), "kill", {"--snapshot-interval", "0.1"});
   EXPECT_EQ(rec.exit, killed_by(SIGKILL)) << "record passes the death signal on";
   EXPECT_NE(rec.err.find("killed by signal 9 (SIGKILL)"), std::string::npos) << rec.err;
   const Report r = report();
@@ -124,7 +125,7 @@ TEST_P(Snapshots, KilledProgramKeepsDataUpToItsLastSnapshot) {
 }
 
 TEST_P(Snapshots, CheckpointFunctionWritesASnapshotWhenItReturns) {
-  RunResult rec = record_snapshots(*this, build("snapshots.c"), "kill", {"--checkpoint", "step"});
+  RunResult rec = record_snapshots(build("snapshots.c"), "kill", {"--checkpoint", "step"});
   EXPECT_EQ(rec.exit, killed_by(SIGKILL));
   const Report r = report();
   expect_function_calls(r, {{"step", 5}, {"main", 1}});
@@ -132,7 +133,7 @@ TEST_P(Snapshots, CheckpointFunctionWritesASnapshotWhenItReturns) {
 }
 
 TEST_P(Snapshots, SignalTakesASnapshotWithoutStoppingTheProgram) {
-  RunResult rec = record_snapshots(*this, build("snapshots.c"), "signal", {"--snapshot-signal", "USR2"});
+  RunResult rec = record_snapshots(build("snapshots.c"), "signal", {"--snapshot-signal", "USR2"});
   EXPECT_EQ(rec.exit, killed_by(SIGKILL)) << "the program went on after the snapshot until it killed itself";
   expect_function_calls(report(), {{"step", 5}});
 }
@@ -140,7 +141,7 @@ TEST_P(Snapshots, SignalTakesASnapshotWithoutStoppingTheProgram) {
 TEST_P(Snapshots, CrashWritesEverythingAndTheSignalPassesOn) {
   for (auto [mode, sig] : {std::pair{"crash", SIGSEGV}, std::pair{"abort", SIGABRT}}) {
     SCOPED_TRACE(mode);
-    RunResult rec = record_snapshots(*this, build("snapshots.c"), mode, {});
+    RunResult rec = record_snapshots(build("snapshots.c"), mode, {});
     EXPECT_EQ(rec.exit, killed_by(sig));
     const Report r = report();
     expect_function_calls(r, {{"step", 5}, {"crash", 1}, {"main", 1}});

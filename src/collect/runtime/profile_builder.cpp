@@ -90,7 +90,8 @@ class ProcessSymbols {
     if (auto l = libcalls_.find(address); l != libcalls_.end()) {
       SymbolInfo s = symbolizer_ ? symbolizer_->resolve(l->second->target) : SymbolInfo{};
       ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;
-      return it->second = table_.named(l->second->name, m, m == kNoModule ? l->second->target : s.file_address);
+      return it->second =
+                 table_.named(demangle(l->second->name), m, m == kNoModule ? l->second->target : s.file_address);
     }
     SymbolInfo s = symbolizer_ ? symbolizer_->resolve(address) : SymbolInfo{};
     ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;

@@ -13,9 +13,9 @@
 namespace callprof {
 namespace {
 
-std::string render(const ReportOptions& o) {
+std::string render(const ReportOptions& o, const Profile& p = testing::counter_example_profile()) {
   std::ostringstream out;
-  Status s = render_report(testing::counter_example_profile(), o, out);
+  Status s = render_report(p, o, out);
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
   return out.str();
 }
@@ -48,6 +48,21 @@ TEST(Golden, Json) {
   ReportOptions o;
   o.json = true;
   check_golden("report.json", render(o));
+}
+
+// Exact mode in depth: compensated times, CPU/off-CPU, allocation and fault columns, the
+// process tree with an exec image and a killed child, a program-wide grafted tree.
+TEST(Golden, ExactFlat) { check_golden("exact_flat.txt", render(view("flat"), testing::exact_profile())); }
+TEST(Golden, ExactThreads) { check_golden("exact_threads.txt", render(view("threads"), testing::exact_profile())); }
+TEST(Golden, ExactGraftedTree) {
+  ReportOptions o = view("tree");
+  o.graft = true;
+  check_golden("exact_tree_graft.txt", render(o, testing::exact_profile()));
+}
+TEST(Golden, ExactFunctionByThread) {
+  ReportOptions o = view("threads");
+  o.function = "^(main|D|E)$";
+  check_golden("exact_function_threads.txt", render(o, testing::exact_profile()));
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+// Resolving process and thread links by id and start time.
+#include "model/lineage.h"
+
+#include <unordered_map>
+
+namespace callprof {
+namespace {
+
+// Among `candidates` (indices whose start times are given by start_of), the latest that
+// started at or before `at`; else the earliest; kNoIndex when there are none.
+template <typename StartOf>
+size_t running_at(const std::vector<size_t>& candidates, int64_t at, StartOf start_of, size_t except = kNoIndex) {
+  size_t best = kNoIndex, earliest = kNoIndex;
+  for (size_t c : candidates) {
+    if (c == except) continue;
+    const int64_t s = start_of(c);
+    if (earliest == kNoIndex || s < start_of(earliest)) earliest = c;
+    if (s <= at && (best == kNoIndex || s >= start_of(best))) best = c;
+  }
+  return best != kNoIndex ? best : earliest;
+}
+
+std::unordered_map<uint32_t, std::vector<size_t>> processes_by_pid(const Profile& p) {
+  std::unordered_map<uint32_t, std::vector<size_t>> by_pid;
+  for (size_t i = 0; i < p.processes.size(); ++i) by_pid[p.processes[i].pid].push_back(i);
+  return by_pid;
+}
+
+}  // namespace
+
+std::vector<size_t> thread_processes(const Profile& profile) {
+  const auto by_pid = processes_by_pid(profile);
+  auto start = [&](size_t i) { return profile.processes[i].start_ns; };
+  std::vector<size_t> out;
+  out.reserve(profile.threads.size());
+  for (const Thread& t : profile.threads) {
+    auto it = by_pid.find(t.pid);
+    out.push_back(it == by_pid.end() ? kNoIndex : running_at(it->second, t.start_ns, start));
+  }
+  return out;
+}
+
+std::vector<size_t> thread_creators(const Profile& profile) {
+  const std::vector<size_t> process = thread_processes(profile);
+  // Threads grouped by (pid, process image) and tid; a thread without a process record
+  // groups with the other threads of its pid.
+  auto group = [&](size_t i) { return std::pair(profile.threads[i].pid, process[i]); };
+  std::unordered_map<uint64_t, std::vector<size_t>> by_tid;
+  for (size_t i = 0; i < profile.threads.size(); ++i) by_tid[profile.threads[i].tid].push_back(i);
+  std::vector<size_t> out(profile.threads.size(), kNoIndex);
+  for (size_t i = 0; i < profile.threads.size(); ++i) {
+    const Thread& t = profile.threads[i];
+    auto it = by_tid.find(t.creator_tid);
+    if (t.creator_tid == 0 || it == by_tid.end()) continue;
+    std::vector<size_t> same;
+    for (size_t c : it->second)
+      if (group(c) == group(i)) same.push_back(c);
+    out[i] = running_at(same, t.start_ns, [&](size_t c) { return profile.threads[c].start_ns; }, i);
+  }
+  return out;
+}
+
+std::vector<size_t> process_parents(const Profile& profile) {
+  const auto by_pid = processes_by_pid(profile);
+  const auto& ps = profile.processes;
+  std::vector<size_t> out(ps.size(), kNoIndex);
+  for (size_t i = 0; i < ps.size(); ++i) {
+    if (ps[i].image > 0) {
+      for (size_t c : by_pid.at(ps[i].pid))
+        if (ps[c].image < ps[i].image && (out[i] == kNoIndex || ps[c].image > ps[out[i]].image)) out[i] = c;
+      if (out[i] != kNoIndex) continue;
+    }
+    auto it = by_pid.find(ps[i].ppid);
+    if (ps[i].ppid == 0 || it == by_pid.end()) continue;
+    out[i] = running_at(it->second, ps[i].start_ns, [&](size_t c) { return ps[c].start_ns; }, i);
+  }
+  return out;
+}
+
+}  // namespace callprof

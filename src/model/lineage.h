@@ -1,0 +1,30 @@
+// Who belongs to whom: the process image a thread ran in, the thread that created it, and
+// the process (or earlier image) a process came from. Recorded ids can repeat (a pid keeps
+// its number across exec, tids are reused), so links are resolved by id *and* start time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/profile.h"
+
+namespace callprof {
+
+inline constexpr size_t kNoIndex = SIZE_MAX;
+
+// Per thread: the index of its process record, the image of its pid that was running when
+// the thread started (the latest one started by then, else the earliest); kNoIndex when
+// the profile has no record of its pid.
+std::vector<size_t> thread_processes(const Profile& profile);
+
+// Per thread: the index of the thread that created it, a thread of the same process image
+// with tid creator_tid (the latest started by then when the tid repeats); kNoIndex for
+// none. A thread is never its own creator, but links may still form cycles.
+std::vector<size_t> thread_creators(const Profile& profile);
+
+// Per process: image k > 0 comes from the latest earlier image of its pid; image 0 from the
+// image of its ppid that was running when it started; kNoIndex for none.
+std::vector<size_t> process_parents(const Profile& profile);
+
+}  // namespace callprof

@@ -1,0 +1,68 @@
+// Overhead compensation over every thread's tree.
+#include "model/transform/compensate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/lineage.h"
+
+namespace callprof {
+namespace {
+
+// v - cost, rounded to the nearest ns and clamped at 0.
+uint64_t minus(uint64_t v, double cost) {
+  const double rest = std::round(double(v) - cost);
+  return rest <= 0 ? 0 : uint64_t(rest);
+}
+
+std::vector<uint64_t> child_calls(const CallTree& tree) {
+  std::vector<uint64_t> calls(tree.size(), 0);
+  for (NodeId i = 1; i < tree.size(); ++i) calls[tree.node(i).parent] += tree.node(i).base[Metric::Calls];
+  return calls;
+}
+
+}  // namespace
+
+bool has_hook_costs(const Process& p) { return p.hook_inner_ns > 0 || p.hook_outer_ns > 0 || p.excluded_hook_ns > 0; }
+
+bool has_hook_costs(const Profile& profile) {
+  return std::any_of(profile.processes.begin(), profile.processes.end(),
+                     [](const Process& p) { return has_hook_costs(p); });
+}
+
+void compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
+  const std::vector<uint64_t> children = child_calls(tree);
+  for (NodeId i = 1; i < tree.size(); ++i) {  // the root is no call: nothing to remove
+    Metrics& m = tree.base(i);
+    const double cost = double(m[Metric::Calls]) * c.hook_inner_ns + double(children[i]) * c.hook_outer_ns +
+                        double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
+    m[Metric::WallNs] = minus(m[Metric::WallNs], cost);
+    // One call's self time cannot exceed all calls' (min/max lose only the inner cost, while
+    // self also loses the outer cost of the children); a single call is exactly the self.
+    const uint64_t self = m[Metric::WallNs];
+    const bool one = m[Metric::Calls] == 1;
+    if (m.has_min(Metric::MinWallNs))
+      m[Metric::MinWallNs] = one ? self : std::min(self, minus(m[Metric::MinWallNs], c.hook_inner_ns));
+    m[Metric::MaxWallNs] = one ? self : std::min(self, minus(m[Metric::MaxWallNs], c.hook_inner_ns));
+    if (cpu_measured)
+      m[Metric::CpuNs] = m[Metric::WallNs] > m[Metric::OffCpuNs] ? m[Metric::WallNs] - m[Metric::OffCpuNs] : 0;
+  }
+}
+
+void compensate(Profile& profile) {
+  auto it = profile.meta.extra.find("compensated");
+  if (it != profile.meta.extra.end() && it->second == "yes") return;
+  const std::vector<size_t> process = thread_processes(profile);
+  bool changed = false;
+  for (size_t i = 0; i < profile.threads.size(); ++i) {
+    if (process[i] == kNoIndex) continue;
+    const Process& constants = profile.processes[process[i]];
+    if (!has_hook_costs(constants)) continue;
+    Thread& t = profile.threads[i];
+    compensate_tree(t.tree, constants, t.offcpu == Thread::OffCpu::Measured);
+    changed = true;
+  }
+  if (changed) profile.meta.extra["compensated"] = "yes";
+}
+
+}  // namespace callprof

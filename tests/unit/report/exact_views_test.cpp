@@ -1,0 +1,190 @@
+// Views of exact-mode profiles in depth: compensation by default and --raw, CPU/off-CPU,
+// allocation and fault columns, --columns, the process/thread trees, the per-thread split
+// of a function, and program-wide trees (--graft, --merge-threads=start).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fixtures.h"
+#include "report/report.h"
+
+namespace callprof {
+namespace {
+
+using nlohmann::json;
+
+struct Out {
+  bool ok = false;
+  std::string text;  // the report, or the error message
+};
+
+Out run(const ReportOptions& o, Profile p = testing::exact_profile()) {
+  std::ostringstream out;
+  Status s = render_report(p, o, out);
+  return s.ok() ? Out{true, out.str()} : Out{false, s.error().message};
+}
+
+ReportOptions view(std::string v) {
+  ReportOptions o;
+  o.view = std::move(v);
+  return o;
+}
+
+const json* find(const json& array, const std::string& key, const std::string& value) {
+  for (const json& j : array)
+    if (j[key] == value) return &j;
+  return nullptr;
+}
+
+json document(ReportOptions o) {
+  o.json = true;
+  return json::parse(run(o).text);
+}
+
+TEST(Compensation, AppliedByDefaultWithHandComputedNumbers) {
+  const json d = document(view("flat"));
+  EXPECT_EQ(d["compensated"], true);
+  const json& D = *find(d["functions"], "name", "D");
+  // B > D: 120 ms - 40 calls * 10 ns; C > D: 40 ms - 40 * 10 ns.
+  EXPECT_EQ(D["self_ns"], 120000000 - 400 + 40000000 - 400);
+  EXPECT_EQ(D["min_self_ns"], 900000 - 10);
+  EXPECT_EQ(D["cpu_ns"], (120000000 - 400 - 20000000) + (40000000 - 400));  // wall' - off-CPU
+  EXPECT_EQ((*find(d["functions"], "name", "B"))["self_ns"], 1000000 - 10 - 40 * 5);
+  EXPECT_NE(run(view("flat")).text.find("# times:    compensated for measured hook overhead (15.0 ns/call); "
+                                          "--raw for raw numbers\n"),
+            std::string::npos);
+}
+
+TEST(Compensation, RawShowsMeasuredNumbers) {
+  ReportOptions o = view("flat");
+  o.raw = true;
+  EXPECT_NE(run(o).text.find("# times:    raw, not compensated for the measured hook overhead (15.0 ns/call)"),
+            std::string::npos);
+  const json d = document(o);
+  EXPECT_EQ(d["compensated"], false);
+  EXPECT_EQ((*find(d["functions"], "name", "D"))["self_ns"], 160000000);
+  EXPECT_EQ(run(view("flat"), testing::counter_example_profile()).text.find("# times:"), std::string::npos)
+      << "nothing to say without measured costs";
+}
+
+TEST(Columns, AllocationAndFaultColumnsWhenPresent) {
+  const std::string flat = run(view("flat")).text;
+  for (const char* title : {"total cpu", "total off-cpu", "faults", "allocs", "total allocs", "alloc bytes", "total alloc bytes"})
+    EXPECT_NE(flat.find(title), std::string::npos) << title;
+  EXPECT_NE(flat.find("40.0KiB"), std::string::npos);
+  EXPECT_EQ(flat.find("switches"), std::string::npos) << "no switch counts in this profile";
+  const std::string plain = run(view("flat"), testing::counter_example_profile()).text;
+  EXPECT_EQ(plain.find("allocs"), std::string::npos);
+  const std::string tree = run(view("tree")).text;
+  EXPECT_NE(tree.find("total allocs"), std::string::npos);
+}
+
+TEST(Columns, ChosenColumnsAndSortingByAnyColumn) {
+  ReportOptions o = view("flat");
+  o.columns = "calls,allocbytes,frees";
+  const Out r = run(o);
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("calls  alloc bytes  frees  module"), std::string::npos) << r.text;
+  o.sort = "allocbytestotal";
+  const std::string sorted = run(o).text;
+  const size_t table = sorted.find("calls  alloc bytes");
+  // main, A, B and D all have 40 KiB below them; ties go by total: main first, C after them.
+  EXPECT_LT(sorted.find(" main\n", table), sorted.find(" C\n", table));
+  for (const char* v : {"flat", "tree", "callers"}) {
+    ReportOptions bad = view(v);
+    bad.columns = "calls,bogus";
+    EXPECT_NE(run(bad).text.find("unknown column 'bogus' (valid: calls, self"), std::string::npos) << v;
+    for (const char* key : {"cpu", "offcputotal", "faults", "allocs", "allocbytestotal", "switches", "preempted"}) {
+      ReportOptions s = view(v);
+      s.sort = key;
+      EXPECT_TRUE(run(s).ok) << v << " --sort " << key;
+    }
+  }
+}
+
+TEST(Json, NewMetricsOnlyWhenPresent) {
+  const json d = document(view("flat"));
+  const json& D = *find(d["functions"], "name", "D");
+  EXPECT_EQ(D["alloc_calls"], 80 - 40);
+  EXPECT_EQ(D["alloc_bytes"], 40960);
+  EXPECT_EQ(D["free_calls"], 40);
+  EXPECT_EQ(D["page_faults"], 3);
+  EXPECT_FALSE(D.contains("switches"));
+  EXPECT_EQ((*find(d["functions"], "name", "A"))["total_alloc_bytes"], 40960);
+  EXPECT_EQ(d["tree"][0]["total_page_faults"], 3);
+  const json& edge = d["edges"][0];
+  EXPECT_TRUE(edge.contains("alloc_calls") && edge.contains("total_cpu_ns"));
+  const json plain = json::parse(run([] { auto o = view("flat"); o.json = true; return o; }(),
+                                     testing::folded("main;a 10\n")).text);
+  EXPECT_EQ(plain["functions"][0]["cpu_ns"], nullptr);
+  EXPECT_EQ(plain["functions"][0]["total_cpu_ns"], nullptr);
+  EXPECT_FALSE(plain["functions"][0].contains("alloc_calls"));
+  const json& child = *std::find_if(d["processes"].begin(), d["processes"].end(),
+                                    [](const json& p) { return p["pid"] == 2; });
+  EXPECT_EQ(child["death_signal"], 9);
+  EXPECT_EQ(child["complete"], false);
+  EXPECT_EQ(child["hook_inner_ns"], 10.0);
+  EXPECT_EQ(d["threads"][0]["offcpu"], "measured");
+}
+
+TEST(ThreadsView, ProcessTreeWithImagesSignalsAndSnapshots) {
+  const Out r = run(view("threads"));
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\npid 1: ./counter 40\n"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\n  pid 1 image 1: /bin/echo done\n"), std::string::npos);
+  EXPECT_NE(r.text.find("\n  pid 2 (ppid 1): ./counter 40; killed by signal 9 (SIGKILL); incomplete: data up to "
+                        "last snapshot\n"),
+            std::string::npos);
+  EXPECT_NE(r.text.find("  101    worker  main > spawn"), std::string::npos) << "created thread indented";
+  EXPECT_NE(r.text.find("off-cpu"), std::string::npos);
+}
+
+TEST(ThreadsView, FunctionSplitByThread) {
+  ReportOptions o = view("threads");
+  o.function = "^(main|E)$";
+  const Out r = run(o);
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("all  2 threads"), std::string::npos) << r.text;  // main ran in 100 and 2
+  EXPECT_NE(r.text.find("all  1 thread "), std::string::npos);           // E only in 101
+  EXPECT_NE(r.text.find("\n100  counter        1"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\n  2  child          1"), std::string::npos);
+  o.function = "(";
+  EXPECT_NE(run(o).text.find("invalid --function regex"), std::string::npos);
+  ReportOptions flat = view("flat");
+  flat.function = "main";
+  EXPECT_NE(run(flat).text.find("--function applies to the threads view"), std::string::npos);
+}
+
+TEST(ProgramTree, GraftPutsThreadsUnderTheirCreationPath) {
+  ReportOptions o = view("tree");
+  o.graft = true;
+  o.raw = true;
+  const Out r = run(o);
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("grafted under their creators' call paths"), std::string::npos);
+  EXPECT_NE(r.text.find("    spawn\n"), std::string::npos);
+  EXPECT_NE(r.text.find("      worker\n"), std::string::npos) << r.text;  // main > spawn > worker
+  o.json = true;
+  const json d = json::parse(run(o).text);
+  o.graft = false;
+  EXPECT_EQ(d["summary"]["total_ns"], json::parse(run(o).text)["summary"]["total_ns"]) << "totals preserved";
+  EXPECT_EQ(d["selection"]["threads"], "graft");
+}
+
+TEST(ProgramTree, MergeByStartRoutineAndBadCombinations) {
+  ReportOptions o = view("tree");
+  o.merge_threads = "start";
+  const Out r = run(o);
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("  [thread] worker\n"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("    worker\n"), std::string::npos);
+  o.graft = true;
+  EXPECT_NE(run(o).text.find("exclude each other"), std::string::npos);
+  o.graft = false;
+  o.merge_threads = "bogus";
+  EXPECT_NE(run(o).text.find("unknown --merge-threads mode 'bogus'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace callprof

@@ -1,0 +1,106 @@
+// The exact-mode process and thread fields (images, death signals, snapshots, hook
+// constants, loss counters, off-CPU state) and every metric survive a round trip, and
+// files written before these fields existed read with the documented defaults.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "test_profiles.h"
+#include "trace/profile_file.h"
+#include "trace/proto_convert.h"
+
+namespace callprof {
+namespace {
+
+Profile exact_profile() {
+  Profile p = test::small_profile();
+  p.processes = {
+      Process{.pid = 7, .ppid = 1, .image = 0, .command = "./app", .start_ns = 10, .end_ns = 20},
+      Process{.pid = 7, .ppid = 1, .image = 2, .command = "/bin/true x", .start_ns = 20, .end_ns = 30,
+              .death_signal = 9, .complete = false, .hook_inner_ns = 7.25, .hook_outer_ns = 3.5,
+              .excluded_hook_ns = 1.0 / 3}};
+  Thread& t = p.threads[0];
+  t.depth_limited_calls = 11;
+  t.short_calls = 1ull << 40;
+  t.lost_events = 5;
+  t.prunes = 4000000000u;
+  t.offcpu = Thread::OffCpu::Measured;
+  Thread other = test::make_thread(8, 7);
+  other.offcpu = Thread::OffCpu::Unavailable;
+  const NodeId leaf = other.tree.path(std::vector<FunctionId>{0, 1});
+  for (size_t m = 0; m < kMetricCount; ++m) other.tree.base(leaf)[Metric(m)] = 1000 + m;  // every column
+  p.threads.push_back(std::move(other));
+  return p;
+}
+
+Profile round_trip(const Profile& profile) {
+  Result<std::vector<uint8_t>> bytes = serialize_profile(profile);
+  EXPECT_TRUE(bytes.ok());
+  Result<Profile> back = parse_profile(*bytes, "mem");
+  EXPECT_TRUE(back.ok()) << back.error().message;
+  return back.ok() ? std::move(back).value() : Profile{};
+}
+
+TEST(ExactFields, RoundTripKeepsProcessAndThreadFieldsAndEveryMetric) {
+  const Profile profile = exact_profile();
+  test::expect_same_profile(profile, round_trip(profile));
+}
+
+TEST(ExactFields, EveryMetricHasItsNamedColumn) {
+  const file::Profile payload = trace::to_proto(exact_profile());
+  const file::CallTree& tree = payload.threads(1).tree();
+  ASSERT_EQ(size_t(tree.metrics_size()), kMetricCount);
+  for (size_t m = 0; m < kMetricCount; ++m) EXPECT_EQ(tree.metrics(int(m)).name(), kMetricInfo[m].name);
+}
+
+TEST(ExactFields, FilesWithoutTheFieldsReadWithDefaults) {
+  // A payload that never sets the new fields: what every file written before them holds.
+  file::Profile payload = test::minimal_payload();
+  file::Process* process = payload.add_processes();
+  process->set_pid(1);
+  Result<Profile> profile = parse_profile(test::file_with_payload(payload), "old");
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  const Process& p = profile->processes[0];
+  EXPECT_EQ(p.image, 0u);
+  EXPECT_EQ(p.death_signal, 0);
+  EXPECT_TRUE(p.complete);
+  EXPECT_EQ(p.hook_inner_ns, 0.0);
+  EXPECT_EQ(p.hook_outer_ns, 0.0);
+  EXPECT_EQ(p.excluded_hook_ns, 0.0);
+  const Thread& t = profile->threads[0];
+  EXPECT_EQ(t.offcpu, Thread::OffCpu::Off);
+  EXPECT_EQ(t.depth_limited_calls + t.short_calls + t.lost_events + t.prunes, 0u);
+}
+
+TEST(ExactFields, CommittedVersion1FileReadsAsCompleteWithoutConstants) {
+  Result<Profile> profile = read_profile(std::string(CALLPROF_TRACE_TEST_DATA) + "/v1_rich.bin");
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  for (const Process& p : profile->processes) {
+    EXPECT_TRUE(p.complete);
+    EXPECT_EQ(p.hook_inner_ns + p.hook_outer_ns + p.excluded_hook_ns, 0.0);
+  }
+  for (const Thread& t : profile->threads) EXPECT_EQ(t.offcpu, Thread::OffCpu::Off);
+}
+
+TEST(ExactFields, UnknownOffCpuStateReadsAsUnavailable) {
+  file::Profile payload = test::minimal_payload();
+  payload.mutable_threads(0)->set_offcpu(file::OffCpu(17));
+  Result<Profile> profile = parse_profile(test::file_with_payload(payload), "f");
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  EXPECT_EQ(profile->threads[0].offcpu, Thread::OffCpu::Unavailable);
+}
+
+TEST(ExactFields, ImpossibleHookConstantsAreInvalid) {
+  for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity(), 2e9}) {
+    file::Profile payload = test::minimal_payload();
+    file::Process* process = payload.add_processes();
+    process->set_pid(3);
+    process->set_hook_outer_ns(bad);
+    test::expect_error(parse_profile(test::file_with_payload(payload), "f"), "f",
+                       "invalid (process 0 with pid 3: hook_outer_ns is");
+  }
+}
+
+}  // namespace
+}  // namespace callprof
