@@ -85,12 +85,21 @@ TEST(RawDumpReader, RefusesForeignAndDamagedDumps) {
   other_version[8] = 99;
   EXPECT_NE(parse_raw_dump(other_version, "d").error().message.find("version 99"), std::string::npos);
 
-  // Node 2's parent is patched to 2 (itself): parents must come first.
+  // Node 2's parent is patched to 7: there is no node 7.
   std::string bad_parent = sample_dump();
   const size_t nodes_at = bad_parent.size() - 2 * sizeof(wire::DumpNode) - sizeof(wire::DumpOpenFrame) -
                           3 * sizeof(wire::DumpNode);
-  bad_parent[nodes_at + 2 * sizeof(wire::DumpNode)] = 2;
-  EXPECT_NE(parse_raw_dump(bad_parent, "d").error().message.find("later parent"), std::string::npos);
+  bad_parent[nodes_at + 2 * sizeof(wire::DumpNode)] = 7;
+  EXPECT_NE(parse_raw_dump(bad_parent, "d").error().message.find("missing parent"), std::string::npos);
+
+  // A later parent is fine in the main tree (pruning reuses freed nodes), not in the
+  // interrupt tree, which is never pruned.
+  std::string later_parent = sample_dump();
+  later_parent[nodes_at + 1 * sizeof(wire::DumpNode)] = 2;
+  EXPECT_TRUE(parse_raw_dump(later_parent, "d").ok());
+  std::string bad_interrupt = sample_dump();
+  bad_interrupt[bad_interrupt.size() - sizeof(wire::DumpNode)] = 1;
+  EXPECT_NE(parse_raw_dump(bad_interrupt, "d").error().message.find("later parent"), std::string::npos);
 
   // A huge node count must not allocate: it is checked against the bytes left.
   std::string huge = sample_dump();
