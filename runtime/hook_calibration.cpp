@@ -1,66 +1,70 @@
-// The calibration runs the real exported hooks, called through pointers as instrumented
-// code calls them through its PLT, on a scratch thread state: a parent frame, then many
-// enter/exit pairs of a leaf. The leaf's own self time per call is the part of a call's
-// cost that lands inside the callee ("inner"); the rest of the time per pair lands in the
-// caller ("outer"). The cheapest of several rounds is kept: interruptions only add.
+// The calibration runs a real instrumented loop (calibration_loop.c, built with the
+// compiler's hooks, calling them through the PLT as programs do) and the same loop built
+// without hooks, on a scratch thread state. Per call, the hooked loop's extra time is the
+// whole cost of the hooks; the part of it inside the leaf's own self time ("inner") is the
+// leaf's measured self time minus its plain cost; the rest lands in the caller ("outer").
+// The same with a leaf classified as excluded gives the cost of an excluded call. The
+// cheapest of several rounds is kept: interruptions only add.
 #include "hook_calibration.h"
 
 #include "clock.h"
 
-extern "C" void __cyg_profile_func_enter(void*, void*);
-extern "C" void __cyg_profile_func_exit(void*, void*);
+extern "C" {
+unsigned long callprof_calib_leaf_hooked(unsigned long);
+unsigned long callprof_calib_excluded_hooked(unsigned long);
+unsigned long callprof_calib_loop_hooked(unsigned long n, int excluded);
+unsigned long callprof_calib_loop_plain(unsigned long n, int excluded);
+}
 
 namespace callprof::rt {
 namespace {
 
-using Hook = void (*)(void*, void*);
-Hook volatile g_enter = __cyg_profile_func_enter;
-Hook volatile g_exit = __cyg_profile_func_exit;
-
 constexpr int kRounds = 8;
-constexpr int kPairs = 2000;
-char g_fake_functions[2 * kRounds + 2];  // distinct addresses that stand for functions
-uint64_t g_excluded_fn = 0;
+constexpr unsigned long kCalls = 2000;
+volatile unsigned long g_sink;
 
-uint32_t classify_for_calibration(uint64_t fn) { return fn == g_excluded_fn ? wire::kNodeExcluded : 0; }
+uint32_t classify_for_calibration(uint64_t fn) {
+  return fn == reinterpret_cast<uint64_t>(&callprof_calib_excluded_hooked) ? wire::kNodeExcluded : 0;
+}
 
-// Ticks per enter/exit pair of `leaf` under `parent`, and the leaf's self ticks per call.
-void measure_pairs(void* parent, void* leaf, uint64_t* per_pair, uint64_t* leaf_self) {
-  ThreadState* s = t_state;
-  g_enter(parent, nullptr);
+// Ticks one run of the loop takes.
+uint64_t time_loop(unsigned long (*loop)(unsigned long, int), int excluded) {
   uint64_t start = ticks();
-  for (int i = 0; i < kPairs; ++i) {
-    g_enter(leaf, nullptr);
-    g_exit(leaf, nullptr);
-  }
-  uint64_t end = ticks();
-  g_exit(parent, nullptr);
-  *per_pair = (end - start) / kPairs;
-  *leaf_self = 0;
-  for (uint32_t i = 1; i < s->profile.node_count(); ++i) {
-    const DumpNode& n = s->profile.nodes()[i];
-    if (n.fn == reinterpret_cast<uint64_t>(leaf) && n.calls > 0) *leaf_self = n.self_ticks / n.calls;
-  }
+  g_sink = loop(kCalls, excluded);
+  return ticks() - start;
+}
+
+// Self ticks recorded so far for the hooked leaf.
+uint64_t leaf_self_ticks(const ThreadProfile& p) {
+  for (uint32_t i = 1; i < p.node_count(); ++i)
+    if (p.nodes()[i].fn == reinterpret_cast<uint64_t>(&callprof_calib_leaf_hooked)) return p.nodes()[i].self_ticks;
+  return 0;
 }
 
 void measure(HookCost* cost) {
   ThreadState* s = attach_scratch_thread(64);
   if (!s) return;
   s->profile.set_callbacks(classify_for_calibration, nullptr);
-  g_excluded_fn = reinterpret_cast<uint64_t>(&g_fake_functions[1]);
   t_state = s;
-  uint64_t best_pair = UINT64_MAX, best_inner = 0, best_excluded = UINT64_MAX, unused;
+  uint64_t plain = UINT64_MAX, hooked = UINT64_MAX, leaf = UINT64_MAX, excluded = UINT64_MAX;
   for (int r = 0; r < kRounds; ++r) {
-    uint64_t pair, inner, excluded;
-    measure_pairs(&g_fake_functions[0], &g_fake_functions[2 + 2 * r], &pair, &inner);
-    measure_pairs(&g_fake_functions[0], &g_fake_functions[1], &excluded, &unused);
-    if (pair < best_pair) best_pair = pair, best_inner = inner;
-    if (excluded < best_excluded) best_excluded = excluded;
+    uint64_t p = time_loop(callprof_calib_loop_plain, 0);
+    uint64_t self_before = leaf_self_ticks(s->profile);
+    uint64_t h = time_loop(callprof_calib_loop_hooked, 0);
+    uint64_t l = leaf_self_ticks(s->profile) - self_before;
+    uint64_t e = time_loop(callprof_calib_loop_hooked, 1);
+    if (p < plain) plain = p;
+    if (h < hooked) hooked = h, leaf = l;
+    if (e < excluded) excluded = e;
   }
   t_state = nullptr;
   release_scratch_thread(s);
-  if (best_inner > best_pair) best_inner = best_pair;
-  *cost = HookCost{best_inner, best_pair - best_inner, best_excluded};
+  // Per call, in ticks; the plain loop's time per call stands for the leaf's own cost.
+  auto per_call = [](uint64_t t) { return t / kCalls; };
+  uint64_t total = hooked > plain ? per_call(hooked - plain) : 0;
+  uint64_t inner = leaf > plain ? per_call(leaf - plain) : 0;
+  if (inner > total) inner = total;
+  *cost = HookCost{inner, total - inner, excluded > plain ? per_call(excluded - plain) : 0};
 }
 
 }  // namespace

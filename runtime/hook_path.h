@@ -4,30 +4,33 @@
 // bookkeeping. No locks, allocation or system calls once a thread is attached.
 #pragma once
 
+#include "clock.h"
 #include "process.h"
 
 namespace callprof::rt {
 
-__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
+// Entry reads the clock after the bookkeeping (only if the call is recorded), exit reads it
+// first: either way the bookkeeping lands outside the callee's time where it can.
+__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp) {
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {
     s = attach_thread();
     if (!s) return;
   }
-  if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, now);
+  if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, ticks());
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
-  s->profile.enter(fn, callsite, sp, now);
+  s->profile.enter(fn, callsite, sp, ticks);
   s->busy = 0;
 }
 
-__attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp, uint64_t now) {
+__attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) return;
-  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, now);
+  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, ticks());
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
-  s->profile.exit(fn, sp, now);
+  s->profile.exit(fn, sp, ticks);
   s->busy = 0;
 }
 

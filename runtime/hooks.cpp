@@ -1,5 +1,4 @@
 // The compiler's entry/exit hooks (-finstrument-functions): the hot path (hook_path.h).
-#include "clock.h"
 #include "hook_path.h"
 
 using namespace callprof::rt;
@@ -7,11 +6,9 @@ using namespace callprof::rt;
 #define CALLPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 CALLPROF_EXPORT void __cyg_profile_func_enter(void* fn, void* callsite) {
-  const uint64_t now = ticks();
-  hook_enter(reinterpret_cast<uint64_t>(fn), reinterpret_cast<uint64_t>(callsite), CALLPROF_CALLER_SP(), now);
+  hook_enter(reinterpret_cast<uint64_t>(fn), reinterpret_cast<uint64_t>(callsite), CALLPROF_CALLER_SP());
 }
 
 CALLPROF_EXPORT void __cyg_profile_func_exit(void* fn, void* /*callsite*/) {
-  const uint64_t now = ticks();
-  hook_exit(reinterpret_cast<uint64_t>(fn), CALLPROF_CALLER_SP(), now);
+  hook_exit(reinterpret_cast<uint64_t>(fn), CALLPROF_CALLER_SP());
 }

@@ -60,8 +60,8 @@ struct StubTable {
   uint32_t count;
 };
 
-Modules g_modules;
-StubTable g_stubs;
+constinit Modules g_modules{};
+constinit StubTable g_stubs{};
 
 // Calls that must not gain a frame between caller and callee: they return twice or
 // switch stacks (the setjmp and context families, vfork, clone), use their caller's
@@ -286,11 +286,9 @@ using namespace callprof::rt;
 // Called by the trampoline around the real call; `sp` is where the return address lies,
 // so the library frame sits strictly below its caller's (a catch there closes it).
 void callprof_libcall_enter(uint32_t index, uint64_t callsite, uint64_t sp) {
-  const uint64_t now = ticks();
-  hook_enter(stub_id(index), callsite, sp, now);
+  hook_enter(stub_id(index), callsite, sp);
 }
 
 void callprof_libcall_exit(uint32_t index, uint64_t sp) {
-  const uint64_t now = ticks();
-  hook_exit(stub_id(index), sp, now);
+  hook_exit(stub_id(index), sp);
 }

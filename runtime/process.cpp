@@ -20,7 +20,8 @@ __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullp
 
 namespace {
 
-ProcessInfo g_process;
+// constinit: constructors of other files run before this one's dynamic initializers would.
+constinit ProcessInfo g_process{};
 ThreadState* g_threads = nullptr;   // lock-free push-only list
 pthread_key_t g_exit_key;
 // Signal handlers that interrupt a hook are rare and shallow: a small second tree.

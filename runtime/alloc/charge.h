@@ -40,6 +40,6 @@ inline void charge_free() {
   callprof_rt_note_free();
 }
 
-#define CALLPROF_ALLOC_EXPORT __attribute__((visibility("default")))
-
 }  // namespace callprof::alloc
+
+#define CALLPROF_ALLOC_EXPORT __attribute__((visibility("default")))

@@ -10,20 +10,27 @@
 
 #include "truth.h"
 
+/* Built with -DE2E_PLAIN, the functions get no hooks: the uninstrumented baseline. */
+#ifdef E2E_PLAIN
+#define FN E2E_FN __attribute__((no_instrument_function))
+#else
+#define FN E2E_FN
+#endif
+
 static volatile unsigned sink;
 typedef void (*level_fn)(int, unsigned);
 static level_fn table[10];
 
-E2E_FN void leaf(void) { sink++; }
+FN void leaf(void) { sink++; }
 
 #define LEVEL(k)                                   \
-  E2E_FN void g##k(int level, unsigned code) {     \
+  FN void g##k(int level, unsigned code) {     \
     if (level == 0) return leaf();                 \
     table[code % 10](level - 1, code / 10);        \
   }
 LEVEL(0) LEVEL(1) LEVEL(2) LEVEL(3) LEVEL(4) LEVEL(5) LEVEL(6) LEVEL(7) LEVEL(8) LEVEL(9)
 
-E2E_FN void heavy(void) { e2e_work_us(5000); }
+FN void heavy(void) { e2e_work_us(5000); }
 
 E2E_QUIET long peak_kb(void) {
   FILE* f = fopen("/proc/self/status", "r");
