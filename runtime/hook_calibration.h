@@ -6,7 +6,10 @@
 
 namespace callprof::rt {
 
-// Fills `cost` (zeros when !measure_hooks) and the TSC rate (ticks per ns).
-void calibrate_hooks(HookCost* cost, double* ticks_per_ns, bool measure_hooks);
+// Measures the hooks' cost on thread state `s` (freshly attached: only its root exists);
+// afterwards the thread's profile is as new.
+void calibrate_hooks(ThreadState* s, HookCost* cost);
+// TSC ticks per ns, over about 2 ms.
+double measure_tsc_rate();
 
 }  // namespace callprof::rt

@@ -100,7 +100,7 @@ void initialize() {
   pthread_key_create(&g_exit_key, on_thread_exit);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   load_function_plan(g_process.config.functions_file);
-  calibrate_hooks(&g_process.hook_cost, &g_process.ticks_per_ns, g_process.config.compensate);
+  if (g_process.config.compensate || g_process.config.min_duration_ns > 0) g_process.ticks_per_ns = measure_tsc_rate();
   g_process.config.limits.min_ticks = uint64_t(double(g_process.config.min_duration_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();
   start_snapshots(g_process.config);
@@ -152,20 +152,17 @@ ThreadState* attach_thread() {
   ThreadState* s = new_thread_state(main_layout(), c.node_budget, c.stack_frames);
   if (!s) return nullptr;
   s->profile.set_limits(c.limits);
-  s->profile.set_callbacks(function_flags, checkpoint_reached);
   open_thread_events(s, c.events);
+  // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
+  static int calibrated = 0;
+  if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
+  s->profile.set_callbacks(function_flags, checkpoint_reached);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
   pthread_setspecific(g_exit_key, s);
   t_state = s;
   return s;
 }
-
-ThreadState* attach_scratch_thread(uint32_t nodes) {
-  return new_thread_state(tree_layout(nodes, 64, false, false), nodes, 64);
-}
-
-void release_scratch_thread(ThreadState* s) { munmap(s->mapping, s->mapping_bytes); }
 
 void finish_thread(ThreadState* s, bool release) {
   if (!s) return;

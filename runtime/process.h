@@ -77,9 +77,6 @@ struct ProcessInfo {
 };
 const ProcessInfo& process();
 void ensure_initialized();
-// The thread's tree memory laid out for the calibration (hook_calibration.cpp).
-ThreadState* attach_scratch_thread(uint32_t nodes);
-void release_scratch_thread(ThreadState* s);
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is
