@@ -53,8 +53,9 @@ uint32_t ThreadProfile::mark_kept(PruneScratch& s, uint32_t live) const {
     s.weight[p] += s.weight[i];
     if (s.keep[i] == kForced) s.keep[p] = kForced;
   }
-  // Keep the heaviest subtrees within half the budget. A parent weighs at least as much
-  // as its child, so a kept node's ancestors are kept too.
+  // Keep the heaviest subtrees within a quarter of the budget: each kept node may gain a
+  // [pruned] child, so about half the budget is then in use. A parent weighs at least as
+  // much as its child, so a kept node's ancestors are kept too.
   uint32_t histogram[kBuckets] = {};
   uint32_t forced = 0;
   for (uint32_t k = 0; k < live; ++k) {
@@ -62,7 +63,7 @@ uint32_t ThreadProfile::mark_kept(PruneScratch& s, uint32_t live) const {
     if (s.keep[i] == kForced) ++forced;
     else ++histogram[bucket(s.weight[i])];
   }
-  const uint32_t room = node_capacity_ / 2 > forced ? node_capacity_ / 2 - forced : 0;
+  const uint32_t room = node_capacity_ / 4 > forced ? node_capacity_ / 4 - forced : 0;
   int threshold = kBuckets;
   for (uint32_t above = 0; threshold > 0 && above + histogram[threshold - 1] <= room;)
     above += histogram[--threshold];
@@ -163,6 +164,9 @@ bool ThreadProfile::prune() {
   fold_removed(s, live);
   rebuild_index();
   ++prunes_;
+  // A prune that frees little (everything is on the stack or pinned) would repeat at every
+  // new node: stop pruning, and let calls beyond the budget be dropped and counted.
+  if (live_nodes_ > node_capacity_ - node_capacity_ / 8) prune_scratch_ = nullptr;
   return true;
 }
 
