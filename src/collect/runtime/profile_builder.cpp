@@ -194,11 +194,18 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
   return m;
 }
 
-bool carries_data(const NodeSource& src, uint32_t i) {
-  if (src.nodes[i].calls != 0) return true;
-  if (src.metrics.empty()) return false;
-  const wire::DumpNodeMetrics& x = src.metrics[i];
-  return x.offcpu_ns | x.switches | x.faults | x.alloc_calls | x.free_calls;
+// A node whose calls were all too short to record (or that only the parent process
+// used, before a fork) has no calls of its own, but what was charged to it while it ran
+// (off-CPU time, allocations, ...) happened in its caller's time: it goes there.
+void fold_into(Metrics& into, const wire::DumpNodeMetrics& x, bool cpu_measured) {
+  into[Metric::OffCpuNs] += x.offcpu_ns;
+  into[Metric::PreemptedNs] += x.preempted_ns;
+  if (cpu_measured) into[Metric::CpuNs] -= std::min(into[Metric::CpuNs], x.offcpu_ns);
+  into[Metric::Switches] += x.switches;
+  into[Metric::PageFaults] += x.faults;
+  into[Metric::AllocCalls] += x.alloc_calls;
+  into[Metric::AllocBytes] += x.alloc_bytes;
+  into[Metric::FreeCalls] += x.free_calls;
 }
 
 // Adds dump nodes to `tree` under the tree nodes already in `mapped` (the root, or graft
@@ -212,14 +219,19 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
   std::vector<bool> used(nodes.size());
   for (size_t k = order.size(); k-- > 1;) {
     uint32_t i = order[k];
-    if (used[i] || carries_data(src, i)) used[i] = used[nodes[i].parent] = true;
+    if (used[i] || nodes[i].calls != 0) used[i] = used[nodes[i].parent] = true;
   }
   for (size_t k = 1; k < order.size(); ++k) {
     uint32_t i = order[k];
     const wire::DumpNode& d = nodes[i];
-    if (mapped[i] != kNoNode || !used[i] || mapped[d.parent] == kNoNode) continue;
+    if (mapped[i] != kNoNode || mapped[d.parent] == kNoNode) continue;
     if (d.flags & wire::kNodeExcluded) {
       if (d.calls > 0) tree.base(mapped[d.parent])[Metric::ExcludedCalls] += d.calls;
+      continue;
+    }
+    if (!used[i]) {
+      if (!src.metrics.empty()) fold_into(tree.base(mapped[d.parent]), src.metrics[i], src.cpu_measured);
+      mapped[i] = mapped[d.parent];  // and so do its descendants'
       continue;
     }
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
