@@ -56,7 +56,8 @@ void* snapshot_thread(void*) {
 
 // The thread must never run the program's signal handlers: every signal stays blocked.
 void start_thread() {
-  static CreateFn create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  // dlsym here, not at load time: after fork too, and always from a normal context.
+  auto create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
   if (!create) return;
   sigset_t all, old;
   sigfillset(&all);

@@ -1,4 +1,4 @@
-// End-to-end: library calls (CALLPROF_LIBCALLS=1) become their own nodes under their
+// End-to-end: library calls (`record --libcalls`) become their own nodes under their
 // callers, with exact counts, without changing what the program does: arguments on the
 // stack, varargs with doubles, callbacks nested under the library call, exceptions thrown
 // through library calls, setjmp/longjmp and vfork. GCC and Clang.
@@ -12,22 +12,14 @@ namespace {
 
 class LibCalls : public E2ETest {
  protected:
-  // `callprof record` passes its environment on to the program.
-  void SetUp() override {
-    E2ETest::SetUp();
-    setenv("CALLPROF_LIBCALLS", "1", 1);
-  }
-  void TearDown() override {
-    unsetenv("CALLPROF_LIBCALLS");
-    E2ETest::TearDown();
-  }
-
   // Runs `binary` plainly and under record: same output, same exit status; returns the report.
   Report record_like_plain(const std::string& binary, const std::vector<std::string>& args, std::string* out) {
     std::vector<std::string> argv = {binary};
     argv.insert(argv.end(), args.begin(), args.end());
     const RunResult plain = run(argv, dir());
-    const RunResult recorded = record(binary, args);
+    std::vector<std::string> rec = {E2E_CALLPROF, "record", "-q", "--libcalls", "-o", "profile.callprof", "--", binary};
+    rec.insert(rec.end(), args.begin(), args.end());
+    const RunResult recorded = run(rec, dir());
     EXPECT_EQ(recorded.exit, plain.exit) << "exit status with and without callprof; stderr:\n" << recorded.err;
     EXPECT_EQ(recorded.out, plain.out) << "output with and without callprof";
     EXPECT_EQ(recorded.err, "") << "stderr of callprof record -q";
