@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wire/raw_dump.h"
+
 namespace callprof::rt {
 namespace {
 
@@ -25,6 +27,7 @@ struct Range {
   uint64_t start, end;
 };
 
+bool g_fast_exclusion = false;
 Entry* g_entries = nullptr;
 uint64_t g_entry_count = 0;
 Range g_modules[256];  // the modules the plan lists: their unlisted functions get 0
@@ -95,9 +98,18 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
   qsort(g_entries, g_entry_count, sizeof(Entry), by_address);
 }
 
+uint32_t remember(uint64_t fn, uint32_t flags) {
+  if (g_fast_exclusion && (flags & wire::kNodeExcluded))
+    __atomic_store_n(&g_excluded_functions[(fn >> 4) & (kExclusionSlots - 1)], fn, __ATOMIC_RELAXED);
+  return flags;
+}
+
 }  // namespace
 
-void load_function_plan(const char* path) {
+uint64_t g_excluded_functions[kExclusionSlots];
+
+void load_function_plan(const char* path, bool fast_exclusion) {
+  g_fast_exclusion = fast_exclusion;
   if (!path || !*path) return;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
@@ -129,10 +141,10 @@ uint32_t function_flags(uint64_t fn) {
     if (g_entries[mid].address < fn) lo = mid + 1;
     else hi = mid;
   }
-  if (lo < g_entry_count && g_entries[lo].address == fn) return g_entries[lo].flags;
+  if (lo < g_entry_count && g_entries[lo].address == fn) return remember(fn, g_entries[lo].flags);
   for (uint32_t i = 0; i < g_module_count; ++i)
     if (fn >= g_modules[i].start && fn < g_modules[i].end) return 0;
-  return g_default_flags;
+  return remember(fn, g_default_flags);
 }
 
 }  // namespace callprof::rt

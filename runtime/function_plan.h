@@ -9,8 +9,16 @@
 namespace callprof::rt {
 
 // Reads the plan (format in docs/design.md, "Filters"); "" or an unreadable file: no plan.
-void load_function_plan(const char* path);
+// With `fast_exclusion`, excluded functions also enter the exclusion cache below.
+void load_function_plan(const char* path, bool fast_exclusion);
 // wire::kNode* flags for a function's new nodes.
 uint32_t function_flags(uint64_t fn);
+
+// Functions known to be excluded, direct-mapped by address: the hooks test it first, so
+// an excluded call costs a compare, not a lookup. A slot holds a function that is
+// excluded, or 0; collisions only send a function back to the slower path.
+inline constexpr uint32_t kExclusionSlots = 4096;
+extern uint64_t g_excluded_functions[kExclusionSlots];
+inline bool known_excluded(uint64_t fn) { return g_excluded_functions[(fn >> 4) & (kExclusionSlots - 1)] == fn; }
 
 }  // namespace callprof::rt

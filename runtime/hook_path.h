@@ -5,13 +5,22 @@
 #pragma once
 
 #include "clock.h"
+#include "function_plan.h"
 #include "process.h"
 
 namespace callprof::rt {
 
+// A call of a function known to be filtered out: only counted, at the calling path.
+__attribute__((noinline)) inline void count_excluded_call() {
+  ThreadState* s = t_state;
+  if (!s || s->busy) return;
+  if (DumpNodeMetrics* m = s->profile.top_metrics()) ++m->excluded_calls;
+}
+
 // Entry reads the clock after the bookkeeping (only if the call is recorded), exit reads it
 // first: either way the bookkeeping lands outside the callee's time where it can.
 __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp) {
+  if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {
     s = attach_thread();
@@ -25,6 +34,7 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
 }
 
 __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
+  if (__builtin_expect(known_excluded(fn), 0)) return;
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) return;
   if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, ticks());

@@ -99,7 +99,8 @@ void initialize() {
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
-  load_function_plan(g_process.config.functions_file);
+  // Fast exclusion counts excluded calls in the caller's node metrics: only with them.
+  load_function_plan(g_process.config.functions_file, g_process.config.node_metrics());
   if (g_process.config.compensate || g_process.config.min_duration_ns > 0) g_process.ticks_per_ns = measure_tsc_rate();
   g_process.config.limits.min_ticks = uint64_t(double(g_process.config.min_duration_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();

@@ -100,6 +100,7 @@ void ThreadProfile::merge_node(uint32_t into, uint32_t from, bool with_calls) {
   x.alloc_calls += y.alloc_calls;
   x.alloc_bytes += y.alloc_bytes;
   x.free_calls += y.free_calls;
+  x.excluded_calls += y.excluded_calls;
 }
 
 void ThreadProfile::fold_removed(PruneScratch& s, uint32_t live) {

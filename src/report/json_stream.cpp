@@ -13,7 +13,8 @@ namespace {
 std::string opt(uint64_t v, bool present) { return present ? std::to_string(v) : "null"; }
 
 constexpr Metric kExtraMetrics[] = {Metric::PreemptedNs, Metric::Switches,   Metric::PageFaults,
-                                    Metric::AllocCalls,  Metric::AllocBytes, Metric::FreeCalls};
+                                    Metric::AllocCalls,  Metric::AllocBytes, Metric::FreeCalls,
+                                    Metric::ExcludedCalls};
 
 // `,"key":value` for each field.
 std::string fields_json(const std::vector<std::pair<std::string, std::optional<uint64_t>>>& fields) {

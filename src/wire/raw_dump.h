@@ -137,7 +137,7 @@ struct DumpNodeMetrics {
   uint64_t alloc_calls;      // malloc, calloc, realloc, aligned allocs, operator new
   uint64_t alloc_bytes;      // bytes requested by them
   uint64_t free_calls;       // free, operator delete (non-null pointers)
-  uint64_t reserved;
+  uint64_t excluded_calls;   // calls of filtered-out functions made from here (their hook cost is here)
 };
 static_assert(sizeof(DumpNodeMetrics) == 64);
 

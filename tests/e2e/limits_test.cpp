@@ -49,6 +49,7 @@ TEST_P(Filters, ExcludedFunctionsVanishAndTheirCalleesMoveUp) {
   expect_absent(r, {"helper_step"});
   expect_path_calls(r, {{{"main", "outer", "inner"}, 100}, {{"main", "deep1", "deep2", "deep3", "deep4"}, 100}});
   expect_function_calls(r, {{"outer", 100}, {"inner", 100}, {"quick", 100}, {"slow", 10}});
+  EXPECT_EQ(u64(r.function("outer"), "excluded_calls"), 100u) << "the excluded calls are counted where they were made";
   expect_report_invariants(r);
 }
 

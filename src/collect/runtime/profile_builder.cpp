@@ -191,6 +191,7 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
   m[Metric::AllocCalls] = x.alloc_calls;
   m[Metric::AllocBytes] = x.alloc_bytes;
   m[Metric::FreeCalls] = x.free_calls;
+  m[Metric::ExcludedCalls] = x.excluded_calls;
   return m;
 }
 
@@ -206,6 +207,7 @@ void fold_into(Metrics& into, const wire::DumpNodeMetrics& x, bool cpu_measured)
   into[Metric::AllocCalls] += x.alloc_calls;
   into[Metric::AllocBytes] += x.alloc_bytes;
   into[Metric::FreeCalls] += x.free_calls;
+  into[Metric::ExcludedCalls] += x.excluded_calls;
 }
 
 // Adds dump nodes to `tree` under the tree nodes already in `mapped` (the root, or graft
