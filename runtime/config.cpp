@@ -42,7 +42,9 @@ bool read_config(RuntimeConfig* c) {
   c->min_duration_ns = env_u64("CALLPROF_MIN_NS", 0, 0, UINT64_MAX);
   c->events.offcpu = env_flag("CALLPROF_OFFCPU", true);
   c->events.faults = env_flag("CALLPROF_FAULTS", false);
-  c->events.ring_pages = power_of_two_at_most(uint32_t(env_u64("CALLPROF_RING_PAGES", 4, 1, 1024)));
+  // Page faults come in bursts (one record each): their ring is larger.
+  const uint32_t ring_pages = c->events.faults ? 32 : 4;
+  c->events.ring_pages = power_of_two_at_most(uint32_t(env_u64("CALLPROF_RING_PAGES", ring_pages, 1, 1024)));
   c->alloc = env_flag("CALLPROF_ALLOC", false);
   c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
   c->compensate = env_flag("CALLPROF_COMPENSATE", true);

@@ -81,6 +81,18 @@ TEST_P(OffCpu, CanBeTurnedOff) {
   for (const json& t : r.threads()) EXPECT_EQ(t.at("offcpu"), "off");
 }
 
+TEST_P(OffCpu, PageFaultsAreChargedToTheFunctionThatTouchedThePages) {
+  const std::string binary = build("faults.c");
+  RunResult rec = run({E2E_CALLPROF, "record", "-q", "--faults", "-o", "profile.callprof", "--", binary}, dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  const Report r = report();
+  measured("touch_pages_faults", double(u64(r.function("touch_pages"), "page_faults")));
+  EXPECT_GE(u64(r.function("touch_pages"), "page_faults"), 1024u);
+  EXPECT_LT(u64(r.function("touch_pages"), "page_faults"), 1100u);
+  EXPECT_LT(u64(r.function("reuse"), "page_faults"), 10u);
+  EXPECT_EQ(u64(r.threads().at(0), "lost_events"), 0u);
+}
+
 // The call-heavy program: 10^7 calls of a tiny leaf. Its uninstrumented run time is the
 // truth for main's total; its uninstrumented time per call for the leaf's self time.
 TEST_P(Compensation, MainTotalAndLeafSelfDescribeTheUninstrumentedProgram) {
