@@ -1,126 +1,17 @@
-// Building the model from raw dumps. One FunctionTable per recording maps (module, ELF
-// address) to a FunctionId so the same function in several processes is one function.
+// Building the model from raw dumps: ticks to ns, open frames closed, trees in
+// parents-first order (pruning may have reused low node ids), filtered-out and
+// never-completed nodes folded into their callers, signal contexts grafted.
 #include "collect/runtime/profile_builder.h"
 
 #include <cmath>
 #include <cstring>
 #include <map>
 
-#include "collect/runtime/call_kind.h"
-#include "symbols/symbolizer.h"
+#include "collect/runtime/process_symbols.h"
 #include "util/strings.h"
 
 namespace callprof {
 namespace {
-
-class FunctionTable {
- public:
-  explicit FunctionTable(Profile& p) : p_(p) {}
-
-  ModuleId module(const RawModule& m) {
-    auto key = std::make_pair(m.path, m.build_id);
-    auto [it, added] = modules_.try_emplace(key, ModuleId(p_.modules.size()));
-    if (added) p_.modules.push_back(Module{m.path, m.build_id});
-    return it->second;
-  }
-
-  FunctionId function(const SymbolInfo& s, ModuleId module, uint64_t runtime_address) {
-    uint64_t address = module == kNoModule ? runtime_address : s.file_address;
-    auto [it, added] = functions_.try_emplace({module, address}, FunctionId(p_.functions.size()));
-    if (!added) return it->second;
-    Function f;
-    f.name = !s.name.empty() ? s.name : unknown_name(module, address);
-    f.linkage_name = s.linkage_name;
-    f.module = module;
-    f.address = address;
-    f.file = s.file;
-    f.line = s.line;
-    p_.functions.push_back(std::move(f));
-    return it->second;
-  }
-
-  // A function known by name rather than by its own symbol: a library call (named after
-  // the imported symbol, whatever implementation it resolved to) or "[pruned]".
-  FunctionId named(const std::string& name, ModuleId module, uint64_t address) {
-    auto [it, added] = named_.try_emplace({module, name}, FunctionId(p_.functions.size()));
-    if (!added) return it->second;
-    Function f;
-    f.name = name;
-    f.linkage_name = name;
-    f.module = module;
-    f.address = address;
-    p_.functions.push_back(std::move(f));
-    return it->second;
-  }
-
- private:
-  std::string unknown_name(ModuleId module, uint64_t address) const {
-    char buf[32];
-    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
-    if (module == kNoModule) return buf;
-    std::string path = p_.modules[module].path;
-    return path.substr(path.rfind('/') + 1) + "+" + buf;
-  }
-
-  Profile& p_;
-  std::map<std::pair<std::string, std::string>, ModuleId> modules_;
-  std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
-  std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
-};
-
-// Resolves the addresses of one process image into the recording's function table.
-class ProcessSymbols {
- public:
-  ProcessSymbols(const RawProcessDump& d, FunctionTable& table) : table_(table) {
-    std::vector<LoadedModule> mods;
-    for (const RawModule& m : d.modules) {
-      mods.push_back(LoadedModule{m.path, m.bias, m.start, m.end, m.build_id});
-      module_ids_.push_back(table.module(m));
-    }
-    auto s = Symbolizer::create(std::move(mods));
-    if (s) symbolizer_ = std::move(s.value());
-    else warnings_.push_back(s.error().message);
-    for (const RawLibCall& l : d.libcalls) libcalls_[l.id] = &l;
-  }
-
-  FunctionId function(uint64_t address) {
-    auto [it, added] = cache_.try_emplace(address, kNoFunction);
-    if (!added) return it->second;
-    if (address == wire::kPrunedFn) return it->second = table_.named("[pruned]", kNoModule, 0);
-    if (auto l = libcalls_.find(address); l != libcalls_.end()) {
-      SymbolInfo s = symbolizer_ ? symbolizer_->resolve(l->second->target) : SymbolInfo{};
-      ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;
-      return it->second =
-                 table_.named(demangle(l->second->name), m, m == kNoModule ? l->second->target : s.file_address);
-    }
-    SymbolInfo s = symbolizer_ ? symbolizer_->resolve(address) : SymbolInfo{};
-    ModuleId m = s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule;
-    return it->second = table_.function(s, m, address);
-  }
-
-  // Whether the call that returns to `return_address` went through a pointer.
-  bool indirect_call(uint64_t return_address) {
-    if (return_address == 0 || !symbolizer_) return false;
-    auto [it, added] = call_kinds_.try_emplace(return_address, false);
-    if (added) it->second = classify_call(symbolizer_->code_before(return_address, 8)) == CallKind::Indirect;
-    return it->second;
-  }
-
-  std::vector<std::string> warnings() const {
-    std::vector<std::string> w = warnings_;
-    if (symbolizer_) w.insert(w.end(), symbolizer_->warnings().begin(), symbolizer_->warnings().end());
-    return w;
-  }
-
- private:
-  FunctionTable& table_;
-  std::unique_ptr<Symbolizer> symbolizer_;
-  std::vector<ModuleId> module_ids_;
-  std::map<uint64_t, FunctionId> cache_;
-  std::map<uint64_t, const RawLibCall*> libcalls_;
-  std::map<uint64_t, bool> call_kinds_;
-  std::vector<std::string> warnings_;
-};
 
 struct Clock {
   const wire::DumpHeader& h;

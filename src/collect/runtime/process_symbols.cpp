@@ -1,0 +1,89 @@
+#include "collect/runtime/process_symbols.h"
+
+#include <cstdio>
+
+#include "collect/runtime/call_kind.h"
+
+namespace callprof {
+
+ModuleId FunctionTable::module(const RawModule& m) {
+  auto [it, added] = modules_.try_emplace({m.path, m.build_id}, ModuleId(p_.modules.size()));
+  if (added) p_.modules.push_back(Module{m.path, m.build_id});
+  return it->second;
+}
+
+FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_t runtime_address) {
+  uint64_t address = module == kNoModule ? runtime_address : s.file_address;
+  auto [it, added] = functions_.try_emplace({module, address}, FunctionId(p_.functions.size()));
+  if (!added) return it->second;
+  Function f;
+  f.name = !s.name.empty() ? s.name : unknown_name(module, address);
+  f.linkage_name = s.linkage_name;
+  f.module = module;
+  f.address = address;
+  f.file = s.file;
+  f.line = s.line;
+  p_.functions.push_back(std::move(f));
+  return it->second;
+}
+
+FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64_t address) {
+  auto [it, added] = named_.try_emplace({module, name}, FunctionId(p_.functions.size()));
+  if (!added) return it->second;
+  Function f;
+  f.name = name;
+  f.linkage_name = name;
+  f.module = module;
+  f.address = address;
+  p_.functions.push_back(std::move(f));
+  return it->second;
+}
+
+std::string FunctionTable::unknown_name(ModuleId module, uint64_t address) const {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+  if (module == kNoModule) return buf;
+  std::string path = p_.modules[module].path;
+  return path.substr(path.rfind('/') + 1) + "+" + buf;
+}
+
+ProcessSymbols::ProcessSymbols(const RawProcessDump& d, FunctionTable& table) : table_(table) {
+  std::vector<LoadedModule> mods;
+  for (const RawModule& m : d.modules) {
+    mods.push_back(LoadedModule{m.path, m.bias, m.start, m.end, m.build_id});
+    module_ids_.push_back(table.module(m));
+  }
+  auto s = Symbolizer::create(std::move(mods));
+  if (s) symbolizer_ = std::move(s.value());
+  else warnings_.push_back(s.error().message);
+  for (const RawLibCall& l : d.libcalls) libcalls_[l.id] = &l;
+}
+
+FunctionId ProcessSymbols::function(uint64_t address) {
+  auto [it, added] = cache_.try_emplace(address, kNoFunction);
+  if (!added) return it->second;
+  if (address == wire::kPrunedFn) return it->second = table_.named("[pruned]", kNoModule, 0);
+  if (auto l = libcalls_.find(address); l != libcalls_.end()) {
+    const RawLibCall& call = *l->second;
+    SymbolInfo s = symbolizer_ ? symbolizer_->resolve(call.target) : SymbolInfo{};
+    ModuleId m = module_of(s);
+    return it->second = table_.named(demangle(call.name), m, m == kNoModule ? call.target : s.file_address);
+  }
+  SymbolInfo s = symbolizer_ ? symbolizer_->resolve(address) : SymbolInfo{};
+  return it->second = table_.function(s, module_of(s), address);
+}
+
+bool ProcessSymbols::indirect_call(uint64_t return_address) {
+  if (return_address == 0 || !symbolizer_) return false;
+  auto [it, added] = call_kinds_.try_emplace(return_address, false);
+  if (added) it->second = classify_call(symbolizer_->code_before(return_address, 8)) == CallKind::Indirect;
+  return it->second;
+}
+
+std::vector<std::string> ProcessSymbols::warnings() const {
+  std::vector<std::string> w = warnings_;
+  if (symbolizer_) w.insert(w.end(), symbolizer_->warnings().begin(), symbolizer_->warnings().end());
+  return w;
+}
+
+}  // namespace callprof

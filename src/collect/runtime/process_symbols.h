@@ -1,0 +1,60 @@
+// Naming the addresses of the runtime's dumps. One FunctionTable per recording maps
+// (module, ELF address) to a FunctionId, so the same function in several processes is one
+// function; ProcessSymbols resolves one process image's addresses into it (library calls
+// and [pruned] by name) and tells direct from indirect call sites.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collect/runtime/raw_dump_reader.h"
+#include "model/profile.h"
+#include "symbols/symbolizer.h"
+
+namespace callprof {
+
+class FunctionTable {
+ public:
+  explicit FunctionTable(Profile& p) : p_(p) {}
+
+  ModuleId module(const RawModule& m);
+  FunctionId function(const SymbolInfo& s, ModuleId module, uint64_t runtime_address);
+  // A function known by name rather than by its own symbol: a library call (named after
+  // the imported symbol, whatever implementation it resolved to) or "[pruned]".
+  FunctionId named(const std::string& name, ModuleId module, uint64_t address);
+
+ private:
+  std::string unknown_name(ModuleId module, uint64_t address) const;
+
+  Profile& p_;
+  std::map<std::pair<std::string, std::string>, ModuleId> modules_;
+  std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
+  std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
+};
+
+// Resolves the addresses of one process image into the recording's function table.
+class ProcessSymbols {
+ public:
+  ProcessSymbols(const RawProcessDump& d, FunctionTable& table);
+
+  FunctionId function(uint64_t address);
+  // Whether the call that returns to `return_address` went through a pointer.
+  bool indirect_call(uint64_t return_address);
+  std::vector<std::string> warnings() const;
+
+ private:
+  ModuleId module_of(const SymbolInfo& s) const { return s.module >= 0 ? module_ids_[size_t(s.module)] : kNoModule; }
+
+  FunctionTable& table_;
+  std::unique_ptr<Symbolizer> symbolizer_;
+  std::vector<ModuleId> module_ids_;
+  std::map<uint64_t, FunctionId> cache_;
+  std::map<uint64_t, const RawLibCall*> libcalls_;
+  std::map<uint64_t, bool> call_kinds_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace callprof
