@@ -18,13 +18,25 @@ Profile threaded_profile() {
   p.modules = {{"/bin/seed", "abcdef"}};
   p.functions = {{"main", "main", 0, 0x1000, "seed.c", 1}, {"fib", "fib", 0, 0x1100, "seed.c", 9},
                  {"worker", "worker", kNoModule, 0, "", 0}};
-  p.processes = {{10, 1, "./seed", 1, 2}};
+  Process proc;
+  proc.pid = 10;
+  proc.ppid = 1;
+  proc.command = "./seed";
+  proc.start_ns = 1;
+  proc.end_ns = 2;
+  proc.death_signal = 9;
+  proc.complete = false;
+  proc.hook_inner_ns = 10.5;
+  proc.hook_outer_ns = 12.25;
+  p.processes = {proc};
   for (uint32_t tid : {10u, 11u}) {
     Thread t;
     t.tid = tid;
     t.pid = 10;
     t.name = "t" + std::to_string(tid);
     t.start_routine = tid == 10 ? kNoFunction : 2;
+    t.offcpu = Thread::OffCpu::Measured;
+    t.prunes = tid == 11 ? 2 : 0;
     if (tid == 11) t.creator_path = {0};
     const std::vector<FunctionId> path = {tid == 10 ? 0u : 2u, 1, 1, 1};
     for (size_t depth = 1; depth <= path.size(); ++depth) {
@@ -36,6 +48,9 @@ Profile threaded_profile() {
       m[Metric::MaxWallNs] = 50 * depth;
       m[Metric::CpuNs] = 60 * depth;
       m[Metric::OffCpuNs] = 40 * depth;
+      m[Metric::AllocCalls] = depth;
+      m[Metric::AllocBytes] = 64 * depth;
+      m[Metric::ExcludedCalls] = depth / 2;
     }
     p.threads.push_back(std::move(t));
   }
