@@ -17,8 +17,9 @@ __attribute__((noinline)) inline void count_excluded_call() {
   if (DumpNodeMetrics* m = s->profile.top_metrics()) ++m->excluded_calls;
 }
 
-// Entry reads the clock after the bookkeeping (only if the call is recorded), exit reads it
-// first: either way the bookkeeping lands outside the callee's time where it can.
+// Excluded functions are recognised before anything else (no clock read). Entry reads the
+// clock before the lookup (measured faster here than reading it only for recorded calls:
+// the read overlaps the lookup); exit reads it only when a frame is popped.
 __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp) {
   if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
   ThreadState* s = t_state;
@@ -29,7 +30,8 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
   if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, ticks());
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
-  s->profile.enter(fn, callsite, sp, ticks);
+  const uint64_t now = ticks();
+  s->profile.enter(fn, callsite, sp, now);
   s->busy = 0;
 }
 
