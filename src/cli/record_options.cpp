@@ -21,13 +21,13 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
       ->group(what);
   auto* filters = "Filters and limits (exact mode)";
   app.add_option("--include", a.functions.include, "Record only functions whose name matches (regex; repeatable)")
-      ->group(filters);
+      ->allow_extra_args(false)->group(filters);
   app.add_option("--exclude", a.functions.exclude, "Do not record functions whose name matches (regex; repeatable)")
-      ->group(filters);
+      ->allow_extra_args(false)->group(filters);
   app.add_option("--include-module", a.functions.include_modules, "Record only functions of modules whose path matches")
-      ->group(filters);
+      ->allow_extra_args(false)->group(filters);
   app.add_option("--exclude-module", a.functions.exclude_modules, "Do not record functions of modules whose path matches")
-      ->group(filters);
+      ->allow_extra_args(false)->group(filters);
   app.add_option("--max-depth", a.max_depth, "Do not record calls deeper than this")->group(filters);
   app.add_option("--min-duration", a.min_duration, "Do not record calls shorter than this (e.g. 1us, 2ms)")->group(filters);
   app.add_option("--max-nodes", a.max_nodes, "Call paths kept per thread before small ones are pruned")->group(filters);
@@ -36,7 +36,7 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
       ->group(snapshots);
   app.add_option("--snapshot-interval", a.snapshot_interval, "Write a snapshot every N seconds")->group(snapshots);
   app.add_option("--checkpoint", a.functions.checkpoints, "Write a snapshot each time this function returns")
-      ->group(snapshots);
+      ->allow_extra_args(false)->group(snapshots);
   app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
   app.positionals_at_end();
 }

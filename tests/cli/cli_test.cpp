@@ -74,6 +74,16 @@ TEST(Cli, RecordRefusesWhatItCannotRun) {
   expect_one_line_error("record --mode bogus -- /bin/true", "unknown mode 'bogus'");
 }
 
+TEST(Cli, RecordOptionsTakeOneValueEach) {
+  // A filter option must not swallow the program that follows it (no `--` needed).
+  const std::string p = testing::TempDir() + "/cli_filtered.callprof";
+  CliRun r = run("record -q --exclude '^count' --exclude '^print' -o " + p + " " + WORDFREQ_BIN + " 100");
+  EXPECT_EQ(r.status, 0) << r.err;
+  expect_one_line_error("record --max-nodes 10 -- " + std::string(WORDFREQ_BIN), "--max-nodes: at least 1024");
+  expect_one_line_error("record --snapshot-interval -1 -- " + std::string(WORDFREQ_BIN), "--snapshot-interval");
+  expect_one_line_error("record --snapshot-signal KILL -- " + std::string(WORDFREQ_BIN), "cannot be caught");
+}
+
 TEST(Cli, ReportRefusesBadInputs) {
   std::string dir = testing::TempDir();
   std::ofstream(dir + "/not_a_profile") << "hello\n";
