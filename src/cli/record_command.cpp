@@ -242,10 +242,9 @@ int record(const RecordArgs& a) {
   LaunchSpec spec{a.command, {{"CALLPROF_OUTPUT_DIR", dir}}};
   spec.env.insert(spec.env.end(), env->begin(), env->end());
   spec.env.push_back({"LD_PRELOAD", preload_list(*runtime, a.alloc)});
-  Recording rec{a, dir, *mode};
-  rec.start_realtime = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::system_clock::now().time_since_epoch()).count();
-  rec.start = std::chrono::steady_clock::now();
+  const int64_t start_realtime = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch()).count();
+  Recording rec{a, dir, *mode, start_realtime, std::chrono::steady_clock::now()};
   auto pid = launch(spec);
   if (!pid) {
     cleanup();

@@ -51,7 +51,10 @@ std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantitie
   const auto keyed = nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
   std::vector<FunctionRow> rows;
   for (const auto& [f, i] : keyed) {
-    if (rows.empty() || rows.back().function != f) rows.push_back(FunctionRow{.function = FunctionId(f)});
+    if (rows.empty() || rows.back().function != f) {
+      rows.emplace_back();
+      rows.back().function = FunctionId(f);
+    }
     add_node(rows.back(), tree.node(i).base, q.cum[i], q.level[i] == 0);
   }
   return rows;
@@ -68,7 +71,11 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
   std::vector<EdgeRow> rows;
   uint64_t last = 0;
   for (const auto& [key, i] : keyed) {
-    if (rows.empty() || key != last) rows.push_back(EdgeRow{.caller = caller_of(i), .callee = tree.node(i).function});
+    if (rows.empty() || key != last) {
+      rows.emplace_back();
+      rows.back().caller = caller_of(i);
+      rows.back().callee = tree.node(i).function;
+    }
     last = key;
     EdgeRow& r = rows.back();
     const Metrics& b = tree.node(i).base;
