@@ -62,7 +62,11 @@ TEST_P(OffCpu, SpinSleepWaitAndPreemptionAreSplit) {
   EXPECT_EQ(u64(burn, "calls"), 4u);
   measured("burn_cpu_ms", ms(u64(burn, "cpu_ns")));
   measured("burn_offcpu_ms", ms(u64(burn, "offcpu_ns")));
-  EXPECT_NEAR(double(u64(burn, "cpu_ns")), 600e6, 60e6) << "4 x 150 ms of CPU";
+  // 4 x 150 ms of CPU by the threads' own clocks. On-CPU time is time not switched out, so
+  // a hypervisor's steal (the vCPU itself preempted by the host) counts as CPU here while
+  // the thread clocks leave it out: up to +20 % on a busy host.
+  EXPECT_GE(double(u64(burn, "cpu_ns")), 570e6);
+  EXPECT_LE(double(u64(burn, "cpu_ns")), 720e6);
   EXPECT_GT(double(u64(burn, "offcpu_ns")), 100e6) << "more threads than cores must wait";
   EXPECT_GT(u64(burn, "preempted_ns"), 0u);
   for (const char* fn : {"spin", "nap", "wait_ready", "burn"}) {
