@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/record_dumps.h"
 #include "cli/record_options.h"
+#include "cli/sample_command.h"
 #include "collect/runtime/profile_builder.h"
 #include "target/executable.h"
 #include "target/shared_libraries.h"
@@ -43,14 +44,12 @@ Result<std::string> find_runtime() {
 }
 
 Result<std::string> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
-  if (a.mode != "auto" && a.mode != "exact")
-    return make_error("unknown mode '" + a.mode + "' (exact is available; sample arrives later)");
+  if (a.mode != "auto" && a.mode != "exact" && a.mode != "sample")
+    return make_error("unknown mode '" + a.mode + "' (auto, exact or sample)");
+  if (a.mode == "sample" || (a.mode == "auto" && !exe.has_hooks)) return std::string("sample");
   if (!exe.dynamic && exe.has_hooks)
-    return make_error(exe.path + " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it dynamically");
-  if (!exe.has_hooks && a.mode == "auto")
-    return make_error(exe.path + " has no instrumentation hooks (__cyg_profile_func_enter), and sampling mode " +
-                      "is not available yet: rebuild it with -finstrument-functions (docs/modes.md), or use " +
-                      "--mode exact if it starts instrumented programs");
+    return make_error(exe.path + " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it dynamically "
+                      "(or use --mode sample)");
   return std::string("exact");
 }
 
@@ -221,6 +220,7 @@ int record(const RecordArgs& a) {
   if (!exe) return fail(exe.error().message);
   auto mode = choose_mode(a, *exe);
   if (!mode) return fail(mode.error().message);
+  if (*mode == "sample") return record_sampled(a, *exe);
   auto runtime = find_runtime();
   if (!runtime) return fail(runtime.error().message);
   std::string dir = make_temp_dir();

@@ -9,7 +9,8 @@ namespace callprof::cli {
 
 void add_record_options(CLI::App& app, RecordArgs& a) {
   app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
-  app.add_option("--mode", a.mode, "auto | exact (auto: exact when the program has hooks)")->capture_default_str();
+  app.add_option("--mode", a.mode, "auto | exact | sample (auto: exact when the program has hooks, else sample)")
+      ->capture_default_str();
   app.add_flag("-q,--quiet", a.quiet, "Print nothing of our own (errors excepted)");
   auto* what = "What to measure (exact mode)";
   app.add_flag("--no-offcpu", a.no_offcpu, "Do not split time into on-CPU and off-CPU")->group(what);
@@ -37,8 +38,22 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
   app.add_option("--snapshot-interval", a.snapshot_interval, "Write a snapshot every N seconds")->group(snapshots);
   app.add_option("--checkpoint", a.functions.checkpoints, "Write a snapshot each time this function returns")
       ->allow_extra_args(false)->group(snapshots);
+  add_sampling_options(app, a.sampling);
   app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
   app.positionals_at_end();
+}
+
+void add_sampling_options(CLI::App& app, SamplingArgs& s) {
+  auto* group = "Sampling (sample mode and attach)";
+  app.add_option("-F,--freq", s.frequency, "Samples per second of CPU time per thread")
+      ->capture_default_str()->check(CLI::Range(1, 100000))->group(group);
+  app.add_option("--call-graph", s.call_graph, "fp (frame pointers) | dwarf (copy the user stack, unwind with CFI)")
+      ->capture_default_str()->check(CLI::IsMember({"fp", "dwarf"}))->group(group);
+  app.add_option("--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample")
+      ->capture_default_str()->check(CLI::Range(256, 65000))->group(group);
+  app.add_flag("--off-cpu", s.off_cpu, "Also record where threads block and for how long (switch-outs with stacks)")
+      ->group(group);
+  app.add_flag("--no-kernel", s.no_kernel, "Leave kernel frames out of the stacks")->group(group);
 }
 
 Result<uint64_t> parse_duration_ns(const std::string& text) {

@@ -13,6 +13,15 @@
 
 namespace callprof::cli {
 
+// Sampling mode (record --mode sample, attach).
+struct SamplingArgs {
+  uint64_t frequency = 999;         // Hz
+  std::string call_graph = "fp";    // fp | dwarf
+  uint32_t stack_bytes = 8192;      // dwarf: user stack copied per sample
+  bool off_cpu = false;             // also sample every switch-out (time blocked, with stacks)
+  bool no_kernel = false;           // leave kernel frames out
+};
+
 struct RecordArgs {
   std::string output = "callprof.data";
   std::string mode = "auto";
@@ -28,10 +37,12 @@ struct RecordArgs {
   uint32_t max_nodes = 0;           // 0: the runtime's default
   std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
   double snapshot_interval = 0;     // seconds; 0 none
+  SamplingArgs sampling;
   std::vector<std::string> command;
 };
 
 void add_record_options(CLI::App& app, RecordArgs& args);
+void add_sampling_options(CLI::App& app, SamplingArgs& args);
 
 using Environment = std::vector<std::pair<std::string, std::string>>;
 // The runtime's variables for these options; `plan_path` "" when there is no plan.

@@ -62,6 +62,16 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   out << fmt::format("# threads:  {}, processes: {}{}\n", threads, p.processes.size(), thread_merge(ctx.options()));
   out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
+  if (m.mode == "sample") {
+    auto extra = [&](const char* key) {
+      auto it = m.extra.find(key);
+      return it == m.extra.end() ? std::string("?") : it->second;
+    };
+    out << fmt::format("# sampling: cpu-clock at {} Hz, {} samples, {} unwinding; lost {} records, {} samples; "
+                       "times are estimates (samples x period)\n",
+                       extra("frequency_hz"), extra("samples"), extra("unwind"), extra("lost_records"),
+                       extra("lost_samples"));
+  }
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
   out << '\n';
 }

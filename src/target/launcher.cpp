@@ -25,12 +25,14 @@ Result<pid_t> launch(const LaunchSpec& spec) {
   if (pid == 0) {
     close(pipefd[0]);
     for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+    if (spec.in_child && !spec.in_child()) _exit(127);
     execvp(argv[0], argv.data());
     int err = errno;
     (void)!write(pipefd[1], &err, sizeof err);
     _exit(127);
   }
   close(pipefd[1]);
+  if (spec.in_parent) spec.in_parent(pid);
   int err = 0;
   ssize_t n;
   do n = read(pipefd[0], &err, sizeof err); while (n < 0 && errno == EINTR);

@@ -2,6 +2,7 @@
 // status and death signal are exactly what they would be without callprof.
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,10 @@ namespace callprof {
 struct LaunchSpec {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;  // set (or replace) in the child
+  // Optional handshake (sampling): the child runs `in_child` after fork, before exec (false:
+  // it exits 127); the parent runs `in_parent` right after fork, before waiting for exec.
+  std::function<bool()> in_child;
+  std::function<void(pid_t)> in_parent;
 };
 
 struct ExitStatus {

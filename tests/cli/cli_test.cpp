@@ -70,7 +70,6 @@ TEST(Cli, BadCommandsAndOptions) {
 TEST(Cli, RecordRefusesWhatItCannotRun) {
   expect_one_line_error("record -- /nonexistent/program", "cannot open /nonexistent/program");
   expect_one_line_error("record -- no-such-program-in-path", "cannot find 'no-such-program-in-path'");
-  expect_one_line_error("record -- /bin/true", "no instrumentation hooks");
   expect_one_line_error("record --mode bogus -- /bin/true", "unknown mode 'bogus'");
 }
 
@@ -82,6 +81,14 @@ TEST(Cli, RecordOptionsTakeOneValueEach) {
   expect_one_line_error("record --max-nodes 10 -- " + std::string(WORDFREQ_BIN), "--max-nodes: at least 1024");
   expect_one_line_error("record --snapshot-interval -1 -- " + std::string(WORDFREQ_BIN), "--snapshot-interval");
   expect_one_line_error("record --snapshot-signal KILL -- " + std::string(WORDFREQ_BIN), "cannot be caught");
+}
+
+TEST(Cli, RecordSamplesProgramsWithoutHooks) {
+  // /bin/true has no hooks: sample mode, which it outruns; that is said, and the status is 1.
+  CliRun r = run("record -o " + testing::TempDir() + "/true.callprof -- /bin/true");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("sample mode"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no samples were taken"), std::string::npos) << r.err;
 }
 
 TEST(Cli, ReportRefusesBadInputs) {

@@ -1,0 +1,185 @@
+// Sampling mode's commands: a perf session on the launched program (held before exec by a
+// gate until the events are open) or on a running PID, drained until the target exits,
+// the duration ends or Ctrl-C; then the stacks become the profile.
+#include "cli/sample_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "collect/sampling/ordered_sink.h"
+#include "collect/sampling/perf_launch_gate.h"
+#include "collect/sampling/perf_session.h"
+#include "collect/sampling/sample_collector.h"
+#include "target/launcher.h"
+#include "trace/profile_file.h"
+#include "util/strings.h"
+
+namespace callprof::cli {
+namespace {
+
+using namespace sampling;
+
+SamplingOptions session_options(const SamplingArgs& a) {
+  SamplingOptions o;
+  o.frequency_hz = a.frequency;
+  o.unwind = a.call_graph == "dwarf" ? UnwindMode::Dwarf : UnwindMode::FramePointers;
+  o.stack_bytes = a.stack_bytes & ~7u;
+  o.kernel_stacks = !a.no_kernel;
+  o.off_cpu = a.off_cpu;
+  return o;
+}
+
+// Drains until the target exits or `stop()` says so; records pass through the ordering
+// buffer into the collector.
+template <typename Stop>
+void drain(PerfSession& session, OrderedSink& ordered, Stop&& stop) {
+  while (session.poll(ordered, 100)) {
+    ordered.flush();
+    if (stop()) break;
+  }
+  session.detach(ordered);
+  ordered.flush();
+}
+
+struct Output {
+  std::string path, command;
+  bool quiet;
+};
+
+int write_sampled(SampleCollector& collector, const PerfSession& session, const SamplingArgs& a, const Output& out,
+                  int64_t duration_ns) {
+  std::vector<std::string> warnings;
+  Profile p = collector.build(warnings);
+  if (!out.quiet)
+    for (const auto& w : warnings) warn(w);
+  p.meta.command = out.command;
+  p.meta.mode = "sample";
+  p.meta.duration_ns = duration_ns;
+  p.meta.callprof_version = CALLPROF_VERSION;
+  const auto& c = collector.counts();
+  auto& x = p.meta.extra;
+  x["frequency_hz"] = std::to_string(a.frequency);
+  x["unwind"] = a.call_graph;
+  x["samples"] = std::to_string(c.samples);
+  x["off_cpu_samples"] = std::to_string(c.off_cpu_samples);
+  x["incomplete_stacks"] = std::to_string(c.incomplete_stacks);
+  x["lost_records"] = std::to_string(session.stats().decode.lost_records);
+  x["lost_samples"] = std::to_string(session.stats().decode.lost_samples);
+  if (c.samples + c.off_cpu_samples == 0) {
+    if (!out.quiet) warn("no samples were taken (did the program run long enough to be sampled?)");
+    return 1;
+  }
+  if (auto s = write_profile(p, out.path); !s) return fail(s.error().message);
+  if (!out.quiet)
+    note(fmt::format("wrote {}: {} samples ({} off-CPU), {} lost, {} thread{}", out.path, c.samples, c.off_cpu_samples,
+                     session.stats().decode.lost_records + session.stats().decode.lost_samples, p.threads.size(),
+                     p.threads.size() == 1 ? "" : "s"));
+  return 0;
+}
+
+int64_t since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int record_sampled(const RecordArgs& a, const ExecutableInfo& exe) {
+  auto gate = LaunchGate::create();
+  if (!gate) return fail(gate.error().message);
+  std::optional<Result<PerfSession>> session;
+  LaunchSpec spec{a.command, {}};
+  spec.in_child = [&] { return gate->wait_in_child(); };
+  spec.in_parent = [&](pid_t pid) {
+    gate->close_child_end();
+    session.emplace(PerfSession::open_launched(pid, session_options(a.sampling)));
+    if (*session) gate->release();
+    else gate->abandon();
+  };
+  if (!a.quiet)
+    note(fmt::format("sample mode: {} at {} Hz, {} unwinding{}", exe.path, a.sampling.frequency, a.sampling.call_graph,
+                     exe.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)"));
+  const auto start = std::chrono::steady_clock::now();
+  auto pid = launch(spec);
+  if (session && !*session) {
+    if (pid) wait_for_exit(*pid);
+    return fail((*session).error().message);
+  }
+  if (!pid) return fail(pid.error().message);
+  SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  OrderedSink ordered(collector);
+  // Like a shell running a foreground job: Ctrl-C reaches the program, we stay to write.
+  struct sigaction ignore{}, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  drain(session->value(), ordered, [] { return false; });
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  auto status = wait_for_exit(*pid);
+  if (!status) return fail(status.error().message);
+  int rc = write_sampled(collector, session->value(), a.sampling, Output{a.output, join(a.command), a.quiet}, since(start));
+  if (status->signaled && !a.quiet) note(fmt::format("the program was killed by signal {}", status->signal));
+  if (rc != 0 && !status->signaled && status->code == 0) return rc;
+  exit_like(*status);
+}
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+void on_interrupt(int) { g_interrupted = true; }
+
+struct AttachArgs {
+  pid_t pid = 0;
+  double duration = 0;
+  std::string output = "callprof.data";
+  bool quiet = false;
+  SamplingArgs sampling;
+};
+
+int attach(const AttachArgs& a) {
+  if (a.pid <= 0) return fail("attach: a PID is required");
+  if (a.duration < 0) return fail("--duration must be positive");
+  auto session = PerfSession::attach(a.pid, session_options(a.sampling));
+  if (!session) return fail(session.error().message);
+  SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  collector.add_initial(session->initial_threads(), session->initial_mappings());
+  OrderedSink ordered(collector);
+  struct sigaction sa{}, old_int{}, old_term{};
+  sa.sa_handler = on_interrupt;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  if (!a.quiet)
+    note(fmt::format("attached to {} ({} threads) at {} Hz; {}", a.pid, session->initial_threads().size(),
+                     a.sampling.frequency,
+                     a.duration > 0 ? fmt::format("for {} s", a.duration) : std::string("Ctrl-C to stop")));
+  const auto start = std::chrono::steady_clock::now();
+  drain(*session, ordered, [&] { return g_interrupted || (a.duration > 0 && since(start) >= int64_t(a.duration * 1e9)); });
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  std::string command = "pid " + std::to_string(a.pid);
+  for (const auto& t : session->initial_threads())
+    if (t.tid == uint32_t(a.pid) && !t.comm.empty()) command += " (" + t.comm + ")";
+  return write_sampled(collector, *session, a.sampling, Output{a.output, command, a.quiet}, since(start));
+}
+
+}  // namespace
+
+Run add_attach(CLI::App& app) {
+  auto args = std::make_shared<AttachArgs>();
+  app.add_option("pid", args->pid, "The process to sample")->required();
+  app.add_option("-d,--duration", args->duration, "Seconds to sample (default: until Ctrl-C or the process exits)");
+  app.add_option("-o,--output", args->output, "Profile file to write")->capture_default_str();
+  app.add_flag("-q,--quiet", args->quiet, "Print nothing of our own (errors excepted)");
+  add_sampling_options(app, args->sampling);
+  app.footer("Example: callprof attach 1234 --duration 10 --call-graph dwarf");
+  return [args]() { return attach(*args); };
+}
+
+}  // namespace callprof::cli

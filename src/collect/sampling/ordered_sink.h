@@ -1,0 +1,51 @@
+// Records arrive in time order per CPU ring only. This sink keeps one drain's worth of
+// records and passes them on sorted by time, so that a mapping precedes the samples that
+// need it and a thread's switch-out precedes its switch-in even across CPUs (perf's
+// "ordered events", per drain round).
+#pragma once
+
+#include <algorithm>
+#include <variant>
+#include <vector>
+
+#include "collect/sampling/perf_decode.h"
+
+namespace callprof::sampling {
+
+class OrderedSink : public RecordSink {
+ public:
+  explicit OrderedSink(RecordSink& next) : next_(next) {}
+
+  void on_sample(Sample&& s) override { push(s.time_ns, std::move(s)); }
+  void on_mapping(Mapping&& m) override { push(m.time_ns, std::move(m)); }
+  void on_task(TaskEvent&& t) override { push(t.time_ns, std::move(t)); }
+  void on_switch(const SwitchEvent& e) override { push(e.time_ns, e); }
+  void on_lost(const LostEvent& e, LostKind kind) override { next_.on_lost(e, kind); }
+
+  // Passes on everything held, oldest first (stable: equal times keep ring order).
+  void flush() {
+    std::stable_sort(held_.begin(), held_.end(), [](const Held& a, const Held& b) { return a.time < b.time; });
+    for (Held& h : held_) {
+      if (auto* s = std::get_if<Sample>(&h.record)) next_.on_sample(std::move(*s));
+      else if (auto* m = std::get_if<Mapping>(&h.record)) next_.on_mapping(std::move(*m));
+      else if (auto* t = std::get_if<TaskEvent>(&h.record)) next_.on_task(std::move(*t));
+      else next_.on_switch(std::get<SwitchEvent>(h.record));
+    }
+    held_.clear();
+  }
+
+ private:
+  struct Held {
+    uint64_t time;
+    std::variant<Sample, Mapping, TaskEvent, SwitchEvent> record;
+  };
+  template <typename R>
+  void push(uint64_t time, R&& r) {
+    held_.push_back(Held{time, std::forward<R>(r)});
+  }
+
+  RecordSink& next_;
+  std::vector<Held> held_;
+};
+
+}  // namespace callprof::sampling

@@ -1,0 +1,122 @@
+// One attr layout for every event of a session, so one DecodeFormat reads every ring.
+#include "collect/sampling/perf_events.h"
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+namespace callprof::sampling {
+namespace {
+
+uint64_t sample_type(const SamplingOptions& o) {
+  uint64_t t = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+               PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  if (o.unwind == UnwindMode::Dwarf) t |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  return t;
+}
+
+std::string paranoid_level() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  std::string level;
+  return in >> level ? level : "unknown";
+}
+
+std::string open_error(int err, const std::string& what) {
+  switch (err) {
+    case ESRCH:
+      return what + ": the process has exited";
+    case EACCES:
+    case EPERM:
+      return what + ": permission denied (perf_event_paranoid is " + paranoid_level() +
+             "; run as root or lower /proc/sys/kernel/perf_event_paranoid)";
+    case EMFILE:
+    case ENFILE:
+      return what + ": too many open files (one descriptor per thread and CPU; raise `ulimit -n`)";
+    case ENOENT:
+    case ENODEV:
+    case EOPNOTSUPP:
+      return what + ": this kernel does not support cpu-clock sampling with these settings";
+    default:
+      return what + ": perf_event_open: " + std::strerror(err);
+  }
+}
+
+}  // namespace
+
+size_t default_ring_bytes(const SamplingOptions& o) {
+  if (o.unwind != UnwindMode::Dwarf) return 256 * 1024;
+  // Room for 192 samples: ~19 ms at 10 kHz, of which the reader is woken after a quarter.
+  size_t want = 192 * (size_t(o.stack_bytes) + 512), ring = 512 * 1024;
+  while (ring < want) ring *= 2;
+  return ring;
+}
+
+perf_event_attr make_attr(const SamplingOptions& o, EventRole role, bool on_exec) {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.sample_type = sample_type(o);
+  if (role == EventRole::Sampler) {
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.freq = 1;  // the kernel turns this into a fixed period of 1e9/freq ns for cpu-clock
+    a.sample_freq = o.frequency_hz;
+    // Side-band records come from this event only, so each appears once per ring.
+    a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 1;
+    a.build_id = 1;
+    a.context_switch = o.off_cpu;
+  } else {
+    a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+    a.sample_period = 1;
+  }
+  a.exclude_kernel = 0;
+  a.exclude_hv = 1;
+  a.exclude_callchain_kernel = !o.kernel_stacks;
+  // As perf does with --call-graph dwarf: the user stack is unwound from the copy instead.
+  a.exclude_callchain_user = o.unwind == UnwindMode::Dwarf;
+  if (o.unwind == UnwindMode::Dwarf) {
+    a.sample_regs_user = kPerfRegsMask;
+    a.sample_stack_user = o.stack_bytes;
+  }
+  a.sample_id_all = 1;
+  a.use_clockid = 1;
+  a.clockid = CLOCK_MONOTONIC;
+  a.inherit = 1;
+  a.disabled = 1;
+  a.enable_on_exec = on_exec;
+  return a;
+}
+
+DecodeFormat decode_format(const SamplingOptions& o) {
+  DecodeFormat f;
+  f.sample_type = sample_type(o);
+  f.regs_user_mask = o.unwind == UnwindMode::Dwarf ? kPerfRegsMask : 0;
+  f.sample_id_all = true;
+  return f;
+}
+
+Result<int> open_event(perf_event_attr& attr, pid_t pid, int cpu, const std::string& what, int* err) {
+  int fd = int(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0 && errno == EINVAL && attr.build_id) {
+    attr.build_id = 0;  // before Linux 5.12: MMAP2 with device and inode instead
+    fd = int(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  }
+  if (fd < 0) {
+    int e = errno;
+    if (err) *err = e;
+    return make_error(open_error(e, what));
+  }
+  return fd;
+}
+
+Result<uint64_t> event_id(int fd) {
+  uint64_t id = 0;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) return make_error(std::string("perf event id: ") + std::strerror(errno));
+  return id;
+}
+
+}  // namespace callprof::sampling

@@ -1,0 +1,30 @@
+// The user's choices for a sampling session (SPEC §1.2): rate, unwinding method, off-CPU
+// mode, ring size. Defaults follow `perf record -F 999 [--call-graph fp|dwarf,8192]`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace callprof::sampling {
+
+enum class UnwindMode : uint8_t {
+  FramePointers,  // the kernel walks the user stack (PERF_SAMPLE_CALLCHAIN, user + kernel)
+  Dwarf,          // registers and a copy of the user stack, unwound later; kernel chain as above
+};
+
+struct SamplingOptions {
+  uint64_t frequency_hz = 999;  // cpu-clock samples per second of CPU time, per thread
+  UnwindMode unwind = UnwindMode::FramePointers;
+  uint32_t stack_bytes = 8192;  // DWARF: user stack copied per sample (multiple of 8, <= 65000)
+  bool kernel_stacks = true;    // kernel part of the callchain
+  bool off_cpu = false;         // also sample every switch-out, with PERF_RECORD_SWITCH pairs
+  bool follow_children = true;  // keep records of processes the target forks
+  size_t ring_bytes = 0;        // data area per CPU, a power of two; 0: default_ring_bytes()
+};
+
+// 256 KiB with frame pointers; with DWARF at least 512 KiB and room for 192 samples (2 MiB
+// for 8 KiB stacks), so the reader has ~14 ms to run after its wakeup at 10 kHz. Measured
+// here: a drained ring was up to 88 % full with 512 KiB (see docs/sampling.md).
+size_t default_ring_bytes(const SamplingOptions& options);
+
+}  // namespace callprof::sampling

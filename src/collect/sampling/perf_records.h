@@ -1,0 +1,62 @@
+// What a sampling session delivers (issue 4, SPEC §1.2): perf_event records decoded into
+// plain structs, in time order per ring. The session (perf_session.*) produces them; the
+// unwinder (unwinder.*) and the profile builder consume them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace callprof::sampling {
+
+// x86-64 user registers in DWARF numbering (what libdwfl's unwinder takes):
+// 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip.
+inline constexpr size_t kDwarfRegs = 17;
+inline constexpr size_t kDwarfSp = 7, kDwarfBp = 6, kDwarfIp = 16;
+using UserRegs = std::array<uint64_t, kDwarfRegs>;
+
+struct Sample {
+  uint32_t pid = 0, tid = 0;
+  uint64_t time_ns = 0;  // CLOCK_MONOTONIC
+  uint64_t period = 0;   // ns of CPU (cpu-clock) or events this sample stands for
+  uint64_t ip = 0;
+  bool user = true;                    // ip in user space
+  std::vector<uint64_t> kernel_chain;  // kernel frames, innermost first (no PERF_CONTEXT_* markers)
+  std::vector<uint64_t> user_chain;    // user frames by frame pointers, innermost first (ip first)
+  bool has_user_regs = false;          // regs and stack below are valid (DWARF mode)
+  UserRegs regs{};
+  std::string stack;        // user stack bytes copied at the sample, from regs[kDwarfSp]
+  bool switch_out = false;  // an off-CPU sample: the thread was being switched out here
+};
+
+// A file mapped executable into a process (PERF_RECORD_MMAP2, and /proc/PID/maps at attach).
+struct Mapping {
+  uint32_t pid = 0;
+  uint64_t start = 0, end = 0, pgoff = 0;
+  std::string path;
+  std::string build_id;  // lowercase hex when the kernel reported it, else ""
+  uint64_t time_ns = 0;
+};
+
+struct TaskEvent {
+  enum class Kind : uint8_t { Fork, Exit, Comm, Exec } kind = Kind::Fork;
+  uint32_t pid = 0, tid = 0, ppid = 0, ptid = 0;
+  std::string comm;  // Comm and Exec
+  uint64_t time_ns = 0;
+};
+
+// A thread switched in or out (PERF_RECORD_SWITCH): pairs give off-CPU intervals.
+struct SwitchEvent {
+  uint32_t pid = 0, tid = 0;
+  uint64_t time_ns = 0;
+  bool out = false;
+  bool preempted = false;  // out, and involuntary
+};
+
+struct LostEvent {
+  uint64_t lost = 0;  // records the kernel dropped (samples and others)
+  uint64_t time_ns = 0;
+};
+
+}  // namespace callprof::sampling

@@ -1,0 +1,77 @@
+// A sampling session on one target process: perf events on every CPU for the target and
+// (through `inherit`) every thread and child it creates, one ring per CPU, and the drain
+// loop. See docs/sampling.md for the design.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "collect/sampling/perf_decode.h"
+#include "collect/sampling/perf_options.h"
+#include "collect/sampling/perf_ring.h"
+#include "util/result.h"
+
+namespace callprof::sampling {
+
+struct SessionStats {
+  DecodeStats decode;            // records by kind, lost and malformed counts
+  size_t events = 0;             // perf event descriptors open
+  size_t rings = 0;              // one per online CPU
+  size_t ring_bytes = 0;         // data area of each ring
+  size_t threads_attached = 0;   // attach: threads found in /proc/PID/task
+  size_t max_fill_bytes = 0;     // fullest a ring was when drained: headroom against loss
+  uint64_t foreign_records = 0;  // records of forked children dropped (follow_children off)
+};
+
+class PerfSession {
+ public:
+  // A child forked by the launcher and held before exec (perf_launch_gate.h). Events are
+  // enabled by the kernel at its exec; release the gate after this returns.
+  static Result<PerfSession> open_launched(pid_t child, const SamplingOptions& options);
+  // A running process: all its threads now; threads and children it creates later.
+  static Result<PerfSession> attach(pid_t pid, const SamplingOptions& options);
+
+  PerfSession(PerfSession&& other) noexcept;
+  PerfSession& operator=(PerfSession&&) = delete;
+  ~PerfSession();  // detaches; records still in the rings are discarded
+
+  pid_t target() const { return target_; }
+  // Attach only: what existed before the session (no MMAP2/COMM records exist for it).
+  const std::vector<TaskEvent>& initial_threads() const { return initial_threads_; }
+  const std::vector<Mapping>& initial_mappings() const { return initial_mappings_; }
+
+  // Waits up to timeout_ms for a ring to fill a quarter or the target process to exit,
+  // then drains every ring into sink. Returns false once the target has exited: all its
+  // records have then been delivered (children that outlive it may still produce some).
+  bool poll(RecordSink& sink, int timeout_ms);
+  // Stops sampling, delivers what the rings still hold, unmaps and closes everything. The
+  // target keeps running untouched. Idempotent.
+  void detach(RecordSink& sink);
+
+  const SessionStats& stats() const { return stats_; }
+  const DecodeFormat& format() const { return format_; }
+
+ private:
+  PerfSession(pid_t target, const SamplingOptions& options);
+  Status open_cpu_events(pid_t tid, size_t cpu_index, bool on_exec, const std::string& what, int* err = nullptr);
+  Status open_pidfd(const std::string& what);
+  void drain(RecordSink& sink);
+  void close_all();
+
+  pid_t target_ = -1;
+  SamplingOptions options_;
+  DecodeFormat format_;
+  std::vector<int> cpus_;
+  std::vector<int> fds_;         // every event
+  std::vector<int> ring_fds_;    // per CPU: the event that owns the ring (-1 until opened)
+  std::vector<PerfRing> rings_;  // per CPU
+  int pidfd_ = -1;               // readable when the target process exits
+  bool exited_ = false;
+  std::vector<TaskEvent> initial_threads_;
+  std::vector<Mapping> initial_mappings_;
+  SessionStats stats_;
+};
+
+}  // namespace callprof::sampling

@@ -1,0 +1,214 @@
+#include "collect/sampling/sample_collector.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "collect/runtime/process_symbols.h"
+#include "collect/sampling/kernel_symbols.h"
+#include "collect/sampling/unwinder_elf.h"
+
+namespace callprof::sampling {
+
+SampleCollector::SampleCollector(UnwindMethod method) : method_(method) {}
+SampleCollector::~SampleCollector() = default;
+
+SampleCollector::ThreadInfo& SampleCollector::thread(uint32_t pid, uint32_t tid, uint64_t time_ns) {
+  ThreadInfo& t = threads_[tid];
+  t.pid = pid;
+  if (t.first_ns == 0 || (time_ns != 0 && time_ns < t.first_ns)) t.first_ns = time_ns;
+  t.last_ns = std::max(t.last_ns, time_ns);
+  return t;
+}
+
+void SampleCollector::add_initial(const std::vector<TaskEvent>& tasks, const std::vector<Mapping>& mappings) {
+  for (TaskEvent t : tasks) on_task(std::move(t));
+  for (Mapping m : mappings) on_mapping(std::move(m));
+}
+
+void SampleCollector::on_mapping(Mapping&& m) {
+  unwinder_.add_mapping(m);
+  mappings_[{m.pid, images_[m.pid]}].push_back(std::move(m));
+}
+
+void SampleCollector::on_task(TaskEvent&& t) {
+  switch (t.kind) {
+    case TaskEvent::Kind::Fork:
+      if (t.pid != t.ppid) {  // a new process starts with its parent's mappings
+        unwinder_.fork_process(t.ppid, t.pid);
+        parents_[t.pid] = t.ppid;
+        mappings_[{t.pid, images_[t.pid]}] = mappings_[{t.ppid, images_[t.ppid]}];
+      }
+      thread(t.pid, t.tid, t.time_ns);
+      break;
+    case TaskEvent::Kind::Exec:
+      unwinder_.exec_process(t.pid);
+      ++images_[t.pid];
+      thread(t.pid, t.tid, t.time_ns).name = t.comm;
+      break;
+    case TaskEvent::Kind::Comm:
+      thread(t.pid, t.tid, t.time_ns).name = t.comm;
+      break;
+    case TaskEvent::Kind::Exit:
+      thread(t.pid, t.tid, t.time_ns);
+      break;
+  }
+}
+
+void SampleCollector::on_sample(Sample&& s) {
+  ThreadInfo& t = thread(s.pid, s.tid, s.time_ns);
+  const bool dwarf = method_ == UnwindMethod::Dwarf && s.has_user_regs;
+  unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
+  if (!scratch_.complete()) ++counts_.incomplete_stacks;
+  Stack stack{s.pid, s.tid, images_[s.pid], s.switch_out ? 0 : s.period, uint32_t(pcs_.size()), 0, s.switch_out};
+  for (auto f = scratch_.frames.rbegin(); f != scratch_.frames.rend(); ++f) pcs_.push_back(f->lookup_address());
+  // Kernel frames are deeper than every user frame; each but the innermost is a return address.
+  for (size_t i = s.kernel_chain.size(); i-- > 0;) pcs_.push_back(i == 0 ? s.kernel_chain[i] : s.kernel_chain[i] - 1);
+  stack.count = uint32_t(pcs_.size() - stack.first);
+  if (s.switch_out) {
+    ++counts_.off_cpu_samples;
+    t.pending_off_cpu = int64_t(stacks_.size());
+    t.switched_out_ns = s.time_ns;
+  } else {
+    ++counts_.samples;
+  }
+  stacks_.push_back(stack);
+}
+
+void SampleCollector::on_switch(const SwitchEvent& e) {
+  if (e.out) return;
+  auto it = threads_.find(e.tid);
+  if (it == threads_.end() || it->second.pending_off_cpu < 0) return;
+  ThreadInfo& t = it->second;
+  if (e.time_ns > t.switched_out_ns) stacks_[size_t(t.pending_off_cpu)].weight_ns = e.time_ns - t.switched_out_ns;
+  t.pending_off_cpu = -1;
+}
+
+void SampleCollector::on_lost(const LostEvent& e, LostKind kind) {
+  (kind == LostKind::Records ? counts_.lost_records : counts_.lost_samples) += e.lost;
+}
+
+namespace {
+
+// One module per file: its mappings' union, at the load bias of the mapping of offset 0.
+std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, std::vector<std::string>& warnings) {
+  std::map<std::string, LoadedModule> by_path;
+  for (const Mapping& m : mappings) {
+    if (m.path.empty() || m.path[0] != '/') continue;  // anonymous, [vdso], JIT
+    auto [it, added] = by_path.try_emplace(m.path, LoadedModule{m.path, 0, m.start, m.end, m.build_id});
+    LoadedModule& lm = it->second;
+    lm.start = std::min(lm.start, m.start);
+    lm.end = std::max(lm.end, m.end);
+    if (!added && lm.bias != 0) continue;
+    if (auto bias = mapping_load_bias(m)) lm.bias = *bias;
+    else if (added) warnings.push_back(bias.error().message);
+  }
+  std::vector<LoadedModule> out;
+  for (auto& [path, lm] : by_path) out.push_back(std::move(lm));
+  return out;
+}
+
+std::string region_name(const std::vector<Mapping>& mappings, uint64_t pc) {
+  for (const Mapping& m : mappings)
+    if (pc >= m.start && pc < m.end) return m.path.empty() ? "[anonymous]" : m.path[0] == '[' ? m.path : "[unknown]";
+  return "[unknown]";
+}
+
+}  // namespace
+
+void SampleCollector::symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
+                                      FunctionTable& table, std::vector<std::string>& warnings) {
+  static const KernelSymbols kernel = KernelSymbols::load();
+  std::vector<LoadedModule> mods = loaded_modules(mappings_[image], warnings);
+  std::vector<ModuleId> module_ids;
+  for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
+  auto symbolizer = Symbolizer::create(mods);
+  if (!symbolizer) warnings.push_back(symbolizer.error().message);
+  const ModuleId kernel_module = table.module(RawModule{0, 0, 0, "[kernel.kallsyms]", ""});
+
+  // Each address once: its function, and the functions inlined into it there.
+  std::unordered_map<uint64_t, std::vector<FunctionId>> names;
+  auto functions_at = [&](uint64_t pc) -> const std::vector<FunctionId>& {
+    auto [it, added] = names.try_emplace(pc);
+    if (!added) return it->second;
+    if (is_kernel_address(pc)) {
+      const std::string& n = kernel.name(pc);
+      it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0));
+      return it->second;
+    }
+    std::vector<SymbolInfo> chain = symbolizer ? (*symbolizer)->resolve_inlined(pc) : std::vector<SymbolInfo>{};
+    if (chain.empty() || (chain.size() == 1 && chain[0].module < 0)) {
+      // Outside every file: the vDSO, JIT code, anonymous memory: named after the region.
+      it->second.push_back(table.named(region_name(mappings_[image], pc), kNoModule, 0));
+      return it->second;
+    }
+    for (auto s = chain.rbegin(); s != chain.rend(); ++s) {  // outermost first
+      ModuleId m = s->module >= 0 ? module_ids[size_t(s->module)] : kNoModule;
+      if (s->inlined && !s->name.empty()) {  // no entry address of its own: known by name
+        it->second.push_back(table.named(s->name, m, 0));
+        continue;
+      }
+      SymbolInfo entry = *s;  // a function is identified by its entry, not by the sampled pc
+      if (!entry.name.empty()) entry.file_address -= entry.offset;
+      it->second.push_back(table.function(entry, m, pc - s->offset));
+    }
+    return it->second;
+  };
+
+  std::map<uint32_t, CallTree> trees;
+  std::vector<FunctionId> path;
+  for (const Stack* s : stacks) {
+    path.clear();
+    for (uint32_t i = 0; i < s->count; ++i)
+      for (FunctionId f : functions_at(pcs_[s->first + i])) path.push_back(f);
+    CallTree& tree = trees[s->tid];
+    Metrics& m = tree.base(path.empty() ? kRootNode : tree.path(path));
+    m[Metric::WallNs] += s->weight_ns;
+    if (s->off_cpu) {
+      m[Metric::OffCpuNs] += s->weight_ns;
+    } else {
+      m[Metric::Samples] += 1;
+      m[Metric::CpuNs] += s->weight_ns;
+    }
+  }
+  for (auto& [tid, tree] : trees) {
+    Thread t;
+    t.tid = tid;
+    t.pid = image.first;
+    const ThreadInfo& info = threads_[tid];
+    t.name = info.name;
+    t.start_ns = int64_t(info.first_ns);
+    t.end_ns = int64_t(info.last_ns);
+    t.finished = true;
+    t.offcpu = counts_.off_cpu_samples > 0 ? Thread::OffCpu::Measured : Thread::OffCpu::Off;
+    t.tree = std::move(tree);
+    p.threads.push_back(std::move(t));
+  }
+  if (symbolizer)
+    for (const auto& w : (*symbolizer)->warnings()) warnings.push_back(w);
+}
+
+Profile SampleCollector::build(std::vector<std::string>& warnings) {
+  Profile p;
+  FunctionTable table(p);
+  std::map<Image, std::vector<const Stack*>> by_image;
+  for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
+  for (const auto& [image, stacks] : by_image) {
+    Process proc;
+    proc.pid = image.first;
+    proc.image = image.second;
+    auto parent = parents_.find(image.first);
+    proc.ppid = parent == parents_.end() ? 0 : parent->second;
+    auto main_thread = threads_.find(image.first);
+    if (main_thread != threads_.end()) {
+      proc.command = main_thread->second.name;
+      proc.start_ns = int64_t(main_thread->second.first_ns);
+      proc.end_ns = int64_t(main_thread->second.last_ns);
+    }
+    p.processes.push_back(proc);
+    symbolize_image(image, stacks, p, table, warnings);
+  }
+  for (const auto& w : unwinder_.warnings()) warnings.push_back(w);
+  return p;
+}
+
+}  // namespace callprof::sampling

@@ -1,0 +1,77 @@
+// Sampling mode's post-processing (SPEC §1.2): receives the session's records, unwinds
+// each sample as it arrives (so the stack copies need not be kept), and at the end turns
+// the stacks into the one profile model: per thread a calling context tree whose nodes
+// carry sample counts and the time they stand for (cpu-clock periods; off-CPU intervals
+// from switch-out to switch-in).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collect/sampling/perf_decode.h"
+#include "collect/sampling/unwinder.h"
+#include "model/profile.h"
+
+namespace callprof {
+class FunctionTable;
+}
+
+namespace callprof::sampling {
+
+class SampleCollector : public RecordSink {
+ public:
+  explicit SampleCollector(UnwindMethod method);
+  ~SampleCollector() override;
+
+  // Processes and threads that existed before the session (attach).
+  void add_initial(const std::vector<TaskEvent>& threads, const std::vector<Mapping>& mappings);
+
+  void on_sample(Sample&& sample) override;
+  void on_mapping(Mapping&& mapping) override;
+  void on_task(TaskEvent&& task) override;
+  void on_switch(const SwitchEvent& event) override;
+  void on_lost(const LostEvent& event, LostKind kind) override;
+
+  struct Counts {
+    uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
+  };
+  const Counts& counts() const { return counts_; }
+
+  // Symbolizes every stack and builds the profile; `warnings` gets one line per problem.
+  Profile build(std::vector<std::string>& warnings);
+
+ private:
+  using Image = std::pair<uint32_t, uint32_t>;  // pid, exec count
+  struct Stack {
+    uint32_t pid, tid, image;
+    uint64_t weight_ns;  // cpu-clock period, or the off-CPU interval (set at switch-in)
+    uint32_t first, count;  // frames in pcs_: lookup addresses, outermost first
+    bool off_cpu;
+  };
+  struct ThreadInfo {
+    uint32_t pid = 0;
+    std::string name;
+    uint64_t first_ns = 0, last_ns = 0;
+    int64_t pending_off_cpu = -1;  // stack waiting for this thread's switch-in
+    uint64_t switched_out_ns = 0;
+  };
+  ThreadInfo& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);
+
+  Unwinder unwinder_;
+  UnwindMethod method_;
+  UserStack scratch_;
+  std::vector<uint64_t> pcs_;
+  std::vector<Stack> stacks_;
+  std::map<uint32_t, ThreadInfo> threads_;
+  void symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
+                       FunctionTable& table, std::vector<std::string>& warnings);
+
+  std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
+  std::map<uint32_t, uint32_t> images_;             // pid -> current exec count
+  std::map<uint32_t, uint32_t> parents_;            // pid -> parent pid (fork)
+  Counts counts_;
+};
+
+}  // namespace callprof::sampling

@@ -1,0 +1,97 @@
+// User-stack unwinder for sampling mode (SPEC §1.2): turns a Sample's registers and
+// copied stack (DWARF CFI, libdwfl) or its kernel frame-pointer chain into the call stack,
+// innermost first, in the address space of the sampled process as its mappings describe it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collect/sampling/perf_records.h"
+
+namespace callprof::sampling {
+
+enum class UnwindMethod : uint8_t {
+  FramePointers,  // Sample::user_chain as the kernel walked it, cleaned
+  Dwarf,          // Sample::regs + Sample::stack through the modules' CFI
+};
+
+// Why a walk ended. Only kRoot proves the stack is complete; everything else is a
+// truncated stack that must be shown as such (SPEC §1.2, "honest stacks").
+enum class StackEnd : uint8_t {
+  Root,             // the CFI of the outermost frame says it has no caller (_start, clone)
+  ChainEnd,         // frame pointers ran out; whether that was the root cannot be told
+  BadFramePointer,  // the chain led outside the code (a frame without frame pointer)
+  StackCopyEnd,     // the walk needed stack bytes beyond the copy taken with the sample
+  NoUnwindInfo,     // a pc whose module has no CFI for it (and no frame pointer led on)
+  NoModule,         // a pc outside every known file mapping (JIT code, unreported mapping)
+  FrameLimit,       // UnwindOptions::max_frames reached
+  NoData,           // the sample carries no chain, or no registers and stack
+};
+
+const char* to_string(StackEnd end);
+
+struct UserFrame {
+  uint64_t pc = 0;
+  // A return address: the call instruction ends just before it, and for a call that
+  // ends its function pc is already the next function. Symbolize lookup_address().
+  // False for the first frame and for a frame interrupted by a signal.
+  bool return_address = false;
+  bool by_frame_pointer = false;  // DWARF mode: found by the frame-pointer fallback
+  uint64_t lookup_address() const { return return_address ? pc - 1 : pc; }
+};
+
+struct UserStack {
+  std::vector<UserFrame> frames;  // innermost first; frames[0] is the sampled pc
+  StackEnd end = StackEnd::NoData;
+  bool complete() const { return end == StackEnd::Root; }
+};
+
+struct UnwindOptions {
+  size_t max_frames = 256;
+  // DWARF mode: where a pc has no CFI (JIT code, hand-written assembly), continue by the
+  // frame pointer. Frames found so are marked by_frame_pointer.
+  bool frame_pointer_fallback = true;
+};
+
+class AddressSpace;
+
+// Not thread-safe: one thread unwinds a recording (or one Unwinder per thread).
+// Per process it keeps one address space with its libdwfl session, so modules are
+// opened and their CFI parsed once, not per sample.
+class Unwinder {
+ public:
+  explicit Unwinder(UnwindOptions options = {});
+  ~Unwinder();
+  Unwinder(const Unwinder&) = delete;
+  Unwinder& operator=(const Unwinder&) = delete;
+
+  // A file (or anonymous region) mapped executable into mapping.pid. A mapping that
+  // overlaps earlier ones replaces them (munmap/dlclose leave no record of their own).
+  void add_mapping(const Mapping& mapping);
+  // exec: the process image is new; its mappings follow.
+  void exec_process(uint32_t pid);
+  // fork: the child starts with the parent's mappings (shared until one of them changes).
+  void fork_process(uint32_t parent_pid, uint32_t child_pid);
+  void exit_process(uint32_t pid);
+
+  // Unwinds sample's user stack into out (its vectors are reused: no allocation per
+  // sample once they have grown). A pid without mappings gives NoModule.
+  void unwind(const Sample& sample, UnwindMethod method, UserStack& out);
+
+  // Problems worth telling the user, one line per file and kind (unreadable file,
+  // build id mismatch). Grows as mappings are used.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  AddressSpace& space_of(uint32_t pid);
+
+  UnwindOptions options_;
+  std::unordered_map<uint32_t, std::shared_ptr<AddressSpace>> spaces_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace callprof::sampling

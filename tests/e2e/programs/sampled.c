@@ -1,0 +1,55 @@
+/* For sampling mode (built without instrumentation hooks, -O2 -g like Debian's defaults):
+ * main -> work, which calls heavy() (30 ms of CPU) and light() (10 ms) ten times each:
+ * heavy 300 ms, light 100 ms, a 3:1 split of the CPU time. Then nap() sleeps 200 ms
+ * (off-CPU). `sampled forever` repeats the work until killed (for attach). */
+#include <string.h>
+#include <time.h>
+
+#include "truth.h"
+
+static volatile unsigned long sink;
+
+E2E_QUIET uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time, not wall time: on a loaded machine the split stays 3:1. */
+E2E_FN void burn_ms(unsigned ms) {
+  uint64_t end = thread_cpu_ns() + ms * 1000000ull;
+  while (thread_cpu_ns() < end)
+    for (int i = 0; i < 1000; ++i) sink += i;
+}
+
+/* The increments after the calls keep them from being tail calls (jumps): a sampled stack
+ * shows only functions that still have a frame. */
+E2E_FN void heavy(void) {
+  burn_ms(30);
+  sink++;
+}
+E2E_FN void light(void) {
+  burn_ms(10);
+  sink++;
+}
+
+E2E_FN void work(void) {
+  for (int k = 0; k < 10; ++k) {
+    heavy();
+    light();
+  }
+  sink++;
+}
+
+E2E_FN void nap(void) {
+  struct timespec t = {0, 200000000};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+int main(int argc, char** argv) {
+  do work();
+  while (argc > 1 && strcmp(argv[1], "forever") == 0);
+  nap();
+  return 0;
+}

@@ -1,0 +1,103 @@
+// End-to-end: sampling mode on programs built without hooks (record --mode sample, and
+// attach), frame pointers and DWARF unwinding, off-CPU time, and attach errors.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class Sampling : public E2ETest {
+ protected:
+  // sampled.c with -O2 -g and no hooks; `frame_pointers` adds -fno-omit-frame-pointer.
+  std::string build_plain(bool frame_pointers) {
+    const std::string binary = (dir() / ("sampled-" + GetParam() + (frame_pointers ? "-fp" : ""))).string();
+    std::vector<std::string> argv = {toolchain(GetParam()).c, "-O2", "-g", "-I", E2E_PROGRAMS,
+                                     std::string(E2E_PROGRAMS) + "/sampled.c", "-o", binary};
+    if (frame_pointers) argv.insert(argv.begin() + 1, "-fno-omit-frame-pointer");
+    RunResult r = run(argv, dir());
+    if (r.exit != exited(0)) throw std::runtime_error("compiling sampled.c failed:\n" + r.err);
+    return binary;
+  }
+  Report record_sampled(const std::string& binary, const std::vector<std::string>& options) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary});
+    RunResult r = run(argv, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    return report();
+  }
+};
+E2E_INSTANTIATE(Sampling);
+
+// The share of samples in heavy among heavy and light: 3:1 by construction.
+void expect_three_to_one(const Report& r) {
+  const double heavy = double(u64(r.function("heavy"), "total_samples"));
+  const double light = double(u64(r.function("light"), "total_samples"));
+  measured("heavy_share_percent", 100 * heavy / (heavy + light));
+  EXPECT_GT(heavy + light, 250) << "about 400 samples at 999 Hz";
+  EXPECT_NEAR(heavy / (heavy + light), 0.75, 0.08);
+}
+
+TEST_P(Sampling, DwarfUnwindingGivesFullPathsWithoutFramePointers) {
+  const Report r = record_sampled(build_plain(false), {"--call-graph", "dwarf"});
+  EXPECT_EQ(r.doc().at("metadata").at("mode"), "sample");
+  expect_three_to_one(r);
+  const auto paths = r.paths_to("heavy");
+  bool through_work = false;
+  for (const auto& p : paths)
+    if (p.size() >= 3 && same_path({p.end()[-3], p.end()[-2], p.end()[-1]}, {"main", "work", "heavy"})) through_work = true;
+  EXPECT_TRUE(through_work) << "main -> work -> heavy by CFI";
+}
+
+TEST_P(Sampling, FramePointerUnwindingWithFramePointers) {
+  const Report r = record_sampled(build_plain(true), {"--mode", "sample"});
+  expect_three_to_one(r);
+  bool through_work = false;
+  for (const auto& p : r.paths_to("light"))
+    if (p.size() >= 2 && same_path({p.end()[-2], p.end()[-1]}, {"work", "light"})) through_work = true;
+  EXPECT_TRUE(through_work);
+}
+
+TEST_P(Sampling, OffCpuTimeIsChargedToTheBlockingPath) {
+  const Report r = record_sampled(build_plain(false), {"--call-graph", "dwarf", "--off-cpu"});
+  const json& nap = r.function("nap");
+  measured("nap_offcpu_ms", ms(u64(nap, "total_offcpu_ns")));
+  EXPECT_NEAR(double(u64(nap, "total_offcpu_ns")), 200e6, 40e6);
+}
+
+TEST_P(Sampling, AttachSamplesARunningProcessAndLeavesItRunning) {
+  const std::string binary = build_plain(false);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(binary.c_str(), binary.c_str(), "forever", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  RunResult r = run({E2E_CALLPROF, "attach", "-q", "--duration", "1", "--call-graph", "dwarf", "-o", "profile.callprof",
+                     std::to_string(pid)},
+                    dir());
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the target must still run after detach";
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "it died of our SIGKILL, not of the attach";
+  expect_three_to_one(report());
+}
+
+TEST_P(Sampling, AttachToAMissingProcessIsAOneLineError) {
+  RunResult r = run({E2E_CALLPROF, "attach", "--duration", "1", "999999999"}, dir());
+  EXPECT_EQ(r.exit, exited(2));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("no process"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace e2e
