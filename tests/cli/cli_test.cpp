@@ -84,11 +84,12 @@ TEST(Cli, RecordOptionsTakeOneValueEach) {
 }
 
 TEST(Cli, RecordSamplesProgramsWithoutHooks) {
-  // /bin/true has no hooks: sample mode, which it outruns; that is said, and the status is 1.
+  // /bin/true has no hooks: sample mode. It usually ends before the first sample (then
+  // that is said and the status is 1); on a loaded machine a sample may catch it.
   CliRun r = run("record -o " + testing::TempDir() + "/true.callprof -- /bin/true");
-  EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("sample mode"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("no samples were taken"), std::string::npos) << r.err;
+  if (r.status == 1) EXPECT_NE(r.err.find("no samples were taken"), std::string::npos) << r.err;
+  else EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(Cli, ReportRefusesBadInputs) {
