@@ -239,7 +239,9 @@ int record(const RecordArgs& a) {
     note(exe->has_hooks ? "exact mode: " + exe->path + " has -finstrument-functions hooks"
                         : "exact mode: " + exe->path + " has no hooks itself; profiling the instrumented programs it starts");
 
-  LaunchSpec spec{a.command, {{"CALLPROF_OUTPUT_DIR", dir}}};
+  LaunchSpec spec;
+  spec.argv = a.command;
+  spec.env = {{"CALLPROF_OUTPUT_DIR", dir}};
   spec.env.insert(spec.env.end(), env->begin(), env->end());
   spec.env.push_back({"LD_PRELOAD", preload_list(*runtime, a.alloc)});
   const int64_t start_realtime = std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -77,10 +77,15 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
     return 1;
   }
   if (auto s = write_profile(p, out.path); !s) return fail(s.error().message);
-  if (!out.quiet)
+  if (!out.quiet) {
+    const uint64_t all = c.samples + c.off_cpu_samples;
     note(fmt::format("wrote {}: {} samples ({} off-CPU), {} lost, {} thread{}", out.path, c.samples, c.off_cpu_samples,
                      session.stats().decode.lost_records + session.stats().decode.lost_samples, p.threads.size(),
                      p.threads.size() == 1 ? "" : "s"));
+    note(fmt::format("processing: unwinding {:.1f} ms, symbolizing and building {:.1f} ms ({:.0f} samples/s)",
+                     double(c.unwind_ns) / 1e6, double(c.build_ns) / 1e6,
+                     double(all) * 1e9 / double(std::max<uint64_t>(1, c.unwind_ns + c.build_ns))));
+  }
   return 0;
 }
 
@@ -94,7 +99,8 @@ int record_sampled(const RecordArgs& a, const ExecutableInfo& exe) {
   auto gate = LaunchGate::create();
   if (!gate) return fail(gate.error().message);
   std::optional<Result<PerfSession>> session;
-  LaunchSpec spec{a.command, {}};
+  LaunchSpec spec;
+  spec.argv = a.command;
   spec.in_child = [&] { return gate->wait_in_child(); };
   spec.in_parent = [&](pid_t pid) {
     gate->close_child_end();
@@ -108,7 +114,7 @@ int record_sampled(const RecordArgs& a, const ExecutableInfo& exe) {
   const auto start = std::chrono::steady_clock::now();
   auto pid = launch(spec);
   if (session && !*session) {
-    if (pid) wait_for_exit(*pid);
+    if (pid) (void)wait_for_exit(*pid);  // it exits 127 at the abandoned gate
     return fail((*session).error().message);
   }
   if (!pid) return fail(pid.error().message);

@@ -1,6 +1,7 @@
 #include "collect/sampling/sample_collector.h"
 
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
 #include "collect/runtime/process_symbols.h"
@@ -8,6 +9,14 @@
 #include "collect/sampling/unwinder_elf.h"
 
 namespace callprof::sampling {
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
 
 SampleCollector::SampleCollector(UnwindMethod method) : method_(method) {}
 SampleCollector::~SampleCollector() = default;
@@ -55,6 +64,7 @@ void SampleCollector::on_task(TaskEvent&& t) {
 }
 
 void SampleCollector::on_sample(Sample&& s) {
+  const uint64_t start = now_ns();
   ThreadInfo& t = thread(s.pid, s.tid, s.time_ns);
   const bool dwarf = method_ == UnwindMethod::Dwarf && s.has_user_regs;
   unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
@@ -72,6 +82,7 @@ void SampleCollector::on_sample(Sample&& s) {
     ++counts_.samples;
   }
   stacks_.push_back(stack);
+  counts_.unwind_ns += now_ns() - start;
 }
 
 void SampleCollector::on_switch(const SwitchEvent& e) {
@@ -188,6 +199,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
 }
 
 Profile SampleCollector::build(std::vector<std::string>& warnings) {
+  const uint64_t start = now_ns();
   Profile p;
   FunctionTable table(p);
   std::map<Image, std::vector<const Stack*>> by_image;
@@ -208,6 +220,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
     symbolize_image(image, stacks, p, table, warnings);
   }
   for (const auto& w : unwinder_.warnings()) warnings.push_back(w);
+  counts_.build_ns = now_ns() - start;
   return p;
 }
 

@@ -36,6 +36,7 @@ class SampleCollector : public RecordSink {
 
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
+    uint64_t unwind_ns = 0, build_ns = 0;  // our processing time: unwinding, symbolizing + building
   };
   const Counts& counts() const { return counts_; }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Sampling-mode overhead and processing speed (SPEC §6), next to `perf record` with the same
+# settings, in one run. See bench/README.md.
+#
+#   bench/sampling/run.sh [BUILD_DIR]     (default: the repository's build/)
+#
+# The program is bench/runtime/callheavy built without hooks (callheavy_plain); it reports
+# the time its loop took (elapsed_ns), so start-up and the profilers' writing are left out.
+# Each variant runs BENCH_REPEAT times (default 5), interleaved; medians count.
+# Environment: BENCH_N (iterations, default 100000000), BENCH_REPEAT, BENCH_PERF=0 to skip perf.
+set -euo pipefail
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=$(cd "${1:-$script_dir/../../build}" 2>/dev/null && pwd) || die "no build directory"
+N=${BENCH_N:-100000000}
+REPEAT=${BENCH_REPEAT:-5}
+prog=$build/bench/callheavy_plain
+callprof=$build/bin/callprof
+[[ -x $prog && -x $callprof ]] || die "build the targets callheavy_plain and callprof in $build first"
+perf_bin=$(command -v perf || true)
+[[ ${BENCH_PERF:-1} == 1 && -n $perf_bin ]] || perf_bin=
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/callprof-sbench-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+declare -A RUNS SPEED
+# run VARIANT COMMAND...: the program's own elapsed_ns, and callprof's processing rate.
+run() {
+  local v=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; die "$v failed"; }
+  local e; e=$(grep -o 'elapsed_ns=[0-9]*' "$tmp/out" | cut -d= -f2)
+  RUNS[$v]+="$e "
+  local s; s=$(grep -o '([0-9]* samples/s)' "$tmp/err" | tr -dc 0-9 || true)
+  [[ -n $s ]] && SPEED[$v]+="$s "
+  return 0
+}
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+variants=(plain)
+for f in 999 9999; do
+  for g in fp dwarf; do
+    variants+=("callprof-$g-$f")
+    [[ -n $perf_bin ]] && variants+=("perf-$g-$f")
+  done
+done
+echo "sampling overhead: $prog $N (loop time as measured by the program), $REPEAT runs each, medians"
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+for (( r = 1; r <= REPEAT; r++ )); do
+  for v in "${variants[@]}"; do
+    IFS=- read -r tool g f <<<"$v"
+    case $tool in
+      plain) run "$v" "$prog" "$N" ;;
+      callprof) run "$v" "$callprof" record -o "$tmp/c.data" --mode sample -F "$f" --call-graph "$g" -- "$prog" "$N" ;;
+      perf)
+        if [[ $g == fp ]]; then run "$v" "$perf_bin" record -q -F "$f" -g -o "$tmp/p.data" -- "$prog" "$N"
+        else run "$v" "$perf_bin" record -q -F "$f" --call-graph dwarf,8192 -o "$tmp/p.data" -- "$prog" "$N"; fi ;;
+    esac
+  done
+done
+base=$(median "${RUNS[plain]}")
+printf '%-22s %12s %10s %16s\n' variant "loop ms" overhead "samples/s proc."
+for v in "${variants[@]}"; do
+  m=$(median "${RUNS[$v]}")
+  o=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%+.2f %%", (m - b) / b * 100 }')
+  s=-; [[ -n ${SPEED[$v]:-} ]] && s=$(median "${SPEED[$v]}")
+  printf '%-22s %12.1f %10s %16s\n' "$v" "$(awk -v m="$m" 'BEGIN { print m / 1e6 }')" "$o" "$s"
+done
+echo "Targets (SPEC §6): callprof-fp-999 below +2 %; callprof-dwarf no worse than perf-dwarf at the same rate."
+echo "samples/s proc.: callprof's own unwinding, symbolizing and profile building, per sample."
