@@ -1,6 +1,7 @@
 #include "collect/sampling/kernel_symbols.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -15,14 +16,21 @@ KernelSymbols KernelSymbols::load(const std::string& path) {
 
 KernelSymbols KernelSymbols::parse(const std::string& text) {
   KernelSymbols k;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    std::string address, type, name;
-    if (!(fields >> address >> type >> name) || type.size() != 1) continue;
-    if (type != "t" && type != "T" && type != "w" && type != "W") continue;
-    uint64_t a = std::strtoull(address.c_str(), nullptr, 16);
-    if (a != 0) k.symbols_.emplace_back(a, std::move(name));
+  // "ffffffff81000000 T _stext [module]": 120 000 lines, so no stream per line.
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const char* line = text.data() + at;
+    char* rest = nullptr;
+    uint64_t a = std::strtoull(line, &rest, 16);
+    size_t type_at = size_t(rest - text.data()) + 1;
+    if (a != 0 && type_at + 2 < end && text[type_at - 1] == ' ' && text[type_at + 1] == ' ' &&
+        std::strchr("tTwW", text[type_at])) {
+      size_t name_end = text.find_first_of(" \t", type_at + 2);
+      if (name_end == std::string::npos || name_end > end) name_end = end;
+      k.symbols_.emplace_back(a, text.substr(type_at + 2, name_end - type_at - 2));
+    }
+    at = end + 1;
   }
   std::sort(k.symbols_.begin(), k.symbols_.end());
   return k;

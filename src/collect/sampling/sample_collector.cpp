@@ -128,7 +128,6 @@ std::string region_name(const std::vector<Mapping>& mappings, uint64_t pc) {
 
 void SampleCollector::symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
                                       FunctionTable& table, std::vector<std::string>& warnings) {
-  static const KernelSymbols kernel = KernelSymbols::load();
   std::vector<LoadedModule> mods = loaded_modules(mappings_[image], warnings);
   std::vector<ModuleId> module_ids;
   for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
@@ -142,6 +141,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     auto [it, added] = names.try_emplace(pc);
     if (!added) return it->second;
     if (is_kernel_address(pc)) {
+      static const KernelSymbols kernel = KernelSymbols::load();  // only when there are kernel frames
       const std::string& n = kernel.name(pc);
       it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0));
       return it->second;
