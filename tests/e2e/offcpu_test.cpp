@@ -22,14 +22,6 @@ double value_after(const std::string& out, const std::string& key) {
   return std::stod(out.substr(at + key.size() + 1));
 }
 
-// The thread whose start routine is `routine`.
-const json* thread_started_by(const Report& r, const std::string& routine) {
-  for (const json& t : r.threads())
-    if (t.at("start_routine").is_string() && same_function(t.at("start_routine").get<std::string>(), routine))
-      return &t;
-  return nullptr;
-}
-
 TEST_P(OffCpu, SpinSleepWaitAndPreemptionAreSplit) {
   std::string out;
   const Report r = record_and_report(build("offcpu.c"), {}, &out);
