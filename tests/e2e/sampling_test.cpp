@@ -17,14 +17,15 @@ namespace {
 
 class Sampling : public E2ETest {
  protected:
-  // sampled.c with -O2 -g and no hooks; `frame_pointers` adds -fno-omit-frame-pointer.
-  std::string build_plain(bool frame_pointers) {
-    const std::string binary = (dir() / ("sampled-" + GetParam() + (frame_pointers ? "-fp" : ""))).string();
-    std::vector<std::string> argv = {toolchain(GetParam()).c, "-O2", "-g", "-I", E2E_PROGRAMS,
-                                     std::string(E2E_PROGRAMS) + "/sampled.c", "-o", binary};
+  // A program with -O2 -g and no hooks; `frame_pointers` adds -fno-omit-frame-pointer.
+  std::string build_plain(bool frame_pointers, const std::string& source = "sampled.c") {
+    const std::string stem = source.substr(0, source.find('.'));
+    const std::string binary = (dir() / (stem + "-" + GetParam() + (frame_pointers ? "-fp" : ""))).string();
+    std::vector<std::string> argv = {toolchain(GetParam()).c, "-O2", "-g", "-pthread", "-I", E2E_PROGRAMS,
+                                     std::string(E2E_PROGRAMS) + "/" + source, "-o", binary};
     if (frame_pointers) argv.insert(argv.begin() + 1, "-fno-omit-frame-pointer");
     RunResult r = run(argv, dir());
-    if (r.exit != exited(0)) throw std::runtime_error("compiling sampled.c failed:\n" + r.err);
+    if (r.exit != exited(0)) throw std::runtime_error("compiling " + source + " failed:\n" + r.err);
     return binary;
   }
   Report record_sampled(const std::string& binary, const std::vector<std::string>& options) {
@@ -72,6 +73,16 @@ TEST_P(Sampling, OffCpuTimeIsChargedToTheBlockingPath) {
   const json& nap = r.function("nap");
   measured("nap_offcpu_ms", ms(u64(nap, "total_offcpu_ns")));
   EXPECT_NEAR(double(u64(nap, "total_offcpu_ns")), 200e6, 40e6);
+}
+
+TEST_P(Sampling, ThreadsBlockedInSleepLocksPollAndReadAreChargedTheirWait) {
+  const Report r = record_sampled(build_plain(false, "blocking.c"), {"--call-graph", "dwarf", "--off-cpu"});
+  for (auto [fn, ms] : {std::pair{"sleeper", 150.0}, {"waiter", 100.0}, {"poller", 80.0}, {"reader", 120.0}}) {
+    const double off = double(u64(r.function(fn), "total_offcpu_ns")) / 1e6;
+    measured(std::string(fn) + "_offcpu_ms", off);
+    EXPECT_NEAR(off, ms, 0.25 * ms) << fn;
+  }
+  EXPECT_EQ(r.threads().size(), 5u);
 }
 
 TEST_P(Sampling, AttachSamplesARunningProcessAndLeavesItRunning) {
