@@ -67,3 +67,38 @@ for v in "${variants[@]}"; do
 done
 echo "Targets (SPEC §6): callprof-fp-999 below +2 %; callprof-dwarf no worse than perf-dwarf at the same rate."
 echo "samples/s proc.: callprof's own unwinding, symbolizing and profile building, per sample."
+
+# ---------------------------------------------------------------------------------------
+# Accuracy (SPEC §6): the self-time distribution over call paths of a test program by
+# sampling against exact mode's, as total variation distance. Frames exact mode does not
+# see (libc, vDSO, kernel, inlined helpers) count as self time of their nearest caller it
+# sees; paths are compared as the chains of functions exact mode sees.
+command -v jq >/dev/null || { echo "accuracy: skipped (needs jq)"; exit 0; }
+src=$script_dir/../../tests/e2e/programs
+# Frame-pointer unwinding is measured on a frame-pointer build, DWARF on Debian's default.
+cc -O2 -g -pthread -finstrument-functions -I "$src" "$src/sampled.c" -o "$tmp/sampled-dwarf" || die "cannot compile sampled.c"
+cc -O2 -g -pthread -fno-omit-frame-pointer -finstrument-functions -I "$src" "$src/sampled.c" -o "$tmp/sampled-fp"
+"$callprof" record -q -o "$tmp/exact.data" -- "$tmp/sampled-dwarf" >/dev/null
+"$callprof" report -i "$tmp/exact.data" --json >"$tmp/exact.json"
+by_function='
+  def fold($known; $path): .[] | (if $known[.name] and ($path | last) != .name then $path + [.name] else $path end) as $p
+    | {f: ($p | join(";")), last: ($p | last), self: .self_ns}, (.children | fold($known; $p));
+  [.tree | fold($known; [])] | map(select(.f != "" and .last != "nap"))
+  | group_by(.f) | map({key: .[0].f, value: (map(.self) | add)}) | from_entries'
+known=$(jq '[.functions[].name] | map({key: ., value: true}) | from_entries' "$tmp/exact.json")
+jq --argjson known "$known" "$by_function" "$tmp/exact.json" >"$tmp/p.json"
+echo
+echo "Accuracy: sampled self-time distribution vs exact mode (tests/e2e/programs/sampled.c; target TVD <= 5 %)"
+for f in 999 9999; do
+  for g in fp dwarf; do
+    "$callprof" record -q --mode sample -F "$f" --call-graph "$g" -o "$tmp/s.data" -- "$tmp/sampled-$g" >/dev/null
+    "$callprof" report -i "$tmp/s.data" --json | jq --argjson known "$known" "$by_function" >"$tmp/q.json"
+    tvd=$(jq -n --slurpfile p "$tmp/p.json" --slurpfile q "$tmp/q.json" '
+      ($p[0] | add) as $sp | ($q[0] | add) as $sq
+      | ([$p[0], $q[0]] | map(keys) | add | unique)
+      | map((($p[0][.] // 0) / $sp) - (($q[0][.] // 0) / $sq) | fabs) | add / 2 * 100')
+    printf '  %-5s %5s Hz   TVD %6.2f %%  %s\n' "$g" "$f" "$tvd" "$(awk -v t="$tvd" 'BEGIN { print t <= 5 ? "PASS" : "MISS" }')"
+  done
+done
+echo "  (fp: Debian's libc has no frame pointers, so a sample inside a libc call or system call"
+echo "  loses the callers above it; that is what --call-graph dwarf is for)"
