@@ -14,12 +14,8 @@
 # Exit status: 0, or 2 on errors (missing build, failed run).
 set -euo pipefail
 
-die() { echo "run.sh: $*" >&2; exit 2; }
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=$(cd "${1:-$script_dir/../../build}" 2>/dev/null && pwd) || die "no build directory ${1:-$script_dir/../../build}"
-N=${BENCH_N:-10000000}
-REPEAT=${BENCH_REPEAT:-5}
-callprof=$build/bin/callprof
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_init "${1:-}" 10000000
 rt=$build/bin/libcallprof-rt.so
 alloc=$build/bin/libcallprof-alloc.so
 for f in "$callprof" "$rt" "$alloc"; do
@@ -43,7 +39,6 @@ run_one() {
   MF[$variant]+="$mf "
   ND[$variant]+="$nd "
 }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 calc() { awk "BEGIN { printf \"%.2f\", $* }"; }
 
 echo "callprof allocation-metrics benchmark (bench/alloc/run.sh)"

@@ -13,12 +13,8 @@
 # BENCH_CC (cc). Exit status: 0, or 2 on errors (missing build, failed run, wrong profile).
 set -euo pipefail
 
-die() { echo "run.sh: $*" >&2; exit 2; }
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=$(cd "${1:-$script_dir/../../build}" 2>/dev/null && pwd) || die "no build directory ${1:-$script_dir/../../build}"
-N=${BENCH_N:-10000000}
-REPEAT=${BENCH_REPEAT:-5}
-callprof=$build/bin/callprof
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_init "${1:-}" 10000000
 [[ -x $callprof && -e $build/bin/libcallprof-rt.so ]] || die "build callprof and callprof-rt in $build first"
 command -v jq >/dev/null || die "needs jq"
 
@@ -29,7 +25,6 @@ prog=$tmp/strlen_loop
   || die "cannot build strlen_loop.c"
 
 calc() { awk "BEGIN { printf \"%.6g\", $* }"; }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A WALLS CPUS
 timed() {  # timed VARIANT COMMAND...: wall and CPU seconds appended to WALLS/CPUS[VARIANT]
   local variant=$1; shift

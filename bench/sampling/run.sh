@@ -10,13 +10,9 @@
 # Environment: BENCH_N (iterations, default 100000000), BENCH_REPEAT, BENCH_PERF=0 to skip perf.
 set -euo pipefail
 
-die() { echo "run.sh: $*" >&2; exit 2; }
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=$(cd "${1:-$script_dir/../../build}" 2>/dev/null && pwd) || die "no build directory"
-N=${BENCH_N:-100000000}
-REPEAT=${BENCH_REPEAT:-5}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_init "${1:-}" 100000000
 prog=$build/bench/callheavy_plain
-callprof=$build/bin/callprof
 [[ -x $prog && -x $callprof ]] || die "build the targets callheavy_plain and callprof in $build first"
 perf_bin=$(command -v perf || true)
 [[ ${BENCH_PERF:-1} == 1 && -n $perf_bin ]] || perf_bin=
@@ -34,7 +30,6 @@ run() {
   [[ -n $s ]] && SPEED[$v]+="$s "
   return 0
 }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 variants=(plain)
 for f in 999 9999; do
