@@ -60,7 +60,10 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
     threads = fmt::format("tid {} {} (of {})", tid, escape_text(name), p.threads.size());
   }
   out << fmt::format("# threads:  {}, processes: {}{}\n", threads, p.processes.size(), thread_merge(ctx.options()));
-  out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
+  if (auto samples = m.extra.find("samples"); m.mode == "sample" && samples != m.extra.end())
+    out << fmt::format("# samples:  {}, estimated total time {}\n", samples->second, format_ns(ctx.grand_total_ns()));
+  else
+    out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
   if (m.mode == "sample") {
     auto extra = [&](const char* key) {
