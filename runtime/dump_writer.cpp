@@ -182,16 +182,6 @@ void write_libcalls(Output& out) {
   }
 }
 
-uint32_t dump_flags(const RuntimeConfig& c) {
-  uint32_t f = 0;
-  if (c.node_metrics()) f |= wire::kDumpHasNodeMetrics;
-  if (c.events.offcpu) f |= wire::kDumpOffCpu;
-  if (c.alloc) f |= wire::kDumpAlloc;
-  if (c.events.faults) f |= wire::kDumpFaults;
-  if (c.libcalls) f |= wire::kDumpLibCalls;
-  return f;
-}
-
 void read_thread_name(ThreadState& s) {
   char path[64];
   snprintf(path, sizeof path, "/proc/self/task/%u/comm", s.tid);
@@ -239,12 +229,11 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.mono_start_ns = p.mono_start_ns;
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
-  h.flags = dump_flags(p.config);
+  h.flags = p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0;
   h.hook_inner_ticks = p.hook_cost.inner_ticks;
   h.hook_outer_ticks = p.hook_cost.outer_ticks;
   h.excluded_hook_ticks = p.hook_cost.excluded_ticks;
   h.libcall_count = libcall_count();
-  h.node_budget = p.config.node_budget;
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   h.module_count = count.count;

@@ -40,16 +40,13 @@ struct DumpHeader {
   uint32_t snapshot_seq;     // 0: the final dump of the image; n: its n-th snapshot
   uint32_t death_signal;     // the fatal signal that ended the image, 0 when none
   uint32_t libcall_count;
-  uint32_t node_budget;      // per-thread node budget (pruning threshold)
+  uint32_t reserved32;
   uint64_t reserved;
 };
 static_assert(sizeof(DumpHeader) == 128);
 
+// (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread
-inline constexpr uint32_t kDumpOffCpu = 1u << 1;          // off-CPU accounting was on
-inline constexpr uint32_t kDumpAlloc = 1u << 2;           // allocation metrics were on
-inline constexpr uint32_t kDumpFaults = 1u << 3;          // page-fault counting was on
-inline constexpr uint32_t kDumpLibCalls = 1u << 4;        // library calls were recorded
 
 // A call that left an instrumented module through its PLT: nodes name it by `id` (an
 // address of the runtime's own stub, unique per imported symbol and module).
