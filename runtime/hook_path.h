@@ -17,9 +17,9 @@ __attribute__((noinline)) inline void count_excluded_call() {
   if (DumpNodeMetrics* m = s->profile.top_metrics()) ++m->excluded_calls;
 }
 
-// Excluded functions are recognised before anything else (no clock read). Entry reads the
-// clock before the lookup (measured faster here than reading it only for recorded calls:
-// the read overlaps the lookup); exit reads it only when a frame is popped.
+// Excluded functions are recognised before anything else (no clock read). The clock is read
+// before the bookkeeping: measured faster here than reading it only for recorded calls
+// (the read overlaps the lookup).
 __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp) {
   if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
   ThreadState* s = t_state;
@@ -39,10 +39,11 @@ __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
   if (__builtin_expect(known_excluded(fn), 0)) return;
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) return;
-  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, ticks());
+  const uint64_t now = ticks();
+  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, now);
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
-  s->profile.exit(fn, sp, ticks);
+  s->profile.exit(fn, sp, now);
   s->busy = 0;
 }
 

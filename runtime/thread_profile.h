@@ -82,14 +82,10 @@ class ThreadProfile {
     on_checkpoint_ = checkpoint;
   }
 
-  // Hot path: a function is entered. `sp` orders frames (lower = deeper). `clock()` gives
-  // the time; it is read only when the call is recorded, after the lookup, so a call that
-  // is filtered out costs no clock read.
-  template <typename Clock>
-    requires requires(Clock c) { c(); }
-  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, Clock&& clock) {
+  // Hot path: a function is entered. `sp` orders frames (lower = deeper).
+  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
     Frame* top = &frames_[depth_ - 1];
-    if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, clock());
+    if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, now);
     if (__builtin_expect(overflow_ != 0 || depth_ == depth_limit_, 0)) return skip_call();
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
@@ -104,32 +100,19 @@ class ThreadProfile {
     Frame* f = top + 1;
     f->node = child;
     f->sp = sp;
-    f->entry_tsc = clock();
+    f->entry_tsc = now;
     f->child_ticks = 0;
     ++depth_;
   }
-  void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
-    enter(fn, callsite, sp, [now] { return now; });
-  }
 
   // Hot path: a function returns.
-  template <typename Clock>
-    requires requires(Clock c) { c(); }
-  inline void exit(uint64_t fn, uint64_t sp, Clock&& clock) {
+  inline void exit(uint64_t fn, uint64_t sp, uint64_t now) {
     if (__builtin_expect(overflow_ != 0, 0)) {
       --overflow_;
       return;
     }
-    const DumpNode& top = nodes_[frames_[depth_ - 1].node];
-    if (__builtin_expect(top.fn != fn, 0)) {
-      const DumpNode& last = nodes_[top.last_child];  // a filtered-out callee returning?
-      if (last.fn == fn && (last.flags & wire::kNodeExcluded)) return;
-      if (!find_exiting_frame(fn, sp, clock())) return;
-    }
-    pop(clock());
-  }
-  void exit(uint64_t fn, uint64_t sp, uint64_t now) {
-    exit(fn, sp, [now] { return now; });
+    if (__builtin_expect(nodes_[frames_[depth_ - 1].node].fn != fn, 0) && !find_exiting_frame(fn, sp, now)) return;
+    pop(now);
   }
 
   // Non-local exit (longjmp, catch): control resumes in the frame whose stack pointer is
