@@ -7,7 +7,8 @@ packages=(
   build-essential cmake ninja-build pkg-config gcc g++ clang libclang-rt-14-dev
   libdw-dev libelf-dev libzstd-dev protobuf-compiler libprotobuf-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  uftrace time jq
+  libbpf-dev bpftool libseccomp-dev
+  uftrace time jq linux-perf strace bpftrace
 )
 
 missing=()

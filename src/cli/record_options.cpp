@@ -54,6 +54,7 @@ void add_sampling_options(CLI::App& app, SamplingArgs& s) {
   app.add_flag("--off-cpu", s.off_cpu, "Also record where threads block and for how long (switch-outs with stacks)")
       ->group(group);
   app.add_flag("--no-kernel", s.no_kernel, "Leave kernel frames out of the stacks")->group(group);
+  app.add_flag("--children", s.children, "Also profile the child processes it forks, and theirs")->group(group);
 }
 
 Result<uint64_t> parse_duration_ns(const std::string& text) {

@@ -33,6 +33,7 @@ SamplingOptions session_options(const SamplingArgs& a) {
   o.stack_bytes = a.stack_bytes & ~7u;
   o.kernel_stacks = !a.no_kernel;
   o.off_cpu = a.off_cpu;
+  o.follow_children = a.children;
   return o;
 }
 

@@ -28,10 +28,12 @@ class Sampling : public E2ETest {
     if (r.exit != exited(0)) throw std::runtime_error("compiling " + source + " failed:\n" + r.err);
     return binary;
   }
-  Report record_sampled(const std::string& binary, const std::vector<std::string>& options) {
+  Report record_sampled(const std::string& binary, const std::vector<std::string>& options,
+                        const std::vector<std::string>& args = {}) {
     std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {"--", binary});
+    argv.insert(argv.end(), args.begin(), args.end());
     RunResult r = run(argv, dir());
     EXPECT_EQ(r.exit, exited(0)) << r.err;
     return report();
@@ -83,6 +85,29 @@ TEST_P(Sampling, ThreadsBlockedInSleepLocksPollAndReadAreChargedTheirWait) {
     EXPECT_NEAR(off, ms, 0.25 * ms) << fn;
   }
   EXPECT_EQ(r.threads().size(), 5u);
+}
+
+// Child processes only on request: without --children the child's 100 ms are not in the
+// profile; with it they are, in a process of their own whose parent is the program.
+TEST_P(Sampling, ChildProcessesAreFollowedOnRequest) {
+  const std::string binary = build_plain(false);
+  const Report alone = record_sampled(binary, {"--call-graph", "dwarf"}, {"fork"});
+  EXPECT_EQ(alone.processes().size(), 1u);
+  EXPECT_EQ(alone.find_function("child_burn"), nullptr);
+  expect_three_to_one(alone);
+
+  const Report both = record_sampled(binary, {"--call-graph", "dwarf", "--children"}, {"fork"});
+  ASSERT_EQ(both.processes().size(), 2u);
+  const json& parent = both.processes()[0];
+  const json& child = both.processes()[1];
+  EXPECT_EQ(child.at("ppid"), parent.at("pid"));
+  const double child_ms = double(u64(both.function("child_burn"), "total_cpu_ns")) / 1e6;
+  measured("child_burn_ms", child_ms);
+  EXPECT_NEAR(child_ms, 100, 30);
+  size_t child_threads = 0;
+  for (const json& t : both.threads()) child_threads += t.at("pid") == child.at("pid") ? 1 : 0;
+  EXPECT_EQ(child_threads, 1u);
+  expect_three_to_one(both);
 }
 
 TEST_P(Sampling, AttachSamplesARunningProcessAndLeavesItRunning) {

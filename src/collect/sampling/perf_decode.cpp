@@ -211,7 +211,7 @@ bool decode_side_band(const DecodeFormat& f, const perf_event_header& h, std::sp
       bool records = h.type == PERF_RECORD_LOST;
       if ((records && !c.u64(skip)) || !c.u64(lost)) return false;
       (records ? st.lost_records : st.lost_samples) += lost;
-      sink.on_lost({lost, sid.time}, records ? LostKind::Records : LostKind::Samples);
+      sink.on_lost({lost, sid.time, sid.pid, sid.tid}, records ? LostKind::Records : LostKind::Samples);
       return true;
     }
     case PERF_RECORD_THROTTLE:

@@ -18,7 +18,7 @@ struct SamplingOptions {
   uint32_t stack_bytes = 8192;  // DWARF: user stack copied per sample (multiple of 8, <= 65000)
   bool kernel_stacks = true;    // kernel part of the callchain
   bool off_cpu = false;         // also sample every switch-out, with PERF_RECORD_SWITCH pairs
-  bool follow_children = true;  // keep records of processes the target forks
+  bool follow_children = false;  // keep records of processes the target forks
   size_t ring_bytes = 0;        // data area per CPU, a power of two; 0: default_ring_bytes()
 };
 

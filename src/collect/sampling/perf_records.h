@@ -57,6 +57,9 @@ struct SwitchEvent {
 struct LostEvent {
   uint64_t lost = 0;  // records the kernel dropped (samples and others)
   uint64_t time_ns = 0;
+  // The task whose record noticed the loss: the losses of one ring are not split by
+  // thread, so this is where they are charged (usually the thread that filled the ring).
+  uint32_t pid = 0, tid = 0;
 };
 
 }  // namespace callprof::sampling

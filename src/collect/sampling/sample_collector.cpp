@@ -96,6 +96,7 @@ void SampleCollector::on_switch(const SwitchEvent& e) {
 
 void SampleCollector::on_lost(const LostEvent& e, LostKind kind) {
   (kind == LostKind::Records ? counts_.lost_records : counts_.lost_samples) += e.lost;
+  if (e.tid != 0) thread(e.pid, e.tid, e.time_ns).lost += e.lost;
 }
 
 namespace {
@@ -190,6 +191,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     t.start_ns = int64_t(info.first_ns);
     t.end_ns = int64_t(info.last_ns);
     t.finished = true;
+    t.lost_events = info.lost;
     t.offcpu = counts_.off_cpu_samples > 0 ? Thread::OffCpu::Measured : Thread::OffCpu::Off;
     t.tree = std::move(tree);
     p.threads.push_back(std::move(t));

@@ -57,6 +57,7 @@ class SampleCollector : public RecordSink {
     uint64_t first_ns = 0, last_ns = 0;
     int64_t pending_off_cpu = -1;  // stack waiting for this thread's switch-in
     uint64_t switched_out_ns = 0;
+    uint64_t lost = 0;  // records lost while this thread was writing (see LostEvent)
   };
   ThreadInfo& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);
 

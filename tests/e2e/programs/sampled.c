@@ -1,8 +1,12 @@
 /* For sampling mode (built without instrumentation hooks, -O2 -g like Debian's defaults):
  * main -> work, which calls heavy() (30 ms of CPU) and light() (10 ms) ten times each:
  * heavy 300 ms, light 100 ms, a 3:1 split of the CPU time. Then nap() sleeps 200 ms
- * (off-CPU). `sampled forever` repeats the work until killed (for attach). */
+ * (off-CPU). `sampled forever` repeats the work until killed (for attach).
+ * `sampled fork`: first forks a child that runs child_burn() (100 ms of CPU) and exits;
+ * the parent waits for it, then works as above. */
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "truth.h"
@@ -47,7 +51,21 @@ E2E_FN void nap(void) {
   }
 }
 
+E2E_FN void child_burn(void) {
+  burn_ms(100);
+  sink++;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      child_burn();
+      _exit(0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return 1;
+  }
   do work();
   while (argc > 1 && strcmp(argv[1], "forever") == 0);
   nap();

@@ -187,6 +187,8 @@ TEST(PerfDecode, SwitchLostAndOtherRecords) {
   ASSERT_EQ(c.lost.size(), 2u);
   EXPECT_EQ(c.lost[0].first.lost, 42u);
   EXPECT_EQ(c.lost[0].second, LostKind::Records);
+  EXPECT_EQ(c.lost[0].first.pid, 5u) << "the sample_id's task, to charge the loss to";
+  EXPECT_EQ(c.lost[0].first.tid, 6u);
   EXPECT_EQ(c.lost[1].first.lost, 3u);
   EXPECT_EQ(c.lost[1].second, LostKind::Samples);
   EXPECT_EQ(st.lost_records, 42u);
