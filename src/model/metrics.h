@@ -25,6 +25,9 @@ enum class Metric : uint8_t {
   AllocBytes,     // bytes those requested
   FreeCalls,      // free/operator delete of non-null pointers
   ExcludedCalls,  // calls made from here to filtered-out functions (their hook cost is in self)
+  Syscalls,       // system calls made here (on `[syscall] NAME` leaves; cum: made below a path)
+  SyscallNs,      // their durations, entry to exit
+  SyscallErrors,  // of Syscalls, those that returned an error
   kCount
 };
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kCount);
@@ -53,6 +56,9 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetricInfo = {{
     {"alloc_bytes", "bytes", MergeKind::Sum},
     {"free_calls", "count", MergeKind::Sum},
     {"excluded_calls", "count", MergeKind::Sum},
+    {"syscalls", "count", MergeKind::Sum},
+    {"syscall_ns", "ns", MergeKind::Sum},
+    {"syscall_errors", "count", MergeKind::Sum},
 }};
 
 inline constexpr const MetricInfo& info(Metric m) { return kMetricInfo[static_cast<size_t>(m)]; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/call_tree.h"
+#include "model/syscall_stats.h"
 
 namespace callprof {
 
@@ -63,6 +64,7 @@ struct Thread {
   enum class OffCpu : uint8_t { Off, Measured, Unavailable };
   OffCpu offcpu = OffCpu::Off;
   CallTree tree;
+  std::vector<SyscallStats> syscalls;    // traced system calls, by number (--syscalls)
 };
 
 struct Metadata {

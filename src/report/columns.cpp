@@ -69,6 +69,9 @@ const std::vector<MetricColumnDef> kColumns = {
     CALLPROF_PAIR("allocbytes", "alloc bytes", Metric::AllocBytes, Unit::Bytes),
     CALLPROF_PAIR("frees", "frees", Metric::FreeCalls, Unit::Count),
     CALLPROF_PAIR("samples", "samples", Metric::Samples, Unit::Count),
+    CALLPROF_PAIR("syscalls", "syscalls", Metric::Syscalls, Unit::Count),
+    CALLPROF_PAIR("syscalltime", "syscall time", Metric::SyscallNs, Unit::Ns),
+    CALLPROF_PAIR("syscallerrors", "syscall errors", Metric::SyscallErrors, Unit::Count),
     {"indirect", "indirect", self_of<Metric::IndirectCalls>, self_cell<Metric::IndirectCalls, Unit::Count>},
 };
 
@@ -91,6 +94,8 @@ std::vector<std::string_view> default_keys(const ReportContext& ctx, TableKind k
     add({"allocs", "allocstotal", "allocbytes", "allocbytestotal"});
   if (ctx.stats().has_samples && kind == TableKind::Flat) add({"samples", "samplestotal"});
   if (ctx.stats().has_samples && kind == TableKind::Tree) add({"samples"});
+  // Inclusive: a function's own system calls are its `[syscall]` children (view syscalls).
+  if (present[size_t(Metric::Syscalls)] && kind != TableKind::Callers) add({"syscallstotal", "syscalltimetotal"});
   return keys;
 }
 

@@ -5,6 +5,7 @@
 #include "graph/modules.h"
 #include "graph/threads.h"
 #include "report/json_stream.h"
+#include "report/syscall_rows.h"
 #include "report/views.h"
 
 namespace callprof {
@@ -148,6 +149,35 @@ std::vector<json> processes(const Profile& p) {
   return out;
 }
 
+// docs/json.md "syscall": statistics merged over the selected threads, and every path.
+std::vector<json> syscalls(const ReportContext& ctx) {
+  std::vector<json> out;
+  for (const SyscallRow& row : syscall_rows(ctx)) {
+    const SyscallStats& s = row.stats;
+    json errnos = json::object();
+    for (auto [err, n] : s.errnos) errnos[errno_text(err)] = n;
+    json paths = json::array();
+    for (const SyscallPath& p : row.paths) {
+      json callers = json::array();
+      for (FunctionId f : p.callers) callers.push_back(opt_name(ctx, f));
+      paths.push_back({{"path", std::move(callers)}, {"calls", p.calls}, {"errors", p.errors}, {"total_ns", p.total_ns}});
+    }
+    out.push_back({{"name", s.name},
+                   {"number", s.number},
+                   {"calls", s.calls},
+                   {"errors", s.errors},
+                   {"errnos", std::move(errnos)},
+                   {"total_ns", s.total_ns},
+                   {"avg_ns", s.calls ? s.total_ns / s.calls : 0},
+                   {"min_ns", s.calls ? s.min_ns : 0},
+                   {"max_ns", s.max_ns},
+                   {"p50_ns", s.percentile(0.5)},
+                   {"p99_ns", s.percentile(0.99)},
+                   {"paths", std::move(paths)}});
+  }
+  return out;
+}
+
 std::vector<json> modules(const ReportContext& ctx) {
   const Profile& p = ctx.profile();
   std::vector<ModuleRow> by_id(p.modules.size());
@@ -198,7 +228,7 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   out << ",\n";
   write_array(out, "modules", modules(ctx));
   out << ",\n";
-  write_array(out, "syscalls", std::vector<std::string>{});
+  write_array(out, "syscalls", syscalls(ctx));
   out << "\n}\n";
   return Ok{};
 }

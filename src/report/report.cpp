@@ -20,19 +20,20 @@ struct View {
   Status (*render)(const ReportContext&, std::ostream&);
 };
 
-constexpr std::array<View, 5> kViews = {{
+constexpr std::array<View, 6> kViews = {{
     {"flat", render_flat},
     {"callers", render_callers},
     {"tree", render_tree},
     {"threads", render_threads},
     {"summary", render_summary},
+    {"syscalls", render_syscalls},
 }};
 
 Result<const View*> find_view(const ReportOptions& options) {
   for (const View& v : kViews)
     if (v.name == options.view) return &v;
   return make_error(
-      fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary)", escape_text(options.view)));
+      fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls)", escape_text(options.view)));
 }
 
 Status check_options(const ReportOptions& o) {

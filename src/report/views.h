@@ -17,6 +17,7 @@ Status render_threads(const ReportContext& ctx, std::ostream& out);
 // threads view with --function: the matching functions, one row per thread.
 Status render_thread_functions(const ReportContext& ctx, std::ostream& out);
 Status render_summary(const ReportContext& ctx, std::ostream& out);
+Status render_syscalls(const ReportContext& ctx, std::ostream& out);
 Status render_json(const ReportContext& ctx, std::ostream& out);
 
 }  // namespace callprof

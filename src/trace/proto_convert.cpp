@@ -54,6 +54,25 @@ void put_tree(const CallTree& tree, file::CallTree* out) {
   }
 }
 
+void put_syscall(const SyscallStats& s, file::Syscall* out) {
+  out->set_name(s.name);
+  out->set_number(s.number);
+  out->set_calls(s.calls);
+  out->set_errors(s.errors);
+  out->set_total_ns(s.total_ns);
+  out->set_min_ns(s.calls ? s.min_ns : 0);
+  out->set_max_ns(s.max_ns);
+  for (auto [err, calls] : s.errnos) {
+    file::ErrnoCount* e = out->add_errnos();
+    e->set_errno_value(err);
+    e->set_calls(calls);
+  }
+  for (auto [bucket, calls] : s.durations.counts()) {
+    out->add_duration_buckets(bucket);
+    out->add_duration_counts(calls);
+  }
+}
+
 void put_thread(const Thread& thread, file::Thread* out) {
   out->set_tid(thread.tid);
   out->set_pid(thread.pid);
@@ -71,6 +90,7 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_lost_events(thread.lost_events);
   out->set_prunes(thread.prunes);
   out->set_offcpu(file::OffCpu(thread.offcpu));
+  for (const SyscallStats& s : thread.syscalls) put_syscall(s, out->add_syscalls());
 }
 
 void put_process(const Process& p, file::Process* out) {
@@ -141,6 +161,21 @@ Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
   return tree;
 }
 
+// Validated before (validate.cpp): counts add up, buckets increase.
+SyscallStats take_syscall(const file::Syscall& in) {
+  SyscallStats s;
+  s.name = in.name();
+  s.number = in.number();
+  s.calls = in.calls();
+  s.errors = in.errors();
+  s.total_ns = in.total_ns();
+  s.min_ns = in.calls() ? in.min_ns() : UINT64_MAX;
+  s.max_ns = in.max_ns();
+  for (const file::ErrnoCount& e : in.errnos()) s.errnos[e.errno_value()] += e.calls();
+  for (int i = 0; i < in.duration_buckets_size(); ++i) s.durations.counts()[in.duration_buckets(i)] = in.duration_counts(i);
+  return s;
+}
+
 Result<Thread> take_thread(const file::Thread& in, size_t index) {
   Thread thread;
   thread.tid = in.tid();
@@ -161,6 +196,7 @@ Result<Thread> take_thread(const file::Thread& in, size_t index) {
   Result<CallTree> tree = take_tree(in.tree(), thread_label(index, in.tid()));
   if (!tree) return tree.error();
   thread.tree = std::move(tree).value();
+  for (const file::Syscall& s : in.syscalls()) thread.syscalls.push_back(take_syscall(s));
   return thread;
 }
 

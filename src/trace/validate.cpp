@@ -52,6 +52,25 @@ Status validate_tree(const file::CallTree& tree, size_t function_count, std::str
   return validate_columns(tree, node_count, where);
 }
 
+// Counts must add up, or the percentiles and error shares shown would be nonsense.
+Status validate_syscall(const file::Syscall& s, const std::string& thread) {
+  const std::string where = fmt::format("{}, system call {}", thread, s.number());
+  if (s.errors() > s.calls()) return invalid(where, "more errors than calls");
+  if (s.calls() > 0 && s.min_ns() > s.max_ns()) return invalid(where, "shortest call longer than the longest");
+  if (s.duration_buckets_size() != s.duration_counts_size())
+    return invalid(where, "duration histogram has unequal columns");
+  uint64_t in_buckets = 0, in_errnos = 0;
+  for (int i = 0; i < s.duration_buckets_size(); ++i) {
+    if (s.duration_buckets(i) >= 2048 || (i > 0 && s.duration_buckets(i) <= s.duration_buckets(i - 1)))
+      return invalid(where, "duration histogram buckets out of order or range");
+    in_buckets += s.duration_counts(i);
+  }
+  for (const file::ErrnoCount& e : s.errnos()) in_errnos += e.calls();
+  if (in_buckets != s.calls() || in_errnos != s.errors())
+    return invalid(where, "histogram or errno counts do not add up to the calls and errors");
+  return Ok{};
+}
+
 Status validate_thread(const file::Thread& thread, size_t index, size_t function_count) {
   const std::string where = thread_label(index, thread.tid());
   const uint32_t start = thread.start_routine();
@@ -62,6 +81,8 @@ Status validate_thread(const file::Thread& thread, size_t index, size_t function
     if (thread.creator_path(i) >= function_count)
       return invalid(where, fmt::format("creator path entry {} is function {}, but there are {} functions",
                                         i, thread.creator_path(i), function_count));
+  for (const file::Syscall& s : thread.syscalls())
+    if (auto st = validate_syscall(s, where); !st) return st;
   return validate_tree(thread.tree(), function_count, where);
 }
 

@@ -63,7 +63,9 @@ inline Profile exact_profile() {
   Profile child = folded("@thread 2 child pid=2\nmain@/opt/app/counter;child_work 1000000 cpu=1000000\n");
   Thread c = child.threads[0];
   const FunctionId work = FunctionId(p.functions.size());
-  p.functions.push_back(Function{.name = "child_work"});
+  Function child_work;
+  child_work.name = "child_work";
+  p.functions.push_back(child_work);
   c.tree = CallTree();
   const FunctionId main = 0;
   const NodeId leaf = c.tree.path(std::vector<FunctionId>{main, work});

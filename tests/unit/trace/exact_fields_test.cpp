@@ -30,6 +30,17 @@ Profile exact_profile() {
   other.offcpu = Thread::OffCpu::Unavailable;
   const NodeId leaf = other.tree.path(std::vector<FunctionId>{0, 1});
   for (size_t m = 0; m < kMetricCount; ++m) other.tree.base(leaf)[Metric(m)] = 1000 + m;  // every column
+  SyscallStats write;
+  write.name = "write";
+  write.number = 1;
+  write.add(1500, 0);
+  write.add(2'000'000'000, 9);
+  write.add(70, 9);
+  t.syscalls.push_back(write);
+  SyscallStats none;  // traced, but no call returned (exit_group)
+  none.name = "exit_group";
+  none.number = 231;
+  t.syscalls.push_back(none);
   p.threads.push_back(std::move(other));
   return p;
 }
@@ -100,6 +111,24 @@ TEST(ExactFields, ImpossibleHookConstantsAreInvalid) {
     test::expect_error(parse_profile(test::file_with_payload(payload), "f"), "f",
                        "invalid (process 0 with pid 3: hook_outer_ns is");
   }
+}
+
+// System-call statistics whose counts do not add up would show impossible percentiles or
+// error shares: refused with the place named.
+TEST(ExactFields, SyscallCountsMustAddUp) {
+  auto with = [&](auto&& damage) {
+    file::Profile payload = trace::to_proto(exact_profile());
+    file::Syscall* s = payload.mutable_threads(0)->mutable_syscalls(0);
+    damage(*s);
+    return parse_profile(test::file_with_payload(payload), "bad.callprof");
+  };
+  EXPECT_TRUE(with([](file::Syscall&) {}).ok());
+  test::expect_error(with([](file::Syscall& s) { s.set_errors(s.calls() + 1); }), "bad.callprof", "more errors than calls");
+  test::expect_error(with([](file::Syscall& s) { s.set_calls(s.calls() + 1); }), "bad.callprof", "do not add up");
+  test::expect_error(with([](file::Syscall& s) { s.add_duration_buckets(1); }), "bad.callprof", "unequal columns");
+  test::expect_error(with([](file::Syscall& s) { s.set_duration_buckets(1, 0); }), "bad.callprof", "out of order");
+  test::expect_error(with([](file::Syscall& s) { s.mutable_errnos(0)->set_calls(5); }), "bad.callprof", "do not add up");
+  test::expect_error(with([](file::Syscall& s) { s.set_min_ns(s.max_ns() + 1); }), "bad.callprof", "shortest call");
 }
 
 }  // namespace

@@ -157,6 +157,7 @@ void expect_same_profile(const Profile& expected, const Profile& actual) {
     EXPECT_EQ(et.end_ns, at.end_ns);
     EXPECT_EQ(et.finished, at.finished);
     EXPECT_EQ(et.dropped_calls, at.dropped_calls);
+    EXPECT_EQ(et.syscalls, at.syscalls);
     EXPECT_EQ(et.depth_limited_calls, at.depth_limited_calls);
     EXPECT_EQ(et.short_calls, at.short_calls);
     EXPECT_EQ(et.lost_events, at.lost_events);
