@@ -21,6 +21,7 @@
 #include "cli/record_options.h"
 #include "cli/sample_command.h"
 #include "collect/runtime/profile_builder.h"
+#include "model/transform/attach_syscalls.h"
 #include "target/executable.h"
 #include "target/shared_libraries.h"
 #include "target/launcher.h"
@@ -44,8 +45,9 @@ Result<std::string> find_runtime() {
 }
 
 Result<std::string> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
-  if (a.mode != "auto" && a.mode != "exact" && a.mode != "sample")
-    return make_error("unknown mode '" + a.mode + "' (auto, exact or sample)");
+  if (a.mode != "auto" && a.mode != "exact" && a.mode != "sample" && a.mode != "syscall")
+    return make_error("unknown mode '" + a.mode + "' (auto, exact, sample or syscall)");
+  if (a.mode == "syscall") return std::string("syscall");
   if (a.mode == "sample" || (a.mode == "auto" && !exe.has_hooks)) return std::string("sample");
   if (!exe.dynamic && exe.has_hooks)
     return make_error(exe.path + " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it dynamically "
@@ -98,6 +100,7 @@ struct Recording {
   std::string dir, mode;
   int64_t start_realtime = 0;
   std::chrono::steady_clock::time_point start;
+  const Profile* syscalls = nullptr;  // --syscalls: the traced calls, attached to the final profile
 };
 
 // Builds the profile from what the runtime wrote so far and replaces the output file
@@ -118,6 +121,7 @@ bool save_profile(const Recording& r, bool final) {
     for (const auto& w : built.warnings) warn(w);
   int64_t duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r.start).count();
   fill_metadata(built.profile, a, r.mode, r.start_realtime, duration);
+  if (final && r.syscalls) attach_syscalls(built.profile, *r.syscalls);
   if (!final) built.profile.meta.extra["snapshot"] = "taken while the program ran";
   std::string tmp = a.output + ".tmp";
   if (auto s = write_profile(built.profile, tmp); !s) {
@@ -174,6 +178,25 @@ class SnapshotWatcher {
   std::thread thread_;
 };
 
+sampling::SamplingOptions side_band_options() {
+  sampling::SamplingOptions o;
+  o.frequency_hz = 0;
+  o.follow_children = true;
+  return o;
+}
+
+// The system calls of an exact-mode recording, as a profile of their own to attach.
+Profile trace_until_exit(ObservedLaunch& observed, SyscallTracing& tracing, bool quiet) {
+  sampling::SampleCollector collector(sampling::UnwindMethod::Dwarf);
+  observe_until_exit(observed, &tracing, collector);
+  std::vector<std::string> warnings;
+  Profile p = collector.build(warnings);
+  if (!quiet)
+    for (const auto& w : warnings) warn(w);
+  tracing.annotate(p.meta);
+  return p;
+}
+
 bool wants_snapshots(const RecordArgs& a) {
   return !a.snapshot_signal.empty() || a.snapshot_interval > 0 || !a.functions.checkpoints.empty();
 }
@@ -220,7 +243,12 @@ int record(const RecordArgs& a) {
   if (!exe) return fail(exe.error().message);
   auto mode = choose_mode(a, *exe);
   if (!mode) return fail(mode.error().message);
-  if (*mode == "sample") return record_sampled(a, *exe);
+  if (*mode == "sample") return record_sampled(a, *exe, *mode);
+  if (*mode == "syscall") {
+    RecordArgs traced = a;
+    if (!traced.syscalls.enabled()) traced.syscalls.selection = "all";
+    return record_sampled(traced, *exe, *mode);
+  }
   auto runtime = find_runtime();
   if (!runtime) return fail(runtime.error().message);
   std::string dir = make_temp_dir();
@@ -247,7 +275,21 @@ int record(const RecordArgs& a) {
   const int64_t start_realtime = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::system_clock::now().time_since_epoch()).count();
   Recording rec{a, dir, *mode, start_realtime, std::chrono::steady_clock::now()};
-  auto pid = launch(spec);
+  // --syscalls: the tracer and a side-band perf session (mappings, for the stacks) are
+  // opened on the program before it execs; exact mode follows children, so they do too.
+  std::unique_ptr<SyscallTracing> tracing;
+  std::optional<ObservedLaunch> observed;
+  if (a.syscalls.enabled()) {
+    auto t = SyscallTracing::open(a.syscalls, true);
+    auto l = t ? launch_observed(spec, side_band_options(), t->get()) : Result<ObservedLaunch>(t.error());
+    if (!l) {
+      cleanup();
+      return fail(l.error().message);
+    }
+    tracing = std::move(*t);
+    observed.emplace(std::move(*l));
+  }
+  auto pid = observed ? Result<pid_t>(observed->pid) : launch(spec);
   if (!pid) {
     cleanup();
     return fail(pid.error().message);
@@ -257,9 +299,12 @@ int record(const RecordArgs& a) {
     fs::rename(a.output, a.output + ".old", ec);
   }
   Result<ExitStatus> status = make_error("");
+  std::optional<Profile> traced;
   {
     std::optional<SnapshotWatcher> watcher;
     if (wants_snapshots(a)) watcher.emplace(rec);
+    if (observed) traced = trace_until_exit(*observed, *tracing, a.quiet);
+    if (traced) rec.syscalls = &*traced;
     status = wait_for_exit(*pid);
   }
   bool saved = save_profile(rec, true);

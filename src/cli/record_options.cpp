@@ -9,7 +9,9 @@ namespace callprof::cli {
 
 void add_record_options(CLI::App& app, RecordArgs& a) {
   app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
-  app.add_option("--mode", a.mode, "auto | exact | sample (auto: exact when the program has hooks, else sample)")
+  app.add_option("--mode", a.mode,
+                 "auto | exact | sample | syscall (auto: exact when the program has hooks, else sample; "
+                 "syscall: system calls only)")
       ->capture_default_str();
   app.add_flag("-q,--quiet", a.quiet, "Print nothing of our own (errors excepted)");
   auto* what = "What to measure (exact mode)";
@@ -39,6 +41,7 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
   app.add_option("--checkpoint", a.functions.checkpoints, "Write a snapshot each time this function returns")
       ->allow_extra_args(false)->group(snapshots);
   add_sampling_options(app, a.sampling);
+  add_syscall_options(app, a.syscalls);
   app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
   app.positionals_at_end();
 }
@@ -55,6 +58,16 @@ void add_sampling_options(CLI::App& app, SamplingArgs& s) {
       ->group(group);
   app.add_flag("--no-kernel", s.no_kernel, "Leave kernel frames out of the stacks")->group(group);
   app.add_flag("--children", s.children, "Also profile the child processes it forks, and theirs")->group(group);
+}
+
+void add_syscall_options(CLI::App& app, SyscallArgs& s) {
+  auto* group = "System calls (with any mode)";
+  app.add_option("--syscalls", s.selection,
+                 "Trace these system calls: names and classes (file, network, process, memory, ipc, signal, time, "
+                 "blocking, all), comma-separated; !name leaves one out")
+      ->group(group);
+  app.add_option("--syscall-stacks", s.stacks, "none | user (the program's stack at entry) | full (also the kernel's)")
+      ->capture_default_str()->check(CLI::IsMember({"none", "user", "full"}))->group(group);
 }
 
 Result<uint64_t> parse_duration_ns(const std::string& text) {

@@ -23,6 +23,14 @@ struct SamplingArgs {
   bool children = false;            // also profile the processes the target forks
 };
 
+// System-call tracing (--syscalls, with any mode).
+struct SyscallArgs {
+  std::string selection;            // names and classes, "" = not traced
+  std::string stacks = "user";      // none | user | full
+  uint32_t window_bytes = 256;      // user stack copied at entry, for the caller of a libc wrapper
+  bool enabled() const { return !selection.empty(); }
+};
+
 struct RecordArgs {
   std::string output = "callprof.data";
   std::string mode = "auto";
@@ -39,11 +47,13 @@ struct RecordArgs {
   std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
   double snapshot_interval = 0;     // seconds; 0 none
   SamplingArgs sampling;
+  SyscallArgs syscalls;
   std::vector<std::string> command;
 };
 
 void add_record_options(CLI::App& app, RecordArgs& args);
 void add_sampling_options(CLI::App& app, SamplingArgs& args);
+void add_syscall_options(CLI::App& app, SyscallArgs& args);
 
 using Environment = std::vector<std::pair<std::string, std::string>>;
 // The runtime's variables for these options; `plan_path` "" when there is no plan.

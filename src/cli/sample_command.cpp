@@ -37,21 +37,24 @@ SamplingOptions session_options(const SamplingArgs& a) {
   return o;
 }
 
-// Drains until the target exits or `stop()` says so; records pass through the ordering
-// buffer into the collector.
+// Drains until the target exits or `stop()` says so; records (and system calls) pass
+// through the ordering buffer into the collector.
 template <typename Stop>
-void drain(PerfSession& session, OrderedSink& ordered, Stop&& stop) {
-  while (session.poll(ordered, 100)) {
+void drain(PerfSession& session, SyscallTracing* tracing, OrderedSink& ordered, Stop&& stop) {
+  while (session.poll(ordered, tracing ? 20 : 100)) {
+    if (tracing) tracing->poll(ordered);
     ordered.flush();
     if (stop()) break;
   }
   session.detach(ordered);
+  if (tracing) tracing->finish(ordered);
   ordered.flush();
 }
 
 struct Output {
   std::string path, command;
   bool quiet;
+  const SyscallTracing* tracing = nullptr;
 };
 
 int write_sampled(SampleCollector& collector, const PerfSession& session, const SamplingArgs& a, const Output& out,
@@ -60,6 +63,10 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
   Profile p = collector.build(warnings);
   if (!out.quiet)
     for (const auto& w : warnings) warn(w);
+  if (out.tracing) {
+    out.tracing->annotate(p.meta);
+    if (a.frequency == 0) return write_traced(p, collector, out.path, out.command, duration_ns, out.quiet);
+  }
   p.meta.command = out.command;
   p.meta.mode = "sample";
   p.meta.duration_ns = duration_ns;
@@ -90,48 +97,95 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
   return 0;
 }
 
+}  // namespace
+
+int write_traced(Profile& p, const sampling::SampleCollector& collector, const std::string& path, const std::string& command,
+                 int64_t duration_ns, bool quiet) {
+  p.meta.command = command;
+  p.meta.mode = "syscall";
+  p.meta.duration_ns = duration_ns;
+  p.meta.callprof_version = CALLPROF_VERSION;
+  if (auto s = write_profile(p, path); !s) return fail(s.error().message);
+  if (!quiet) {
+    const auto& c = collector.counts();
+    auto& x = p.meta.extra;
+    note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls, c.syscall_paths,
+                     x["syscall_lost_events"], p.threads.size(), p.threads.size() == 1 ? "" : "s"));
+    note(fmt::format("processing: {:.1f} ms for {} stack unwinds, {:.1f} ms symbolizing and building",
+                     double(c.unwind_ns) / 1e6, c.syscall_unwinds, double(c.build_ns) / 1e6));
+  }
+  return 0;
+}
+
+namespace {
+
 int64_t since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
 
-int record_sampled(const RecordArgs& a, const ExecutableInfo& exe) {
+Result<ObservedLaunch> launch_observed(LaunchSpec spec, const SamplingOptions& options, SyscallTracing* tracing) {
   auto gate = LaunchGate::create();
-  if (!gate) return fail(gate.error().message);
+  if (!gate) return gate.error();
   std::optional<Result<PerfSession>> session;
-  LaunchSpec spec;
-  spec.argv = a.command;
+  Status traced = Ok{};
   spec.in_child = [&] { return gate->wait_in_child(); };
   spec.in_parent = [&](pid_t pid) {
     gate->close_child_end();
-    session.emplace(PerfSession::open_launched(pid, session_options(a.sampling)));
-    if (*session) gate->release();
+    session.emplace(PerfSession::open_launched(pid, options));
+    if (*session && tracing) traced = tracing->add_process(pid);
+    if (*session && traced) gate->release();
     else gate->abandon();
   };
-  if (!a.quiet)
-    note(fmt::format("sample mode: {} at {} Hz, {} unwinding{}", exe.path, a.sampling.frequency, a.sampling.call_graph,
-                     exe.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)"));
-  const auto start = std::chrono::steady_clock::now();
   auto pid = launch(spec);
-  if (session && !*session) {
+  if ((session && !*session) || !traced) {
     if (pid) (void)wait_for_exit(*pid);  // it exits 127 at the abandoned gate
-    return fail((*session).error().message);
+    return !traced ? traced.error() : (*session).error();
   }
-  if (!pid) return fail(pid.error().message);
-  SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  if (!pid) return pid.error();
+  return ObservedLaunch{*pid, std::move(*session).value()};
+}
+
+void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, SampleCollector& collector) {
   OrderedSink ordered(collector);
   // Like a shell running a foreground job: Ctrl-C reaches the program, we stay to write.
   struct sigaction ignore{}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
-  drain(session->value(), ordered, [] { return false; });
+  drain(launched.session, tracing, ordered, [] { return false; });
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
-  auto status = wait_for_exit(*pid);
+}
+
+int record_sampled(const RecordArgs& a, const ExecutableInfo& exe, const std::string& mode) {
+  std::unique_ptr<SyscallTracing> tracing;
+  SamplingArgs sampling = a.sampling;
+  if (mode == "syscall") sampling.frequency = 0;
+  if (a.syscalls.enabled()) {
+    auto t = SyscallTracing::open(a.syscalls, sampling.children);
+    if (!t) return fail(t.error().message);
+    tracing = std::move(*t);
+  }
+  if (!a.quiet && mode == "syscall")
+    note(fmt::format("syscall mode: {}: tracing {} with {} stacks", exe.path, a.syscalls.selection, a.syscalls.stacks));
+  else if (!a.quiet)
+    note(fmt::format("sample mode: {} at {} Hz, {} unwinding{}{}", exe.path, a.sampling.frequency, a.sampling.call_graph,
+                     exe.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
+                     tracing ? "; tracing system calls " + a.syscalls.selection : std::string()));
+  const auto start = std::chrono::steady_clock::now();
+  LaunchSpec spec;
+  spec.argv = a.command;
+  auto launched = launch_observed(spec, session_options(sampling), tracing.get());
+  if (!launched) return fail(launched.error().message);
+  SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  collector.set_syscall_time_is_wall(mode == "syscall");
+  observe_until_exit(*launched, tracing.get(), collector);
+  auto status = wait_for_exit(launched->pid);
   if (!status) return fail(status.error().message);
-  int rc = write_sampled(collector, session->value(), a.sampling, Output{a.output, join(a.command), a.quiet}, since(start));
+  int rc = write_sampled(collector, launched->session, sampling, Output{a.output, join(a.command), a.quiet, tracing.get()},
+                         since(start));
   if (status->signaled && !a.quiet) note(fmt::format("the program was killed by signal {}", status->signal));
   if (rc != 0 && !status->signaled && status->code == 0) return rc;
   exit_like(*status);
@@ -147,15 +201,30 @@ struct AttachArgs {
   double duration = 0;
   std::string output = "callprof.data";
   bool quiet = false;
+  std::string mode = "sample";
   SamplingArgs sampling;
+  SyscallArgs syscalls;
 };
 
-int attach(const AttachArgs& a) {
+int attach(AttachArgs a) {
   if (a.pid <= 0) return fail("attach: a PID is required");
   if (a.duration < 0) return fail("--duration must be positive");
+  if (a.mode == "syscall") {
+    a.sampling.frequency = 0;
+    if (!a.syscalls.enabled()) a.syscalls.selection = "all";
+  }
+  std::unique_ptr<SyscallTracing> tracing;
+  if (a.syscalls.enabled()) {
+    auto t = SyscallTracing::open(a.syscalls, a.sampling.children);
+    if (!t) return fail(t.error().message);
+    tracing = std::move(*t);
+  }
   auto session = PerfSession::attach(a.pid, session_options(a.sampling));
   if (!session) return fail(session.error().message);
+  if (tracing)
+    if (auto st = tracing->add_process(a.pid); !st) return fail(st.error().message);
   SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  collector.set_syscall_time_is_wall(a.mode == "syscall");
   collector.add_initial(session->initial_threads(), session->initial_mappings());
   OrderedSink ordered(collector);
   struct sigaction sa{}, old_int{}, old_term{};
@@ -167,13 +236,13 @@ int attach(const AttachArgs& a) {
                      a.sampling.frequency,
                      a.duration > 0 ? fmt::format("for {} s", a.duration) : std::string("Ctrl-C to stop")));
   const auto start = std::chrono::steady_clock::now();
-  drain(*session, ordered, [&] { return g_interrupted || (a.duration > 0 && since(start) >= int64_t(a.duration * 1e9)); });
+  drain(*session, tracing.get(), ordered, [&] { return g_interrupted || (a.duration > 0 && since(start) >= int64_t(a.duration * 1e9)); });
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   std::string command = "pid " + std::to_string(a.pid);
   for (const auto& t : session->initial_threads())
     if (t.tid == uint32_t(a.pid) && !t.comm.empty()) command += " (" + t.comm + ")";
-  return write_sampled(collector, *session, a.sampling, Output{a.output, command, a.quiet}, since(start));
+  return write_sampled(collector, *session, a.sampling, Output{a.output, command, a.quiet, tracing.get()}, since(start));
 }
 
 }  // namespace
@@ -184,8 +253,11 @@ Run add_attach(CLI::App& app) {
   app.add_option("-d,--duration", args->duration, "Seconds to sample (default: until Ctrl-C or the process exits)");
   app.add_option("-o,--output", args->output, "Profile file to write")->capture_default_str();
   app.add_flag("-q,--quiet", args->quiet, "Print nothing of our own (errors excepted)");
+  app.add_option("--mode", args->mode, "sample | syscall (system calls only; --syscalls defaults to all)")
+      ->capture_default_str()->check(CLI::IsMember({"sample", "syscall"}));
   add_sampling_options(app, args->sampling);
-  app.footer("Example: callprof attach 1234 --duration 10 --call-graph dwarf");
+  add_syscall_options(app, args->syscalls);
+  app.footer("Example: callprof attach 1234 --duration 10 --call-graph dwarf --syscalls write,read");
   return [args]() { return attach(*args); };
 }
 

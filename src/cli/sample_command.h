@@ -1,11 +1,36 @@
-// Sampling mode: `record --mode sample` (a launched program) and `attach PID`.
+// Sampling mode and system calls traced alone: `record --mode sample|syscall` (a launched
+// program) and `attach PID`; also the launch helpers exact mode uses for --syscalls.
 #pragma once
 
+#include <sys/types.h>
+
+#include <string>
+
 #include "cli/record_options.h"
+#include "cli/syscall_tracing.h"
+#include "collect/sampling/perf_session.h"
+#include "collect/sampling/sample_collector.h"
 #include "target/executable.h"
+#include "target/launcher.h"
 
 namespace callprof::cli {
 
-int record_sampled(const RecordArgs& args, const ExecutableInfo& exe);
+// `mode`: "sample", or "syscall" (no samples: only the system calls of --syscalls).
+int record_sampled(const RecordArgs& args, const ExecutableInfo& exe, const std::string& mode);
+
+// A launched program held before exec until a perf session (and the tracer) were open on it.
+struct ObservedLaunch {
+  pid_t pid;
+  sampling::PerfSession session;
+};
+Result<ObservedLaunch> launch_observed(LaunchSpec spec, const sampling::SamplingOptions& options,
+                                       SyscallTracing* tracing);
+// Feeds the session's records and the traced calls to `collector` until the program exits
+// (Ctrl-C goes to the program, not to us). Does not reap it.
+void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, sampling::SampleCollector& collector);
+
+// Writes a profile of system calls traced alone (mode "syscall").
+int write_traced(Profile& p, const sampling::SampleCollector& collector, const std::string& path,
+                 const std::string& command, int64_t duration_ns, bool quiet);
 
 }  // namespace callprof::cli

@@ -65,6 +65,11 @@ perf_event_attr make_attr(const SamplingOptions& o, EventRole role, bool on_exec
     a.config = PERF_COUNT_SW_CPU_CLOCK;
     a.freq = 1;  // the kernel turns this into a fixed period of 1e9/freq ns for cpu-clock
     a.sample_freq = o.frequency_hz;
+    if (o.frequency_hz == 0) {  // side-band only (system calls traced alone): mappings and tasks
+      a.config = PERF_COUNT_SW_DUMMY;
+      a.freq = 0;
+      a.sample_period = 0;
+    }
     // Side-band records come from this event only, so each appears once per ring.
     a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 1;
     a.build_id = 1;

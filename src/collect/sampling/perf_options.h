@@ -13,7 +13,8 @@ enum class UnwindMode : uint8_t {
 };
 
 struct SamplingOptions {
-  uint64_t frequency_hz = 999;  // cpu-clock samples per second of CPU time, per thread
+  uint64_t frequency_hz = 999;  // cpu-clock samples per second of CPU time, per thread; 0: none
+                                // (only mappings and tasks, for system calls traced alone)
   UnwindMode unwind = UnwindMode::FramePointers;
   uint32_t stack_bytes = 8192;  // DWARF: user stack copied per sample (multiple of 8, <= 65000)
   bool kernel_stacks = true;    // kernel part of the callchain

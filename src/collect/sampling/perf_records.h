@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace callprof::sampling {
@@ -28,6 +29,19 @@ struct Sample {
   UserRegs regs{};
   std::string stack;        // user stack bytes copied at the sample, from regs[kDwarfSp]
   bool switch_out = false;  // an off-CPU sample: the thread was being switched out here
+};
+
+// A completed system call (--syscalls; traced by eBPF, src/collect/syscalls) in the form
+// the sampling machinery unwinds and symbolizes: the stack at its entry is a Sample whose
+// user_chain is the kernel's frame-pointer walk and whose registers and stack copy are
+// the top of the user stack (enough to find the caller of a libc wrapper without a frame
+// pointer).
+struct SyscallSample {
+  Sample entry;           // time_ns: the entry
+  uint32_t nr = 0;
+  std::string_view name;  // static storage (the syscall catalog)
+  uint64_t duration_ns = 0;
+  int error = 0;          // errno when it failed, else 0
 };
 
 // A file mapped executable into a process (PERF_RECORD_MMAP2, and /proc/PID/maps at attach).

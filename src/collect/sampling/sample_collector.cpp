@@ -85,6 +85,80 @@ void SampleCollector::on_sample(Sample&& s) {
   counts_.unwind_ns += now_ns() - start;
 }
 
+// The user frames of a system call's entry. The kernel's frame-pointer walk (user_chain)
+// misses the caller of a leaf without a frame pointer, and libc's wrappers have none: so
+// the top of the stack is unwound by CFI from the copied window, and the chain takes over
+// from the first return address both have (or after the window's frames when none is
+// shared). Memoized: a loop making the same call from the same place has the same key.
+const std::vector<uint64_t>& SampleCollector::syscall_user_frames(const SyscallSample& call) {
+  const Sample& s = call.entry;
+  std::string key;
+  auto put = [&key](uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put((uint64_t(s.pid) << 32) | images_[s.pid]);
+  for (uint64_t pc : s.user_chain) put(pc);
+  put(s.regs[kDwarfSp] - s.regs[kDwarfBp]);
+  key += s.stack;
+  auto [it, added] = user_frames_cache_.try_emplace(std::move(key));
+  if (!added) return it->second;
+  if (user_frames_cache_.size() > (1u << 16)) {  // bounded memory; the loop refills it
+    user_frames_cache_.clear();
+    return syscall_user_frames(call);
+  }
+  ++counts_.syscall_unwinds;
+  std::vector<uint64_t>& out = it->second;  // lookup addresses, innermost first
+  const std::vector<uint64_t>& chain = s.user_chain;
+  if (s.has_user_regs) {
+    unwinder_.unwind(s, UnwindMethod::Dwarf, scratch_);
+    for (const UserFrame& f : scratch_.frames) {
+      auto shared = f.return_address ? std::find(chain.begin() + (chain.empty() ? 0 : 1), chain.end(), f.pc) : chain.end();
+      out.push_back(f.lookup_address());
+      if (shared != chain.end()) {
+        for (auto c = shared + 1; c != chain.end(); ++c) out.push_back(*c - 1);
+        return out;
+      }
+    }
+    if (scratch_.complete()) return out;
+    for (size_t i = 1; i < chain.size(); ++i) out.push_back(chain[i] - 1);
+    return out;
+  }
+  for (size_t i = 0; i < chain.size(); ++i) out.push_back(i == 0 ? chain[i] : chain[i] - 1);
+  return out;
+}
+
+void SampleCollector::on_syscall(SyscallSample&& call) {
+  const uint64_t start = now_ns();
+  const Sample& s = call.entry;
+  thread(s.pid, s.tid, s.time_ns + call.duration_ns);
+  ++counts_.syscalls;
+  SyscallStats& stats = syscall_stats_[s.tid][call.nr];
+  if (stats.name.empty()) stats.name = call.name, stats.number = call.nr;
+  stats.add(call.duration_ns, call.error);
+
+  const std::vector<uint64_t>& user = syscall_user_frames(call);
+  std::string key;
+  auto put = [&key](uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put((uint64_t(s.tid) << 32) | images_[s.pid]);
+  put(call.nr);
+  for (uint64_t pc : user) put(pc);
+  for (uint64_t pc : s.kernel_chain) put(pc);
+  auto [it, added] = syscall_path_index_.try_emplace(std::move(key), uint32_t(syscall_paths_.size()));
+  if (added) {
+    SyscallPath path{s.pid, s.tid, images_[s.pid], uint32_t(pcs_.size()), 0, call.name};
+    for (auto pc = user.rbegin(); pc != user.rend(); ++pc) pcs_.push_back(*pc);
+    for (size_t i = s.kernel_chain.size(); i-- > 0;) pcs_.push_back(i == 0 ? s.kernel_chain[i] : s.kernel_chain[i] - 1);
+    path.count = uint32_t(pcs_.size() - path.first);
+    syscall_paths_.push_back(path);
+    ++counts_.syscall_paths;
+  }
+  SyscallPath& path = syscall_paths_[it->second];
+  ++path.calls;
+  path.errors += call.error != 0;
+  path.total_ns += call.duration_ns;
+  path.min_ns = std::min(path.min_ns, call.duration_ns);
+  path.max_ns = std::max(path.max_ns, call.duration_ns);
+  counts_.unwind_ns += now_ns() - start;
+}
+
 void SampleCollector::on_switch(const SwitchEvent& e) {
   if (e.out) return;
   auto it = threads_.find(e.tid);
@@ -168,6 +242,22 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
 
   std::map<uint32_t, CallTree> trees;
   std::vector<FunctionId> path;
+  for (const SyscallPath& c : syscall_paths_) {
+    if (c.pid != image.first || c.image != image.second) continue;
+    path.clear();
+    for (uint32_t i = 0; i < c.count; ++i)
+      for (FunctionId f : functions_at(pcs_[c.first + i])) path.push_back(f);
+    path.push_back(table.named("[syscall] " + std::string(c.name), kNoModule, 0));
+    CallTree& tree = trees[c.tid];
+    Metrics& m = tree.base(tree.path(path));
+    m[Metric::Calls] += c.calls;
+    m[Metric::Syscalls] += c.calls;
+    m[Metric::SyscallNs] += c.total_ns;
+    m[Metric::SyscallErrors] += c.errors;
+    m[Metric::MinWallNs] = std::min(m[Metric::MinWallNs], c.min_ns);
+    m[Metric::MaxWallNs] = std::max(m[Metric::MaxWallNs], c.max_ns);
+    if (syscall_time_is_wall_) m[Metric::WallNs] += c.total_ns;
+  }
   for (const Stack* s : stacks) {
     path.clear();
     for (uint32_t i = 0; i < s->count; ++i)
@@ -192,6 +282,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     t.end_ns = int64_t(info.last_ns);
     t.finished = true;
     t.lost_events = info.lost;
+    for (auto& [nr, stats] : syscall_stats_[tid]) t.syscalls.push_back(stats);
     t.offcpu = counts_.off_cpu_samples > 0 ? Thread::OffCpu::Measured : Thread::OffCpu::Off;
     t.tree = std::move(tree);
     p.threads.push_back(std::move(t));
@@ -206,6 +297,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   FunctionTable table(p);
   std::map<Image, std::vector<const Stack*>> by_image;
   for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
+  for (const SyscallPath& c : syscall_paths_) by_image[{c.pid, c.image}];
   for (const auto& [image, stacks] : by_image) {
     Process proc;
     proc.pid = image.first;

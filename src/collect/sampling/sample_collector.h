@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,18 @@ class SampleCollector : public RecordSink {
   void on_task(TaskEvent&& task) override;
   void on_switch(const SwitchEvent& event) override;
   void on_lost(const LostEvent& event, LostKind kind) override;
+  // A system call: its path (unwound like a sample) gets a `[syscall] NAME` leaf counting
+  // the calls, their time and errors; the thread's statistics get its duration.
+  void on_syscall(SyscallSample&& call) override;
+  // Whether system-call time is the tree's time (wall_ns of the leaves): true when nothing
+  // else measured time (system calls traced alone). With sampling the samples already
+  // stand for that time, and the leaves carry syscall_ns only.
+  void set_syscall_time_is_wall(bool yes) { syscall_time_is_wall_ = yes; }
 
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
     uint64_t unwind_ns = 0, build_ns = 0;  // our processing time: unwinding, symbolizing + building
+    uint64_t syscalls = 0, syscall_paths = 0, syscall_unwinds = 0;  // calls, distinct paths, unwinds done
   };
   const Counts& counts() const { return counts_; }
 
@@ -69,6 +78,21 @@ class SampleCollector : public RecordSink {
   std::map<uint32_t, ThreadInfo> threads_;
   void symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
                        FunctionTable& table, std::vector<std::string>& warnings);
+
+  // System calls, aggregated per (thread, image, path, call) as they arrive: a program
+  // can make millions, each path only needs its sums.
+  struct SyscallPath {
+    uint32_t pid, tid, image;
+    uint32_t first, count;  // frames in pcs_, outermost first
+    std::string_view name;
+    uint64_t calls = 0, errors = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
+  };
+  std::vector<SyscallPath> syscall_paths_;
+  std::unordered_map<std::string, uint32_t> syscall_path_index_;  // key: tid, image, nr, pcs
+  std::unordered_map<std::string, std::vector<uint64_t>> user_frames_cache_;
+  std::map<uint32_t, std::map<uint32_t, SyscallStats>> syscall_stats_;  // tid -> nr -> stats
+  bool syscall_time_is_wall_ = false;
+  const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call);
 
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
   std::map<uint32_t, uint32_t> images_;             // pid -> current exec count

@@ -15,9 +15,12 @@ uint64_t minus(uint64_t v, double cost) {
   return rest <= 0 ? 0 : uint64_t(rest);
 }
 
+// Calls that ran through the hooks: a `[syscall]` leaf's calls (attach_syscalls) ran none.
+uint64_t hooked_calls(const Metrics& m) { return m[Metric::Calls] - std::min(m[Metric::Calls], m[Metric::Syscalls]); }
+
 std::vector<uint64_t> child_calls(const CallTree& tree) {
   std::vector<uint64_t> calls(tree.size(), 0);
-  for (NodeId i = 1; i < tree.size(); ++i) calls[tree.node(i).parent] += tree.node(i).base[Metric::Calls];
+  for (NodeId i = 1; i < tree.size(); ++i) calls[tree.node(i).parent] += hooked_calls(tree.node(i).base);
   return calls;
 }
 
@@ -34,13 +37,16 @@ void compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
   const std::vector<uint64_t> children = child_calls(tree);
   for (NodeId i = 1; i < tree.size(); ++i) {  // the root is no call: nothing to remove
     Metrics& m = tree.base(i);
-    const double cost = double(m[Metric::Calls]) * c.hook_inner_ns + double(children[i]) * c.hook_outer_ns +
+    const uint64_t hooked = hooked_calls(m);
+    // A system-call leaf: no hook ran, and its time is the traced duration, free of hook costs.
+    if (hooked == 0 && m[Metric::Syscalls] > 0) continue;
+    const double cost = double(hooked) * c.hook_inner_ns + double(children[i]) * c.hook_outer_ns +
                         double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
     m[Metric::WallNs] = minus(m[Metric::WallNs], cost);
     // One call's self time cannot exceed all calls' (min/max lose only the inner cost, while
     // self also loses the outer cost of the children); a single call is exactly the self.
     const uint64_t self = m[Metric::WallNs];
-    const bool one = m[Metric::Calls] == 1;
+    const bool one = hooked == 1;
     if (m.has_min(Metric::MinWallNs))
       m[Metric::MinWallNs] = one ? self : std::min(self, minus(m[Metric::MinWallNs], c.hook_inner_ns));
     m[Metric::MaxWallNs] = one ? self : std::min(self, minus(m[Metric::MaxWallNs], c.hook_inner_ns));

@@ -13,10 +13,13 @@ bool has_hook_costs(const Process& process);
 
 // Per node of each thread's tree, with its process image's constants:
 //   self' = max(0, self - calls*hook_inner - child_calls*hook_outer - excluded_calls*excluded_hook)
-// where child_calls sums the Calls of every child node ([pruned] included, so a pruned
-// subtree's outer costs land on its parent: the subtree's cum stays exact) and
-// excluded_calls is the node's ExcludedCalls. Min/max self lose hook_inner (not below 0)
-// and are capped at self' (for a node of one call both become self').
+// where calls are the node's hooked calls, Calls - min(Calls, Syscalls) (system calls
+// attached as `[syscall]` leaves, see attach_syscalls.h, passed no hook), child_calls
+// sums the hooked calls of every child node ([pruned] included, so a pruned subtree's
+// outer costs land on its parent: the subtree's cum stays exact) and excluded_calls is
+// the node's ExcludedCalls. Min/max self lose hook_inner (not below 0) and are capped at
+// self' (for a node of one call both become self'). A node whose calls are all system
+// calls is left alone (its time is the traced duration, moved out of its parent).
 // When the thread's off-CPU time was measured, CpuNs becomes max(0, self' - OffCpuNs).
 // Threads of processes without constants are left alone. Sets meta.extra["compensated"]
 // to "yes" when anything was compensated; does nothing on a profile already marked so.

@@ -139,5 +139,24 @@ TEST(Compensate, RoundsFractionalCostsAndClampsAtZero) {
   EXPECT_EQ(t.node(kRootNode).base[Metric::WallNs], 0u);
 }
 
+TEST(Compensate, SyscallLeavesPassedNoHooks) {
+  // main -> a (4 hooked calls), main -> [syscall] write (3 system calls, attach_syscalls).
+  CallTree t;
+  const NodeId main = t.child(kRootNode, 0), a = t.child(main, 1), write = t.child(main, 2);
+  set(t, main, 1, 1000, 1000, 1000);
+  set(t, a, 4, 400, 50, 150);
+  set(t, write, 3, 300, 50, 150);
+  t.base(write)[Metric::Syscalls] = 3;
+  t.base(write)[Metric::SyscallNs] = 300;
+  t.base(write)[Metric::OffCpuNs] = 200;
+  t.base(write)[Metric::CpuNs] = 60;  // less than wall - off: the caller had less CPU to give
+  const Metrics leaf = t.node(write).base;
+  compensate_tree(t, Process{.hook_inner_ns = 10, .hook_outer_ns = 5}, true);
+  EXPECT_EQ(t.node(write).base, leaf) << "no hook ran for a system call";
+  // main: 1000 - 1*10 - 4*5 (a's calls; none for the 3 system calls) = 970
+  EXPECT_EQ(t.node(main).base[Metric::WallNs], 970u);
+  EXPECT_EQ(t.node(a).base[Metric::WallNs], 360u);  // 400 - 4*10
+}
+
 }  // namespace
 }  // namespace callprof

@@ -1,0 +1,98 @@
+#include "cli/syscall_tracing.h"
+
+#include <cstring>
+
+#include "collect/syscalls/syscall_catalog.h"
+#include "collect/syscalls/syscall_tracer.h"
+
+namespace callprof::cli {
+namespace {
+
+using namespace syscalls;
+
+// Turns the tracer's events into the sampling collector's records.
+class Bridge : public EventHandler {
+ public:
+  Bridge(const SyscallTracer& tracer, sampling::RecordSink& sink) : tracer_(tracer), sink_(sink) {}
+
+  void on_syscall(const SyscallEvent& e) override {
+    sampling::SyscallSample call;
+    sampling::Sample& s = call.entry;
+    s.pid = e.pid;
+    s.tid = e.tid;
+    s.time_ns = e.start_ns;
+    s.ip = e.ip;
+    s.user_chain = tracer_.user_stack(e.user_stack);
+    s.kernel_chain = tracer_.kernel_stack(e.kernel_stack);
+    if (!e.window.empty()) {
+      s.has_user_regs = true;
+      s.regs[sampling::kDwarfIp] = e.ip;
+      s.regs[sampling::kDwarfSp] = e.sp;
+      s.regs[sampling::kDwarfBp] = e.bp;
+      s.stack.assign(reinterpret_cast<const char*>(e.window.data()), e.window.size());
+    }
+    call.nr = e.nr;
+    call.name = syscall_name(e.nr);
+    call.duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
+    // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
+    call.error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
+    sink_.on_syscall(std::move(call));
+  }
+  // Forks, execs and exits come from the perf session's side-band records.
+  void on_process(const ProcessEvent&) override {}
+
+ private:
+  const SyscallTracer& tracer_;
+  sampling::RecordSink& sink_;
+};
+
+StackMode stack_mode(const std::string& name) {
+  return name == "none" ? StackMode::None : name == "full" ? StackMode::Full : StackMode::User;
+}
+
+}  // namespace
+
+SyscallTracing::SyscallTracing(std::unique_ptr<SyscallTracer> tracer, const SyscallArgs& args)
+    : tracer_(std::move(tracer)), args_(args) {}
+SyscallTracing::~SyscallTracing() = default;
+
+Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& args, bool follow_children) {
+  auto selected = parse_syscall_selection(args.selection);
+  if (!selected) return make_error("--syscalls: " + selected.error().message);
+  TracerOptions o;
+  o.selected = *selected;
+  o.stacks = stack_mode(args.stacks);
+  o.window_bytes = o.stacks == StackMode::None ? 0 : args.window_bytes;
+  o.follow_children = follow_children;
+  auto tracer = SyscallTracer::open(o);
+  if (!tracer) return tracer.error();
+  return std::unique_ptr<SyscallTracing>(new SyscallTracing(std::move(*tracer), args));
+}
+
+Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
+
+void SyscallTracing::poll(sampling::RecordSink& sink) {
+  Bridge bridge(*tracer_, sink);
+  tracer_->poll(bridge, 0);
+}
+
+void SyscallTracing::finish(sampling::RecordSink& sink) {
+  Bridge bridge(*tracer_, sink);
+  tracer_->drain(bridge);
+}
+
+uint64_t SyscallTracing::events() const { return tracer_->counts().events; }
+
+void SyscallTracing::annotate(Metadata& meta) const {
+  const TracerCounts c = tracer_->counts();
+  auto& x = meta.extra;
+  x["syscalls"] = args_.selection;
+  x["syscall_stacks"] = args_.stacks;
+  x["syscall_events"] = std::to_string(c.events);
+  x["syscall_lost_events"] = std::to_string(c.lost_events);
+  x["syscall_stack_failures"] = std::to_string(c.stack_failures + c.stack_collisions);
+  x["syscall_unrecorded"] = std::to_string(c.pending_failures);
+  x["syscall_unpaired_exits"] = std::to_string(c.unpaired_exits);
+}
+
+}  // namespace callprof::cli

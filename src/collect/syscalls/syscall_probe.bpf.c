@@ -1,0 +1,333 @@
+// The kernel side of system-call tracing: eBPF programs on the syscall and scheduler
+// tracepoints that time each selected call of the traced processes and hand one record per
+// completed call to user space through a ring buffer (syscall_records.h).
+//
+// Why it looks like this:
+// - Every system call of every process runs sys_enter and sys_exit, so both start with the
+//   two cheapest possible filters: a bit test of the call number in one global bitmap, then
+//   of the tgid in another (512 KiB, one bit per possible pid). Both are plain loads; a hash
+//   lookup of the tgid measured ~60 ns per call here, paid by every process on the machine
+//   that makes a selected call.
+// - tp_btf (BTF-typed raw tracepoints, 5.5+) rather than raw_tracepoint: pt_regs fields (the
+//   call number at exit, the user registers at entry) are direct loads instead of
+//   bpf_probe_read_kernel calls.
+// - The call in flight lives in task-local storage, not a tid-keyed hash: it has no
+//   capacity limit, dies with the thread, and stays with the task when a non-leader thread
+//   execs and takes over the leader's tid. It holds the finished record header and the
+//   stack window, so exit only adds ret and end time and copies it out in one helper call.
+// - Configuration that shapes the code (stack mode, window size, follow) is in .rodata: the
+//   verifier sees constants, drops unused branches and accepts the record size as fixed.
+// - Wakeups: records are submitted without waking the reader until the ring holds
+//   cfg_wakeup_bytes; the reader polls with a timeout. One wakeup per call would cost more
+//   than the call being traced.
+// - Kernel stacks (full mode) are taken in sched_switch when the call first sleeps: at
+//   sys_enter the kernel stack is always the same entry path, while the stack where a call
+//   blocks (pipe_read, futex_wait, …) says why it took long.
+// - The child's return from fork/clone fires sys_exit in the child without an entry; the
+//   parent's pending call is copied to the child at sched_process_fork so both get an event.
+// x86-64 only (pt_regs layout, syscall numbers of 64-bit tasks).
+
+typedef unsigned char __u8;
+typedef signed short __s16;
+typedef unsigned short __u16;
+typedef signed int __s32;
+typedef unsigned int __u32;
+typedef signed long long __s64;
+typedef unsigned long long __u64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef _Bool bool;
+#define true 1
+#define false 0
+
+// Stable UAPI values (include/uapi/linux/bpf.h), declared here so the build needs neither
+// kernel headers for the BPF target nor the build machine's BTF.
+enum {
+  BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+  BPF_MAP_TYPE_STACK_TRACE = 7,
+  BPF_MAP_TYPE_RINGBUF = 27,
+  BPF_MAP_TYPE_TASK_STORAGE = 29,
+};
+enum { BPF_F_NO_PREALLOC = 1 };
+enum { BPF_F_USER_STACK = 1 << 8 };
+enum { BPF_LOCAL_STORAGE_GET_F_CREATE = 1 };
+enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
+enum { BPF_RB_AVAIL_DATA = 0 };
+#define EEXIST 17
+#define NR_EXIT 60
+#define NR_EXIT_GROUP 231
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "syscall_records.h"
+
+// Only the fields used; CO-RE relocates them against the running kernel's BTF.
+struct pt_regs {
+  unsigned long bp;
+  unsigned long orig_ax;
+  unsigned long ip;
+  unsigned long sp;
+} __attribute__((preserve_access_index));
+
+struct signal_struct {
+  struct {
+    int counter;
+  } live;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+  int pid;
+  int tgid;
+  int exit_code;
+  struct signal_struct *signal;
+} __attribute__((preserve_access_index));
+
+// Newer kernels (6.18 here, not 6.1) pass sched_process_exit a group_dead argument; the
+// same change added the field to the event record, which CO-RE can test for.
+struct trace_event_raw_sched_process_exit___group_dead {
+  bool group_dead;
+} __attribute__((preserve_access_index));
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 cfg_stack_mode = CALLPROF_STACKS_USER;
+const volatile __u32 cfg_window_bytes = 256;
+const volatile __u32 cfg_follow_children = 1;
+const volatile __u64 cfg_wakeup_bytes = 2 << 20;
+
+// Written by user space through the mmapped .bss; traced_tgids also by the fork and exit
+// programs, with atomic operations on both sides.
+__u64 selected_syscalls[CALLPROF_SYSCALL_MAX_NR / 64];
+__u64 traced_tgids[CALLPROF_SYSCALL_MAX_PID / 64];
+
+struct pending_call {
+  __u32 active;  // between sys_enter and sys_exit
+  __u32 slept;   // full mode: the kernel stack of the first sleep is taken
+  struct callprof_syscall_record rec;
+  __u8 window[CALLPROF_SYSCALL_MAX_WINDOW];  // must follow rec: both go out in one copy
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct pending_call);
+} pending SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+  __uint(max_entries, 32768);
+  __uint(key_size, sizeof(__u32));
+  __uint(value_size, CALLPROF_SYSCALL_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 8 << 20);
+} ring SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct callprof_syscall_counters);
+} counters SEC(".maps");
+
+#define COUNT(field)                                                               \
+  do {                                                                             \
+    __u32 zero_ = 0;                                                               \
+    struct callprof_syscall_counters *c_ = bpf_map_lookup_elem(&counters, &zero_); \
+    if (c_) c_->field++;                                                           \
+  } while (0)
+
+static __always_inline bool is_selected(unsigned long nr) {
+  if (nr >= CALLPROF_SYSCALL_MAX_NR) return false;
+  return (selected_syscalls[nr / 64] >> (nr % 64)) & 1;
+}
+
+// Callers bound tgid; barrier_var keeps clang from recomputing the index from the unbounded
+// 64-bit pid_tgid, which the verifier would reject.
+#define TGID_WORD(tgid) traced_tgids[(tgid) / 64]
+#define TGID_BIT(tgid) (1ULL << ((tgid) % 64))
+
+static __always_inline bool is_traced(__u32 tgid) {
+  barrier_var(tgid);
+  if (tgid >= CALLPROF_SYSCALL_MAX_PID) return false;
+  return (TGID_WORD(tgid) & TGID_BIT(tgid)) != 0;
+}
+
+static __always_inline void count_stack_failure(long err) {
+  if (err == -EEXIST)
+    COUNT(stack_collisions);
+  else
+    COUNT(stack_failures);
+}
+
+static __always_inline __u64 wakeup_flags(void) {
+  return bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) >= cfg_wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void submit_call(struct pending_call *call) {
+  if (bpf_ringbuf_output(&ring, &call->rec, sizeof(call->rec) + cfg_window_bytes, wakeup_flags()) == 0)
+    COUNT(events);
+  else
+    COUNT(lost_events);
+}
+
+static __always_inline void submit_process(__u16 kind, __u32 tgid, __u32 tid, __u32 other, __s32 exit_code) {
+  struct callprof_process_record r = {};
+  r.kind = CALLPROF_RECORD_PROCESS;
+  r.process_kind = kind;
+  r.exit_code = exit_code;
+  r.tgid = tgid;
+  r.tid = tid;
+  r.other = other;
+  r.time_ns = bpf_ktime_get_ns();
+  // A process exit wakes the reader at once (it may be waiting for its target to end).
+  __u64 flags = kind == CALLPROF_PROCESS_EXIT ? BPF_RB_FORCE_WAKEUP : wakeup_flags();
+  if (bpf_ringbuf_output(&ring, &r, sizeof(r), flags) == 0)
+    COUNT(process_events);
+  else
+    COUNT(lost_events);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
+  if (!is_selected(nr)) return 0;
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return 0;
+
+  struct pending_call *call =
+      bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!call) {
+    COUNT(pending_failures);
+    return 0;
+  }
+  struct callprof_syscall_record *rec = &call->rec;
+  rec->kind = CALLPROF_RECORD_SYSCALL;
+  rec->flags = 0;
+  rec->nr = nr;
+  rec->tgid = pid_tgid >> 32;
+  rec->tid = (__u32)pid_tgid;
+  rec->ip = regs->ip;
+  rec->sp = regs->sp;
+  rec->bp = regs->bp;
+  rec->user_stack = CALLPROF_SYSCALL_NO_STACK;
+  rec->kernel_stack = CALLPROF_SYSCALL_NO_STACK;
+  if (cfg_stack_mode != CALLPROF_STACKS_NONE) {
+    long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+    rec->user_stack = id;
+    if (id < 0) count_stack_failure(id);
+  }
+  rec->window_bytes = 0;
+  if (cfg_window_bytes > 0) {
+    if (bpf_probe_read_user(call->window, cfg_window_bytes, (const void *)rec->sp) == 0)
+      rec->window_bytes = cfg_window_bytes;
+    else
+      COUNT(window_failures);
+  }
+  call->slept = 0;
+  rec->start_ns = bpf_ktime_get_ns();  // after the stack work, which is ours, not the call's
+
+  if (nr == NR_EXIT || nr == NR_EXIT_GROUP) {  // no sys_exit will come
+    rec->flags = CALLPROF_SYSCALL_NO_RETURN;
+    rec->ret = 0;
+    rec->end_ns = rec->start_ns;
+    call->active = 0;
+    submit_call(call);
+    return 0;
+  }
+  call->active = 1;
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
+  // rt_sigreturn restores orig_ax to -1: such exits skip the bitmap and find their entry.
+  unsigned long nr = regs->orig_ax;
+  bool in_range = nr < CALLPROF_SYSCALL_MAX_NR;
+  if (in_range && !is_selected(nr)) return 0;
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  if (!is_traced(pid_tgid >> 32)) return 0;
+  __u64 end = bpf_ktime_get_ns();
+
+  struct pending_call *call = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0, 0);
+  if (!call || !call->active) {
+    if (in_range) COUNT(unpaired_exits);
+    return 0;
+  }
+  call->active = 0;
+  // From the exiting task: a forked child reports itself, an exec'ing thread its new tid.
+  call->rec.tgid = pid_tgid >> 32;
+  call->rec.tid = (__u32)pid_tgid;
+  call->rec.ret = ret;
+  call->rec.end_ns = end;
+  submit_call(call);
+  return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state) {
+  if (preempt || prev_state == 0) return 0;  // only voluntary sleeps (TASK_RUNNING == 0)
+  struct pending_call *call = bpf_task_storage_get(&pending, prev, 0, 0);
+  if (!call || !call->active || call->slept) return 0;
+  call->slept = 1;
+  long id = bpf_get_stackid(ctx, &stacks, 0);  // prev is still current here
+  call->rec.kernel_stack = id;
+  if (id < 0) count_stack_failure(id);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_process_fork, struct task_struct *parent, struct task_struct *child) {
+  __u32 tgid = parent->tgid;
+  if (!is_traced(tgid)) return 0;
+  __u32 child_tgid = child->tgid;
+  __u32 child_tid = child->pid;
+  bool thread = child_tgid == tgid;
+  bool followed = thread || (cfg_follow_children && child_tgid < CALLPROF_SYSCALL_MAX_PID);
+  if (!thread && followed) __sync_fetch_and_or(&TGID_WORD(child_tgid), TGID_BIT(child_tgid));
+  if (followed) {
+    struct pending_call *call = bpf_task_storage_get(&pending, parent, 0, 0);
+    if (call && call->active) {
+      struct pending_call *copy = bpf_task_storage_get(&pending, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+      if (copy)
+        bpf_probe_read_kernel(copy, sizeof(*copy), call);
+      else
+        COUNT(pending_failures);
+    }
+  }
+  submit_process(thread ? CALLPROF_PROCESS_THREAD_START : CALLPROF_PROCESS_FORK, tgid, parent->pid,
+                 thread ? child_tid : child_tgid, 0);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_process_exec, struct task_struct *task, int old_pid) {
+  __u32 tgid = task->tgid;
+  if (!is_traced(tgid)) return 0;
+  submit_process(CALLPROF_PROCESS_EXEC, tgid, task->pid, old_pid, 0);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int on_process_exit(unsigned long long *ctx) {
+  struct task_struct *task = (struct task_struct *)ctx[0];
+  __u32 tgid = task->tgid;
+  if (!is_traced(tgid)) return 0;
+  bool group_dead;
+  // signal->live is decremented before the tracepoint, so two threads exiting together can
+  // both see 0; the argument, where the kernel has it, is exact.
+  if (bpf_core_field_exists(struct trace_event_raw_sched_process_exit___group_dead, group_dead))
+    group_dead = ctx[1] & 1;
+  else
+    group_dead = task->signal->live.counter == 0;
+  submit_process(group_dead ? CALLPROF_PROCESS_EXIT : CALLPROF_PROCESS_THREAD_EXIT, tgid, task->pid, 0,
+                 task->exit_code);
+  if (group_dead) __sync_fetch_and_and(&TGID_WORD(tgid), ~TGID_BIT(tgid));
+  return 0;
+}

@@ -1,0 +1,311 @@
+// Loader for syscall_probe.bpf.c through its bpftool skeleton. Options become .rodata
+// constants before load (the verifier then prunes what is not used and sizes records
+// statically); the call and process bitmaps are .bss, written through the skeleton's
+// mapping, so adding a process is a memory write, not a system call.
+// libbpf reports through a process-wide print callback: we keep its warnings of the
+// current open() to name the cause in our one-line error instead of letting it print.
+#include "collect/syscalls/syscall_tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include "collect/syscalls/syscall_probe.skel.h"
+#include "collect/syscalls/syscall_records.h"
+
+namespace callprof::syscalls {
+namespace {
+
+constexpr uint32_t kDefaultRingBytes = 8u << 20;
+constexpr uint32_t kDefaultMaxStacks = 32768;
+constexpr ino_t kInitPidNamespaceInode = 0xEFFFFFFC;  // PROC_PID_INIT_INO, fixed since Linux 3.8
+
+static_assert(kMaxSyscallNumber == CALLPROF_SYSCALL_MAX_NR);
+static_assert(sizeof(callprof_syscall_record) == 80);
+static_assert(sizeof(callprof_process_record) == 32);
+static_assert(sizeof(callprof_syscall_counters) % 8 == 0);  // per-CPU values are 8-byte slots
+
+// libbpf's messages during one open(): the first warning names the failing object, the
+// verifier log's last line says why.
+class LibbpfMessages {
+ public:
+  LibbpfMessages() {
+    std::lock_guard lock(mutex_);
+    std::call_once(installed_, [] { libbpf_set_print(&LibbpfMessages::print); });
+    messages_.clear();
+  }
+  std::string summary() const {
+    std::lock_guard lock(mutex_);
+    std::string first, verifier;
+    for (const std::string& m : messages_) {
+      if (first.empty()) first = first_line(m);
+      if (size_t end = m.find("-- END PROG LOAD LOG --"); end != std::string::npos) verifier = verifier_error(m, end);
+    }
+    if (!verifier.empty()) first += " (" + verifier + ")";
+    return first;
+  }
+
+ private:
+  static std::string first_line(const std::string& m) {
+    std::string line = m.substr(0, m.find('\n'));
+    if (line.starts_with("libbpf: ")) line.erase(0, 8);
+    return line;
+  }
+  // The verifier's complaint is the last line of its log before the statistics.
+  static std::string verifier_error(const std::string& m, size_t end) {
+    std::vector<std::string> lines;
+    std::istringstream log(m.substr(0, end));
+    for (std::string line; std::getline(log, line);)
+      if (!line.empty()) lines.push_back(line);
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+      if (!it->starts_with("processed ") && !it->starts_with("verification time") && !it->starts_with("stack depth"))
+        return *it;
+    return {};
+  }
+  static int print(enum libbpf_print_level level, const char* format, va_list args) {
+    if (level == LIBBPF_DEBUG) return 0;
+    va_list copy;
+    va_copy(copy, args);
+    int n = vsnprintf(nullptr, 0, format, copy);
+    va_end(copy);
+    if (n <= 0) return 0;
+    std::string text(size_t(n) + 1, '\0');
+    vsnprintf(text.data(), text.size(), format, args);
+    text.pop_back();
+    std::lock_guard lock(mutex_);
+    if (messages_.size() < 64) messages_.push_back(std::move(text));
+    return 0;
+  }
+  static inline std::once_flag installed_;
+  static inline std::mutex mutex_;
+  static inline std::vector<std::string> messages_;
+};
+
+Status check_options(const TracerOptions& o) {
+  if (o.selected.none()) return make_error("no system calls selected for tracing");
+  if (o.window_bytes > CALLPROF_SYSCALL_MAX_WINDOW || o.window_bytes % 8 != 0)
+    return make_error("stack window of " + std::to_string(o.window_bytes) +
+                      " bytes: must be a multiple of 8 from 0 to " + std::to_string(CALLPROF_SYSCALL_MAX_WINDOW));
+  if (o.ring_bytes != 0 && (!std::has_single_bit(o.ring_bytes) || o.ring_bytes < uint32_t(sysconf(_SC_PAGESIZE))))
+    return make_error("ring of " + std::to_string(o.ring_bytes) + " bytes: must be a power of two of at least a page");
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+    return make_error("system-call tracing needs a kernel with BTF (/sys/kernel/btf/vmlinux is missing)");
+  // The probe filters on pids as the initial PID namespace numbers them; inside a container
+  // ours differ and the probe would silently trace nothing.
+  struct stat ns;
+  if (stat("/proc/self/ns/pid", &ns) == 0 && ns.st_ino != kInitPidNamespaceInode)
+    return make_error("system-call tracing does not work inside a PID namespace (container) yet");
+  return Ok{};
+}
+
+// Frames per stack: the kernel refuses stack maps deeper than kernel.perf_event_max_stack.
+uint32_t stack_depth() {
+  std::ifstream in("/proc/sys/kernel/perf_event_max_stack");
+  uint32_t limit = CALLPROF_SYSCALL_STACK_DEPTH;
+  if (in >> limit && limit > 0) return std::min<uint32_t>(limit, CALLPROF_SYSCALL_STACK_DEPTH);
+  return CALLPROF_SYSCALL_STACK_DEPTH;
+}
+
+Error load_error(int err, const LibbpfMessages& messages) {
+  // libbpf's own text for EPERM guesses at kernel config and memlock limits: leave it out.
+  if (err == EPERM)
+    return make_error("system-call tracing needs root or CAP_BPF+CAP_PERFMON: the kernel refused to load the probe (" +
+                      std::string(std::strerror(err)) + ")");
+  std::string detail = messages.summary();
+  return make_error("cannot load the system-call probe: " + (detail.empty() ? std::strerror(err) : detail));
+}
+
+void configure(syscall_probe* probe, const TracerOptions& o, uint32_t depth) {
+  uint32_t ring_bytes = o.ring_bytes ? o.ring_bytes : kDefaultRingBytes;
+  probe->rodata->cfg_stack_mode = o.stacks == StackMode::None   ? CALLPROF_STACKS_NONE
+                                  : o.stacks == StackMode::User ? CALLPROF_STACKS_USER
+                                                                : CALLPROF_STACKS_FULL;
+  probe->rodata->cfg_window_bytes = o.window_bytes;
+  probe->rodata->cfg_follow_children = o.follow_children;
+  probe->rodata->cfg_wakeup_bytes = ring_bytes / 4;
+  for (uint32_t nr = 0; nr < kMaxSyscallNumber; ++nr)
+    if (o.selected[nr]) probe->bss->selected_syscalls[nr / 64] |= uint64_t(1) << (nr % 64);
+  bpf_map__set_max_entries(probe->maps.ring, ring_bytes);
+  // The stack map is preallocated (~1 KiB an entry): keep a token one when stacks are off.
+  uint32_t stacks = o.stacks == StackMode::None ? 1 : (o.max_stacks ? o.max_stacks : kDefaultMaxStacks);
+  bpf_map__set_max_entries(probe->maps.stacks, stacks);
+  bpf_map__set_value_size(probe->maps.stacks, depth * sizeof(uint64_t));
+  bpf_program__set_autoload(probe->progs.on_sched_switch, o.stacks == StackMode::Full);
+}
+
+}  // namespace
+
+SyscallTracer::SyscallTracer(const TracerOptions& options) : options_(options) {}
+
+SyscallTracer::~SyscallTracer() {
+  ring_buffer__free(ring_);
+  syscall_probe__destroy(probe_);
+}
+
+Result<std::unique_ptr<SyscallTracer>> SyscallTracer::open(const TracerOptions& options) {
+  if (auto ok = check_options(options); !ok) return ok.error();
+  LibbpfMessages messages;
+  std::unique_ptr<SyscallTracer> tracer(new SyscallTracer(options));
+  tracer->probe_ = syscall_probe__open();
+  if (!tracer->probe_) return make_error("cannot open the system-call probe: " + std::string(std::strerror(errno)));
+  tracer->stack_depth_ = stack_depth();
+  configure(tracer->probe_, options, tracer->stack_depth_);
+  if (int err = syscall_probe__load(tracer->probe_); err) return load_error(-err, messages);
+  if (int err = syscall_probe__attach(tracer->probe_); err) {
+    std::string detail = messages.summary();
+    return make_error("cannot attach the system-call probe: " + (detail.empty() ? std::strerror(-err) : detail));
+  }
+  tracer->ring_ =
+      ring_buffer__new(bpf_map__fd(tracer->probe_->maps.ring), &SyscallTracer::on_record, tracer.get(), nullptr);
+  if (!tracer->ring_) return make_error("cannot map the system-call ring buffer: " + std::string(std::strerror(errno)));
+  return tracer;
+}
+
+Status SyscallTracer::add_process(uint32_t pid) {
+  std::string status_path = "/proc/" + std::to_string(pid) + "/status";
+  std::ifstream status(status_path);
+  std::string line;
+  uint32_t tgid = 0;
+  while (std::getline(status, line))
+    if (line.starts_with("Tgid:")) tgid = uint32_t(std::strtoul(line.c_str() + 5, nullptr, 10));
+  if (tgid == 0) return make_error("cannot trace process " + std::to_string(pid) + ": no such process");
+  if (tgid != pid)
+    return make_error("cannot trace " + std::to_string(pid) + ": it is a thread of process " + std::to_string(tgid));
+  if (pid >= CALLPROF_SYSCALL_MAX_PID)
+    return make_error("cannot trace process " + std::to_string(pid) + ": pid out of range");
+  // The probe sets and clears bits of the same words (forks, exits): atomically, both sides.
+  __atomic_fetch_or(&probe_->bss->traced_tgids[pid / 64], uint64_t(1) << (pid % 64), __ATOMIC_SEQ_CST);
+  return Ok{};
+}
+
+int SyscallTracer::poll(EventHandler& handler, int timeout_ms) {
+  handler_ = &handler;
+  handled_ = 0;
+  // Records are submitted without a wakeup until the ring is a quarter full, so after the
+  // wait the ring is read whether or not epoll reported it.
+  int err = ring_buffer__poll(ring_, timeout_ms);
+  if (err >= 0 || err == -EINTR) err = ring_buffer__consume(ring_);
+  handler_ = nullptr;
+  return err < 0 ? err : handled_;
+}
+
+void SyscallTracer::drain(EventHandler& handler) {
+  handler_ = &handler;
+  ring_buffer__consume(ring_);  // reads until it catches up with the producers
+  handler_ = nullptr;
+}
+
+int SyscallTracer::on_record(void* self, void* data, size_t size) {
+  return static_cast<SyscallTracer*>(self)->handle_record(static_cast<const uint8_t*>(data), size);
+}
+
+int SyscallTracer::handle_record(const uint8_t* data, size_t size) {
+  uint16_t kind = 0;
+  if (size >= sizeof kind) std::memcpy(&kind, data, sizeof kind);
+  if (kind == CALLPROF_RECORD_SYSCALL && size >= sizeof(callprof_syscall_record)) {
+    callprof_syscall_record r;
+    std::memcpy(&r, data, sizeof r);
+    size_t window = std::min<size_t>(r.window_bytes, size - sizeof r);
+    SyscallEvent e;
+    e.pid = r.tgid;
+    e.tid = r.tid;
+    e.nr = r.nr;
+    e.no_return = r.flags & CALLPROF_SYSCALL_NO_RETURN;
+    e.ret = r.ret;
+    e.start_ns = r.start_ns;
+    e.end_ns = r.end_ns;
+    e.user_stack = r.user_stack;
+    e.kernel_stack = r.kernel_stack;
+    e.ip = r.ip;
+    e.sp = r.sp;
+    e.bp = r.bp;
+    e.window = {data + sizeof r, window};
+    if (handler_) handler_->on_syscall(e);
+  } else if (kind == CALLPROF_RECORD_PROCESS && size >= sizeof(callprof_process_record)) {
+    callprof_process_record r;
+    std::memcpy(&r, data, sizeof r);
+    ProcessEvent e;
+    switch (r.process_kind) {
+      case CALLPROF_PROCESS_FORK:
+        e.kind = ProcessEvent::Fork;
+        e.child = r.other;
+        break;
+      case CALLPROF_PROCESS_THREAD_START:
+        e.kind = ProcessEvent::ThreadStart;
+        e.child = r.other;
+        break;
+      case CALLPROF_PROCESS_EXEC:
+        e.kind = ProcessEvent::Exec;
+        e.old_tid = r.other;
+        break;
+      case CALLPROF_PROCESS_THREAD_EXIT:
+        e.kind = ProcessEvent::ThreadExit;
+        break;
+      case CALLPROF_PROCESS_EXIT:
+        e.kind = ProcessEvent::ProcessExit;
+        break;
+      default:
+        ++malformed_records_;
+        return 0;
+    }
+    e.pid = r.tgid;
+    e.tid = r.tid;
+    e.exit_code = r.exit_code;
+    e.time_ns = r.time_ns;
+    if (handler_) handler_->on_process(e);
+  } else {
+    ++malformed_records_;
+    return 0;
+  }
+  ++handled_;
+  return 0;
+}
+
+const std::vector<uint64_t>& SyscallTracer::stack(int32_t id) const {
+  static const std::vector<uint64_t> kNone;
+  if (id < 0 || options_.stacks == StackMode::None) return kNone;
+  auto [it, inserted] = stacks_.try_emplace(id);
+  if (inserted) {
+    std::vector<uint64_t>& frames = it->second;
+    frames.resize(stack_depth_);
+    if (bpf_map_lookup_elem(bpf_map__fd(probe_->maps.stacks), &id, frames.data()) != 0) frames.clear();
+    frames.erase(std::find(frames.begin(), frames.end(), uint64_t(0)), frames.end());
+    frames.shrink_to_fit();
+  }
+  return it->second;
+}
+
+TracerCounts SyscallTracer::counts() const {
+  TracerCounts c;
+  c.malformed_records = malformed_records_;
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return c;
+  std::vector<callprof_syscall_counters> per_cpu(static_cast<size_t>(cpus));
+  uint32_t zero = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(probe_->maps.counters), &zero, per_cpu.data()) != 0) return c;
+  for (const auto& p : per_cpu) {
+    c.events += p.events;
+    c.process_events += p.process_events;
+    c.lost_events += p.lost_events;
+    c.stack_failures += p.stack_failures;
+    c.stack_collisions += p.stack_collisions;
+    c.pending_failures += p.pending_failures;
+    c.unpaired_exits += p.unpaired_exits;
+    c.window_failures += p.window_failures;
+  }
+  return c;
+}
+
+}  // namespace callprof::syscalls

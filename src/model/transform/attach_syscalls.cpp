@@ -1,0 +1,180 @@
+// System-call leaves from a traced profile hung into an exact-mode profile's trees: a walk
+// of each traced tree that maps its frames onto the exact tree by name.
+#include "model/transform/attach_syscalls.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace callprof {
+namespace {
+
+bool is_syscall(std::string_view name) { return name.starts_with(kSyscallFunctionPrefix); }
+
+// Functions (and their modules) of `traced` in exact's tables, added when missing: a
+// function is the same when its name and its module's path are.
+class FunctionMapper {
+ public:
+  FunctionMapper(Profile& exact, const Profile& traced)
+      : exact_(exact),
+        traced_(traced),
+        functions_(traced.functions.size(), kNoFunction),
+        modules_(traced.modules.size(), kNoModule) {
+    for (FunctionId f = 0; f < exact.functions.size(); ++f)
+      by_name_.try_emplace({exact.functions[f].name, exact.functions[f].module}, f);
+  }
+
+  FunctionId operator()(FunctionId from) {
+    if (from >= traced_.functions.size()) {  // not in the table: a placeholder, as the views show it
+      Function placeholder;
+      placeholder.name = "<function #" + std::to_string(from) + ">";
+      return find_or_add(std::move(placeholder));
+    }
+    if (functions_[from] == kNoFunction) {
+      Function f = traced_.functions[from];
+      f.module = module(f.module);
+      functions_[from] = find_or_add(std::move(f));
+    }
+    return functions_[from];
+  }
+
+ private:
+  FunctionId find_or_add(Function f) {
+    auto [it, added] = by_name_.try_emplace({f.name, f.module}, FunctionId(exact_.functions.size()));
+    if (added) exact_.functions.push_back(std::move(f));
+    return it->second;
+  }
+
+  ModuleId module(ModuleId from) {
+    if (from >= traced_.modules.size()) return kNoModule;
+    if (modules_[from] == kNoModule) {
+      const Module& m = traced_.modules[from];
+      auto same =
+          std::find_if(exact_.modules.begin(), exact_.modules.end(), [&](const Module& e) { return e.path == m.path; });
+      modules_[from] = ModuleId(same - exact_.modules.begin());
+      if (same == exact_.modules.end()) exact_.modules.push_back(m);
+    }
+    return modules_[from];
+  }
+
+  Profile& exact_;
+  const Profile& traced_;
+  std::map<std::pair<std::string, ModuleId>, FunctionId> by_name_;  // exact's (name, module)
+  std::vector<FunctionId> functions_;                               // traced id -> exact id
+  std::vector<ModuleId> modules_;                                   // traced id -> exact id
+};
+
+std::string_view name_of(const Profile& p, FunctionId f) {
+  return f < p.functions.size() ? std::string_view(p.functions[f].name) : std::string_view();
+}
+
+// The child of `at` whose function is called `name`, else kNoNode.
+NodeId child_named(const Profile& p, const CallTree& tree, NodeId at, std::string_view name) {
+  if (name.empty()) return kNoNode;
+  for (NodeId c = tree.node(at).first_child; c != kNoNode; c = tree.node(c).next_sibling)
+    if (name_of(p, tree.node(c).function) == name) return c;
+  return kNoNode;
+}
+
+// Adds a traced system-call leaf's metrics to the child of `parent` for `function`, moving
+// its time out of the parent's self time (see the header); a root parent gives nothing.
+void hang(CallTree& tree, NodeId parent, FunctionId function, const Metrics& traced, bool split_offcpu) {
+  const NodeId leaf = tree.child(parent, function);
+  Metrics add;
+  for (Metric m : {Metric::Calls, Metric::Syscalls, Metric::SyscallNs, Metric::SyscallErrors, Metric::MinWallNs,
+                   Metric::MaxWallNs})
+    add[m] = traced[m];
+  const uint64_t syscall_ns = traced[Metric::SyscallNs];
+  if (parent == kRootNode) {
+    add[Metric::WallNs] = syscall_ns;
+  } else {
+    Metrics& from = tree.base(parent);
+    const uint64_t moved = std::min(syscall_ns, from[Metric::WallNs]);
+    from[Metric::WallNs] -= moved;
+    add[Metric::WallNs] = moved;
+    if (split_offcpu) {
+      const uint64_t off = std::min(moved, from[Metric::OffCpuNs]);
+      const uint64_t cpu = std::min(moved - off, from[Metric::CpuNs]);
+      from[Metric::OffCpuNs] -= off;
+      from[Metric::CpuNs] -= cpu;
+      add[Metric::OffCpuNs] = off;
+      add[Metric::CpuNs] = cpu;
+    }
+  }
+  tree.base(leaf).merge(add);
+}
+
+// The traced thread's system-call leaves into the exact thread's tree. Parents before
+// children, so each traced node's place in the exact tree extends its parent's: the
+// matching child when there is one, else the parent's place (the frame is skipped).
+// Only the leaves carry metrics in a traced tree; its other nodes are just paths.
+void attach_leaves(const Profile& exact, Thread& into, const Profile& traced, const Thread& from, FunctionMapper& map) {
+  const bool split = into.offcpu == Thread::OffCpu::Measured;
+  std::vector<NodeId> place(from.tree.size(), kRootNode);
+  for (NodeId i = 1; i < from.tree.size(); ++i) {
+    const CallNode& n = from.tree.node(i);
+    const std::string_view name = name_of(traced, n.function);
+    place[i] = place[n.parent];
+    if (is_syscall(name)) {
+      hang(into.tree, place[i], map(n.function), n.base, split);
+    } else if (const NodeId c = child_named(exact, into.tree, place[i], name); c != kNoNode) {
+      place[i] = c;
+    }
+  }
+}
+
+// The traced thread with its function ids in exact's table.
+Thread remapped(const Thread& from, FunctionMapper& map) {
+  Thread out = from;
+  out.tree = CallTree();
+  std::vector<NodeId> node(from.tree.size(), kRootNode);
+  out.tree.base(kRootNode) = from.tree.node(kRootNode).base;
+  for (NodeId i = 1; i < from.tree.size(); ++i) {
+    const CallNode& n = from.tree.node(i);
+    node[i] = out.tree.child(node[n.parent], map(n.function));
+    out.tree.base(node[i]).merge(n.base);  // merge: two traced functions may map to one
+  }
+  for (FunctionId& f : out.creator_path) f = map(f);
+  if (out.start_routine != kNoFunction) out.start_routine = map(out.start_routine);
+  return out;
+}
+
+void merge_syscall_stats(std::vector<SyscallStats>& into, const std::vector<SyscallStats>& from) {
+  for (const SyscallStats& s : from) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const SyscallStats& e) { return e.name == s.name; });
+    if (same == into.end())
+      into.push_back(s);
+    else
+      same->merge(s);
+  }
+}
+
+}  // namespace
+
+void attach_syscalls(Profile& exact, const Profile& traced) {
+  FunctionMapper map(exact, traced);
+  // Only exact's own threads are matched: an appended thread holds traced paths already.
+  const size_t exact_threads = exact.threads.size();
+  for (const Thread& t : traced.threads) {
+    auto match = std::find_if(exact.threads.begin(), exact.threads.begin() + std::ptrdiff_t(exact_threads),
+                              [&](const Thread& e) { return e.pid == t.pid && e.tid == t.tid; });
+    if (match != exact.threads.begin() + std::ptrdiff_t(exact_threads)) {
+      attach_leaves(exact, *match, traced, t, map);
+      merge_syscall_stats(match->syscalls, t.syscalls);
+      continue;
+    }
+    const bool known_pid =
+        std::any_of(exact.processes.begin(), exact.processes.end(), [&](const Process& p) { return p.pid == t.pid; });
+    if (!known_pid)
+      for (const Process& p : traced.processes)
+        if (p.pid == t.pid) exact.processes.push_back(p);
+    exact.threads.push_back(remapped(t, map));
+  }
+  for (const auto& [key, value] : traced.meta.extra)
+    if (key.starts_with("syscall")) exact.meta.extra[key] = value;
+}
+
+}  // namespace callprof

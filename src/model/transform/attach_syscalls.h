@@ -1,0 +1,53 @@
+// Attaching traced system calls (--syscalls, eBPF) to an exact-mode profile of the same
+// run: each `[syscall] NAME` leaf of the traced trees goes under the exact-mode node of
+// the instrumented function that made the call, with its time moved out of that node.
+#pragma once
+
+#include <string_view>
+
+#include "model/profile.h"
+
+namespace callprof {
+
+// The name prefix of the function of a system-call leaf ("[syscall] write").
+inline constexpr std::string_view kSyscallFunctionPrefix = "[syscall] ";
+
+// Attaches every `[syscall] NAME` leaf of `traced` to the thread of `exact` with the same
+// pid and tid (the first one when the pair repeats).
+//
+// Why names and not ids: the two profiles have separate function tables, so a traced
+// frame is matched to a child of the current exact node by Function::name.
+//
+// Why unmatched frames are skipped: a traced path is the whole user stack (`_start`,
+// libc, the `write` wrapper, functions excluded from instrumentation), while an exact
+// tree holds only instrumented functions, starting at the first one (usually `main`). So
+// the walk starts at the exact root and, frame by frame (outermost first), descends into
+// a child of the same name when there is one and otherwise stays where it is. The leaf
+// hangs under the node reached, as a child for a `[syscall] NAME` function of exact's
+// table (added once). Paths that differ only in skipped frames share that leaf.
+//
+// Why the time is moved and not added: exact mode already measured the call's duration,
+// inside the self time of the instrumented caller (the uninstrumented wrapper and the
+// kernel are part of it). The leaf gets the counts (Calls, Syscalls, SyscallErrors),
+// SyscallNs, Min/MaxWallNs (merged), and as WallNs the system-call time taken from the
+// caller node's self WallNs, at most what that self holds (the clocks and the runs'
+// attribution can disagree), so every node's cum above the caller is unchanged. When the
+// thread's off-CPU time was measured, the moved time comes out of the caller's self
+// OffCpuNs first (a blocking call is what sleeps) and then out of its CpuNs, each at most
+// what the caller has, and goes to the leaf; otherwise CpuNs/OffCpuNs are left alone.
+// A leaf none of whose frames matched hangs at the exact root, which has no self time to
+// take from: it keeps its whole system-call time as WallNs (no CPU/off-CPU split), so
+// the thread's total grows by time exact mode did not see (e.g. before `main`).
+//
+// Traced threads without an exact counterpart are appended whole, their function ids
+// remapped into exact's table (functions matched by name and module path, missing
+// functions and modules added), with their process records when exact has none of the
+// pid. Each thread's SyscallStats are merged into the exact thread's by name, and every
+// meta.extra key of `traced` starting with "syscall" is copied into exact's.
+//
+// Call it once per traced profile: attaching the same leaves twice counts them twice.
+// Either order with compensate() gives the same result (up to clamping), as compensation
+// does not charge hook costs for system-call leaves.
+void attach_syscalls(Profile& exact, const Profile& traced);
+
+}  // namespace callprof
