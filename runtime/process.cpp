@@ -69,8 +69,11 @@ void after_fork_in_child() {
   ThreadState* self = t_state;
   uint64_t now = ticks();
   // Other threads do not exist in the child; their memory is the parent's copy.
-  for (ThreadState* s = g_threads; s; s = s->next)
+  // A state lives in its own mapping: take the link before unmapping it.
+  for (ThreadState *s = g_threads, *next = nullptr; s; s = next) {
+    next = s->next;
     if (s != self) munmap(s->mapping, s->mapping_bytes);
+  }
   g_threads = nullptr;
   g_process.ppid = g_process.pid;
   g_process.pid = uint32_t(getpid());

@@ -133,6 +133,14 @@ class Fork : public E2ETest {
 E2E_INSTANTIATE(Fork);
 
 TEST_P(Fork, ChildLeavesWithExit) { check("exit"); }
+
+// A finished thread's data lives in its own mapping, which the child unmaps: the child of
+// a process that had a thread once died of SIGSEGV there.
+TEST_P(Fork, ChildOfAProcessThatHadAThreadRunsNormally) {
+  const Report r = record_and_report(build("fork.c"), {"after_thread"});
+  EXPECT_EQ(r.processes().size(), 2u);
+  expect_function_calls(r, {{"child_work", 7}, {"thread_work", 1}, {"before_fork", 5}});
+}
 TEST_P(Fork, ChildLeavesWithUnderscoreExit) { check("_exit"); }
 TEST_P(Fork, GrandchildToo) { check("nested"); }
 

@@ -106,22 +106,27 @@ const std::vector<uint64_t>& SampleCollector::syscall_user_frames(const SyscallS
   }
   ++counts_.syscall_unwinds;
   std::vector<uint64_t>& out = it->second;  // lookup addresses, innermost first
-  const std::vector<uint64_t>& chain = s.user_chain;
-  if (s.has_user_regs) {
-    unwinder_.unwind(s, UnwindMethod::Dwarf, scratch_);
-    for (const UserFrame& f : scratch_.frames) {
-      auto shared = f.return_address ? std::find(chain.begin() + (chain.empty() ? 0 : 1), chain.end(), f.pc) : chain.end();
-      out.push_back(f.lookup_address());
-      if (shared != chain.end()) {
-        for (auto c = shared + 1; c != chain.end(); ++c) out.push_back(*c - 1);
-        return out;
-      }
-    }
-    if (scratch_.complete()) return out;
-    for (size_t i = 1; i < chain.size(); ++i) out.push_back(chain[i] - 1);
+  // The chain as far as it stays in code (past libc's start-up it is often garbage).
+  Sample fp = s;
+  fp.has_user_regs = false;
+  unwinder_.unwind(fp, UnwindMethod::FramePointers, scratch_);
+  std::vector<UserFrame> chain = scratch_.frames;
+  if (!s.has_user_regs) {
+    for (const UserFrame& f : chain) out.push_back(f.lookup_address());
     return out;
   }
-  for (size_t i = 0; i < chain.size(); ++i) out.push_back(i == 0 ? chain[i] : chain[i] - 1);
+  unwinder_.unwind(s, UnwindMethod::Dwarf, scratch_);
+  for (const UserFrame& f : scratch_.frames) {
+    out.push_back(f.lookup_address());
+    auto shared = std::find_if(chain.begin() + (chain.empty() ? 0 : 1), chain.end(),
+                               [&](const UserFrame& c) { return f.return_address && c.pc == f.pc; });
+    if (shared != chain.end()) {
+      for (auto c = shared + 1; c != chain.end(); ++c) out.push_back(c->lookup_address());
+      return out;
+    }
+  }
+  if (!scratch_.complete())
+    for (size_t i = 1; i < chain.size(); ++i) out.push_back(chain[i].lookup_address());
   return out;
 }
 
@@ -130,7 +135,7 @@ void SampleCollector::on_syscall(SyscallSample&& call) {
   const Sample& s = call.entry;
   thread(s.pid, s.tid, s.time_ns + call.duration_ns);
   ++counts_.syscalls;
-  SyscallStats& stats = syscall_stats_[s.tid][call.nr];
+  SyscallStats& stats = syscall_stats_[{s.tid, images_[s.pid]}][call.nr];
   if (stats.name.empty()) stats.name = call.name, stats.number = call.nr;
   stats.add(call.duration_ns, call.error);
 
@@ -282,7 +287,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     t.end_ns = int64_t(info.last_ns);
     t.finished = true;
     t.lost_events = info.lost;
-    for (auto& [nr, stats] : syscall_stats_[tid]) t.syscalls.push_back(stats);
+    for (auto& [nr, stats] : syscall_stats_[{tid, image.second}]) t.syscalls.push_back(stats);
     t.offcpu = counts_.off_cpu_samples > 0 ? Thread::OffCpu::Measured : Thread::OffCpu::Off;
     t.tree = std::move(tree);
     p.threads.push_back(std::move(t));

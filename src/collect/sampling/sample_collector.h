@@ -90,7 +90,7 @@ class SampleCollector : public RecordSink {
   std::vector<SyscallPath> syscall_paths_;
   std::unordered_map<std::string, uint32_t> syscall_path_index_;  // key: tid, image, nr, pcs
   std::unordered_map<std::string, std::vector<uint64_t>> user_frames_cache_;
-  std::map<uint32_t, std::map<uint32_t, SyscallStats>> syscall_stats_;  // tid -> nr -> stats
+  std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>> syscall_stats_;  // (tid, image) -> nr -> stats
   bool syscall_time_is_wall_ = false;
   const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call);
 

@@ -93,10 +93,12 @@ void hang(CallTree& tree, NodeId parent, FunctionId function, const Metrics& tra
   } else {
     Metrics& from = tree.base(parent);
     const uint64_t moved = std::min(syscall_ns, from[Metric::WallNs]);
+    const uint64_t self = from[Metric::WallNs];
     from[Metric::WallNs] -= moved;
     add[Metric::WallNs] = moved;
-    if (split_offcpu) {
-      const uint64_t off = std::min(moved, from[Metric::OffCpuNs]);
+    if (split_offcpu && self > 0) {
+      const uint64_t off = std::min(from[Metric::OffCpuNs],
+                                    uint64_t(double(moved) * double(from[Metric::OffCpuNs]) / double(self) + 0.5));
       const uint64_t cpu = std::min(moved - off, from[Metric::CpuNs]);
       from[Metric::OffCpuNs] -= off;
       from[Metric::CpuNs] -= cpu;

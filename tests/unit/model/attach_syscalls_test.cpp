@@ -113,16 +113,17 @@ TEST(AttachSyscalls, TimeMovesOutOfTheCallerKeepingCum) {
   EXPECT_EQ(get(exact, {"main", "f1"}, Metric::Calls), 1u) << "the caller's calls stay";
 }
 
-TEST(AttachSyscalls, OffCpuIsMovedFirstWhenMeasured) {
+// The calls' own CPU/off-CPU split is not measured: the caller's proportion is used.
+TEST(AttachSyscalls, OffCpuIsMovedInTheCallersProportionWhenMeasured) {
   Profile exact = testing::folded("main;f1 1000 cpu=800 off=200\n@thread 2\nmain;f1 1000 cpu=800 off=200\n");
   exact.threads[0].offcpu = Thread::OffCpu::Measured;
   exact.threads[1].offcpu = Thread::OffCpu::Off;
   attach_syscalls(exact, traced("main;f1;read;[syscall]_read 300\n@thread 2\nmain;f1;read;[syscall]_read 300\n"));
   const std::vector<std::string> leaf = {"main", "f1", "[syscall] read"};
-  EXPECT_EQ(get(exact, leaf, Metric::OffCpuNs), 200u);
-  EXPECT_EQ(get(exact, leaf, Metric::CpuNs), 100u);
-  EXPECT_EQ(get(exact, {"main", "f1"}, Metric::OffCpuNs), 0u);
-  EXPECT_EQ(get(exact, {"main", "f1"}, Metric::CpuNs), 700u);
+  EXPECT_EQ(get(exact, leaf, Metric::OffCpuNs), 60u) << "300 * 200 / 1000";
+  EXPECT_EQ(get(exact, leaf, Metric::CpuNs), 240u);
+  EXPECT_EQ(get(exact, {"main", "f1"}, Metric::OffCpuNs), 140u);
+  EXPECT_EQ(get(exact, {"main", "f1"}, Metric::CpuNs), 560u);
   EXPECT_EQ(get(exact, {"main", "f1"}, Metric::WallNs), 700u);
   // Not measured: the wall time moves, CPU and off-CPU stay where they were.
   EXPECT_EQ(get(exact, leaf, Metric::WallNs, 1), 300u);
