@@ -3,6 +3,7 @@
  *   f2: exactly 1000 writes to /dev/null and 500 read(2) of 8 bytes from /dev/zero;
  *   bad_writes: 100 writes to a closed descriptor: 100 errors, all EBADF;
  *   pipe_wait: one read from a pipe whose writer (another thread) writes after 100 ms;
+ *   late_writer: that one write: 4101 writes in all (3000 + 1000 + 100 + 1);
  *   child_writes (in a forked child, `syscalls fork`): 200 writes, then _exit.
  * Everything goes through libc's wrappers, as in real programs. Output: nothing. */
 #include <fcntl.h>

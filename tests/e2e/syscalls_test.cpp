@@ -1,0 +1,177 @@
+// End-to-end: system calls traced with call stacks (--syscalls) on programs whose calls are
+// known by construction (programs/syscalls.c): exact counts per path and per errno, a
+// blocking read's duration, a child's calls in the child, alone and combined with exact
+// mode and sampling, attach, and the one-line errors. Needs eBPF (root or CAP_BPF +
+// CAP_PERFMON): without it every test here is skipped, saying so.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class Syscalls : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o", "probe.callprof",
+                           "--", "/bin/true"},
+                          dir());
+    if (probe.exit != exited(0)) GTEST_SKIP() << "system-call tracing is not available here: " << probe.err;
+  }
+  // Debian's default flags: -O2, no frame pointers; `hooks` adds -finstrument-functions.
+  std::string build_program(bool hooks) {
+    const std::string binary = (dir() / ("syscalls-" + GetParam() + (hooks ? "-hooks" : ""))).string();
+    std::vector<std::string> argv = {toolchain(GetParam()).c, "-O2", "-g", "-pthread", "-I", E2E_PROGRAMS,
+                                     std::string(E2E_PROGRAMS) + "/syscalls.c", "-o", binary};
+    if (hooks) argv.insert(argv.begin() + 1, "-finstrument-functions");
+    RunResult r = run(argv, dir());
+    if (r.exit != exited(0)) throw std::runtime_error("compiling syscalls.c failed:\n" + r.err);
+    return binary;
+  }
+  Report traced(const std::string& binary, const std::vector<std::string>& options, const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary});
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunResult r = run(argv, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    return report();
+  }
+};
+E2E_INSTANTIATE(Syscalls);
+
+const json& syscall(const Report& r, const std::string& name) {
+  for (const json& s : r.doc().at("syscalls"))
+    if (s.at("name") == name) return s;
+  throw std::runtime_error("system call " + name + " is not in the report");
+}
+
+// Calls of `name` on paths through function `via` (the path's callers, any position).
+uint64_t calls_via(const Report& r, const std::string& name, const std::string& via, const char* key = "calls") {
+  uint64_t n = 0;
+  for (const json& p : syscall(r, name).at("paths")) {
+    bool through = false;
+    for (const json& f : p.at("path")) through = through || (f.is_string() && same_function(f.get<std::string>(), via));
+    if (through) n += u64(p, key);
+  }
+  return n;
+}
+
+void expect_known_calls(const Report& r) {
+  EXPECT_EQ(calls_via(r, "write", "f1"), 3000u);
+  EXPECT_EQ(calls_via(r, "write", "f2"), 1000u);
+  EXPECT_EQ(calls_via(r, "read", "f2"), 500u);
+  EXPECT_EQ(calls_via(r, "write", "bad_writes"), 100u);
+  EXPECT_EQ(calls_via(r, "write", "bad_writes", "errors"), 100u);
+  EXPECT_EQ(calls_via(r, "write", "f1", "errors"), 0u);
+  const json& write = syscall(r, "write");
+  EXPECT_EQ(u64(write, "errors"), 100u);
+  EXPECT_EQ(write.at("errnos").at("EBADF"), 100u);
+  const uint64_t blocked = calls_via(r, "read", "pipe_wait", "total_ns");
+  measured("pipe_read_ms", ms(blocked));
+  EXPECT_NEAR(ms(blocked), 100, 30) << "a read on a pipe whose writer waits 100 ms";
+}
+
+TEST_P(Syscalls, PathsCountsErrorsAndDurationsAreExact) {
+  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "write,read"});
+  EXPECT_EQ(r.doc().at("metadata").at("mode"), "syscall");
+  EXPECT_EQ(r.doc().at("metadata").at("extra").at("syscall_lost_events"), "0");
+  expect_known_calls(r);
+  const json& read = syscall(r, "read");
+  EXPECT_GE(u64(read, "max_ns"), 70'000'000u);
+  EXPECT_LE(u64(read, "p50_ns"), u64(read, "p99_ns"));
+  EXPECT_LE(u64(read, "p99_ns"), u64(read, "max_ns"));
+  for (const json& s : r.doc().at("syscalls")) EXPECT_TRUE(s.at("name") == "write" || s.at("name") == "read") << s.at("name");
+  // The leaves are in the tree too, and the text view lists the paths.
+  EXPECT_EQ(u64(r.function("[syscall] write"), "calls"), 4101u);
+  RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--view", "syscalls"}, dir());
+  EXPECT_EQ(text.exit, exited(0)) << text.err;
+  EXPECT_NE(text.out.find("EBADF 100"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Paths to write"), std::string::npos) << text.out;
+}
+
+TEST_P(Syscalls, WithoutStacksOnlyTheCallsAreCounted) {
+  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "write", "--syscall-stacks", "none"});
+  const json& write = syscall(r, "write");
+  EXPECT_EQ(u64(write, "calls"), 4101u);
+  ASSERT_EQ(write.at("paths").size(), 1u);
+  EXPECT_TRUE(write.at("paths")[0].at("path").empty()) << "no stack: the leaf hangs at the root";
+}
+
+TEST_P(Syscalls, FullStacksNameTheKernelWhereABlockingCallSlept) {
+  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "read", "--syscall-stacks", "full"});
+  EXPECT_EQ(calls_via(r, "read", "f2"), 500u);
+  EXPECT_EQ(calls_via(r, "read", "pipe_wait"), 1u);
+  EXPECT_EQ(calls_via(r, "read", "schedule"), 1u) << "only the pipe read sleeps";
+}
+
+TEST_P(Syscalls, ChildProcessCallsAreTheChilds) {
+  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "write", "--children"}, {"fork"});
+  ASSERT_EQ(r.processes().size(), 2u);
+  const std::string child = std::to_string(u64(r.processes()[1], "pid"));
+  const Report own = report({"--thread", child});
+  EXPECT_EQ(calls_via(own, "write", "child_writes"), 200u);
+  EXPECT_EQ(calls_via(own, "write", "f1"), 0u);
+  EXPECT_EQ(calls_via(r, "write", "f1"), 3000u);
+}
+
+// Exact mode and system calls in one recording: the leaves hang under the instrumented
+// callers, and the blocking read's duration agrees with exact mode's off-CPU time.
+TEST_P(Syscalls, CombinedWithExactModeTheLeavesJoinTheExactTree) {
+  const Report r = traced(build_program(true), {"--syscalls", "write,read"});
+  EXPECT_EQ(r.doc().at("metadata").at("mode"), "exact");
+  expect_known_calls(r);
+  EXPECT_EQ(u64(r.node({"main", "f1", "[syscall] write"}), "calls"), 3000u);
+  EXPECT_EQ(u64(r.node({"main", "f1"}), "calls"), 1u) << "the function's own calls are unchanged";
+  const json& blocked = r.node({"main", "pipe_wait", "[syscall] read"});
+  const double offcpu = ms(u64(blocked, "offcpu_ns")), syscall_ms = ms(u64(blocked, "self_ns"));
+  measured("blocked_read_offcpu_ms", offcpu);
+  EXPECT_NEAR(offcpu, syscall_ms, 0.1 * syscall_ms);
+  EXPECT_NEAR(syscall_ms, 100, 30);
+  expect_report_invariants(r);
+}
+
+TEST_P(Syscalls, CombinedWithSamplingTheLeavesCountCalls) {
+  const Report r = traced(build_program(false), {"--mode", "sample", "--call-graph", "dwarf", "--syscalls", "write"});
+  EXPECT_EQ(r.doc().at("metadata").at("mode"), "sample");
+  EXPECT_EQ(calls_via(r, "write", "f1"), 3000u);
+  EXPECT_EQ(u64(syscall(r, "write"), "calls"), 4101u);
+}
+
+TEST_P(Syscalls, AttachTracesARunningProcessAndLeavesItRunning) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", "while :; do echo x >/dev/null; done", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  RunResult r = run({E2E_CALLPROF, "attach", "-q", "--mode", "syscall", "--syscalls", "write", "--duration", "0.5", "-o",
+                     "profile.callprof", std::to_string(pid)},
+                    dir());
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the target must still run after detach";
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  EXPECT_GT(u64(syscall(report(), "write"), "calls"), 100u);
+}
+
+TEST_P(Syscalls, BadSelectionsAndMissingProcessesAreOneLineErrors) {
+  RunResult bad = run({E2E_CALLPROF, "record", "--mode", "syscall", "--syscalls", "write,nosuch", "--", "/bin/true"}, dir());
+  EXPECT_NE(bad.exit, exited(0));
+  EXPECT_NE(bad.err.find("nosuch"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  RunResult missing = run({E2E_CALLPROF, "attach", "--mode", "syscall", "--duration", "1", "999999999"}, dir());
+  EXPECT_NE(missing.exit, exited(0));
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
+}  // namespace
+}  // namespace e2e
