@@ -19,7 +19,6 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string>
 
 #include "collect/syscalls/syscall_probe.skel.h"
@@ -63,15 +62,21 @@ class LibbpfMessages {
     if (line.starts_with("libbpf: ")) line.erase(0, 8);
     return line;
   }
-  // The verifier's complaint is the last line of its log before the statistics.
+  // The verifier's complaint is the last line of its log before the statistics. Read
+  // backwards from the end marker: a log can be megabytes long.
   static std::string verifier_error(const std::string& m, size_t end) {
-    std::vector<std::string> lines;
-    std::istringstream log(m.substr(0, end));
-    for (std::string line; std::getline(log, line);)
-      if (!line.empty()) lines.push_back(line);
-    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-      if (!it->starts_with("processed ") && !it->starts_with("verification time") && !it->starts_with("stack depth"))
-        return *it;
+    size_t line_end = end;
+    while (line_end > 0) {
+      const size_t start = m.rfind('\n', line_end - 1);
+      const size_t from = start == std::string::npos ? 0 : start + 1;
+      std::string_view line(m.data() + from, line_end - from);
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      if (!line.empty() && !line.starts_with("processed ") && !line.starts_with("verification time") &&
+          !line.starts_with("stack depth") && !line.starts_with("-- END"))
+        return std::string(line);
+      if (start == std::string::npos) break;
+      line_end = start;
+    }
     return {};
   }
   static int print(enum libbpf_print_level level, const char* format, va_list args) {
