@@ -31,8 +31,9 @@ std::string json_string(std::string_view s);
 
 // The metric keys that follow a row's self/total times (docs/json.md): total_cpu_ns and
 // total_offcpu_ns (null when the split was not measured), then for each of preempted_ns,
-// switches, page_faults, alloc_calls, alloc_bytes, free_calls that the tree has, the self
-// value and its "total_" twin. With `self_cpu`, cpu_ns and offcpu_ns come first.
+// switches, page_faults, alloc_calls, alloc_bytes, free_calls, excluded_calls and the syscall
+// metrics that the tree has, the self value and its "total_" twin. With `self_cpu`, cpu_ns
+// and offcpu_ns come first.
 std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, const Metrics& self,
                                                                            const Metrics& total, bool self_cpu);
 
