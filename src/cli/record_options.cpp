@@ -50,6 +50,10 @@ void add_sampling_options(CLI::App& app, SamplingArgs& s) {
   auto* group = "Sampling (sample mode and attach)";
   app.add_option("-F,--freq", s.frequency, "Samples per second of CPU time per thread")
       ->capture_default_str()->check(CLI::Range(1, 100000))->group(group);
+  app.add_option("-e,--event", s.event, "What triggers a sample: cpu-clock, or a hardware counter where the machine "
+                 "has one (cycles, instructions, cache-misses, branch-misses)")
+      ->capture_default_str()->check(CLI::IsMember({"cpu-clock", "cycles", "instructions", "cache-misses", "branch-misses"}))
+      ->group(group);
   app.add_option("--call-graph", s.call_graph, "fp (frame pointers) | dwarf (copy the user stack, unwind with CFI)")
       ->capture_default_str()->check(CLI::IsMember({"fp", "dwarf"}))->group(group);
   app.add_option("--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample")

@@ -16,6 +16,7 @@ namespace callprof::cli {
 // Sampling mode (record --mode sample, attach).
 struct SamplingArgs {
   uint64_t frequency = 999;         // Hz
+  std::string event = "cpu-clock";  // cpu-clock | cycles | instructions | cache-misses | branch-misses
   std::string call_graph = "fp";    // fp | dwarf
   uint32_t stack_bytes = 8192;      // dwarf: user stack copied per sample
   bool off_cpu = false;             // also sample every switch-out (time blocked, with stacks)

@@ -29,12 +29,24 @@ using namespace sampling;
 SamplingOptions session_options(const SamplingArgs& a) {
   SamplingOptions o;
   o.frequency_hz = a.frequency;
+  for (SampleEvent e : {SampleEvent::CpuClock, SampleEvent::Cycles, SampleEvent::Instructions, SampleEvent::CacheMisses,
+                        SampleEvent::BranchMisses})
+    if (a.event == to_string(e)) o.event = e;
   o.unwind = a.call_graph == "dwarf" ? UnwindMode::Dwarf : UnwindMode::FramePointers;
   o.stack_bytes = a.stack_bytes & ~7u;
   o.kernel_stacks = !a.no_kernel;
   o.off_cpu = a.off_cpu;
   o.follow_children = a.children;
   return o;
+}
+
+UnwindMethod unwind_method(const SamplingArgs& a) {
+  return a.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers;
+}
+
+void configure(SampleCollector& collector, const SamplingArgs& a, bool syscalls_alone) {
+  collector.set_syscall_time_is_wall(syscalls_alone);
+  if (a.event != "cpu-clock" && a.frequency > 0) collector.set_sample_weight_ns(1'000'000'000 / a.frequency);
 }
 
 // Drains until the target exits or `stop()` says so; records (and system calls) pass
@@ -74,6 +86,7 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
   const auto& c = collector.counts();
   auto& x = p.meta.extra;
   x["frequency_hz"] = std::to_string(a.frequency);
+  x["event"] = a.event;
   x["unwind"] = a.call_graph;
   x["samples"] = std::to_string(c.samples);
   x["off_cpu_samples"] = std::to_string(c.off_cpu_samples);
@@ -171,7 +184,8 @@ int record_sampled(const RecordArgs& a, const ExecutableInfo& exe, const std::st
   if (!a.quiet && mode == "syscall")
     note(fmt::format("syscall mode: {}: tracing {} with {} stacks", exe.path, a.syscalls.selection, a.syscalls.stacks));
   else if (!a.quiet)
-    note(fmt::format("sample mode: {} at {} Hz, {} unwinding{}{}", exe.path, a.sampling.frequency, a.sampling.call_graph,
+    note(fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}", exe.path, a.sampling.event, a.sampling.frequency,
+                     a.sampling.call_graph,
                      exe.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
                      tracing ? "; tracing system calls " + a.syscalls.selection : std::string()));
   const auto start = std::chrono::steady_clock::now();
@@ -179,8 +193,8 @@ int record_sampled(const RecordArgs& a, const ExecutableInfo& exe, const std::st
   spec.argv = a.command;
   auto launched = launch_observed(spec, session_options(sampling), tracing.get());
   if (!launched) return fail(launched.error().message);
-  SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
-  collector.set_syscall_time_is_wall(mode == "syscall");
+  SampleCollector collector(unwind_method(a.sampling));
+  configure(collector, a.sampling, mode == "syscall");
   observe_until_exit(*launched, tracing.get(), collector);
   auto status = wait_for_exit(launched->pid);
   if (!status) return fail(status.error().message);
@@ -223,8 +237,8 @@ int attach(AttachArgs a) {
   if (!session) return fail(session.error().message);
   if (tracing)
     if (auto st = tracing->add_process(a.pid); !st) return fail(st.error().message);
-  SampleCollector collector(a.sampling.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
-  collector.set_syscall_time_is_wall(a.mode == "syscall");
+  SampleCollector collector(unwind_method(a.sampling));
+  configure(collector, a.sampling, a.mode == "syscall");
   collector.add_initial(session->initial_threads(), session->initial_mappings());
   OrderedSink ordered(collector);
   struct sigaction sa{}, old_int{}, old_term{};

@@ -65,16 +65,19 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
+  auto extra = [&](const char* key, const char* missing = "?") {
+    auto it = m.extra.find(key);
+    return it == m.extra.end() ? std::string(missing) : it->second;
+  };
   if (m.mode == "sample") {
-    auto extra = [&](const char* key) {
-      auto it = m.extra.find(key);
-      return it == m.extra.end() ? std::string("?") : it->second;
-    };
-    out << fmt::format("# sampling: cpu-clock at {} Hz, {} samples, {} unwinding; lost {} records, {} samples; "
+    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding; lost {} records, {} samples; "
                        "times are estimates (samples x period)\n",
-                       extra("frequency_hz"), extra("samples"), extra("unwind"), extra("lost_records"),
-                       extra("lost_samples"));
+                       escape_text(extra("event", "cpu-clock")), extra("frequency_hz"), extra("samples"), extra("unwind"),
+                       extra("lost_records"), extra("lost_samples"));
   }
+  if (m.extra.count("syscall_events"))
+    out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(extra("syscalls")),
+                       escape_text(extra("syscall_stacks")), extra("syscall_events"), extra("syscall_lost_events"));
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
   out << '\n';
 }

@@ -131,6 +131,23 @@ TEST_P(Sampling, AttachSamplesARunningProcessAndLeavesItRunning) {
   expect_three_to_one(report());
 }
 
+// Hardware counters where the machine has them; where it has none (virtual machines
+// usually), one clear line, and the test says it could not sample.
+TEST_P(Sampling, HardwareEventsSampleOrSayTheMachineHasNone) {
+  const std::string binary = build_plain(false);
+  RunResult r = run({E2E_CALLPROF, "record", "-q", "-e", "cycles", "--call-graph", "dwarf", "-o", "profile.callprof", "--",
+                     binary},
+                    dir());
+  if (r.exit != exited(0)) {
+    EXPECT_NE(r.err.find("no hardware counter"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    GTEST_SKIP() << "this machine has no hardware counters: " << r.err;
+  }
+  const Report rep = report();
+  EXPECT_EQ(rep.doc().at("metadata").at("extra").at("event"), "cycles");
+  expect_three_to_one(rep);
+}
+
 TEST_P(Sampling, AttachToAMissingProcessIsAOneLineError) {
   RunResult r = run({E2E_CALLPROF, "attach", "--duration", "1", "999999999"}, dir());
   EXPECT_EQ(r.exit, exited(2));

@@ -26,7 +26,18 @@ std::string paranoid_level() {
   return in >> level ? level : "unknown";
 }
 
-std::string open_error(int err, const std::string& what) {
+uint64_t hardware_config(SampleEvent e) {
+  switch (e) {
+    case SampleEvent::Cycles: return PERF_COUNT_HW_CPU_CYCLES;
+    case SampleEvent::Instructions: return PERF_COUNT_HW_INSTRUCTIONS;
+    case SampleEvent::CacheMisses: return PERF_COUNT_HW_CACHE_MISSES;
+    case SampleEvent::BranchMisses: return PERF_COUNT_HW_BRANCH_MISSES;
+    case SampleEvent::CpuClock: break;
+  }
+  return PERF_COUNT_SW_CPU_CLOCK;
+}
+
+std::string open_error(int err, const std::string& what, const perf_event_attr& attr) {
   switch (err) {
     case ESRCH:
       return what + ": the process has exited";
@@ -40,6 +51,9 @@ std::string open_error(int err, const std::string& what) {
     case ENOENT:
     case ENODEV:
     case EOPNOTSUPP:
+      if (attr.type == PERF_TYPE_HARDWARE)
+        return what + ": this machine has no hardware counter for the event (no PMU, as in many virtual machines); "
+                      "use -e cpu-clock";
       return what + ": this kernel does not support cpu-clock sampling with these settings";
     default:
       return what + ": perf_event_open: " + std::strerror(err);
@@ -47,6 +61,17 @@ std::string open_error(int err, const std::string& what) {
 }
 
 }  // namespace
+
+const char* to_string(SampleEvent e) {
+  switch (e) {
+    case SampleEvent::Cycles: return "cycles";
+    case SampleEvent::Instructions: return "instructions";
+    case SampleEvent::CacheMisses: return "cache-misses";
+    case SampleEvent::BranchMisses: return "branch-misses";
+    case SampleEvent::CpuClock: break;
+  }
+  return "cpu-clock";
+}
 
 size_t default_ring_bytes(const SamplingOptions& o) {
   if (o.unwind != UnwindMode::Dwarf) return 256 * 1024;
@@ -65,7 +90,12 @@ perf_event_attr make_attr(const SamplingOptions& o, EventRole role, bool on_exec
     a.config = PERF_COUNT_SW_CPU_CLOCK;
     a.freq = 1;  // the kernel turns this into a fixed period of 1e9/freq ns for cpu-clock
     a.sample_freq = o.frequency_hz;
+    if (o.event != SampleEvent::CpuClock) {
+      a.type = PERF_TYPE_HARDWARE;
+      a.config = hardware_config(o.event);
+    }
     if (o.frequency_hz == 0) {  // side-band only (system calls traced alone): mappings and tasks
+      a.type = PERF_TYPE_SOFTWARE;
       a.config = PERF_COUNT_SW_DUMMY;
       a.freq = 0;
       a.sample_period = 0;
@@ -113,7 +143,7 @@ Result<int> open_event(perf_event_attr& attr, pid_t pid, int cpu, const std::str
   if (fd < 0) {
     int e = errno;
     if (err) *err = e;
-    return make_error(open_error(e, what));
+    return make_error(open_error(e, what, attr));
   }
   return fd;
 }

@@ -12,7 +12,13 @@ enum class UnwindMode : uint8_t {
   Dwarf,          // registers and a copy of the user stack, unwound later; kernel chain as above
 };
 
+// What drives the samples: cpu-clock (a timer, everywhere) or a hardware counter (only
+// where the machine has a PMU; virtual machines often have none).
+enum class SampleEvent : uint8_t { CpuClock, Cycles, Instructions, CacheMisses, BranchMisses };
+const char* to_string(SampleEvent event);
+
 struct SamplingOptions {
+  SampleEvent event = SampleEvent::CpuClock;
   uint64_t frequency_hz = 999;  // cpu-clock samples per second of CPU time, per thread; 0: none
                                 // (only mappings and tasks, for system calls traced alone)
   UnwindMode unwind = UnwindMode::FramePointers;

@@ -69,7 +69,8 @@ void SampleCollector::on_sample(Sample&& s) {
   const bool dwarf = method_ == UnwindMethod::Dwarf && s.has_user_regs;
   unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
   if (!scratch_.complete()) ++counts_.incomplete_stacks;
-  Stack stack{s.pid, s.tid, images_[s.pid], s.switch_out ? 0 : s.period, uint32_t(pcs_.size()), 0, s.switch_out};
+  const uint64_t weight = s.switch_out ? 0 : sample_weight_ns_ ? sample_weight_ns_ : s.period;
+  Stack stack{s.pid, s.tid, images_[s.pid], weight, uint32_t(pcs_.size()), 0, s.switch_out};
   for (auto f = scratch_.frames.rbegin(); f != scratch_.frames.rend(); ++f) pcs_.push_back(f->lookup_address());
   // Kernel frames are deeper than every user frame; each but the innermost is a return address.
   for (size_t i = s.kernel_chain.size(); i-- > 0;) pcs_.push_back(i == 0 ? s.kernel_chain[i] : s.kernel_chain[i] - 1);

@@ -41,6 +41,9 @@ class SampleCollector : public RecordSink {
   // else measured time (system calls traced alone). With sampling the samples already
   // stand for that time, and the leaves carry syscall_ns only.
   void set_syscall_time_is_wall(bool yes) { syscall_time_is_wall_ = yes; }
+  // A hardware event's period counts events, not ns: each sample then stands for this
+  // much CPU time (1 s / the frequency the kernel adjusts the period to).
+  void set_sample_weight_ns(uint64_t ns) { sample_weight_ns_ = ns; }
 
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
@@ -92,6 +95,7 @@ class SampleCollector : public RecordSink {
   std::unordered_map<std::string, std::vector<uint64_t>> user_frames_cache_;
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>> syscall_stats_;  // (tid, image) -> nr -> stats
   bool syscall_time_is_wall_ = false;
+  uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
   const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call);
 
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
