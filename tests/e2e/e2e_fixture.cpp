@@ -121,6 +121,30 @@ std::string E2ETest::build(const std::string& source, const std::vector<std::str
   return binary;
 }
 
+std::string E2ETest::build_plain(const std::string& source, const std::vector<std::string>& extra_flags) {
+  const fs::path src = fs::path(E2E_PROGRAMS) / source;
+  std::string binary = (dir_ / src.stem()).string() + "-plain-" + toolchain_.name;
+  for (const std::string& f : extra_flags) binary += f;
+  std::vector<std::string> argv = {src.extension() == ".cpp" ? toolchain_.cxx : toolchain_.c, "-O2", "-g", "-pthread",
+                                   "-I", E2E_PROGRAMS};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  argv.insert(argv.end(), {src.string(), "-o", binary});
+  RunResult r = run(argv, dir_);
+  if (r.exit != exited(0)) throw std::runtime_error("compiling " + source + " failed:\n" + r.err);
+  return binary;
+}
+
+Report E2ETest::record_with(const std::vector<std::string>& options, const std::string& binary,
+                            const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"--", binary});
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run(argv, dir_);
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  return report();
+}
+
 RunResult E2ETest::record(const std::string& binary, const std::vector<std::string>& args, const std::string& input,
                           const std::string& profile) {
   std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", profile, "--", binary};

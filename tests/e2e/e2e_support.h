@@ -111,6 +111,13 @@ class E2ETest : public ::testing::TestWithParam<std::string> {
   // Compiles programs/<source> with this toolchain (-O2 -finstrument-functions); the
   // language follows the extension. Returns the binary's path.
   std::string build(const std::string& source, const std::vector<std::string>& extra_flags = {});
+  // The same program built as Debian builds packages (-O2 -g, no hooks): for sampling and
+  // system calls. Binaries with different flags get different names.
+  std::string build_plain(const std::string& source, const std::vector<std::string>& extra_flags = {});
+  // `callprof record -q -o profile.callprof OPTIONS -- binary ARGS`, then the report; the
+  // recording must exit 0.
+  Report record_with(const std::vector<std::string>& options, const std::string& binary,
+                     const std::vector<std::string>& args = {});
   // `callprof record -q -o <profile> -- binary args...`
   RunResult record(const std::string& binary, const std::vector<std::string>& args = {},
                    const std::string& input = "", const std::string& profile = "profile.callprof");

@@ -17,26 +17,14 @@ namespace {
 
 class Sampling : public E2ETest {
  protected:
-  // A program with -O2 -g and no hooks; `frame_pointers` adds -fno-omit-frame-pointer.
+  // Debian's default flags; `frame_pointers` adds -fno-omit-frame-pointer.
   std::string build_plain(bool frame_pointers, const std::string& source = "sampled.c") {
-    const std::string stem = source.substr(0, source.find('.'));
-    const std::string binary = (dir() / (stem + "-" + GetParam() + (frame_pointers ? "-fp" : ""))).string();
-    std::vector<std::string> argv = {toolchain(GetParam()).c, "-O2", "-g", "-pthread", "-I", E2E_PROGRAMS,
-                                     std::string(E2E_PROGRAMS) + "/" + source, "-o", binary};
-    if (frame_pointers) argv.insert(argv.begin() + 1, "-fno-omit-frame-pointer");
-    RunResult r = run(argv, dir());
-    if (r.exit != exited(0)) throw std::runtime_error("compiling " + source + " failed:\n" + r.err);
-    return binary;
+    return E2ETest::build_plain(source, frame_pointers ? std::vector<std::string>{"-fno-omit-frame-pointer"}
+                                                       : std::vector<std::string>{});
   }
   Report record_sampled(const std::string& binary, const std::vector<std::string>& options,
                         const std::vector<std::string>& args = {}) {
-    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
-    argv.insert(argv.end(), options.begin(), options.end());
-    argv.insert(argv.end(), {"--", binary});
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunResult r = run(argv, dir());
-    EXPECT_EQ(r.exit, exited(0)) << r.err;
-    return report();
+    return record_with(options, binary, args);
   }
 };
 E2E_INSTANTIATE(Sampling);

@@ -24,24 +24,11 @@ class Syscalls : public E2ETest {
                           dir());
     if (probe.exit != exited(0)) GTEST_SKIP() << "system-call tracing is not available here: " << probe.err;
   }
-  // Debian's default flags: -O2, no frame pointers; `hooks` adds -finstrument-functions.
-  std::string build_program(bool hooks) {
-    const std::string binary = (dir() / ("syscalls-" + GetParam() + (hooks ? "-hooks" : ""))).string();
-    std::vector<std::string> argv = {toolchain(GetParam()).c, "-O2", "-g", "-pthread", "-I", E2E_PROGRAMS,
-                                     std::string(E2E_PROGRAMS) + "/syscalls.c", "-o", binary};
-    if (hooks) argv.insert(argv.begin() + 1, "-finstrument-functions");
-    RunResult r = run(argv, dir());
-    if (r.exit != exited(0)) throw std::runtime_error("compiling syscalls.c failed:\n" + r.err);
-    return binary;
-  }
-  Report traced(const std::string& binary, const std::vector<std::string>& options, const std::vector<std::string>& args = {}) {
-    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
-    argv.insert(argv.end(), options.begin(), options.end());
-    argv.insert(argv.end(), {"--", binary});
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunResult r = run(argv, dir());
-    EXPECT_EQ(r.exit, exited(0)) << r.err;
-    return report();
+  // Debian's default flags (-O2, no frame pointers), or with hooks for exact mode.
+  std::string build_program(bool hooks) { return hooks ? build("syscalls.c", {"-g"}) : build_plain("syscalls.c"); }
+  Report traced(const std::string& binary, const std::vector<std::string>& options,
+                const std::vector<std::string>& args = {}) {
+    return record_with(options, binary, args);
   }
 };
 E2E_INSTANTIATE(Syscalls);
