@@ -52,15 +52,16 @@ void configure(SampleCollector& collector, const SamplingArgs& a, bool syscalls_
 // Drains until the target exits or `stop()` says so; records (and system calls) pass
 // through the ordering buffer into the collector.
 template <typename Stop>
-void drain(PerfSession& session, SyscallTracing* tracing, OrderedSink& ordered, Stop&& stop) {
+void drain(PerfSession& session, SyscallTracing* tracing, SampleCollector& collector, Stop&& stop) {
+  OrderedSink ordered(collector);
   while (session.poll(ordered, tracing ? 20 : 100)) {
-    if (tracing) tracing->poll(ordered);
     ordered.flush();
+    if (tracing) tracing->poll(collector);
     if (stop()) break;
   }
   session.detach(ordered);
-  if (tracing) tracing->finish(ordered);
   ordered.flush();
+  if (tracing) tracing->finish(collector);
 }
 
 struct Output {
@@ -161,13 +162,12 @@ Result<ObservedLaunch> launch_observed(LaunchSpec spec, const SamplingOptions& o
 }
 
 void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, SampleCollector& collector) {
-  OrderedSink ordered(collector);
   // Like a shell running a foreground job: Ctrl-C reaches the program, we stay to write.
   struct sigaction ignore{}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
-  drain(launched.session, tracing, ordered, [] { return false; });
+  drain(launched.session, tracing, collector, [] { return false; });
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
 }
@@ -240,7 +240,6 @@ int attach(AttachArgs a) {
   SampleCollector collector(unwind_method(a.sampling));
   configure(collector, a.sampling, a.mode == "syscall");
   collector.add_initial(session->initial_threads(), session->initial_mappings());
-  OrderedSink ordered(collector);
   struct sigaction sa{}, old_int{}, old_term{};
   sa.sa_handler = on_interrupt;
   sigaction(SIGINT, &sa, &old_int);
@@ -250,7 +249,7 @@ int attach(AttachArgs a) {
                      a.sampling.frequency,
                      a.duration > 0 ? fmt::format("for {} s", a.duration) : std::string("Ctrl-C to stop")));
   const auto start = std::chrono::steady_clock::now();
-  drain(*session, tracing.get(), ordered, [&] { return g_interrupted || (a.duration > 0 && since(start) >= int64_t(a.duration * 1e9)); });
+  drain(*session, tracing.get(), collector, [&] { return g_interrupted || (a.duration > 0 && since(start) >= int64_t(a.duration * 1e9)); });
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   std::string command = "pid " + std::to_string(a.pid);

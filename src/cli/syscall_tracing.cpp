@@ -10,40 +10,43 @@ namespace {
 
 using namespace syscalls;
 
-// Turns the tracer's events into the sampling collector's records.
+// Hands the tracer's events to the collector as views: nothing is copied per event.
 class Bridge : public EventHandler {
  public:
-  Bridge(const SyscallTracer& tracer, sampling::RecordSink& sink) : tracer_(tracer), sink_(sink) {}
+  Bridge(const SyscallTracer& tracer, sampling::SampleCollector& collector, std::vector<uint64_t>& chain)
+      : tracer_(tracer), collector_(collector), chain_(chain), stacks_(tracer.options().stacks != StackMode::None) {}
 
   void on_syscall(const SyscallEvent& e) override {
     sampling::SyscallSample call;
-    sampling::Sample& s = call.entry;
-    s.pid = e.pid;
-    s.tid = e.tid;
-    s.time_ns = e.start_ns;
-    s.ip = e.ip;
-    s.user_chain = tracer_.user_stack(e.user_stack);
-    s.kernel_chain = tracer_.kernel_stack(e.kernel_stack);
-    if (!e.window.empty()) {
-      s.has_user_regs = true;
-      s.regs[sampling::kDwarfIp] = e.ip;
-      s.regs[sampling::kDwarfSp] = e.sp;
-      s.regs[sampling::kDwarfBp] = e.bp;
-      s.stack.assign(reinterpret_cast<const char*>(e.window.data()), e.window.size());
+    call.pid = e.pid;
+    call.tid = e.tid;
+    call.time_ns = e.start_ns;
+    call.ip = e.ip;
+    call.sp = e.sp;
+    call.bp = e.bp;
+    chain_.clear();
+    if (stacks_) {  // without stacks only the call counts, not where the wrapper was
+      chain_.push_back(e.ip);
+      chain_.insert(chain_.end(), e.user_frames.begin(), e.user_frames.end());
     }
+    call.user_chain = chain_;
+    call.kernel_chain = tracer_.kernel_stack(e.kernel_stack);
+    call.window = e.window;
     call.nr = e.nr;
     call.name = syscall_name(e.nr);
     call.duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
     // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
     call.error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
-    sink_.on_syscall(std::move(call));
+    collector_.on_syscall(call);
   }
   // Forks, execs and exits come from the perf session's side-band records.
   void on_process(const ProcessEvent&) override {}
 
  private:
   const SyscallTracer& tracer_;
-  sampling::RecordSink& sink_;
+  sampling::SampleCollector& collector_;
+  std::vector<uint64_t>& chain_;
+  bool stacks_;
 };
 
 StackMode stack_mode(const std::string& name) {
@@ -71,13 +74,13 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
-void SyscallTracing::poll(sampling::RecordSink& sink) {
-  Bridge bridge(*tracer_, sink);
+void SyscallTracing::poll(sampling::SampleCollector& collector) {
+  Bridge bridge(*tracer_, collector, chain_);
   tracer_->poll(bridge, 0);
 }
 
-void SyscallTracing::finish(sampling::RecordSink& sink) {
-  Bridge bridge(*tracer_, sink);
+void SyscallTracing::finish(sampling::SampleCollector& collector) {
+  Bridge bridge(*tracer_, collector, chain_);
   tracer_->drain(bridge);
 }
 

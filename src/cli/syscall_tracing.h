@@ -1,7 +1,7 @@
 // `--syscalls`: the eBPF tracer (src/collect/syscalls) next to a perf session, whose
 // records say where each process's code is mapped. Each completed call goes into the same
-// record stream as samples (RecordSink::on_syscall), so it is unwound and symbolized by
-// the sampling collector and lands on a `[syscall] NAME` leaf of its path.
+// collector as the samples (SampleCollector::on_syscall), so it is unwound and symbolized
+// like them and lands on a `[syscall] NAME` leaf of its path.
 #pragma once
 
 #include <sys/types.h>
@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "cli/record_options.h"
-#include "collect/sampling/perf_decode.h"
+#include "collect/sampling/sample_collector.h"
 #include "model/profile.h"
 #include "util/result.h"
 
@@ -26,10 +26,11 @@ class SyscallTracing {
   ~SyscallTracing();
 
   Status add_process(pid_t pid);
-  // Hands over what the ring holds now (does not wait).
-  void poll(sampling::RecordSink& sink);
+  // Hands over what the ring holds now (does not wait). Between drains of the perf
+  // session, so the mappings the stacks need are known.
+  void poll(sampling::SampleCollector& collector);
   // Hands over everything left, once the traced processes have ended or were detached.
-  void finish(sampling::RecordSink& sink);
+  void finish(sampling::SampleCollector& collector);
   // The selection, stack mode and every counter (events, losses) into the metadata.
   void annotate(Metadata& meta) const;
   uint64_t events() const;
@@ -38,6 +39,7 @@ class SyscallTracing {
   explicit SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args);
   std::unique_ptr<syscalls::SyscallTracer> tracer_;
   SyscallArgs args_;
+  std::vector<uint64_t> chain_;  // scratch: the current event's user chain
 };
 
 }  // namespace callprof::cli

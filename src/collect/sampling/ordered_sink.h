@@ -21,7 +21,6 @@ class OrderedSink : public RecordSink {
   void on_task(TaskEvent&& t) override { push(t.time_ns, std::move(t)); }
   void on_switch(const SwitchEvent& e) override { push(e.time_ns, e); }
   void on_lost(const LostEvent& e, LostKind kind) override { next_.on_lost(e, kind); }
-  void on_syscall(SyscallSample&& s) override { push(s.entry.time_ns, std::move(s)); }
 
   // Passes on everything held, oldest first (stable: equal times keep ring order).
   void flush() {
@@ -30,7 +29,6 @@ class OrderedSink : public RecordSink {
       if (auto* s = std::get_if<Sample>(&h.record)) next_.on_sample(std::move(*s));
       else if (auto* m = std::get_if<Mapping>(&h.record)) next_.on_mapping(std::move(*m));
       else if (auto* t = std::get_if<TaskEvent>(&h.record)) next_.on_task(std::move(*t));
-      else if (auto* c = std::get_if<SyscallSample>(&h.record)) next_.on_syscall(std::move(*c));
       else next_.on_switch(std::get<SwitchEvent>(h.record));
     }
     held_.clear();
@@ -39,7 +37,7 @@ class OrderedSink : public RecordSink {
  private:
   struct Held {
     uint64_t time;
-    std::variant<Sample, Mapping, TaskEvent, SwitchEvent, SyscallSample> record;
+    std::variant<Sample, Mapping, TaskEvent, SwitchEvent> record;
   };
   template <typename R>
   void push(uint64_t time, R&& r) {

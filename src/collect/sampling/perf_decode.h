@@ -35,7 +35,6 @@ class RecordSink {
   virtual void on_task(TaskEvent&&) {}
   virtual void on_switch(const SwitchEvent&) {}
   virtual void on_lost(const LostEvent&, LostKind) {}
-  virtual void on_syscall(SyscallSample&&) {}  // from the syscall tracer, not from perf rings
 };
 
 struct DecodeStats {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,13 +32,17 @@ struct Sample {
   bool switch_out = false;  // an off-CPU sample: the thread was being switched out here
 };
 
-// A completed system call (--syscalls; traced by eBPF, src/collect/syscalls) in the form
-// the sampling machinery unwinds and symbolizes: the stack at its entry is a Sample whose
-// user_chain is the kernel's frame-pointer walk and whose registers and stack copy are
-// the top of the user stack (enough to find the caller of a libc wrapper without a frame
-// pointer).
+// A completed system call (--syscalls; traced by eBPF, src/collect/syscalls), as the
+// collector takes it: a view of the tracer's event, valid during the call. The stack at
+// entry is the probe's frame-pointer walk plus the registers and the top of the user stack
+// (enough to find the caller of a libc wrapper that has no frame pointer).
 struct SyscallSample {
-  Sample entry;           // time_ns: the entry
+  uint32_t pid = 0, tid = 0;
+  uint64_t time_ns = 0;                    // the entry, CLOCK_MONOTONIC
+  uint64_t ip = 0, sp = 0, bp = 0;         // user registers at entry
+  std::span<const uint64_t> user_chain;    // by frame pointers, innermost first, ip first
+  std::span<const uint64_t> kernel_chain;  // innermost first (full mode: where it slept)
+  std::span<const uint8_t> window;         // user stack bytes from sp
   uint32_t nr = 0;
   std::string_view name;  // static storage (the syscall catalog)
   uint64_t duration_ns = 0;

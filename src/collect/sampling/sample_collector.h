@@ -36,7 +36,8 @@ class SampleCollector : public RecordSink {
   void on_lost(const LostEvent& event, LostKind kind) override;
   // A system call: its path (unwound like a sample) gets a `[syscall] NAME` leaf counting
   // the calls, their time and errors; the thread's statistics get its duration.
-  void on_syscall(SyscallSample&& call) override;
+  // (sample_collector_syscalls.cpp)
+  void on_syscall(const SyscallSample& call);
   // Whether system-call time is the tree's time (wall_ns of the leaves): true when nothing
   // else measured time (system calls traced alone). With sampling the samples already
   // stand for that time, and the leaves carry syscall_ns only.
@@ -90,13 +91,26 @@ class SampleCollector : public RecordSink {
     std::string_view name;
     uint64_t calls = 0, errors = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
   };
+  // One unwound entry stack, memoized by what determines it (see syscall_user_frames).
+  struct UserFrames {
+    uint64_t id;                  // never reused, so paths can refer to it
+    std::vector<uint64_t> lookup;  // lookup addresses, innermost first
+  };
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using StringMap = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
   std::vector<SyscallPath> syscall_paths_;
-  std::unordered_map<std::string, uint32_t> syscall_path_index_;  // key: tid, image, nr, pcs
-  std::unordered_map<std::string, std::vector<uint64_t>> user_frames_cache_;
+  StringMap syscall_path_index_;  // key: tid, image, nr, user frames id, kernel chain
+  std::unordered_map<std::string, UserFrames, StringHash, std::equal_to<>> user_frames_;
+  uint64_t next_user_frames_id_ = 0;
+  std::string key_;  // scratch, so keys cost no allocation
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>> syscall_stats_;  // (tid, image) -> nr -> stats
   bool syscall_time_is_wall_ = false;
   uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
-  const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call);
+  const UserFrames& syscall_user_frames(const SyscallSample& call);
+  void unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
 
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
   std::map<uint32_t, uint32_t> images_;             // pid -> current exec count

@@ -13,6 +13,7 @@
 #define CALLPROF_SYSCALL_MAX_WINDOW 512    /* user stack bytes copied at entry, at most */
 #define CALLPROF_SYSCALL_STACK_DEPTH 127   /* PERF_MAX_STACK_DEPTH: frames per stack map entry */
 #define CALLPROF_SYSCALL_NO_STACK (-1)     /* stack id: not asked for, or the call never slept */
+#define CALLPROF_SYSCALL_USER_FRAMES 32    /* return addresses of the probe's frame-pointer walk, at most */
 
 enum callprof_record_kind {
   CALLPROF_RECORD_SYSCALL = 1,
@@ -37,16 +38,17 @@ enum callprof_process_kind {
   CALLPROF_PROCESS_EXIT = 5,         /* the last thread ended: the process is gone */
 };
 
-/* One completed system call, followed by window_bytes bytes of user stack from sp. */
+/* One completed system call, followed by the configured window size of user stack bytes
+ * from sp (valid: window_bytes of them), then user_frames return addresses. */
 struct callprof_syscall_record {
   __u16 kind; /* CALLPROF_RECORD_SYSCALL */
   __u16 flags;
   __u16 window_bytes; /* valid bytes after the header (0 when the copy failed) */
-  __u16 reserved;
+  __u16 user_frames;  /* return addresses after the window, innermost first (the ip is not one) */
   __u32 tgid;
   __u32 tid;
   __u32 nr;
-  __s32 user_stack;   /* stack map id; < 0: none (CALLPROF_SYSCALL_NO_STACK or -errno) */
+  __s32 user_stack;   /* unused (user stacks come as user_frames): CALLPROF_SYSCALL_NO_STACK */
   __s32 kernel_stack; /* likewise */
   __u32 reserved2;
   __s64 ret;

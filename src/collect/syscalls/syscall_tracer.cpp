@@ -222,7 +222,11 @@ int SyscallTracer::handle_record(const uint8_t* data, size_t size) {
   if (kind == CALLPROF_RECORD_SYSCALL && size >= sizeof(callprof_syscall_record)) {
     callprof_syscall_record r;
     std::memcpy(&r, data, sizeof r);
-    size_t window = std::min<size_t>(r.window_bytes, size - sizeof r);
+    const size_t space = std::min<size_t>(options_.window_bytes, size - sizeof r);
+    const size_t window = std::min<size_t>(r.window_bytes, space);
+    const size_t frames = std::min<size_t>(r.user_frames, (size - sizeof r - space) / 8);
+    user_frames_.resize(frames);
+    if (frames) std::memcpy(user_frames_.data(), data + sizeof r + space, frames * 8);
     SyscallEvent e;
     e.pid = r.tgid;
     e.tid = r.tid;
@@ -237,6 +241,7 @@ int SyscallTracer::handle_record(const uint8_t* data, size_t size) {
     e.sp = r.sp;
     e.bp = r.bp;
     e.window = {data + sizeof r, window};
+    e.user_frames = user_frames_;
     if (handler_) handler_->on_syscall(e);
   } else if (kind == CALLPROF_RECORD_PROCESS && size >= sizeof(callprof_process_record)) {
     callprof_process_record r;

@@ -52,10 +52,13 @@ struct SyscallEvent {
   int64_t ret = 0;         // raw return value (-errno on failure)
   uint64_t start_ns = 0;   // CLOCK_MONOTONIC
   uint64_t end_ns = 0;
-  int32_t user_stack = -1;          // stack id (user_stack()); < 0: none
+  int32_t user_stack = -1;          // unused: user stacks come as user_frames
   int32_t kernel_stack = -1;        // StackMode::Full: where the call first slept; < 0: none
   uint64_t ip = 0, sp = 0, bp = 0;  // user registers at entry
   std::span<const uint8_t> window;  // user stack from sp at entry; valid during the callback only
+  // The probe's frame-pointer walk from bp: return addresses, innermost first (the ip is
+  // not among them); valid during the callback only.
+  std::span<const uint64_t> user_frames;
 };
 
 struct ProcessEvent {
@@ -139,6 +142,7 @@ class SyscallTracer {
   EventHandler* handler_ = nullptr;  // during poll/drain
   int handled_ = 0;                  // records handed over by the current poll/drain
   uint64_t malformed_records_ = 0;
+  std::vector<uint64_t> user_frames_;  // the current event's, aligned
   mutable std::unordered_map<int32_t, std::vector<uint64_t>> stacks_;  // read so far, by id
 };
 

@@ -65,17 +65,15 @@ std::optional<Measured> measure(SyscallTracer* tracer, bool add) {
   return m;
 }
 
-enum class Config { NoTracer, AttachedNotTraced, TracedNotSelected, TracedBare, TracedUserStacks };
+enum class Config { NoTracer, AttachedNotTraced, TracedNotSelected, TracedBare, TracedWindowOnly, TracedStackOnly, TracedUserStacks };
 
 // One tracer at a time: two would add both probes' costs to every call.
 std::optional<Measured> measure(Config setup) {
   if (setup == Config::NoTracer) return measure(nullptr, false);
   TracerOptions o;
   o.selected.set(setup == Config::TracedNotSelected ? kWrite : kGetppid);
-  if (setup == Config::TracedBare) {
-    o.stacks = StackMode::None;
-    o.window_bytes = 0;
-  }
+  if (setup == Config::TracedBare || setup == Config::TracedWindowOnly) o.stacks = StackMode::None;
+  if (setup == Config::TracedBare || setup == Config::TracedStackOnly) o.window_bytes = 0;
   auto tracer = SyscallTracer::open(o);
   if (!tracer) return std::nullopt;
   return measure(tracer->get(), setup != Config::AttachedNotTraced);
@@ -93,6 +91,8 @@ TEST(SyscallTracerOverhead, PrintsNanosecondsPerCall) {
       {Config::AttachedNotTraced, "probe attached (getppid selected), process not traced"},
       {Config::TracedNotSelected, "traced, getppid not selected"},
       {Config::TracedBare, "traced and selected, no stacks, no window"},
+      {Config::TracedWindowOnly, "traced and selected, no stacks, 256-byte window"},
+      {Config::TracedStackOnly, "traced and selected, user stacks, no window"},
       {Config::TracedUserStacks, "traced and selected, user stacks, 256-byte window"},
   };
   // The best of three rounds, interleaved, against the noise of a shared machine.

@@ -18,7 +18,9 @@ bool cannot_trace(const Error& error) { return error.message.starts_with("system
 void Collector::on_syscall(const SyscallEvent& e) {
   calls.push_back(e);
   calls.back().window = {};
+  calls.back().user_frames = {};
   windows.emplace_back(e.window.begin(), e.window.end());
+  frames.emplace_back(e.user_frames.begin(), e.user_frames.end());
 }
 
 void Collector::on_process(const ProcessEvent& e) { processes.push_back(e); }

@@ -31,6 +31,7 @@ class Collector : public EventHandler {
 
   std::vector<SyscallEvent> calls;  // window spans cleared: the bytes are in windows
   std::vector<std::vector<uint8_t>> windows;
+  std::vector<std::vector<uint64_t>> frames;  // user_frames, likewise
   std::vector<ProcessEvent> processes;
 };
 

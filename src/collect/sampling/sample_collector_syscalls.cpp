@@ -1,0 +1,110 @@
+// System calls into the sampling collector (--syscalls): each call's entry stack is
+// unwound once per distinct stack and its call counted on its path as it arrives, so the
+// collector keeps sums, not events. Keys are built into one scratch string and looked up
+// without copying: a traced program can make a million calls a second.
+#include <algorithm>
+#include <chrono>
+
+#include "collect/sampling/sample_collector.h"
+
+namespace callprof::sampling {
+namespace {
+
+uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+void put(std::string& key, uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+}  // namespace
+
+// The kernel-side frame-pointer walk misses the caller of a function without a frame
+// pointer, and glibc's wrappers have none: so the top of the stack is unwound by CFI from
+// the copied window, and the chain (cut where it leaves code) takes over from the first
+// return address both contain, or after the window's frames when they share none.
+void SampleCollector::unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out) {
+  Sample s;
+  s.pid = call.pid;
+  s.tid = call.tid;
+  s.time_ns = call.time_ns;
+  s.ip = call.ip;
+  s.user_chain.assign(call.user_chain.begin(), call.user_chain.end());
+  unwinder_.unwind(s, UnwindMethod::FramePointers, scratch_);
+  const std::vector<UserFrame> chain = scratch_.frames;
+  if (call.window.empty()) {
+    for (const UserFrame& f : chain) out.push_back(f.lookup_address());
+    return;
+  }
+  s.has_user_regs = true;
+  s.regs[kDwarfIp] = call.ip;
+  s.regs[kDwarfSp] = call.sp;
+  s.regs[kDwarfBp] = call.bp;
+  s.stack.assign(reinterpret_cast<const char*>(call.window.data()), call.window.size());
+  unwinder_.unwind(s, UnwindMethod::Dwarf, scratch_);
+  for (const UserFrame& f : scratch_.frames) {
+    out.push_back(f.lookup_address());
+    auto shared = std::find_if(chain.begin() + (chain.empty() ? 0 : 1), chain.end(),
+                               [&](const UserFrame& c) { return f.return_address && c.pc == f.pc; });
+    if (shared != chain.end()) {
+      for (auto c = shared + 1; c != chain.end(); ++c) out.push_back(c->lookup_address());
+      return;
+    }
+  }
+  if (!scratch_.complete())
+    for (size_t i = 1; i < chain.size(); ++i) out.push_back(chain[i].lookup_address());
+}
+
+// Memoized by everything the unwinding reads: the image, the chain, the frame layout
+// (sp - bp) and the window's bytes. A loop making the same call from the same place
+// unwinds once.
+const SampleCollector::UserFrames& SampleCollector::syscall_user_frames(const SyscallSample& call) {
+  key_.clear();
+  put(key_, (uint64_t(call.pid) << 32) | images_[call.pid]);
+  put(key_, call.sp - call.bp);
+  for (uint64_t pc : call.user_chain) put(key_, pc);
+  key_.append(reinterpret_cast<const char*>(call.window.data()), call.window.size());
+  if (auto it = user_frames_.find(std::string_view(key_)); it != user_frames_.end()) return it->second;
+  if (user_frames_.size() >= (1u << 16)) user_frames_.clear();  // bounded; paths keep their frames
+  ++counts_.syscall_unwinds;
+  UserFrames& entry = user_frames_.emplace(key_, UserFrames{next_user_frames_id_++, {}}).first->second;
+  unwind_syscall_entry(call, entry.lookup);
+  return entry;
+}
+
+void SampleCollector::on_syscall(const SyscallSample& call) {
+  const uint64_t start = now_ns();
+  thread(call.pid, call.tid, call.time_ns + call.duration_ns);
+  ++counts_.syscalls;
+  const uint32_t image = images_[call.pid];
+  SyscallStats& stats = syscall_stats_[{call.tid, image}][call.nr];
+  if (stats.name.empty()) stats.name = call.name, stats.number = call.nr;
+  stats.add(call.duration_ns, call.error);
+
+  const UserFrames& user = syscall_user_frames(call);
+  key_.clear();
+  put(key_, (uint64_t(call.tid) << 32) | image);
+  put(key_, (uint64_t(call.nr) << 32) | uint32_t(call.kernel_chain.size()));
+  put(key_, user.id);
+  for (uint64_t pc : call.kernel_chain) put(key_, pc);
+  auto it = syscall_path_index_.find(std::string_view(key_));
+  if (it == syscall_path_index_.end()) {
+    SyscallPath path{call.pid, call.tid, image, uint32_t(pcs_.size()), 0, call.name};
+    for (auto pc = user.lookup.rbegin(); pc != user.lookup.rend(); ++pc) pcs_.push_back(*pc);
+    for (size_t i = call.kernel_chain.size(); i-- > 0;)
+      pcs_.push_back(i == 0 ? call.kernel_chain[i] : call.kernel_chain[i] - 1);
+    path.count = uint32_t(pcs_.size() - path.first);
+    it = syscall_path_index_.emplace(key_, uint32_t(syscall_paths_.size())).first;
+    syscall_paths_.push_back(path);
+    ++counts_.syscall_paths;
+  }
+  SyscallPath& path = syscall_paths_[it->second];
+  ++path.calls;
+  path.errors += call.error != 0;
+  path.total_ns += call.duration_ns;
+  path.min_ns = std::min(path.min_ns, call.duration_ns);
+  path.max_ns = std::max(path.max_ns, call.duration_ns);
+  counts_.unwind_ns += now_ns() - start;
+}
+
+}  // namespace callprof::sampling
