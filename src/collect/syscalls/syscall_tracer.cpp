@@ -235,7 +235,6 @@ int SyscallTracer::handle_record(const uint8_t* data, size_t size) {
     e.ret = r.ret;
     e.start_ns = r.start_ns;
     e.end_ns = r.end_ns;
-    e.user_stack = r.user_stack;
     e.kernel_stack = r.kernel_stack;
     e.ip = r.ip;
     e.sp = r.sp;

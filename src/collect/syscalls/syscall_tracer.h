@@ -52,7 +52,6 @@ struct SyscallEvent {
   int64_t ret = 0;         // raw return value (-errno on failure)
   uint64_t start_ns = 0;   // CLOCK_MONOTONIC
   uint64_t end_ns = 0;
-  int32_t user_stack = -1;          // unused: user stacks come as user_frames
   int32_t kernel_stack = -1;        // StackMode::Full: where the call first slept; < 0: none
   uint64_t ip = 0, sp = 0, bp = 0;  // user registers at entry
   std::span<const uint8_t> window;  // user stack from sp at entry; valid during the callback only
@@ -120,10 +119,9 @@ class SyscallTracer {
   // Hands over everything still in the ring (after the traced processes have ended).
   void drain(EventHandler& handler);
 
-  // Addresses of a stack id, innermost first (user: starts with the event's ip); empty for
-  // ids < 0. Ids are never reused while the tracer lives, so each is read from the kernel
-  // once and kept; the reference stays valid as long as the tracer.
-  const std::vector<uint64_t>& user_stack(int32_t id) const { return stack(id); }
+  // Addresses of a kernel stack id, innermost first; empty for ids < 0. Ids are never
+  // reused while the tracer lives, so each is read from the kernel once and kept; the
+  // reference stays valid as long as the tracer.
   const std::vector<uint64_t>& kernel_stack(int32_t id) const { return stack(id); }
 
   TracerCounts counts() const;  // sums the per-CPU counters

@@ -457,7 +457,7 @@ TEST(SyscallTracer, NoStacksNoWindowGivesCompactEvents) {
     EXPECT_TRUE(got.windows[i].empty());
     EXPECT_NE(got.calls[i].ip, 0u);
   }
-  EXPECT_TRUE(tracer.user_stack(0).empty());
+  EXPECT_TRUE(tracer.kernel_stack(0).empty());
 }
 
 TEST(SyscallTracer, RejectsBadOptionsAndProcesses) {
