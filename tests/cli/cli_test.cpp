@@ -71,6 +71,10 @@ TEST(Cli, RecordRefusesWhatItCannotRun) {
   expect_one_line_error("record -- /nonexistent/program", "cannot open /nonexistent/program");
   expect_one_line_error("record -- no-such-program-in-path", "cannot find 'no-such-program-in-path'");
   expect_one_line_error("record --mode bogus -- /bin/true", "unknown mode 'bogus'");
+  expect_one_line_error("record --syscall-stacks some -- /bin/true", "--syscall-stacks");
+  expect_one_line_error("record --mode syscall --syscalls write,nosuch -- /bin/true", "nosuch");
+  expect_one_line_error("record -e bogus -- /bin/true", "--event");
+  expect_one_line_error("attach --mode exact 1", "--mode");
 }
 
 TEST(Cli, RecordOptionsTakeOneValueEach) {

@@ -69,6 +69,29 @@ Profile sampled_profile() {
   return p;
 }
 
+// System calls traced: a `[syscall]` leaf and the thread's statistics with errnos and a
+// histogram, so the fuzzer starts from those fields too.
+Profile syscall_profile() {
+  Profile p;
+  p.meta.mode = "syscall";
+  p.functions = {{"main", "", kNoModule, 0, "", 0}, {"[syscall] write", "", kNoModule, 0, "", 0}};
+  Thread t;
+  t.tid = 1;
+  Metrics& leaf = t.tree.base(t.tree.path(std::vector<FunctionId>{0, 1}));
+  leaf[Metric::Calls] = leaf[Metric::Syscalls] = 3;
+  leaf[Metric::SyscallNs] = leaf[Metric::WallNs] = 4500;
+  leaf[Metric::SyscallErrors] = 1;
+  SyscallStats s;
+  s.name = "write";
+  s.number = 1;
+  s.add(1000, 0);
+  s.add(1500, 0);
+  s.add(2000, 9);
+  t.syscalls.push_back(s);
+  p.threads.push_back(std::move(t));
+  return p;
+}
+
 bool write_bytes(const std::string& path, const void* data, size_t size) {
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char*>(data), std::streamsize(size));
@@ -94,6 +117,7 @@ int main(int argc, char** argv) {
   bool ok = callprof::write_seed(dir, "empty", callprof::Profile{});
   ok = ok && callprof::write_seed(dir, "threaded", callprof::threaded_profile());
   ok = ok && callprof::write_seed(dir, "sampled", callprof::sampled_profile());
+  ok = ok && callprof::write_seed(dir, "syscalls", callprof::syscall_profile());
   if (!ok) std::fprintf(stderr, "make_fuzz_seeds: cannot write seeds into %s\n", dir.c_str());
   return ok ? 0 : 1;
 }
