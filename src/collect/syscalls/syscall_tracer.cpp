@@ -144,7 +144,8 @@ void configure(syscall_probe* probe, const TracerOptions& o, uint32_t depth) {
     if (o.selected[nr]) probe->bss->selected_syscalls[nr / 64] |= uint64_t(1) << (nr % 64);
   bpf_map__set_max_entries(probe->maps.ring, ring_bytes);
   // The stack map is preallocated (~1 KiB an entry): keep a token one when stacks are off.
-  uint32_t stacks = o.stacks == StackMode::None ? 1 : (o.max_stacks ? o.max_stacks : kDefaultMaxStacks);
+  // Only kernel stacks (full mode) go into the stack map: user stacks travel as frames.
+  uint32_t stacks = o.stacks != StackMode::Full ? 1 : (o.max_stacks ? o.max_stacks : kDefaultMaxStacks);
   bpf_map__set_max_entries(probe->maps.stacks, stacks);
   bpf_map__set_value_size(probe->maps.stacks, depth * sizeof(uint64_t));
   bpf_program__set_autoload(probe->progs.on_sched_switch, o.stacks == StackMode::Full);

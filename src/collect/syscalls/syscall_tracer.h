@@ -31,7 +31,7 @@ struct TracerOptions {
   uint32_t window_bytes = 256;  // user stack bytes copied from sp at entry (0..512, multiple of 8)
   bool follow_children = true;  // processes a traced process creates are traced too
   uint32_t ring_bytes = 0;      // one ring for all CPUs; power of two; 0: 8 MiB
-  uint32_t max_stacks = 0;      // distinct stacks kept (user and kernel together); 0: 32768
+  uint32_t max_stacks = 0;      // distinct kernel stacks kept (full mode); 0: 32768
 };
 
 // One completed system call, submitted when it returns (so events come in order of end
