@@ -49,7 +49,9 @@ class SampleCollector : public RecordSink {
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
     uint64_t unwind_ns = 0, build_ns = 0;  // our processing time: unwinding, symbolizing + building
-    uint64_t syscalls = 0, syscall_paths = 0, syscall_unwinds = 0;  // calls, distinct paths, unwinds done
+    // System calls, their distinct paths, entry stacks walked by frame rules, and those
+    // left to libdwfl.
+    uint64_t syscalls = 0, syscall_paths = 0, syscall_fast_walks = 0, syscall_unwinds = 0;
   };
   const Counts& counts() const { return counts_; }
 
@@ -91,25 +93,22 @@ class SampleCollector : public RecordSink {
     std::string_view name;
     uint64_t calls = 0, errors = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
   };
-  // One unwound entry stack, memoized by what determines it (see syscall_user_frames).
-  struct UserFrames {
-    uint64_t id;                  // never reused, so paths can refer to it
-    std::vector<uint64_t> lookup;  // lookup addresses, innermost first
-  };
   struct StringHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   using StringMap = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
   std::vector<SyscallPath> syscall_paths_;
-  StringMap syscall_path_index_;  // key: tid, image, nr, user frames id, kernel chain
-  std::unordered_map<std::string, UserFrames, StringHash, std::equal_to<>> user_frames_;
-  uint64_t next_user_frames_id_ = 0;
-  std::string key_;  // scratch, so keys cost no allocation
+  StringMap syscall_path_index_;  // key: tid, image, nr, kernel chain, user frames
+  // Entry stacks unwound by libdwfl (where the fast walk could not), memoized.
+  std::unordered_map<std::string, std::vector<uint64_t>, StringHash, std::equal_to<>> user_frames_;
+  std::string key_;               // scratch, so keys cost no allocation
+  std::vector<uint64_t> frames_;  // scratch: the fast walk's frames
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>> syscall_stats_;  // (tid, image) -> nr -> stats
   bool syscall_time_is_wall_ = false;
   uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
-  const UserFrames& syscall_user_frames(const SyscallSample& call);
+  const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call);
+  bool walk_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
   void unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
 
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization

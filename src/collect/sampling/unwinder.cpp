@@ -39,6 +39,7 @@ AddressSpace& Unwinder::space_of(uint32_t pid) {
 }
 
 void Unwinder::add_mapping(const Mapping& mapping) {
+  if (!rules_.empty()) rules_.clear();  // code may have moved (dlclose, dlopen)
   std::shared_ptr<AddressSpace>& space = spaces_[mapping.pid];
   if (!space) {
     space = std::make_shared<AddressSpace>(mapping.pid);
@@ -49,7 +50,10 @@ void Unwinder::add_mapping(const Mapping& mapping) {
   space->add(mapping);
 }
 
-void Unwinder::exec_process(uint32_t pid) { spaces_[pid] = std::make_shared<AddressSpace>(pid); }
+void Unwinder::exec_process(uint32_t pid) {
+  spaces_[pid] = std::make_shared<AddressSpace>(pid);
+  rules_.clear();
+}
 
 void Unwinder::fork_process(uint32_t parent_pid, uint32_t child_pid) {
   if (parent_pid == child_pid) return;  // a new thread: same address space

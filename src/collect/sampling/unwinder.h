@@ -59,6 +59,16 @@ struct UnwindOptions {
 
 class AddressSpace;
 
+// How a frame at some pc finds its caller (x86-64 CFI, the common cases only): the CFA is
+// sp + offset, or rbp-based (the function keeps a frame pointer), or something else. The
+// return address is at CFA - 8; `saves_bp` says the caller's rbp is stored at CFA + bp_offset.
+struct FrameRule {
+  enum Kind : uint8_t { SpOffset, BpBased, Unknown } kind = Unknown;
+  int32_t offset = 0;
+  bool saves_bp = false;
+  int32_t bp_offset = 0;
+};
+
 // Not thread-safe: one thread unwinds a recording (or one Unwinder per thread).
 // Per process it keeps one address space with its libdwfl session, so modules are
 // opened and their CFI parsed once, not per sample.
@@ -82,6 +92,11 @@ class Unwinder {
   // sample once they have grown). A pid without mappings gives NoModule.
   void unwind(const Sample& sample, UnwindMethod method, UserStack& out);
 
+  // The rule of the frame at lookup address `pc` in pid's address space, from the module's
+  // CFI; cached per (pid, pc), so a stack seen before costs a hash lookup per frame.
+  // (unwinder_rules.cpp)
+  FrameRule frame_rule(uint32_t pid, uint64_t pc);
+
   // Problems worth telling the user, one line per file and kind (unreadable file,
   // build id mismatch). Grows as mappings are used.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -91,6 +106,15 @@ class Unwinder {
 
   UnwindOptions options_;
   std::unordered_map<uint32_t, std::shared_ptr<AddressSpace>> spaces_;
+  struct RuleKey {
+    uint32_t pid;
+    uint64_t pc;
+    bool operator==(const RuleKey&) const = default;
+  };
+  struct RuleKeyHash {
+    size_t operator()(const RuleKey& k) const { return std::hash<uint64_t>{}(k.pc * 31 + k.pid); }
+  };
+  std::unordered_map<RuleKey, FrameRule, RuleKeyHash> rules_;
   std::vector<std::string> warnings_;
 };
 
