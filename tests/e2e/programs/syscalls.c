@@ -3,11 +3,14 @@
  *   f2: exactly 1000 writes to /dev/null and 500 read(2) of 8 bytes from /dev/zero;
  *   bad_writes: 100 writes to a closed descriptor: 100 errors, all EBADF;
  *   pipe_wait: one read from a pipe whose writer (another thread) writes after 100 ms;
- *   late_writer: that one write: 4101 writes in all (3000 + 1000 + 100 + 1);
+ *   late_writer: that one write;
+ *   varying_writes: 2000 writes of a line formatted on its own stack, so the stack bytes
+ *             differ at every call (one path all the same): 6101 writes in all;
  *   child_writes (in a forked child, `syscalls fork`): 200 writes, then _exit.
  * Everything goes through libc's wrappers, as in real programs. Output: nothing. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +58,14 @@ E2E_FN void pipe_wait(void) {
   close(p[1]);
 }
 
+E2E_FN void varying_writes(int fd) {
+  for (int i = 0; i < 2000; ++i) {
+    char line[48];
+    int n = snprintf(line, sizeof line, "line %d of %d\n", i, 2000);
+    if (write(fd, line, (size_t)n) != n) _exit(3);
+  }
+}
+
 E2E_FN void child_writes(int fd) {
   for (int i = 0; i < 200; ++i)
     if (write(fd, kBytes, sizeof kBytes) != sizeof kBytes) _exit(3);
@@ -69,6 +80,7 @@ int main(int argc, char** argv) {
   f2(null_fd, zero_fd);
   bad_writes(closed_fd);
   pipe_wait();
+  varying_writes(null_fd);
   if (argc > 1 && strcmp(argv[1], "fork") == 0) {
     pid_t child = fork();
     if (child == 0) {
