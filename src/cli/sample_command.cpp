@@ -3,6 +3,7 @@
 // the duration ends or Ctrl-C; then the stacks become the profile.
 #include "cli/sample_command.h"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -70,6 +71,34 @@ struct Output {
   const SyscallTracing* tracing = nullptr;
 };
 
+// What every recording's metadata says about itself.
+void stamp(Profile& p, const std::string& command, const char* mode, int64_t duration_ns) {
+  char host[HOST_NAME_MAX + 1] = {};
+  gethostname(host, sizeof host - 1);
+  p.meta.command = command;
+  p.meta.mode = mode;
+  p.meta.hostname = host;
+  p.meta.duration_ns = duration_ns;
+  p.meta.callprof_version = CALLPROF_VERSION;
+}
+
+// System calls traced alone (mode "syscall").
+int write_traced(Profile& p, const SampleCollector& collector, const std::string& path, const std::string& command,
+                 int64_t duration_ns, bool quiet) {
+  stamp(p, command, "syscall", duration_ns);
+  if (auto s = write_profile(p, path); !s) return fail(s.error().message);
+  if (!quiet) {
+    const auto& c = collector.counts();
+    auto& x = p.meta.extra;
+    note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls, c.syscall_paths,
+                     x["syscall_lost_events"], p.threads.size(), p.threads.size() == 1 ? "" : "s"));
+    note(fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by libdwfl), "
+                     "{:.1f} ms symbolizing and building",
+                     double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6));
+  }
+  return 0;
+}
+
 int write_sampled(SampleCollector& collector, const PerfSession& session, const SamplingArgs& a, const Output& out,
                   int64_t duration_ns) {
   std::vector<std::string> warnings;
@@ -80,10 +109,7 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
     out.tracing->annotate(p.meta);
     if (a.frequency == 0) return write_traced(p, collector, out.path, out.command, duration_ns, out.quiet);
   }
-  p.meta.command = out.command;
-  p.meta.mode = "sample";
-  p.meta.duration_ns = duration_ns;
-  p.meta.callprof_version = CALLPROF_VERSION;
+  stamp(p, out.command, "sample", duration_ns);
   const auto& c = collector.counts();
   auto& x = p.meta.extra;
   x["frequency_hz"] = std::to_string(a.frequency);
@@ -110,29 +136,6 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
   }
   return 0;
 }
-
-}  // namespace
-
-int write_traced(Profile& p, const sampling::SampleCollector& collector, const std::string& path, const std::string& command,
-                 int64_t duration_ns, bool quiet) {
-  p.meta.command = command;
-  p.meta.mode = "syscall";
-  p.meta.duration_ns = duration_ns;
-  p.meta.callprof_version = CALLPROF_VERSION;
-  if (auto s = write_profile(p, path); !s) return fail(s.error().message);
-  if (!quiet) {
-    const auto& c = collector.counts();
-    auto& x = p.meta.extra;
-    note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls, c.syscall_paths,
-                     x["syscall_lost_events"], p.threads.size(), p.threads.size() == 1 ? "" : "s"));
-    note(fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by libdwfl), "
-                     "{:.1f} ms symbolizing and building",
-                     double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6));
-  }
-  return 0;
-}
-
-namespace {
 
 int64_t since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();

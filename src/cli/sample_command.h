@@ -29,8 +29,4 @@ Result<ObservedLaunch> launch_observed(LaunchSpec spec, const sampling::Sampling
 // (Ctrl-C goes to the program, not to us). Does not reap it.
 void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, sampling::SampleCollector& collector);
 
-// Writes a profile of system calls traced alone (mode "syscall").
-int write_traced(Profile& p, const sampling::SampleCollector& collector, const std::string& path,
-                 const std::string& command, int64_t duration_ns, bool quiet);
-
 }  // namespace callprof::cli
