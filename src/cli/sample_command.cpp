@@ -55,7 +55,7 @@ void configure(SampleCollector& collector, const SamplingArgs& a, bool syscalls_
 template <typename Stop>
 void drain(PerfSession& session, SyscallTracing* tracing, SampleCollector& collector, Stop&& stop) {
   OrderedSink ordered(collector);
-  while (session.poll(ordered, tracing ? 20 : 100)) {
+  while (session.poll(ordered, tracing ? 20 : 100, tracing ? tracing->ring_fd() : -1)) {
     ordered.flush();
     if (tracing) tracing->poll(collector);
     if (stop()) break;

@@ -65,7 +65,7 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
   TracerOptions o;
   o.selected = *selected;
   o.stacks = stack_mode(args.stacks);
-  o.window_bytes = o.stacks == StackMode::None ? 0 : args.window_bytes;
+  o.window_bytes = o.stacks == StackMode::None ? 0 : args.window_bytes & ~7u;
   o.follow_children = follow_children;
   auto tracer = SyscallTracer::open(o);
   if (!tracer) return tracer.error();
@@ -85,6 +85,7 @@ void SyscallTracing::finish(sampling::SampleCollector& collector) {
 }
 
 uint64_t SyscallTracing::events() const { return tracer_->counts().events; }
+int SyscallTracing::ring_fd() const { return tracer_->ring_fd(); }
 
 void SyscallTracing::annotate(Metadata& meta) const {
   const TracerCounts c = tracer_->counts();

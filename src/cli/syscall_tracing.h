@@ -34,6 +34,7 @@ class SyscallTracing {
   // The selection, stack mode and every counter (events, losses) into the metadata.
   void annotate(Metadata& meta) const;
   uint64_t events() const;
+  int ring_fd() const;  // readable when the probe wants the reader
 
  private:
   explicit SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args);

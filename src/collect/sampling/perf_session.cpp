@@ -142,9 +142,10 @@ void PerfSession::drain(RecordSink& sink) {
   }
 }
 
-bool PerfSession::poll(RecordSink& sink, int timeout_ms) {
+bool PerfSession::poll(RecordSink& sink, int timeout_ms, int also_wake_on) {
   if (exited_ || fds_.empty()) return false;
   std::vector<pollfd> pfds;
+  if (also_wake_on >= 0) pfds.push_back({also_wake_on, POLLIN, 0});
   for (int fd : ring_fds_) pfds.push_back({fd, POLLIN, 0});
   pfds.push_back({pidfd_, POLLIN, 0});
   int n = ::poll(pfds.data(), pfds.size(), timeout_ms);

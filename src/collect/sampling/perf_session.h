@@ -45,7 +45,9 @@ class PerfSession {
   // Waits up to timeout_ms for a ring to fill a quarter or the target process to exit,
   // then drains every ring into sink. Returns false once the target has exited: all its
   // records have then been delivered (children that outlive it may still produce some).
-  bool poll(RecordSink& sink, int timeout_ms);
+  // `also_wake_on`: another descriptor whose readiness ends the wait (the syscall tracer's
+  // ring), or -1.
+  bool poll(RecordSink& sink, int timeout_ms, int also_wake_on = -1);
   // Stops sampling, delivers what the rings still hold, unmaps and closes everything. The
   // target keeps running untouched. Idempotent.
   void detach(RecordSink& sink);

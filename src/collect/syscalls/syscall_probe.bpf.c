@@ -78,11 +78,16 @@ struct signal_struct {
   } live;
 } __attribute__((preserve_access_index));
 
+struct mm_struct {
+  unsigned long start_stack;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
   int pid;
   int tgid;
   int exit_code;
   struct signal_struct *signal;
+  struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
 // Newer kernels (6.18 here, not 6.1) pass sched_process_exit a group_dead argument; the
@@ -251,8 +256,19 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
   if (cfg_stack_mode != CALLPROF_STACKS_NONE) rec->user_frames = walk_frame_pointers(call, rec->sp, rec->bp);
   rec->window_bytes = 0;
   if (cfg_window_bytes > 0) {
-    if (bpf_probe_read_user(call->window, cfg_window_bytes, (const void *)rec->sp) == 0)
-      rec->window_bytes = cfg_window_bytes;
+    // On the main thread a large window can reach past the top of the stack's mapping:
+    // copy up to where the stack began at exec (argc) then. Where that still fails (a
+    // thread's stack), at least the leaf's frame, from a small window.
+    __u32 n = cfg_window_bytes;
+    struct mm_struct *mm = BPF_CORE_READ(bpf_get_current_task_btf(), mm);
+    __u64 top = mm ? BPF_CORE_READ(mm, start_stack) : 0;
+    if (top > rec->sp && top - rec->sp < n) n = (__u32)((top - rec->sp + 15) & ~7ULL);
+    if (n > cfg_window_bytes) n = cfg_window_bytes;
+    if (n > CALLPROF_SYSCALL_MAX_WINDOW) n = CALLPROF_SYSCALL_MAX_WINDOW;  // for the verifier
+    if (bpf_probe_read_user(call->window, n, (const void *)rec->sp) == 0)
+      rec->window_bytes = n;
+    else if (n > 256 && bpf_probe_read_user(call->window, 256, (const void *)rec->sp) == 0)
+      rec->window_bytes = 256;
     else
       COUNT(window_failures);
   }

@@ -10,7 +10,7 @@
 
 #define CALLPROF_SYSCALL_MAX_NR 1024       /* bits in the selection bitmap */
 #define CALLPROF_SYSCALL_MAX_PID (1 << 22) /* PID_MAX_LIMIT on 64-bit: bits in the traced-tgid bitmap */
-#define CALLPROF_SYSCALL_MAX_WINDOW 512    /* user stack bytes copied at entry, at most */
+#define CALLPROF_SYSCALL_MAX_WINDOW 8192   /* user stack bytes copied at entry, at most */
 #define CALLPROF_SYSCALL_STACK_DEPTH 127   /* PERF_MAX_STACK_DEPTH: frames per stack map entry */
 #define CALLPROF_SYSCALL_NO_STACK (-1)     /* stack id: not asked for, or the call never slept */
 #define CALLPROF_SYSCALL_USER_FRAMES 32    /* return addresses of the probe's frame-pointer walk, at most */

@@ -27,7 +27,14 @@
 namespace callprof::syscalls {
 namespace {
 
-constexpr uint32_t kDefaultRingBytes = 8u << 20;
+// 8 MiB holds ~25,000 calls with the default 256-byte window; a larger window gets a ring
+// that holds as many (up to 64 MiB), since the reader's pace does not change with it.
+uint32_t default_ring_bytes(uint32_t window_bytes) {
+  const uint64_t record = sizeof(callprof_syscall_record) + window_bytes + 8 * CALLPROF_SYSCALL_USER_FRAMES / 2;
+  uint32_t ring = 8u << 20;
+  while (ring < (64u << 20) && uint64_t(ring) < 25000 * record) ring *= 2;
+  return ring;
+}
 constexpr uint32_t kDefaultMaxStacks = 32768;
 constexpr ino_t kInitPidNamespaceInode = 0xEFFFFFFC;  // PROC_PID_INIT_INO, fixed since Linux 3.8
 
@@ -133,7 +140,7 @@ Error load_error(int err, const LibbpfMessages& messages) {
 }
 
 void configure(syscall_probe* probe, const TracerOptions& o, uint32_t depth) {
-  uint32_t ring_bytes = o.ring_bytes ? o.ring_bytes : kDefaultRingBytes;
+  uint32_t ring_bytes = o.ring_bytes ? o.ring_bytes : default_ring_bytes(o.window_bytes);
   probe->rodata->cfg_stack_mode = o.stacks == StackMode::None   ? CALLPROF_STACKS_NONE
                                   : o.stacks == StackMode::User ? CALLPROF_STACKS_USER
                                                                 : CALLPROF_STACKS_FULL;
@@ -195,6 +202,8 @@ Status SyscallTracer::add_process(uint32_t pid) {
   __atomic_fetch_or(&probe_->bss->traced_tgids[pid / 64], uint64_t(1) << (pid % 64), __ATOMIC_SEQ_CST);
   return Ok{};
 }
+
+int SyscallTracer::ring_fd() const { return ring_buffer__epoll_fd(ring_); }
 
 int SyscallTracer::poll(EventHandler& handler, int timeout_ms) {
   handler_ = &handler;

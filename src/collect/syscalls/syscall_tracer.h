@@ -30,7 +30,7 @@ struct TracerOptions {
   StackMode stacks = StackMode::User;
   uint32_t window_bytes = 256;  // user stack bytes copied from sp at entry (0..512, multiple of 8)
   bool follow_children = true;  // processes a traced process creates are traced too
-  uint32_t ring_bytes = 0;      // one ring for all CPUs; power of two; 0: 8 MiB
+  uint32_t ring_bytes = 0;      // one ring for all CPUs; power of two; 0: 8 MiB, more for large windows
   uint32_t max_stacks = 0;      // distinct kernel stacks kept (full mode); 0: 32768
 };
 
@@ -118,6 +118,9 @@ class SyscallTracer {
   int poll(EventHandler& handler, int timeout_ms);
   // Hands over everything still in the ring (after the traced processes have ended).
   void drain(EventHandler& handler);
+  // Readable when the probe woke the reader (the ring passed a quarter full, or a traced
+  // process ended): for a caller's own poll set.
+  int ring_fd() const;
 
   // Addresses of a kernel stack id, innermost first; empty for ids < 0. Ids are never
   // reused while the tracer lives, so each is read from the kernel once and kept; the

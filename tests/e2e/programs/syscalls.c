@@ -6,6 +6,8 @@
  *   late_writer: that one write;
  *   varying_writes: 2000 writes of a line formatted on its own stack, so the stack bytes
  *             differ at every call (one path all the same): 6101 writes in all;
+ *   deep_a > deep_b > deep_c > deep_d: one write under four frames of ~300 bytes each
+ *             (6102 writes in all), deeper than the default 256-byte stack window;
  *   child_writes (in a forked child, `syscalls fork`): 200 writes, then _exit.
  * Everything goes through libc's wrappers, as in real programs. Output: nothing. */
 #include <fcntl.h>
@@ -66,6 +68,19 @@ E2E_FN void varying_writes(int fd) {
   }
 }
 
+/* Each frame holds a buffer the compiler cannot drop, and calls on after using it. */
+#define DEEP(name, next)                                  \
+  E2E_FN void name(int fd) {                              \
+    volatile char pad[300];                               \
+    for (int i = 0; i < (int)sizeof pad; ++i) pad[i] = 1; \
+    next;                                                 \
+    pad[0]++;                                             \
+  }
+DEEP(deep_d, if (write(fd, kBytes, sizeof kBytes) != sizeof kBytes) _exit(3))
+DEEP(deep_c, deep_d(fd))
+DEEP(deep_b, deep_c(fd))
+DEEP(deep_a, deep_b(fd))
+
 E2E_FN void child_writes(int fd) {
   for (int i = 0; i < 200; ++i)
     if (write(fd, kBytes, sizeof kBytes) != sizeof kBytes) _exit(3);
@@ -81,6 +96,7 @@ int main(int argc, char** argv) {
   bad_writes(closed_fd);
   pipe_wait();
   varying_writes(null_fd);
+  deep_a(null_fd);
   if (argc > 1 && strcmp(argv[1], "fork") == 0) {
     pid_t child = fork();
     if (child == 0) {

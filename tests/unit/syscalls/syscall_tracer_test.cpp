@@ -470,7 +470,7 @@ TEST(SyscallTracer, RejectsBadOptionsAndProcesses) {
   auto odd = SyscallTracer::open(options);
   ASSERT_FALSE(odd);
   EXPECT_NE(odd.error().message.find("multiple of 8"), std::string::npos) << odd.error().message;
-  options.window_bytes = 520;
+  options.window_bytes = 8200;  // above CALLPROF_SYSCALL_MAX_WINDOW
   EXPECT_FALSE(SyscallTracer::open(options));
   options.window_bytes = 256;
   options.ring_bytes = 3 << 20;
