@@ -6,8 +6,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace callprof {
+
+// The function name of a system call's leaf in a calling context tree: "[syscall] write".
+inline constexpr std::string_view kSyscallLeafPrefix = "[syscall] ";
 
 // Durations in log-linear buckets: exact below 32 ns, then 16 buckets per power of two, so
 // a percentile read from it is within 1/32 (3 %) of a recorded duration. Sparse: a

@@ -7,7 +7,7 @@ namespace callprof {
 
 std::string_view syscall_of(const ReportContext& ctx, FunctionId f) {
   const std::string_view name = ctx.name(f);
-  return name.starts_with(kSyscallPrefix) ? name.substr(kSyscallPrefix.size()) : std::string_view{};
+  return name.starts_with(kSyscallLeafPrefix) ? name.substr(kSyscallLeafPrefix.size()) : std::string_view{};
 }
 
 std::string errno_text(int err) {

@@ -14,8 +14,6 @@
 
 namespace callprof {
 
-inline constexpr std::string_view kSyscallPrefix = "[syscall] ";
-
 // "write" for a `[syscall] write` node's function, "" for any other function.
 std::string_view syscall_of(const ReportContext& ctx, FunctionId f);
 

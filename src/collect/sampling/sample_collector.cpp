@@ -174,7 +174,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     path.clear();
     for (uint32_t i = 0; i < c.count; ++i)
       for (FunctionId f : functions_at(pcs_[c.first + i])) path.push_back(f);
-    path.push_back(table.named("[syscall] " + std::string(c.name), kNoModule, 0));
+    path.push_back(table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0));
     CallTree& tree = trees[c.tid];
     Metrics& m = tree.base(tree.path(path));
     m[Metric::Calls] += c.calls;

@@ -12,7 +12,7 @@
 namespace callprof {
 namespace {
 
-bool is_syscall(std::string_view name) { return name.starts_with(kSyscallFunctionPrefix); }
+bool is_syscall(std::string_view name) { return name.starts_with(kSyscallLeafPrefix); }
 
 // Functions (and their modules) of `traced` in exact's tables, added when missing: a
 // function is the same when its name and its module's path are.

@@ -9,9 +9,6 @@
 
 namespace callprof {
 
-// The name prefix of the function of a system-call leaf ("[syscall] write").
-inline constexpr std::string_view kSyscallFunctionPrefix = "[syscall] ";
-
 // Attaches every `[syscall] NAME` leaf of `traced` to the thread of `exact` with the same
 // pid and tid (the first one when the pair repeats).
 //

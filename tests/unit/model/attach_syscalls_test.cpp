@@ -22,7 +22,7 @@ Profile traced(std::string_view folded) {
   for (Thread& t : p.threads)
     for (NodeId i = 1; i < t.tree.size(); ++i) {
       Metrics& m = t.tree.base(i);
-      if (!p.functions[t.tree.node(i).function].name.starts_with(kSyscallFunctionPrefix)) {
+      if (!p.functions[t.tree.node(i).function].name.starts_with(kSyscallLeafPrefix)) {
         m = Metrics();  // callers only carry the path
         continue;
       }
