@@ -84,7 +84,6 @@ void SyscallTracing::finish(sampling::SampleCollector& collector) {
   tracer_->drain(bridge);
 }
 
-uint64_t SyscallTracing::events() const { return tracer_->counts().events; }
 int SyscallTracing::ring_fd() const { return tracer_->ring_fd(); }
 
 void SyscallTracing::annotate(Metadata& meta) const {

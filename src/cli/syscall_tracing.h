@@ -33,7 +33,6 @@ class SyscallTracing {
   void finish(sampling::SampleCollector& collector);
   // The selection, stack mode and every counter (events, losses) into the metadata.
   void annotate(Metadata& meta) const;
-  uint64_t events() const;
   int ring_fd() const;  // readable when the probe wants the reader
 
  private:

@@ -107,7 +107,7 @@ class SampleCollector : public RecordSink {
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>> syscall_stats_;  // (tid, image) -> nr -> stats
   bool syscall_time_is_wall_ = false;
   uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
-  const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call);
+  const std::vector<uint64_t>& syscall_user_frames(const SyscallSample& call, uint32_t image);
   bool walk_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
   void unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
 

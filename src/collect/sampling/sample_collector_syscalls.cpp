@@ -101,11 +101,11 @@ void SampleCollector::unwind_syscall_entry(const SyscallSample& call, std::vecto
 
 // The slow path, memoized by everything libdwfl's unwinding reads: the image, the chain,
 // the frame layout (sp - bp) and the window's bytes.
-const std::vector<uint64_t>& SampleCollector::syscall_user_frames(const SyscallSample& call) {
+const std::vector<uint64_t>& SampleCollector::syscall_user_frames(const SyscallSample& call, uint32_t image) {
   frames_.clear();
   if (call.window.empty() || !walk_syscall_entry(call, frames_)) {
     key_.clear();
-    put(key_, (uint64_t(call.pid) << 32) | images_[call.pid]);
+    put(key_, (uint64_t(call.pid) << 32) | image);
     put(key_, call.sp - call.bp);
     for (uint64_t pc : call.user_chain) put(key_, pc);
     key_.append(reinterpret_cast<const char*>(call.window.data()), call.window.size());
@@ -130,7 +130,7 @@ void SampleCollector::on_syscall(const SyscallSample& call) {
   if (stats.name.empty()) stats.name = call.name, stats.number = call.nr;
   stats.add(call.duration_ns, call.error);
 
-  const std::vector<uint64_t>& user = syscall_user_frames(call);
+  const std::vector<uint64_t>& user = syscall_user_frames(call, image);
   key_.clear();
   put(key_, (uint64_t(call.tid) << 32) | image);
   put(key_, (uint64_t(call.nr) << 32) | uint32_t(call.kernel_chain.size()));

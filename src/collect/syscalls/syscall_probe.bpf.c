@@ -50,7 +50,6 @@ enum {
   BPF_MAP_TYPE_TASK_STORAGE = 29,
 };
 enum { BPF_F_NO_PREALLOC = 1 };
-enum { BPF_F_USER_STACK = 1 << 8 };
 enum { BPF_LOCAL_STORAGE_GET_F_CREATE = 1 };
 enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
 enum { BPF_RB_AVAIL_DATA = 0 };
@@ -250,7 +249,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
   rec->ip = regs->ip;
   rec->sp = regs->sp;
   rec->bp = regs->bp;
-  rec->user_stack = CALLPROF_SYSCALL_NO_STACK;
+  rec->reserved3 = 0;
   rec->kernel_stack = CALLPROF_SYSCALL_NO_STACK;
   rec->user_frames = 0;
   if (cfg_stack_mode != CALLPROF_STACKS_NONE) rec->user_frames = walk_frame_pointers(call, rec->sp, rec->bp);

@@ -48,7 +48,7 @@ struct callprof_syscall_record {
   __u32 tgid;
   __u32 tid;
   __u32 nr;
-  __s32 user_stack;   /* unused (user stacks come as user_frames): CALLPROF_SYSCALL_NO_STACK */
+  __s32 reserved3;    /* user stacks come as user_frames, not as stack ids */
   __s32 kernel_stack; /* likewise */
   __u32 reserved2;
   __s64 ret;
