@@ -1,9 +1,14 @@
 // The end-to-end fixture (a working directory per test, build, record, report) and the
 // report invariants every recorded profile must satisfy.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <thread>
 
 #include "e2e_support.h"
 
@@ -143,6 +148,30 @@ Report E2ETest::record_with(const std::vector<std::string>& options, const std::
   RunResult r = run(argv, dir_);
   EXPECT_EQ(r.exit, exited(0)) << r.err;
   return report();
+}
+
+int E2ETest::attach_to_running(const std::vector<std::string>& argv, const std::vector<std::string>& options,
+                               int settle_ms) {
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  std::vector<std::string> attach = {E2E_CALLPROF, "attach", "-q", "-o", "profile.callprof"};
+  attach.insert(attach.end(), options.begin(), options.end());
+  attach.push_back(std::to_string(pid));
+  RunResult r = run(attach, dir_);
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the target must still run after detach";
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return status;
 }
 
 RunResult E2ETest::record(const std::string& binary, const std::vector<std::string>& args, const std::string& input,

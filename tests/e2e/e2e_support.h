@@ -118,6 +118,10 @@ class E2ETest : public ::testing::TestWithParam<std::string> {
   // recording must exit 0.
   Report record_with(const std::vector<std::string>& options, const std::string& binary,
                      const std::vector<std::string>& args = {});
+  // Starts argv, lets it run `settle_ms`, runs `callprof attach -q -o profile.callprof
+  // OPTIONS PID` (which must exit 0 and leave the target running), then kills the target
+  // with SIGKILL and returns its wait status.
+  int attach_to_running(const std::vector<std::string>& argv, const std::vector<std::string>& options, int settle_ms);
   // `callprof record -q -o <profile> -- binary args...`
   RunResult record(const std::string& binary, const std::vector<std::string>& args = {},
                    const std::string& input = "", const std::string& profile = "profile.callprof");

@@ -100,21 +100,7 @@ TEST_P(Sampling, ChildProcessesAreFollowedOnRequest) {
 
 TEST_P(Sampling, AttachSamplesARunningProcessAndLeavesItRunning) {
   const std::string binary = build_plain(false);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    execl(binary.c_str(), binary.c_str(), "forever", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  RunResult r = run({E2E_CALLPROF, "attach", "-q", "--duration", "1", "--call-graph", "dwarf", "-o", "profile.callprof",
-                     std::to_string(pid)},
-                    dir());
-  EXPECT_EQ(r.exit, exited(0)) << r.err;
-  int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the target must still run after detach";
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
+  const int status = attach_to_running({binary, "forever"}, {"--duration", "1", "--call-graph", "dwarf"}, 200);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "it died of our SIGKILL, not of the attach";
   expect_three_to_one(report());
 }

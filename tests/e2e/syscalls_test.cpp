@@ -154,21 +154,9 @@ TEST_P(Syscalls, CombinedWithSamplingTheLeavesCountCalls) {
 }
 
 TEST_P(Syscalls, AttachTracesARunningProcessAndLeavesItRunning) {
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", "while :; do echo x >/dev/null; done", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  RunResult r = run({E2E_CALLPROF, "attach", "-q", "--mode", "syscall", "--syscalls", "write", "--duration", "0.5", "-o",
-                     "profile.callprof", std::to_string(pid)},
-                    dir());
-  EXPECT_EQ(r.exit, exited(0)) << r.err;
-  int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the target must still run after detach";
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
+  const int status = attach_to_running({"/bin/sh", "-c", "while :; do echo x >/dev/null; done"},
+                                       {"--mode", "syscall", "--syscalls", "write", "--duration", "0.5"}, 100);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "it died of our SIGKILL, not of the attach";
   EXPECT_GT(u64(syscall(report(), "write"), "calls"), 100u);
 }
 
