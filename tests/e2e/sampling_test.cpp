@@ -2,13 +2,10 @@
 // attach), frame pointers and DWARF unwinding, off-CPU time, and attach errors.
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "e2e_support.h"
 

@@ -5,10 +5,7 @@
 // CAP_PERFMON): without it every test here is skipped, saying so.
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <thread>
 
 #include "e2e_support.h"
 
