@@ -75,18 +75,19 @@ void fill_metadata(Profile& p, const RecordArgs& a, const std::string& mode, int
   p.meta.start_realtime_ns = start_realtime;
   p.meta.duration_ns = duration;
   p.meta.callprof_version = CALLPROF_VERSION;
-  auto& x = p.meta.extra;
-  x["offcpu"] = a.no_offcpu ? "off" : "on";
-  if (a.alloc) x["alloc"] = "on";
-  if (a.faults) x["faults"] = "on";
-  if (a.libcalls) x["libcalls"] = "on";
-  for (auto [list, key] : {std::pair{&a.functions.include, "include"}, {&a.functions.exclude, "exclude"},
-                           {&a.functions.include_modules, "include_module"},
-                           {&a.functions.exclude_modules, "exclude_module"}, {&a.functions.checkpoints, "checkpoint"}})
-    if (!list->empty()) x[key] = join(*list, " ");
-  if (a.max_depth) x["max_depth"] = std::to_string(a.max_depth);
-  if (!a.min_duration.empty()) x["min_duration"] = a.min_duration;
-  if (a.max_nodes) x["max_nodes"] = std::to_string(a.max_nodes);
+  ExactFacts& x = p.meta.exact ? *p.meta.exact : p.meta.exact.emplace();  // unmatched_exits may be set
+  x.offcpu = !a.no_offcpu;
+  x.alloc = a.alloc;
+  x.faults = a.faults;
+  x.libcalls = a.libcalls;
+  x.include = join(a.functions.include, " ");
+  x.exclude = join(a.functions.exclude, " ");
+  x.include_module = join(a.functions.include_modules, " ");
+  x.exclude_module = join(a.functions.exclude_modules, " ");
+  x.checkpoint = join(a.functions.checkpoints, " ");
+  x.max_depth = a.max_depth;
+  x.min_duration = a.min_duration;
+  x.max_nodes = a.max_nodes;
 }
 
 size_t node_count(const Profile& p) {
@@ -122,7 +123,7 @@ bool save_profile(const Recording& r, bool final) {
   int64_t duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - r.start).count();
   fill_metadata(built.profile, a, r.mode, r.start_realtime, duration);
   if (final && r.syscalls) attach_syscalls(built.profile, *r.syscalls);
-  if (!final) built.profile.meta.extra["snapshot"] = "taken while the program ran";
+  built.profile.meta.snapshot = !final;
   std::string tmp = a.output + ".tmp";
   if (auto s = write_profile(built.profile, tmp); !s) {
     fail(s.error().message);

@@ -89,9 +89,9 @@ int write_traced(Profile& p, const SampleCollector& collector, const std::string
   if (auto s = write_profile(p, path); !s) return fail(s.error().message);
   if (!quiet) {
     const auto& c = collector.counts();
-    auto& x = p.meta.extra;
+    const uint64_t lost = p.meta.syscalls ? p.meta.syscalls->lost_events : 0;
     note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls, c.syscall_paths,
-                     x["syscall_lost_events"], p.threads.size(), p.threads.size() == 1 ? "" : "s"));
+                     lost, p.threads.size(), p.threads.size() == 1 ? "" : "s"));
     note(fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by libdwfl), "
                      "{:.1f} ms symbolizing and building",
                      double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6));
@@ -111,15 +111,15 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
   }
   stamp(p, out.command, "sample", duration_ns);
   const auto& c = collector.counts();
-  auto& x = p.meta.extra;
-  x["frequency_hz"] = std::to_string(a.frequency);
-  x["event"] = a.event;
-  x["unwind"] = a.call_graph;
-  x["samples"] = std::to_string(c.samples);
-  x["off_cpu_samples"] = std::to_string(c.off_cpu_samples);
-  x["incomplete_stacks"] = std::to_string(c.incomplete_stacks);
-  x["lost_records"] = std::to_string(session.stats().decode.lost_records);
-  x["lost_samples"] = std::to_string(session.stats().decode.lost_samples);
+  SamplingFacts& x = p.meta.sampling.emplace();
+  x.frequency_hz = a.frequency;
+  x.event = a.event;
+  x.unwind = a.call_graph;
+  x.samples = c.samples;
+  x.off_cpu_samples = c.off_cpu_samples;
+  x.incomplete_stacks = c.incomplete_stacks;
+  x.lost_records = session.stats().decode.lost_records;
+  x.lost_samples = session.stats().decode.lost_samples;
   if (c.samples + c.off_cpu_samples == 0) {
     if (!out.quiet) warn("no samples were taken (did the program run long enough to be sampled?)");
     return 1;

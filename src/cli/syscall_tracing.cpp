@@ -88,14 +88,14 @@ int SyscallTracing::ring_fd() const { return tracer_->ring_fd(); }
 
 void SyscallTracing::annotate(Metadata& meta) const {
   const TracerCounts c = tracer_->counts();
-  auto& x = meta.extra;
-  x["syscalls"] = args_.selection;
-  x["syscall_stacks"] = args_.stacks;
-  x["syscall_events"] = std::to_string(c.events);
-  x["syscall_lost_events"] = std::to_string(c.lost_events);
-  x["syscall_stack_failures"] = std::to_string(c.stack_failures + c.stack_collisions);
-  x["syscall_unrecorded"] = std::to_string(c.pending_failures);
-  x["syscall_unpaired_exits"] = std::to_string(c.unpaired_exits);
+  SyscallFacts& x = meta.syscalls.emplace();
+  x.selection = args_.selection;
+  x.stacks = args_.stacks;
+  x.events = c.events;
+  x.lost_events = c.lost_events;
+  x.stack_failures = c.stack_failures + c.stack_collisions;
+  x.unrecorded = c.pending_failures;
+  x.unpaired_exits = c.unpaired_exits;
 }
 
 }  // namespace callprof::cli

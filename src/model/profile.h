@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/call_tree.h"
@@ -20,6 +22,20 @@ struct Module {
   std::string build_id;  // lowercase hex, empty when the file has none
 };
 
+// What a function node stands for. Synthetic frames are told apart by their kind, never
+// by their name, which is only a label for people.
+enum class FunctionKind : uint8_t {
+  Normal,       // a function of the program or a library
+  Syscall,      // a traced system call's leaf, named "[syscall] NAME"
+  Kernel,       // a kernel function (sampled kernel stacks)
+  Pruned,       // "[pruned]": subtrees folded to bound memory
+  Truncated,    // "[truncated]": the stack could not be unwound to its root
+  ThreadGroup,  // "[N threads] R": threads merged by start routine
+};
+inline constexpr size_t kFunctionKindCount = 6;
+// Stable lowercase names used in JSON and docs: "function", "syscall", "kernel", ...
+std::string_view function_kind_name(FunctionKind k);
+
 struct Function {
   std::string name;          // demangled when it could be
   std::string linkage_name;  // the ELF symbol, or "" when the address had none
@@ -27,6 +43,7 @@ struct Function {
   uint64_t address = 0;      // entry address relative to the module's file (ELF vaddr)
   std::string file;          // source file, "" when unknown
   uint32_t line = 0;         // source line of the entry, 0 when unknown
+  FunctionKind kind = FunctionKind::Normal;
 };
 
 struct Process {
@@ -67,15 +84,56 @@ struct Thread {
   std::vector<SyscallStats> syscalls;    // traced system calls, by number (--syscalls)
 };
 
+// What exact mode was asked to do (record options), and what it could not match.
+struct ExactFacts {
+  bool offcpu = true;
+  bool alloc = false;
+  bool faults = false;
+  bool libcalls = false;
+  std::string include, exclude, include_module, exclude_module, checkpoint;  // space-separated
+  uint32_t max_depth = 0;      // 0: no limit
+  std::string min_duration;    // as given, "" when none
+  uint64_t max_nodes = 0;      // 0: no budget
+  uint64_t unmatched_exits = 0;  // exit hooks that found no matching entry
+};
+
+// How a sampled recording sampled, and what it lost.
+struct SamplingFacts {
+  std::string event = "cpu-clock";
+  uint64_t frequency_hz = 0;
+  std::string unwind;          // "fp" or "dwarf"
+  uint64_t samples = 0;
+  uint64_t off_cpu_samples = 0;
+  uint64_t incomplete_stacks = 0;
+  uint64_t lost_records = 0;
+  uint64_t lost_samples = 0;
+};
+
+// What system-call tracing selected, and what it lost.
+struct SyscallFacts {
+  std::string selection;       // as given: names and classes
+  std::string stacks;          // none | user | full
+  uint64_t events = 0;         // calls traced
+  uint64_t lost_events = 0;    // ring full
+  uint64_t stack_failures = 0;
+  uint64_t unrecorded = 0;     // calls whose entry could not be kept
+  uint64_t unpaired_exits = 0;  // calls in flight when tracing began
+};
+
 struct Metadata {
   std::string command;         // what was profiled
-  std::string mode;            // "exact", later "sample", "probe", "syscall"
+  std::string mode;            // "exact", "sample", "syscall"
   std::string hostname;
   std::string clock = "CLOCK_MONOTONIC";
   int64_t start_realtime_ns = 0;  // wall-clock start, for humans
   int64_t duration_ns = 0;
   std::string callprof_version;
-  std::map<std::string, std::string> extra;  // options and anything else worth keeping
+  std::optional<ExactFacts> exact;
+  std::optional<SamplingFacts> sampling;
+  std::optional<SyscallFacts> syscalls;
+  bool compensated = false;    // self times already had the hook overhead subtracted
+  bool snapshot = false;       // taken while the program still ran
+  std::map<std::string, std::string> extra;  // anything else worth keeping (free-form)
 };
 
 struct Profile {
@@ -85,5 +143,10 @@ struct Profile {
   std::vector<Process> processes;
   std::vector<Thread> threads;
 };
+
+// The function's kind; ids outside the table (damaged input) are Normal.
+inline FunctionKind kind_of(const Profile& p, FunctionId f) {
+  return f < p.functions.size() ? p.functions[f].kind : FunctionKind::Normal;
+}
 
 }  // namespace callprof

@@ -77,8 +77,7 @@ Result<ReportContext> ReportContext::make(const Profile& profile, const ReportOp
 }
 
 bool ReportContext::compensated() const {
-  auto it = profile_->meta.extra.find("compensated");
-  return it != profile_->meta.extra.end() && it->second == "yes";
+  return profile_->meta.compensated;
 }
 
 void ReportContext::select_tree() {

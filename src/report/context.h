@@ -42,7 +42,7 @@ class ReportContext {
   uint64_t grand_total_ns() const { return grand_total_ns_; }
   // CPU/off-CPU split measured: some thread measured it, or the tree has such times.
   bool cpu_measured() const { return cpu_measured_; }
-  // Times were compensated for the hook overhead (meta.extra["compensated"] is "yes").
+  // Times were compensated for the hook overhead (meta.compensated).
   bool compensated() const;
 
   // Raw (unescaped) names: "<spontaneous>" for kNoFunction, "<function #N>" for ids

@@ -60,24 +60,19 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
     threads = fmt::format("tid {} {} (of {})", tid, escape_text(name), p.threads.size());
   }
   out << fmt::format("# threads:  {}, processes: {}{}\n", threads, p.processes.size(), thread_merge(ctx.options()));
-  if (auto samples = m.extra.find("samples"); m.mode == "sample" && samples != m.extra.end())
-    out << fmt::format("# samples:  {}, estimated total time {}\n", samples->second, format_ns(ctx.grand_total_ns()));
+  if (m.sampling && m.mode == "sample")
+    out << fmt::format("# samples:  {}, estimated total time {}\n", m.sampling->samples, format_ns(ctx.grand_total_ns()));
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
-  auto extra = [&](const char* key, const char* missing = "?") {
-    auto it = m.extra.find(key);
-    return it == m.extra.end() ? std::string(missing) : it->second;
-  };
-  if (m.mode == "sample") {
+  if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr)
     out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding; lost {} records, {} samples; "
                        "times are estimates (samples x period)\n",
-                       escape_text(extra("event", "cpu-clock")), extra("frequency_hz"), extra("samples"), extra("unwind"),
-                       extra("lost_records"), extra("lost_samples"));
-  }
-  if (m.extra.count("syscall_events"))
-    out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(extra("syscalls")),
-                       escape_text(extra("syscall_stacks")), extra("syscall_events"), extra("syscall_lost_events"));
+                       escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind), s->lost_records,
+                       s->lost_samples);
+  if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr)
+    out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(s->selection),
+                       escape_text(s->stacks), s->events, s->lost_events);
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
   out << '\n';
 }

@@ -35,6 +35,39 @@ void write_array(std::ostream& out, const char* key, const std::vector<json>& it
   write_array(out, key, dumped);
 }
 
+json exact_facts(const ExactFacts& x) {
+  return {{"offcpu", x.offcpu},         {"alloc", x.alloc},
+          {"faults", x.faults},         {"libcalls", x.libcalls},
+          {"include", x.include},       {"exclude", x.exclude},
+          {"include_module", x.include_module}, {"exclude_module", x.exclude_module},
+          {"checkpoint", x.checkpoint}, {"max_depth", x.max_depth},
+          {"min_duration", x.min_duration}, {"max_nodes", x.max_nodes},
+          {"unmatched_exits", x.unmatched_exits}};
+}
+
+json sampling_facts(const SamplingFacts& s) {
+  return {{"event", s.event},
+          {"frequency_hz", s.frequency_hz},
+          {"unwind", s.unwind},
+          {"samples", s.samples},
+          {"off_cpu_samples", s.off_cpu_samples},
+          {"incomplete_stacks", s.incomplete_stacks},
+          {"lost_records", s.lost_records},
+          {"lost_samples", s.lost_samples}};
+}
+
+json syscall_facts(const SyscallFacts& s) {
+  return {{"selection", s.selection},   {"stacks", s.stacks},
+          {"events", s.events},         {"lost_events", s.lost_events},
+          {"stack_failures", s.stack_failures}, {"unrecorded", s.unrecorded},
+          {"unpaired_exits", s.unpaired_exits}};
+}
+
+template <typename T>
+json optional_facts(const std::optional<T>& facts, json (*to_json)(const T&)) {
+  return facts ? to_json(*facts) : json(nullptr);
+}
+
 json metadata(const Metadata& m) {
   return {{"command", m.command},
           {"mode", m.mode},
@@ -43,6 +76,10 @@ json metadata(const Metadata& m) {
           {"start_realtime_ns", m.start_realtime_ns},
           {"duration_ns", m.duration_ns},
           {"callprof_version", m.callprof_version},
+          {"snapshot", m.snapshot},
+          {"exact", optional_facts(m.exact, exact_facts)},
+          {"sampling", optional_facts(m.sampling, sampling_facts)},
+          {"syscalls", optional_facts(m.syscalls, syscall_facts)},
           {"extra", m.extra}};
 }
 

@@ -6,8 +6,9 @@
 namespace callprof {
 
 std::string_view syscall_of(const ReportContext& ctx, FunctionId f) {
+  if (kind_of(ctx.profile(), f) != FunctionKind::Syscall) return {};
   const std::string_view name = ctx.name(f);
-  return name.starts_with(kSyscallLeafPrefix) ? name.substr(kSyscallLeafPrefix.size()) : std::string_view{};
+  return name.starts_with(kSyscallLeafPrefix) ? name.substr(kSyscallLeafPrefix.size()) : name;
 }
 
 std::string errno_text(int err) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "trace/metadata_convert.h"
 #include "trace/validate.h"
 
 namespace callprof::trace {
@@ -16,21 +17,6 @@ namespace {
 template <typename Repeated>
 void reserve(Repeated* field, size_t n) {
   if (n <= size_t(INT_MAX)) field->Reserve(int(n));
-}
-
-void put_metadata(const Metadata& meta, file::Metadata* out) {
-  out->set_command(meta.command);
-  out->set_mode(meta.mode);
-  out->set_hostname(meta.hostname);
-  out->set_clock(meta.clock);
-  out->set_start_realtime_ns(meta.start_realtime_ns);
-  out->set_duration_ns(meta.duration_ns);
-  out->set_callprof_version(meta.callprof_version);
-  for (const auto& [key, value] : meta.extra) {
-    file::ExtraEntry* entry = out->add_extra();
-    entry->set_key(key);
-    entry->set_value(value);
-  }
 }
 
 void put_tree(const CallTree& tree, file::CallTree* out) {
@@ -131,19 +117,6 @@ Thread::OffCpu take_offcpu(int value) {
   }
 }
 
-Metadata take_metadata(const file::Metadata& in) {
-  Metadata meta;
-  meta.command = in.command();
-  meta.mode = in.mode();
-  meta.hostname = in.hostname();
-  meta.clock = in.clock();
-  meta.start_realtime_ns = in.start_realtime_ns();
-  meta.duration_ns = in.duration_ns();
-  meta.callprof_version = in.callprof_version();
-  for (const file::ExtraEntry& entry : in.extra()) meta.extra[entry.key()] = entry.value();
-  return meta;
-}
-
 // Requires a validated tree: parents precede children and columns match the node count.
 Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
   CallTree tree;
@@ -218,6 +191,7 @@ file::Profile to_proto(const Profile& profile) {
     function->set_address(f.address);
     function->set_file(f.file);
     function->set_line(f.line);
+    function->set_kind(to_proto(f.kind));
   }
   for (const Process& p : profile.processes) put_process(p, out.add_processes());
   for (const Thread& t : profile.threads) put_thread(t, out.add_threads());
@@ -233,8 +207,8 @@ Result<Profile> from_proto(const file::Profile& payload) {
     profile.modules.push_back(Module{m.path(), m.build_id()});
   profile.functions.reserve(size_t(payload.functions_size()));
   for (const file::Function& f : payload.functions())
-    profile.functions.push_back(
-        Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line()});
+    profile.functions.push_back(Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line(),
+                                         take_kind(f.kind(), f.name())});
   profile.processes.reserve(size_t(payload.processes_size()));
   for (const file::Process& p : payload.processes()) profile.processes.push_back(take_process(p));
   profile.threads.reserve(size_t(payload.threads_size()));

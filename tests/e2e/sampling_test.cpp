@@ -115,7 +115,7 @@ TEST_P(Sampling, HardwareEventsSampleOrSayTheMachineHasNone) {
     GTEST_SKIP() << "this machine has no hardware counters: " << r.err;
   }
   const Report rep = report();
-  EXPECT_EQ(rep.doc().at("metadata").at("extra").at("event"), "cycles");
+  EXPECT_EQ(rep.doc().at("metadata").at("sampling").at("event"), "cycles");
   expect_three_to_one(rep);
 }
 

@@ -27,7 +27,7 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   return it->second;
 }
 
-FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64_t address) {
+FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64_t address, FunctionKind kind) {
   auto [it, added] = named_.try_emplace({module, name}, FunctionId(p_.functions.size()));
   if (!added) return it->second;
   Function f;
@@ -35,6 +35,7 @@ FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64
   f.linkage_name = name;
   f.module = module;
   f.address = address;
+  f.kind = kind;
   p_.functions.push_back(std::move(f));
   return it->second;
 }
@@ -62,7 +63,7 @@ ProcessSymbols::ProcessSymbols(const RawProcessDump& d, FunctionTable& table) : 
 FunctionId ProcessSymbols::function(uint64_t address) {
   auto [it, added] = cache_.try_emplace(address, kNoFunction);
   if (!added) return it->second;
-  if (address == wire::kPrunedFn) return it->second = table_.named("[pruned]", kNoModule, 0);
+  if (address == wire::kPrunedFn) return it->second = table_.named("[pruned]", kNoModule, 0, FunctionKind::Pruned);
   if (auto l = libcalls_.find(address); l != libcalls_.end()) {
     const RawLibCall& call = *l->second;
     SymbolInfo s = symbolizer_ ? symbolizer_->resolve(call.target) : SymbolInfo{};

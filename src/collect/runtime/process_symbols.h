@@ -24,7 +24,8 @@ class FunctionTable {
   FunctionId function(const SymbolInfo& s, ModuleId module, uint64_t runtime_address);
   // A function known by name rather than by its own symbol: a library call (named after
   // the imported symbol, whatever implementation it resolved to) or "[pruned]".
-  FunctionId named(const std::string& name, ModuleId module, uint64_t address);
+  FunctionId named(const std::string& name, ModuleId module, uint64_t address,
+                   FunctionKind kind = FunctionKind::Normal);
 
  private:
   std::string unknown_name(ModuleId module, uint64_t address) const;

@@ -245,7 +245,7 @@ BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
   }
   for (const auto& d : dumps) add_process(d, rate, table, out);
   // The runtime's count of exit hooks that found no matching entry (see docs/modes.md).
-  if (out.unmatched_exits > 0) out.profile.meta.extra["unmatched_exits"] = std::to_string(out.unmatched_exits);
+  if (out.unmatched_exits > 0) out.profile.meta.exact.emplace().unmatched_exits = out.unmatched_exits;
   return out;
 }
 

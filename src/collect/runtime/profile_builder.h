@@ -14,7 +14,7 @@ namespace callprof {
 struct BuildResult {
   Profile profile;
   std::vector<std::string> warnings;  // symbolization problems, one line each
-  uint64_t unmatched_exits = 0;       // over all threads; also in meta.extra when non-zero
+  uint64_t unmatched_exits = 0;       // over all threads; also in meta.exact when non-zero
 };
 
 BuildResult build_profile(const std::vector<RawProcessDump>& dumps);

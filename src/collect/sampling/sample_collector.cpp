@@ -145,7 +145,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     if (is_kernel_address(pc)) {
       static const KernelSymbols kernel = KernelSymbols::load();  // only when there are kernel frames
       const std::string& n = kernel.name(pc);
-      it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0));
+      it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0, FunctionKind::Kernel));
       return it->second;
     }
     std::vector<SymbolInfo> chain = symbolizer ? (*symbolizer)->resolve_inlined(pc) : std::vector<SymbolInfo>{};
@@ -174,7 +174,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     path.clear();
     for (uint32_t i = 0; i < c.count; ++i)
       for (FunctionId f : functions_at(pcs_[c.first + i])) path.push_back(f);
-    path.push_back(table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0));
+    path.push_back(table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall));
     CallTree& tree = trees[c.tid];
     Metrics& m = tree.base(tree.path(path));
     m[Metric::Calls] += c.calls;

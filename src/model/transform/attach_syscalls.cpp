@@ -12,8 +12,6 @@
 namespace callprof {
 namespace {
 
-bool is_syscall(std::string_view name) { return name.starts_with(kSyscallLeafPrefix); }
-
 // Functions (and their modules) of `traced` in exact's tables, added when missing: a
 // function is the same when its name and its module's path are.
 class FunctionMapper {
@@ -120,7 +118,7 @@ void attach_leaves(const Profile& exact, Thread& into, const Profile& traced, co
     const CallNode& n = from.tree.node(i);
     const std::string_view name = name_of(traced, n.function);
     place[i] = place[n.parent];
-    if (is_syscall(name)) {
+    if (kind_of(traced, n.function) == FunctionKind::Syscall) {
       hang(into.tree, place[i], map(n.function), n.base, split);
     } else if (const NodeId c = child_named(exact, into.tree, place[i], name); c != kNoNode) {
       place[i] = c;
@@ -175,8 +173,7 @@ void attach_syscalls(Profile& exact, const Profile& traced) {
         if (p.pid == t.pid) exact.processes.push_back(p);
     exact.threads.push_back(remapped(t, map));
   }
-  for (const auto& [key, value] : traced.meta.extra)
-    if (key.starts_with("syscall")) exact.meta.extra[key] = value;
+  exact.meta.syscalls = traced.meta.syscalls;
 }
 
 }  // namespace callprof

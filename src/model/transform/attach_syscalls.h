@@ -42,7 +42,7 @@ namespace callprof {
 // remapped into exact's table (functions matched by name and module path, missing
 // functions and modules added), with their process records when exact has none of the
 // pid. Each thread's SyscallStats are merged into the exact thread's by name, and every
-// meta.extra key of `traced` starting with "syscall" is copied into exact's.
+// `traced`'s system-call facts are copied into exact's metadata.
 //
 // Call it once per traced profile: attaching the same leaves twice counts them twice.
 // Either order with compensate() gives the same result (up to clamping), as compensation

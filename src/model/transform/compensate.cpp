@@ -56,8 +56,7 @@ void compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
 }
 
 void compensate(Profile& profile) {
-  auto it = profile.meta.extra.find("compensated");
-  if (it != profile.meta.extra.end() && it->second == "yes") return;
+  if (profile.meta.compensated) return;
   const std::vector<size_t> process = thread_processes(profile);
   bool changed = false;
   for (size_t i = 0; i < profile.threads.size(); ++i) {
@@ -68,7 +67,7 @@ void compensate(Profile& profile) {
     compensate_tree(t.tree, constants, t.offcpu == Thread::OffCpu::Measured);
     changed = true;
   }
-  if (changed) profile.meta.extra["compensated"] = "yes";
+  if (changed) profile.meta.compensated = true;
 }
 
 }  // namespace callprof

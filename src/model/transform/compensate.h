@@ -21,8 +21,8 @@ bool has_hook_costs(const Process& process);
 // self' (for a node of one call both become self'). A node whose calls are all system
 // calls is left alone (its time is the traced duration, moved out of its parent).
 // When the thread's off-CPU time was measured, CpuNs becomes max(0, self' - OffCpuNs).
-// Threads of processes without constants are left alone. Sets meta.extra["compensated"]
-// to "yes" when anything was compensated; does nothing on a profile already marked so.
+// Threads of processes without constants are left alone. Sets meta.compensated
+// when anything was compensated; does nothing on a profile already marked so.
 void compensate(Profile& profile);
 
 // Compensates one tree with the given constants (exposed for tests and other tools).

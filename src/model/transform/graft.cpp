@@ -75,6 +75,7 @@ CallTree merged_by_start_routine(Profile& profile, std::span<const size_t> threa
       const std::string name = routine < profile.functions.size() ? profile.functions[routine].name
                                                                   : "<function #" + std::to_string(routine) + ">";
       Function group;
+      group.kind = FunctionKind::ThreadGroup;
       group.name = members.size() == 1 ? "[thread] " + name
                                        : "[" + std::to_string(members.size()) + " threads] " + name;
       profile.functions.push_back(std::move(group));

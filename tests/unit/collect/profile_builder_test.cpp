@@ -76,7 +76,8 @@ TEST(ProfileBuilder, ConvertsClosesGraftsAndCounts) {
 
   EXPECT_EQ(p.threads[0].dropped_calls, 2u);
   EXPECT_EQ(r.unmatched_exits, 3u);
-  EXPECT_EQ(p.meta.extra.at("unmatched_exits"), "3");
+  ASSERT_TRUE(p.meta.exact);
+  EXPECT_EQ(p.meta.exact->unmatched_exits, 3u);
 }
 
 TEST(ProfileBuilder, WithoutCalibrationSaysTimesAreTicks) {

@@ -15,7 +15,8 @@ namespace callprof::testing {
 // Line format:   frame;frame;...;leaf WALL [key=value ...]
 //   WALL adds to the leaf's self wall time; keys: calls (default 1), cpu, off, samples,
 //   min, max (default WALL/calls each). A frame "name@module" puts the function in a
-//   module. Nodes that no line names get calls=1 so every path was entered once.
+//   module. Synthetic frames get their kind: "[syscall]_NAME" (folded names hold no
+//   spaces) becomes the leaf "[syscall] NAME", and "[pruned]", "[truncated]", "[kernel]". Nodes that no line names get calls=1 so every path was entered once.
 // Directives: "@thread TID [NAME] [creator=TID] [pid=PID]" starts a new thread (the
 //   first lines before any directive go to thread 1, pid 1); "#" starts a comment.
 // Function ids are assigned in order of first appearance.
@@ -44,6 +45,7 @@ class FoldedBuilder {
     if (inserted) {
       Function f;
       f.name = name;
+      synthetic_kind(f);
       if (!module.empty()) f.module = module_id(module);
       p_.functions.push_back(f);
     }
@@ -51,6 +53,16 @@ class FoldedBuilder {
   }
 
  private:
+  static void synthetic_kind(Function& f) {
+    if (f.name.starts_with("[syscall]_")) {
+      f.name[9] = ' ';
+      f.kind = FunctionKind::Syscall;
+    }
+    if (f.name == "[pruned]") f.kind = FunctionKind::Pruned;
+    if (f.name == "[truncated]") f.kind = FunctionKind::Truncated;
+    if (f.name == "[kernel]") f.kind = FunctionKind::Kernel;
+  }
+
   ModuleId module_id(const std::string& path) {
     for (ModuleId m = 0; m < p_.modules.size(); ++m)
       if (p_.modules[m].path == path) return m;

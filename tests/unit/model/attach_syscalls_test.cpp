@@ -232,15 +232,20 @@ TEST(AttachSyscalls, SyscallStatisticsMergeByName) {
   EXPECT_EQ(s[1].calls, 1u);
 }
 
-TEST(AttachSyscalls, MetadataGetsTheSyscallKeys) {
+TEST(AttachSyscalls, MetadataGetsTheSyscallFacts) {
   Profile exact = testing::folded("main 100\n");
-  exact.meta.extra = {{"compensated", "yes"}, {"syscall_lost", "old"}};
+  exact.meta.compensated = true;
+  exact.meta.extra = {{"note", "kept"}};
   Profile t = traced("main;[syscall]_write 10\n");
-  t.meta.extra = {{"syscall_events", "12"}, {"syscall_lost", "1"}, {"syscalls", "write,read"}, {"pid", "9"}};
+  t.meta.syscalls = SyscallFacts{.selection = "write,read", .stacks = "user", .events = 12, .lost_events = 1};
+  t.meta.extra = {{"pid", "9"}};
   attach_syscalls(exact, t);
-  const std::map<std::string, std::string> expected = {
-      {"compensated", "yes"}, {"syscall_events", "12"}, {"syscall_lost", "1"}, {"syscalls", "write,read"}};
-  EXPECT_EQ(exact.meta.extra, expected);
+  ASSERT_TRUE(exact.meta.syscalls);
+  EXPECT_EQ(exact.meta.syscalls->selection, "write,read");
+  EXPECT_EQ(exact.meta.syscalls->events, 12u);
+  EXPECT_EQ(exact.meta.syscalls->lost_events, 1u);
+  EXPECT_TRUE(exact.meta.compensated);
+  EXPECT_EQ(exact.meta.extra, (std::map<std::string, std::string>{{"note", "kept"}}));
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(Compensate, SubtractsInnerOuterAndExcludedCosts) {
   EXPECT_EQ(t.node(f.a).base[Metric::WallNs], 320u);
   EXPECT_EQ(t.node(f.b).base[Metric::WallNs], 20u);
   EXPECT_EQ(t.node(f.pruned).base[Metric::WallNs], 240u);
-  EXPECT_EQ(f.p.meta.extra.at("compensated"), "yes");
+  EXPECT_TRUE(f.p.meta.compensated);
 }
 
 TEST(Compensate, MinMaxLoseInnerCostClampedAtZero) {
@@ -113,7 +113,7 @@ TEST(Compensate, ProcessesWithoutConstantsAreLeftAlone) {
   Fixture none = make();
   none.p.processes[0] = Process{.pid = 1};
   compensate(none.p);
-  EXPECT_EQ(none.p.meta.extra.count("compensated"), 0u);
+  EXPECT_FALSE(none.p.meta.compensated);
   EXPECT_EQ(none.p.threads[0].tree.node(f.main).base[Metric::WallNs], 1000u);
   EXPECT_FALSE(has_hook_costs(none.p));
   EXPECT_TRUE(has_hook_costs(f.p));

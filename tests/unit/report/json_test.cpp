@@ -59,7 +59,7 @@ TEST(Json, TopLevelSectionsAndKeys) {
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
   EXPECT_EQ(keys(d["selection"]), (V{"thread", "filter", "raw", "threads"}));
   EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
-                                    "callprof_version", "extra"}));
+                                    "callprof_version", "snapshot", "exact", "sampling", "syscalls", "extra"}));
   EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "module", "file", "line", "calls", "recursive_calls",
                                         "indirect_calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
                                         "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));

@@ -1,0 +1,199 @@
+// Hide folds functions into their callers: self cost moves up, children move up and merge,
+// every kept node's totals and calls stay. Hand-computed cases, then a randomized property.
+#include "model/transform/hide.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "folded_profile.h"
+
+namespace callprof {
+namespace {
+
+// The SPEC §1.1 counter-example's main thread (as in tests/unit/report/fixtures.h).
+constexpr const char* kCounterExample =
+    "main;A;B 1000000\n"
+    "main;A;C 1000000\n"
+    "main;A;B;D 120000000 calls=40 min=2900000 max=3100000 cpu=100000000 off=20000000\n"
+    "main;A;C;D 40000000 calls=40 min=900000 max=1100000 cpu=40000000\n"
+    "main;spawn 50000\n";
+
+FunctionId id(const Profile& p, const std::string& name) {
+  for (FunctionId f = 0; f < p.functions.size(); ++f)
+    if (p.functions[f].name == name) return f;
+  ADD_FAILURE() << "no function " << name;
+  return kNoFunction;
+}
+
+NodeId at(const Profile& p, const CallTree& t, const std::vector<std::string>& path) {
+  NodeId n = kRootNode;
+  for (const std::string& name : path) {
+    n = t.find_child(n, id(p, name));
+    if (n == kNoNode) return kNoNode;
+  }
+  return n;
+}
+
+std::function<bool(FunctionId)> named(const Profile& p, std::set<std::string> names) {
+  return [&p, names](FunctionId f) { return names.count(p.functions[f].name) > 0; };
+}
+
+TEST(Hide, BFoldsIntoAAndDMovesUnderA) {
+  const Profile p = testing::folded(kCounterExample);
+  const CallTree& tree = p.threads[0].tree;
+  const CallTree h = hidden_tree(tree, named(p, {"B"}));
+  EXPECT_EQ(at(p, h, {"main", "A", "B"}), kNoNode);
+  const Metrics& a = h.node(at(p, h, {"main", "A"})).base;
+  const Metrics& a_before = tree.node(at(p, tree, {"main", "A"})).base;
+  EXPECT_EQ(a[Metric::WallNs], 1000000u) << "B's self";
+  EXPECT_EQ(a[Metric::Calls], 1u) << "A's calls, not B's";
+  EXPECT_EQ(a[Metric::MinWallNs], a_before[Metric::MinWallNs]);
+  EXPECT_EQ(a[Metric::MaxWallNs], a_before[Metric::MaxWallNs]);
+  const Metrics& d = h.node(at(p, h, {"main", "A", "D"})).base;
+  EXPECT_EQ(d, tree.node(at(p, tree, {"main", "A", "B", "D"})).base) << "merged with nothing";
+  EXPECT_EQ(d[Metric::Calls], 40u);
+  EXPECT_EQ(cumulative(h)[at(p, h, {"main", "A"})][Metric::WallNs], 162000000u) << "A's total unchanged";
+  EXPECT_EQ(h.node(at(p, h, {"main", "A", "C", "D"})).base[Metric::WallNs], 40000000u);
+}
+
+TEST(Hide, BAndCTogetherMergeTheirDsByKind) {
+  const Profile p = testing::folded(kCounterExample);
+  const CallTree h = hidden_tree(p.threads[0].tree, named(p, {"B", "C"}));
+  const Metrics& d = h.node(at(p, h, {"main", "A", "D"})).base;
+  EXPECT_EQ(d[Metric::Calls], 80u);
+  EXPECT_EQ(d[Metric::WallNs], 160000000u);
+  EXPECT_EQ(d[Metric::MinWallNs], 900000u);
+  EXPECT_EQ(d[Metric::MaxWallNs], 3100000u);
+  EXPECT_EQ(h.node(at(p, h, {"main", "A"})).base[Metric::WallNs], 2000000u);
+  EXPECT_EQ(h.children(at(p, h, {"main", "A"})).size(), 1u);
+}
+
+TEST(Hide, RecursiveFunctionFoldsAllTheWayIntoItsFirstKeptCaller) {
+  // main > X > X > X (> Y): every X goes; Y lands under main, the Xs' self in main.
+  const Profile p = testing::folded("main;X;X;X 30 calls=3\nmain;X;X;X;Y 6 calls=2\nmain;X 4\nmain 1\n");
+  const CallTree& tree = p.threads[0].tree;
+  const CallTree h = hidden_tree(tree, named(p, {"X"}));
+  ASSERT_EQ(h.size(), 3u);  // root, main, main > Y
+  const NodeId main = at(p, h, {"main"});
+  EXPECT_EQ(h.node(main).base[Metric::WallNs], 35u);
+  EXPECT_EQ(h.node(main).base[Metric::Calls], 1u);
+  EXPECT_EQ(h.node(at(p, h, {"main", "Y"})).base[Metric::Calls], 2u);
+  EXPECT_EQ(cumulative(h)[main][Metric::WallNs], cumulative(tree)[at(p, tree, {"main"})][Metric::WallNs]);
+}
+
+TEST(Hide, KeptFunctionUnderAHiddenOneBecomesItsOwnCallee) {
+  // main > A > B > A with B hidden: the inner A is a child of the outer one, not merged into it.
+  const Profile p = testing::folded("main;A;B;A 10\nmain;A 5\n");
+  const CallTree h = hidden_tree(p.threads[0].tree, named(p, {"B"}));
+  ASSERT_NE(at(p, h, {"main", "A", "A"}), kNoNode);
+  EXPECT_EQ(h.node(at(p, h, {"main", "A", "A"})).base[Metric::WallNs], 10u);
+  EXPECT_EQ(h.node(at(p, h, {"main", "A"})).base[Metric::WallNs], 5u);
+}
+
+TEST(Hide, RootChildFoldsIntoTheRoot) {
+  const Profile p = testing::folded("main 5\nmain;A 10\nmain;B 3 calls=3\n");
+  const CallTree h = hidden_tree(p.threads[0].tree, named(p, {"main"}));
+  EXPECT_EQ(h.children(kRootNode), (std::vector<NodeId>{at(p, h, {"A"}), at(p, h, {"B"})}));
+  EXPECT_EQ(h.node(kRootNode).base[Metric::WallNs], 5u);
+  EXPECT_EQ(h.node(kRootNode).base[Metric::Calls], 0u) << "main's calls are not the root's";
+  EXPECT_EQ(cumulative(h)[kRootNode][Metric::WallNs], 18u);
+  EXPECT_EQ(h.node(at(p, h, {"B"})).base[Metric::Calls], 3u);
+}
+
+TEST(Hide, NothingMatchingCopiesTheTree) {
+  const Profile p = testing::folded(kCounterExample);
+  const CallTree& tree = p.threads[0].tree;
+  const CallTree h = hidden_tree(tree, [](FunctionId) { return false; });
+  ASSERT_EQ(h.size(), tree.size());
+  for (NodeId n = 0; n < tree.size(); ++n) {
+    EXPECT_EQ(h.path_to(n), tree.path_to(n));
+    EXPECT_EQ(h.node(n).base, tree.node(n).base);
+  }
+}
+
+TEST(Hide, HundredThousandDeepChainNeedsNoRecursion) {
+  CallTree tree;
+  NodeId n = kRootNode;
+  for (int i = 0; i < 100000; ++i) {
+    n = tree.child(n, FunctionId(i % 2));  // X > Y > X > Y ...
+    tree.base(n)[Metric::Calls] = 1;
+    tree.base(n)[Metric::WallNs] = 3;
+  }
+  const CallTree h = hidden_tree(tree, [](FunctionId fn) { return fn == 1; });
+  EXPECT_EQ(h.size(), 50001u);  // X > X > ... 50,000 deep
+  EXPECT_EQ(cumulative(h)[kRootNode][Metric::WallNs], 300000u);
+  EXPECT_EQ(cumulative(h)[kRootNode][Metric::Calls], 50000u);
+}
+
+CallTree random_tree(std::mt19937& rng, size_t steps, FunctionId functions) {
+  CallTree t;
+  std::vector<NodeId> nodes{kRootNode};
+  for (size_t k = 0; k < steps; ++k) {
+    const bool deepen = rng() % 2;  // extend a recent node half of the time, for depth
+    const NodeId parent =
+        deepen ? nodes[nodes.size() - 1 - rng() % std::min<size_t>(nodes.size(), 3)] : nodes[rng() % nodes.size()];
+    const NodeId n = t.child(parent, FunctionId(rng() % functions));
+    if (n == nodes.size()) nodes.push_back(n);
+    Metrics m;
+    m[Metric::Calls] = 1 + rng() % 5;
+    m[Metric::IndirectCalls] = rng() % 2;
+    m[Metric::WallNs] = rng() % 1000;
+    m[Metric::CpuNs] = rng() % 500;
+    m[Metric::MinWallNs] = rng() % 100;
+    m[Metric::MaxWallNs] = 100 + rng() % 100;
+    t.base(n).merge(m);
+  }
+  return t;
+}
+
+// Every additive metric except the call counts, which hiding drops with the hidden nodes.
+Metrics without_calls(Metrics m) {
+  m[Metric::Calls] = m[Metric::IndirectCalls] = 0;
+  m[Metric::MinWallNs] = Metrics::kUnset;
+  m[Metric::MaxWallNs] = 0;
+  return m;
+}
+
+TEST(Hide, RandomTreesMatchANaiveFoldAndKeepTotals) {
+  std::mt19937 rng(20240612);
+  for (int round = 0; round < 200; ++round) {
+    const CallTree tree = random_tree(rng, 1 + rng() % 80, 5);
+    std::vector<bool> hidden(5);
+    for (size_t f = 0; f < hidden.size(); ++f) hidden[f] = rng() % 2;
+    const CallTree h = hidden_tree(tree, [&](FunctionId fn) { return hidden[fn]; });
+    // Naively: a node lands at its path with hidden functions dropped; a hidden node's self goes
+    // to the path of its kept ancestors.
+    std::map<std::vector<FunctionId>, Metrics> expected;
+    std::map<std::vector<FunctionId>, Metrics> expected_cum;  // over kept nodes of that kept path
+    const std::vector<Metrics> cum = cumulative(tree);
+    for (NodeId n = 1; n < tree.size(); ++n) {
+      std::vector<FunctionId> kept = tree.path_to(n);
+      std::erase_if(kept, [&](FunctionId fn) { return hidden[fn]; });
+      if (!hidden[tree.node(n).function]) {
+        expected[kept].merge(tree.node(n).base);
+        expected_cum[kept].add_sums(without_calls(cum[n]));
+      } else {
+        expected[kept].add_sums(without_calls(tree.node(n).base));
+      }
+    }
+    expected[{}].merge(tree.node(kRootNode).base);
+    ASSERT_EQ(h.size(), expected.size()) << "round " << round;
+    const std::vector<Metrics> hcum = cumulative(h);
+    for (NodeId n = 0; n < h.size(); ++n) {
+      EXPECT_EQ(h.node(n).base, expected[h.path_to(n)]) << "round " << round;
+      if (n != kRootNode) {
+        EXPECT_EQ(without_calls(hcum[n]), expected_cum[h.path_to(n)]) << "round " << round;
+      }
+    }
+    EXPECT_EQ(without_calls(hcum[kRootNode]), without_calls(cum[kRootNode])) << "grand total, round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace callprof
