@@ -15,6 +15,7 @@ std::vector<ModuleRow> module_rows(const Profile& profile, std::span<const Funct
     row.module = m;
     row.self_ns += r.self_ns;
     row.calls += r.calls;
+    row.self.add_sums(r.self);
     ++row.functions;
   }
   std::vector<ModuleRow> out;

@@ -16,6 +16,7 @@ struct ModuleRow {
   uint64_t self_ns = 0;         // self time of the module's functions
   uint64_t calls = 0;           // calls of the module's functions
   size_t functions = 0;         // the module's functions present in the rows
+  Metrics self;                 // every additive metric summed over its functions' self
 };
 
 // One row per module that has a function among `rows`, hottest (self) first.

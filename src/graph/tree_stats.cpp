@@ -52,11 +52,11 @@ TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
   return s;
 }
 
-std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n) {
+std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n, Metric by) {
   // (wall, id) pairs sort without chasing node pointers; ties go to the lower id.
   std::vector<std::pair<uint64_t, NodeId>> hot;
   for (NodeId i = 1; i < tree.size(); ++i)
-    if (const uint64_t w = tree.node(i).base[Metric::WallNs]; w > 0) hot.push_back({w, i});
+    if (const uint64_t w = tree.node(i).base[by]; w > 0) hot.push_back({w, i});
   auto hotter = [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   };

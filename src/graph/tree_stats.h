@@ -33,8 +33,8 @@ struct TreeStats {
 TreeStats tree_stats(const CallTree& tree);
 TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q);
 
-// The `n` nodes with the largest base wall time (ties by node id), each naming a path
-// root -> ... -> function; nodes with no base time are left out.
-std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n);
+// The `n` nodes with the largest base value of `by` (ties by node id), each naming a path
+// root -> ... -> function; nodes without any are left out.
+std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n, Metric by = Metric::WallNs);
 
 }  // namespace callprof

@@ -19,18 +19,18 @@ namespace {
 using EdgeMap = std::unordered_map<FunctionId, std::vector<EdgeRow>>;
 
 struct Stanzas {
+  const ReportContext& ctx;
   std::vector<FunctionRow> order;                // all functions, stanza order
   std::unordered_map<FunctionId, size_t> index;  // function -> [index]
   EdgeMap parents, children;                     // by callee, by caller
   std::vector<const MetricColumnDef*> columns;   // between edge% and calls
-  uint64_t grand_total_ns = 0;
 };
 
 // index, total%, edge%, the chosen columns (self, total, ...), calls, function.
 std::vector<std::string> row(const Stanzas& s, std::string index, std::string total_pct, std::string edge_pct,
                              const Metrics& self, const Metrics& total, std::string calls, std::string name) {
   std::vector<std::string> cells = {std::move(index), std::move(total_pct), std::move(edge_pct)};
-  for (const MetricColumnDef* c : s.columns) cells.push_back(c->cell(self, total, s.grand_total_ns));
+  for (const MetricColumnDef* c : s.columns) cells.push_back(column_cell(s.ctx, *c, self, total));
   cells.push_back(std::move(calls));
   cells.push_back(std::move(name));
   return cells;
@@ -62,7 +62,7 @@ bool hotter_edge(const EdgeRow& a, const EdgeRow& b) {
 
 void add_edge(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f, const EdgeRow& e,
               FunctionId other, uint64_t of_calls) {
-  t.add_row(row(s, "", "", format_pct(e.total_ns, f.total_ns), e.self, e.total, fmt::format("{}/{}", e.calls, of_calls),
+  t.add_row(row(s, "", "", format_pct(e.total_ns, f.total_ns), e.self, e.total, s.ctx.sampled() ? "-" : fmt::format("{}/{}", e.calls, of_calls),
                "    " + label(s, ctx, other) + edge_mark(e)));
 }
 
@@ -70,7 +70,7 @@ void add_stanza(Table& t, const ReportContext& ctx, const Stanzas& s, const Func
   for (const EdgeRow& e : edges_of(s.parents, f.function)) add_edge(t, ctx, s, f, e, e.caller, f.calls);
   const std::string rec = f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
   t.add_row(row(s, fmt::format("[{}]", s.index.at(f.function)), format_pct(f.total_ns, ctx.grand_total_ns()), "",
-               f.self, f.total, std::to_string(f.calls), label(s, ctx, f.function) + rec));
+               f.self, f.total, s.ctx.sampled() ? "-" : std::to_string(f.calls), label(s, ctx, f.function) + rec));
   for (const EdgeRow& e : edges_of(s.children, f.function)) {
     const FunctionRow* callee = ctx.row(e.callee);
     add_edge(t, ctx, s, f, e, e.callee, callee ? callee->calls : 0);
@@ -86,9 +86,8 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   if (!less) return less.error();
   auto columns = shown_columns(ctx, TableKind::Callers);
   if (!columns) return columns.error();
-  Stanzas s;
+  Stanzas s{ctx};
   s.columns = std::move(columns).value();
-  s.grand_total_ns = ctx.grand_total_ns();
   s.order = ctx.functions();
   std::sort(s.order.begin(), s.order.end(), *less);
   // Indices number every function, so they stay the same whatever the filter shows.
@@ -104,9 +103,14 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   titles.push_back({"calls"});
   titles.push_back({"function", Align::Left});
   Table t(std::move(titles));
-  size_t shown = 0;
+  size_t shown = 0, hidden = 0;
+  const double floor = double(ctx.grand_total_ns()) * ctx.options().percent_limit / 100.0;
   for (const FunctionRow& f : s.order) {
     if (!ctx.matches(f.function)) continue;
+    if (double(f.self[Metric::WallNs]) < floor && double(f.total[Metric::WallNs]) < floor) {
+      ++hidden;
+      continue;
+    }
     if (ctx.options().limit && shown++ == ctx.options().limit) break;
     add_stanza(t, ctx, s, f);
   }
@@ -114,7 +118,8 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   out << "# per stanza: callers, the function [index], callees. Edge rows: self/total are the\n"
          "# callee's time on behalf of that caller (measured); calls n/N: n of the callee's N\n"
          "# calls; edge%: the edge's total as a share of the stanza function's total.\n\n";
-  t.render(out);
+  t.render(out, 0, ctx.options().width);
+  write_hidden_footer(out, hidden, "function", ctx.options().percent_limit);
   return Ok{};
 }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/text.h"
 
 namespace callprof {
@@ -33,69 +35,105 @@ uint64_t per_call(uint64_t v, uint64_t calls) { return calls ? v / calls : 0; }
 uint64_t max_or_unset(const Metrics& s) { return s.has_min(Metric::MinWallNs) ? s[Metric::MaxWallNs] : Metrics::kUnset; }
 uint64_t or_zero(uint64_t v) { return v == Metrics::kUnset ? 0 : v; }
 
-#define CALLPROF_PAIR(key, title, metric, unit)                                                    \
-  MetricColumnDef{key, title, self_of<metric>, self_cell<metric, unit>},                           \
+#define CALLPROF_PAIR(key, title, metric, unit, needs)                                             \
+  MetricColumnDef{key, title, self_of<metric>, self_cell<metric, unit>, needs},                    \
       MetricColumnDef {                                                                            \
-    key "total", "total " title, total_of<metric>, total_cell<metric, unit>                        \
+    key "total", "total " title, total_of<metric>, total_cell<metric, unit>, needs                 \
   }
 
 const std::vector<MetricColumnDef> kColumns = {
-    {"calls", "calls", self_of<Metric::Calls>, self_cell<Metric::Calls, Unit::Count>},
+    {"calls", "calls", self_of<Metric::Calls>, self_cell<Metric::Calls, Unit::Count>, Needs::Calls},
+    {"samples", "samples", self_of<Metric::Samples>, self_cell<Metric::Samples, Unit::Count>, Needs::Samples},
     {"self", "self", self_of<Metric::WallNs>, self_cell<Metric::WallNs, Unit::Ns>},
     {"self%", "self%", self_of<Metric::WallNs>,
      [](const Metrics& s, const Metrics&, uint64_t g) { return format_pct(s[Metric::WallNs], g); }},
+    {"sum%", "sum%", self_of<Metric::WallNs>, nullptr, Needs::Nothing, true},
     {"total", "total", total_of<Metric::WallNs>, total_cell<Metric::WallNs, Unit::Ns>},
     {"total%", "total%", total_of<Metric::WallNs>,
      [](const Metrics&, const Metrics& t, uint64_t g) { return format_pct(t[Metric::WallNs], g); }},
     {"avg", "avg self", [](const Metrics& s, const Metrics&) { return per_call(s[Metric::WallNs], s[Metric::Calls]); },
      [](const Metrics& s, const Metrics&, uint64_t) {
        return s[Metric::Calls] ? format_ns(s[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
-     }},
+     },
+     Needs::Calls},
     {"avgtotal", "avg total",
      [](const Metrics& s, const Metrics& t) { return per_call(t[Metric::WallNs], s[Metric::Calls]); },
      [](const Metrics& s, const Metrics& t, uint64_t) {
        return s[Metric::Calls] ? format_ns(t[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
-     }},
+     },
+     Needs::Calls},
     {"min", "min self", [](const Metrics& s, const Metrics&) { return or_zero(s[Metric::MinWallNs]); },
-     [](const Metrics& s, const Metrics&, uint64_t) { return format_ns(s[Metric::MinWallNs]); }},
+     [](const Metrics& s, const Metrics&, uint64_t) { return format_ns(s[Metric::MinWallNs]); }, Needs::MinMax},
     {"max", "max self", [](const Metrics& s, const Metrics&) { return or_zero(max_or_unset(s)); },
-     [](const Metrics& s, const Metrics&, uint64_t) { return format_ns(max_or_unset(s)); }},
-    CALLPROF_PAIR("cpu", "cpu", Metric::CpuNs, Unit::Ns),
-    CALLPROF_PAIR("offcpu", "off-cpu", Metric::OffCpuNs, Unit::Ns),
-    CALLPROF_PAIR("preempted", "preempted", Metric::PreemptedNs, Unit::Ns),
-    CALLPROF_PAIR("switches", "switches", Metric::Switches, Unit::Count),
-    CALLPROF_PAIR("faults", "faults", Metric::PageFaults, Unit::Count),
-    CALLPROF_PAIR("allocs", "allocs", Metric::AllocCalls, Unit::Count),
-    CALLPROF_PAIR("allocbytes", "alloc bytes", Metric::AllocBytes, Unit::Bytes),
-    CALLPROF_PAIR("frees", "frees", Metric::FreeCalls, Unit::Count),
-    CALLPROF_PAIR("samples", "samples", Metric::Samples, Unit::Count),
-    CALLPROF_PAIR("syscalls", "syscalls", Metric::Syscalls, Unit::Count),
-    CALLPROF_PAIR("syscalltime", "syscall time", Metric::SyscallNs, Unit::Ns),
-    CALLPROF_PAIR("syscallerrors", "syscall errors", Metric::SyscallErrors, Unit::Count),
-    {"indirect", "indirect", self_of<Metric::IndirectCalls>, self_cell<Metric::IndirectCalls, Unit::Count>},
+     [](const Metrics& s, const Metrics&, uint64_t) { return format_ns(max_or_unset(s)); }, Needs::MinMax},
+    CALLPROF_PAIR("cpu", "cpu", Metric::CpuNs, Unit::Ns, Needs::Cpu),
+    CALLPROF_PAIR("offcpu", "off-cpu", Metric::OffCpuNs, Unit::Ns, Needs::Cpu),
+    CALLPROF_PAIR("preempted", "preempted", Metric::PreemptedNs, Unit::Ns, Needs::Cpu),
+    CALLPROF_PAIR("switches", "switches", Metric::Switches, Unit::Count, Needs::Nothing),
+    CALLPROF_PAIR("faults", "faults", Metric::PageFaults, Unit::Count, Needs::Nothing),
+    CALLPROF_PAIR("allocs", "allocs", Metric::AllocCalls, Unit::Count, Needs::Nothing),
+    CALLPROF_PAIR("allocbytes", "alloc bytes", Metric::AllocBytes, Unit::Bytes, Needs::Nothing),
+    CALLPROF_PAIR("frees", "frees", Metric::FreeCalls, Unit::Count, Needs::Nothing),
+    {"samplestotal", "total samples", total_of<Metric::Samples>, total_cell<Metric::Samples, Unit::Count>,
+     Needs::Samples},
+    CALLPROF_PAIR("syscalls", "syscalls", Metric::Syscalls, Unit::Count, Needs::Nothing),
+    CALLPROF_PAIR("syscalltime", "syscall time", Metric::SyscallNs, Unit::Ns, Needs::Nothing),
+    CALLPROF_PAIR("syscallerrors", "syscall errors", Metric::SyscallErrors, Unit::Count, Needs::Nothing),
+    {"indirect", "indirect", self_of<Metric::IndirectCalls>, self_cell<Metric::IndirectCalls, Unit::Count>,
+     Needs::Calls},
 };
 
 #undef CALLPROF_PAIR
 
-std::vector<std::string_view> default_keys(const ReportContext& ctx, TableKind kind) {
-  std::vector<std::string_view> keys;
+using Keys = std::vector<std::string_view>;
+
+// The core of each table: what a person reads first, per profile kind.
+Keys base_keys(bool sampled, TableKind kind) {
   switch (kind) {
-    case TableKind::Flat: keys = {"calls", "self", "self%", "total", "total%", "avg", "avgtotal", "min", "max"}; break;
-    case TableKind::Tree: keys = {"calls", "self", "total", "total%", "min", "max"}; break;
-    case TableKind::Callers: keys = {"self", "total"}; break;
+    case TableKind::Flat:
+      return sampled ? Keys{"samples", "self", "self%", "sum%", "total", "total%"}
+                     : Keys{"calls", "self", "self%", "total", "total%", "avg"};
+    case TableKind::Tree:
+      return sampled ? Keys{"samples", "self", "total", "total%"} : Keys{"calls", "self", "total", "total%"};
+    case TableKind::Callers: break;
   }
+  return {"self", "total"};
+}
+
+Keys default_keys(const ReportContext& ctx, TableKind kind) {
+  Keys keys = base_keys(ctx.sampled(), kind);
   const auto& present = ctx.stats().present;
   auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
-  if (ctx.cpu_measured()) add({"cpu", "cputotal", "offcpu", "offcputotal"});
+  if (ctx.cpu_measured()) add({"cpu", "offcpu"});
   // Counts of events rather than amounts: self only, to keep the default tables readable.
   if (present[size_t(Metric::PageFaults)]) add({"faults"});
   if (present[size_t(Metric::Switches)]) add({"switches"});
-  if (present[size_t(Metric::AllocCalls)] || present[size_t(Metric::AllocBytes)])
-    add({"allocs", "allocstotal", "allocbytes", "allocbytestotal"});
-  if (ctx.stats().has_samples && kind == TableKind::Flat) add({"samples", "samplestotal"});
-  if (ctx.stats().has_samples && kind == TableKind::Tree) add({"samples"});
+  if (present[size_t(Metric::AllocCalls)] || present[size_t(Metric::AllocBytes)]) add({"allocs", "allocbytes"});
   // Inclusive: a function's own system calls are its `[syscall]` children (view syscalls).
   if (present[size_t(Metric::Syscalls)] && kind != TableKind::Callers) add({"syscallstotal", "syscalltimetotal"});
+  return keys;
+}
+
+Keys split_keys(std::string_view spec) {
+  Keys keys;
+  for (size_t at = 0; at <= spec.size();) {
+    const size_t comma = std::min(spec.find(',', at), spec.size());
+    keys.push_back(spec.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return keys;
+}
+
+bool is_adjustment(std::string_view key) { return !key.empty() && (key[0] == '+' || key[0] == '-'); }
+
+// "+a,-b": the default set with a appended and b removed.
+Result<Keys> adjusted_keys(Keys keys, const Keys& changes) {
+  for (std::string_view change : changes) {
+    const std::string_view key = change.substr(1);
+    auto at = std::find(keys.begin(), keys.end(), key);
+    if (change[0] == '-' && at != keys.end()) keys.erase(at);
+    if (change[0] == '+' && at == keys.end()) keys.push_back(key);
+  }
   return keys;
 }
 
@@ -115,19 +153,43 @@ std::string metric_column_keys() {
   return keys;
 }
 
+bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
+  switch (c.needs) {
+    case Needs::Nothing: return true;
+    case Needs::Calls: return !ctx.sampled();
+    case Needs::Cpu: return ctx.cpu_measured();
+    case Needs::Samples: return ctx.sampled();
+    case Needs::MinMax: return ctx.stats().has_min_max;
+  }
+  return true;
+}
+
+std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, const Metrics& self, const Metrics& total) {
+  return column_known(ctx, c) && !c.running ? c.cell(self, total, ctx.grand_total_ns()) : std::string("-");
+}
+
 Result<std::vector<const MetricColumnDef*>> shown_columns(const ReportContext& ctx, TableKind kind) {
-  std::vector<std::string_view> keys;
   const std::string_view spec = ctx.options().columns;
-  if (spec.empty()) keys = default_keys(ctx, kind);
-  for (size_t at = 0; !spec.empty() && at <= spec.size();) {
-    const size_t comma = std::min(spec.find(',', at), spec.size());
-    keys.push_back(spec.substr(at, comma - at));
-    at = comma + 1;
+  Keys keys;
+  if (spec.empty()) {
+    keys = default_keys(ctx, kind);
+  } else if (spec == "all") {
+    for (const MetricColumnDef& c : kColumns) keys.push_back(c.key);
+  } else {
+    keys = split_keys(spec);
+    const size_t changes = size_t(std::count_if(keys.begin(), keys.end(), is_adjustment));
+    if (changes && changes != keys.size())
+      return make_error(fmt::format("--columns '{}': mix of names and +/- changes: use either", escape_text(spec)));
+    if (changes) {
+      auto adjusted = adjusted_keys(default_keys(ctx, kind), keys);
+      if (!adjusted) return adjusted.error();
+      keys = std::move(adjusted).value();
+    }
   }
   std::vector<const MetricColumnDef*> out;
   for (std::string_view key : keys) {
     const MetricColumnDef* c = find_metric_column(key);
-    if (!c) return make_error(fmt::format("unknown column '{}' (valid: {})", escape_text(key), metric_column_keys()));
+    if (!c) return make_error(fmt::format("unknown column '{}' (valid: {}, all)", escape_text(key), metric_column_keys()));
     out.push_back(c);
   }
   return out;

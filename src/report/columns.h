@@ -15,6 +15,15 @@ namespace callprof {
 
 enum class TableKind { Flat, Tree, Callers };
 
+// What a column's values need to be known; without it every cell prints "-", never 0.
+enum class Needs : uint8_t {
+  Nothing,
+  Calls,    // exact calls: not a sampled profile
+  Cpu,      // the CPU/off-CPU split was measured
+  Samples,  // a sampled profile
+  MinMax,   // single calls were timed
+};
+
 struct MetricColumnDef {
   std::string_view key;    // --columns and --sort name
   std::string_view title;  // table heading
@@ -23,7 +32,17 @@ struct MetricColumnDef {
   uint64_t (*value)(const Metrics& self, const Metrics& total);
   // The cell text; `grand` is the report's grand total (for percentages).
   std::string (*cell)(const Metrics& self, const Metrics& total, uint64_t grand);
+  Needs needs = Needs::Nothing;
+  // The cell is the running sum of the self column over the rows shown so far (pprof's
+  // sum%): the view computes it; `cell` is not used.
+  bool running = false;
 };
+
+// Does the profile give this column's values? Otherwise its cells print "-".
+bool column_known(const ReportContext& ctx, const MetricColumnDef& c);
+// The cell text, "-" where the value is unknown (and for running columns, which the views
+// that support them compute).
+std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, const Metrics& self, const Metrics& total);
 
 // Every column, in catalog order.
 const std::vector<MetricColumnDef>& metric_columns();
@@ -32,9 +51,10 @@ const MetricColumnDef* find_metric_column(std::string_view key);
 // "calls, self, ..." for error messages.
 std::string metric_column_keys();
 
-// The columns a view shows: those named in options().columns (comma-separated), or the
-// view's default set, which adds CPU/off-CPU, page fault, context switch, allocation and
-// sample columns when the profile has them.
+// The columns a view shows: the view's default set for the profile's kind (exact: calls,
+// self, total, ...; sampled: samples, self, sum%, ...; plus CPU/off-CPU, faults, switches,
+// allocations and system calls when the profile has them), or options().columns:
+// "all", "a,b" (exactly these), "+a,-b" (the default set adjusted).
 Result<std::vector<const MetricColumnDef*>> shown_columns(const ReportContext& ctx, TableKind kind);
 
 }  // namespace callprof

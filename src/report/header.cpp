@@ -36,13 +36,43 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
     out << "# times:    raw, not compensated for the measured hook overhead (" << cost << ")\n";
 }
 
-std::string thread_merge(const ReportOptions& o) {
-  if (o.graft) return ", grafted under their creators' call paths";
-  if (o.merge_threads == "start") return ", merged by start routine";
+std::string thread_merge(const QueryOptions& o) {
+  switch (o.merge) {
+    case ThreadMerge::Graft: return ", grafted under their creators' call paths";
+    case ThreadMerge::StartRoutine: return ", merged by start routine";
+    case ThreadMerge::Paths: break;
+  }
   return "";
 }
 
+uint64_t selected_samples(const ReportContext& ctx) {
+  uint64_t n = 0;
+  for (NodeId k : ctx.tree().children(kRootNode)) n += ctx.nodes().cum[k][Metric::Samples];
+  return n;
+}
+
+std::string selected_threads(const ReportContext& ctx) {
+  const Profile& p = ctx.profile();
+  const QueryOptions& q = ctx.options().query;
+  std::string out = fmt::format("{}", p.threads.size());
+  if (q.tid) {
+    std::string name;
+    for (const Thread& t : p.threads)
+      if (t.tid == *q.tid) name = t.name;
+    out = fmt::format("tid {} {} (of {})", *q.tid, escape_text(name), p.threads.size());
+  } else if (q.pid) {
+    out = fmt::format("{} of {} (pid {})", ctx.analysis().threads().size(), p.threads.size(), *q.pid);
+  }
+  return out;
+}
+
 }  // namespace
+
+void write_hidden_footer(std::ostream& out, size_t hidden, std::string_view what, double percent_limit) {
+  if (hidden == 0) return;
+  out << fmt::format("# {} {}{} below {:g} % hidden (--percent-limit 0 shows them)\n", hidden, what,
+                     hidden == 1 ? "" : "s", percent_limit);
+}
 
 void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title) {
   const Profile& p = ctx.profile();
@@ -51,17 +81,10 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   out << "# command:  " << escape_text(m.command.empty() ? "?" : m.command) << '\n';
   out << fmt::format("# mode:     {}, duration {}\n", escape_text(m.mode.empty() ? "?" : m.mode),
                      format_ns(uint64_t(std::max<int64_t>(m.duration_ns, 0))));
-  std::string threads = fmt::format("{}", p.threads.size());
-  if (ctx.options().thread) {
-    const uint32_t tid = *ctx.options().thread;
-    std::string name;
-    for (const Thread& t : p.threads)
-      if (t.tid == tid) name = t.name;
-    threads = fmt::format("tid {} {} (of {})", tid, escape_text(name), p.threads.size());
-  }
-  out << fmt::format("# threads:  {}, processes: {}{}\n", threads, p.processes.size(), thread_merge(ctx.options()));
-  if (m.sampling && m.mode == "sample")
-    out << fmt::format("# samples:  {}, estimated total time {}\n", m.sampling->samples, format_ns(ctx.grand_total_ns()));
+  out << fmt::format("# threads:  {}, processes: {}{}\n", selected_threads(ctx), p.processes.size(),
+                     thread_merge(ctx.options().query));
+  if (ctx.sampled())
+    out << fmt::format("# samples:  {}, estimated total time {}\n", selected_samples(ctx), format_ns(ctx.grand_total_ns()));
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
@@ -73,6 +96,11 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr)
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(s->selection),
                        escape_text(s->stacks), s->events, s->lost_events);
+  const QueryOptions& q = ctx.options().query;
+  if (!q.focus.empty())
+    out << fmt::format("# focus:    {} (percentages of its total, {})\n", escape_text(q.focus),
+                       format_ns(ctx.grand_total_ns()));
+  if (!q.hide.empty()) out << "# hidden:   " << escape_text(q.hide) << " (folded into their callers)\n";
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
   out << '\n';
 }

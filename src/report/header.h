@@ -10,4 +10,8 @@ namespace callprof {
 
 void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title);
 
+// "# 12 functions below 0.5 % hidden (--percent-limit 0 shows them)" when anything was
+// hidden; `what` is singular ("function").
+void write_hidden_footer(std::ostream& out, size_t hidden, std::string_view what, double percent_limit);
+
 }  // namespace callprof

@@ -52,7 +52,7 @@ std::string json_string(std::string_view s) {
 
 const std::string& JsonNames::operator()(FunctionId f) const {
   auto [it, inserted] = cache_.try_emplace(f);
-  if (inserted) it->second = f == kNoFunction ? "null" : json_string(ctx_.name(f));
+  if (inserted) it->second = f == kNoFunction ? "null" : json_string(ctx_.analysis().full_name(f));
   return it->second;
 }
 

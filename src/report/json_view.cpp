@@ -2,7 +2,10 @@
 // are built with nlohmann::json; the tree and edges come from json_stream.h.
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 #include "graph/modules.h"
+#include "model/transform/merge.h"
 #include "graph/threads.h"
 #include "report/json_stream.h"
 #include "report/syscall_rows.h"
@@ -21,7 +24,7 @@ constexpr int kSchemaVersion = 2;
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 json opt_ns(uint64_t v) { return v == Metrics::kUnset ? json(nullptr) : json(v); }
-json opt_name(const ReportContext& ctx, FunctionId f) { return f == kNoFunction ? json(nullptr) : json(ctx.name(f)); }
+json opt_name(const ReportContext& ctx, FunctionId f) { return f == kNoFunction ? json(nullptr) : json(ctx.analysis().full_name(f)); }
 
 void write_array(std::ostream& out, const char* key, const std::vector<std::string>& items) {
   out << '"' << key << "\": [";
@@ -87,7 +90,7 @@ json summary(const ReportContext& ctx) {
   const TreeStats& s = ctx.stats();
   json deepest = nullptr;
   if (s.deepest_recursion_function != kNoFunction)
-    deepest = {{"function", ctx.name(s.deepest_recursion_function)}, {"level", s.deepest_recursion_level}};
+    deepest = {{"function", ctx.analysis().full_name(s.deepest_recursion_function)}, {"level", s.deepest_recursion_level}};
   return {{"nodes", s.nodes},
           {"edges", s.edges},
           {"functions", s.functions},
@@ -106,7 +109,9 @@ json function_json(const ReportContext& ctx, const FunctionRow& r) {
   const bool cpu_measured = ctx.cpu_measured();
   const bool has_module = fn && fn->module < p.modules.size();
   json j = {{"id", r.function},
-            {"name", ctx.name(r.function)},
+            {"name", ctx.analysis().full_name(r.function)},
+            {"short_name", ctx.analysis().short_name(r.function)},
+            {"kind", function_kind_name(ctx.analysis().kind(r.function))},
             {"module", has_module ? json(p.modules[fn->module].path) : json(nullptr)},
             {"file", fn && !fn->file.empty() ? json(fn->file) : json(nullptr)},
             {"line", fn && fn->line ? json(fn->line) : json(nullptr)},
@@ -144,7 +149,7 @@ std::vector<json> threads(const ReportContext& ctx) {
   for (size_t i = 0; i < p.threads.size(); ++i) {
     const Thread& t = p.threads[i];
     json path = json::array();
-    for (FunctionId f : t.creator_path) path.push_back(ctx.name(f));
+    for (FunctionId f : t.creator_path) path.push_back(ctx.analysis().full_name(f));
     const bool measured = t.offcpu == Thread::OffCpu::Measured || totals[i].cpu_ns || totals[i].offcpu_ns;
     out.push_back({{"tid", t.tid},
                    {"pid", t.pid},
@@ -166,6 +171,40 @@ std::vector<json> threads(const ReportContext& ctx) {
                    {"cpu_ns", measured ? json(totals[i].cpu_ns) : json(nullptr)},
                    {"offcpu_ns", measured ? json(totals[i].offcpu_ns) : json(nullptr)}});
   }
+  return out;
+}
+
+// One compact row per function of a tree: the per-thread and per-process breakdowns.
+std::vector<json> breakdown(const ReportContext& ctx, const CallTree& tree) {
+  std::vector<json> out;
+  const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
+  for (const FunctionRow& r : function_rows(tree)) {
+    if (!ctx.matches(r.function)) continue;
+    json j = {{"id", r.function}, {"calls", r.calls}, {"self_ns", r.self_ns}, {"total_ns", r.total_ns}};
+    if (cpu) {
+      j["cpu_ns"] = r.cpu_ns;
+      j["offcpu_ns"] = r.offcpu_ns;
+    }
+    if (sampled) j["samples"] = r.self_samples;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::vector<json> by_thread(const ReportContext& ctx) {
+  std::vector<json> out;
+  for (size_t i : ctx.analysis().threads()) {
+    const Thread& t = ctx.profile().threads[i];
+    out.push_back({{"tid", t.tid}, {"pid", t.pid}, {"functions", breakdown(ctx, t.tree)}});
+  }
+  return out;
+}
+
+std::vector<json> by_process(const ReportContext& ctx) {
+  std::map<uint32_t, CallTree> trees;  // by pid: its selected threads merged
+  for (size_t i : ctx.analysis().threads()) merge_into(trees[ctx.profile().threads[i].pid], ctx.profile().threads[i].tree);
+  std::vector<json> out;
+  for (const auto& [pid, tree] : trees) out.push_back({{"pid", pid}, {"functions", breakdown(ctx, tree)}});
   return out;
 }
 
@@ -238,10 +277,16 @@ std::vector<json> modules(const ReportContext& ctx) {
 Status render_json(const ReportContext& ctx, std::ostream& out) {
   const ReportOptions& o = ctx.options();
   const JsonNames names(ctx);
-  json selection = {{"thread", o.thread ? json(*o.thread) : json(nullptr)},
-                    {"filter", o.filter.empty() ? json(nullptr) : json(o.filter)},
-                    {"raw", o.raw},
-                    {"threads", o.graft ? "graft" : o.merge_threads}};
+  const QueryOptions& q = o.query;
+  auto or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  json selection = {{"thread", q.tid ? json(*q.tid) : json(nullptr)},
+                    {"pid", q.pid ? json(*q.pid) : json(nullptr)},
+                    {"filter", or_null(o.filter)},
+                    {"focus", or_null(q.focus)},
+                    {"hide", or_null(q.hide)},
+                    {"raw", q.raw},
+                    {"threads", thread_merge_name(q.merge)},
+                    {"names", name_style_name(q.names)}};
   out << "{\n\"schema_version\": " << kSchemaVersion << ",\n";
   out << "\"compensated\": " << (ctx.compensated() ? "true" : "false") << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
@@ -266,6 +311,10 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   write_array(out, "modules", modules(ctx));
   out << ",\n";
   write_array(out, "syscalls", syscalls(ctx));
+  out << ",\n";
+  write_array(out, "by_process", by_process(ctx));
+  out << ",\n";
+  write_array(out, "by_thread", by_thread(ctx));
   out << "\n}\n";
   return Ok{};
 }

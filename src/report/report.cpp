@@ -1,4 +1,4 @@
-// render_report: validate the options, build the context once, dispatch to the view.
+// render_report: validate the options, analyse once, dispatch to the view.
 #include "report/report.h"
 
 #include <fmt/format.h>
@@ -6,8 +6,6 @@
 #include <array>
 #include <string_view>
 
-#include "model/transform/compensate.h"
-#include "model/transform/graft.h"
 #include "report/context.h"
 #include "report/text.h"
 #include "report/views.h"
@@ -15,71 +13,68 @@
 namespace callprof {
 namespace {
 
-struct View {
+struct ViewEntry {
+  View view;
   std::string_view name;
   Status (*render)(const ReportContext&, std::ostream&);
 };
 
-constexpr std::array<View, 6> kViews = {{
-    {"flat", render_flat},
-    {"callers", render_callers},
-    {"tree", render_tree},
-    {"threads", render_threads},
-    {"summary", render_summary},
-    {"syscalls", render_syscalls},
+constexpr std::array<ViewEntry, 9> kViews = {{
+    {View::Flat, "flat", render_flat},
+    {View::Callers, "callers", render_callers},
+    {View::Tree, "tree", render_tree},
+    {View::Threads, "threads", render_threads},
+    {View::Summary, "summary", render_summary},
+    {View::Syscalls, "syscalls", render_syscalls},
+    {View::Modules, "modules", render_modules},
+    {View::CallersOf, "callers-of", render_callers_of},
+    {View::CalleesOf, "callees-of", render_tree},  // the tree focused on the function
 }};
 
-Result<const View*> find_view(const ReportOptions& options) {
-  for (const View& v : kViews)
-    if (v.name == options.view) return &v;
-  return make_error(
-      fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls)", escape_text(options.view)));
+const ViewEntry& entry(View v) {
+  for (const ViewEntry& e : kViews)
+    if (e.view == v) return e;
+  return kViews[0];
 }
+
+bool needs_function(View v) { return v == View::CallersOf || v == View::CalleesOf; }
 
 Status check_options(const ReportOptions& o) {
-  if (o.merge_threads != "paths" && o.merge_threads != "start")
-    return make_error(fmt::format("unknown --merge-threads mode '{}' (valid: paths, start)", escape_text(o.merge_threads)));
-  if (o.graft && o.merge_threads == "start") return make_error("--graft and --merge-threads=start exclude each other");
-  if (!o.function.empty() && (o.view != "threads" || o.json))
-    return make_error("--function applies to the threads view (--view threads, without --json)");
+  if (needs_function(o.view) && o.function.empty())
+    return make_error(fmt::format("the {} view needs --function REGEX", view_name(o.view)));
+  if (!o.function.empty() && !needs_function(o.view) && (o.view != View::Threads || o.json))
+    return make_error("--function applies to the threads view (without --json) and to callers-of and callees-of");
+  if (o.view == View::CalleesOf && !o.query.focus.empty())
+    return make_error("callees-of is the tree focused on --function: give it without --focus");
+  if (!(o.percent_limit >= 0 && o.percent_limit <= 100))
+    return make_error("--percent-limit takes a share from 0 to 100");
   return Ok{};
-}
-
-bool needs_changes(const Profile& profile, const ReportOptions& o) {
-  return (!o.raw && has_hook_costs(profile)) || o.merge_threads == "start";
-}
-
-// `profile` is ours to change: compensate, and build the start-routine tree (which adds
-// the group functions to the profile's table).
-Status render_owned(Profile& profile, const ReportOptions& options, std::ostream& out) {
-  auto view = find_view(options);
-  if (!view) return view.error();
-  if (Status s = check_options(options); !s) return s;
-  if (!options.raw) compensate(profile);
-  std::optional<CallTree> tree;
-  if (options.merge_threads == "start") tree = merged_by_start_routine(profile, report_threads(profile, options));
-  auto ctx = ReportContext::make(profile, options, std::move(tree));
-  if (!ctx) return ctx.error();
-  return options.json ? render_json(*ctx, out) : (*view)->render(*ctx, out);
 }
 
 }  // namespace
 
-Status render_report(const Profile& profile, const ReportOptions& options, std::ostream& out) {
-  if (!needs_changes(profile, options)) {
-    auto view = find_view(options);
-    if (!view) return view.error();
-    if (Status s = check_options(options); !s) return s;
-    auto ctx = ReportContext::make(profile, options);
-    if (!ctx) return ctx.error();
-    return options.json ? render_json(*ctx, out) : (*view)->render(*ctx, out);
-  }
-  Profile copy = profile;
-  return render_owned(copy, options, out);
+std::optional<View> parse_view(std::string_view name) {
+  for (const ViewEntry& e : kViews)
+    if (e.name == name) return e.view;
+  return std::nullopt;
 }
 
-Status render_report(Profile&& profile, const ReportOptions& options, std::ostream& out) {
-  return render_owned(profile, options, out);
+std::string_view view_name(View view) { return entry(view).name; }
+
+Status render_report(const Analysis& analysis, const ReportOptions& options, std::ostream& out) {
+  if (Status s = check_options(options); !s) return s;
+  auto ctx = ReportContext::make(analysis, options);
+  if (!ctx) return ctx.error();
+  return options.json ? render_json(*ctx, out) : entry(options.view).render(*ctx, out);
+}
+
+Status render_report(Profile profile, const ReportOptions& options, std::ostream& out) {
+  if (Status s = check_options(options); !s) return s;
+  QueryOptions query = options.query;
+  if (options.view == View::CalleesOf) query.focus = options.function;
+  auto analysis = Analysis::run(std::move(profile), query);
+  if (!analysis) return analysis.error();
+  return render_report(*analysis, options, out);
 }
 
 }  // namespace callprof

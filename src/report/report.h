@@ -1,5 +1,5 @@
-// The report entry point used by the CLI: one profile, a view and its options, text or
-// JSON out. Views and their columns are described in docs/json.md and SPEC §3.
+// The report entry point used by the CLI: one analysed profile, a view and its options,
+// text or JSON out. Views and their columns are described in docs/json.md and SPEC §3.
 #pragma once
 
 #include <cstddef>
@@ -7,35 +7,45 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "model/profile.h"
+#include "query/query.h"
 #include "util/result.h"
 
 namespace callprof {
 
+enum class View { Flat, Callers, Tree, Threads, Summary, Syscalls, Modules, CallersOf, CalleesOf };
+
+// "flat", "callers", ..., "callers-of", "callees-of"; nullopt for an unknown name.
+std::optional<View> parse_view(std::string_view name);
+std::string_view view_name(View view);
+
 struct ReportOptions {
-  std::string view = "flat";  // flat | callers | tree | threads | summary
+  QueryOptions query;  // selection and analysis (threads, compensation, focus, hide, names)
+  View view = View::Flat;
   // Column name; "" = the view's default: flat, callers: total; tree: total (cum);
-  // threads: tid; summary: self (ranks the hottest functions). Numbers sort
-  // descending, names ascending.
+  // threads: tid; summary: cpu when measured, else self. Numbers sort descending, names
+  // ascending.
   std::string sort;
-  std::string filter;              // ECMAScript regex searched in function names; "" = all
-  std::optional<uint32_t> thread;  // only this thread id; default all threads merged
-  bool json = false;               // the whole JSON document (all sections) instead of the view
-  size_t limit = 0;                // max rows (stanzas for callers); 0 = all (summary: 10)
-  bool raw = false;                // times as measured, without overhead compensation
-  std::string columns;             // flat/tree/callers: comma-separated column keys; "" = default
-  bool graft = false;              // threads under their creators' call paths (one tree)
-  std::string merge_threads = "paths";  // paths: merge equal paths | start: one node per start routine
-  std::string function;            // threads view: per-thread rows of the functions matching this regex
+  std::string filter;   // regex searched in function names; "" = all
+  bool json = false;    // the whole JSON document (all sections) instead of the view
+  size_t limit = 0;     // max rows (stanzas for callers); 0 = all (summary: 10)
+  // flat/tree/callers: "" = the profile's default set; "all"; "a,b" exactly these;
+  // "+a,-b" the default set with a added and b removed.
+  std::string columns;
+  // Rows (tree: subtrees) whose total is below this share of the view's total, in %,
+  // are hidden and counted in a footer; 0 shows everything.
+  double percent_limit = 0.5;
+  size_t width = 0;      // cut names so lines fit this many columns; 0: no limit
+  std::string function;  // threads: per-thread rows of these functions; callers-of/callees-of: the target
 };
 
-// Writes the report; a bad option (unknown view or sort column, invalid regex, thread
-// not in the profile) is returned as a one-line Error and nothing is written.
-// Unless options.raw, times are first compensated for the measured hook overhead (a copy
-// of the profile is made only when there is something to compensate or to add).
-Status render_report(const Profile& profile, const ReportOptions& options, std::ostream& out);
-// The same, transforming `profile` in place (no copy).
-Status render_report(Profile&& profile, const ReportOptions& options, std::ostream& out);
+// Writes the report; a bad option (unknown sort column, invalid regex, thread not in the
+// profile) is returned as a one-line Error and nothing is written. The profile is taken:
+// it is compensated for the hook overhead unless options.query.raw.
+Status render_report(Profile profile, const ReportOptions& options, std::ostream& out);
+// The same over an analysis already made (its options are options.query's).
+Status render_report(const Analysis& analysis, const ReportOptions& options, std::ostream& out);
 
 }  // namespace callprof

@@ -38,22 +38,40 @@ void write_shape(const ReportContext& ctx, std::ostream& out) {
   out << '\n';
 }
 
+// Where CPU time was measured, rankings follow it: wall time ranks a multi-threaded
+// program's idle worker loops first.
+bool rank_by_cpu(const ReportContext& ctx) { return ctx.cpu_measured() && ctx.stats().has_cpu; }
+
+uint64_t total_cpu_ns(const ReportContext& ctx) {
+  uint64_t sum = 0;
+  for (NodeId k : ctx.tree().children(kRootNode)) sum += ctx.nodes().cum[k][Metric::CpuNs];
+  return sum;
+}
+
 Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) {
-  const std::string key = ctx.options().sort.empty() ? "self" : ctx.options().sort;
+  const std::string key = !ctx.options().sort.empty() ? ctx.options().sort : rank_by_cpu(ctx) ? "cpu" : "self";
   auto less = function_order(ctx, key, "summary");
   if (!less) return less.error();
   std::vector<FunctionRow> rows;
   for (const FunctionRow& r : ctx.functions())
     if (ctx.matches(r.function)) rows.push_back(r);
   std::sort(rows.begin(), rows.end(), *less);
-  Table t({{"calls"}, {"self"}, {"self%"}, {"total"}, {"total%"}, {"function", Align::Left}});
+  const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
+  std::vector<Column> cols = {{sampled ? "samples" : "calls"}};
+  if (cpu) cols.insert(cols.end(), {{"cpu"}, {"cpu%"}});
+  cols.insert(cols.end(), {{"self"}, {"self%"}, {"total"}, {"total%"}, {"function", Align::Left}});
+  Table t(std::move(cols));
+  const uint64_t grand = ctx.grand_total_ns(), grand_cpu = total_cpu_ns(ctx);
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const FunctionRow& r = rows[i];
-    t.add_row({std::to_string(r.calls), format_ns(r.self_ns), format_pct(r.self_ns, ctx.grand_total_ns()),
-               format_ns(r.total_ns), format_pct(r.total_ns, ctx.grand_total_ns()), std::string(ctx.name(r.function))});
+    std::vector<std::string> cells = {std::to_string(sampled ? r.self_samples : r.calls)};
+    if (cpu) cells.insert(cells.end(), {format_ns(r.cpu_ns), format_pct(r.cpu_ns, grand_cpu)});
+    cells.insert(cells.end(), {format_ns(r.self_ns), format_pct(r.self_ns, grand), format_ns(r.total_ns),
+                               format_pct(r.total_ns, grand), std::string(ctx.name(r.function))});
+    t.add_row(std::move(cells));
   }
   out << fmt::format("hottest functions (by {}):\n", escape_text(key));
-  t.render(out, 2);
+  t.render(out, 2, ctx.options().width);
   out << '\n';
   return Ok{};
 }
@@ -74,24 +92,30 @@ void write_edges(const ReportContext& ctx, size_t top, std::ostream& out) {
                fmt::format("{} > {}", ctx.name(e.caller), ctx.name(e.callee))});
   }
   out << "hottest edges (by total):\n";
-  t.render(out, 2);
+  t.render(out, 2, ctx.options().width);
   out << '\n';
 }
 
 void write_paths(const ReportContext& ctx, size_t top, std::ostream& out) {
   const CallTree& tree = ctx.tree();
   const std::vector<bool> on_path = nodes_below_match(tree, [&](FunctionId f) { return ctx.matches(f); });
-  Table t({{"calls"}, {"self"}, {"self%"}, {"path", Align::Left}});
-  for (NodeId id : hottest_nodes(tree, SIZE_MAX)) {
+  const bool cpu = rank_by_cpu(ctx);
+  std::vector<Column> cols = {{ctx.sampled() ? "samples" : "calls"}};
+  if (cpu) cols.push_back({"cpu"});
+  cols.insert(cols.end(), {{"self"}, {"self%"}, {"path", Align::Left}});
+  Table t(std::move(cols));
+  for (NodeId id : hottest_nodes(tree, SIZE_MAX, cpu ? Metric::CpuNs : Metric::WallNs)) {
     if (t.rows() == top) break;
     if (!on_path[id]) continue;
     const std::string path = ctx.path_text(tree.path_to(id));
     const Metrics& b = tree.node(id).base;
-    t.add_row({std::to_string(b[Metric::Calls]), format_ns(b[Metric::WallNs]),
-               format_pct(b[Metric::WallNs], ctx.grand_total_ns()), path});
+    std::vector<std::string> cells = {std::to_string(b[ctx.sampled() ? Metric::Samples : Metric::Calls])};
+    if (cpu) cells.push_back(format_ns(b[Metric::CpuNs]));
+    cells.insert(cells.end(), {format_ns(b[Metric::WallNs]), format_pct(b[Metric::WallNs], ctx.grand_total_ns()), path});
+    t.add_row(std::move(cells));
   }
-  out << "hottest paths (by self time of the last function):\n";
-  t.render(out, 2);
+  out << (cpu ? "hottest paths (by CPU time of the last function):\n" : "hottest paths (by self time of the last function):\n");
+  t.render(out, 2, ctx.options().width);
   out << '\n';
 }
 
@@ -118,7 +142,7 @@ Status render_summary(const ReportContext& ctx, std::ostream& out) {
   out << body.str();
   write_edges(ctx, top, out);
   write_paths(ctx, top, out);
-  write_modules(ctx, out);
+  if (ctx.show_module()) write_modules(ctx, out);
   return Ok{};
 }
 

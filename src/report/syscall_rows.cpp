@@ -28,7 +28,7 @@ bool any_matches(const ReportContext& ctx, const std::map<std::string, SyscallRo
 
 std::vector<SyscallRow> syscall_rows(const ReportContext& ctx) {
   std::map<std::string, SyscallRow> by_name;
-  for (size_t i : report_threads(ctx.profile(), ctx.options()))
+  for (size_t i : ctx.analysis().threads())
     for (const SyscallStats& s : ctx.profile().threads[i].syscalls) {
       SyscallRow& row = by_name[s.name];
       if (row.stats.name.empty()) row.stats.name = s.name, row.stats.number = s.number;

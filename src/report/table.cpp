@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "query/names.h"
 #include "report/text.h"
 
 namespace callprof {
@@ -23,7 +24,7 @@ void Table::add_row(std::vector<std::string> cells) {
 
 void Table::add_rule() { rows_.push_back(Row{true, {}}); }
 
-void Table::render(std::ostream& out, size_t indent) const {
+void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
   const size_t n = columns_.size();
   std::vector<size_t> width = width_;
   std::vector<std::string> titles;
@@ -34,11 +35,17 @@ void Table::render(std::ostream& out, size_t indent) const {
   size_t total = 0;
   for (size_t c = 0; c < n; ++c) total += width[c] + (c ? 2 : 0);
   const std::string margin(indent, ' ');
+  // What is left for the last column; never less than a few characters of the name.
+  constexpr size_t kMinLastColumn = 12;
+  const size_t before_last = n ? indent + total - width[n - 1] : 0;
+  const size_t last_width = max_width ? std::max(kMinLastColumn, max_width > before_last ? max_width - before_last : 0) : 0;
   std::string line;
   auto emit = [&](auto cell_at) {
     line = margin;
     for (size_t c = 0; c < n; ++c) {
-      const std::string_view cell = cell_at(c);
+      std::string_view cell = cell_at(c);
+      std::string cut;
+      if (c + 1 == n && last_width && display_width(cell) > last_width) cell = cut = fit_width(cell, last_width);
       const size_t pad = width[c] - display_width(cell);
       if (c) line += "  ";
       if (columns_[c].align == Align::Right) line.append(pad, ' ');

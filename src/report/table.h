@@ -28,8 +28,9 @@ class Table {
   void hide_titles() { titles_ = false; }
 
   // Columns are separated by two spaces; the last column is never padded so long
-  // names do not widen the table; `indent` spaces precede every line.
-  void render(std::ostream& out, size_t indent = 0) const;
+  // names do not widen the table; `indent` spaces precede every line. With a `width`,
+  // the last column is cut (ending in "…") so that lines fit in that many columns.
+  void render(std::ostream& out, size_t indent = 0, size_t width = 0) const;
 
  private:
   // A row is stored as its escaped cells joined by '\0' (escaping removes every NUL from

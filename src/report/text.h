@@ -1,20 +1,14 @@
-// Text formatting shared by the text views: escaping untrusted names, display width,
-// and the units used in every column (time, percentages, counts).
+// Text formatting shared by the text views: the units used in every column (time,
+// percentages, counts). Escaping of untrusted text is in util/escape.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "util/escape.h"
+
 namespace callprof {
-
-// Make untrusted text (function, thread and command names) safe for a terminal and a
-// table: control characters become C escapes (\n, \t, \x1b ...), C1 controls and
-// bidirectional overrides become \u escapes, invalid UTF-8 bytes become \xNN.
-std::string escape_text(std::string_view s);
-
-// Terminal columns taken by already-escaped text (one per code point).
-size_t display_width(std::string_view s);
 
 // Duration with 3 significant digits and a unit: 950ns, 1.23µs, 12.3ms, 4.56s;
 // 0 is "0" and Metrics::kUnset (no value) is "-".

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
-#include <regex>
 
 #include "graph/aggregate.h"
 #include "report/header.h"
@@ -25,20 +25,13 @@ using Stanzas = std::map<FunctionId, std::vector<ThreadRow>>;
 
 Result<Stanzas> collect(const ReportContext& ctx) {
   const Profile& p = ctx.profile();
-  std::regex re;
-  try {
-    re = std::regex(ctx.options().function, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return make_error(
-        fmt::format("invalid --function regex '{}': {}", escape_text(ctx.options().function), e.what()));
-  }
-  std::vector<int> match(p.functions.size(), -1);  // -1: not yet tested
+  auto pattern = Pattern::compile(ctx.options().function, "--function");
+  if (!pattern) return pattern.error();
+  const std::vector<bool> match = matching_functions(p, *pattern);
   Stanzas out;
-  for (size_t i = 0; i < p.threads.size(); ++i) {
-    if (ctx.options().thread && p.threads[i].tid != *ctx.options().thread) continue;
+  for (size_t i : ctx.analysis().threads()) {
     for (const FunctionRow& r : function_rows(p.threads[i].tree)) {
       if (r.function >= p.functions.size()) continue;
-      if (match[r.function] < 0) match[r.function] = std::regex_search(p.functions[r.function].name, re);
       if (match[r.function]) out[r.function].push_back({i, r});
     }
   }

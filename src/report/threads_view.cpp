@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "graph/threads.h"
@@ -118,7 +119,8 @@ Table thread_table(const ThreadData& d) {
 }
 
 bool selected(const ReportContext& ctx, const Thread& t) {
-  if (ctx.options().thread && t.tid != *ctx.options().thread) return false;
+  const QueryOptions& q = ctx.options().query;
+  if ((q.tid && t.tid != *q.tid) || (q.pid && t.pid != *q.pid)) return false;
   if (!ctx.filtered()) return true;
   return ctx.matches_text(t.name) || (t.start_routine != kNoFunction && ctx.matches(t.start_routine));
 }

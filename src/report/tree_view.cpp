@@ -1,8 +1,10 @@
 // The calling context tree as a table, children ordered by a column, names indented by
-// depth. With a filter: matching nodes, their ancestors and their subtrees.
+// depth. With a filter: matching nodes, their ancestors and their subtrees. Children below
+// the percent limit fold into one row per parent, so totals stay readable at every level.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "graph/node_filter.h"
 #include "report/columns.h"
@@ -61,6 +63,8 @@ Result<NodeLess> node_order(const ReportContext& ctx, const NodeData& d, std::st
 
 using Columns = std::vector<const MetricColumnDef*>;
 
+std::string indentation(size_t depth) { return std::string(2 * (std::min(depth, kMaxIndentLevels) - 1), ' '); }
+
 Table tree_table(const Columns& shown) {
   std::vector<Column> cols = {{"level"}, {"rec"}};
   for (const MetricColumnDef* c : shown) cols.push_back({std::string(c->title)});
@@ -71,9 +75,19 @@ Table tree_table(const Columns& shown) {
 void add_node(Table& t, const ReportContext& ctx, const NodeData& d, const Columns& cols, NodeId id, size_t depth) {
   std::vector<std::string> cells = {std::to_string(depth), std::to_string(d.level[id])};
   cells.reserve(cols.size() + 3);
-  for (const MetricColumnDef* c : cols) cells.push_back(c->cell(d.tree.node(id).base, d.cum[id], ctx.grand_total_ns()));
-  const size_t indent = 2 * (std::min(depth, kMaxIndentLevels) - 1);
-  cells.push_back(std::string(indent, ' ').append(ctx.name(d.tree.node(id).function)));
+  for (const MetricColumnDef* c : cols) cells.push_back(column_cell(ctx, *c, d.tree.node(id).base, d.cum[id]));
+  cells.push_back(indentation(depth).append(ctx.name(d.tree.node(id).function)));
+  t.add_row(std::move(cells));
+}
+
+// The children of one parent that fell below the limit, as one row: their summed total.
+void add_folded(Table& t, const ReportContext& ctx, const Columns& cols, const Metrics& total, size_t count,
+                size_t depth) {
+  std::vector<std::string> cells = {std::to_string(depth), ""};
+  for (const MetricColumnDef* c : cols)
+    cells.push_back(c->key == "total" || c->key == "total%" ? column_cell(ctx, *c, Metrics(), total) : "");
+  cells.push_back(indentation(depth).append(
+      fmt::format("[{} more below {:g} %]", count, ctx.options().percent_limit)));
   t.add_row(std::move(cells));
 }
 
@@ -88,21 +102,50 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
   const std::vector<bool> shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
   Table t = tree_table(*cols);
   const size_t limit = ctx.options().limit;
-  // Depth-first with an explicit stack: recursion can make the tree arbitrarily deep.
-  std::vector<std::pair<NodeId, size_t>> stack{{kRootNode, 0}};
+  const double floor = double(ctx.grand_total_ns()) * ctx.options().percent_limit / 100.0;
+  size_t folded = 0;
+  // Depth-first with an explicit stack: recursion can make the tree arbitrarily deep. A
+  // node id of kNoNode on the stack stands for the folded row of the parent below it.
+  struct Entry {
+    NodeId id;
+    size_t depth;
+  };
+  std::vector<Entry> stack{{kRootNode, 0}};
+  std::vector<std::pair<Metrics, size_t>> folds;  // per kNoNode entry: summed total, count
   std::vector<NodeId> kids;
   while (!stack.empty() && !(limit && t.rows() == limit)) {
-    auto [id, depth] = stack.back();
+    const Entry e = stack.back();
     stack.pop_back();
-    if (id != kRootNode) add_node(t, ctx, d, *cols, id, depth);
+    if (e.id == kNoNode) {
+      add_folded(t, ctx, *cols, folds.back().first, folds.back().second, e.depth);
+      folds.pop_back();
+      continue;
+    }
+    if (e.id != kRootNode) add_node(t, ctx, d, *cols, e.id, e.depth);
     kids.clear();
-    for (NodeId k = d.tree.node(id).first_child; k != kNoNode; k = d.tree.node(k).next_sibling)
-      if (shown[k]) kids.push_back(k);
+    Metrics small;
+    size_t small_count = 0;
+    for (NodeId k = d.tree.node(e.id).first_child; k != kNoNode; k = d.tree.node(k).next_sibling) {
+      if (!shown[k]) continue;
+      if (double(d.cum[k][Metric::WallNs]) < floor) {
+        small.add_sums(d.cum[k]);
+        ++small_count;
+      } else {
+        kids.push_back(k);
+      }
+    }
     std::sort(kids.begin(), kids.end(), *less);
-    for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back({*k, depth + 1});
+    if (small_count) {
+      folds.emplace_back(small, small_count);
+      stack.push_back({kNoNode, e.depth + 1});
+      folded += small_count;
+    }
+    for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back({*k, e.depth + 1});
   }
-  write_header(out, ctx, "call tree");
-  t.render(out);
+  const bool callees = ctx.options().view == View::CalleesOf;
+  write_header(out, ctx, callees ? "callees of " + escape_text(ctx.options().function) : std::string("call tree"));
+  t.render(out, 0, ctx.options().width);
+  write_hidden_footer(out, folded, "subtree", ctx.options().percent_limit);
   return Ok{};
 }
 

@@ -1,5 +1,5 @@
 // The individual views behind render_report; each writes one complete report.
-// The options were validated by ReportContext::make except the sort column, which each
+// The options were validated by render_report except the sort column, which each
 // view checks against its own columns before writing anything.
 #pragma once
 
@@ -18,6 +18,10 @@ Status render_threads(const ReportContext& ctx, std::ostream& out);
 Status render_thread_functions(const ReportContext& ctx, std::ostream& out);
 Status render_summary(const ReportContext& ctx, std::ostream& out);
 Status render_syscalls(const ReportContext& ctx, std::ostream& out);
+// Time rolled up by shared object.
+Status render_modules(const ReportContext& ctx, std::ostream& out);
+// Every path that reaches the functions matching options().function, bottom-up.
+Status render_callers_of(const ReportContext& ctx, std::ostream& out);
 Status render_json(const ReportContext& ctx, std::ostream& out);
 
 }  // namespace callprof

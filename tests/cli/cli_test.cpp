@@ -114,8 +114,17 @@ TEST(Cli, ReportRefusesBadViewOptions) {
   std::string in = "report -i " + profile_path();
   expect_one_line_error(in + " --view nope", "unknown view 'nope'");
   expect_one_line_error(in + " --sort nope", "unknown sort column 'nope'");
-  expect_one_line_error(in + " --filter '('", "invalid filter");
+  expect_one_line_error(in + " --filter '('", "invalid --filter regex");
+  expect_one_line_error(in + " --focus '('", "invalid --focus regex");
+  expect_one_line_error(in + " --hide '[z-a]'", "invalid --hide regex");
   expect_one_line_error(in + " --thread 1", "thread 1 is not in the profile");
+  expect_one_line_error(in + " --pid 1", "process 1 is not in the profile");
+  expect_one_line_error(in + " --names nope", "unknown --names style 'nope'");
+  expect_one_line_error(in + " --percent-limit 101", "--percent-limit");
+  expect_one_line_error(in + " --width 80 -w", "exclude each other");
+  expect_one_line_error(in + " --view callers-of", "needs --function");
+  expect_one_line_error(in + " --view callers-of --function '^nothing_matches$'", "no function in the selection matches");
+  expect_one_line_error(in + " --view callees-of --function main --focus x", "without --focus");
 }
 
 TEST(Cli, ReportOptionsForExactModeInDepth) {
@@ -133,7 +142,8 @@ TEST(Cli, ReportOptionsForExactModeInDepth) {
 }
 
 TEST(Cli, EveryViewRendersTheDemoProfile) {
-  for (std::string view : {"flat", "callers", "tree", "threads", "summary"}) {
+  for (std::string view : {"flat", "callers", "tree", "threads", "summary", "modules",
+                           "callers-of --function count_words", "callees-of --function main"}) {
     CliRun r = run("report -i " + profile_path() + " --view " + view);
     EXPECT_EQ(r.status, 0) << view << ": " << r.err;
     EXPECT_NE(r.out.find(view == "threads" ? "wordfreq" : "count_words"), std::string::npos) << view;

@@ -27,7 +27,7 @@ Out run(const ReportOptions& o, Profile p = testing::exact_profile()) {
 
 ReportOptions view(std::string v) {
   ReportOptions o;
-  o.view = std::move(v);
+  o.view = *parse_view(v);
   return o;
 }
 
@@ -58,7 +58,7 @@ TEST(Compensation, AppliedByDefaultWithHandComputedNumbers) {
 
 TEST(Compensation, RawShowsMeasuredNumbers) {
   ReportOptions o = view("flat");
-  o.raw = true;
+  o.query.raw = true;
   EXPECT_NE(run(o).text.find("# times:    raw, not compensated for the measured hook overhead (15.0 ns/call)"),
             std::string::npos);
   const json d = document(o);
@@ -70,14 +70,46 @@ TEST(Compensation, RawShowsMeasuredNumbers) {
 
 TEST(Columns, AllocationAndFaultColumnsWhenPresent) {
   const std::string flat = run(view("flat")).text;
-  for (const char* title : {"total cpu", "total off-cpu", "faults", "allocs", "total allocs", "alloc bytes", "total alloc bytes"})
+  for (const char* title : {"  cpu", "off-cpu", "faults", "allocs", "alloc bytes"})
     EXPECT_NE(flat.find(title), std::string::npos) << title;
+  EXPECT_EQ(flat.find("total allocs"), std::string::npos) << "self only by default; --columns +allocstotal adds it";
   EXPECT_NE(flat.find("40.0KiB"), std::string::npos);
   EXPECT_EQ(flat.find("switches"), std::string::npos) << "no switch counts in this profile";
   const std::string plain = run(view("flat"), testing::counter_example_profile()).text;
   EXPECT_EQ(plain.find("allocs"), std::string::npos);
   const std::string tree = run(view("tree")).text;
-  EXPECT_NE(tree.find("total allocs"), std::string::npos);
+  EXPECT_NE(tree.find("allocs"), std::string::npos);
+}
+
+TEST(Columns, AddRemoveAndAll) {
+  ReportOptions o = view("flat");
+  o.columns = "+allocstotal,-avg,-self%";
+  const Out r = run(o);
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("calls    self   total  total%     cpu  off-cpu  faults  allocs  alloc bytes  total allocs"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("total allocs"), std::string::npos);
+  EXPECT_EQ(r.text.find("avg self"), std::string::npos);
+  o.columns = "all";
+  const Out all = run(o);
+  ASSERT_TRUE(all.ok) << all.text;
+  for (const char* title : {"min self", "max self", "avg total", "sum%", "total syscall errors", "indirect"})
+    EXPECT_NE(all.text.find(title), std::string::npos) << title;
+  o.columns = "calls,+self";
+  EXPECT_NE(run(o).text.find("mix of names and +/- changes"), std::string::npos);
+}
+
+TEST(Columns, UnknownValuesPrintDashNotZero) {
+  // A sampled profile has no call counts, no single-call times and no CPU split.
+  ReportOptions o = view("flat");
+  o.columns = "samples,calls,avg,cpu,self";
+  const Out r = run(o, testing::folded("main;a 30 samples=3\n"));
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("      3      -         -    -  30ns  a"), std::string::npos) << r.text;
+  o.columns = "calls,samples";
+  const Out exact = run(o);
+  EXPECT_NE(exact.text.find("   80        -  libd.so.1  D"), std::string::npos) << "no samples in an exact profile: " << exact.text;
 }
 
 TEST(Columns, ChosenColumnsAndSortingByAnyColumn) {
@@ -94,7 +126,7 @@ TEST(Columns, ChosenColumnsAndSortingByAnyColumn) {
   for (const char* v : {"flat", "tree", "callers"}) {
     ReportOptions bad = view(v);
     bad.columns = "calls,bogus";
-    EXPECT_NE(run(bad).text.find("unknown column 'bogus' (valid: calls, self"), std::string::npos) << v;
+    EXPECT_NE(run(bad).text.find("unknown column 'bogus' (valid: calls, samples, self"), std::string::npos) << v;
     for (const char* key : {"cpu", "offcputotal", "faults", "allocs", "allocbytestotal", "switches", "preempted"}) {
       ReportOptions s = view(v);
       s.sort = key;
@@ -158,8 +190,8 @@ TEST(ThreadsView, FunctionSplitByThread) {
 
 TEST(ProgramTree, GraftPutsThreadsUnderTheirCreationPath) {
   ReportOptions o = view("tree");
-  o.graft = true;
-  o.raw = true;
+  o.query.merge = ThreadMerge::Graft;
+  o.query.raw = true;
   const Out r = run(o);
   ASSERT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("grafted under their creators' call paths"), std::string::npos);
@@ -167,23 +199,19 @@ TEST(ProgramTree, GraftPutsThreadsUnderTheirCreationPath) {
   EXPECT_NE(r.text.find("      worker\n"), std::string::npos) << r.text;  // main > spawn > worker
   o.json = true;
   const json d = json::parse(run(o).text);
-  o.graft = false;
+  o.query.merge = ThreadMerge::Paths;
   EXPECT_EQ(d["summary"]["total_ns"], json::parse(run(o).text)["summary"]["total_ns"]) << "totals preserved";
   EXPECT_EQ(d["selection"]["threads"], "graft");
 }
 
-TEST(ProgramTree, MergeByStartRoutineAndBadCombinations) {
+TEST(ProgramTree, MergeByStartRoutine) {
   ReportOptions o = view("tree");
-  o.merge_threads = "start";
+  o.query.merge = ThreadMerge::StartRoutine;
   const Out r = run(o);
   ASSERT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("  [thread] worker\n"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("    worker\n"), std::string::npos);
-  o.graft = true;
-  EXPECT_NE(run(o).text.find("exclude each other"), std::string::npos);
-  o.graft = false;
-  o.merge_threads = "bogus";
-  EXPECT_NE(run(o).text.find("unknown --merge-threads mode 'bogus'"), std::string::npos);
+  // Mutually exclusive and unknown modes are the CLI's to reject (tests/cli).
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ void check_golden(const std::string& file, const std::string& actual) {
 
 ReportOptions view(const char* name) {
   ReportOptions o;
-  o.view = name;
+  o.view = *parse_view(name);
   return o;
 }
 
@@ -56,7 +56,7 @@ TEST(Golden, ExactFlat) { check_golden("exact_flat.txt", render(view("flat"), te
 TEST(Golden, ExactThreads) { check_golden("exact_threads.txt", render(view("threads"), testing::exact_profile())); }
 TEST(Golden, ExactGraftedTree) {
   ReportOptions o = view("tree");
-  o.graft = true;
+  o.query.merge = ThreadMerge::Graft;
   check_golden("exact_tree_graft.txt", render(o, testing::exact_profile()));
 }
 TEST(Golden, ExactFunctionByThread) {

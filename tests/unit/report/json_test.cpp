@@ -19,7 +19,7 @@ using ordered = nlohmann::ordered_json;
 std::string report_text(const Profile& p, std::optional<uint32_t> thread = {}, std::string filter = "") {
   ReportOptions o;
   o.json = true;
-  o.thread = thread;
+  o.query.tid = thread;
   o.filter = std::move(filter);
   std::ostringstream out;
   Status s = render_report(p, o, out);
@@ -54,13 +54,13 @@ using V = std::vector<std::string>;
 TEST(Json, TopLevelSectionsAndKeys) {
   const ordered d = ordered::parse(report_text(testing::counter_example_profile()));
   EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
-                        "processes", "modules", "syscalls"}));
+                        "processes", "modules", "syscalls", "by_process", "by_thread"}));
   EXPECT_EQ(d["schema_version"], 2);
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
-  EXPECT_EQ(keys(d["selection"]), (V{"thread", "filter", "raw", "threads"}));
+  EXPECT_EQ(keys(d["selection"]), (V{"thread", "pid", "filter", "focus", "hide", "raw", "threads", "names"}));
   EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
                                     "callprof_version", "snapshot", "exact", "sampling", "syscalls", "extra"}));
-  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "module", "file", "line", "calls", "recursive_calls",
+  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "short_name", "kind", "module", "file", "line", "calls", "recursive_calls",
                                         "indirect_calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
                                         "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
   EXPECT_EQ(keys(d["edges"][0]),

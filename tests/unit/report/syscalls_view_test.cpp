@@ -57,7 +57,7 @@ std::string render(const ReportOptions& o, const Profile& p = traced_profile()) 
 
 ReportOptions syscalls_view() {
   ReportOptions o;
-  o.view = "syscalls";
+  o.view = View::Syscalls;
   return o;
 }
 
@@ -86,7 +86,7 @@ TEST(SyscallsView, StatisticsAreMergedOverThreadsWithErrnos) {
 TEST(SyscallsView, ThreadSelectionNarrowsStatisticsAndPaths) {
   ReportOptions o = syscalls_view();
   o.json = true;
-  o.thread = 2;
+  o.query.tid = 2;
   const json d = json::parse(render(o));
   ASSERT_EQ(d["syscalls"].size(), 1u);
   EXPECT_EQ(d["syscalls"][0]["calls"], 2);

@@ -29,9 +29,10 @@ Rendered render(const Profile& p, const ReportOptions& o) {
 
 ReportOptions opts(std::string view, std::string sort = "", std::string filter = "") {
   ReportOptions o;
-  o.view = std::move(view);
+  o.view = *parse_view(view);
   o.sort = std::move(sort);
   o.filter = std::move(filter);
+  o.percent_limit = 0;  // every row: these tests check order and numbers, not the noise threshold
   return o;
 }
 
@@ -66,9 +67,9 @@ std::vector<std::string> table_rows(const std::string& text, const std::string& 
 
 std::string last_word(const std::string& row) { return row.substr(row.rfind(' ') + 1); }
 
-std::vector<std::string> flat_names(const std::string& text) {
+std::vector<std::string> flat_names(const std::string& text, const std::string& first_column = "calls") {
   std::vector<std::string> names;
-  for (const std::string& r : table_rows(text, "calls")) names.push_back(last_word(r));
+  for (const std::string& r : table_rows(text, first_column)) names.push_back(last_word(r));
   return names;
 }
 
@@ -90,7 +91,9 @@ TEST(FlatView, DefaultSortIsTotalDescending) {
 // comparator orders by the column's value (numbers descending, names ascending).
 TEST(FlatView, SortsByEveryColumn) {
   const ReportOptions base = opts("flat");
-  auto ctx = ReportContext::make(counter(), base);
+  auto analysis = Analysis::run(counter(), base.query);
+  ASSERT_TRUE(analysis.ok());
+  auto ctx = ReportContext::make(*analysis, base);
   ASSERT_TRUE(ctx.ok());
   auto per = [](uint64_t a, uint64_t b) { return b ? a / b : 0; };
   const std::vector<std::pair<std::string, std::function<uint64_t(const FunctionRow&)>>> keys = {
@@ -135,7 +138,7 @@ TEST(FlatView, FilterLimitAndThreadSelection) {
   o.limit = 2;
   EXPECT_EQ(flat_names(render(counter(), o).text).size(), 2u);
   o = opts("flat");
-  o.thread = 101;
+  o.query.tid = 101;
   auto t = render(counter(), o);
   EXPECT_EQ(flat_names(t.text), (std::vector<std::string>{"E", "worker"}));  // total ties: by name
   EXPECT_NE(t.text.find("tid 101 worker (of 2)"), std::string::npos);
@@ -146,11 +149,22 @@ TEST(FlatView, FilterLimitAndThreadSelection) {
 }
 
 TEST(FlatView, SampledProfilesShowSampleColumns) {
-  Profile p = testing::folded("main;a 0 samples=3\nmain;a;b 0 samples=7\n");
+  Profile p = testing::folded("main;a 30 samples=3\nmain;a;b 70 samples=7\n");
   auto r = render(p, opts("flat", "samples"));
   ASSERT_TRUE(r.ok);
-  EXPECT_NE(r.text.find("total samples"), std::string::npos);
-  EXPECT_EQ(flat_names(r.text)[0], "b");
+  const std::vector<std::string> rows = table_rows(r.text, "samples");
+  ASSERT_EQ(rows.size(), 3u) << r.text;
+  EXPECT_EQ(flat_names(r.text, "samples"), (std::vector<std::string>{"b", "a", "main"}));
+  EXPECT_EQ(table_rows(r.text, "calls").size(), 0u) << "no call counts in a sampled profile";
+  // samples, self, self%, sum% (running down the rows), total, total%
+  auto words = [](const std::string& row) {
+    std::vector<std::string> w;
+    std::istringstream in(row);
+    for (std::string s; in >> s;) w.push_back(s);
+    return w;
+  };
+  EXPECT_EQ(words(rows[0]), (std::vector<std::string>{"7", "70ns", "70.00%", "70.00%", "70ns", "70.00%", "b"}));
+  EXPECT_EQ(words(rows[1]), (std::vector<std::string>{"3", "30ns", "30.00%", "100.00%", "100ns", "100.00%", "a"}));
 }
 
 TEST(CallersView, StanzaShowsMeasuredSplitAndIndices) {
@@ -158,13 +172,9 @@ TEST(CallersView, StanzaShowsMeasuredSplitAndIndices) {
   ASSERT_TRUE(r.ok) << r.text;
   auto rows = table_rows(r.text, "index");
   ASSERT_EQ(rows.size(), 4u);  // two parents, the function, the rule
-  // self, total, cpu, total cpu, off-cpu, total off-cpu, calls n/N
-  EXPECT_NE(rows[0].find("120ms   120ms   100ms      100ms   20.0ms         20.0ms  40/80      B [4]"),
-            std::string::npos)
-      << rows[0];
-  EXPECT_NE(rows[1].find("40.0ms  40.0ms  40.0ms     40.0ms        0              0  40/80      C [5]"),
-            std::string::npos)
-      << rows[1];
+  // self, total, cpu, off-cpu, calls n/N
+  EXPECT_NE(rows[0].find("120ms   120ms   100ms   20.0ms  40/80      B [4]"), std::string::npos) << rows[0];
+  EXPECT_NE(rows[1].find("40.0ms  40.0ms  40.0ms        0  40/80      C [5]"), std::string::npos) << rows[1];
   EXPECT_EQ(rows[2].rfind("[3]", 0), 0u);
   EXPECT_NE(rows[2].find("95.78%"), std::string::npos);
   EXPECT_NE(rows[2].find("D [3]"), std::string::npos);
@@ -306,14 +316,14 @@ TEST(Errors, BadOptionsGiveOneLineErrors) {
     EXPECT_EQ(r.text.find('\n'), std::string::npos) << r.text;
     return r.text;
   };
-  EXPECT_NE(one_line(render(counter(), opts("flame"))).find("valid: flat, callers, tree"), std::string::npos);
+  // Unknown views are the CLI's to reject (tests/cli).
   for (const char* v : {"flat", "callers", "summary"})
-    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, self, self%, total"), std::string::npos);
+    EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, samples, self, self%"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("tree", "bogus"))).find("valid: calls"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("threads", "bogus"))).find("valid: tid"), std::string::npos);
-  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid filter"), std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid --filter regex '(unclosed'"), std::string::npos);
   ReportOptions o = opts("tree");
-  o.thread = 999;
+  o.query.tid = 999;
   EXPECT_EQ(one_line(render(counter(), o)), "thread 999 is not in the profile (threads: 100, 101)");
   o.json = true;
   EXPECT_FALSE(render(counter(), o).ok);

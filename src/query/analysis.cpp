@@ -1,0 +1,196 @@
+// Building an Analysis: select, compensate, merge or graft, hide, focus, aggregate, name.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "graph/threads.h"
+#include "model/transform/compensate.h"
+#include "model/transform/focus.h"
+#include "model/transform/graft.h"
+#include "model/transform/hide.h"
+#include "model/transform/merge.h"
+#include "query/query.h"
+
+namespace callprof {
+namespace {
+
+std::string known_ids(const std::vector<uint32_t>& ids) {
+  std::string known;
+  for (size_t i = 0; i < ids.size() && i < 10; ++i) known += fmt::format("{}{}", i ? ", " : "", ids[i]);
+  if (ids.size() > 10) known += ", ...";
+  return known.empty() ? "none" : known;
+}
+
+Status check_selection(const Profile& p, const QueryOptions& o) {
+  std::vector<uint32_t> tids, pids;
+  for (const Thread& t : p.threads) {
+    tids.push_back(t.tid);
+    if (std::find(pids.begin(), pids.end(), t.pid) == pids.end()) pids.push_back(t.pid);
+  }
+  if (o.pid && std::find(pids.begin(), pids.end(), *o.pid) == pids.end())
+    return make_error(fmt::format("process {} is not in the profile (processes: {})", *o.pid, known_ids(pids)));
+  if (o.tid && std::find(tids.begin(), tids.end(), *o.tid) == tids.end())
+    return make_error(fmt::format("thread {} is not in the profile (threads: {})", *o.tid, known_ids(tids)));
+  return Ok{};
+}
+
+bool offcpu_measured(const Profile& profile) {
+  return std::any_of(profile.threads.begin(), profile.threads.end(),
+                     [](const Thread& t) { return t.offcpu == Thread::OffCpu::Measured; });
+}
+
+// The selected thread and, when threads are grafted or grouped, every thread it created,
+// directly or not (its subtree of the creation forest, in pre-order).
+std::vector<size_t> thread_and_descendants(const Profile& profile, const std::vector<size_t>& candidates,
+                                           uint32_t tid) {
+  std::vector<size_t> out;
+  const std::vector<ForestEntry> forest = thread_forest(profile, candidates);
+  for (size_t i = 0; i < forest.size(); ++i) {
+    if (profile.threads[forest[i].index].tid != tid) continue;
+    out.push_back(forest[i].index);
+    for (size_t j = i + 1; j < forest.size() && forest[j].depth > forest[i].depth; ++j) out.push_back(forest[j].index);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<bool> matching_functions(const Profile& profile, const Pattern& pattern) {
+  std::vector<bool> match(profile.functions.size());
+  for (size_t f = 0; f < profile.functions.size(); ++f) match[f] = pattern.search(profile.functions[f].name);
+  return match;
+}
+
+Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
+  if (Status s = check_selection(profile, options); !s) return s.error();
+  Analysis a;
+  a.profile_ = std::make_unique<Profile>(std::move(profile));
+  a.options_ = options;
+  if (!options.raw) compensate(*a.profile_);
+  if (Status s = a.select_threads(); !s) return s.error();
+  a.build_tree();
+  if (Status s = a.apply_hide_and_focus(); !s) return s.error();
+  a.aggregate();
+  return a;
+}
+
+Status Analysis::select_threads() {
+  const Profile& p = *profile_;
+  std::vector<size_t> in_process;
+  for (size_t i = 0; i < p.threads.size(); ++i)
+    if (!options_.pid || p.threads[i].pid == *options_.pid) in_process.push_back(i);
+  if (!options_.tid) {
+    threads_ = std::move(in_process);
+  } else if (options_.merge == ThreadMerge::Paths) {
+    for (size_t i : in_process)
+      if (p.threads[i].tid == *options_.tid) threads_.push_back(i);
+  } else {
+    threads_ = thread_and_descendants(p, in_process, *options_.tid);
+  }
+  if (threads_.empty() && options_.tid && options_.pid)
+    return make_error(fmt::format("thread {} is not in process {}", *options_.tid, *options_.pid));
+  return Ok{};
+}
+
+void Analysis::build_tree() {
+  Profile& p = *profile_;
+  switch (options_.merge) {
+    case ThreadMerge::Graft: tree_ = grafted_tree(p, threads_); return;
+    case ThreadMerge::StartRoutine: tree_ = merged_by_start_routine(p, threads_); return;
+    case ThreadMerge::Paths: break;
+  }
+  if (threads_.size() == 1) {
+    single_ = &p.threads[threads_[0]].tree;
+    return;
+  }
+  tree_.emplace();
+  for (size_t i : threads_) merge_into(*tree_, p.threads[i].tree);
+}
+
+Status Analysis::apply_hide_and_focus() {
+  using Transform = CallTree (*)(const CallTree&, const std::function<bool(FunctionId)>&);
+  const std::tuple<const std::string*, const char*, Transform> steps[] = {{&options_.hide, "--hide", hidden_tree},
+                                                                          {&options_.focus, "--focus", focused_tree}};
+  for (auto [regex, option, apply] : steps) {
+    if (regex->empty()) continue;
+    auto pattern = Pattern::compile(*regex, option);
+    if (!pattern) return pattern.error();
+    const std::vector<bool> match = matching_functions(*profile_, *pattern);
+    tree_ = apply(tree(), [&](FunctionId f) { return f < match.size() && match[f]; });
+    single_ = nullptr;
+  }
+  return Ok{};
+}
+
+void Analysis::aggregate() {
+  const CallTree& t = tree();
+  nodes_ = node_quantities(t);
+  functions_ = function_rows(t, nodes_);
+  edges_ = edge_rows(t, nodes_);
+  stats_ = tree_stats(t, nodes_);
+  grand_total_ns_ = callprof::grand_total_ns(t, nodes_.cum);
+  cpu_measured_ = offcpu_measured(*profile_) || stats_.cpu_measured();
+  std::unordered_set<ModuleId> modules;
+  for (const FunctionRow& r : functions_)
+    if (r.function < profile_->functions.size() && profile_->functions[r.function].module != kNoModule)
+      modules.insert(profile_->functions[r.function].module);
+  module_count_ = modules.size();
+  std::vector<NameSource> sources;
+  sources.reserve(profile_->functions.size());
+  for (const Function& f : profile_->functions) sources.push_back(NameSource{f.name, f.linkage_name});
+  names_ = display_names(sources, options_.names);
+  if (options_.names != NameStyle::Short) short_names_ = display_names(sources, NameStyle::Short);
+  auto add_unknown = [&](FunctionId f) {
+    if (f >= profile_->functions.size() && f != kNoFunction)
+      unknown_names_.try_emplace(f, fmt::format("<function #{}>", f));
+  };
+  for (const FunctionRow& r : functions_) add_unknown(r.function);
+  for (const Thread& th : profile_->threads) {
+    add_unknown(th.start_routine);
+    for (FunctionId f : th.creator_path) add_unknown(f);
+  }
+}
+
+std::string_view Analysis::name(FunctionId f) const {
+  if (f < names_.size()) return names_[f];
+  return full_name(f);
+}
+
+std::string_view Analysis::short_name(FunctionId f) const {
+  const std::vector<std::string>& names = options_.names == NameStyle::Short ? names_ : short_names_;
+  return f < names.size() ? std::string_view(names[f]) : full_name(f);
+}
+
+std::string_view Analysis::full_name(FunctionId f) const {
+  if (f == kNoFunction) return "<spontaneous>";
+  if (f < profile_->functions.size()) return profile_->functions[f].name;
+  auto it = unknown_names_.find(f);
+  return it == unknown_names_.end() ? "<unknown function>" : std::string_view(it->second);
+}
+
+std::string_view Analysis::module(FunctionId f) const {
+  if (f >= profile_->functions.size()) return "";
+  const ModuleId m = profile_->functions[f].module;
+  if (m >= profile_->modules.size()) return "";
+  const std::string_view path = profile_->modules[m].path;
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string Analysis::path_text(std::span<const FunctionId> path) const {
+  std::string s;
+  for (FunctionId f : path) {
+    if (!s.empty()) s += " > ";
+    s += name(f);
+  }
+  return s;
+}
+
+const FunctionRow* Analysis::row(FunctionId f) const {
+  auto it = std::lower_bound(functions_.begin(), functions_.end(), f,
+                             [](const FunctionRow& r, FunctionId id) { return r.function < id; });
+  return it != functions_.end() && it->function == f ? &*it : nullptr;
+}
+
+}  // namespace callprof

@@ -1,0 +1,113 @@
+// The analysis layer every output starts from: typed selection options in, one analysed
+// tree out (threads selected, hook overhead compensated, threads merged or grafted,
+// functions hidden, focus applied) with the aggregates and display names views need.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/aggregate.h"
+#include "graph/node_quantities.h"
+#include "graph/tree_stats.h"
+#include "model/profile.h"
+#include "query/names.h"
+#include "util/pattern.h"
+#include "util/result.h"
+
+namespace callprof {
+
+// How the selected threads become one tree.
+enum class ThreadMerge {
+  Paths,         // equal call paths merged
+  Graft,         // each thread under the call path that created it
+  StartRoutine,  // one top-level node per thread start routine
+};
+
+// "paths", "graft", "start" (the JSON and CLI names); nullopt for an unknown name.
+std::optional<ThreadMerge> parse_thread_merge(std::string_view name);
+std::string_view thread_merge_name(ThreadMerge merge);
+// "short", "templates", "full".
+std::string_view name_style_name(NameStyle style);
+
+struct QueryOptions {
+  std::optional<uint32_t> pid;  // only this process (all its exec images)
+  std::optional<uint32_t> tid;  // only this thread (with Graft/StartRoutine: and those it created)
+  ThreadMerge merge = ThreadMerge::Paths;
+  bool raw = false;             // times as measured: no hook-overhead compensation
+  std::string focus;            // regex: re-root at the matching functions ("" = none)
+  std::string hide;             // regex: fold the matching functions into their callers
+  NameStyle names = NameStyle::Short;
+};
+
+class Analysis {
+ public:
+  // Takes the profile (it is compensated and may gain synthetic functions); errors are one
+  // line: a pid or thread not in the profile, an invalid regex.
+  static Result<Analysis> run(Profile profile, const QueryOptions& options);
+
+  const Profile& profile() const { return *profile_; }
+  const QueryOptions& options() const { return options_; }
+  // Indices into profile().threads of the selected threads.
+  const std::vector<size_t>& threads() const { return threads_; }
+  // The analysed tree: the selected threads merged (or grafted), hidden functions folded,
+  // focus applied. Percentages are relative to grand_total_ns(), the tree's total.
+  const CallTree& tree() const { return tree_ ? *tree_ : *single_; }
+  const NodeQuantities& nodes() const { return nodes_; }
+  const std::vector<FunctionRow>& functions() const { return functions_; }
+  const std::vector<EdgeRow>& edges() const { return edges_; }
+  const TreeStats& stats() const { return stats_; }
+  uint64_t grand_total_ns() const { return grand_total_ns_; }
+  bool cpu_measured() const { return cpu_measured_; }
+  bool compensated() const { return profile_->meta.compensated; }
+  bool focused() const { return !options_.focus.empty(); }
+  // Distinct modules of the functions in the tree (views drop the module column at 1).
+  size_t module_count() const { return module_count_; }
+
+  // The display name in the chosen style (unique where full names differ);
+  // "<spontaneous>" for kNoFunction, "<function #N>" for ids outside the table.
+  std::string_view name(FunctionId f) const;
+  // The Short style's name whatever the chosen style (JSON's short_name).
+  std::string_view short_name(FunctionId f) const;
+  // The name as recorded (demangled, with parameters).
+  std::string_view full_name(FunctionId f) const;
+  FunctionKind kind(FunctionId f) const { return kind_of(*profile_, f); }
+  // Basename of the function's module, "" when unknown.
+  std::string_view module(FunctionId f) const;
+  // A call path as "a > b > c" in display names.
+  std::string path_text(std::span<const FunctionId> path) const;
+  // The function's aggregate row, nullptr when it is not in the tree.
+  const FunctionRow* row(FunctionId f) const;
+
+ private:
+  Analysis() = default;
+  Status select_threads();
+  void build_tree();
+  Status apply_hide_and_focus();
+  void aggregate();
+
+  std::unique_ptr<Profile> profile_;  // stable address: views keep pointers into it
+  QueryOptions options_;
+  std::vector<size_t> threads_;
+  const CallTree* single_ = nullptr;  // one selected thread, unchanged: no copy
+  std::optional<CallTree> tree_;
+  NodeQuantities nodes_;
+  std::vector<FunctionRow> functions_;
+  std::vector<EdgeRow> edges_;
+  TreeStats stats_;
+  uint64_t grand_total_ns_ = 0;
+  bool cpu_measured_ = false;
+  size_t module_count_ = 0;
+  std::vector<std::string> names_;        // display names by FunctionId
+  std::vector<std::string> short_names_;  // when the chosen style is not Short
+  std::unordered_map<FunctionId, std::string> unknown_names_;
+};
+
+// The pattern's matches over the function table (by full name), one flag per FunctionId.
+std::vector<bool> matching_functions(const Profile& profile, const Pattern& pattern);
+
+}  // namespace callprof
