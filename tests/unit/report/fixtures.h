@@ -87,4 +87,88 @@ inline Profile exact_profile() {
   return p;
 }
 
+
+// A C++ program's profile with the names a demangler gives (templates, parameters, return
+// types, operators, lambdas, overloads) over the counter-example's shape.
+inline Profile cpp_profile() {
+  Profile p = counter_example_profile();
+  const char* names[][2] = {
+      {"A", "void std::sort<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > > >("
+            "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+            "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >)"},
+      {"B", "Index<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > >::find("
+            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) const"},
+      {"C", "Index<int>::find(int const&) const"},
+      {"D", "std::map<int, long, std::less<int>, std::allocator<std::pair<int const, long> > >::operator[](int const&)"},
+      {"E", "(anonymous namespace)::worker_loop(int)::{lambda(int)#1}::operator()(int) const"},
+      {"spawn", "spawn(int)"},
+      {"worker", "spawn(double)"},
+  };
+  for (auto& [from, to] : names)
+    for (Function& f : p.functions)
+      if (f.name == from) f.name = to;
+  return p;
+}
+
+// A sampled recording (cpu-clock at 1 kHz, DWARF unwinding) with a kernel frame and a
+// stack that could not be unwound to its root.
+inline Profile sampled_profile() {
+  Profile p = folded(
+      "main@/usr/bin/app;parse@/usr/bin/app 300000000 samples=300\n"
+      "main;parse;memchr@/lib/libc.so.6 120000000 samples=120\n"
+      "main;compute@/usr/bin/app 450000000 samples=450\n"
+      "main;compute;sqrt@/lib/libm.so.6 100000000 samples=100\n"
+      "main;compute;[kernel] 20000000 samples=20\n"
+      "main;log 3000000 samples=3\n"
+      "[truncated];hot_leaf@/usr/bin/app 7000000 samples=7\n");
+  for (Thread& t : p.threads)
+    for (NodeId n = 1; n < t.tree.size(); ++n) {
+      Metrics& m = t.tree.base(n);
+      m[Metric::Calls] = 0;  // sampling counts no calls and times no single call
+      m[Metric::MinWallNs] = Metrics::kUnset;
+      m[Metric::MaxWallNs] = 0;
+      m[Metric::CpuNs] = 0;
+    }
+  p.meta.command = "/usr/bin/app --input big.txt";
+  p.meta.mode = "sample";
+  p.meta.hostname = "testhost";
+  p.meta.duration_ns = 1000000000;
+  p.meta.sampling = SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = "dwarf", .samples = 1000};
+  p.processes.push_back(Process{.pid = 1, .command = p.meta.command, .start_ns = 1000, .end_ns = 1000001000});
+  return p;
+}
+
+// Thread 1: main > f1 > [syscall] write (30 calls, 3 µs), main > f2 > g > [syscall] write
+// (10 calls, 1 µs, 4 EBADF), main > f2 > [syscall] read (5 calls, 50 µs); thread 2 makes
+// 2 writes under worker (200 ns).
+inline Profile syscall_profile() {
+  Profile p = testing::folded(
+      "main;f1;[syscall]_write 3000 calls=30\n"
+      "main;f2;g;[syscall]_write 1000 calls=10\n"
+      "main;f2;[syscall]_read 50000 calls=5\n"
+      "@thread 2\n"
+      "worker;[syscall]_write 200 calls=2\n");
+  p.meta.mode = "syscall";
+  for (Thread& t : p.threads)
+    for (NodeId n = 1; n < t.tree.size(); ++n) {
+      Metrics& m = t.tree.base(n);
+      if (!p.functions[t.tree.node(n).function].name.starts_with("[syscall]")) continue;
+      m[Metric::Syscalls] = m[Metric::Calls];
+      m[Metric::SyscallNs] = m[Metric::WallNs];
+      if (m[Metric::Calls] == 10) m[Metric::SyscallErrors] = 4;
+    }
+  SyscallStats write, read, write2;
+  write.name = write2.name = "write", write.number = write2.number = 1;
+  read.name = "read";
+  for (int i = 0; i < 30; ++i) write.add(100, 0);
+  for (int i = 0; i < 10; ++i) write.add(100, i < 4 ? 9 : 0);
+  for (int i = 0; i < 5; ++i) read.add(10000, 0);
+  write2.add(100, 0);
+  write2.add(100, 0);
+  p.threads[0].syscalls = {read, write};
+  p.threads[1].syscalls = {write2};
+  return p;
+}
+
+
 }  // namespace callprof::testing

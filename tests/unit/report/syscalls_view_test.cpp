@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "folded_profile.h"
+#include "fixtures.h"
 #include "report/report.h"
 
 namespace callprof {
@@ -14,39 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-// Thread 1: main > f1 > [syscall] write (30 calls, 3 µs), main > f2 > g > [syscall] write
-// (10 calls, 1 µs, 4 EBADF), main > f2 > [syscall] read (5 calls, 50 µs); thread 2 makes
-// 2 writes under worker (200 ns).
-Profile traced_profile() {
-  Profile p = testing::folded(
-      "main;f1;[syscall]_write 3000 calls=30\n"
-      "main;f2;g;[syscall]_write 1000 calls=10\n"
-      "main;f2;[syscall]_read 50000 calls=5\n"
-      "@thread 2\n"
-      "worker;[syscall]_write 200 calls=2\n");
-  p.meta.mode = "syscall";
-  for (Function& f : p.functions)  // folded lines cannot hold the space
-    if (f.name.starts_with("[syscall]_")) f.name[9] = ' ';
-  for (Thread& t : p.threads)
-    for (NodeId n = 1; n < t.tree.size(); ++n) {
-      Metrics& m = t.tree.base(n);
-      if (!p.functions[t.tree.node(n).function].name.starts_with("[syscall]")) continue;
-      m[Metric::Syscalls] = m[Metric::Calls];
-      m[Metric::SyscallNs] = m[Metric::WallNs];
-      if (m[Metric::Calls] == 10) m[Metric::SyscallErrors] = 4;
-    }
-  SyscallStats write, read, write2;
-  write.name = write2.name = "write", write.number = write2.number = 1;
-  read.name = "read";
-  for (int i = 0; i < 30; ++i) write.add(100, 0);
-  for (int i = 0; i < 10; ++i) write.add(100, i < 4 ? 9 : 0);
-  for (int i = 0; i < 5; ++i) read.add(10000, 0);
-  write2.add(100, 0);
-  write2.add(100, 0);
-  p.threads[0].syscalls = {read, write};
-  p.threads[1].syscalls = {write2};
-  return p;
-}
+Profile traced_profile() { return testing::syscall_profile(); }
 
 std::string render(const ReportOptions& o, const Profile& p = traced_profile()) {
   std::ostringstream out;
