@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -151,3 +152,44 @@ TEST(Cli, EveryViewRendersTheDemoProfile) {
 }
 
 }  // namespace
+
+// Runs `shell_command` on a pseudo-terminal of `columns` columns (util-linux `script`), so
+// callprof sees a terminal on stdout.
+int on_terminal(const std::string& shell_command, int columns) {
+  const std::string inner = "stty cols " + std::to_string(columns) + "; " + shell_command;
+  std::string quoted;
+  for (char c : inner) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return std::system(("script -qec '" + quoted + "' /dev/null >/dev/null 2>&1").c_str());
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Cli, ReportPagesOnATerminalAndFitsItsWidth) {
+  if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "util-linux script is not installed";
+  const std::string paged = testing::TempDir() + "/cli_paged.txt";
+  std::remove(paged.c_str());
+  const std::string report = std::string(CALLPROF_BIN) + " report -i " + profile_path() + " --view flat --percent-limit 0";
+  ASSERT_EQ(on_terminal("PAGER=\"cat > " + paged + "\" " + report, 100), 0);
+  const std::string text = slurp(paged);
+  EXPECT_NE(text.find("# callprof flat profile"), std::string::npos) << "the pager got the report: " << text;
+  bool cut = false;
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty() || l[0] == '#' || l[0] == '-') continue;
+    size_t cols = 0;
+    for (char c : l) cols += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    cut = cut || l.find("…") != std::string::npos;
+    // Names are cut to the width (the numeric columns, never cut, take ~80 here).
+    EXPECT_LE(cols, 100u) << l;
+  }
+  EXPECT_TRUE(cut) << text;
+  std::remove(paged.c_str());
+  ASSERT_EQ(on_terminal("PAGER=\"cat > " + paged + "\" " + report + " --no-pager", 100), 0);
+  EXPECT_TRUE(slurp(paged).empty()) << "--no-pager writes to the terminal directly";
+  // Not a terminal: no pager, names whole.
+  CliRun piped = run("report -i " + profile_path() + " --view flat --percent-limit 0");
+  EXPECT_EQ(piped.out.find("…"), std::string::npos);
+}
