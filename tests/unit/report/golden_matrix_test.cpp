@@ -9,10 +9,13 @@
 #include <sstream>
 
 #include "fixtures.h"
+#include "golden.h"
 #include "report/report.h"
 
 namespace callprof {
 namespace {
+
+using testing::check_golden;
 
 struct Case {
   std::string kind;  // exact_cpp | sampled | syscalls
@@ -42,19 +45,6 @@ std::string render(const Case& c) {
   return s.ok() ? out.str() : "error: " + s.error().message + "\n";
 }
 
-void check_golden(const std::string& file, const std::string& actual) {
-  const std::string path = std::string(CALLPROF_GOLDEN_DIR) + "/matrix/" + file;
-  if (const char* u = std::getenv("CALLPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (CALLPROF_UPDATE_GOLDEN=1 creates it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(expected.str(), actual) << "view output differs from " << path;
-}
-
 std::vector<Case> cases() {
   std::vector<Case> out;
   const char* views[] = {"flat", "callers", "tree", "summary", "modules", "threads"};
@@ -78,7 +68,7 @@ std::vector<Case> cases() {
 TEST(GoldenMatrix, EveryViewKindAndNameStyle) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(file_name(c));
-    check_golden(file_name(c), render(c));
+    check_golden("matrix/" + file_name(c), render(c));
   }
 }
 

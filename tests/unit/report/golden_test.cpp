@@ -8,29 +8,19 @@
 #include <sstream>
 
 #include "fixtures.h"
+#include "golden.h"
 #include "report/report.h"
 
 namespace callprof {
 namespace {
+
+using testing::check_golden;
 
 std::string render(const ReportOptions& o, const Profile& p = testing::counter_example_profile()) {
   std::ostringstream out;
   Status s = render_report(p, o, out);
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
   return out.str();
-}
-
-void check_golden(const std::string& file, const std::string& actual) {
-  const std::string path = std::string(CALLPROF_GOLDEN_DIR) + "/" + file;
-  if (const char* u = std::getenv("CALLPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (CALLPROF_UPDATE_GOLDEN=1 creates it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(expected.str(), actual) << "view output differs from " << path;
 }
 
 ReportOptions view(const char* name) {
