@@ -3,33 +3,33 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "symbols/elf_functions.h"
+#include "util/pattern.h"
 #include "wire/raw_dump.h"
 
 namespace callprof {
 namespace {
 
-Result<std::vector<std::regex>> compile(const std::vector<std::string>& patterns, const char* option) {
-  std::vector<std::regex> out;
+// RE2: a program's symbol can be 100,000 characters long, which std::regex's recursive
+// matcher cannot search without overflowing the stack.
+Result<std::vector<Pattern>> compile(const std::vector<std::string>& patterns, const char* option) {
+  std::vector<Pattern> out;
   for (const auto& p : patterns) {
-    try {
-      out.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return make_error(fmt::format("{} '{}': invalid regular expression ({})", option, p, e.what()));
-    }
+    auto pattern = Pattern::compile(p, option);
+    if (!pattern) return pattern.error();
+    out.push_back(std::move(pattern).value());
   }
   return out;
 }
 
-bool any_match(const std::vector<std::regex>& res, const std::string& s) {
-  return std::any_of(res.begin(), res.end(), [&](const std::regex& r) { return std::regex_search(s, r); });
+bool any_match(const std::vector<Pattern>& patterns, const std::string& s) {
+  return std::any_of(patterns.begin(), patterns.end(), [&](const Pattern& p) { return p.search(s); });
 }
 
 struct Matchers {
-  std::vector<std::regex> include, exclude, include_modules, exclude_modules;
+  std::vector<Pattern> include, exclude, include_modules, exclude_modules;
 };
 
 bool module_excluded(const Matchers& m, const std::string& path) {
