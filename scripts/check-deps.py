@@ -25,6 +25,7 @@ ALLOWED = {
     "graph": ["model"],
     "query": ["model", "graph"],
     "report": ["query", "graph"],
+    "export": ["query", "graph"],                 # one writer per foreign format
     "cli": ["*"],                                 # and nothing depends on cli
 }
 

@@ -13,6 +13,7 @@ using Run = std::function<int()>;
 Run add_record(CLI::App& app);
 Run add_report(CLI::App& app);
 Run add_attach(CLI::App& app);
+Run add_export(CLI::App& app);
 
 // The one place errors become output: "callprof: error: <message>".
 int fail(const std::string& message);

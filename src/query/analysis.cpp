@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_set>
 
 #include "graph/threads.h"
@@ -69,8 +70,12 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   a.options_ = options;
   if (!options.raw) compensate(*a.profile_);
   if (Status s = a.select_threads(); !s) return s.error();
+  if (Status s = a.compile_patterns(); !s) return s.error();
   a.build_tree();
-  if (Status s = a.apply_hide_and_focus(); !s) return s.error();
+  if (!a.hidden_.empty() || !a.focused_.empty()) {
+    a.tree_ = a.transformed(a.tree());
+    a.single_ = nullptr;
+  }
   a.aggregate();
   return a;
 }
@@ -108,19 +113,30 @@ void Analysis::build_tree() {
   for (size_t i : threads_) merge_into(*tree_, p.threads[i].tree);
 }
 
-Status Analysis::apply_hide_and_focus() {
-  using Transform = CallTree (*)(const CallTree&, const std::function<bool(FunctionId)>&);
-  const std::tuple<const std::string*, const char*, Transform> steps[] = {{&options_.hide, "--hide", hidden_tree},
-                                                                          {&options_.focus, "--focus", focused_tree}};
-  for (auto [regex, option, apply] : steps) {
+Status Analysis::compile_patterns() {
+  for (auto [regex, option, match] : {std::tuple{&options_.hide, "--hide", &hidden_},
+                                      std::tuple{&options_.focus, "--focus", &focused_}}) {
     if (regex->empty()) continue;
     auto pattern = Pattern::compile(*regex, option);
     if (!pattern) return pattern.error();
-    const std::vector<bool> match = matching_functions(*profile_, *pattern);
-    tree_ = apply(tree(), [&](FunctionId f) { return f < match.size() && match[f]; });
-    single_ = nullptr;
+    *match = matching_functions(*profile_, *pattern);
   }
   return Ok{};
+}
+
+// Hide first, then focus: a hidden function cannot be a focus root.
+CallTree Analysis::transformed(const CallTree& tree) const {
+  auto in = [](const std::vector<bool>& set) {
+    return [&set](FunctionId f) { return f < set.size() && set[f]; };
+  };
+  if (hidden_.empty()) return focused_tree(tree, in(focused_));
+  CallTree hidden = hidden_tree(tree, in(hidden_));
+  return focused_.empty() ? hidden : focused_tree(hidden, in(focused_));
+}
+
+CallTree Analysis::thread_tree(size_t index) const {
+  const CallTree& own = profile_->threads[index].tree;
+  return hidden_.empty() && focused_.empty() ? own : transformed(own);
 }
 
 void Analysis::aggregate() {

@@ -82,12 +82,16 @@ class Analysis {
   std::string path_text(std::span<const FunctionId> path) const;
   // The function's aggregate row, nullptr when it is not in the tree.
   const FunctionRow* row(FunctionId f) const;
+  // One selected thread's own tree (profile().threads[index]) with hide and focus applied:
+  // for outputs that keep threads apart (pprof labels, speedscope profiles).
+  CallTree thread_tree(size_t index) const;
 
  private:
   Analysis() = default;
   Status select_threads();
   void build_tree();
-  Status apply_hide_and_focus();
+  Status compile_patterns();
+  CallTree transformed(const CallTree& tree) const;
   void aggregate();
 
   std::unique_ptr<Profile> profile_;  // stable address: views keep pointers into it
@@ -105,6 +109,7 @@ class Analysis {
   std::vector<std::string> names_;        // display names by FunctionId
   std::vector<std::string> short_names_;  // when the chosen style is not Short
   std::unordered_map<FunctionId, std::string> unknown_names_;
+  std::vector<bool> hidden_, focused_;  // by FunctionId; empty without --hide / --focus
 };
 
 // The pattern's matches over the function table (by full name), one flag per FunctionId.

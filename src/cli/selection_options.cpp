@@ -1,0 +1,39 @@
+// Parsing the shared selection options into QueryOptions.
+#include "cli/selection_options.h"
+
+#include <fmt/format.h>
+
+namespace callprof::cli {
+
+void SelectionOptions::add_to(CLI::App& app) {
+  thread_option_ = app.add_option("--thread", thread_, "Only this thread id (default: all threads merged)");
+  pid_option_ = app.add_option("--pid", pid_, "Only this process of a multi-process profile");
+  app.add_option("--focus", query_.focus,
+                 "Re-root at the functions matching this regex: what they do, whatever their caller; "
+                 "percentages of their total");
+  app.add_option("--hide", query_.hide, "Fold the functions matching this regex into their callers");
+  app.add_option("--names", names_, "short (no parameters, template arguments as <…>) | templates | full")
+      ->capture_default_str();
+  app.add_flag("--raw", query_.raw, "Times as measured, without compensating the hook overhead");
+  app.add_flag("--graft", graft_, "One program-wide tree: threads under the call path that created them");
+  app.add_option("--merge-threads", merge_threads_,
+                 "paths: merge threads path by path | start: one tree per thread start routine")
+      ->capture_default_str();
+}
+
+Result<QueryOptions> SelectionOptions::resolve() const {
+  QueryOptions q = query_;
+  const auto names = parse_name_style(names_);
+  if (!names) return make_error(fmt::format("unknown --names style '{}' (valid: short, templates, full)", names_));
+  const auto merge = parse_thread_merge(merge_threads_);
+  if (!merge || *merge == ThreadMerge::Graft)
+    return make_error(fmt::format("unknown --merge-threads mode '{}' (valid: paths, start)", merge_threads_));
+  if (graft_ && *merge == ThreadMerge::StartRoutine) return make_error("--graft and --merge-threads=start exclude each other");
+  q.names = *names;
+  q.merge = graft_ ? ThreadMerge::Graft : *merge;
+  if (thread_option_->count() > 0) q.tid = thread_;
+  if (pid_option_->count() > 0) q.pid = pid_;
+  return q;
+}
+
+}  // namespace callprof::cli

@@ -1,0 +1,30 @@
+// The analysis-layer options every reading command shares (report, export, and the
+// pictures to come): which process and threads, how threads merge, focus, hide, names.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "query/query.h"
+#include "util/result.h"
+
+namespace callprof::cli {
+
+class SelectionOptions {
+ public:
+  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw.
+  void add_to(CLI::App& app);
+  // The typed options; one error line for a value that is not known.
+  Result<QueryOptions> resolve() const;
+
+ private:
+  QueryOptions query_;
+  std::string names_ = "short", merge_threads_ = "paths";
+  uint32_t thread_ = 0, pid_ = 0;
+  bool graft_ = false;
+  CLI::Option* thread_option_ = nullptr;
+  CLI::Option* pid_option_ = nullptr;
+};
+
+}  // namespace callprof::cli
