@@ -14,6 +14,8 @@ Run add_record(CLI::App& app);
 Run add_report(CLI::App& app);
 Run add_attach(CLI::App& app);
 Run add_export(CLI::App& app);
+Run add_merge(CLI::App& app);
+Run add_diff(CLI::App& app);
 
 // The one place errors become output: "callprof: error: <message>".
 int fail(const std::string& message);

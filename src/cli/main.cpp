@@ -30,9 +30,11 @@ int main(int argc, char** argv) {
   add(add_report, "report", "Show a recorded profile as text or JSON");
   add(add_attach, "attach", "Sample a running process (no rebuild, no restart)");
   add(add_export, "export", "Write a profile for pprof, KCachegrind, speedscope or flamegraph scripts");
+  add(add_merge, "merge", "Merge profiles of several runs or hosts into one");
+  add(add_diff, "diff", "Compare two profiles by function and by call path");
   auto known = [&](const char* name) { return app.get_subcommands([&](CLI::App* s) { return s->get_name() == name; }).size() == 1; };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1]))
-    return fail(std::string("unknown command '") + argv[1] + "' (commands: record, attach, report, export; see callprof --help)");
+    return fail(std::string("unknown command '") + argv[1] + "' (commands: record, attach, report, export, merge, diff; see callprof --help)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,9 @@
 // Resolving process and thread links by id and start time.
 #include "model/lineage.h"
 
+#include <map>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 namespace callprof {
@@ -20,9 +23,12 @@ size_t running_at(const std::vector<size_t>& candidates, int64_t at, StartOf sta
   return best != kNoIndex ? best : earliest;
 }
 
-std::unordered_map<uint32_t, std::vector<size_t>> processes_by_pid(const Profile& p) {
-  std::unordered_map<uint32_t, std::vector<size_t>> by_pid;
-  for (size_t i = 0; i < p.processes.size(); ++i) by_pid[p.processes[i].pid].push_back(i);
+// Pids repeat across hosts (merged profiles): a process is known by its host and pid.
+using HostPid = std::pair<std::string_view, uint32_t>;
+
+std::map<HostPid, std::vector<size_t>> processes_by_pid(const Profile& p) {
+  std::map<HostPid, std::vector<size_t>> by_pid;
+  for (size_t i = 0; i < p.processes.size(); ++i) by_pid[{p.processes[i].host, p.processes[i].pid}].push_back(i);
   return by_pid;
 }
 
@@ -34,7 +40,7 @@ std::vector<size_t> thread_processes(const Profile& profile) {
   std::vector<size_t> out;
   out.reserve(profile.threads.size());
   for (const Thread& t : profile.threads) {
-    auto it = by_pid.find(t.pid);
+    auto it = by_pid.find({t.host, t.pid});
     out.push_back(it == by_pid.end() ? kNoIndex : running_at(it->second, t.start_ns, start));
   }
   return out;
@@ -42,9 +48,12 @@ std::vector<size_t> thread_processes(const Profile& profile) {
 
 std::vector<size_t> thread_creators(const Profile& profile) {
   const std::vector<size_t> process = thread_processes(profile);
-  // Threads grouped by (pid, process image) and tid; a thread without a process record
-  // groups with the other threads of its pid.
-  auto group = [&](size_t i) { return std::pair(profile.threads[i].pid, process[i]); };
+  // Threads grouped by (host, pid, process image) and tid; a thread without a process
+  // record groups with the other threads of its pid.
+  auto group = [&](size_t i) {
+    const Thread& t = profile.threads[i];
+    return std::tuple(std::string_view(t.host), t.pid, process[i]);
+  };
   std::unordered_map<uint64_t, std::vector<size_t>> by_tid;
   for (size_t i = 0; i < profile.threads.size(); ++i) by_tid[profile.threads[i].tid].push_back(i);
   std::vector<size_t> out(profile.threads.size(), kNoIndex);
@@ -66,11 +75,11 @@ std::vector<size_t> process_parents(const Profile& profile) {
   std::vector<size_t> out(ps.size(), kNoIndex);
   for (size_t i = 0; i < ps.size(); ++i) {
     if (ps[i].image > 0) {
-      for (size_t c : by_pid.at(ps[i].pid))
+      for (size_t c : by_pid.at({ps[i].host, ps[i].pid}))
         if (ps[c].image < ps[i].image && (out[i] == kNoIndex || ps[c].image > ps[out[i]].image)) out[i] = c;
       if (out[i] != kNoIndex) continue;
     }
-    auto it = by_pid.find(ps[i].ppid);
+    auto it = by_pid.find({ps[i].host, ps[i].ppid});
     if (ps[i].ppid == 0 || it == by_pid.end()) continue;
     out[i] = running_at(it->second, ps[i].start_ns, [&](size_t c) { return ps[c].start_ns; }, i);
   }

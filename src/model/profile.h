@@ -47,6 +47,7 @@ struct Function {
 };
 
 struct Process {
+  std::string host;              // "" (the recording's own host) except in merged profiles
   uint32_t pid = 0;
   uint32_t ppid = 0;             // the parent process, 0 when it is not in the profile
   uint32_t image = 0;            // 0: as forked; n: after its n-th exec (same pid)
@@ -66,6 +67,7 @@ struct Process {
 struct Thread {
   uint32_t tid = 0;
   uint32_t pid = 0;
+  std::string host;                      // as Process::host
   std::string name;
   uint32_t creator_tid = 0;              // 0: not created by a profiled thread
   std::vector<FunctionId> creator_path;  // the call path in the creator that created it

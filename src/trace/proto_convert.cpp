@@ -77,6 +77,7 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_prunes(thread.prunes);
   out->set_offcpu(file::OffCpu(thread.offcpu));
   for (const SyscallStats& s : thread.syscalls) put_syscall(s, out->add_syscalls());
+  out->set_host(thread.host);
 }
 
 void put_process(const Process& p, file::Process* out) {
@@ -91,6 +92,7 @@ void put_process(const Process& p, file::Process* out) {
   out->set_hook_inner_ns(p.hook_inner_ns);
   out->set_hook_outer_ns(p.hook_outer_ns);
   out->set_excluded_hook_ns(p.excluded_hook_ns);
+  out->set_host(p.host);
 }
 
 Process take_process(const file::Process& in) {
@@ -106,6 +108,7 @@ Process take_process(const file::Process& in) {
   p.hook_inner_ns = in.hook_inner_ns();
   p.hook_outer_ns = in.hook_outer_ns();
   p.excluded_hook_ns = in.excluded_hook_ns();
+  p.host = in.host();
   return p;
 }
 
@@ -153,6 +156,7 @@ Result<Thread> take_thread(const file::Thread& in, size_t index) {
   Thread thread;
   thread.tid = in.tid();
   thread.pid = in.pid();
+  thread.host = in.host();
   thread.name = in.name();
   thread.creator_tid = in.creator_tid();
   thread.creator_path.assign(in.creator_path().begin(), in.creator_path().end());

@@ -1,0 +1,47 @@
+// `callprof merge`: profiles of several runs or hosts into one.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "model/transform/merge_profiles.h"
+#include "trace/profile_file.h"
+
+namespace callprof::cli {
+
+Run add_merge(CLI::App& app) {
+  struct Args {
+    std::vector<std::string> inputs;
+    std::string output;
+    MergeOptions options;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  app.add_option("inputs", a->inputs, "Profiles to merge (two or more)")->required()->expected(2, -1);
+  app.add_option("-o,--output", a->output, "The merged profile")->required();
+  app.add_flag("--force", a->options.force, "Merge profiles of different programs or modes, functions by name");
+  app.add_flag("-q,--quiet", a->quiet, "No summary line");
+  return [a]() {
+    std::vector<Profile> profiles;
+    for (const std::string& path : a->inputs) {
+      auto p = read_profile(path);
+      if (!p) return fail(p.error().message);
+      profiles.push_back(std::move(p).value());
+    }
+    auto merged = merge_profiles(std::move(profiles), a->options);
+    if (!merged) return fail(merged.error().message);
+    // Written beside the output and renamed: a reader sees the old file or the new one.
+    const std::string tmp = a->output + ".tmp";
+    if (Status s = write_profile(*merged, tmp); !s) return fail(s.error().message);
+    if (std::rename(tmp.c_str(), a->output.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      return fail(fmt::format("cannot write {}", a->output));
+    }
+    if (!a->quiet)
+      note(fmt::format("wrote {}: {} profiles, {} processes, {} threads, {} functions", a->output, a->inputs.size(),
+                       merged->processes.size(), merged->threads.size(), merged->functions.size()));
+    return 0;
+  };
+}
+
+}  // namespace callprof::cli

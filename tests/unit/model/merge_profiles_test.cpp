@@ -1,0 +1,119 @@
+// Merging profiles of several runs or hosts: tables unified by identity, records kept apart
+// with their host, metrics adding up exactly, and the merge associative and commutative.
+#include "model/transform/merge_profiles.h"
+
+#include <gtest/gtest.h>
+
+#include "folded_profile.h"
+#include "graph/aggregate.h"
+#include "model/transform/merge.h"
+
+namespace callprof {
+namespace {
+
+Profile run(const char* host, const char* folded, uint32_t pid) {
+  Profile p = testing::folded(folded);
+  p.meta.command = "/opt/app/server --port 80";
+  p.meta.mode = "exact";
+  p.meta.hostname = host;
+  p.meta.duration_ns = 1000;
+  p.modules = {Module{"/opt/app/server", "abcd"}};
+  for (Function& f : p.functions) f.module = 0;
+  p.processes = {Process{.pid = pid, .command = p.meta.command}};
+  for (Thread& t : p.threads) t.pid = pid;
+  return p;
+}
+
+Profile a() { return run("alpha", "main;handle;parse 100 calls=10\nmain;handle;reply 50 calls=10\n", 10); }
+Profile b() { return run("beta", "main;handle;parse 300 calls=30\nmain;idle 7\n", 10); }
+Profile c() { return run("gamma", "main;handle;reply 20 calls=2\nmain;log 1\n", 11); }
+
+Profile merged(std::vector<Profile> ps) {
+  auto m = merge_profiles(std::move(ps), {});
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+  return m.ok() ? std::move(m).value() : Profile{};
+}
+
+// Everything a report can show, as text: tables, records, trees node by node.
+std::string dump(const Profile& p) {
+  std::string s = p.meta.command + "|" + p.meta.mode + "|" + p.meta.hostname + "|" + std::to_string(p.meta.duration_ns);
+  for (const auto& [k, v] : p.meta.extra) s += "|" + k + "=" + v;
+  for (const Module& m : p.modules) s += "\nmodule " + m.path + " " + m.build_id;
+  for (const Function& f : p.functions) s += "\nfunction " + f.name + " " + std::to_string(f.module);
+  for (const Process& pr : p.processes) s += "\nprocess " + pr.host + " " + std::to_string(pr.pid);
+  for (const Thread& t : p.threads) {
+    s += "\nthread " + t.host + " " + std::to_string(t.pid) + " " + std::to_string(t.tid);
+    for (NodeId i = 1; i < t.tree.size(); ++i) {
+      const CallNode& n = t.tree.node(i);
+      s += "\n  " + std::to_string(n.parent) + " " + std::to_string(n.function);
+      for (size_t k = 0; k < kMetricCount; ++k) s += " " + std::to_string(n.base[Metric(k)]);
+    }
+  }
+  return s;
+}
+
+TEST(MergeProfiles, MetricsAddUpAndRecordsKeepTheirHost) {
+  const Profile m = merged({a(), b(), c()});
+  EXPECT_EQ(m.functions.size(), 6u) << "main, handle, parse, reply, idle, log: unified across runs";
+  EXPECT_EQ(m.modules.size(), 1u) << "one build id";
+  ASSERT_EQ(m.threads.size(), 3u);
+  EXPECT_EQ(m.threads[0].host, "alpha");
+  EXPECT_EQ(m.threads[1].host, "beta");
+  EXPECT_EQ(m.processes[2].host, "gamma");
+  EXPECT_EQ(m.meta.hostname, "alpha,beta,gamma");
+  EXPECT_EQ(m.meta.duration_ns, 3000);
+  EXPECT_EQ(m.meta.extra.at("merged_profiles"), "3");
+  const std::vector<FunctionRow> rows = function_rows(merged_tree(m));
+  auto row = [&](const char* name) {
+    for (const FunctionRow& r : rows)
+      if (m.functions[r.function].name == name) return r;
+    return FunctionRow{};
+  };
+  EXPECT_EQ(row("parse").calls, 40u);
+  EXPECT_EQ(row("parse").self_ns, 400u);
+  EXPECT_EQ(row("reply").calls, 12u);
+  EXPECT_EQ(row("handle").total_ns, 470u);
+}
+
+TEST(MergeProfiles, AssociativeAndCommutative) {
+  const std::string abc = dump(merged({a(), b(), c()}));
+  EXPECT_EQ(dump(merged({merged({a(), b()}), c()})), abc);
+  EXPECT_EQ(dump(merged({a(), merged({b(), c()})})), abc);
+  EXPECT_EQ(dump(merged({c(), b(), a()})), abc);
+  EXPECT_EQ(dump(merged({merged({c(), a()}), b()})), abc);
+}
+
+TEST(MergeProfiles, MismatchedInputsNeedForce) {
+  Profile other = c();
+  other.meta.command = "/usr/bin/other";
+  auto r = merge_profiles({a(), other}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "profiles of different programs ('server' and 'other'): --force merges them anyway, "
+                               "functions by name");
+  Profile sampled = c();
+  sampled.meta.mode = "sample";
+  EXPECT_NE(merge_profiles({a(), sampled}, {}).error().message.find("different modes"), std::string::npos);
+  // By name: `parse` of another build (another build id) becomes the same function.
+  other.modules[0].build_id = "ffff";
+  auto forced = merge_profiles({a(), other}, {.force = true});
+  ASSERT_TRUE(forced.ok());
+  size_t parses = 0;
+  for (const Function& f : forced->functions) parses += f.name == "parse";
+  EXPECT_EQ(parses, 1u);
+  Profile compensated = b();
+  compensated.meta.compensated = true;
+  EXPECT_FALSE(merge_profiles({a(), compensated}, {.force = true}).ok());
+}
+
+TEST(MergeProfiles, SameProgramOtherBuildStaysApart) {
+  Profile rebuilt = b();
+  rebuilt.modules[0].build_id = "ef01";
+  const Profile m = merged({a(), rebuilt});
+  EXPECT_EQ(m.modules.size(), 2u);
+  size_t parses = 0;
+  for (const Function& f : m.functions) parses += f.name == "parse";
+  EXPECT_EQ(parses, 2u) << "functions of different builds are different functions unless --force";
+}
+
+}  // namespace
+}  // namespace callprof
