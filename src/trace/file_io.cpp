@@ -49,10 +49,17 @@ int create_temporary(const std::string& path, std::string& tmp_path) {
 
 }  // namespace
 
+// Opened without blocking and checked before reading: a FIFO with no writer would block
+// open() forever, and a device or directory is never a profile.
 Result<InputFile> InputFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return io_error("read", path, errno);
-  return InputFile(fd, path);
+  InputFile file(fd, path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return io_error("read", path, errno);
+  if (!S_ISREG(st.st_mode)) return make_error(fmt::format("cannot read {}: not a regular file", path));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return file;
 }
 
 InputFile::~InputFile() {

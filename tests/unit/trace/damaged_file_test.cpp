@@ -1,6 +1,10 @@
 // Truncated, corrupted, foreign and newer-version files are rejected with one clear line,
 // never accepted as something else and never a crash.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "test_profiles.h"
 #include "trace/container.h"
@@ -141,6 +145,28 @@ TEST(DamagedFile, PayloadThatIsNotAProfileMessage) {
   const uint8_t garbage[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01};  // field 1, absurd length
   test::expect_error(parse_profile(trace::wrap_payload(garbage).value(), "g"), "g",
                      "corrupted (the payload is not a valid profile message)");
+}
+
+}  // namespace
+}  // namespace callprof
+
+namespace callprof {
+namespace {
+
+// A FIFO with no writer would block a plain open() forever; a directory or a device is
+// never a profile. Each is one clear error, at once.
+TEST(NotAFile, FifoDirectoryAndDeviceAreRefusedAtOnce) {
+  const std::string dir = ::testing::TempDir() + "/not_a_file";
+  std::filesystem::create_directories(dir);
+  const std::string fifo = dir + "/fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, dir, std::string("/dev/null")}) {
+    Result<Profile> p = read_profile(path);
+    ASSERT_FALSE(p.ok()) << path;
+    EXPECT_EQ(p.error().message, "cannot read " + path + ": not a regular file");
+  }
+  ::unlink(fifo.c_str());
 }
 
 }  // namespace
