@@ -153,6 +153,7 @@ std::vector<json> threads(const ReportContext& ctx) {
     const bool measured = t.offcpu == Thread::OffCpu::Measured || totals[i].cpu_ns || totals[i].offcpu_ns;
     out.push_back({{"tid", t.tid},
                    {"pid", t.pid},
+                   {"host", t.host.empty() ? json(nullptr) : json(t.host)},
                    {"name", t.name},
                    {"creator_tid", t.creator_tid ? json(t.creator_tid) : json(nullptr)},
                    {"creator_path", path},
@@ -212,6 +213,7 @@ std::vector<json> processes(const Profile& p) {
   std::vector<json> out;
   for (const Process& pr : p.processes)
     out.push_back({{"pid", pr.pid},
+                   {"host", pr.host.empty() ? json(nullptr) : json(pr.host)},
                    {"ppid", pr.ppid ? json(pr.ppid) : json(nullptr)},
                    {"image", pr.image},
                    {"command", pr.command},

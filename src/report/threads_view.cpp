@@ -153,6 +153,7 @@ std::vector<ForestEntry> sorted_forest(const ThreadData& d, const std::vector<si
 
 std::string process_title(const Process& p) {
   std::string s = p.image ? fmt::format("pid {} image {}", p.pid, p.image) : fmt::format("pid {}", p.pid);
+  if (!p.host.empty()) s = escape_text(p.host) + ": " + s;
   if (p.ppid) s += fmt::format(" (ppid {})", p.ppid);
   s += ": " + escape_text(p.command);
   if (p.death_signal) {

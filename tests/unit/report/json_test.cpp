@@ -69,10 +69,10 @@ TEST(Json, TopLevelSectionsAndKeys) {
   EXPECT_EQ(keys(d["tree"][0]), (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns",
                                    "cpu_ns", "offcpu_ns", "total_cpu_ns", "total_offcpu_ns", "recursion_level",
                                    "children"}));
-  EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
+  EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "host", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
                                       "end_ns", "finished", "dropped_calls", "depth_limited_calls", "short_calls",
                                       "lost_events", "prunes", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
-  EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "ppid", "image", "command", "start_ns", "end_ns", "death_signal",
+  EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal",
                                         "complete", "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
