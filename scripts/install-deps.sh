@@ -11,14 +11,16 @@ packages=(
   uftrace time jq linux-perf strace bpftrace
   # the tools exports are checked with: go tool pprof (and pprof's schema), callgrind_annotate
   golang-go golang-github-google-pprof-dev valgrind
-  # util-linux's script gives the pager test a terminal
-  bsdutils
+  # util-linux's script gives the pager test a terminal; the browser tests run Debian's chromium
+  bsdutils chromium nodejs
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Debian's nodejs comes without npm (its own package); other node builds include it.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
