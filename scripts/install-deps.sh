@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config gcc g++ clang libclang-rt-14-dev
   libdw-dev libelf-dev libzstd-dev protobuf-compiler libprotobuf-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libbpf-dev bpftool libseccomp-dev libre2-dev libiberty-dev
+  libbpf-dev bpftool libseccomp-dev libre2-dev libiberty-dev libabsl-dev
   uftrace time jq linux-perf strace bpftrace
   # the tools exports are checked with: go tool pprof (and pprof's schema), callgrind_annotate
   golang-go golang-github-google-pprof-dev valgrind

@@ -1,8 +1,394 @@
-// Placeholder until the pprof writer lands.
+// pprof's profile (go tool pprof, Pyroscope, Parca): a gzipped perftools.profiles.Profile in
+// pprof's own schema (Debian's golang-github-google-pprof-dev; C++ generated at build time).
+// One sample per call-tree node and selected thread, with the node's own (self) values and
+// its path leaf first; one location and one function per callprof function.
+//
+// Streaming: the profile is written as a sequence of partial Profile messages (a header,
+// batches of samples, then the tables and the string table), each serialized by protobuf
+// into the same gzip stream. Protobuf defines the concatenation of serialized messages as
+// their merge, and repeated fields append, so readers see one Profile (fields may come in
+// any order: every conforming parser, Go pprof's included, accepts that). Only one batch of
+// samples is ever held, never the whole message or its serialized bytes.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 #include "export/export.h"
+#include "proto/profile.pb.h"
 
 namespace callprof {
+namespace {
 
-Status write_pprof(const Analysis&, std::ostream&) { return make_error("the pprof export is not built yet"); }
+namespace pb = perftools::profiles;
+namespace io = google::protobuf::io;
+
+constexpr int kSamplesPerBatch = 4096;
+// Mappings get disjoint synthetic ranges (callprof keeps addresses relative to each module's
+// file, not where it was loaded): each starts on a 4 GiB boundary, so an address reads as
+// the mapping's start plus the function's ELF address.
+constexpr uint64_t kMappingAlign = uint64_t(1) << 32;
+
+// The length of the valid UTF-8 sequence at s[i], 0 when the byte there does not start one
+// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  // The sequence's length and its second byte's range (narrower after E0, ED, F0, F4).
+  size_t n = 4;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    lo = c == 0xE0 ? 0xA0 : 0x80;
+    hi = c == 0xED ? 0x9F : 0xBF;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    lo = c == 0xF0 ? 0x90 : 0x80;
+    hi = c == 0xF4 ? 0x8F : 0xBF;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+// pprof's strings are proto3 `string`s, which must be UTF-8: protobuf's own parsers (C++,
+// and Go's google.golang.org/protobuf behind Pyroscope and Parca) reject a profile holding
+// anything else, even though go tool pprof's hand-written decoder does not check. Names from
+// profiled binaries can hold any bytes, so each byte outside a valid sequence becomes U+FFFD.
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    if (const size_t n = utf8_length(s, i)) {
+      out.append(s, i, n);
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The profile's string table: index 0 is "" as the format requires.
+class StringTable {
+ public:
+  StringTable() { (*this)(""); }
+  int64_t operator()(std::string_view s) {
+    std::string text = valid_utf8(s);
+    auto [it, added] = index_.try_emplace(std::move(text), int64_t(strings_.size()));
+    if (added) strings_.push_back(&it->first);
+    return it->second;
+  }
+  void write_to(pb::Profile& p) const {
+    for (const std::string* s : strings_) p.add_string_table(*s);
+  }
+
+ private:
+  std::unordered_map<std::string, int64_t> index_;  // node-based: the keys stay put
+  std::vector<const std::string*> strings_;
+};
+
+// One value of every sample: pprof's sample type and the node's metric behind it.
+struct Column {
+  std::string_view type, unit;
+  Metric metric;
+};
+
+std::vector<Column> columns_of(const Analysis& a, bool sampled) {
+  const auto& present = a.stats().present;
+  const auto has = [&](Metric m) { return present[size_t(m)]; };
+  std::vector<Column> c;
+  if (sampled) {
+    // An on-CPU sample's weight is CPU time; a profile that kept it only as wall time (no
+    // CPU split, no off-CPU stacks) has no other time.
+    const bool split = has(Metric::CpuNs) || has(Metric::OffCpuNs);
+    c = {{"samples", "count", Metric::Samples}, {"cpu", "nanoseconds", split ? Metric::CpuNs : Metric::WallNs}};
+    if (has(Metric::OffCpuNs)) c.push_back({"offcpu", "nanoseconds", Metric::OffCpuNs});
+    // Off-CPU stacks and traced system calls have wall time but no samples or CPU time.
+    if (has(Metric::OffCpuNs) || has(Metric::Syscalls)) c.push_back({"wall", "nanoseconds", Metric::WallNs});
+    return c;
+  }
+  c = {{"calls", "count", Metric::Calls}, {"wall", "nanoseconds", Metric::WallNs}};
+  if (a.cpu_measured()) {
+    c.push_back({"cpu", "nanoseconds", Metric::CpuNs});
+    c.push_back({"offcpu", "nanoseconds", Metric::OffCpuNs});
+  }
+  if (has(Metric::AllocCalls)) {
+    c.push_back({"alloc_calls", "count", Metric::AllocCalls});
+    c.push_back({"alloc_bytes", "bytes", Metric::AllocBytes});
+  }
+  return c;
+}
+
+int64_t as_int64(uint64_t v) { return int64_t(std::min<uint64_t>(v, std::numeric_limits<int64_t>::max())); }
+
+class PprofWriter {
+ public:
+  PprofWriter(const Analysis& a, io::CodedOutputStream& out)
+      : a_(a),
+        p_(a.profile()),
+        out_(out),
+        sampled_(a.stats().has_samples || p_.meta.mode == "sample"),
+        columns_(columns_of(a, sampled_)),
+        location_of_(p_.functions.size(), 0) {}
+
+  void write_header();
+  void write_thread(size_t index);
+  void write_tables();
+
+ private:
+  uint64_t location(FunctionId f);
+  void write_samples(const CallTree& tree, const google::protobuf::RepeatedPtrField<pb::Label>& labels);
+  void add_sample(const Metrics& base, const std::vector<uint64_t>& path,
+                  const google::protobuf::RepeatedPtrField<pb::Label>& labels);
+  void flush() {
+    chunk_.SerializePartialToCodedStream(&out_);
+    chunk_.Clear();  // keeps the samples' memory for the next batch
+  }
+  ModuleId main_module() const;
+  std::vector<ModuleId> mapping_order() const;
+  const Function* function(FunctionId f) const { return f < p_.functions.size() ? &p_.functions[f] : nullptr; }
+  bool mapped(const Function* fn) const {
+    return fn && fn->kind == FunctionKind::Normal && fn->module < p_.modules.size();
+  }
+
+  const Analysis& a_;
+  const Profile& p_;
+  io::CodedOutputStream& out_;
+  const bool sampled_;
+  const std::vector<Column> columns_;
+  StringTable strings_;
+  pb::Profile chunk_;                                         // the part being written
+  std::vector<uint64_t> location_of_;                         // by FunctionId: pprof's id, 0 = none yet
+  std::unordered_map<FunctionId, uint64_t> other_locations_;  // ids outside the table
+  std::vector<FunctionId> functions_;                         // by pprof id - 1, in order of first use
+};
+
+void PprofWriter::write_header() {
+  for (const Column& c : columns_) {
+    pb::ValueType* t = chunk_.add_sample_type();
+    t->set_type(strings_(c.type));
+    t->set_unit(strings_(c.unit));
+  }
+  // The default view: CPU time for sampled profiles, wall time for exact ones.
+  chunk_.set_default_sample_type(strings_(sampled_ ? "cpu" : "wall"));
+  chunk_.set_time_nanos(p_.meta.start_realtime_ns);
+  chunk_.set_duration_nanos(p_.meta.duration_ns);
+  if (sampled_ && p_.meta.sampling && p_.meta.sampling->frequency_hz > 0) {
+    chunk_.mutable_period_type()->set_type(strings_("cpu"));
+    chunk_.mutable_period_type()->set_unit(strings_("nanoseconds"));
+    chunk_.set_period(int64_t(1000000000 / p_.meta.sampling->frequency_hz));
+  }
+  const auto comment = [&](std::string_view key, const std::string& value) {
+    if (!value.empty()) chunk_.add_comment(strings_(std::string(key) + ": " + value));
+  };
+  comment("command", p_.meta.command);
+  comment("mode", p_.meta.mode);
+  comment("host", p_.meta.hostname);
+  flush();
+}
+
+// A selected thread's tree with --focus and --hide applied, its samples labelled with the
+// thread. Without either, Analysis::thread_tree would return a copy of the profile's own
+// (compensated) tree: read that in place instead of copying a possibly huge tree.
+void PprofWriter::write_thread(size_t index) {
+  const Thread& t = p_.threads[index];
+  google::protobuf::RepeatedPtrField<pb::Label> labels;
+  const auto number = [&](std::string_view key, uint32_t value) {
+    pb::Label* l = labels.Add();
+    l->set_key(strings_(key));
+    l->set_num(value);
+  };
+  const auto text = [&](std::string_view key, const std::string& value) {
+    pb::Label* l = labels.Add();
+    l->set_key(strings_(key));
+    l->set_str(strings_(value));
+  };
+  number("pid", t.pid);
+  number("tid", t.tid);
+  text("thread", t.name);
+  std::string host = t.host;
+  for (const Process& p : p_.processes)
+    if (host.empty() && p.pid == t.pid && !p.host.empty()) host = p.host;
+  if (host.empty()) host = p_.meta.hostname;
+  if (!host.empty()) text("host", host);
+  if (a_.options().focus.empty() && a_.options().hide.empty()) {
+    write_samples(t.tree, labels);
+  } else {
+    write_samples(a_.thread_tree(index), labels);
+  }
+}
+
+// Depth first, children in order, keeping only the current path's location ids; an
+// explicit stack, since recursion can make the tree arbitrarily deep.
+void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
+  struct Entry {
+    NodeId id;
+    uint32_t depth;
+  };
+  std::vector<Entry> stack;
+  std::vector<uint64_t> path;  // root first
+  const auto push_children = [&](NodeId parent, uint32_t depth) {
+    const size_t first = stack.size();
+    for (NodeId k = tree.node(parent).first_child; k != kNoNode; k = tree.node(k).next_sibling)
+      stack.push_back({k, depth});
+    std::reverse(stack.begin() + std::ptrdiff_t(first), stack.end());
+  };
+  push_children(kRootNode, 0);
+  while (!stack.empty()) {
+    const Entry e = stack.back();
+    stack.pop_back();
+    const CallNode& n = tree.node(e.id);
+    path.resize(e.depth);
+    path.push_back(location(n.function));
+    add_sample(n.base, path, labels);
+    push_children(e.id, e.depth + 1);
+  }
+}
+
+void PprofWriter::add_sample(const Metrics& base, const std::vector<uint64_t>& path,
+                             const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
+  if (std::none_of(columns_.begin(), columns_.end(), [&](const Column& c) { return base[c.metric] != 0; })) return;
+  pb::Sample* s = chunk_.add_sample();
+  auto* ids = s->mutable_location_id();
+  ids->Resize(int(path.size()), 0);
+  std::reverse_copy(path.begin(), path.end(), ids->mutable_data());  // the leaf first
+  auto* values = s->mutable_value();
+  values->Resize(int(columns_.size()), 0);
+  for (size_t i = 0; i < columns_.size(); ++i) values->Set(int(i), as_int64(base[columns_[i].metric]));
+  *s->mutable_label() = labels;
+  if (chunk_.sample_size() >= kSamplesPerBatch) flush();
+}
+
+// callprof's model has one function per node: inlined frames, where the symbolizer saw
+// them, arrive as nodes of their own, so every location holds exactly one line.
+uint64_t PprofWriter::location(FunctionId f) {
+  uint64_t& id = f < location_of_.size() ? location_of_[f] : other_locations_[f];
+  if (id == 0) {
+    functions_.push_back(f);
+    id = functions_.size();
+  }
+  return id;
+}
+
+// The main binary is the module of the first top-level function, else module 0.
+ModuleId PprofWriter::main_module() const {
+  const CallTree& tree = a_.tree();
+  if (const NodeId first = tree.node(kRootNode).first_child; first != kNoNode)
+    if (const Function* fn = function(tree.node(first).function); mapped(fn)) return fn->module;
+  return p_.modules.empty() ? kNoModule : 0;
+}
+
+// The main binary first (pprof takes mapping[0] as the profiled program), then the modules
+// of the functions in the samples, in module order.
+std::vector<ModuleId> PprofWriter::mapping_order() const {
+  std::vector<bool> used(p_.modules.size(), false);
+  for (FunctionId f : functions_)
+    if (const Function* fn = function(f); mapped(fn)) used[fn->module] = true;
+  std::vector<ModuleId> order;
+  const ModuleId main = main_module();
+  if (main != kNoModule) order.push_back(main);
+  for (ModuleId m = 0; m < used.size(); ++m)
+    if (used[m] && m != main) order.push_back(m);
+  return order;
+}
+
+void PprofWriter::write_tables() {
+  if (chunk_.sample_size() > 0) flush();
+  // Per module: the highest function address, and whether files and lines are known.
+  struct Extent {
+    uint64_t max_address = 0;
+    bool files = false, lines = false;
+  };
+  std::vector<Extent> extent(p_.modules.size());
+  for (const Function& fn : p_.functions) {
+    if (!mapped(&fn)) continue;
+    Extent& e = extent[fn.module];
+    e.max_address = std::max(e.max_address, fn.address);
+    e.files |= !fn.file.empty();
+    e.lines |= fn.line != 0;
+  }
+  std::vector<uint64_t> mapping_id(p_.modules.size(), 0), start(p_.modules.size(), 0);
+  uint64_t next = kMappingAlign;
+  for (ModuleId m : mapping_order()) {
+    const Extent& e = extent[m];
+    pb::Mapping* map = chunk_.add_mapping();
+    mapping_id[m] = uint64_t(chunk_.mapping_size());
+    start[m] = next;
+    const uint64_t size = std::min(e.max_address, UINT64_MAX / 4) / 4096 * 4096 + 4096;
+    map->set_id(mapping_id[m]);
+    map->set_memory_start(start[m]);
+    map->set_memory_limit(start[m] + size);
+    map->set_filename(strings_(p_.modules[m].path));
+    map->set_build_id(strings_(p_.modules[m].build_id));
+    map->set_has_functions(true);
+    map->set_has_filenames(e.files);
+    map->set_has_line_numbers(e.lines);
+    next = (start[m] + size + kMappingAlign - 1) / kMappingAlign * kMappingAlign;
+  }
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    const uint64_t id = i + 1;
+    const FunctionId f = functions_[i];
+    const Function* fn = function(f);
+    pb::Location* loc = chunk_.add_location();
+    loc->set_id(id);
+    // Synthetic frames ("[syscall] write", "[kernel]") and functions of unknown modules
+    // have no mapping.
+    if (mapped(fn)) {
+      loc->set_mapping_id(mapping_id[fn->module]);
+      loc->set_address(start[fn->module] + fn->address);
+    }
+    pb::Line* line = loc->add_line();
+    line->set_function_id(id);
+    line->set_line(fn ? fn->line : 0);
+    pb::Function* out = chunk_.add_function();
+    out->set_id(id);
+    out->set_name(strings_(a_.full_name(f)));
+    if (fn) {
+      out->set_system_name(strings_(fn->linkage_name));
+      out->set_filename(strings_(fn->file));
+      out->set_start_line(fn->line);
+    }
+  }
+  strings_.write_to(chunk_);
+  flush();
+}
+
+}  // namespace
+
+Status write_pprof(const Analysis& analysis, std::ostream& out) {
+  std::string zlib_error;
+  {
+    io::OstreamOutputStream raw(&out);  // writes its last bytes when it goes out of scope
+    io::GzipOutputStream::Options options;
+    options.format = io::GzipOutputStream::GZIP;
+    // Level 1: on a 1M-node profile (81 MB of protobuf) 11.3 MB in 0.54 s of CPU for the
+    // whole writer; the default level 6 gains 10 % of size for 0.4 s more.
+    options.compression_level = 1;
+    io::GzipOutputStream gzip(&raw, options);
+    {
+      io::CodedOutputStream coded(&gzip);
+      PprofWriter writer(analysis, coded);
+      writer.write_header();
+      for (size_t t : analysis.threads()) writer.write_thread(t);
+      writer.write_tables();
+    }
+    if (!gzip.Close()) zlib_error = gzip.ZlibErrorMessage() ? gzip.ZlibErrorMessage() : "unknown error";
+  }
+  if (!zlib_error.empty()) return make_error("compressing the pprof profile failed: " + zlib_error);
+  return out ? Status(Ok{}) : make_error("writing the pprof profile failed");
+}
 
 }  // namespace callprof

@@ -32,6 +32,12 @@ NodeId CallTree::child(NodeId parent, FunctionId function) {
   return id;
 }
 
+void CallTree::reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  last_child_.reserve(nodes);
+  index_.reserve(nodes);
+}
+
 NodeId CallTree::path(std::span<const FunctionId> functions) {
   NodeId at = kRootNode;
   for (FunctionId f : functions) at = child(at, f);

@@ -110,6 +110,9 @@ void Analysis::build_tree() {
     return;
   }
   tree_.emplace();
+  size_t nodes = 0;
+  for (size_t i : threads_) nodes += p.threads[i].tree.size();
+  tree_->reserve(nodes);  // an upper bound: equal paths merge
   for (size_t i : threads_) merge_into(*tree_, p.threads[i].tree);
 }
 

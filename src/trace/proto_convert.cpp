@@ -123,6 +123,7 @@ Thread::OffCpu take_offcpu(int value) {
 // Requires a validated tree: parents precede children and columns match the node count.
 Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
   CallTree tree;
+  tree.reserve(size_t(in.parent_size()));
   for (int i = 1; i < in.parent_size(); ++i) {
     const NodeId created = tree.child(in.parent(i), in.function(i));
     if (created != NodeId(i))

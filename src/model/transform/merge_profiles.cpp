@@ -180,7 +180,10 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
                     e.checkpoint, e.max_depth, e.min_duration, e.max_nodes);
   };
   const uint64_t unmatched = into->unmatched_exits + x.unmatched_exits;
-  if (options(*into) != options(x)) *into = ExactFacts{.include = "mixed"};
+  if (options(*into) != options(x)) {
+    *into = ExactFacts{};
+    into->include = "mixed";
+  }
   into->unmatched_exits = unmatched;
 }
 
