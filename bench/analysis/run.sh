@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Analysis benchmark: how long each `callprof report` view takes on profiles with 1 M
+# calling-context-tree nodes (target: under 1 s per view), next to `uftrace report` and
+# `uftrace graph` on a comparable recording, in one run. See bench/README.md.
+#
+#   bench/analysis/run.sh [BUILD_DIR]     (default: the repository's build/)
+#
+# 1. profile_synth writes a 1 M-node exact profile and a 1 M-node sampled one (4 threads,
+#    5000 functions with C++ names, depth up to 40). Every view of each is timed
+#    BENCH_REPEAT times (interleaved), `callprof report -i P --view V -w --no-pager` to
+#    /dev/null: median wall time, median CPU time (user + sys), peak RSS, PASS/MISS against
+#    the target. "read only" (`--view summary --limit 1`) shows what reading and preparing
+#    the profile costs before any view.
+# 2. The peer: manypaths.c (cc -O2 -finstrument-functions) makes ~2 M calls on ~1 M distinct
+#    call paths. The same binary is recorded by `callprof record` and by `uftrace record
+#    --no-libcall`; callprof's views and uftrace's nearest commands are timed on the two
+#    recordings, and the ratio callprof / uftrace is printed per view.
+# Builds nothing but manypaths (into the scratch directory): build the targets callprof,
+# callprof-rt and profile_synth first (the CMake target bench-analysis does both).
+#
+# Environment:
+#   BENCH_NODES=1000000     nodes of the synthetic profiles (all threads together)
+#   BENCH_THREADS=4         threads of the synthetic profiles
+#   BENCH_FUNCTIONS=5000    functions of the synthetic profiles
+#   BENCH_SEED=1            profile_synth's seed
+#   BENCH_REPEAT=3          runs of each command (the median counts)
+#   BENCH_TARGET=1.0        seconds per view
+#   BENCH_DEPTH=12          manypaths: call depth (about 2.5^DEPTH calls per walk)
+#   BENCH_ROUNDS=2          manypaths: walks per thread (calls grow, paths do not)
+#   BENCH_MP_THREADS=2      manypaths: threads
+#   BENCH_UFTRACE=1         0: skip the peer comparison
+#   BENCH_PERF=0            1: `perf record -g` the slowest view of the exact profile, print the top
+#   BENCH_CC=cc, BENCH_TMP= (scratch directory, default a new one under TMPDIR), BENCH_KEEP=0
+# Exit status: 0 whatever the timing verdicts (they depend on the machine's load); 1 when
+# callprof's recording of manypaths has the wrong call count; 2 on errors.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_init "${1:-}" 0
+REPEAT=${BENCH_REPEAT:-3}
+NODES=${BENCH_NODES:-1000000}
+THREADS=${BENCH_THREADS:-4}
+FUNCTIONS=${BENCH_FUNCTIONS:-5000}
+SEED=${BENCH_SEED:-1}
+TARGET=${BENCH_TARGET:-1.0}
+DEPTH=${BENCH_DEPTH:-12}
+ROUNDS=${BENCH_ROUNDS:-2}
+MP_THREADS=${BENCH_MP_THREADS:-2}
+WITH_UFTRACE=${BENCH_UFTRACE:-1}
+synth=$build/bench/profile_synth
+gnu_time=/usr/bin/time
+for f in "$callprof" "$build/bin/libcallprof-rt.so" "$synth"; do
+  [[ -e $f ]] || die "missing $f (build the targets callprof callprof-rt profile_synth in $build)"
+done
+[[ -x $gnu_time ]] || die "needs GNU time at $gnu_time (apt-get install time)"
+(( REPEAT >= 1 )) || die "BENCH_REPEAT must be at least 1"
+if [[ $WITH_UFTRACE == 1 ]] && ! command -v uftrace >/dev/null; then
+  echo "run.sh: uftrace not found, skipping the comparison" >&2
+  WITH_UFTRACE=0
+fi
+
+tmp=${BENCH_TMP:-$(mktemp -d "${TMPDIR:-/tmp}/callprof-bench-analysis-XXXXXX")}
+mkdir -p "$tmp"
+[[ ${BENCH_KEEP:-0} == 1 ]] || trap 'rm -rf "$tmp"' EXIT
+
+# ---------------------------------------------------------------------------------------
+# timed KEY COMMAND...: one run, output to /dev/null. Appends to WALL[KEY], CPU[KEY] and
+# keeps the largest RSS[KEY] (KiB). A failing command marks FAILED[KEY] with its first
+# stderr line and is not run again.
+declare -A WALL CPU RSS FAILED
+timed() {
+  local key=$1; shift
+  [[ -n ${FAILED[$key]:-} ]] && return 0
+  if ! "$gnu_time" -f '%e %M %U %S' -o "$tmp/time.txt" "$@" >/dev/null 2>"$tmp/err.txt"; then
+    FAILED[$key]=$(grep -v -e '^Command exited' -e '^Command terminated' "$tmp/err.txt" | grep -m1 . || echo "exit status != 0")
+    return 0
+  fi
+  local e m u s
+  read -r e m u s < <(tail -n1 "$tmp/time.txt")
+  WALL[$key]+="$e "
+  CPU[$key]+="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') "
+  (( m > ${RSS[$key]:-0} )) && RSS[$key]=$m
+  return 0
+}
+med() { [[ -n ${WALL[$1]:-} ]] && median "${WALL[$1]}" || echo -; }
+medcpu() { [[ -n ${CPU[$1]:-} ]] && median "${CPU[$1]}" || echo -; }
+mib() { [[ -n ${RSS[$1]:-} ]] && awk -v k="${RSS[$1]}" 'BEGIN { printf "%.0f", k / 1024 }' || echo -; }
+verdict() { [[ $1 =~ ^[0-9.]+$ ]] || { echo -; return; }; awk -v t="$1" -v g="$TARGET" 'BEGIN { print t < g ? "PASS" : "MISS" }'; }
+ratio() { [[ $1 =~ ^[0-9.]+$ && $2 =~ ^[0-9.]+$ ]] || { echo -; return; }; awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0) }'; }
+size_of() { du -sh "$1" | cut -f1; }
+
+echo "analysis benchmark: callprof report views on ${NODES}-node profiles, target < ${TARGET} s per view"
+echo "$REPEAT runs of each command, interleaved; medians; output to /dev/null; callprof $build"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cpus, kernel $(uname -r), load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---------------------------------------------------------------------------------------
+# 1. Synthetic profiles.
+declare -A MID HOT
+for mode in exact sample; do
+  p=$tmp/synth-$mode.data
+  t0=${EPOCHREALTIME/,/.}
+  "$synth" --nodes "$NODES" --threads "$THREADS" --functions "$FUNCTIONS" --mode "$mode" --seed "$SEED" -o "$p" \
+    >"$tmp/synth.out" 2>"$tmp/synth.err" || { cat "$tmp/synth.err" >&2; die "profile_synth --mode $mode failed"; }
+  t1=${EPOCHREALTIME/,/.}
+  MID[$mode]=$(sed -n 's/^mid_function=//p' "$tmp/synth.out")
+  HOT[$mode]=$(sed -n 's/^hot_function=//p' "$tmp/synth.out")
+  printf '%s (%.1f s, %s)\n' "$(sed 's/^profile_synth: //; s|'"$tmp"'/||' "$tmp/synth.err")" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$(size_of "$p")"
+  echo "  callers-of: $(sed -n 's/^mid_paths=//p' "$tmp/synth.out") paths of ${MID[$mode]}"
+  echo "  hot:        $(sed -n 's/^hot_paths=//p' "$tmp/synth.out") paths of ${HOT[$mode]}"
+done
+
+# The views: name and arguments (after `callprof report -i P`). @MID@ and @HOT@ stand for
+# the profile's mid-frequency and most frequent function.
+views=("read only|--view summary --limit 1"
+       "flat|--view flat" "callers|--view callers" "tree|--view tree"
+       "tree, all rows|--view tree --percent-limit 0"
+       "threads|--view threads" "summary|--view summary" "modules|--view modules"
+       "callers-of mid|--view callers-of --function @MID@" "callers-of hot|--view callers-of --function @HOT@"
+       "callees-of main|--view callees-of --function ^main\$" "callees-of hot|--view callees-of --function @HOT@"
+       "json|--json")
+# report_args MODE VIEW_SPEC: sets args (the argument array).
+report_args() {
+  local spec=${2#*|} a toks
+  read -ra toks <<<"$spec"
+  args=()
+  for a in "${toks[@]}"; do
+    a=${a//@MID@/"${MID[$1]}"}  # quoted: a name's '&' stays literal (bash 5.2 patsub_replacement)
+    args+=("${a//@HOT@/"${HOT[$1]}"}")
+  done
+}
+for (( r = 1; r <= REPEAT; r++ )); do
+  for mode in exact sample; do
+    for v in "${views[@]}"; do
+      report_args "$mode" "$v"
+      timed "$mode/${v%%|*}" "$callprof" report -i "$tmp/synth-$mode.data" "${args[@]}" -w --no-pager
+    done
+  done
+done
+
+echo
+echo "synthetic profiles: seconds (median wall, median cpu), peak RSS in MiB, verdict against ${TARGET} s"
+printf '%-17s %7s %7s %6s %-5s   %7s %7s %6s %-5s   %s\n' view "exact" cpu MiB "" "sample" cpu MiB "" "arguments"
+miss=()
+for v in "${views[@]}"; do
+  name=${v%%|*} line=
+  for mode in exact sample; do
+    k=$mode/$name
+    if [[ -n ${FAILED[$k]:-} ]]; then
+      line+=$(printf '%7s %7s %6s %-5s   ' failed - - -)
+      miss+=("$k: failed: ${FAILED[$k]}")
+      continue
+    fi
+    w=$(med "$k") vd=$(verdict "$(med "$k")")
+    [[ $vd == MISS ]] && miss+=("$k: $w s")
+    line+=$(printf '%7s %7s %6s %-5s   ' "$w" "$(medcpu "$k")" "$(mib "$k")" "$vd")
+  done
+  printf '%-17s %s%s\n' "$name" "$line" "${v#*|}"
+done
+echo "  @MID@: the function at the median of the used functions ranked by paths; @HOT@: the one on most paths."
+echo "  Each command: callprof report -i PROFILE ARGUMENTS -w --no-pager >/dev/null."
+if (( ${#miss[@]} )); then
+  echo "Target (${TARGET} s per view): MISS for ${#miss[@]} of $(( 2 * ${#views[@]} )):"
+  printf '  %s\n' "${miss[@]}"
+else
+  echo "Target (${TARGET} s per view): PASS for every view of both profiles"
+fi
+
+if [[ ${BENCH_PERF:-0} == 1 ]] && command -v perf >/dev/null; then
+  slow='' slow_t=0
+  for v in "${views[@]}"; do
+    w=$(med "exact/${v%%|*}")
+    [[ $w != - ]] && awk -v a="$w" -v b="$slow_t" 'BEGIN { exit !(a > b) }' && slow=$v slow_t=$w
+  done
+  if [[ -n $slow ]]; then
+    report_args exact "$slow"
+    echo
+    echo "perf record -g of the slowest view (${slow%%|*}, $slow_t s), perf report --stdio --no-children:"
+    perf record -q -g -o "$tmp/perf.data" -- "$callprof" report -i "$tmp/synth-exact.data" "${args[@]}" -w --no-pager \
+      >/dev/null 2>"$tmp/perf.err" || true
+    { perf report -i "$tmp/perf.data" --stdio --no-children --sort dso,symbol -g none 2>/dev/null || true; } |
+      grep -v '^#' | grep . | sed 's/  *$//' | cut -c1-160 | head -40 || true
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------
+# 2. The peer: one program recorded by callprof and by uftrace.
+[[ $WITH_UFTRACE == 1 ]] || exit 0
+prog=$tmp/manypaths
+"${BENCH_CC:-cc}" -O2 -g -finstrument-functions -pthread "$script_dir/manypaths.c" -o "$prog" || die "cannot build manypaths.c"
+mp_args=("$DEPTH" "$ROUNDS" "$MP_THREADS")
+want=$("$prog" "${mp_args[@]}" | sed -n 's/^calls=\([0-9]*\).*/\1/p')
+[[ -n $want ]] || die "manypaths printed no calls= line"
+cp_data=$tmp/manypaths.data uf_data=$tmp/uftrace.data
+t0=${EPOCHREALTIME/,/.}
+"$callprof" record -o "$cp_data" -- "$prog" "${mp_args[@]}" >/dev/null 2>"$tmp/record.err" || { cat "$tmp/record.err" >&2; die "callprof record failed"; }
+t1=${EPOCHREALTIME/,/.}
+uftrace record --no-libcall -d "$uf_data" "$prog" "${mp_args[@]}" >/dev/null 2>"$tmp/uftrace.err" || { cat "$tmp/uftrace.err" >&2; die "uftrace record failed"; }
+t2=${EPOCHREALTIME/,/.}
+echo
+echo "peer: manypaths ${mp_args[*]} (depth, rounds, threads): $want calls"
+printf '  callprof record: %.1f s, %s, %s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$(size_of "$cp_data")" \
+  "$(grep -m1 'wrote' "$tmp/record.err" | sed 's/^callprof: //; s|'"$tmp"'/||')"
+printf '  uftrace record --no-libcall: %.1f s, %s\n' "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" "$(size_of "$uf_data")"
+status=0
+got=$("$callprof" report -i "$cp_data" --view summary --no-pager | awk '$1 == "calls" { print $2; exit }')
+if [[ $got == "$want" ]]; then
+  echo "  callprof's profile: $got calls: PASS (as the program counted)"
+else
+  echo "  callprof's profile: $got calls, the program made $want: MISS"
+  status=1
+fi
+
+# Pairs: name | callprof arguments | uftrace command ("-": no counterpart).
+pairs=("read only|--view summary --limit 1|-"
+       "flat|--view flat|report"
+       "callers|--view callers|-"
+       "tree|--view tree|graph"
+       "tree, all rows|--view tree --percent-limit 0|graph"
+       "threads|--view threads|report --task"
+       "summary|--view summary|-"
+       "modules|--view modules|-"
+       "callers-of f_150|--view callers-of --function ^f_150\$|graph f_150"
+       "callees-of main|--view callees-of --function ^main\$|graph main"
+       "json|--json|dump --flame-graph")
+for (( r = 1; r <= REPEAT; r++ )); do
+  unset ran; declare -A ran  # each uftrace command once per round (tree and all rows share one)
+  for p in "${pairs[@]}"; do
+    IFS='|' read -r name cargs ucmd <<<"$p"
+    read -ra ca <<<"$cargs"
+    timed "cp/$name" "$callprof" report -i "$cp_data" "${ca[@]}" -w --no-pager
+    if [[ $ucmd != - && -z ${ran[$ucmd]:-} ]]; then
+      ran[$ucmd]=1
+      read -r sub rest <<<"$ucmd"
+      read -ra ua <<<"$rest"
+      timed "uf/$ucmd" uftrace "$sub" -d "$uf_data" --no-pager "${ua[@]}"
+    fi
+  done
+done
+echo "seconds (median wall, median cpu), peak RSS in MiB; ratio = callprof / uftrace (wall, cpu)"
+printf '%-17s %8s %7s %6s %-5s   %-26s %7s %7s %6s %6s %6s\n' view callprof cpu MiB "" "uftrace" uftrace cpu MiB ratio "(cpu)"
+for p in "${pairs[@]}"; do
+  IFS='|' read -r name cargs ucmd <<<"$p"
+  k=cp/$name cw=$(med "cp/$name") cc=$(medcpu "cp/$name")
+  [[ -n ${FAILED[$k]:-} ]] && cw=failed
+  uw=- uc=- um=-
+  if [[ $ucmd != - ]]; then
+    uw=$(med "uf/$ucmd") uc=$(medcpu "uf/$ucmd") um=$(mib "uf/$ucmd")
+    [[ -n ${FAILED[uf/$ucmd]:-} ]] && uw=failed
+  fi
+  printf '%-17s %8s %7s %6s %-5s   %-26s %7s %7s %6s %6s %6s\n' "$name" "$cw" "$cc" "$(mib "$k")" "$(verdict "$cw")" \
+    "$([[ $ucmd == - ]] && echo - || echo "uftrace $ucmd")" "$uw" "$uc" "$um" "$(ratio "$cw" "$uw")" "$(ratio "$cc" "$uc")"
+done
+for k in "${!FAILED[@]}"; do [[ $k == cp/* || $k == uf/* ]] && echo "  $k failed: ${FAILED[$k]}"; done
+echo "  uftrace graph prints every path (like tree, all rows); graph FUNC prints its backtraces and its callees;"
+echo "  dump --flame-graph writes every path's time (the export next to --json). read only, callers, summary and"
+echo "  modules have no uftrace counterpart (uftrace info reads only the header)."
+exit $status
