@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Quick start, step two: install what is needed, build, and run every test: unit tests,
-# end-to-end tests (GCC and Clang), and time-boxed libFuzzer runs of the profile reader and
-# of the perf record decoder.
+# end-to-end tests (GCC and Clang), the exports read by their real consumers (go tool pprof,
+# callgrind_annotate, speedscope in headless Chromium), and time-boxed libFuzzer runs of the
+# profile reader and of the perf record decoder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
+# The browser tests' packages (speedscope, playwright-core), exactly as locked.
+(cd "$root/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 "$root/scripts/build.sh"
 (cd "$root/build" && ctest --output-on-failure -j2)
 

@@ -1,0 +1,58 @@
+#!/bin/sh
+# browser.speedscope_import: record examples/wordfreq, export it as speedscope JSON and as
+# collapsed stacks, take callprof's own numbers from `report --json`, and have speedscope
+# (in headless Chromium) import both files (speedscope_import.test.mjs).
+# Usage: run_speedscope_import.sh CALLPROF WORDFREQ OUTPUT_DIR
+# Exit status 77 (ctest's SKIP_RETURN_CODE) with a "skipped: ..." line when node, Chromium
+# or the npm packages (`npm ci --prefix tests/browser`) are missing; never a silent pass.
+set -eu
+
+if [ $# -ne 3 ]; then
+  echo "usage: $0 CALLPROF WORDFREQ OUTPUT_DIR" >&2
+  exit 2
+fi
+callprof=$1
+wordfreq=$2
+out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+chromium=${CALLPROF_CHROMIUM:-/usr/bin/chromium}
+
+skip() {
+  echo "skipped: $*"
+  exit 77
+}
+command -v node >/dev/null 2>&1 || skip "node is not installed"
+[ -x "$chromium" ] || skip "no Chromium at $chromium (set CALLPROF_CHROMIUM to another binary)"
+[ -f "$here/node_modules/speedscope/dist/release/index.html" ] && [ -f "$here/node_modules/playwright-core/package.json" ] ||
+  skip "the npm packages are not installed: run 'npm ci --prefix tests/browser'"
+command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+
+rm -rf "$out"
+mkdir -p "$out"
+profile=$out/wordfreq.callprof
+"$callprof" record -q -o "$profile" -- "$wordfreq" 2000 >"$out/wordfreq.stdout"
+"$callprof" export -i "$profile" -f speedscope -o "$out/wordfreq.speedscope.json"
+# No file name hint for this one: speedscope must recognise collapsed stacks by their content.
+"$callprof" export -i "$profile" -f collapsed -o "$out/wordfreq.folded"
+
+# callprof's numbers: the grand total, every function with time on some path (those are the
+# frames a consumer sees), and each thread's total and functions.
+"$callprof" report -i "$profile" --json --no-pager | jq '
+  (.functions | map({key: (.id | tostring), value: .name}) | from_entries) as $names
+  | {
+      total_ns: .summary.total_ns,
+      functions: [.functions[] | select(.total_ns > 0) | {name, file, line, self_ns, total_ns}],
+      threads: [.threads[] as $t | {
+        tid: $t.tid, name: $t.name, total_ns: $t.total_ns,
+        functions: [.by_thread[] | select(.tid == $t.tid and .pid == $t.pid) | .functions[]
+                    | select(.total_ns > 0) | {name: $names[.id | tostring], self_ns, total_ns}]
+      }]
+    }' >"$out/expected.json"
+
+cd "$here"
+CALLPROF_SPEEDSCOPE="$out/wordfreq.speedscope.json" \
+CALLPROF_COLLAPSED="$out/wordfreq.folded" \
+CALLPROF_EXPECTED="$out/expected.json" \
+CALLPROF_ARTIFACTS="$out" \
+CALLPROF_CHROMIUM="$chromium" \
+  exec node --test --test-reporter=spec speedscope_import.test.mjs
