@@ -92,9 +92,9 @@ struct ExactFacts {
   bool alloc = false;
   bool faults = false;
   bool libcalls = false;
-  std::string include, exclude, include_module, exclude_module, checkpoint;  // space-separated
+  std::string include{}, exclude{}, include_module{}, exclude_module{}, checkpoint{};  // space-separated
   uint32_t max_depth = 0;      // 0: no limit
-  std::string min_duration;    // as given, "" when none
+  std::string min_duration{};  // as given, "" when none
   uint64_t max_nodes = 0;      // 0: no budget
   uint64_t unmatched_exits = 0;  // exit hooks that found no matching entry
 };
@@ -103,7 +103,7 @@ struct ExactFacts {
 struct SamplingFacts {
   std::string event = "cpu-clock";
   uint64_t frequency_hz = 0;
-  std::string unwind;          // "fp" or "dwarf"
+  std::string unwind{};        // "fp" or "dwarf"
   uint64_t samples = 0;
   uint64_t off_cpu_samples = 0;
   uint64_t incomplete_stacks = 0;
@@ -113,8 +113,8 @@ struct SamplingFacts {
 
 // What system-call tracing selected, and what it lost.
 struct SyscallFacts {
-  std::string selection;       // as given: names and classes
-  std::string stacks;          // none | user | full
+  std::string selection{};     // as given: names and classes
+  std::string stacks{};        // none | user | full
   uint64_t events = 0;         // calls traced
   uint64_t lost_events = 0;    // ring full
   uint64_t stack_failures = 0;

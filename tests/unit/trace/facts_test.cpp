@@ -78,9 +78,13 @@ TEST(Facts, LegacyStringKeysBecomeTypedFields) {
 
 TEST(Facts, FunctionKindsRoundTripAndOldFilesInferThem) {
   Profile p = test::small_profile();
-  p.functions.push_back(Function{.name = "[syscall] write", .kind = FunctionKind::Syscall});
-  p.functions.push_back(Function{.name = "schedule", .kind = FunctionKind::Kernel});
-  p.functions.push_back(Function{.name = "[pruned]", .kind = FunctionKind::Pruned});
+  for (auto [name, kind] : {std::pair{"[syscall] write", FunctionKind::Syscall}, {"schedule", FunctionKind::Kernel},
+                            {"[pruned]", FunctionKind::Pruned}}) {
+    Function f;
+    f.name = name;
+    f.kind = kind;
+    p.functions.push_back(f);
+  }
   const size_t n = p.functions.size();
   const Profile back = round_trip(p);
   EXPECT_EQ(back.functions[n - 3].kind, FunctionKind::Syscall);
