@@ -8,6 +8,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/build"
 bin/callprof record -o wordfreq.callprof -- bin/wordfreq
 echo
-bin/callprof report -i wordfreq.callprof --view flat --limit 15
+bin/callprof report -i wordfreq.callprof --view flat --limit 15 --no-pager
 echo
-bin/callprof report -i wordfreq.callprof --view tree --limit 25
+bin/callprof report -i wordfreq.callprof --view tree --limit 25 --no-pager

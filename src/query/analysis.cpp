@@ -12,6 +12,7 @@
 #include "model/transform/hide.h"
 #include "model/transform/merge.h"
 #include "query/query.h"
+#include "util/strings.h"
 
 namespace callprof {
 namespace {
@@ -171,6 +172,13 @@ void Analysis::aggregate() {
   }
 }
 
+uint64_t Analysis::total(Metric m) const {
+  uint64_t sum = 0;
+  for (NodeId k = tree().node(kRootNode).first_child; k != kNoNode; k = tree().node(k).next_sibling)
+    sum += nodes_.cum[k][m];
+  return sum;
+}
+
 std::string_view Analysis::name(FunctionId f) const {
   if (f < names_.size()) return names_[f];
   return full_name(f);
@@ -192,9 +200,7 @@ std::string_view Analysis::module(FunctionId f) const {
   if (f >= profile_->functions.size()) return "";
   const ModuleId m = profile_->functions[f].module;
   if (m >= profile_->modules.size()) return "";
-  const std::string_view path = profile_->modules[m].path;
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return base_name(profile_->modules[m].path);
 }
 
 std::string Analysis::path_text(std::span<const FunctionId> path) const {

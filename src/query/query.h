@@ -62,6 +62,8 @@ class Analysis {
   const std::vector<EdgeRow>& edges() const { return edges_; }
   const TreeStats& stats() const { return stats_; }
   uint64_t grand_total_ns() const { return grand_total_ns_; }
+  // An additive metric summed over the whole tree (its top-level nodes' cum).
+  uint64_t total(Metric m) const;
   bool cpu_measured() const { return cpu_measured_; }
   bool compensated() const { return profile_->meta.compensated; }
   bool focused() const { return !options_.focus.empty(); }

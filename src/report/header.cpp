@@ -45,12 +45,6 @@ std::string thread_merge(const QueryOptions& o) {
   return "";
 }
 
-uint64_t selected_samples(const ReportContext& ctx) {
-  uint64_t n = 0;
-  for (NodeId k : ctx.tree().children(kRootNode)) n += ctx.nodes().cum[k][Metric::Samples];
-  return n;
-}
-
 std::string selected_threads(const ReportContext& ctx) {
   const Profile& p = ctx.profile();
   const QueryOptions& q = ctx.options().query;
@@ -84,7 +78,7 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   out << fmt::format("# threads:  {}, processes: {}{}\n", selected_threads(ctx), p.processes.size(),
                      thread_merge(ctx.options().query));
   if (ctx.sampled())
-    out << fmt::format("# samples:  {}, estimated total time {}\n", selected_samples(ctx), format_ns(ctx.grand_total_ns()));
+    out << fmt::format("# samples:  {}, estimated total time {}\n", ctx.analysis().total(Metric::Samples), format_ns(ctx.grand_total_ns()));
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);

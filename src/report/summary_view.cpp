@@ -42,11 +42,6 @@ void write_shape(const ReportContext& ctx, std::ostream& out) {
 // program's idle worker loops first.
 bool rank_by_cpu(const ReportContext& ctx) { return ctx.cpu_measured() && ctx.stats().has_cpu; }
 
-uint64_t total_cpu_ns(const ReportContext& ctx) {
-  uint64_t sum = 0;
-  for (NodeId k : ctx.tree().children(kRootNode)) sum += ctx.nodes().cum[k][Metric::CpuNs];
-  return sum;
-}
 
 Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) {
   const std::string key = !ctx.options().sort.empty() ? ctx.options().sort : rank_by_cpu(ctx) ? "cpu" : "self";
@@ -61,7 +56,7 @@ Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) 
   if (cpu) cols.insert(cols.end(), {{"cpu"}, {"cpu%"}});
   cols.insert(cols.end(), {{"self"}, {"self%"}, {"total"}, {"total%"}, {"function", Align::Left}});
   Table t(std::move(cols));
-  const uint64_t grand = ctx.grand_total_ns(), grand_cpu = total_cpu_ns(ctx);
+  const uint64_t grand = ctx.grand_total_ns(), grand_cpu = ctx.analysis().total(Metric::CpuNs);
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const FunctionRow& r = rows[i];
     std::vector<std::string> cells = {std::to_string(sampled ? r.self_samples : r.calls)};

@@ -49,9 +49,4 @@ std::string format_pct(uint64_t part, uint64_t whole) {
   return fmt::format("{:.2f}%", 100.0 * double(part) / double(whole));
 }
 
-std::string_view base_name(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace callprof

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "util/escape.h"
+#include "util/strings.h"
 
 namespace callprof {
 
@@ -20,7 +21,5 @@ std::string format_ms(int64_t ns);
 // part / whole as 12.34%; "-" when whole is 0.
 std::string format_pct(uint64_t part, uint64_t whole);
 
-// The file name part of a path ("/usr/lib/libc.so.6" -> "libc.so.6").
-std::string_view base_name(std::string_view path);
 
 }  // namespace callprof

@@ -7,6 +7,12 @@
 
 namespace callprof {
 
+// The file name part of a path ("/usr/lib/libc.so.6" -> "libc.so.6").
+inline std::string_view base_name(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 inline std::string join(const std::vector<std::string>& parts, std::string_view separator = " ") {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
