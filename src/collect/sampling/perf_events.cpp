@@ -75,8 +75,9 @@ const char* to_string(SampleEvent e) {
 
 size_t default_ring_bytes(const SamplingOptions& o) {
   if (o.unwind != UnwindMode::Dwarf) return 256 * 1024;
-  // Room for 192 samples: ~19 ms at 10 kHz, of which the reader is woken after a quarter.
-  size_t want = 192 * (size_t(o.stack_bytes) + 512), ring = 512 * 1024;
+  // Room for 768 samples: ~77 ms at 10 kHz, of which the reader is woken after a quarter.
+  // 192 (2 MiB) overflowed when the reader was starved for ~12 ms by other work on 2 CPUs.
+  size_t want = 768 * (size_t(o.stack_bytes) + 512), ring = 512 * 1024;
   while (ring < want) ring *= 2;
   return ring;
 }

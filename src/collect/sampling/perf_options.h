@@ -29,9 +29,9 @@ struct SamplingOptions {
   size_t ring_bytes = 0;        // data area per CPU, a power of two; 0: default_ring_bytes()
 };
 
-// 256 KiB with frame pointers; with DWARF at least 512 KiB and room for 192 samples (2 MiB
-// for 8 KiB stacks), so the reader has ~14 ms to run after its wakeup at 10 kHz. Measured
-// here: a drained ring was up to 88 % full with 512 KiB (see docs/sampling.md).
+// 256 KiB with frame pointers; with DWARF at least 512 KiB and room for 768 samples (8 MiB
+// for 8 KiB stacks), so the reader has ~55 ms to run after its wakeup at 10 kHz. Measured
+// here: a drained 2 MiB ring overflowed under parallel load (see docs/sampling.md).
 size_t default_ring_bytes(const SamplingOptions& options);
 
 }  // namespace callprof::sampling
