@@ -26,6 +26,8 @@ ALLOWED = {
     "query": ["model", "graph"],
     "report": ["query", "graph"],
     "export": ["query", "graph"],                 # one writer per foreign format
+    "render": ["query", "graph", "util"],         # call graph layout (libgvc) and SVG pictures
+    "html": ["report", "render", "query", "util"],  # the self-contained web report
     "cli": ["*"],                                 # and nothing depends on cli
 }
 

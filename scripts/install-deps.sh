@@ -13,6 +13,8 @@ packages=(
   golang-go golang-github-google-pprof-dev valgrind
   # util-linux's script gives the pager test a terminal; the browser tests run Debian's chromium
   bsdutils chromium nodejs
+  # the call graph's layout: Graphviz's library (libgvc, libcgraph)
+  libgraphviz-dev
 )
 
 missing=()

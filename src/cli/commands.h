@@ -16,6 +16,9 @@ Run add_attach(CLI::App& app);
 Run add_export(CLI::App& app);
 Run add_merge(CLI::App& app);
 Run add_diff(CLI::App& app);
+Run add_graph(CLI::App& app);
+Run add_flame(CLI::App& app);
+Run add_html(CLI::App& app);
 
 // The one place errors become output: "callprof: error: <message>".
 int fail(const std::string& message);

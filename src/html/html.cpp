@@ -1,0 +1,2 @@
+// Placeholder so the library exists before the page lands.
+namespace callprof::html {}
