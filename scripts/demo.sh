@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, step one: install what is needed, build callprof, and profile the bundled
-# example (examples/wordfreq.cpp, built with -finstrument-functions) on its default input.
+# example (examples/wordfreq.cpp, built with -finstrument-functions) on its default input,
+# print two reports and write its web report (build/wordfreq.html).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -11,3 +12,6 @@ echo
 bin/callprof report -i wordfreq.callprof --view flat --limit 15 --no-pager
 echo
 bin/callprof report -i wordfreq.callprof --view tree --limit 25 --no-pager
+echo
+# Prints where the page is ("callprof: wrote wordfreq.html ...: open file://..."): open it in a browser.
+bin/callprof html -i wordfreq.callprof -o wordfreq.html

@@ -9,12 +9,16 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libbpf-dev bpftool libseccomp-dev libre2-dev libiberty-dev libabsl-dev
   uftrace time jq linux-perf strace bpftrace
+  # scripts/check-deps.py and the graph test's XML check
+  python3
   # the tools exports are checked with: go tool pprof (and pprof's schema), callgrind_annotate
   golang-go golang-github-google-pprof-dev valgrind
   # util-linux's script gives the pager test a terminal; the browser tests run Debian's chromium
   bsdutils chromium nodejs
   # the call graph's layout: Graphviz's library (libgvc, libcgraph)
   libgraphviz-dev
+  # the flame graph tests parse the SVG as XML (expat)
+  libexpat1-dev
 )
 
 missing=()

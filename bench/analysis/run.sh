@@ -25,6 +25,7 @@
 #   BENCH_SEED=1            profile_synth's seed
 #   BENCH_REPEAT=3          runs of each command (the median counts)
 #   BENCH_TARGET=1.0        seconds per view
+#   BENCH_FLAME_NODES=350000  call paths of the flame graph's profile (`callprof flame`, target 2 s)
 #   BENCH_DEPTH=12          manypaths: call depth (about 2.5^DEPTH calls per walk)
 #   BENCH_ROUNDS=2          manypaths: walks per thread (calls grow, paths do not)
 #   BENCH_MP_THREADS=2      manypaths: threads
@@ -85,7 +86,7 @@ timed() {
 med() { [[ -n ${WALL[$1]:-} ]] && median "${WALL[$1]}" || echo -; }
 medcpu() { [[ -n ${CPU[$1]:-} ]] && median "${CPU[$1]}" || echo -; }
 mib() { [[ -n ${RSS[$1]:-} ]] && awk -v k="${RSS[$1]}" 'BEGIN { printf "%.0f", k / 1024 }' || echo -; }
-verdict() { [[ $1 =~ ^[0-9.]+$ ]] || { echo -; return; }; awk -v t="$1" -v g="$TARGET" 'BEGIN { print t < g ? "PASS" : "MISS" }'; }
+verdict() { [[ $1 =~ ^[0-9.]+$ ]] || { echo -; return; }; awk -v t="$1" -v g="${2:-$TARGET}" 'BEGIN { print t < g ? "PASS" : "MISS" }'; }
 ratio() { [[ $1 =~ ^[0-9.]+$ && $2 =~ ^[0-9.]+$ ]] || { echo -; return; }; awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0) }'; }
 size_of() { du -sh "$1" | cut -f1; }
 
@@ -180,6 +181,56 @@ if [[ ${BENCH_PERF:-0} == 1 ]] && command -v perf >/dev/null; then
       >/dev/null 2>"$tmp/perf.err" || true
     { perf report -i "$tmp/perf.data" --stdio --no-children --sort dso,symbol -g none 2>/dev/null || true; } |
       grep -v '^#' | grep . | sed 's/  *$//' | cut -c1-160 | head -40 || true
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------
+# Flame graph: `callprof flame` on a BENCH_FLAME_NODES-path exact profile (target < 2 s), with
+# the SVG's size and how many frames it drew (narrow ones are elided at 0.1 px of 1200 px).
+FLAME_NODES=${BENCH_FLAME_NODES:-350000}
+fp=$tmp/synth-flame.data
+"$synth" --nodes "$FLAME_NODES" --threads "$THREADS" --functions "$FUNCTIONS" --mode exact --seed "$SEED" -o "$fp" \
+  >/dev/null 2>"$tmp/synth.err" || { cat "$tmp/synth.err" >&2; die "profile_synth for the flame graph failed"; }
+for (( r = 1; r <= REPEAT; r++ )); do timed flame "$callprof" flame -i "$fp" -o "$tmp/flame.svg"; done
+echo
+if [[ -n ${FAILED[flame]:-} ]]; then
+  echo "flame graph, ${FLAME_NODES}-path profile: failed: ${FAILED[flame]}"
+else
+  "$callprof" flame -i "$fp" -o "$tmp/flame.svg" 2>"$tmp/flame.err" >/dev/null || true
+  printf 'flame graph, %s-path profile: %s s (cpu %s s), %s MiB peak, %s against 2 s; SVG %s (%s gzipped); %s\n' \
+    "$FLAME_NODES" "$(med flame)" "$(medcpu flame)" "$(mib flame)" "$(TARGET=2 verdict "$(med flame)")" \
+    "$(size_of "$tmp/flame.svg")" "$(gzip -c "$tmp/flame.svg" | wc -c | awk '{ printf "%.0fK", $1 / 1024 }')" \
+    "$(sed -n 's/^callprof: wrote [^:]*: //p' "$tmp/flame.err")"
+fi
+
+# ---------------------------------------------------------------------------------------
+# The web report (callprof html) of a many-paths recording: write time, file size and the
+# page's time to interactive in headless Chromium (html_interactive.mjs). Targets: < 3 s,
+# < 30 MB, < 3 s. BENCH_HTML_DEPTH=11 gives ~400 k call paths; BENCH_HTML=0 skips this.
+if [[ ${BENCH_HTML:-1} == 1 ]]; then
+  html_depth=${BENCH_HTML_DEPTH:-11}
+  "${BENCH_CC:-cc}" -O2 -g -finstrument-functions -pthread "$script_dir/manypaths.c" -o "$tmp/manypaths" || die "cannot build manypaths.c"
+  "$callprof" record -q -o "$tmp/html.data" -- "$tmp/manypaths" "$html_depth" 2 2 >/dev/null || die "callprof record (html) failed"
+  paths=$("$callprof" report -i "$tmp/html.data" --view summary --no-pager | awk '$1 == "nodes" { print $2; exit }')
+  for (( r = 1; r <= REPEAT; r++ )); do timed html "$callprof" html -i "$tmp/html.data" -o "$tmp/report.html"; done
+  echo
+  echo "web report of manypaths $html_depth 2 2 ($paths call paths): callprof html -i P -o report.html"
+  if [[ -n ${FAILED[html]:-} ]]; then
+    echo "  failed: ${FAILED[html]}"
+  else
+    mb=$(awk -v b="$(stat -c %s "$tmp/report.html")" 'BEGIN { printf "%.1f", b / 1e6 }')
+    printf '  write: %s s (cpu %s s, %s MiB peak) %s; file: %s MB %s\n' "$(med html)" "$(medcpu html)" "$(mib html)" \
+      "$(verdict "$(med html)" 3)" "$mb" "$(awk -v m="$mb" 'BEGIN { print m < 30 ? "PASS" : "MISS" }')"
+    if command -v node >/dev/null && [[ -f $script_dir/../../tests/browser/node_modules/playwright-core/package.json ]]; then
+      if tti=$(node "$script_dir/html_interactive.mjs" "$tmp/report.html" "$REPEAT" 2>"$tmp/tti.err"); then
+        ready=$(sed -n 's/.*ready_ms=\([0-9]*\).*/\1/p' <<<"$tti")
+        echo "  in Chromium (ms, medians): $tti; interactive $(awk -v r="$ready" 'BEGIN { print r < 3000 ? "PASS" : "MISS" }')"
+      else
+        echo "  time to interactive failed: $(head -n1 "$tmp/tti.err")"
+      fi
+    else
+      echo "  time to interactive: skipped (needs node and 'npm ci --prefix tests/browser')"
+    fi
   fi
 fi
 

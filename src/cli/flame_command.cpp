@@ -1,10 +1,119 @@
-// `callprof flame`: placeholder until the command lands.
+// `callprof flame`: the flame graph (or icicle) of a profile as a self-contained SVG.
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
 #include "cli/commands.h"
+#include "cli/selection_options.h"
+#include "render/flame_svg.h"
+#include "trace/profile_file.h"
 
 namespace callprof::cli {
+namespace {
 
-Run add_flame(CLI::App&) {
-  return [] { return fail("flame is not built yet"); };
+struct FlameArgs {
+  std::string input = "callprof.data";
+  std::string output;  // "" or "-": stdout
+  std::string metric = "self", colors = "name", diff;
+  bool icicle = false, normalize = false;
+  double width = 1200, min_width = 0.1;
+  SelectionOptions selection;
+};
+
+Result<FlameOptions> resolve(const FlameArgs& a) {
+  FlameOptions o;
+  const auto metric = parse_flame_metric(a.metric);
+  if (!metric) return make_error(fmt::format("unknown --metric '{}' (valid: {})", a.metric, flame_metric_names()));
+  if (a.colors != "name" && a.colors != "module")
+    return make_error(fmt::format("unknown --colors '{}' (valid: name, module)", a.colors));
+  if (a.normalize && a.diff.empty()) return make_error("--normalize applies to --diff BASE");
+  o.metric = *metric;
+  o.icicle = a.icicle;
+  o.colors = a.colors == "module" ? FlameColors::Module : FlameColors::Name;
+  o.width_px = a.width;
+  o.min_width_px = a.min_width;
+  o.normalize = a.normalize;
+  o.base_label = a.diff;
+  return o;
+}
+
+Result<Analysis> analyse(const std::string& path, const QueryOptions& query) {
+  auto profile = read_profile(path);
+  if (!profile) return profile.error();
+  return Analysis::run(std::move(*profile), query);
+}
+
+// The whole picture is made before the output is opened, and a file is written beside its
+// destination and renamed over it: a failure leaves no partial file and keeps an old one.
+int write_output(const std::string& path, const std::string& svg) {
+  if (path.empty() || path == "-") {
+    std::cout.write(svg.data(), std::streamsize(svg.size()));
+    return std::cout.flush() ? 0 : 1;
+  }
+  const std::string temporary = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (out && out.write(svg.data(), std::streamsize(svg.size())) && out.flush()) {
+      out.close();
+      std::error_code ec;
+      std::filesystem::rename(temporary, path, ec);
+      if (!ec) return 0;
+    }
+  }
+  std::remove(temporary.c_str());
+  return fail(fmt::format("cannot write {}", path));
+}
+
+std::string size_text(size_t bytes) {
+  if (bytes < 10 * 1024) return fmt::format("{} bytes", bytes);
+  if (bytes < 10 * 1024 * 1024) return fmt::format("{} KiB", (bytes + 512) / 1024);
+  return fmt::format("{:.1f} MiB", double(bytes) / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+Run add_flame(CLI::App& app) {
+  auto a = std::make_shared<FlameArgs>();
+  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
+  app.add_option("-o,--output", a->output, "SVG file to write (default: standard output)");
+  app.add_flag("--icicle", a->icicle, "Icicle graph: roots at the top, callees below");
+  app.add_option("--metric", a->metric, "What a frame's width measures: " + flame_metric_names())
+      ->capture_default_str();
+  app.add_option("--diff", a->diff, "Base profile: colour each frame by its change (red: grew, blue: shrank)");
+  app.add_flag("--normalize", a->normalize, "With --diff: scale the base to this profile's total");
+  app.add_option("--colors", a->colors, "name (warm, by a hash of the name) | module")->capture_default_str();
+  app.add_option("--width", a->width, "Picture width in pixels")->capture_default_str();
+  app.add_option("--min-width", a->min_width, "Frames narrower than this many pixels are elided")
+      ->capture_default_str();
+  a->selection.add_to(app);
+  return [a]() {
+    auto options = resolve(*a);
+    if (!options) return fail(options.error().message);
+    auto query = a->selection.resolve();
+    if (!query) return fail(query.error().message);
+    auto analysis = analyse(a->input, *query);
+    if (!analysis) return fail(analysis.error().message);
+    std::optional<Analysis> base;
+    if (!a->diff.empty()) {
+      auto b = analyse(a->diff, *query);
+      if (!b) return fail(b.error().message);
+      base.emplace(std::move(*b));
+      options->base = &*base;
+    }
+    auto picture = render_flame(*analysis, *options);
+    if (!picture) return fail(picture.error().message);
+    if (const int status = write_output(a->output, picture->svg); status != 0) return status;
+    if (!a->output.empty() && a->output != "-")
+      note(fmt::format("wrote {}: {} frames for {} call paths ({} narrower than {} px elided), {}", a->output,
+                       picture->frames, picture->paths, picture->elided_paths, a->min_width,
+                       size_text(picture->svg.size())));
+    return 0;
+  };
 }
 
 }  // namespace callprof::cli

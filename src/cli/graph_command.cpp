@@ -1,10 +1,114 @@
-// `callprof graph`: placeholder until the command lands.
+// `callprof graph`: the call graph picture (SVG, DOT or PNG) of a profile.
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
 #include "cli/commands.h"
+#include "cli/selection_options.h"
+#include "render/call_graph.h"
+#include "trace/profile_file.h"
 
 namespace callprof::cli {
+namespace {
 
-Run add_graph(CLI::App&) {
-  return [] { return fail("graph is not built yet"); };
+struct GraphArgs {
+  std::string input = "callprof.data";
+  std::string output;  // "" or "-": stdout
+  std::string format;  // "" = from the output's extension, else svg
+  std::string edge_width = "log", metric = "total", heat = "total";
+  size_t nodes = 30;
+  double node_fraction = 0, edge_fraction = 0;
+  std::optional<size_t> edges;
+  SelectionOptions selection;
+};
+
+Result<GraphFormat> resolve_format(const GraphArgs& a) {
+  if (!a.format.empty()) {
+    const auto f = parse_graph_format(a.format);
+    if (!f) return make_error(fmt::format("unknown --format '{}' (valid: svg, dot, png)", a.format));
+    return *f;
+  }
+  if (a.output.empty() || a.output == "-") return GraphFormat::Svg;
+  const auto f = graph_format_of_path(a.output);
+  if (!f) return make_error(fmt::format("cannot tell the format of '{}' (use .svg, .dot or .png, or --format)", a.output));
+  return *f;
+}
+
+Result<CallGraphOptions> resolve_options(const GraphArgs& a) {
+  CallGraphOptions o;
+  const auto width = parse_edge_width(a.edge_width);
+  if (!width) return make_error(fmt::format("unknown --edge-width '{}' (valid: log, linear, uniform)", a.edge_width));
+  const auto metric = parse_graph_metric(a.metric);
+  if (!metric) return make_error(fmt::format("unknown --metric '{}' (valid: total, cpu, offcpu, samples)", a.metric));
+  const auto heat = parse_heat_basis(a.heat);
+  if (!heat) return make_error(fmt::format("unknown --color-by '{}' (valid: total, self)", a.heat));
+  if (!(a.node_fraction >= 0 && a.node_fraction <= 1)) return make_error("--node-fraction must be between 0 and 1");
+  if (!(a.edge_fraction >= 0 && a.edge_fraction <= 1)) return make_error("--edge-fraction must be between 0 and 1");
+  o.edge_width = *width;
+  o.metric = *metric;
+  o.heat = *heat;
+  o.max_nodes = a.nodes;
+  o.node_fraction = a.node_fraction;
+  o.max_edges = a.edges;
+  o.edge_fraction = a.edge_fraction;
+  return o;
+}
+
+// The whole picture is made before the output is opened: a failure leaves no partial file.
+int write_output(const std::string& path, const std::string& bytes, GraphFormat format) {
+  if (path.empty() || path == "-") {
+    if (format == GraphFormat::Png && isatty(fileno(stdout)))
+      return fail("not writing a PNG to a terminal (use -o FILE.png)");
+    std::cout.write(bytes.data(), std::streamsize(bytes.size()));
+    return std::cout.flush() ? 0 : 1;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush())
+    return fail(fmt::format("cannot write {}", path));
+  return 0;
+}
+
+}  // namespace
+
+Run add_graph(CLI::App& app) {
+  auto a = std::make_shared<GraphArgs>();
+  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
+  app.add_option("-o,--output", a->output, "File to write: .svg, .dot or .png (default: SVG to standard output)");
+  app.add_option("--format", a->format, "svg | dot | png (default: from the output's extension)");
+  app.add_option("--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all")
+      ->capture_default_str();
+  app.add_option("--node-fraction", a->node_fraction,
+                 "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)")
+      ->capture_default_str();
+  app.add_option("--edges", a->edges,
+                 "At most this many edges, the heaviest (default: 3 per function shown; 0: all); each function "
+                 "keeps its heaviest caller");
+  app.add_option("--edge-fraction", a->edge_fraction, "Also hide edges below this fraction of the whole")
+      ->capture_default_str();
+  app.add_option("--edge-width", a->edge_width, "log | linear | uniform: how edge width follows the time along it")
+      ->capture_default_str();
+  app.add_option("--metric", a->metric, "total (wall time) | cpu | offcpu | samples")->capture_default_str();
+  app.add_option("--color-by", a->heat, "total | self: which share colours a function's box")->capture_default_str();
+  a->selection.add_to(app);
+  return [a]() {
+    auto format = resolve_format(*a);
+    if (!format) return fail(format.error().message);
+    auto options = resolve_options(*a);
+    if (!options) return fail(options.error().message);
+    auto query = a->selection.resolve();
+    if (!query) return fail(query.error().message);
+    auto profile = read_profile(a->input);
+    if (!profile) return fail(profile.error().message);
+    auto analysis = Analysis::run(std::move(*profile), *query);
+    if (!analysis) return fail(analysis.error().message);
+    auto picture = render_call_graph(*analysis, *options, *format);
+    if (!picture) return fail(picture.error().message);
+    return write_output(a->output, *picture, *format);
+  };
 }
 
 }  // namespace callprof::cli

@@ -1,10 +1,80 @@
-// `callprof html`: placeholder until the command lands.
+// `callprof html`: the self-contained web report of a profile (one HTML file, no network).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
 #include "cli/commands.h"
+#include "cli/selection_options.h"
+#include "html/html_report.h"
+#include "trace/profile_file.h"
 
 namespace callprof::cli {
+namespace {
 
-Run add_html(CLI::App&) {
-  return [] { return fail("html is not built yet"); };
+struct HtmlArgs {
+  std::string input = "callprof.data";
+  std::string output = "callprof.html";
+  size_t graph_nodes = 30;
+  double graph_timeout = 2.0;
+  SelectionOptions selection;
+};
+
+// Written beside the target and renamed over it: a reader sees the old page or the new one.
+Status write_atomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush()) {
+      std::remove(tmp.c_str());
+      return make_error(fmt::format("cannot write {}", path));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return make_error(fmt::format("cannot write {}", path));
+  }
+  return Ok{};
+}
+
+std::string file_url(const std::string& path) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : "file://" + absolute.lexically_normal().string();
+}
+
+}  // namespace
+
+Run add_html(CLI::App& app) {
+  auto a = std::make_shared<HtmlArgs>();
+  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
+  app.add_option("-o,--output", a->output, "HTML file to write")->capture_default_str();
+  app.add_option("--graph-nodes", a->graph_nodes, "Call graph tab: about this many functions show; 0: all")
+      ->capture_default_str();
+  app.add_option("--graph-timeout", a->graph_timeout,
+                 "Call graph tab: give up laying out the graph after this many seconds; 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  a->selection.add_to(app);
+  return [a]() {
+    if (a->output.empty() || a->output == "-") return fail("html needs an output file (-o FILE.html)");
+    auto query = a->selection.resolve();
+    if (!query) return fail(query.error().message);
+    auto profile = read_profile(a->input);
+    if (!profile) return fail(profile.error().message);
+    auto analysis = Analysis::run(std::move(*profile), *query);
+    if (!analysis) return fail(analysis.error().message);
+    html::HtmlOptions options;
+    options.graph.max_nodes = a->graph_nodes;
+    options.graph_timeout_s = a->graph_timeout;
+    auto page = html::render_html(*analysis, options);
+    if (!page) return fail(page.error().message);
+    if (Status s = write_atomically(a->output, *page); !s) return fail(s.error().message);
+    note(fmt::format("wrote {} ({:.1f} MB): open {}", a->output, double(page->size()) / 1e6, file_url(a->output)));
+    return 0;
+  };
 }
 
 }  // namespace callprof::cli

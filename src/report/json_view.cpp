@@ -2,9 +2,14 @@
 // are built with nlohmann::json; the tree and edges come from json_stream.h.
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "graph/modules.h"
+#include "graph/node_filter.h"
 #include "model/transform/merge.h"
 #include "graph/threads.h"
 #include "report/json_stream.h"
@@ -274,6 +279,97 @@ std::vector<json> modules(const ReportContext& ctx) {
   return out;
 }
 
+// The shown nodes in depth-first order (children in the tree's order), each with the
+// index of its parent in that order (-1: a top-level node).
+struct NodeOrder {
+  std::vector<NodeId> ids;
+  std::vector<int64_t> parents;
+};
+
+NodeOrder node_order(const ReportContext& ctx) {
+  const CallTree& tree = ctx.tree();
+  const std::vector<bool> shown = select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
+  NodeOrder order;
+  std::vector<std::pair<NodeId, int64_t>> stack;  // (node, its parent's index), next on top
+  auto push_children = [&](NodeId parent, int64_t parent_index) {
+    const size_t first = stack.size();
+    for (NodeId c = tree.node(parent).first_child; c != kNoNode; c = tree.node(c).next_sibling)
+      if (shown[c]) stack.emplace_back(c, parent_index);
+    std::reverse(stack.begin() + ptrdiff_t(first), stack.end());  // first child on top
+  };
+  push_children(kRootNode, -1);
+  while (!stack.empty()) {
+    const auto [id, parent] = stack.back();
+    stack.pop_back();
+    order.ids.push_back(id);
+    order.parents.push_back(parent);
+    push_children(id, int64_t(order.ids.size() - 1));
+  }
+  return order;
+}
+
+// `"key": [v0,v1,...]` with one value per node; `null` instead of the array when absent.
+template <typename Value>
+void write_column(std::ostream& out, std::string_view key, size_t count, bool present, Value value) {
+  fmt::memory_buffer buf;
+  fmt::format_to(std::back_inserter(buf), ",\n\"{}\": ", key);
+  if (!present) {
+    buf.append(std::string_view("null"));
+  } else {
+    buf.push_back('[');
+    for (size_t i = 0; i < count; ++i) {
+      if (i) buf.push_back(',');
+      fmt::format_to(std::back_inserter(buf), "{}", value(i));
+    }
+    buf.push_back(']');
+  }
+  out.write(buf.data(), std::streamsize(buf.size()));
+}
+
+// `"nodes": {...}`: the tree as columns (docs/json.md, "nodes"), one key per line.
+void write_node_columns(std::ostream& out, const ReportContext& ctx) {
+  const NodeOrder order = node_order(ctx);
+  const CallTree& tree = ctx.tree();
+  const NodeQuantities& q = ctx.nodes();
+  const size_t n = order.ids.size();
+  auto base = [&](Metric m) { return [&, m](size_t i) { return tree.node(order.ids[i]).base[m]; }; };
+  auto cum = [&](Metric m) { return [&, m](size_t i) { return q.cum[order.ids[i]][m]; }; };
+  const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
+  out << "\"nodes\": {\n\"count\": " << n;
+  write_column(out, "parent", n, true, [&](size_t i) { return order.parents[i]; });
+  write_column(out, "function_id", n, true, [&](size_t i) { return tree.node(order.ids[i]).function; });
+  write_column(out, "calls", n, true, base(Metric::Calls));
+  write_column(out, "self_ns", n, true, base(Metric::WallNs));
+  write_column(out, "total_ns", n, true, cum(Metric::WallNs));
+  write_column(out, "recursion_level", n, true, [&](size_t i) { return q.level[order.ids[i]]; });
+  write_column(out, "cpu_ns", n, cpu, base(Metric::CpuNs));
+  write_column(out, "offcpu_ns", n, cpu, base(Metric::OffCpuNs));
+  write_column(out, "samples", n, sampled, base(Metric::Samples));
+  write_column(out, "total_samples", n, sampled, cum(Metric::Samples));
+  out << "\n}";
+}
+
+// `"edges": {...}`: the edges the filter keeps as columns (docs/json.md, "Columns layout").
+void write_edge_columns(std::ostream& out, const ReportContext& ctx) {
+  std::vector<const EdgeRow*> rows;
+  for (const EdgeRow& e : ctx.edges())
+    if (ctx.matches(e.caller) || ctx.matches(e.callee)) rows.push_back(&e);
+  const size_t n = rows.size();
+  const bool cpu = ctx.cpu_measured();
+  out << "\"edges\": {\n\"count\": " << n;
+  write_column(out, "caller_id", n, true, [&](size_t i) {
+    return rows[i]->caller == kNoFunction ? int64_t(-1) : int64_t(rows[i]->caller);
+  });
+  write_column(out, "callee_id", n, true, [&](size_t i) { return rows[i]->callee; });
+  write_column(out, "calls", n, true, [&](size_t i) { return rows[i]->calls; });
+  write_column(out, "recursive_calls", n, true, [&](size_t i) { return rows[i]->recursive_calls; });
+  write_column(out, "self_ns", n, true, [&](size_t i) { return rows[i]->self_ns; });
+  write_column(out, "total_ns", n, true, [&](size_t i) { return rows[i]->total_ns; });
+  write_column(out, "cpu_ns", n, cpu, [&](size_t i) { return rows[i]->self[Metric::CpuNs]; });
+  write_column(out, "offcpu_ns", n, cpu, [&](size_t i) { return rows[i]->self[Metric::OffCpuNs]; });
+  out << "\n}";
+}
+
 }  // namespace
 
 Status render_json(const ReportContext& ctx, std::ostream& out) {
@@ -299,12 +395,18 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
     if (ctx.matches(r.function)) functions.push_back(function_json(ctx, r));
   write_array(out, "functions", functions);
   out << ",\n";
-  std::vector<std::string> edges;
-  for (const EdgeRow& e : ctx.edges())
-    if (ctx.matches(e.caller) || ctx.matches(e.callee)) edges.push_back(edge_json(ctx, e, names));
-  write_array(out, "edges", edges);
-  out << ",\n";
-  write_tree_json(out, ctx, names);
+  if (o.json_layout == JsonLayout::Columns) {
+    write_edge_columns(out, ctx);
+    out << ",\n";
+    write_node_columns(out, ctx);
+  } else {
+    std::vector<std::string> edges;
+    for (const EdgeRow& e : ctx.edges())
+      if (ctx.matches(e.caller) || ctx.matches(e.callee)) edges.push_back(edge_json(ctx, e, names));
+    write_array(out, "edges", edges);
+    out << ",\n";
+    write_tree_json(out, ctx, names);
+  }
   out << ",\n";
   write_array(out, "threads", threads(ctx));
   out << ",\n";

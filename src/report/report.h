@@ -21,6 +21,8 @@ enum class View { Flat, Callers, Tree, Threads, Summary, Syscalls, Modules, Call
 std::optional<View> parse_view(std::string_view name);
 std::string_view view_name(View view);
 
+enum class JsonLayout { Nested, Columns };
+
 struct ReportOptions {
   QueryOptions query;  // selection and analysis (threads, compensation, focus, hide, names)
   View view = View::Flat;
@@ -30,6 +32,11 @@ struct ReportOptions {
   std::string sort;
   std::string filter;   // regex searched in function names; "" = all
   bool json = false;    // the whole JSON document (all sections) instead of the view
+  // The JSON document's layout of its two large sections: Nested (the default: `tree`, one
+  // object per node with its name and every key, children nested; `edges`, one object per
+  // edge) or Columns (`nodes` instead of `tree` and `edges` as columnar arrays, ids instead
+  // of names, the main keys only: a fraction of the size, for the web report). docs/json.md.
+  JsonLayout json_layout = JsonLayout::Nested;
   size_t limit = 0;     // max rows (stanzas for callers); 0 = all (summary: 10)
   // flat/tree/callers: "" = the profile's default set; "all"; "a,b" exactly these;
   // "+a,-b" the default set with a added and b removed.

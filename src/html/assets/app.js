@@ -1,0 +1,110 @@
+// app.js: the page's frame: the header with the recording's facts, the tabs, the selected
+// function and the location hash (#tab=flat&fn=12) that makes both linkable. Panels are
+// built the first time they are shown.
+
+function startApp() {
+  const model = loadModel()
+  const graphData = readJson('callprof-graph') || { error: 'no call graph in this report' }
+  const app = { model, selected: null, tab: null, panels: [] }
+  app.panels = [
+    summaryPanel(app), flatPanel(app), treePanel(app), callersPanel(app),
+    graphPanel(app, graphData), flamePanel(app), syscallsPanel(app), threadsPanel(app),
+  ]
+  renderHeader(app)
+  const tabs = document.getElementById('tabs'), panels = document.getElementById('panels')
+  for (const p of app.panels) {
+    p.section = el('section', { class: 'panel', id: `panel-${p.id}`, role: 'tabpanel' })
+    p.button = el('button', { role: 'tab', id: `tab-${p.id}`, 'aria-selected': 'false', onclick: () => app.show(p.id) }, p.label)
+    tabs.appendChild(p.button)
+    panels.appendChild(p.section)
+  }
+
+  app.show = (id, keepHash) => {
+    const p = app.panels.find(x => x.id === id) || app.panels[0]
+    for (const q of app.panels) {
+      const active = q === p
+      q.section.classList.toggle('active', active)
+      q.button.setAttribute('aria-selected', String(active))
+    }
+    app.tab = p.id
+    if (!p.built) {
+      p.built = true
+      p.build(p.section)
+      if (app.selected !== null && p.onSelect) p.onSelect(app.selected)
+    }
+    if (p.onShow) p.onShow()
+    if (!keepHash) writeHash(app)
+  }
+
+  app.select = (id, tab) => {
+    app.selected = id
+    renderSelection(app)
+    for (const p of app.panels) if (p.built && p.onSelect) p.onSelect(id)
+    if (tab) app.show(tab)
+    else writeHash(app)
+  }
+
+  window.addEventListener('hashchange', () => readHash(app))
+  readHash(app)
+  document.body.dataset.ready = 'true'
+  document.body.dataset.readyMs = performance.now().toFixed(0)  // since navigation start (bench/analysis)
+}
+
+function readHash(app) {
+  const params = new URLSearchParams(location.hash.slice(1))
+  const fn = params.get('fn')
+  const id = fn !== null && /^\d+$/.test(fn) && app.model.functions[Number(fn)] ? Number(fn) : null
+  if (id !== app.selected && id !== null) {
+    app.selected = id
+    renderSelection(app)
+    for (const p of app.panels) if (p.built && p.onSelect) p.onSelect(id)
+  }
+  app.show(params.get('tab') || app.tab || 'summary', true)
+}
+
+function writeHash(app) {
+  const params = new URLSearchParams()
+  params.set('tab', app.tab)
+  if (app.selected !== null) params.set('fn', String(app.selected))
+  const hash = '#' + params.toString()
+  if (location.hash !== hash) history.replaceState(null, '', hash)
+}
+
+function renderHeader(app) {
+  const d = app.model.doc, meta = d.metadata, s = d.summary
+  const command = meta.command || '(unknown command)'
+  document.title = `callprof: ${shown(command, 80)}`
+  const cmd = document.getElementById('command')
+  cmd.textContent = shown(command, 400)
+  cmd.title = shown(command, 2000)
+  const facts = document.getElementById('facts')
+  const fact = (label, value, title) => el('span', { title }, label ? `${label} ` : '', el('b', { text: value }))
+  append(facts, [
+    el('span', { class: 'badge', text: meta.mode || 'unknown' }),
+    fact('total', fmtTime(s.total_ns), 'the grand total: wall time of every top-level call path'),
+    meta.duration_ns ? fact('recorded', fmtTime(meta.duration_ns)) : null,
+    s.sampled ? fact('samples', fmtCount(meta.sampling ? meta.sampling.samples : null)) : fact('calls', fmtCount(s.calls)),
+    fact('functions', fmtCount(s.functions)),
+    fact('call paths', fmtCount(s.nodes)),
+    fact('threads', fmtCount(d.threads.length)),
+    d.processes.length > 1 ? fact('processes', fmtCount(d.processes.length)) : null,
+    meta.hostname ? fact('host', shown(meta.hostname, 60)) : null,
+    d.compensated ? el('span', { title: 'times have the measured cost of the hooks subtracted (--raw: as measured)' }, 'compensated') : null,
+  ])
+}
+
+function renderSelection(app) {
+  const box = document.getElementById('selection')
+  clear(box)
+  if (app.selected === null) { box.hidden = true; return }
+  const f = app.model.functions[app.selected]
+  box.hidden = false
+  append(box, [
+    el('span', { class: 'muted' }, 'selected'),
+    el('span', { class: 'name', title: shown(f.name, 2000), text: shown(f.short_name, 120) }),
+    el('button', { class: 'btn', onclick: () => app.show('callers') }, 'callers/callees'),
+  ])
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', startApp)
+else startApp()

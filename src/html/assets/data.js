@@ -1,0 +1,105 @@
+// data.js: the embedded JSON document (docs/json.md, with the tree as `nodes` columns) and the
+// indexes the panels look things up in. Only structure is derived here (children lists,
+// edges by function); every number shown comes from the document as it is.
+
+function readJson(id) {
+  const e = document.getElementById(id)
+  return JSON.parse(e ? e.textContent : 'null')
+}
+
+function loadModel() {
+  const doc = readJson('callprof-data')
+  const functions = []  // by id
+  for (const f of doc.functions) functions[f.id] = f
+  doc.edges = edgeObjects(doc.edges)
+  const nodes = doc.nodes
+  const n = nodes.count
+  const model = {
+    doc,
+    functions,
+    total: doc.summary.total_ns,
+    sampled: doc.summary.sampled,
+    cpu: doc.functions.some(f => f.cpu_ns !== null),
+    nodes,
+    n,
+    parent: Int32Array.from(nodes.parent),
+    fid: Int32Array.from(nodes.function_id),
+    depth: new Int32Array(n),
+    maxDepth: 0,
+    childStart: new Int32Array(n + 2),  // children of i: childList[childStart[i]..childStart[i+1]); n: the top level
+    childList: new Int32Array(n),
+    childSorted: new Uint8Array(n + 1),
+    callersOf: new Map(),  // function id -> its incoming edges
+    calleesOf: new Map(),
+    threadsOf: new Map(),  // function id -> [{tid, pid, row}]
+  }
+  buildChildren(model)
+  for (const e of doc.edges) {
+    pushTo(model.callersOf, e.callee_id, e)
+    if (e.caller_id !== null) pushTo(model.calleesOf, e.caller_id, e)
+  }
+  for (const t of doc.by_thread) for (const r of t.functions) pushTo(model.threadsOf, r.id, { tid: t.tid, pid: t.pid, row: r })
+  return model
+}
+
+// The document's edge columns as one object per edge (caller_id null: <spontaneous>).
+function edgeObjects(c) {
+  const edges = new Array(c.count)
+  for (let i = 0; i < c.count; i++) {
+    edges[i] = {
+      caller_id: c.caller_id[i] < 0 ? null : c.caller_id[i], callee_id: c.callee_id[i], calls: c.calls[i],
+      recursive_calls: c.recursive_calls[i], self_ns: c.self_ns[i], total_ns: c.total_ns[i],
+      cpu_ns: c.cpu_ns ? c.cpu_ns[i] : null, offcpu_ns: c.offcpu_ns ? c.offcpu_ns[i] : null,
+    }
+  }
+  return edges
+}
+
+function pushTo(map, key, value) {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
+
+// Children lists in one pass over the depth-first order (a node's parent comes before it).
+function buildChildren(m) {
+  const { n, parent, depth, childStart, childList } = m
+  const count = new Int32Array(n + 1)
+  for (let i = 0; i < n; i++) {
+    const p = parent[i] < 0 ? n : parent[i]
+    count[p]++
+    depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1
+    if (depth[i] > m.maxDepth) m.maxDepth = depth[i]
+  }
+  for (let i = 0; i <= n; i++) childStart[i + 1] = childStart[i] + count[i]
+  const fill = childStart.slice(0, n + 1)
+  for (let i = 0; i < n; i++) childList[fill[parent[i] < 0 ? n : parent[i]]++] = i
+}
+
+// The children of node i (n: the top-level nodes), most total time first.
+function childrenOf(m, i) {
+  const from = m.childStart[i], to = m.childStart[i + 1]
+  if (!m.childSorted[i]) {
+    const total = m.nodes.total_ns
+    m.childList.subarray(from, to).sort((a, b) => total[b] - total[a] || a - b)
+    m.childSorted[i] = 1
+  }
+  return m.childList.subarray(from, to)
+}
+
+function functionName(m, id) {
+  const f = m.functions[id]
+  return f ? f.name : `<function #${id}>`
+}
+
+function shortName(m, id) {
+  const f = m.functions[id]
+  return f ? f.short_name : `<function #${id}>`
+}
+
+// The basename of a module path.
+function baseName(path) {
+  if (!path) return ''
+  const i = path.lastIndexOf('/')
+  return i < 0 ? path : path.slice(i + 1)
+}

@@ -1,0 +1,93 @@
+// summary.js: the recording at a glance: size and shape of the tree, the hottest functions
+// and edges, time by module, and what the recording lost.
+
+function summaryPanel(app) {
+  return { id: 'summary', label: 'Summary', build: section => buildSummary(app, section) }
+}
+
+function stat(label, value, sub, title) {
+  return el('div', { class: 'stat', title }, el('div', { class: 'label', text: label }), el('div', { class: 'value', text: value }),
+    sub ? el('div', { class: 'sub', text: sub }) : null)
+}
+
+function buildSummary(app, section) {
+  const m = app.model, d = m.doc, s = d.summary, meta = d.metadata
+  const cards = el('div', { class: 'cards' },
+    stat('Total time', fmtTime(s.total_ns), m.sampled ? 'estimated from samples' : 'wall time of all call paths'),
+    m.sampled ? stat('Samples', fmtCount(meta.sampling ? meta.sampling.samples : null), meta.sampling ? `${meta.sampling.event} at ${fmtCount(meta.sampling.frequency_hz)} Hz` : '')
+      : stat('Calls', fmtCount(s.calls), `${fmtCount(s.recursive_calls)} recursive, ${fmtCount(s.indirect_calls)} indirect`),
+    stat('Functions', fmtCount(s.functions), `${fmtCount(s.edges)} caller \u2192 callee edges`),
+    stat('Call paths', fmtCount(s.nodes), `max depth ${fmtCount(s.max_depth)}`),
+    stat('Threads', fmtCount(d.threads.length), `${fmtCount(d.processes.length)} process${d.processes.length === 1 ? '' : 'es'}`),
+    s.deepest_recursion ? stat('Deepest recursion', fmtCount(s.deepest_recursion.level), shown(s.deepest_recursion.function, 60)) : null,
+    meta.syscalls ? stat('System calls', fmtCount(meta.syscalls.events), `traced, ${d.syscalls.length} kinds`) : null,
+  )
+  section.appendChild(cards)
+
+  const notes = recordingNotes(d)
+  if (notes.length) section.appendChild(el('div', { class: 'card' }, notes.map(t => el('div', { class: 'note', text: t }))))
+
+  const fnRows = d.functions.filter(f => f.kind === 'function' || f.kind === 'syscall' || f.kind === 'kernel')
+  const bySelf = [...fnRows].sort((a, b) => b.self_ns - a.self_ns).slice(0, 10)
+  const hotColumns = [
+    col.name('name', 'function', f => f.short_name, f => f.name),
+    m.sampled ? col.count('samples', 'samples', f => f.samples) : col.count('calls', 'calls', f => f.calls),
+    col.time('self', 'self', f => f.self_ns),
+    col.pct('selfpct', 'self %', f => f.self_ns, () => m.total),
+    col.time('total', 'total', f => f.total_ns),
+    col.pct('totalpct', 'total %', f => f.total_ns, () => m.total),
+  ]
+  if (m.cpu) hotColumns.push(col.time('cpu', 'cpu', f => f.cpu_ns), col.time('offcpu', 'off-cpu', f => f.offcpu_ns))
+  section.appendChild(el('h3', { text: 'Hottest functions (self time)' }))
+  section.appendChild(el('div', { class: 'scroll' },
+    dataTable({ columns: hotColumns, rows: bySelf, sort: { key: 'self', desc: true }, rowKey: f => f.id,
+      onRow: f => app.select(f.id, 'callers') }).element))
+
+  const edges = [...d.edges].sort((a, b) => b.total_ns - a.total_ns).slice(0, 10)
+  section.appendChild(el('h3', { text: 'Hottest edges (time along the edge)' }))
+  section.appendChild(el('div', { class: 'scroll' }, dataTable({
+    columns: [
+      col.name('caller', 'caller', e => e.caller_id === null ? '<spontaneous>' : shortName(m, e.caller_id),
+        e => e.caller_id === null ? '<spontaneous>' : functionName(m, e.caller_id)),
+      col.name('callee', 'callee', e => shortName(m, e.callee_id), e => functionName(m, e.callee_id)),
+      col.count('calls', 'calls', e => e.calls),
+      col.time('total', 'total', e => e.total_ns),
+      col.pct('totalpct', 'total %', e => e.total_ns, () => m.total),
+    ],
+    rows: edges, sort: { key: 'total', desc: true }, onRow: e => app.select(e.callee_id, 'callers'),
+  }).element))
+
+  const modules = d.modules.filter(x => x.functions > 0)
+  if (modules.length) {
+    section.appendChild(el('h3', { text: 'Time by module (self)' }))
+    section.appendChild(el('div', { class: 'scroll' }, dataTable({
+      columns: [
+        col.name('path', 'module', x => x.path),
+        col.count('calls', 'calls', x => x.calls),
+        col.time('self', 'self', x => x.self_ns),
+        col.pct('selfpct', 'self %', x => x.self_ns, () => m.total),
+        col.count('functions', 'functions', x => x.functions),
+      ],
+      rows: modules, sort: { key: 'self', desc: true },
+    }).element))
+  }
+}
+
+// What the reader should know before trusting the numbers: compensation, losses, snapshots.
+function recordingNotes(d) {
+  const meta = d.metadata, notes = []
+  if (d.compensated) notes.push('Times are compensated for the measured cost of the profiler\'s hooks (callprof html --raw shows them as measured).')
+  if (meta.snapshot) notes.push('This profile is a snapshot taken while the program still ran.')
+  if (meta.sampling) {
+    const sm = meta.sampling
+    notes.push(`Sampled: ${sm.event} at ${fmtCount(sm.frequency_hz)} Hz, ${sm.unwind || 'fp'} unwinding; times are estimates (samples \u00d7 period).`)
+    if (sm.lost_samples || sm.lost_records) notes.push(`Lost: ${fmtCount(sm.lost_samples)} samples, ${fmtCount(sm.lost_records)} records.`)
+    if (sm.incomplete_stacks) notes.push(`${fmtCount(sm.incomplete_stacks)} stacks could not be unwound to their root ([truncated]).`)
+  }
+  if (meta.syscalls && meta.syscalls.lost_events) notes.push(`${fmtCount(meta.syscalls.lost_events)} system-call events were lost (ring full).`)
+  const dropping = d.threads.filter(t => t.dropped_calls || t.depth_limited_calls || t.short_calls).length
+  if (dropping) notes.push(`${dropping} thread${dropping === 1 ? ' has' : 's have'} calls that were not recorded (budgets, depth or duration limits; see Threads).`)
+  const incomplete = d.processes.filter(p => !p.complete).length
+  if (incomplete) notes.push(`${incomplete} process${incomplete === 1 ? ' has' : 'es have'} data only up to the last snapshot.`)
+  return notes
+}

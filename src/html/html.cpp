@@ -1,2 +1,0 @@
-// Placeholder so the library exists before the page lands.
-namespace callprof::html {}

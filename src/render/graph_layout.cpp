@@ -1,0 +1,151 @@
+// libgvc in memory. Graphviz's plugins are handed to it as built-ins and never looked up
+// through its plugin configuration (config6a, written by the `graphviz` package or libgvc6's
+// trigger; without it, demand loading crashed libgvc 2.42 in its label code): the layout
+// (dot) and SVG renderer (core) plugins are linked in, and for PNG the cairo (else gd)
+// plugin is opened from Graphviz's plugin directory.
+#include "render/graph_layout.h"
+
+#include <fmt/format.h>
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cstdlib>
+#include <memory>
+
+extern "C" {
+extern gvplugin_library_t gvplugin_core_LTX_library;
+extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
+}
+
+namespace callprof {
+namespace {
+
+const lt_symlist_t kVectorPlugins[] = {
+    {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
+    {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
+    {nullptr, nullptr},
+};
+
+// Graphviz's plugin directory: $GVBINDIR as Graphviz itself honours it, else libgvc's.
+std::string plugin_dir() {
+  const char* env = std::getenv("GVBINDIR");
+  return env && *env ? env : CALLPROF_GRAPHVIZ_PLUGIN_DIR;
+}
+
+// The built-ins with a bitmap renderer: cairo (through pango, the better text) or gd,
+// opened once and kept (Graphviz keeps pointers into it).
+Result<const lt_symlist_t*> bitmap_plugins() {
+  static std::array<lt_symlist_t, 4> plugins{};
+  if (plugins[2].address) return plugins.data();
+  static constexpr std::pair<const char*, const char*> kRenderers[] = {
+      {"libgvplugin_pango.so.6", "gvplugin_pango_LTX_library"},
+      {"libgvplugin_gd.so.6", "gvplugin_gd_LTX_library"},
+  };
+  const std::string dir = plugin_dir();
+  std::string failures;
+  for (const auto& [file, symbol] : kRenderers) {
+    void* library = dlopen((dir + "/" + file).c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* address = library ? dlsym(library, symbol) : nullptr;
+    if (address) {
+      plugins = {kVectorPlugins[0], kVectorPlugins[1], lt_symlist_t{symbol, address}, lt_symlist_t{nullptr, nullptr}};
+      return plugins.data();
+    }
+    if (const char* why = dlerror()) failures += fmt::format("{}{}", failures.empty() ? "" : "; ", why);
+  }
+  return make_error(fmt::format(
+      "PNG needs a Graphviz bitmap renderer, the cairo or gd plugin in {} (Debian: libgvc6); write .svg or .dot "
+      "instead ({})",
+      dir, failures));
+}
+
+// Graphviz reports through one process-wide callback; the render in progress collects here.
+std::string* g_messages = nullptr;
+
+int collect_message(char* text) {
+  if (!g_messages || !text) return 0;
+  std::string line(text);
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  if (!line.empty()) *g_messages += (g_messages->empty() ? "" : "; ") + line;
+  return 0;
+}
+
+// Errors go to `into` instead of stderr, warnings are dropped, for the guard's lifetime.
+class MessageCapture {
+ public:
+  explicit MessageCapture(std::string& into) : previous_(agseterrf(collect_message)) {
+    g_messages = &into;
+    agseterr(AGERR);
+  }
+  ~MessageCapture() {
+    agseterrf(previous_);
+    g_messages = nullptr;
+  }
+  MessageCapture(const MessageCapture&) = delete;
+  MessageCapture& operator=(const MessageCapture&) = delete;
+
+ private:
+  agusererrf previous_;
+};
+
+struct ContextDeleter {
+  void operator()(GVC_t* c) const { gvFreeContext(c); }
+};
+struct GraphDeleter {
+  void operator()(Agraph_t* g) const { agclose(g); }
+};
+
+// A laid-out graph; the layout is freed before the graph, the graph before the context.
+class Layout {
+ public:
+  Layout(GVC_t* gvc, Agraph_t* g) : gvc_(gvc), g_(g), ok_(gvLayout(gvc, g, "dot") == 0) {}
+  ~Layout() {
+    if (ok_) gvFreeLayout(gvc_, g_);
+  }
+  Layout(const Layout&) = delete;
+  Layout& operator=(const Layout&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  GVC_t* gvc_;
+  Agraph_t* g_;
+  bool ok_;
+};
+
+Error graphviz_error(std::string_view what, const std::string& messages) {
+  return make_error(messages.empty() ? std::string(what) : fmt::format("{} (Graphviz: {})", what, messages));
+}
+
+}  // namespace
+
+Result<std::string> graphviz_render(const std::string& dot, GraphFormat format) {
+  if (format == GraphFormat::Dot) return dot;
+  std::string messages;
+  MessageCapture capture(messages);
+  const bool png = format == GraphFormat::Png;
+  const lt_symlist_t* plugins = kVectorPlugins;
+  if (png) {
+    auto bitmap = bitmap_plugins();
+    if (!bitmap) return bitmap.error();
+    plugins = *bitmap;
+  }
+  std::unique_ptr<GVC_t, ContextDeleter> gvc(gvContextPlugins(plugins, 0));
+  if (!gvc) return graphviz_error("Graphviz could not start", messages);
+  std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(dot.c_str()));
+  if (!graph) return graphviz_error("Graphviz could not read the call graph", messages);
+  Layout layout(gvc.get(), graph.get());
+  if (!layout.ok()) return graphviz_error("Graphviz could not lay out the call graph", messages);
+  char* data = nullptr;
+  unsigned int length = 0;
+  const int rc = gvRenderData(gvc.get(), graph.get(), png ? "png" : "svg", &data, &length);
+  std::string out = rc == 0 && data ? std::string(data, length) : std::string();
+  if (data) gvFreeRenderData(data);
+  if (rc != 0 || out.empty())
+    return graphviz_error(fmt::format("Graphviz could not render the call graph as {}", png ? "PNG" : "SVG"), messages);
+  return out;
+}
+
+}  // namespace callprof

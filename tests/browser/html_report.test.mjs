@@ -1,0 +1,374 @@
+// callprof's web report (`callprof html`) in headless Chromium, from file:// with every
+// request other than file:// refused. For examples/wordfreq and an STL-heavy C++ program:
+// every panel renders, sorting and filtering change the function table, expanding a tree
+// node shows its children, selecting a function shows its callers and callees with the
+// numbers of `report --json`, the flame graph's search highlights the matches and says
+// their share; no console error, no network request. For a profile of hostile names: no
+// dialog, no injected element or handler, and the names readable as text.
+//
+// Inputs (environment; run_html_report.sh writes them): CALLPROF_HTML_DIR with NAME.html and
+// NAME.expected.json (`report --json`, the nested document) for wordfreq, stl_heavy and
+// hostile; screenshots go there too. CALLPROF_CHROMIUM (default /usr/bin/chromium).
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+import { chromium } from 'playwright-core'
+
+const dir = process.env.CALLPROF_HTML_DIR
+if (!dir) throw new Error('CALLPROF_HTML_DIR is not set (run this test through run_html_report.sh or ctest)')
+const executablePath = process.env.CALLPROF_CHROMIUM || '/usr/bin/chromium'
+const tabs = ['summary', 'flat', 'tree', 'callers', 'graph', 'flame', 'syscalls', 'threads']
+
+const expectedOf = name => JSON.parse(fs.readFileSync(path.join(dir, `${name}.expected.json`), 'utf8'))
+
+let browser
+before(async () => {
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] })
+})
+after(async () => {
+  await browser?.close()
+})
+
+// Opens NAME.html; records requests, console errors and dialogs (dismissed).
+async function open(name, hash = '') {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+  const page = await context.newPage()
+  const seen = { requests: [], errors: [], dialogs: [] }
+  page.on('request', r => seen.requests.push(r.url()))
+  page.on('console', m => { if (m.type() === 'error') seen.errors.push(m.text()) })
+  page.on('pageerror', e => seen.errors.push(`uncaught: ${e.message}`))
+  page.on('dialog', d => { seen.dialogs.push(d.message()); d.dismiss() })
+  await context.route(url => url.protocol !== 'file:', route => route.abort('blockedbyclient'))
+  await page.goto(pathToFileURL(path.join(dir, `${name}.html`)).href + hash)
+  await page.waitForSelector('body[data-ready]', { timeout: 15000 })
+  return { context, page, seen }
+}
+
+function assertClean(seen) {
+  assert.deepEqual(seen.errors, [], 'console errors')
+  assert.deepEqual(seen.dialogs, [], 'dialogs')
+  assert.deepEqual(seen.requests.filter(u => !u.startsWith('file://')), [], 'requests other than file://')
+}
+
+async function showTab(page, tab) {
+  await page.click(`#tab-${tab}`)
+  await page.waitForSelector(`#panel-${tab}.active`)
+  await page.waitForTimeout(100)
+}
+
+// The values of one column of a table (by its header's data-key), as data-value numbers.
+async function columnValues(page, tableSelector, key) {
+  return page.$$eval(`${tableSelector} tbody tr[data-key]`, (rows, key) => {
+    const headers = [...rows[0].closest('table').querySelectorAll('thead th')].map(th => th.dataset.key)
+    const at = headers.indexOf(key)
+    return rows.map(tr => Number(tr.children[at].dataset.value))
+  }, key)
+}
+
+// Nested tree helpers over `report --json`.
+function findPath(tree, names) {
+  let level = tree, node = null
+  for (const name of names) {
+    node = level.find(n => n.name === name)
+    if (!node) return null
+    level = node.children
+  }
+  return node
+}
+
+// Σ total_ns of the outermost nodes whose name matches (what the flame search's share counts).
+function matchedTotal(tree, re) {
+  let sum = 0
+  const stack = [...tree]
+  while (stack.length) {
+    const n = stack.pop()
+    if (re.test(n.name)) sum += n.total_ns
+    else stack.push(...n.children)
+  }
+  return sum
+}
+
+// Pixels of the flame canvas painted in the search colour (rgb(214,47,214)), and all painted.
+async function flamePixels(page) {
+  return page.$eval('#panel-flame canvas', c => {
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data
+    let match = 0, painted = 0
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] === 0) continue
+      painted++
+      if (Math.abs(data[i] - 214) < 4 && Math.abs(data[i + 1] - 47) < 4 && Math.abs(data[i + 2] - 214) < 4) match++
+    }
+    return { match, painted }
+  })
+}
+
+const programs = [
+  { name: 'wordfreq', filter: 'word', search: 'next_random' },
+  { name: 'stl_heavy', filter: 'Rb_tree', search: '_M_insert' },
+]
+
+for (const program of programs) {
+  test(`${program.name}: every panel renders`, { timeout: 60000 }, async () => {
+    const expected = expectedOf(program.name)
+    const { context, page, seen } = await open(program.name)
+    try {
+      for (const tab of tabs) {
+        await showTab(page, tab)
+        await page.screenshot({ path: path.join(dir, `${program.name}-${tab}.png`) })
+      }
+      await showTab(page, 'summary')
+      assert.ok(await page.locator('#panel-summary .stat').count() >= 4, 'summary cards')
+      assert.match(await page.textContent('#command'), new RegExp(program.name))
+      await showTab(page, 'flat')
+      assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), expected.functions.length, 'one row per function')
+      await showTab(page, 'tree')
+      const top = await page.$$eval('#panel-tree tbody tr[data-depth="0"]', rows => rows.length)
+      assert.equal(top, expected.tree.length, 'top-level call paths')
+      await showTab(page, 'graph')
+      const ids = await page.$$eval('#panel-graph svg g.node[id^="fn"]', gs => gs.map(g => g.id))
+      assert.ok(ids.length > 0, 'call graph nodes')
+      for (const id of ids) assert.ok(expected.functions.some(f => `fn${f.id}` === id), `graph node ${id} is a function`)
+      await showTab(page, 'flame')
+      assert.ok((await flamePixels(page)).painted > 1000, 'flame graph drawn')
+      await showTab(page, 'syscalls')
+      assert.match(await page.textContent('#panel-syscalls'), /No system calls were traced/)
+      await showTab(page, 'threads')
+      assert.equal(await page.locator('#threads-table tbody tr').count(), expected.threads.length, 'one row per thread')
+      assert.match(await page.textContent('#process-tree'), new RegExp(`pid ${expected.processes[0].pid}`))
+      assertClean(seen)
+    } finally {
+      await context.close()
+    }
+  })
+
+  test(`${program.name}: sorting and filtering change the function table`, { timeout: 60000 }, async () => {
+    const expected = expectedOf(program.name)
+    const { context, page, seen } = await open(program.name, '#tab=flat')
+    try {
+      const table = '#panel-flat table'
+      const namesNow = () => page.$$eval(`${table} tbody tr[data-key]`, rows => rows.map(r => r.dataset.key))
+      const initial = await namesNow()
+      await page.click(`${table} th[data-key="calls"]`)
+      assert.equal(await page.getAttribute(`${table} th[data-key="calls"]`, 'aria-sort'), 'descending')
+      const desc = await columnValues(page, table, 'calls')
+      assert.deepEqual(desc, [...desc].sort((a, b) => b - a), 'calls descending')
+      assert.equal(desc[0], Math.max(...expected.functions.map(f => f.calls)))
+      const byCallsDesc = await namesNow()
+      await page.click(`${table} th[data-key="calls"]`)
+      assert.equal(await page.getAttribute(`${table} th[data-key="calls"]`, 'aria-sort'), 'ascending')
+      const asc = await columnValues(page, table, 'calls')
+      assert.deepEqual(asc, [...asc].sort((a, b) => a - b), 'calls ascending')
+      assert.notDeepEqual(await namesNow(), byCallsDesc, 'the order changed')
+      await page.click(`${table} th[data-key="self_ns"]`)
+      const self = await columnValues(page, table, 'self_ns')
+      assert.deepEqual(self, [...self].sort((a, b) => b - a), 'self descending')
+      assert.notDeepEqual(initial.length, 0)
+
+      // Filter: the regular expression over full names (case-insensitive without capitals).
+      const input = '#panel-flat input[type="search"]'
+      await page.fill(input, program.filter)
+      const flags = /[A-Z]/.test(program.filter) ? '' : 'i'
+      const want = expected.functions.filter(f => new RegExp(program.filter, flags).test(f.name)).map(f => String(f.id))
+      assert.ok(want.length > 0 && want.length < expected.functions.length, 'the filter selects some functions')
+      await page.waitForFunction(n => document.querySelectorAll('#panel-flat tbody tr[data-key]').length === n, want.length)
+      assert.deepEqual((await namesNow()).sort(), want.sort(), 'the matching functions')
+      assert.match(await page.textContent('#panel-flat .count'), new RegExp(`^${want.length} of ${expected.functions.length} functions`))
+      await page.fill(input, '(')
+      await page.waitForSelector(`${input}.invalid`)
+      assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), want.length, 'an invalid regex keeps the rows')
+      assertClean(seen)
+    } finally {
+      await context.close()
+    }
+  })
+
+  test(`${program.name}: expanding a tree node shows its children`, { timeout: 60000 }, async () => {
+    const expected = expectedOf(program.name)
+    const { context, page, seen } = await open(program.name, '#tab=tree')
+    try {
+      // The first collapsed row that has children, and its path of full names.
+      const row = await page.$$eval('#panel-tree tbody tr[data-node]', rows => {
+        const names = []
+        for (const tr of rows) {
+          const depth = Number(tr.dataset.depth)
+          names[depth] = tr.querySelector('td.name').title.split('\n')[0]
+          names.length = depth + 1
+          if (tr.querySelector('.toggle').textContent === '\u25b8') return { node: tr.dataset.node, depth, path: [...names] }
+        }
+        return null
+      })
+      assert.ok(row, 'a collapsed node with children')
+      const node = findPath(expected.tree, row.path)
+      assert.ok(node, `path ${row.path.join(' > ')} in report --json`)
+      const before = await page.locator('#panel-tree tbody tr[data-node]').count()
+      await page.click(`#panel-tree tr[data-node="${row.node}"] .toggle`)
+      const children = await page.$$eval(`#panel-tree tr[data-node="${row.node}"]`, ([tr], depth) => {
+        const out = []
+        for (let next = tr.nextElementSibling; next && Number(next.dataset.depth) > depth; next = next.nextElementSibling) {
+          if (Number(next.dataset.depth) !== depth + 1 || !next.dataset.node) continue
+          const cells = next.querySelectorAll('td')
+          out.push({ name: cells[0].title.split('\n')[0], total: Number(cells[3].dataset.value), calls: Number(cells[1].dataset.value) })
+        }
+        return out
+      }, row.depth)
+      const shownCount = Math.min(node.children.length, 200)
+      assert.equal(children.length, shownCount, 'children rows')
+      assert.equal(await page.locator('#panel-tree tbody tr[data-node]').count(), before + shownCount)
+      const want = [...node.children].sort((a, b) => b.total_ns - a.total_ns).slice(0, shownCount)
+      assert.deepEqual(children.map(c => c.total), want.map(c => c.total_ns), 'children by total, with report --json\'s totals')
+      for (const c of children) assert.ok(node.children.some(k => k.name === c.name && k.total_ns === c.total && k.calls === c.calls), `child ${c.name}`)
+      await page.click(`#panel-tree tr[data-node="${row.node}"] .toggle`)
+      assert.equal(await page.locator('#panel-tree tbody tr[data-node]').count(), before, 'collapsing removes them')
+      assertClean(seen)
+    } finally {
+      await context.close()
+    }
+  })
+
+  test(`${program.name}: selecting a function shows its callers and callees`, { timeout: 60000 }, async () => {
+    const expected = expectedOf(program.name)
+    // The function with the most callers (ties: most time).
+    const callers = new Map()
+    for (const e of expected.edges) callers.set(e.callee_id, [...(callers.get(e.callee_id) || []), e])
+    const [id, incoming] = [...callers].sort((a, b) => b[1].length - a[1].length ||
+      expected.functions.find(f => f.id === b[0]).total_ns - expected.functions.find(f => f.id === a[0]).total_ns)[0]
+    const f = expected.functions.find(x => x.id === id)
+    const outgoing = expected.edges.filter(e => e.caller_id === id)
+    const { context, page, seen } = await open(program.name, '#tab=flat')
+    try {
+      await page.click(`#panel-flat tr[data-key="${id}"]`)
+      assert.match(page.url(), new RegExp(`fn=${id}\\b`), 'the selection is in the location hash')
+      await showTab(page, 'callers')
+      assert.equal(await page.textContent('#callers-function .fn-title'), f.name.length <= 1000 ? f.name : await page.textContent('#callers-function .fn-title'))
+      const rows = sel => page.$$eval(`${sel} tbody tr`, trs => trs.filter(tr => !tr.classList.contains('more')).map(tr => {
+        const cells = [...tr.children]
+        const headers = [...tr.closest('table').querySelectorAll('thead th')].map(th => th.dataset.key)
+        const value = key => Number(cells[headers.indexOf(key)].dataset.value)
+        return { name: cells[0].title, calls: value('calls'), self: value('self'), total: value('total') }
+      }))
+      const got = await rows('#callers-table')
+      assert.equal(got.length, incoming.length, 'one row per caller')
+      for (const e of incoming) {
+        const r = got.find(x => x.name === (e.caller ?? '<spontaneous>'))
+        assert.ok(r, `caller ${e.caller}`)
+        assert.deepEqual([r.calls, r.self, r.total], [e.calls, e.self_ns, e.total_ns], `edge ${e.caller} -> ${f.name}`)
+      }
+      const gotCallees = await rows('#callees-table')
+      assert.equal(gotCallees.length, outgoing.length, 'one row per callee')
+      for (const e of outgoing) {
+        const r = gotCallees.find(x => x.name === e.callee)
+        assert.ok(r, `callee ${e.callee}`)
+        assert.deepEqual([r.calls, r.self, r.total], [e.calls, e.self_ns, e.total_ns], `edge ${f.name} -> ${e.callee}`)
+      }
+      await page.screenshot({ path: path.join(dir, `${program.name}-callers-selected.png`) })
+      // Following a caller selects it.
+      const caller = incoming.find(e => e.caller_id !== null)
+      if (caller) {
+        await page.click(`#callers-table tbody tr:has(td[title="${caller.caller.replaceAll('"', '\\"')}"])`)
+        assert.match(page.url(), new RegExp(`fn=${caller.caller_id}\\b`))
+      }
+      assertClean(seen)
+    } finally {
+      await context.close()
+    }
+  })
+
+  test(`${program.name}: flame search highlights the matches`, { timeout: 60000 }, async () => {
+    const expected = expectedOf(program.name)
+    const { context, page, seen } = await open(program.name, '#tab=flame')
+    try {
+      assert.equal((await flamePixels(page)).match, 0, 'nothing highlighted before searching')
+      await page.fill('#panel-flame input[type="search"]', program.search)
+      await page.waitForFunction(() => /matched/.test(document.getElementById('flame-matched').textContent))
+      const pixels = await flamePixels(page)
+      assert.ok(pixels.match > 50, `matching frames painted (${pixels.match} pixels)`)
+      const text = await page.textContent('#flame-matched')
+      const shownPct = Number(/matched: ([\d.]+)%/.exec(text)[1])
+      const flags = /[A-Z]/.test(program.search) ? '' : 'i'
+      const want = 100 * matchedTotal(expected.tree, new RegExp(program.search, flags)) / expected.summary.total_ns
+      assert.ok(Math.abs(shownPct - want) <= 0.051, `matched ${shownPct}% (report --json: ${want.toFixed(3)}%)`)
+      await page.screenshot({ path: path.join(dir, `${program.name}-flame-search.png`) })
+      // Zoom: a click on the frame above "all" (the top-level function) zooms into it; reset undoes it.
+      const box = await page.locator('#panel-flame canvas').boundingBox()
+      await page.mouse.click(box.x + 5, box.y + box.height - 18 * 1.5)
+      assert.match(await page.textContent('#panel-flame .toolbar'), /zoomed:/)
+      await page.click('#flame-reset')
+      assert.doesNotMatch(await page.textContent('#panel-flame .toolbar'), /zoomed:/)
+      assertClean(seen)
+    } finally {
+      await context.close()
+    }
+  })
+}
+
+test('hostile names are inert and readable', { timeout: 90000 }, async () => {
+  const expected = expectedOf('hostile')
+  const { context, page, seen } = await open('hostile')
+  try {
+    for (const tab of tabs) {
+      await showTab(page, tab)
+      await page.screenshot({ path: path.join(dir, `hostile-${tab}.png`) })
+    }
+    // Every function selected in turn (callers panel), hovered and clicked in the flame graph.
+    for (const f of expected.functions) {
+      await page.evaluate(id => { location.hash = `#tab=callers&fn=${id}` }, f.id)
+      await page.waitForFunction(id => document.querySelector('#callers-function .fn-title') && location.hash.includes(`fn=${id}`), f.id)
+    }
+    await showTab(page, 'flame')
+    const box = await page.locator('#panel-flame canvas').boundingBox()
+    for (let x = 5; x < box.width; x += 40) await page.mouse.move(box.x + x, box.y + box.height - 18 * 2.5)
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height - 18 * 2.5)
+    await page.fill('#panel-flame input[type="search"]', 'script')
+    await page.waitForFunction(() => /matched/.test(document.getElementById('flame-matched').textContent))
+    await showTab(page, 'tree')
+    await page.fill('#panel-tree input[type="search"]', 'onmouseover')
+    await page.waitForTimeout(400)
+
+    // Nothing ran, nothing was injected.
+    assert.deepEqual(seen.dialogs, [], 'no dialog')
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no injected code ran')
+    const injected = await page.evaluate(() => ({
+      scripts: document.querySelectorAll('script').length,
+      elements: [...document.querySelectorAll('img, iframe, object, embed, foreignObject, svg script, b, i')]
+        .filter(e => !/^(B|b)$/.test(e.tagName) || e.textContent === 'bold' || e.textContent === 'host')
+        .map(e => e.tagName),
+      handlers: [...document.querySelectorAll('*')].flatMap(e => [...e.attributes].filter(a => /^on/i.test(a.name)).map(a => `${e.tagName} ${a.name}`)),
+      svgs: document.querySelectorAll('svg').length,
+    }))
+    assert.equal(injected.scripts, 3, 'the page\'s own three script elements only')
+    assert.deepEqual(injected.elements, [], 'no element made from a name')
+    assert.deepEqual(injected.handlers, [], 'no event handler attribute')
+    assert.ok(injected.svgs <= 1, 'the call graph is the only SVG')
+
+    // Readable: the names as text, control characters as visible escapes.
+    await showTab(page, 'flat')
+    const names = await page.$$eval('#panel-flat tbody td.name', tds => tds.map(td => ({ text: td.textContent, title: td.title })))
+    const texts = names.map(n => n.text)
+    for (const want of ['<script>alert(1)</script>', '"onmouseover="window.__pwned=2;alert(2)" x="',
+      '<img src=x onerror="window.__pwned=4;alert(4)">', '</script><script>window.__pwned=5;alert(5)</script>',
+      'line1\\nline2<b>bold</b>', '\\x1b[31mred\\x1b[0m \\x1b]0;title\\x07', 'bidi\\u202eevil\\u202c and\\u2028separator', '__proto__']) {
+      // The cell shows the short name (template-like <...> collapsed), its tooltip the full one.
+      assert.ok(names.some(n => n.title.endsWith(want)), `the flat table shows ${JSON.stringify(want)}`)
+    }
+    assert.ok(texts.includes('<script>alert(1)</script>'), 'a name as text in a cell')
+    assert.ok(texts.some(t => t.startsWith('line1\\nline2')), 'a line break shown as \\n')
+    for (const t of [...texts, ...names.map(n => n.title)]) assert.doesNotMatch(t, /[\u0000-\u001f\u007f-\u009f\u202e\u2028]/, 'no raw control character')
+    const long = names.find(n => n.text.startsWith('long_'))
+    assert.ok(long && long.text.length <= 241 && long.text.includes('\u2026'), 'the long name is shortened around an ellipsis')
+    assert.ok(long.title.length > 1000 && long.title.endsWith('<i>end'), 'its start and end (2000 characters) are in the tooltip')
+    assert.equal(await page.textContent('#command'), './evil <script>alert(\'cmd\')</script> "x"')
+    await showTab(page, 'threads')
+    assert.match(await page.textContent('#threads-table'), /<script>alert\('thread'\)<\/script>/)
+    await showTab(page, 'syscalls')
+    assert.match(await page.textContent('#panel-syscalls'), /main›<script>alert\(1\)<\/script>/)
+    await showTab(page, 'graph')
+    const svgText = await page.textContent('#panel-graph svg')
+    assert.match(svgText, /<script>alert\(1\)<\/script>/, 'the call graph shows the name as text')
+    assertClean(seen)
+  } finally {
+    await context.close()
+  }
+})

@@ -1,0 +1,93 @@
+// `callprof graph` on a recorded program with known truth (gprof_split.c: A calls B and C,
+// each calls D 40 times): the SVG is a well-formed XML document naming every function, the
+// DOT has the edges with their exact call counts, and with D's callers hidden the path
+// A > B|C > D folds into one dashed edge carrying all 80 calls.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class Graph : public E2ETest {
+ protected:
+  RunResult callprof(std::vector<std::string> args) {
+    args.insert(args.begin(), E2E_CALLPROF);
+    return run(args, dir());
+  }
+  std::string read(const std::string& name) {
+    std::ifstream in(dir() / name, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+};
+
+// The DOT node ("n3") whose label starts with the function's name.
+std::string node_of(const std::string& dot, const std::string& function) {
+  std::smatch m;
+  if (!std::regex_search(dot, m, std::regex("\\n  (n\\d+) \\[id=\"fn\\d+\", label=\"" + function + "\\\\n")))
+    return "";
+  return m[1];
+}
+
+// The attributes of the edge from -> to, "" when there is none.
+std::string edge(const std::string& dot, const std::string& from, const std::string& to) {
+  const size_t at = dot.find("\n  " + from + " -> " + to + " [");
+  return at == std::string::npos ? "" : dot.substr(at, dot.find('\n', at + 1) - at);
+}
+
+TEST_P(Graph, PictureOfTheGprofCounterExample) {
+  const RunResult rec = record(build("gprof_split.c"));
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+
+  const RunResult svg = callprof({"graph", "-i", "profile.callprof", "-o", "g.svg"});
+  ASSERT_EQ(svg.exit, exited(0)) << svg.err;
+  EXPECT_EQ(svg.err, "");
+  const RunResult xml = run({"/usr/bin/env", "python3", "-c",
+                             "import sys, xml.etree.ElementTree as E\n"
+                             "root = E.parse(sys.argv[1]).getroot()\n"
+                             "print(' '.join(t.text for t in root.iter('{http://www.w3.org/2000/svg}text') if t.text))",
+                             (dir() / "g.svg").string()},
+                            dir());
+  ASSERT_EQ(xml.exit, exited(0)) << "not well-formed XML: " << xml.err;
+  for (const char* f : {" main ", " A ", " B ", " C ", " D "})
+    EXPECT_NE((" " + xml.out).find(f), std::string::npos) << f << " missing from the SVG's text: " << xml.out;
+  EXPECT_NE(xml.out.find("80 calls"), std::string::npos) << xml.out;
+
+  const RunResult dot = callprof({"graph", "-i", "profile.callprof", "-o", "g.dot"});
+  ASSERT_EQ(dot.exit, exited(0)) << dot.err;
+  const std::string d = read("g.dot");
+  const std::string A = node_of(d, "A"), B = node_of(d, "B"), C = node_of(d, "C"), D = node_of(d, "D");
+  ASSERT_FALSE(A.empty() || B.empty() || C.empty() || D.empty()) << d;
+  EXPECT_NE(edge(d, B, D).find("\\n40 calls\""), std::string::npos) << d;
+  EXPECT_NE(edge(d, C, D).find("\\n40 calls\""), std::string::npos) << d;
+  EXPECT_NE(edge(d, A, B).find("\\n1 call\""), std::string::npos) << d;
+  EXPECT_EQ(edge(d, B, D).find("dashed"), std::string::npos) << d;
+  EXPECT_NE(d.find("all 5 functions shown"), std::string::npos) << d;
+
+  // D (320 ms) outranks B (240 ms) and C (80 ms): with three functions, A ⇢ D is dashed.
+  const RunResult folded = callprof({"graph", "-i", "profile.callprof", "--nodes", "3", "--format", "dot"});
+  ASSERT_EQ(folded.exit, exited(0)) << folded.err;
+  const std::string f = folded.out;
+  ASSERT_TRUE(node_of(f, "B").empty() && node_of(f, "C").empty()) << f;
+  const std::string ad = edge(f, node_of(f, "A"), node_of(f, "D"));
+  EXPECT_NE(ad.find("\\n80 calls\""), std::string::npos) << f;
+  EXPECT_NE(ad.find("style=dashed"), std::string::npos) << f;
+  EXPECT_NE(f.find("3 of 5 functions shown; 2 below"), std::string::npos) << f;
+
+  // Bad options: one line, no file.
+  const RunResult bad = callprof({"graph", "-i", "profile.callprof", "-o", "x.pdf"});
+  EXPECT_EQ(bad.exit, exited(2));
+  EXPECT_NE(bad.err.find("callprof: error: cannot tell the format of 'x.pdf'"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir() / "x.pdf"));
+}
+
+E2E_INSTANTIATE(Graph);
+
+}  // namespace
+}  // namespace e2e

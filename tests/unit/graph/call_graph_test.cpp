@@ -1,0 +1,285 @@
+// The call graph as data on hand-computed trees: which functions show at a threshold, the
+// edges with their calls and time, paths through hidden functions folded into dashed edges,
+// recursion, edge widths; and on random trees, that every shown total is exactly accounted
+// for by its incoming edges.
+#include "graph/call_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "folded_profile.h"
+
+namespace callprof {
+namespace {
+
+using testing::FoldedBuilder;
+
+struct Fixture {
+  FoldedBuilder b;
+  Profile p;
+  NodeQuantities q;
+  std::vector<FunctionRow> rows;
+  explicit Fixture(std::string_view text) : p(b.build(text)) {
+    q = node_quantities(tree());
+    rows = function_rows(tree(), q);
+  }
+  FunctionId id(const char* name) { return b.function(name); }
+  const CallTree& tree() const { return p.threads.at(0).tree; }
+  CallGraph graph(CallGraphOptions o = {}) { return build_call_graph(tree(), q, rows, o); }
+  // Names of the shown functions, in the graph's order.
+  std::vector<std::string> shown(const CallGraph& g) const {
+    std::vector<std::string> names;
+    for (const GraphNode& n : g.nodes) names.push_back(p.functions[n.row.function].name);
+    return names;
+  }
+  const GraphEdge* edge(const CallGraph& g, const char* from, const char* to, bool folded) {
+    for (const GraphEdge& e : g.edges)
+      if (g.nodes[e.caller].row.function == id(from) && g.nodes[e.callee].row.function == id(to) && e.folded == folded)
+        return &e;
+    return nullptr;
+  }
+};
+
+// SPEC §1.1: A calls B and C; B's 40 calls of D take 120, C's 40 take 40.
+// Totals: main 180, A 180, D 160, B 130, C 50.
+constexpr std::string_view kCounterExample =
+    "main;A;B 10\n"
+    "main;A;C 10\n"
+    "main;A;B;D 120 calls=40\n"
+    "main;A;C;D 40 calls=40\n";
+
+TEST(CallGraph, EverythingShownHasTheAnalysisEdges) {
+  Fixture f(kCounterExample);
+  const CallGraph g = f.graph({.max_nodes = 0});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "A", "D", "B", "C"}));
+  EXPECT_EQ(g.grand_total, 180u);
+  EXPECT_EQ(g.threshold, 50u);
+  EXPECT_EQ(g.hidden(), 0u);
+  ASSERT_EQ(g.edges.size(), 5u);
+  const GraphEdge* bd = f.edge(g, "B", "D", false);
+  ASSERT_NE(bd, nullptr);
+  EXPECT_EQ(bd->calls, 40u);
+  EXPECT_EQ(bd->value, 120u);
+  EXPECT_EQ(f.edge(g, "C", "D", false)->value, 40u);
+  EXPECT_EQ(f.edge(g, "A", "B", false)->value, 130u);
+  EXPECT_EQ(f.edge(g, "main", "A", false)->value, 180u);
+  EXPECT_EQ(g.max_edge_value, 180u);
+  // Node numbers are the function rows' own.
+  const GraphNode& d = g.nodes[g.find(f.id("D"))];
+  EXPECT_EQ(d.row.calls, 80u);
+  EXPECT_EQ(d.self, 160u);
+  EXPECT_EQ(d.total, 160u);
+  EXPECT_DOUBLE_EQ(d.heat, 160.0 / 180);
+  EXPECT_EQ(d.entry_value, 0u);
+  EXPECT_EQ(g.nodes[g.find(f.id("main"))].entry_value, 180u);
+}
+
+TEST(CallGraph, HiddenFunctionsFoldIntoADashedEdgeWithTheirTime) {
+  Fixture f(kCounterExample);
+  const CallGraph g = f.graph({.max_nodes = 3});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "A", "D"}));
+  EXPECT_EQ(g.threshold, 160u);
+  EXPECT_EQ(g.hidden(), 2u);
+  ASSERT_EQ(g.edges.size(), 2u);
+  EXPECT_EQ(f.edge(g, "main", "A", false)->value, 180u);
+  const GraphEdge* ad = f.edge(g, "A", "D", true);
+  ASSERT_NE(ad, nullptr);
+  EXPECT_EQ(f.edge(g, "A", "D", false), nullptr) << "A never calls D directly";
+  EXPECT_EQ(ad->calls, 80u);
+  EXPECT_EQ(ad->value, 160u);
+  EXPECT_EQ(ad->via, (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("B"), 120}, {f.id("C"), 40}}));
+  // The shown nodes keep their exact numbers: A's total still includes B's and C's self.
+  EXPECT_EQ(g.nodes[g.find(f.id("A"))].total, 180u);
+  EXPECT_EQ(g.nodes[g.find(f.id("A"))].self, 0u);
+}
+
+TEST(CallGraph, NodeFractionSetsTheThreshold) {
+  Fixture f(kCounterExample);
+  // 0.5 of 180 = 90: C (50) is hidden, B (130) shows; the path A > C > D folds.
+  const CallGraph g = f.graph({.max_nodes = 0, .node_fraction = 0.5});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "A", "D", "B"}));
+  EXPECT_EQ(g.threshold, 130u);
+  ASSERT_EQ(g.edges.size(), 4u);
+  EXPECT_EQ(f.edge(g, "B", "D", false)->value, 120u);
+  const GraphEdge* ad = f.edge(g, "A", "D", true);
+  ASSERT_NE(ad, nullptr);
+  EXPECT_EQ(ad->calls, 40u);
+  EXPECT_EQ(ad->value, 40u);
+  // Both limits: the stricter one wins.
+  EXPECT_EQ(f.shown(f.graph({.max_nodes = 3, .node_fraction = 0.5})), (std::vector<std::string>{"main", "A", "D"}));
+}
+
+TEST(CallGraph, FunctionsTiedWithTheLastShownOneShowToo) {
+  Fixture f(kCounterExample);
+  const CallGraph g = f.graph({.max_nodes = 1});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "A"})) << "main and A both total 180";
+  EXPECT_EQ(g.threshold, 180u);
+}
+
+// f and g call each other: main > f > g > f > g.
+// cum: inner g 4, inner f 9, outer g 29, outer f 39. f: self 15, total 39; g: self 24, total 29.
+constexpr std::string_view kMutualRecursion =
+    "main;f 10\n"
+    "main;f;g 20 calls=2\n"
+    "main;f;g;f 5 calls=2\n"
+    "main;f;g;f;g 4 calls=4\n";
+
+TEST(CallGraph, RecursiveEdgesCountTheirRecursionAndNoTimeTwice) {
+  Fixture f(kMutualRecursion);
+  const CallGraph g = f.graph({.max_nodes = 0});
+  const GraphEdge* fg = f.edge(g, "f", "g", false);
+  ASSERT_NE(fg, nullptr);
+  EXPECT_EQ(fg->calls, 6u);
+  EXPECT_EQ(fg->recursive_calls, 4u);
+  EXPECT_EQ(fg->max_recursion, 1u);
+  EXPECT_EQ(fg->value, 29u) << "only the outer g's cum";
+  const GraphEdge* gf = f.edge(g, "g", "f", false);
+  ASSERT_NE(gf, nullptr);
+  EXPECT_EQ(gf->calls, 2u);
+  EXPECT_EQ(gf->recursive_calls, 2u);
+  EXPECT_EQ(gf->value, 0u) << "f was already active: its time flowed in through main > f";
+  EXPECT_EQ(gf->width, kMinEdgeWidth);
+  EXPECT_EQ(g.nodes[g.find(f.id("f"))].total, 39u);
+  EXPECT_EQ(g.nodes[g.find(f.id("g"))].total, 29u);
+}
+
+TEST(CallGraph, RecursionThroughAHiddenFunctionIsAFoldedSelfEdge) {
+  Fixture f(kMutualRecursion);
+  // f (39, 3 calls) ranks before main (39, 1 call); g (29) is hidden.
+  const CallGraph g = f.graph({.max_nodes = 2});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"f", "main"}));
+  ASSERT_EQ(g.edges.size(), 2u);
+  EXPECT_EQ(f.edge(g, "main", "f", false)->value, 39u);
+  const GraphEdge* ff = f.edge(g, "f", "f", true);
+  ASSERT_NE(ff, nullptr);
+  EXPECT_EQ(ff->calls, 2u);
+  EXPECT_EQ(ff->recursive_calls, 2u);
+  EXPECT_EQ(ff->max_recursion, 1u);
+  EXPECT_EQ(ff->value, 0u);
+  EXPECT_EQ(ff->via, (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("g"), 0}}));
+}
+
+TEST(CallGraph, TimeFromNoShownCallerIsTheEntryValue) {
+  // main 70, b 55 (20 under main, 35 under the hidden start), a 50, start 35, c 5.
+  Fixture f(
+      "main;a 50\n"
+      "main;b 20\n"
+      "start;b 30\n"
+      "start;b;c 5\n");
+  const CallGraph g = f.graph({.max_nodes = 3});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "b", "a"}));
+  const GraphNode& b = g.nodes[g.find(f.id("b"))];
+  EXPECT_EQ(b.total, 55u);
+  EXPECT_EQ(b.entry_value, 35u);
+  EXPECT_EQ(f.edge(g, "main", "b", false)->value, 20u);
+  EXPECT_EQ(g.grand_total, 105u);
+}
+
+TEST(CallGraph, SampledProfilesRankBySamples) {
+  Fixture f(
+      "main;parse 300 samples=3\n"
+      "main;compute 450 samples=4\n"
+      "main;compute;sqrt 100 samples=1\n");
+  const CallGraph g = f.graph({.metric = Metric::Samples, .max_nodes = 0, .heat = HeatBasis::Self});
+  EXPECT_EQ(g.grand_total, 8u);
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "compute", "parse", "sqrt"}));
+  EXPECT_EQ(f.edge(g, "main", "compute", false)->value, 5u);
+  EXPECT_EQ(f.edge(g, "main", "compute", false)->total[Metric::WallNs], 550u);
+  EXPECT_DOUBLE_EQ(g.nodes[g.find(f.id("compute"))].heat, 4.0 / 8);
+}
+
+TEST(CallGraph, EdgeWidthsGrowWithTimeLessThanProportionally) {
+  EXPECT_DOUBLE_EQ(edge_width(1000, 1000, EdgeWidth::Log), kMaxEdgeWidth);
+  EXPECT_DOUBLE_EQ(edge_width(0, 1000, EdgeWidth::Log), kMinEdgeWidth);
+  // 999 * (1/111) = 9: log10(10) / 3 of the range above the minimum.
+  EXPECT_NEAR(edge_width(1, 111, EdgeWidth::Log), 1 + 9.0 / 3, 1e-12);
+  EXPECT_NEAR(edge_width(1, 1, EdgeWidth::Log), 10, 1e-12);
+  EXPECT_DOUBLE_EQ(edge_width(500, 1000, EdgeWidth::Linear), 5.5);
+  EXPECT_DOUBLE_EQ(edge_width(0, 1000, EdgeWidth::Linear), 1);
+  EXPECT_DOUBLE_EQ(edge_width(3, 1000, EdgeWidth::Uniform), 2);
+  EXPECT_DOUBLE_EQ(edge_width(900, 1000, EdgeWidth::Uniform), 2);
+  EXPECT_DOUBLE_EQ(edge_width(0, 0, EdgeWidth::Log), kMinEdgeWidth);
+  // The graph's edges carry the width of their value against the widest edge.
+  Fixture f(kCounterExample);
+  const CallGraph g = f.graph({.max_nodes = 0, .edge_width = EdgeWidth::Linear});
+  EXPECT_DOUBLE_EQ(f.edge(g, "C", "D", false)->width, 1 + 9 * 40.0 / 180);
+  EXPECT_DOUBLE_EQ(f.edge(g, "main", "A", false)->width, 10);
+}
+
+TEST(CallGraph, LightEdgesGoButEveryFunctionKeepsItsHeaviestCaller) {
+  Fixture f(kCounterExample);
+  // Heaviest first: main > A 180, A > B 130, B > D 120, A > C 50, C > D 40. Three fit; A > C
+  // stays as C's only caller; C > D goes (D keeps B > D).
+  for (const CallGraphOptions& o : {CallGraphOptions{.max_nodes = 0, .max_edges = 3},
+                                    CallGraphOptions{.max_nodes = 0, .max_edges = 0, .edge_fraction = 0.9}}) {
+    const CallGraph g = f.graph(o);
+    EXPECT_EQ(g.edges.size(), 4u);
+    EXPECT_EQ(f.edge(g, "C", "D", false), nullptr);
+    EXPECT_NE(f.edge(g, "A", "C", false), nullptr);
+    EXPECT_EQ(g.hidden_edges, 1u);
+    EXPECT_EQ(g.hidden_edge_max, 40u);
+  }
+  EXPECT_EQ(f.graph({.max_nodes = 0}).edges.size(), 5u) << "by default 3 edges per shown function";
+  EXPECT_EQ(f.graph({.max_nodes = 0, .max_edges = 4}).hidden_edges, 1u);
+  EXPECT_EQ(f.graph({.max_nodes = 0, .max_edges = 5}).hidden_edges, 0u);
+  // A function's recursion onto itself always shows; a re-entry into another function is an
+  // ordinary edge.
+  Fixture r(kMutualRecursion);
+  const CallGraph g = r.graph({.max_nodes = 0, .max_edges = 1});
+  EXPECT_EQ(g.edges.size(), 2u);
+  EXPECT_EQ(r.edge(g, "g", "f", false), nullptr);
+  Fixture fib("main;fib 10\nmain;fib;fib 20 calls=4\n");
+  EXPECT_NE(fib.edge(fib.graph({.max_nodes = 0, .max_edges = 1}), "fib", "fib", false), nullptr);
+}
+
+// On random recursive trees, any threshold: each shown function's total is exactly its entry
+// value plus the values of its incoming edges, solid and dashed; with nothing hidden the
+// edges are the analysis's edge rows.
+TEST(CallGraph, IncomingEdgesAccountForEveryShownTotal) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    CallTree t;
+    std::vector<NodeId> nodes{kRootNode};
+    for (int k = 0; k < 300; ++k) {
+      const NodeId parent = nodes[rng() % nodes.size()];
+      const NodeId n = t.child(parent, FunctionId(rng() % 12));
+      if (n == nodes.size()) nodes.push_back(n);
+      t.base(n)[Metric::Calls] += 1 + rng() % 3;
+      t.base(n)[Metric::WallNs] += rng() % 100;
+    }
+    const NodeQuantities q = node_quantities(t);
+    const std::vector<FunctionRow> rows = function_rows(t, q);
+    for (size_t max_nodes : {size_t(0), size_t(1), size_t(3), size_t(6)}) {
+      const CallGraph g = build_call_graph(t, q, rows, {.max_nodes = max_nodes, .max_edges = 0});
+      std::vector<uint64_t> incoming(g.nodes.size());
+      for (size_t i = 0; i < g.nodes.size(); ++i) incoming[i] = g.nodes[i].entry_value;
+      for (const GraphEdge& e : g.edges) incoming[e.callee] += e.value;
+      for (size_t i = 0; i < g.nodes.size(); ++i) EXPECT_EQ(incoming[i], g.nodes[i].total) << round << " " << max_nodes;
+      for (const FunctionRow& r : rows) {  // the threshold's promise: every hidden function is below it
+        if (g.find(r.function) == SIZE_MAX && g.threshold > 0) {
+          EXPECT_LT(r.total_ns, g.threshold) << round;
+        }
+      }
+      if (max_nodes != 0) continue;
+      size_t between_functions = 0;
+      for (const EdgeRow& r : edge_rows(t, q)) {
+        if (r.caller == kNoFunction) continue;
+        ++between_functions;
+        const GraphEdge* e = nullptr;
+        for (const GraphEdge& c : g.edges)
+          if (g.nodes[c.caller].row.function == r.caller && g.nodes[c.callee].row.function == r.callee) e = &c;
+        ASSERT_NE(e, nullptr);
+        EXPECT_FALSE(e->folded);
+        EXPECT_EQ(e->calls, r.calls);
+        EXPECT_EQ(e->value, r.total_ns);
+        EXPECT_EQ(e->recursive_calls, r.recursive_calls);
+      }
+      EXPECT_EQ(g.edges.size(), between_functions);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace callprof
