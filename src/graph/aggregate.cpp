@@ -1,7 +1,10 @@
 // Function and edge aggregation: one pass over the nodes with their cum and recursion
-// level. Grouping uses dense vectors and sorting rather than hash maps: on trees of
-// millions of nodes hashing every node was the dominant cost.
+// level, in node order. Rows are found through a small open-addressing map from function
+// (or caller-callee pair) to row: it holds thousands of entries and stays in cache, where
+// sorting a million nodes by key cost more than the rest of the pass.
 #include "graph/aggregate.h"
+
+#include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
 
@@ -33,14 +36,30 @@ void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool oute
   }
 }
 
-// Nodes (without the root) ordered by a 64-bit key, so equal keys are adjacent.
-template <typename KeyOf>
-std::vector<std::pair<uint64_t, NodeId>> nodes_by_key(const CallTree& tree, KeyOf key_of) {
-  std::vector<std::pair<uint64_t, NodeId>> keyed;
-  keyed.reserve(tree.size());
-  for (NodeId i = 1; i < tree.size(); ++i) keyed.push_back({key_of(i), i});
-  std::sort(keyed.begin(), keyed.end());
-  return keyed;
+// Groups the nodes (without the root) by a 64-bit key: `add(row, node)` for each, with one
+// row per distinct key made by `make(node)` at its first node. Rows come out in key order.
+template <typename Row, typename KeyOf, typename Make, typename Add>
+std::vector<Row> group_nodes(const CallTree& tree, KeyOf key_of, Make make, Add add) {
+  absl::flat_hash_map<uint64_t, uint32_t> row_of;
+  std::vector<uint64_t> keys;
+  std::vector<Row> rows;
+  for (NodeId i = 1; i < tree.size(); ++i) {
+    const uint64_t key = key_of(i);
+    auto [it, inserted] = row_of.try_emplace(key, uint32_t(rows.size()));
+    if (inserted) {
+      keys.push_back(key);
+      rows.push_back(make(i));
+    }
+    add(rows[it->second], i);
+  }
+  // Rows are hundreds of bytes: sort their indices, move each row once.
+  std::vector<uint32_t> order(rows.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<Row> out;
+  out.reserve(rows.size());
+  for (uint32_t i : order) out.push_back(std::move(rows[i]));
+  return out;
 }
 
 }  // namespace
@@ -48,16 +67,14 @@ std::vector<std::pair<uint64_t, NodeId>> nodes_by_key(const CallTree& tree, KeyO
 std::vector<FunctionRow> function_rows(const CallTree& tree) { return function_rows(tree, node_quantities(tree)); }
 
 std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
-  const auto keyed = nodes_by_key(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
-  std::vector<FunctionRow> rows;
-  for (const auto& [f, i] : keyed) {
-    if (rows.empty() || rows.back().function != f) {
-      rows.emplace_back();
-      rows.back().function = FunctionId(f);
-    }
-    add_node(rows.back(), tree.node(i).base, q.cum[i], q.level[i] == 0);
-  }
-  return rows;
+  return group_nodes<FunctionRow>(
+      tree, [&](NodeId i) { return uint64_t(tree.node(i).function); },
+      [&](NodeId i) {
+        FunctionRow r;
+        r.function = tree.node(i).function;
+        return r;
+      },
+      [&](FunctionRow& r, NodeId i) { add_node(r, tree.node(i).base, q.cum[i], q.level[i] == 0); });
 }
 
 std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }
@@ -67,29 +84,26 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
     const NodeId parent = tree.node(i).parent;
     return parent == kRootNode ? kNoFunction : tree.node(parent).function;
   };
-  const auto keyed = nodes_by_key(tree, [&](NodeId i) { return edge_key(caller_of(i), tree.node(i).function); });
-  std::vector<EdgeRow> rows;
-  uint64_t last = 0;
-  for (const auto& [key, i] : keyed) {
-    if (rows.empty() || key != last) {
-      rows.emplace_back();
-      rows.back().caller = caller_of(i);
-      rows.back().callee = tree.node(i).function;
-    }
-    last = key;
-    EdgeRow& r = rows.back();
-    const Metrics& b = tree.node(i).base;
-    r.calls += b[Metric::Calls];
-    r.self_ns += b[Metric::WallNs];
-    r.self.merge(b);
-    if (q.level[i] == 0) {
-      r.total_ns += q.cum[i][Metric::WallNs];
-      r.total.add_sums(q.cum[i]);
-    } else {
-      r.recursive_calls += b[Metric::Calls];
-    }
-  }
-  return rows;
+  return group_nodes<EdgeRow>(
+      tree, [&](NodeId i) { return edge_key(caller_of(i), tree.node(i).function); },
+      [&](NodeId i) {
+        EdgeRow r;
+        r.caller = caller_of(i);
+        r.callee = tree.node(i).function;
+        return r;
+      },
+      [&](EdgeRow& r, NodeId i) {
+        const Metrics& b = tree.node(i).base;
+        r.calls += b[Metric::Calls];
+        r.self_ns += b[Metric::WallNs];
+        r.self.merge(b);
+        if (q.level[i] == 0) {
+          r.total_ns += q.cum[i][Metric::WallNs];
+          r.total.add_sums(q.cum[i]);
+        } else {
+          r.recursive_calls += b[Metric::Calls];
+        }
+      });
 }
 
 uint64_t grand_total_ns(const CallTree& tree) { return grand_total_ns(tree, cumulative(tree)); }

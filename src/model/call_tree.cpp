@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "util/huge_pages.h"
+
 namespace callprof {
 
 CallTree::CallTree() {
@@ -10,15 +12,32 @@ CallTree::CallTree() {
   last_child_.push_back(kNoNode);
 }
 
+void CallTree::ensure_index() const {
+  if (indexed_) return;
+  index_.clear();
+  index_.reserve(nodes_.size());
+  for (NodeId i = 1; i < nodes_.size(); ++i) index_.try_emplace(key(nodes_[i].parent, nodes_[i].function), i);
+  indexed_ = true;
+}
+
 NodeId CallTree::find_child(NodeId parent, FunctionId function) const {
+  ensure_index();
   auto it = index_.find(key(parent, function));
   return it == index_.end() ? kNoNode : it->second;
 }
 
 NodeId CallTree::child(NodeId parent, FunctionId function) {
+  ensure_index();
   auto [it, inserted] = index_.try_emplace(key(parent, function), NodeId(nodes_.size()));
   if (!inserted) return it->second;
-  const NodeId id = it->second;
+  const NodeId id = append(parent, function);
+  indexed_ = true;
+  return id;
+}
+
+NodeId CallTree::append(NodeId parent, FunctionId function) {
+  const NodeId id = NodeId(nodes_.size());
+  indexed_ = false;
   CallNode n;
   n.parent = parent;
   n.function = function;
@@ -33,9 +52,9 @@ NodeId CallTree::child(NodeId parent, FunctionId function) {
 }
 
 void CallTree::reserve(size_t nodes) {
-  nodes_.reserve(nodes);
-  last_child_.reserve(nodes);
-  index_.reserve(nodes);
+  reserve_huge(nodes_, nodes);
+  reserve_huge(last_child_, nodes);
+  if (indexed_) index_.reserve(nodes);
 }
 
 NodeId CallTree::path(std::span<const FunctionId> functions) {
@@ -65,15 +84,18 @@ size_t CallTree::depth(NodeId id) const {
 }
 
 std::vector<Metrics> cumulative(const CallTree& tree) {
-  std::vector<Metrics> cum(tree.size());
-  for (size_t i = 0; i < tree.size(); ++i) cum[i] = tree.node(NodeId(i)).base;
+  std::vector<Metrics> cum;
+  reserve_huge(cum, tree.size());
+  for (size_t i = 0; i < tree.size(); ++i) cum.push_back(tree.node(NodeId(i)).base);
   for (size_t i = tree.size(); i-- > 1;) cum[tree.node(NodeId(i)).parent].add_sums(cum[i]);
   return cum;
 }
 
 std::vector<uint32_t> recursion_levels(const CallTree& tree) {
-  std::vector<uint32_t> level(tree.size(), 0);
-  std::unordered_map<FunctionId, uint32_t> active;  // instances of each function on the DFS path
+  std::vector<uint32_t> level;
+  reserve_huge(level, tree.size());
+  level.resize(tree.size(), 0);
+  absl::flat_hash_map<FunctionId, uint32_t> active;  // instances of each function on the DFS path
   struct Visit { NodeId node; bool leaving; };
   std::vector<Visit> stack{{kRootNode, false}};
   while (!stack.empty()) {

@@ -38,7 +38,13 @@ class CallTree {
 
   // The child of `parent` for `function`, created (with empty metrics) if absent.
   NodeId child(NodeId parent, FunctionId function);
-  // The child if it exists, else kNoNode.
+  // A new last node under `parent`, without looking for an existing child of the same
+  // function: for copying a tree whose paths are known to be distinct (a validated file),
+  // where building the lookup index would be most of the cost. The index is rebuilt at the
+  // next child() or find_child().
+  NodeId append(NodeId parent, FunctionId function);
+  // The child if it exists, else kNoNode. (Builds the index after append(): not safe to
+  // call from two threads at once on a tree that was appended to.)
   NodeId find_child(NodeId parent, FunctionId function) const;
   // Follow (creating as needed) a path of functions from the root.
   NodeId path(std::span<const FunctionId> functions);
@@ -52,10 +58,14 @@ class CallTree {
 
  private:
   static uint64_t key(NodeId parent, FunctionId f) { return (uint64_t(parent) << 32) | f; }
+  void ensure_index() const;
+
   std::vector<CallNode> nodes_;
   // Open addressing: a million-node tree is built by a million lookups here, and a
-  // node-based map spent most of that time allocating and missing the cache.
-  absl::flat_hash_map<uint64_t, NodeId> index_;
+  // node-based map spent most of that time allocating and missing the cache. Built
+  // lazily: a tree read from a file is mostly only walked.
+  mutable absl::flat_hash_map<uint64_t, NodeId> index_;
+  mutable bool indexed_ = true;
   std::vector<NodeId> last_child_;  // per node, for O(1) appends to its child list
 };
 
