@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/record_dumps.h"
 #include "cli/record_options.h"
+#include "cli/output_file.h"
 #include "cli/sample_command.h"
 #include "collect/runtime/profile_builder.h"
 #include "model/transform/attach_syscalls.h"
@@ -244,6 +245,7 @@ int record(const RecordArgs& a) {
   if (!exe) return fail(exe.error().message);
   auto mode = choose_mode(a, *exe);
   if (!mode) return fail(mode.error().message);
+  if (Status out = check_output(a.output, exe->path); !out) return fail(out.error().message);
   if (*mode == "sample") return record_sampled(a, *exe, *mode);
   if (*mode == "syscall") {
     RecordArgs traced = a;
@@ -295,10 +297,7 @@ int record(const RecordArgs& a) {
     cleanup();
     return fail(pid.error().message);
   }
-  if (fs::exists(a.output)) {
-    std::error_code ec;
-    fs::rename(a.output, a.output + ".old", ec);
-  }
+  keep_previous(a.output);
   Result<ExitStatus> status = make_error("");
   std::optional<Profile> traced;
   {

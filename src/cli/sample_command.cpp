@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "collect/sampling/ordered_sink.h"
 #include "collect/sampling/perf_launch_gate.h"
 #include "collect/sampling/perf_session.h"
@@ -124,6 +125,7 @@ int write_sampled(SampleCollector& collector, const PerfSession& session, const 
     if (!out.quiet) warn("no samples were taken (did the program run long enough to be sampled?)");
     return 1;
   }
+  keep_previous(out.path);
   if (auto s = write_profile(p, out.path); !s) return fail(s.error().message);
   if (!out.quiet) {
     const uint64_t all = c.samples + c.off_cpu_samples;
@@ -227,6 +229,7 @@ struct AttachArgs {
 int attach(AttachArgs a) {
   if (a.pid <= 0) return fail("attach: a PID is required");
   if (a.duration < 0) return fail("--duration must be positive");
+  if (Status out = check_output(a.output, ""); !out) return fail(out.error().message);
   if (a.mode == "syscall") {
     a.sampling.frequency = 0;
     if (!a.syscalls.enabled()) a.syscalls.selection = "all";

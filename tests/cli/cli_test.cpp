@@ -1,7 +1,9 @@
 // The callprof command line: help, and bad arguments or inputs giving exactly one clear
 // line on stderr, nothing on stdout, and exit status 2.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -195,3 +197,47 @@ TEST(Cli, ReportPagesOnATerminalAndFitsItsWidth) {
   CliRun piped = run("report -i " + profile_path() + " --view flat --percent-limit 0");
   EXPECT_EQ(piped.out.find("…"), std::string::npos);
 }
+
+// SPEC: -o never destroys what is there. Devices, FIFOs, directories and the program itself
+// are refused before the program runs (its output file stays absent); a missing or
+// unwritable directory too. An earlier profile moves to .old, in every mode.
+TEST(Cli, OutputMustBeARegularFileCheckedBeforeTheProgramRuns) {
+  const std::string dir = testing::TempDir() + "/cli_output";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/sub && mkfifo " + dir + "/fifo").c_str());
+  const std::string program = dir + "/wordfreq";
+  std::system(("cp " + std::string(WORDFREQ_BIN) + " " + program).c_str());
+  const std::string marker = dir + "/ran";
+  // The program would leave `marker` behind if it ran.
+  const std::string cmd = " -- sh -c 'touch " + marker + "'";
+  struct Case {
+    std::string output, needle;
+  };
+  for (const Case& c : {Case{"/dev/null", "a character device, not a regular file"},
+                        Case{dir + "/fifo", "a FIFO, not a regular file"},
+                        Case{dir + "/sub", "a directory, not a regular file"},
+                        Case{dir + "/missing/p.callprof", "does not exist"}}) {
+    for (const char* mode : {"exact", "sample"}) {
+      expect_one_line_error(std::string("record -q --mode ") + mode + " -o " + c.output + cmd, c.needle);
+      EXPECT_NE(access(marker.c_str(), F_OK), 0) << c.output << ": the program ran";
+    }
+  }
+  expect_one_line_error("record -q -o " + program + " -- " + program + " 10", "that is the program to be profiled");
+  expect_one_line_error("attach 1 -d 0.1 -o " + dir + "/fifo", "a FIFO, not a regular file");
+  struct stat st{};
+  ASSERT_EQ(stat((dir + "/fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+
+  // Sampled and exact recordings both keep the previous profile as .old.
+  for (const char* mode : {"exact", "sample"}) {
+    const std::string out = dir + "/p_" + mode + ".callprof";
+    for (int i = 0; i < 2; ++i) {
+      CliRun r = run(std::string("record -q --mode ") + mode + " -o " + out + " -- " + program + " 50 >/dev/null");
+      ASSERT_EQ(r.status, 0) << mode << ": " << r.err;
+    }
+    EXPECT_EQ(access((out + ".old").c_str(), F_OK), 0) << mode << ": no .old";
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
+
