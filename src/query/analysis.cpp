@@ -12,6 +12,7 @@
 #include "model/transform/hide.h"
 #include "model/transform/merge.h"
 #include "query/query.h"
+#include "util/parallel.h"
 #include "util/strings.h"
 
 namespace callprof {
@@ -145,10 +146,10 @@ CallTree Analysis::thread_tree(size_t index) const {
 
 void Analysis::aggregate() {
   const CallTree& t = tree();
-  nodes_ = node_quantities(t);
-  functions_ = function_rows(t, nodes_);
-  edges_ = edge_rows(t, nodes_);
-  stats_ = tree_stats(t, nodes_);
+  // Independent passes over a tree of up to millions of nodes: two cores halve the wait.
+  parallel_invoke([&] { nodes_.cum = cumulative(t); }, [&] { nodes_.level = recursion_levels(t); });
+  parallel_invoke([&] { functions_ = function_rows(t, nodes_); }, [&] { edges_ = edge_rows(t, nodes_); },
+                  [&] { stats_ = tree_stats(t, nodes_); });
   grand_total_ns_ = callprof::grand_total_ns(t, nodes_.cum);
   cpu_measured_ = offcpu_measured(*profile_) || stats_.cpu_measured();
   std::unordered_set<ModuleId> modules;

@@ -11,6 +11,7 @@
 
 #include "trace/metadata_convert.h"
 #include "trace/validate.h"
+#include "util/parallel.h"
 
 namespace callprof::trace {
 namespace {
@@ -234,11 +235,13 @@ Result<Profile> from_proto(const file::Profile& payload) {
                                          take_kind(f.kind(), f.name())});
   profile.processes.reserve(size_t(payload.processes_size()));
   for (const file::Process& p : payload.processes()) profile.processes.push_back(take_process(p));
-  profile.threads.reserve(size_t(payload.threads_size()));
-  for (int i = 0; i < payload.threads_size(); ++i) {
-    Result<Thread> thread = take_thread(payload.threads(i), size_t(i));
-    if (!thread) return thread.error();
-    profile.threads.push_back(std::move(thread).value());
+  // Each thread's tree is a large independent copy: they are taken in parallel.
+  std::vector<std::optional<Result<Thread>>> threads(size_t(payload.threads_size()));
+  parallel_for(threads.size(), [&](size_t i) { threads[i].emplace(take_thread(payload.threads(int(i)), i)); });
+  profile.threads.reserve(threads.size());
+  for (std::optional<Result<Thread>>& thread : threads) {
+    if (!*thread) return thread->error();
+    profile.threads.push_back(std::move(*thread).value());
   }
   return profile;
 }
