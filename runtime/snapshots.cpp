@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "process.h"
+#include "signal_intercept.h"
 
 namespace callprof::rt {
 namespace {
@@ -75,13 +76,13 @@ void start_thread() {
 void install_fatal_handlers() {
   for (int sig : kFatalSignals) {
     struct sigaction old;
-    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+    if (real_sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_RESETHAND | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, nullptr);
+    install_runtime_handler(sig, sa);
   }
 }
 
@@ -107,7 +108,7 @@ void start_snapshots(const RuntimeConfig& c) {
     sa.sa_handler = on_snapshot_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(c.snapshot_signal, &sa, nullptr);
+    install_runtime_handler(c.snapshot_signal, sa);
   }
   g_started = true;
   start_thread();
