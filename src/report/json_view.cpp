@@ -10,11 +10,11 @@
 
 #include "graph/modules.h"
 #include "graph/node_filter.h"
-#include "model/transform/merge.h"
 #include "graph/threads.h"
 #include "report/json_stream.h"
 #include "report/syscall_rows.h"
 #include "report/views.h"
+#include "util/parallel.h"
 
 namespace callprof {
 namespace {
@@ -180,37 +180,65 @@ std::vector<json> threads(const ReportContext& ctx) {
   return out;
 }
 
-// One compact row per function of a tree: the per-thread and per-process breakdowns.
-std::vector<json> breakdown(const ReportContext& ctx, const CallTree& tree) {
+// The per-thread and per-process breakdowns: one compact row per function. Every number
+// in them adds up across threads (a thread's outermost instances of a function are its
+// own), so a process's rows are its threads' rows summed, with no merged tree.
+struct FunctionSums {
+  uint64_t calls = 0, self_ns = 0, total_ns = 0, cpu_ns = 0, offcpu_ns = 0, samples = 0;
+  void add(const FunctionRow& r) {
+    calls += r.calls, self_ns += r.self_ns, total_ns += r.total_ns;
+    cpu_ns += r.cpu_ns, offcpu_ns += r.offcpu_ns, samples += r.self_samples;
+  }
+  void add(const FunctionSums& r) {
+    calls += r.calls, self_ns += r.self_ns, total_ns += r.total_ns;
+    cpu_ns += r.cpu_ns, offcpu_ns += r.offcpu_ns, samples += r.samples;
+  }
+};
+using Breakdown = std::map<FunctionId, FunctionSums>;
+
+// Each selected thread's breakdown (function_rows of its own tree), in parallel.
+std::vector<Breakdown> thread_breakdowns(const ReportContext& ctx) {
+  const std::vector<size_t>& threads = ctx.analysis().threads();
+  std::vector<Breakdown> out(threads.size());
+  parallel_for(threads.size(), [&](size_t k) {
+    for (const FunctionRow& r : function_rows(ctx.profile().threads[threads[k]].tree))
+      if (ctx.matches(r.function)) out[k][r.function].add(r);
+  });
+  return out;
+}
+
+std::vector<json> rows_json(const ReportContext& ctx, const Breakdown& rows) {
   std::vector<json> out;
   const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
-  for (const FunctionRow& r : function_rows(tree)) {
-    if (!ctx.matches(r.function)) continue;
-    json j = {{"id", r.function}, {"calls", r.calls}, {"self_ns", r.self_ns}, {"total_ns", r.total_ns}};
+  for (const auto& [function, r] : rows) {
+    json j = {{"id", function}, {"calls", r.calls}, {"self_ns", r.self_ns}, {"total_ns", r.total_ns}};
     if (cpu) {
       j["cpu_ns"] = r.cpu_ns;
       j["offcpu_ns"] = r.offcpu_ns;
     }
-    if (sampled) j["samples"] = r.self_samples;
+    if (sampled) j["samples"] = r.samples;
     out.push_back(std::move(j));
   }
   return out;
 }
 
-std::vector<json> by_thread(const ReportContext& ctx) {
+std::vector<json> by_thread(const ReportContext& ctx, const std::vector<Breakdown>& rows) {
   std::vector<json> out;
-  for (size_t i : ctx.analysis().threads()) {
-    const Thread& t = ctx.profile().threads[i];
-    out.push_back({{"tid", t.tid}, {"pid", t.pid}, {"functions", breakdown(ctx, t.tree)}});
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Thread& t = ctx.profile().threads[ctx.analysis().threads()[k]];
+    out.push_back({{"tid", t.tid}, {"pid", t.pid}, {"functions", rows_json(ctx, rows[k])}});
   }
   return out;
 }
 
-std::vector<json> by_process(const ReportContext& ctx) {
-  std::map<uint32_t, CallTree> trees;  // by pid: its selected threads merged
-  for (size_t i : ctx.analysis().threads()) merge_into(trees[ctx.profile().threads[i].pid], ctx.profile().threads[i].tree);
+std::vector<json> by_process(const ReportContext& ctx, const std::vector<Breakdown>& rows) {
+  std::map<uint32_t, Breakdown> processes;  // by pid: its selected threads summed
+  for (size_t k = 0; k < rows.size(); ++k) {
+    Breakdown& sum = processes[ctx.profile().threads[ctx.analysis().threads()[k]].pid];
+    for (const auto& [function, r] : rows[k]) sum[function].add(r);
+  }
   std::vector<json> out;
-  for (const auto& [pid, tree] : trees) out.push_back({{"pid", pid}, {"functions", breakdown(ctx, tree)}});
+  for (const auto& [pid, sum] : processes) out.push_back({{"pid", pid}, {"functions", rows_json(ctx, sum)}});
   return out;
 }
 
@@ -416,9 +444,10 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   out << ",\n";
   write_array(out, "syscalls", syscalls(ctx));
   out << ",\n";
-  write_array(out, "by_process", by_process(ctx));
+  const std::vector<Breakdown> breakdowns = thread_breakdowns(ctx);
+  write_array(out, "by_process", by_process(ctx, breakdowns));
   out << ",\n";
-  write_array(out, "by_thread", by_thread(ctx));
+  write_array(out, "by_thread", by_thread(ctx, breakdowns));
   out << "\n}\n";
   return Ok{};
 }
