@@ -3,9 +3,12 @@
 
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "cli/pager.h"
 #include "cli/selection_options.h"
+#include "cli/stdout_stream.h"
 #include "report/report.h"
 #include "trace/profile_file.h"
 
@@ -71,6 +74,15 @@ Run add_report(CLI::App& app) {
     if (Status s = resolve(*a, width); !s) return fail(s.error().message);
     auto profile = read_profile(a->input);
     if (!profile) return fail(profile.error().message);
+    // JSON for a program (not a terminal) streams out: it can be hundreds of MB, and it
+    // fails, if at all, before its first byte.
+    if (a->options.json && !isatty(STDOUT_FILENO)) {
+      StdoutBuffer buffer;
+      std::ostream out(&buffer);
+      if (auto s = render_report(std::move(*profile), a->options, out); !s) return fail(s.error().message);
+      out.flush();
+      return buffer.failed() ? fail("cannot write the report to standard output") : 0;
+    }
     std::ostringstream out;
     if (auto s = render_report(std::move(*profile), a->options, out); !s) return fail(s.error().message);
     return write_paged(out.str(), !a->no_pager) ? 0 : 1;
