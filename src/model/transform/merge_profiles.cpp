@@ -113,6 +113,7 @@ FunctionId remap(const std::vector<FunctionId>& map, FunctionId f) { return f < 
 // `node` gets each old node's new id (for the timeline).
 CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, std::vector<NodeId>& node) {
   CallTree out;
+  out.reserve(in.size());  // at most as many nodes: no reallocation while it grows
   out.base(kRootNode) = in.node(kRootNode).base;
   node.assign(in.size(), kRootNode);
   for (NodeId i = 1; i < in.size(); ++i) {
