@@ -268,7 +268,8 @@ function assertWellFormedTrace(trace) {
     list.sort((a, b) => a.ts - b.ts || b.dur - a.dur)
     const open = []
     for (const e of list) {
-      while (open.length && open.at(-1).ts + open.at(-1).dur <= e.ts) open.pop()
+      // (µs with ns as three decimals: sums of doubles compare within half a ns)
+      while (open.length && open.at(-1).ts + open.at(-1).dur <= e.ts + 0.0005) open.pop()
       const outer = open.at(-1)
       if (outer) assert.ok(e.ts + e.dur < outer.ts + outer.dur || e.dur === 0,
         `${key}: ${e.name} at ${e.ts} (+${e.dur}) does not end inside ${outer.name} at ${outer.ts} (+${outer.dur})`)

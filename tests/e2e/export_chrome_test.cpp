@@ -3,7 +3,7 @@
 // name the calls, nest as the program nested them, last what they were designed to (wide
 // margins: the machine is shared), and sit on the right, named threads; every event has
 // ph/ts/pid/tid; calls below the minimum duration stay off; a full ring counts its drops
-// in the trace and in the report.
+// in the trace and in the report; sample mode's timeline puts the samples' spans inside their callers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +23,9 @@ struct Call {
   double ts = 0, dur = 0;  // microseconds
   uint64_t tid = 0;
   double end() const { return ts + dur; }
-  bool inside(const Call& outer) const { return ts >= outer.ts && end() <= outer.end(); }
+  // Times are µs with ns as three decimals: sums of doubles compare within half a ns.
+  bool inside(const Call& outer) const { return ts >= outer.ts - kHalfNs && end() <= outer.end() + kHalfNs; }
+  static constexpr double kHalfNs = 0.0005;
 };
 
 class ChromeExportTest : public E2ETest {
@@ -52,7 +54,7 @@ void expect_well_formed(const json& trace) {
     });
     std::vector<Call> open;
     for (const Call& c : calls) {
-      while (!open.empty() && open.back().end() <= c.ts) open.pop_back();
+      while (!open.empty() && open.back().end() <= c.ts + Call::kHalfNs) open.pop_back();
       if (!open.empty()) EXPECT_TRUE(c.inside(open.back())) << c.name << " overlaps " << open.back().name;
       open.push_back(c);
     }
@@ -144,6 +146,35 @@ TEST_P(ChromeExportTest, AProfileWithoutATimelineIsRefusedWithOneLine) {
   EXPECT_NE(r.err.find("--timeline"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_TRUE(r.out.empty());
+}
+
+TEST_P(ChromeExportTest, SampleModeTimelineShowsWhereTheSamplesFell) {
+  // sampled.c: work() calls heavy() (30 ms of CPU) and light() (10 ms) ten times each.
+  const std::string bin = build_plain("sampled.c", {"-fno-omit-frame-pointer"});
+  const Report report = record_with({"--mode", "sample", "--timeline"}, bin);
+  const json trace = export_chrome();
+  expect_well_formed(trace);
+  EXPECT_EQ(trace.at("otherData").at("mode"), "sample");
+  const auto heavy = calls_named(trace, "heavy"), light = calls_named(trace, "light"), works = calls_named(trace, "work");
+  ASSERT_FALSE(heavy.empty());
+  ASSERT_FALSE(works.empty());
+  double heavy_us = 0, light_us = 0;
+  for (const Call& c : heavy) {
+    heavy_us += c.dur;
+    const auto in_work = std::count_if(works.begin(), works.end(), [&](const Call& w) { return c.inside(w); });
+    EXPECT_EQ(in_work, 1) << "heavy at " << c.ts << " is not inside a work span";
+  }
+  for (const Call& c : light) light_us += c.dur;
+  // The spans stand for the samples' time: about 300 ms and 100 ms (wide margins).
+  EXPECT_GT(heavy_us, 300000 * 0.5);
+  EXPECT_LT(heavy_us, 300000 * 2.0);
+  EXPECT_GT(heavy_us, light_us * 1.5);
+  uint64_t kept = 0;
+  for (const json& t : report.threads()) kept += t.value("timeline_events", uint64_t(0));
+  // Every sample with a stack is on the timeline (the ring of 65536 is far from full).
+  const uint64_t samples = u64(report.doc().at("metadata").at("sampling"), "samples");
+  EXPECT_GE(double(kept), 0.9 * double(samples));
+  EXPECT_LE(kept, samples);
 }
 
 E2E_INSTANTIATE(ChromeExportTest);
