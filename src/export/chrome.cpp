@@ -4,9 +4,10 @@
 // sampled stacks become spans of the frames that stayed on consecutive samples; system
 // calls go on a track of their own next to their thread. Metadata ("M") names processes
 // and threads. Names are escaped by nlohmann-json; output is streamed in large blocks.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
-#include <fmt/format.h>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,7 +54,8 @@ struct Span {
 
 class ChromeWriter {
  public:
-  ChromeWriter(const Analysis& a, const FunctionFilter& filter, std::ostream& out) : a_(a), filter_(filter), out_(out) {}
+  ChromeWriter(const Analysis& a, const FunctionFilter& filter, std::ostream& out)
+      : a_(a), filter_(filter), out_(out) {}
 
   void write();
   bool flush() {
@@ -117,7 +119,10 @@ uint32_t ChromeWriter::trace_pid(const Thread& t) {
   if (!added) return it->second;
   // A pid seen on another host keeps the first; the others get synthetic ids.
   for (const auto& [key, id] : pids_)
-    if (key != it->first && id == t.pid) it->second = next_synthetic_++;
+    if (key != it->first && id == t.pid) {
+      it->second = next_synthetic_++;
+      break;
+    }
   std::string name;
   for (const Process& p : a_.profile().processes)
     if (p.pid == t.pid && p.host == t.host && !p.command.empty()) name = p.command;
@@ -131,7 +136,10 @@ uint32_t ChromeWriter::trace_tid(const std::string& host, uint32_t tid) {
   auto [it, added] = tids_.try_emplace({host, tid}, tid);
   if (added)
     for (const auto& [key, id] : tids_)
-      if (key != it->first && id == tid) it->second = next_synthetic_++;
+      if (key != it->first && id == tid) {
+        it->second = next_synthetic_++;
+        break;
+      }
   return it->second;
 }
 
@@ -168,8 +176,10 @@ std::vector<Span> ChromeWriter::call_spans(const Thread& t, const std::vector<ui
   std::vector<Span> kept;
   int64_t focus_end = INT64_MIN;
   for (const Span& s : spans) {
-    if (filter_.focuses(s.function)) focus_end = std::max(focus_end, s.end);
-    else if (s.start >= focus_end) continue;
+    if (filter_.focuses(s.function))
+      focus_end = std::max(focus_end, s.end);
+    else if (s.start >= focus_end)
+      continue;
     kept.push_back(s);
   }
   return kept;
@@ -181,7 +191,8 @@ std::vector<Span> ChromeWriter::call_spans(const Thread& t, const std::vector<ui
 std::vector<Span> ChromeWriter::sample_spans(const Thread& t) const {
   std::vector<const TimelineEvent*> samples;
   for (const TimelineEvent& e : t.timeline.events)
-    if (kind_of(a_.profile(), t.tree.node(e.node).function) != FunctionKind::Syscall && focus_keeps_path(t.tree, e.node))
+    if (kind_of(a_.profile(), t.tree.node(e.node).function) != FunctionKind::Syscall &&
+        focus_keeps_path(t.tree, e.node))
       samples.push_back(&e);
   std::sort(samples.begin(), samples.end(),
             [](const TimelineEvent* x, const TimelineEvent* y) { return x->start_ns < y->start_ns; });
@@ -198,7 +209,8 @@ std::vector<Span> ChromeWriter::sample_spans(const Thread& t) const {
   };
   for (const TimelineEvent* e : samples) {
     path.clear();
-    for (NodeId n = e->node; n != kRootNode && n != kNoNode; n = t.tree.node(n).parent) path.push_back(t.tree.node(n).function);
+    for (NodeId n = e->node; n != kRootNode && n != kNoNode; n = t.tree.node(n).parent)
+      path.push_back(t.tree.node(n).function);
     std::reverse(path.begin(), path.end());
     if (!filter_.focused.empty()) {  // the path from its outermost focused frame
       auto first = std::find_if(path.begin(), path.end(), [&](FunctionId f) { return filter_.focuses(f); });

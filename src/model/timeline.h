@@ -14,8 +14,8 @@ namespace callprof {
 // the thread's time (its period, or its off-CPU interval). Traced: a system call, on a
 // `[syscall] NAME` node.
 struct TimelineEvent {
-  NodeId node = kNoNode;   // in the thread's tree (never the root)
-  int64_t start_ns = 0;    // CLOCK_MONOTONIC, as the thread's other times
+  NodeId node = kNoNode;  // in the thread's tree (never the root)
+  int64_t start_ns = 0;   // CLOCK_MONOTONIC, as the thread's other times
   uint64_t duration_ns = 0;
 };
 

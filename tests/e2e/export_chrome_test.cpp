@@ -31,7 +31,8 @@ struct Call {
 class ChromeExportTest : public E2ETest {
  protected:
   json export_chrome() {
-    const RunResult r = run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "chrome", "-o", "trace.json"}, dir());
+    const RunResult r =
+        run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "chrome", "-o", "trace.json"}, dir());
     if (r.exit != exited(0)) throw std::runtime_error("callprof export failed: " + r.err);
     std::ifstream in(dir() / "trace.json");
     return json::parse(in);
@@ -49,9 +50,8 @@ void expect_well_formed(const json& trace) {
     tracks[{e.at("pid"), e.at("tid")}].push_back({e.at("name"), e.at("ts"), e.at("dur"), e.at("tid")});
   }
   for (auto& [track, calls] : tracks) {
-    std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
-      return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur;
-    });
+    std::sort(calls.begin(), calls.end(),
+              [](const Call& a, const Call& b) { return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur; });
     std::vector<Call> open;
     for (const Call& c : calls) {
       while (!open.empty() && open.back().end() <= c.ts + Call::kHalfNs) open.pop_back();
@@ -155,7 +155,8 @@ TEST_P(ChromeExportTest, SampleModeTimelineShowsWhereTheSamplesFell) {
   const json trace = export_chrome();
   expect_well_formed(trace);
   EXPECT_EQ(trace.at("otherData").at("mode"), "sample");
-  const auto heavy = calls_named(trace, "heavy"), light = calls_named(trace, "light"), works = calls_named(trace, "work");
+  const auto heavy = calls_named(trace, "heavy"), light = calls_named(trace, "light"),
+             works = calls_named(trace, "work");
   ASSERT_FALSE(heavy.empty());
   ASSERT_FALSE(works.empty());
   double heavy_us = 0, light_us = 0;

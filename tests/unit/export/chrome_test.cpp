@@ -78,7 +78,8 @@ TEST(ChromeExport, CallsAreNestedCompleteEventsInMicroseconds) {
   Built b = profile_with({"main", "a", "b"});
   b.thread(7, {{{0}, 1000, 10000}, {{0, 1}, 2000, 3000}, {{0, 1, 2}, 2500, 500}, {{0, 2}, 6000, 1500}});
   const json trace = export_json(b.p);
-  EXPECT_EQ(complete_events(trace), (std::vector<X>{{"main", 0, 10, 7}, {"a", 1, 3, 7}, {"b", 1.5, 0.5, 7}, {"b", 5, 1.5, 7}}));
+  EXPECT_EQ(complete_events(trace),
+            (std::vector<X>{{"main", 0, 10, 7}, {"a", 1, 3, 7}, {"b", 1.5, 0.5, 7}, {"b", 5, 1.5, 7}}));
   EXPECT_EQ(trace["otherData"]["time_origin_ns"], 1000);
   EXPECT_EQ(trace["otherData"]["timeline_dropped_events"], 0);
   EXPECT_EQ(trace["displayTimeUnit"], "ns");
@@ -112,8 +113,9 @@ TEST(ChromeExport, SamplesBecomeSpansOfTheFramesConsecutiveSamplesShare) {
   Built b = profile_with({"main", "a", "b"}, "sample");
   // Samples every 1 ms standing for 1 ms: main>a, main>a, main>b, then a gap, main.
   b.thread(7, {{{0, 1}, 0, 1000000}, {{0, 1}, 1000000, 1000000}, {{0, 2}, 2000000, 1000000}, {{0}, 9000000, 1000000}});
-  EXPECT_EQ(complete_events(export_json(b.p)),
-            (std::vector<X>{{"main", 0, 3000, 7}, {"a", 0, 2000, 7}, {"b", 2000, 999.999, 7}, {"main", 9000, 1000, 7}}));
+  EXPECT_EQ(
+      complete_events(export_json(b.p)),
+      (std::vector<X>{{"main", 0, 3000, 7}, {"a", 0, 2000, 7}, {"b", 2000, 999.999, 7}, {"main", 9000, 1000, 7}}));
 }
 
 TEST(ChromeExport, SystemCallsGoOnATrackOfTheirOwn) {

@@ -58,7 +58,8 @@ TEST(TimelineSection, AbsentMeansNone) {
 }
 
 TEST(TimelineSection, BadEventsAreRefused) {
-  expect_invalid(with_timeline(1000, 5, 2), "thread 0 with tid 1: timeline event 0 names node 2, but the tree has 2 nodes");
+  expect_invalid(with_timeline(1000, 5, 2),
+                 "thread 0 with tid 1: timeline event 0 names node 2, but the tree has 2 nodes");
   expect_invalid(with_timeline(1000, 5, 0), "timeline event 0 names node 0");
   expect_invalid(with_timeline(-1, 5), "timeline event 0 starts before 0");
   expect_invalid(with_timeline(0, (uint64_t(1) << 62) + 1), "timeline event 0 lasts");
