@@ -40,6 +40,8 @@ bool read_config(RuntimeConfig* c) {
   c->stack_frames = uint32_t(env_u64("CALLPROF_STACK_FRAMES", c->stack_frames, 64, 1u << 24));
   c->limits.max_depth = uint32_t(env_u64("CALLPROF_MAX_DEPTH", UINT32_MAX, 1, UINT32_MAX));
   c->min_duration_ns = env_u64("CALLPROF_MIN_NS", 0, 0, UINT64_MAX);
+  c->timeline_events = uint32_t(env_u64("CALLPROF_TIMELINE_EVENTS", 0, 1, 1u << 24));
+  c->timeline_min_ns = env_u64("CALLPROF_TIMELINE_MIN_NS", 0, 0, UINT64_MAX);
   c->events.offcpu = env_flag("CALLPROF_OFFCPU", true);
   c->events.faults = env_flag("CALLPROF_FAULTS", false);
   // Page faults come in bursts (one record each): their ring is larger.

@@ -15,6 +15,8 @@ struct RuntimeConfig {
   uint32_t stack_frames = 1u << 16;  // shadow stack capacity per thread
   ThreadLimits limits;               // --max-depth, --min-duration (converted to ticks later)
   uint64_t min_duration_ns = 0;
+  uint32_t timeline_events = 0;      // per-thread timeline ring (record --timeline); 0: none
+  uint64_t timeline_min_ns = 0;      // calls shorter than this stay off the timeline
   EventOptions events;
   bool alloc = false;                // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;

@@ -170,6 +170,11 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   }
   out.put(s.interrupts.nodes(), uint64_t(t.interrupt_node_count) * sizeof(wire::DumpNode));
   if (process().config.node_metrics()) out.put(p.metrics(), uint64_t(t.node_count) * sizeof(wire::DumpNodeMetrics));
+  if (process().config.timeline_events > 0) {
+    wire::DumpTimeline tl{p.timeline_count(), p.timeline_capacity(), p.timeline_dropped(), p.timeline_min_ticks(), 0};
+    out.put(&tl, sizeof tl);
+    for (uint32_t i = 0; i < tl.count; ++i) out.put(&p.timeline_event(i), sizeof(wire::DumpTimelineEvent));
+  }
 }
 
 void write_libcalls(Output& out) {
@@ -229,7 +234,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.mono_start_ns = p.mono_start_ns;
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
-  h.flags = p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0;
+  h.flags = (p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0) | (p.config.timeline_events ? wire::kDumpHasTimeline : 0);
   h.hook_inner_ticks = p.hook_cost.inner_ticks;
   h.hook_outer_ticks = p.hook_cost.outer_ticks;
   h.excluded_hook_ticks = p.hook_cost.excluded_ticks;

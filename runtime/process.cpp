@@ -31,34 +31,40 @@ int g_init_state = 0;               // 0 none, 1 running, 2 done
 
 uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
 
-// One thread profile's memory, in this order: frames, index, prune scratch, metrics,
-// nodes. Nodes and metrics come last so a finished thread gives back what precedes them.
+// One thread profile's memory, in this order: frames, index, prune scratch, timeline,
+// metrics, nodes. The timeline, nodes and metrics come last so a finished thread gives
+// back what precedes them.
 struct TreeLayout {
-  uint64_t frames, slots, scratch, metrics, nodes, end;
+  uint64_t frames, slots, scratch, timeline, metrics, nodes, end;
 };
 
-TreeLayout tree_layout(uint32_t nodes, uint32_t frames, bool metrics, bool prunable) {
+TreeLayout tree_layout(uint32_t nodes, uint32_t frames, bool metrics, bool prunable, uint32_t timeline = 0) {
   TreeLayout l{};
   l.slots = page_round(frames * sizeof(Frame));
   l.scratch = l.slots + page_round(uint64_t(slot_count_for(nodes)) * sizeof(NodeSlot));
-  l.metrics = l.scratch + (prunable ? page_round(prune_scratch_bytes(nodes)) : 0);
+  l.timeline = l.scratch + (prunable ? page_round(prune_scratch_bytes(nodes)) : 0);
+  l.metrics = l.timeline + page_round(uint64_t(timeline) * sizeof(DumpTimelineEvent));
   l.nodes = l.metrics + (metrics ? page_round(uint64_t(nodes) * sizeof(DumpNodeMetrics)) : 0);
   l.end = l.nodes + page_round(uint64_t(nodes) * sizeof(DumpNode));
   return l;
 }
 
-ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t frames) {
+ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t frames, uint32_t timeline = 0) {
   ThreadMemory m{reinterpret_cast<DumpNode*>(at + l.nodes), nodes, reinterpret_cast<NodeSlot*>(at + l.slots),
                  slot_count_for(nodes), reinterpret_cast<Frame*>(at + l.frames), frames};
   if (l.nodes > l.metrics) m.metrics = reinterpret_cast<DumpNodeMetrics*>(at + l.metrics);
-  if (l.metrics > l.scratch) m.prune_scratch = at + l.scratch;
+  if (l.timeline > l.scratch) m.prune_scratch = at + l.scratch;
+  if (l.metrics > l.timeline) {
+    m.timeline = reinterpret_cast<DumpTimelineEvent*>(at + l.timeline);
+    m.timeline_capacity = timeline;
+  }
   return m;
 }
 
 TreeLayout interrupt_layout() { return tree_layout(kInterruptNodes, kInterruptFrames, false, false); }
 TreeLayout main_layout() {
   const RuntimeConfig& c = g_process.config;
-  return tree_layout(c.node_budget, c.stack_frames, c.node_metrics(), true);
+  return tree_layout(c.node_budget, c.stack_frames, c.node_metrics(), true, c.timeline_events);
 }
 // A thread's reservation: its state, the interrupt tree, then the main tree.
 uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }
@@ -104,8 +110,10 @@ void initialize() {
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   // Fast exclusion counts excluded calls in the caller's node metrics: only with them.
   load_function_plan(g_process.config.functions_file, g_process.config.node_metrics());
-  if (g_process.config.compensate || g_process.config.min_duration_ns > 0) g_process.ticks_per_ns = measure_tsc_rate();
-  g_process.config.limits.min_ticks = uint64_t(double(g_process.config.min_duration_ns) * g_process.ticks_per_ns);
+  RuntimeConfig& c = g_process.config;
+  if (c.compensate || c.min_duration_ns > 0 || c.timeline_events > 0) g_process.ticks_per_ns = measure_tsc_rate();
+  c.limits.min_ticks = uint64_t(double(c.min_duration_ns) * g_process.ticks_per_ns);
+  if (c.timeline_events > 0) c.limits.timeline_min_ticks = uint64_t(double(c.timeline_min_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();
   start_snapshots(g_process.config);
 }
@@ -122,7 +130,7 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   if (!base) return nullptr;
   ThreadState* s = reinterpret_cast<ThreadState*>(base);
   s->start_tsc = ticks();
-  s->profile.init(tree_memory(base + main_at, main, nodes, frames), s->start_tsc);
+  s->profile.init(tree_memory(base + main_at, main, nodes, frames, g_process.config.timeline_events), s->start_tsc);
   s->interrupts.init(tree_memory(base + page_round(sizeof(ThreadState)), interrupt_layout(), kInterruptNodes,
                                  kInterruptFrames),
                      s->start_tsc);
@@ -184,7 +192,7 @@ void finish_thread(ThreadState* s, bool release) {
     pthread_setspecific(g_exit_key, nullptr);
     const TreeLayout l = main_layout();
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
-    madvise(tree, l.metrics, MADV_DONTNEED);
+    madvise(tree, l.timeline, MADV_DONTNEED);
     char* nodes_end = tree + page_round(l.nodes + s->profile.node_count() * sizeof(DumpNode));
     char* end = static_cast<char*>(s->mapping) + s->mapping_bytes;
     if (nodes_end < end) munmap(nodes_end, uint64_t(end - nodes_end));

@@ -16,6 +16,11 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   depth_limit_ = frame_capacity_;
   metrics_ = m.metrics;
   prune_scratch_ = m.prune_scratch;
+  timeline_ = m.timeline;
+  timeline_capacity_ = m.timeline ? m.timeline_capacity : 0;
+  timeline_min_ticks_ = UINT64_MAX;
+  timeline_next_ = timeline_count_ = 0;
+  timeline_dropped_ = 0;
   nodes_[0] = DumpNode{0, 0, 0, 0, 0, 0, kNoMin, 0, 0, 0};
   if (metrics_) metrics_[0] = DumpNodeMetrics{};
   node_count_ = 1;
@@ -35,6 +40,7 @@ void ThreadProfile::set_limits(const ThreadLimits& limits) {
   // The root frame takes one slot: depth d needs d + 1 frames.
   depth_limit_ = limits.max_depth < frame_capacity_ - 1 ? limits.max_depth + 1 : frame_capacity_;
   min_ticks_ = limits.min_ticks;
+  timeline_min_ticks_ = timeline_capacity_ ? limits.timeline_min_ticks : UINT64_MAX;
 }
 
 uint32_t ThreadProfile::find(uint32_t parent, uint64_t fn) const {
@@ -70,6 +76,14 @@ uint32_t ThreadProfile::new_node(uint32_t parent, uint64_t fn, uint64_t callsite
   if (metrics_) metrics_[id] = DumpNodeMetrics{};
   ++live_nodes_;
   return id;
+}
+
+// A ring: when full, the oldest event gives way and is counted.
+void ThreadProfile::record_timeline(uint32_t node, uint64_t fn, uint64_t entry, uint64_t exit) {
+  if (timeline_count_ == timeline_capacity_) ++timeline_dropped_;
+  else ++timeline_count_;
+  timeline_[timeline_next_] = DumpTimelineEvent{node, 0, fn, entry, exit};
+  if (++timeline_next_ == timeline_capacity_) timeline_next_ = 0;
 }
 
 void ThreadProfile::flagged_return(const DumpNode& n) {
@@ -157,6 +171,8 @@ void ThreadProfile::restart(uint64_t now) {
   depth_limited_calls_ = 0;
   short_calls_ = 0;
   prunes_ = 0;
+  timeline_next_ = timeline_count_ = 0;
+  timeline_dropped_ = 0;
 }
 
 }  // namespace callprof::rt

@@ -12,6 +12,7 @@ namespace callprof::rt {
 
 using wire::DumpNode;
 using wire::DumpNodeMetrics;
+using wire::DumpTimelineEvent;
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
 inline constexpr uint64_t kNoMin = UINT64_MAX;
@@ -60,12 +61,15 @@ struct ThreadMemory {
   uint32_t frame_capacity;
   DumpNodeMetrics* metrics = nullptr;  // node_capacity entries, or none
   void* prune_scratch = nullptr;       // prune_scratch_bytes(node_capacity), or no pruning
+  DumpTimelineEvent* timeline = nullptr;  // the timeline ring (record --timeline), or none
+  uint32_t timeline_capacity = 0;
 };
 
 // What the user chose not to record.
 struct ThreadLimits {
   uint32_t max_depth = UINT32_MAX;  // calls deeper than this are not recorded
   uint64_t min_ticks = 0;           // calls shorter than this are not recorded
+  uint64_t timeline_min_ticks = UINT64_MAX;  // calls at least this long go on the timeline
 };
 
 // Flags (wire::kNode*) for a function's new nodes: filters and checkpoints.
@@ -142,6 +146,16 @@ class ThreadProfile {
   uint64_t short_calls() const { return short_calls_; }
   uint32_t prunes() const { return prunes_; }
   uint32_t live_nodes() const { return live_nodes_; }
+  // The timeline ring: events kept (at most its capacity), the i-th oldest, and those
+  // overwritten when it was full.
+  uint32_t timeline_count() const { return timeline_count_; }
+  const DumpTimelineEvent& timeline_event(uint32_t i) const {
+    uint32_t at = timeline_next_ + timeline_capacity_ - timeline_count_ + i;
+    return timeline_[at >= timeline_capacity_ ? at - timeline_capacity_ : at];
+  }
+  uint64_t timeline_dropped() const { return timeline_dropped_; }
+  uint32_t timeline_capacity() const { return timeline_capacity_; }
+  uint64_t timeline_min_ticks() const { return timeline_min_ticks_; }
   const DumpNodeMetrics* metrics() const { return metrics_; }
   // Where events charge (off-CPU time, faults, allocations): the node on top of the stack.
   DumpNodeMetrics* top_metrics() { return metrics_ ? &metrics_[frames_[depth_ - 1].node] : nullptr; }
@@ -175,6 +189,8 @@ class ThreadProfile {
     if (uint64_t(self) < n.min_self_ticks) n.min_self_ticks = uint64_t(self);
     if (uint64_t(self) > n.max_self_ticks) n.max_self_ticks = uint64_t(self);
     frames_[depth_ - 1].child_ticks += uint64_t(total);
+    // Without a timeline the bound is UINT64_MAX: one compare, never taken.
+    if (__builtin_expect(uint64_t(total) >= timeline_min_ticks_, 0)) record_timeline(f->node, n.fn, f->entry_tsc, now);
     if (__builtin_expect(n.flags != 0, 0)) flagged_return(n);
   }
 
@@ -205,6 +221,7 @@ class ThreadProfile {
   uint32_t find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite);
   uint32_t new_node(uint32_t parent, uint64_t fn, uint64_t callsite, uint32_t flags);
   void flagged_return(const DumpNode& n);
+  void record_timeline(uint32_t node, uint64_t fn, uint64_t entry, uint64_t exit);
   // Pruning steps (thread_profile_prune.cpp).
   uint32_t breadth_first_order(PruneScratch& s) const;
   uint32_t mark_kept(PruneScratch& s, uint32_t live) const;
@@ -220,6 +237,7 @@ class ThreadProfile {
   uint32_t depth_limit_ = 0; // min(frame capacity, max depth + 1)
   uint32_t frame_capacity_ = 0;
   uint64_t min_ticks_ = 0;
+  uint64_t timeline_min_ticks_ = UINT64_MAX;
   uint32_t node_count_ = 0;  // high-water mark: nodes below it are live or on the free list
   uint32_t node_capacity_ = 0;
   uint32_t slot_mask_ = 0;
@@ -236,6 +254,11 @@ class ThreadProfile {
   uint64_t unmatched_exits_ = 0;
   uint64_t depth_limited_calls_ = 0;
   uint64_t short_calls_ = 0;
+  DumpTimelineEvent* timeline_ = nullptr;  // a ring: timeline_next_ is the oldest once full
+  uint32_t timeline_capacity_ = 0;
+  uint32_t timeline_next_ = 0;
+  uint32_t timeline_count_ = 0;
+  uint64_t timeline_dropped_ = 0;
 };
 
 }  // namespace callprof::rt

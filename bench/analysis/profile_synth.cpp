@@ -1,7 +1,8 @@
 // profile_synth: writes a synthetic callprof profile with a chosen number of calling-context
 // tree nodes, for the analysis benchmark (bench/analysis/run.sh, bench/README.md).
 //
-//   profile_synth [--nodes N] [--threads T] [--functions F] [--mode exact|sample] [--seed S] [-o PATH]
+//   profile_synth [--nodes N] [--threads T] [--functions F] [--mode exact|sample] [--seed S] [--variant V]
+//                 [--timeline] [-o PATH]
 //
 // The shape imitates a real C++ program: a static call graph over F functions with
 // demangled names of realistic length (namespaces, classes, overloads, std:: template
@@ -13,7 +14,10 @@
 // the function's cost per call; CPU + off-CPU = wall, min <= average <= max. `--mode sample`
 // writes the same shape as a sampled profile (samples, CPU time = samples x period, every
 // leaf sampled at least once, no calls). Everything derives from the seed: the same options
-// give the same file.
+// give the same file; `--variant` grows other trees over the same program (another run of
+// it, for merge). `--timeline` (exact mode) adds a timeline with one call per node:
+// each node's calls laid out as one span of its total time, children one after the other
+// inside their parent (what `record --timeline --timeline-min-duration 0` would keep).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -71,7 +75,9 @@ struct Options {
   uint32_t threads = 4;
   uint32_t functions = 5000;
   bool sample = false;
+  bool timeline = false;
   uint64_t seed = 1;
+  uint64_t variant = 0;  // changes the trees, not the program: profiles of several runs
   std::string output = "synthetic.data";
 };
 
@@ -79,7 +85,7 @@ struct Options {
   if (why) std::fprintf(stderr, "profile_synth: %s\n", why);
   std::fprintf(stderr,
                "usage: profile_synth [--nodes N] [--threads T] [--functions F] [--mode exact|sample] [--seed S] "
-               "[-o PATH]\n");
+               "[--variant V] [--timeline] [-o PATH]\n");
   std::exit(2);
 }
 
@@ -95,12 +101,17 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "-h" || a == "--help") usage(nullptr);
+    if (a == "--timeline") {
+      o.timeline = true;
+      continue;
+    }
     if (i + 1 >= argc) usage(("missing value for " + std::string(a)).c_str());
     const char* v = argv[++i];
     if (a == "--nodes") o.nodes = number(v, "--nodes");
     else if (a == "--threads") o.threads = uint32_t(number(v, "--threads"));
     else if (a == "--functions") o.functions = uint32_t(number(v, "--functions"));
     else if (a == "--seed") o.seed = number(v, "--seed");
+    else if (a == "--variant") o.variant = number(v, "--variant");
     else if (a == "-o" || a == "--output") o.output = v;
     else if (a == "--mode") {
       if (std::string_view(v) != "exact" && std::string_view(v) != "sample") usage("--mode is exact or sample");
@@ -109,6 +120,7 @@ Options parse(int argc, char** argv) {
   }
   if (o.threads < 1 || o.threads > 1024) usage("--threads is 1..1024");
   if (o.functions < 100) usage("--functions is at least 100");
+  if (o.timeline && o.sample) usage("--timeline is for --mode exact");
   if (o.nodes < 10ULL * o.threads || o.nodes > 2'000'000'000ULL) usage("--nodes is 10 x threads .. 2e9");
   return o;
 }
@@ -459,6 +471,25 @@ uint64_t fill_metrics(const Options& o, const Program& p, CallTree& tree, const 
 
 }  // namespace
 
+// One span per node: its total wall time, starting where its parent's earlier children
+// ended (after half the parent's self time), so the spans nest as calls do.
+Timeline synthetic_timeline(const CallTree& tree, int64_t start) {
+  const std::vector<Metrics> cum = cumulative(tree);
+  std::vector<int64_t> cursor(tree.size());
+  cursor[kRootNode] = start;
+  Timeline t;
+  t.events.reserve(tree.size() - 1);
+  for (NodeId i = 1; i < tree.size(); ++i) {
+    const NodeId parent = tree.node(i).parent;
+    const int64_t at = cursor[parent];
+    const uint64_t total = cum[i][Metric::WallNs];
+    cursor[parent] += int64_t(total);
+    cursor[i] = at + int64_t(tree.node(i).base[Metric::WallNs] / 2);
+    t.events.push_back({i, at, total});
+  }
+  return t;
+}
+
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Rng r(o.seed);
@@ -493,7 +524,7 @@ int main(int argc, char** argv) {
     th.name = t == 0 ? "synthapp" : "worker-" + std::to_string(t);
     th.offcpu = o.sample ? Thread::OffCpu::Off : Thread::OffCpu::Measured;
     th.finished = true;
-    Rng tr(o.seed * 1000003 + t);
+    Rng tr(o.seed * 1000003 + t + o.variant * 0x9E3779B97F4A7C15ULL);
     Grower g(prog, th.tree, tr);
     const FunctionId top = t == 0 ? prog.main_fn : prog.worker_loop;
     const NodeId root_child = g.add_child(kRootNode, top);
@@ -530,6 +561,7 @@ int main(int argc, char** argv) {
       th.creator_path = creator_path;
       th.start_routine = prog.worker_loop;
     }
+    if (o.timeline) th.timeline = synthetic_timeline(th.tree, th.start_ns);
     longest = std::max<uint64_t>(longest, uint64_t(th.end_ns - start));
     made += th.tree.size() - 1;
     profile.threads.push_back(std::move(th));
@@ -554,9 +586,11 @@ int main(int argc, char** argv) {
   } else {
     meta.exact.emplace();
   }
+  if (o.timeline) meta.timeline = TimelineFacts{.min_duration_ns = 0, .capacity = uint64_t(1) << 24};
   meta.extra["synthetic"] = "profile_synth --nodes " + std::to_string(o.nodes) + " --threads " +
                             std::to_string(o.threads) + " --functions " + std::to_string(o.functions) + " --mode " +
-                            meta.mode + " --seed " + std::to_string(o.seed);
+                            meta.mode + " --seed " + std::to_string(o.seed) +
+                            (o.variant ? " --variant " + std::to_string(o.variant) : std::string()) + (o.timeline ? " --timeline" : "");
 
   if (auto s = write_profile(profile, o.output); !s) {
     std::fprintf(stderr, "profile_synth: %s\n", s.error().message.c_str());

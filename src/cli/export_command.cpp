@@ -1,9 +1,13 @@
 // `callprof export`: a profile in another tool's format.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/selection_options.h"
@@ -23,22 +27,33 @@ struct ExportArgs {
 Result<ExportOptions> resolve(const ExportArgs& a, const CLI::Option* value) {
   const auto format = parse_export_format(a.format);
   if (!format)
-    return make_error(fmt::format("unknown export format '{}' (valid: pprof, callgrind, collapsed, speedscope)", a.format));
+    return make_error(fmt::format("unknown export format '{}' (valid: pprof, callgrind, collapsed, speedscope, chrome)", a.format));
   const auto v = parse_collapsed_value(a.value);
   if (!v) return make_error(fmt::format("unknown --value '{}' (valid: self, cpu, offcpu, samples, calls)", a.value));
   if (value->count() > 0 && *format != ExportFormat::Collapsed) return make_error("--value applies to --format collapsed");
   return ExportOptions{.format = *format, .value = *v};
 }
 
-// The whole export is made before the output is opened, so a failure leaves no partial file.
-int write_output(const std::string& path, const std::string& bytes) {
+// Streamed: the writers flush in blocks, so a large export never sits whole in memory. A
+// file is written next to its target and renamed over it once complete, so a failure
+// leaves no partial file (and the previous one, if any, intact).
+int write_output(const Analysis& analysis, const ExportOptions& options, const std::string& path) {
   if (path.empty() || path == "-") {
-    std::cout.write(bytes.data(), std::streamsize(bytes.size()));
+    if (Status s = write_export(analysis, options, std::cout); !s) return fail(s.error().message);
     return std::cout.flush() ? 0 : 1;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush())
-    return fail(fmt::format("cannot write {}", path));
+  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) return fail(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  Status s = write_export(analysis, options, out);
+  out.close();
+  if (s && !out) s = make_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  if (s && std::rename(tmp.c_str(), path.c_str()) != 0)
+    s = make_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  if (!s) {
+    std::remove(tmp.c_str());
+    return fail(s.error().message);
+  }
   return 0;
 }
 
@@ -47,7 +62,7 @@ int write_output(const std::string& path, const std::string& bytes) {
 Run add_export(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
-  app.add_option("-f,--format", a->format, "pprof | callgrind | collapsed | speedscope")->required();
+  app.add_option("-f,--format", a->format, "pprof | callgrind | collapsed | speedscope | chrome")->required();
   app.add_option("-o,--output", a->output, "File to write (default: standard output)");
   auto* value = app.add_option("--value", a->value, "collapsed: self | cpu | offcpu | samples | calls")
                     ->capture_default_str();
@@ -61,9 +76,7 @@ Run add_export(CLI::App& app) {
     if (!profile) return fail(profile.error().message);
     auto analysis = Analysis::run(std::move(*profile), *query);
     if (!analysis) return fail(analysis.error().message);
-    std::ostringstream out;
-    if (Status s = write_export(*analysis, *options, out); !s) return fail(s.error().message);
-    return write_output(a->output, out.str());
+    return write_output(*analysis, *options, a->output);
   };
 }
 

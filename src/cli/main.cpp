@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   add(add_record, "record", "Run a program and record a profile");
   add(add_report, "report", "Show a recorded profile as text or JSON");
   add(add_attach, "attach", "Sample a running process (no rebuild, no restart)");
-  add(add_export, "export", "Write a profile for pprof, KCachegrind, speedscope or flamegraph scripts");
+  add(add_export, "export", "Write a profile for pprof, KCachegrind, speedscope, Perfetto (chrome) or flamegraph scripts");
   add(add_merge, "merge", "Merge profiles of several runs or hosts into one");
   add(add_diff, "diff", "Compare two profiles by function and by call path");
   add(add_graph, "graph", "Draw the call graph (SVG, DOT or PNG), edges as wide as the time along them");

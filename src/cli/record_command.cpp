@@ -89,6 +89,12 @@ void fill_metadata(Profile& p, const RecordArgs& a, const std::string& mode, int
   x.max_depth = a.max_depth;
   x.min_duration = a.min_duration;
   x.max_nodes = a.max_nodes;
+  if (a.timeline) {
+    TimelineFacts& t = p.meta.timeline ? *p.meta.timeline : p.meta.timeline.emplace();  // capacity may be set
+    auto min_ns = timeline_min_ns(a);
+    t.min_duration_ns = min_ns ? *min_ns : 0;
+    if (t.capacity == 0) t.capacity = a.timeline_events;
+  }
 }
 
 size_t node_count(const Profile& p) {

@@ -42,6 +42,15 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
       ->allow_extra_args(false)->group(snapshots);
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
+  auto* timeline = "Timeline (chrome export; exact mode, and sample mode's sample times)";
+  app.add_flag("--timeline", a.timeline, "Keep when calls happened, per thread (export --format chrome)")->group(timeline);
+  app.add_option("--timeline-min-duration", a.timeline_min_duration, "Calls shorter than this stay off the timeline")
+      ->capture_default_str()
+      ->group(timeline);
+  app.add_option("--timeline-events", a.timeline_events, "Events kept per thread; older ones are dropped and counted")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24))
+      ->group(timeline);
   app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
   app.positionals_at_end();
 }
@@ -104,6 +113,12 @@ Result<int> parse_signal(const std::string& text) {
   return make_error("'" + text + "' is not a signal (examples: USR2, SIGUSR1, 12)");
 }
 
+Result<uint64_t> timeline_min_ns(const RecordArgs& a) {
+  auto ns = parse_duration_ns(a.timeline_min_duration);
+  if (!ns) return make_error("--timeline-min-duration: " + ns.error().message);
+  return *ns;
+}
+
 Result<Environment> runtime_environment(const RecordArgs& a, const std::string& plan_path) {
   Environment env;
   if (a.no_offcpu) env.push_back({"CALLPROF_OFFCPU", "0"});
@@ -131,6 +146,12 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (a.snapshot_interval > 0)
     env.push_back({"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<uint64_t>(1, uint64_t(a.snapshot_interval * 1000)))});
   if (!plan_path.empty()) env.push_back({"CALLPROF_FUNCTIONS", plan_path});
+  if (a.timeline) {
+    auto ns = timeline_min_ns(a);
+    if (!ns) return ns.error();
+    env.push_back({"CALLPROF_TIMELINE_EVENTS", std::to_string(a.timeline_events)});
+    env.push_back({"CALLPROF_TIMELINE_MIN_NS", std::to_string(*ns)});
+  }
   return env;
 }
 

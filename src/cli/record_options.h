@@ -47,6 +47,9 @@ struct RecordArgs {
   uint32_t max_nodes = 0;           // 0: the runtime's default
   std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
   double snapshot_interval = 0;     // seconds; 0 none
+  bool timeline = false;            // keep a per-thread timeline of calls (samples in sample mode)
+  std::string timeline_min_duration = "10us";  // shorter calls stay off it (exact mode)
+  uint32_t timeline_events = 1u << 16;         // per thread; older events are dropped and counted
   SamplingArgs sampling;
   SyscallArgs syscalls;
   std::vector<std::string> command;
@@ -62,6 +65,8 @@ Result<Environment> runtime_environment(const RecordArgs& args, const std::strin
 
 // "250ns", "10us", "1.5ms", "2s" (a bare number is ns).
 Result<uint64_t> parse_duration_ns(const std::string& text);
+// The timeline's bound on calls, in ns (validated --timeline-min-duration).
+Result<uint64_t> timeline_min_ns(const RecordArgs& args);
 // "USR2", "SIGUSR2", "12".
 Result<int> parse_signal(const std::string& text);
 

@@ -200,6 +200,7 @@ int record_sampled(const RecordArgs& a, const ExecutableInfo& exe, const std::st
   auto launched = launch_observed(spec, session_options(sampling), tracing.get());
   if (!launched) return fail(launched.error().message);
   SampleCollector collector(unwind_method(a.sampling));
+  collector.set_timeline_events(a.timeline ? a.timeline_events : 0);
   configure(collector, a.sampling, mode == "syscall");
   observe_until_exit(*launched, tracing.get(), collector);
   auto status = wait_for_exit(launched->pid);

@@ -2,6 +2,9 @@
 // one line per call path, "root;caller;function VALUE", the path's own (self) value.
 // The format has no escaping: a ';' inside a name would split a frame and a line break
 // would split a line, so both are replaced (by ':' and a space) before writing.
+// The output is as large as the paths are long (every line repeats its whole path: 780 MB
+// for 350 k paths of C++ names 21 frames deep), so it is streamed in 1 MiB blocks.
+#include <charconv>
 #include <string>
 
 #include "export/export.h"
@@ -20,14 +23,18 @@ Metric metric_of(CollapsedValue v) {
   return Metric::WallNs;
 }
 
-// A frame as the format can hold it.
-std::string frame(std::string_view name) {
-  std::string out(name.empty() ? "[unknown]" : name);
-  for (char& c : out) {
+constexpr size_t kFlushBytes = size_t(1) << 20;
+
+// Appends a frame as the format can hold it.
+void append_frame(std::string& path, std::string_view name) {
+  if (name.empty()) name = "[unknown]";
+  const size_t at = path.size();
+  path += name;
+  for (size_t i = at; i < path.size(); ++i) {
+    char& c = path[i];
     if (c == ';') c = ':';
     if (c == '\n' || c == '\r' || c == '\0') c = ' ';
   }
-  return out;
 }
 
 }  // namespace
@@ -44,7 +51,8 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
   std::vector<Entry> stack;
   for (NodeId k = tree.node(kRootNode).first_child; k != kNoNode; k = tree.node(k).next_sibling) stack.push_back({k, 0});
   std::vector<size_t> length;  // path text length up to and including each depth
-  std::string path;
+  std::string path, buf;
+  buf.reserve(kFlushBytes + 4096);
   while (!stack.empty()) {
     const Entry e = stack.back();
     stack.pop_back();
@@ -52,11 +60,22 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
     length.resize(e.depth);
     path.resize(e.depth ? length.back() : 0);
     if (e.depth) path += ';';
-    path += frame(analysis.full_name(n.function));
+    append_frame(path, analysis.full_name(n.function));
     length.push_back(path.size());
-    if (const uint64_t v = n.base[metric]; v > 0) out << path << ' ' << v << '\n';
+    if (const uint64_t v = n.base[metric]; v > 0) {
+      buf += path;
+      buf += ' ';
+      char digits[24];
+      buf.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+      buf += '\n';
+      if (buf.size() >= kFlushBytes) {
+        out.write(buf.data(), std::streamsize(buf.size()));
+        buf.clear();
+      }
+    }
     for (NodeId k = n.first_child; k != kNoNode; k = tree.node(k).next_sibling) stack.push_back({k, e.depth + 1});
   }
+  out.write(buf.data(), std::streamsize(buf.size()));
   return out ? Status(Ok{}) : make_error("writing the collapsed stacks failed");
 }
 

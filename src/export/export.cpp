@@ -7,11 +7,12 @@
 namespace callprof {
 namespace {
 
-constexpr std::array<std::pair<ExportFormat, std::string_view>, 4> kFormats = {{
+constexpr std::array<std::pair<ExportFormat, std::string_view>, 5> kFormats = {{
     {ExportFormat::Pprof, "pprof"},
     {ExportFormat::Callgrind, "callgrind"},
     {ExportFormat::Collapsed, "collapsed"},
     {ExportFormat::Speedscope, "speedscope"},
+    {ExportFormat::Chrome, "chrome"},
 }};
 
 constexpr std::array<std::pair<CollapsedValue, std::string_view>, 5> kValues = {{
@@ -40,6 +41,7 @@ Status write_export(const Analysis& analysis, const ExportOptions& options, std:
     case ExportFormat::Callgrind: return write_callgrind(analysis, out);
     case ExportFormat::Collapsed: return write_collapsed(analysis, options.value, out);
     case ExportFormat::Speedscope: return write_speedscope(analysis, out);
+    case ExportFormat::Chrome: return write_chrome(analysis, out);
   }
   return make_error("unknown export format");
 }

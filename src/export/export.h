@@ -1,6 +1,7 @@
 // Exports for the tools people already use, each from the analysis layer's result:
 // pprof (go tool pprof, Pyroscope, Parca), callgrind (KCachegrind, callgrind_annotate),
-// collapsed stacks (flamegraph scripts, speedscope) and speedscope's JSON.
+// collapsed stacks (flamegraph scripts, speedscope), speedscope's JSON and Chrome's
+// trace-event JSON (Perfetto, chrome://tracing: the recorded timeline).
 #pragma once
 
 #include <optional>
@@ -12,9 +13,9 @@
 
 namespace callprof {
 
-enum class ExportFormat { Pprof, Callgrind, Collapsed, Speedscope };
+enum class ExportFormat { Pprof, Callgrind, Collapsed, Speedscope, Chrome };
 
-// "pprof", "callgrind", "collapsed", "speedscope"; nullopt otherwise.
+// "pprof", "callgrind", "collapsed", "speedscope", "chrome"; nullopt otherwise.
 std::optional<ExportFormat> parse_export_format(std::string_view name);
 
 // The value of a collapsed line: which metric of the path's own (self) node.
@@ -35,5 +36,7 @@ Status write_pprof(const Analysis& analysis, std::ostream& out);
 Status write_callgrind(const Analysis& analysis, std::ostream& out);
 Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostream& out);
 Status write_speedscope(const Analysis& analysis, std::ostream& out);
+// Needs a profile recorded with a timeline (record --timeline); an error otherwise.
+Status write_chrome(const Analysis& analysis, std::ostream& out);
 
 }  // namespace callprof

@@ -14,18 +14,12 @@
 #include <vector>
 
 #include "export/export.h"
+#include "export/json_text.h"
 
 namespace callprof {
 namespace {
 
 constexpr size_t kFlushBytes = size_t(1) << 20;
-
-// A JSON string literal: control characters escaped, invalid UTF-8 replaced by U+FFFD
-// (names come from profiled binaries and can hold any bytes).
-std::string json_string(std::string_view s) {
-  using nlohmann::json;
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 // A selected thread's tree as speedscope sees it: --focus and --hide applied. Without
 // either, the profile's own tree is the thread's tree: no copy.

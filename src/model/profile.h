@@ -11,6 +11,7 @@
 
 #include "model/call_tree.h"
 #include "model/syscall_stats.h"
+#include "model/timeline.h"
 
 namespace callprof {
 
@@ -84,6 +85,7 @@ struct Thread {
   OffCpu offcpu = OffCpu::Off;
   CallTree tree;
   std::vector<SyscallStats> syscalls;    // traced system calls, by number (--syscalls)
+  Timeline timeline;                     // when calls/samples happened (record --timeline)
 };
 
 // What exact mode was asked to do (record options), and what it could not match.
@@ -135,6 +137,7 @@ struct Metadata {
   std::optional<SyscallFacts> syscalls;
   bool compensated = false;    // self times already had the hook overhead subtracted
   bool snapshot = false;       // taken while the program still ran
+  std::optional<TimelineFacts> timeline;  // set when a timeline was recorded
   std::map<std::string, std::string> extra;  // anything else worth keeping (free-form)
 };
 

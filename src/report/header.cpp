@@ -90,6 +90,13 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr)
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(s->selection),
                        escape_text(s->stacks), s->events, s->lost_events);
+  if (const TimelineFacts* t = m.timeline ? &*m.timeline : nullptr) {
+    uint64_t kept = 0, dropped = 0;
+    for (const Thread& th : p.threads) kept += th.timeline.events.size(), dropped += th.timeline.dropped;
+    out << fmt::format("# timeline: {} events kept, {} dropped (ring of {} per thread{}; export -f chrome)\n", kept,
+                       dropped, t->capacity,
+                       t->min_duration_ns ? ", calls from " + format_ns(t->min_duration_ns) : std::string());
+  }
   const QueryOptions& q = ctx.options().query;
   if (!q.focus.empty())
     out << fmt::format("# focus:    {} (percentages of its total, {})\n", escape_text(q.focus),

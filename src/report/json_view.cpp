@@ -171,6 +171,8 @@ std::vector<json> threads(const ReportContext& ctx) {
                    {"short_calls", t.short_calls},
                    {"lost_events", t.lost_events},
                    {"prunes", t.prunes},
+                   {"timeline_events", t.timeline.events.size()},
+                   {"timeline_dropped", t.timeline.dropped},
                    {"offcpu", offcpu_state(t.offcpu)},
                    {"calls", totals[i].calls},
                    {"total_ns", totals[i].total_ns},

@@ -61,6 +61,27 @@ void put_syscall(const SyscallStats& s, file::Syscall* out) {
   }
 }
 
+void put_timeline(const Timeline& timeline, file::Timeline* out) {
+  const int n = int(timeline.events.size());
+  out->mutable_node()->Reserve(n);
+  out->mutable_start_ns()->Reserve(n);
+  out->mutable_duration_ns()->Reserve(n);
+  for (const TimelineEvent& e : timeline.events) {
+    out->add_node(e.node);
+    out->add_start_ns(e.start_ns);
+    out->add_duration_ns(e.duration_ns);
+  }
+  out->set_dropped(timeline.dropped);
+}
+
+Timeline take_timeline(const file::Timeline& in) {
+  Timeline t;
+  t.dropped = in.dropped();
+  t.events.reserve(size_t(in.node_size()));
+  for (int i = 0; i < in.node_size(); ++i) t.events.push_back({in.node(i), in.start_ns(i), in.duration_ns(i)});
+  return t;
+}
+
 void put_thread(const Thread& thread, file::Thread* out) {
   out->set_tid(thread.tid);
   out->set_pid(thread.pid);
@@ -80,6 +101,7 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_offcpu(file::OffCpu(thread.offcpu));
   for (const SyscallStats& s : thread.syscalls) put_syscall(s, out->add_syscalls());
   out->set_host(thread.host);
+  if (!thread.timeline.events.empty() || thread.timeline.dropped) put_timeline(thread.timeline, out->mutable_timeline());
 }
 
 void put_process(const Process& p, file::Process* out) {
@@ -194,6 +216,7 @@ Result<Thread> take_thread(const file::Thread& in, size_t index) {
   if (!tree) return tree.error();
   thread.tree = std::move(tree).value();
   for (const file::Syscall& s : in.syscalls()) thread.syscalls.push_back(take_syscall(s));
+  if (in.has_timeline()) thread.timeline = take_timeline(in.timeline());
   return thread;
 }
 

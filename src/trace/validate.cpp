@@ -71,6 +71,25 @@ Status validate_syscall(const file::Syscall& s, const std::string& thread) {
   return Ok{};
 }
 
+// Timeline events name nodes of the thread's tree and carry times a view does arithmetic
+// on: bounded counts, existing non-root nodes, non-negative starts, no overflow at the end.
+Status validate_timeline(const file::Timeline& t, size_t node_count, std::string_view where) {
+  const size_t n = size_t(t.node_size());
+  if (size_t(t.start_ns_size()) != n || size_t(t.duration_ns_size()) != n)
+    return invalid(where, "timeline has unequal columns");
+  if (n > kMaxTimelineEvents)
+    return invalid(where, fmt::format("timeline has {} events, more than {}", n, kMaxTimelineEvents));
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t node = t.node(int(i));
+    if (node == kRootNode || node >= node_count)
+      return invalid(where, fmt::format("timeline event {} names node {}, but the tree has {} nodes", i, node, node_count));
+    if (t.start_ns(int(i)) < 0) return invalid(where, fmt::format("timeline event {} starts before 0", i));
+    if (t.duration_ns(int(i)) > kMaxTimelineDurationNs)
+      return invalid(where, fmt::format("timeline event {} lasts {} ns, more than 2^62", i, t.duration_ns(int(i))));
+  }
+  return Ok{};
+}
+
 Status validate_thread(const file::Thread& thread, size_t index, size_t function_count) {
   const std::string where = thread_label(index, thread.tid());
   const uint32_t start = thread.start_routine();
@@ -83,6 +102,8 @@ Status validate_thread(const file::Thread& thread, size_t index, size_t function
                                         i, thread.creator_path(i), function_count));
   for (const file::Syscall& s : thread.syscalls())
     if (auto st = validate_syscall(s, where); !st) return st;
+  if (thread.has_timeline())
+    if (auto st = validate_timeline(thread.timeline(), size_t(thread.tree().parent_size()), where); !st) return st;
   return validate_tree(thread.tree(), function_count, where);
 }
 

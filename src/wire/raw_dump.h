@@ -17,7 +17,8 @@ inline constexpr uint32_t kDumpVersion = 2;
 //   libcall_count x { DumpLibCall, name bytes, padded to 8 }
 //   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame,
 //                    interrupt_node_count x DumpNode,
-//                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics }
+//                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics,
+//                    DumpTimeline and its count x DumpTimelineEvent when flags has kDumpHasTimeline }
 struct DumpHeader {
   char magic[8];
   uint32_t version;
@@ -47,6 +48,7 @@ static_assert(sizeof(DumpHeader) == 128);
 
 // (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread
+inline constexpr uint32_t kDumpHasTimeline = 1u << 1;     // a DumpTimeline ends each thread
 
 // A call that left an instrumented module through its PLT: nodes name it by `id` (an
 // address of the runtime's own stub, unique per imported symbol and module).
@@ -147,6 +149,26 @@ struct DumpOpenFrame {
   uint64_t child_ticks;      // time already spent in completed callees
 };
 static_assert(sizeof(DumpOpenFrame) == 24);
+
+// `record --timeline`: the thread's ring of completed calls at least min_ticks long, the
+// oldest first. The ring overwrites its oldest entry when full (counted in `dropped`).
+struct DumpTimeline {
+  uint32_t count;            // events that follow
+  uint32_t capacity;         // the ring's size
+  uint64_t dropped;          // events overwritten
+  uint64_t min_ticks;        // shorter calls were not kept
+  uint64_t reserved;
+};
+static_assert(sizeof(DumpTimeline) == 32);
+
+struct DumpTimelineEvent {
+  uint32_t node;             // the call's node in the thread's tree
+  uint32_t reserved;
+  uint64_t fn;               // the node's fn when the call returned (pruning may reuse node ids)
+  uint64_t entry_tsc;
+  uint64_t exit_tsc;
+};
+static_assert(sizeof(DumpTimelineEvent) == 32);
 
 inline constexpr uint64_t pad8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
 

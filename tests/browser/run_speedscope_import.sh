@@ -1,7 +1,9 @@
 #!/bin/sh
 # browser.speedscope_import: record examples/wordfreq, export it as speedscope JSON and as
 # collapsed stacks, take callprof's own numbers from `report --json`, and have speedscope
-# (in headless Chromium) import both files (speedscope_import.test.mjs).
+# (in headless Chromium) import both files (speedscope_import.test.mjs). Then record it
+# tests/e2e/programs/timeline.c with a timeline of every call and have speedscope import
+# the Chrome trace export, against `report --raw --json` of that recording.
 # Usage: run_speedscope_import.sh CALLPROF WORDFREQ OUTPUT_DIR
 # Exit status 77 (ctest's SKIP_RETURN_CODE) with a "skipped: ..." line when node, Chromium
 # or the npm packages (`npm ci --prefix tests/browser`) are missing; never a silent pass.
@@ -35,19 +37,31 @@ profile=$out/wordfreq.callprof
 # No file name hint for this one: speedscope must recognise collapsed stacks by their content.
 "$callprof" export -i "$profile" -f collapsed -o "$out/wordfreq.folded"
 
+# The timeline: a small two-thread program of the e2e tests (speedscope's trace importer needs
+# ~30 s here for wordfreq's 155 k calls), every call kept.
+cc=${CC:-cc}
+command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to build the timeline program"
+"$cc" -O2 -finstrument-functions -pthread -I"$here/../e2e/programs" "$here/../e2e/programs/timeline.c" -o "$out/timeline"
+"$callprof" record -q -o "$out/timeline.callprof" --timeline --timeline-min-duration 0 -- "$out/timeline" >/dev/null
+"$callprof" export -i "$out/timeline.callprof" -f chrome -o "$out/timeline.trace.json"
+
 # callprof's numbers: the grand total, every function with time on some path (those are the
 # frames a consumer sees), and each thread's total and functions.
-"$callprof" report -i "$profile" --json --no-pager | jq '
+expected_numbers() {
+  jq '
   (.functions | map({key: (.id | tostring), value: .name}) | from_entries) as $names
   | {
       total_ns: .summary.total_ns,
       functions: [.functions[] | select(.total_ns > 0) | {name, file, line, self_ns, total_ns}],
       threads: [.threads[] as $t | {
-        tid: $t.tid, name: $t.name, total_ns: $t.total_ns,
+        tid: $t.tid, name: $t.name, total_ns: $t.total_ns, calls: $t.calls,
         functions: [.by_thread[] | select(.tid == $t.tid and .pid == $t.pid) | .functions[]
-                    | select(.total_ns > 0) | {name: $names[.id | tostring], self_ns, total_ns}]
+                    | select(.total_ns > 0) | {name: $names[.id | tostring], self_ns, total_ns, calls}]
       }]
-    }' >"$out/expected.json"
+    }'
+}
+"$callprof" report -i "$profile" --json --no-pager | expected_numbers >"$out/expected.json"
+"$callprof" report -i "$out/timeline.callprof" --json --raw --no-pager | expected_numbers >"$out/expected-raw.json"
 
 cd "$here"
 CALLPROF_SPEEDSCOPE="$out/wordfreq.speedscope.json" \
@@ -55,4 +69,6 @@ CALLPROF_COLLAPSED="$out/wordfreq.folded" \
 CALLPROF_EXPECTED="$out/expected.json" \
 CALLPROF_ARTIFACTS="$out" \
 CALLPROF_CHROMIUM="$chromium" \
+CALLPROF_CHROME="$out/timeline.trace.json" \
+CALLPROF_EXPECTED_RAW="$out/expected-raw.json" \
   exec node --test --test-reporter=spec speedscope_import.test.mjs

@@ -6,8 +6,14 @@
 // rounding of its display), and the profile its own "Export" button saves (speedscope's model
 // as JSON: exact frames and weights). Both must match callprof's `report --json`.
 //
+// The Chrome trace export (a timeline recorded with --timeline --timeline-min-duration 0)
+// goes through speedscope's trace-event importer: one profile per thread, whose frames'
+// self times must be callprof's raw (`report --raw`) self times per thread, and the file
+// must be well formed (every event with ph/ts/pid/tid, complete events nesting strictly).
+//
 // Inputs (environment; run_speedscope_import.sh writes them): CALLPROF_SPEEDSCOPE,
-// CALLPROF_COLLAPSED (the two exports), CALLPROF_EXPECTED (callprof's numbers:
+// CALLPROF_COLLAPSED, CALLPROF_CHROME (the exports), CALLPROF_EXPECTED_RAW (as
+// CALLPROF_EXPECTED, for the timeline recording, raw times), CALLPROF_EXPECTED (callprof's numbers:
 // {total_ns, functions: [{name, file, line, self_ns, total_ns}], threads: [{tid, name,
 // total_ns, functions: [{name, self_ns, total_ns}]}]}), CALLPROF_ARTIFACTS (screenshots and
 // speedscope's exports go there), CALLPROF_CHROMIUM (default /usr/bin/chromium).
@@ -30,6 +36,8 @@ function input(name) {
 
 const speedscopeFile = input('CALLPROF_SPEEDSCOPE')
 const collapsedFile = input('CALLPROF_COLLAPSED')
+const chromeFile = input('CALLPROF_CHROME')
+const expectedRaw = JSON.parse(fs.readFileSync(input('CALLPROF_EXPECTED_RAW'), 'utf8'))
 const expected = JSON.parse(fs.readFileSync(input('CALLPROF_EXPECTED'), 'utf8'))
 const artifacts = process.env.CALLPROF_ARTIFACTS || path.dirname(speedscopeFile)
 const executablePath = process.env.CALLPROF_CHROMIUM || '/usr/bin/chromium'
@@ -240,4 +248,67 @@ test('speedscope imports callprof\'s collapsed stacks', { timeout: 45000 }, asyn
   assertSandwich(r.rows, expected.functions, collapsedName, 'collapsed stacks, sandwich view')
   console.log(`collapsed: ${new Set(exported.frames.map(f => f.name)).size} frames, total ${total} ` +
     `(callprof: ${expected.functions.length} functions, ${expected.total_ns} ns)`)
+})
+
+// The trace-event rules consumers rely on: every event has ph, ts, pid, tid; per track the
+// complete events nest strictly (an inner one ends before its outer one).
+function assertWellFormedTrace(trace) {
+  assert.ok(Array.isArray(trace.traceEvents) && trace.traceEvents.length > 0, 'traceEvents')
+  const tracks = new Map()
+  for (const e of trace.traceEvents) {
+    for (const key of ['ph', 'ts', 'pid', 'tid']) assert.ok(key in e, `${key} missing in ${JSON.stringify(e)}`)
+    if (e.ph !== 'X') continue
+    assert.ok(e.dur >= 0, `negative duration: ${JSON.stringify(e)}`)
+    const key = `${e.pid}:${e.tid}`
+    if (!tracks.has(key)) tracks.set(key, [])
+    tracks.get(key).push(e)
+  }
+  let events = 0
+  for (const [key, list] of tracks) {
+    list.sort((a, b) => a.ts - b.ts || b.dur - a.dur)
+    const open = []
+    for (const e of list) {
+      // (µs with ns as three decimals: sums of doubles compare within half a ns)
+      while (open.length && open.at(-1).ts + open.at(-1).dur <= e.ts + 0.0005) open.pop()
+      const outer = open.at(-1)
+      if (outer) assert.ok(e.ts + e.dur < outer.ts + outer.dur || e.dur === 0,
+        `${key}: ${e.name} at ${e.ts} (+${e.dur}) does not end inside ${outer.name} at ${outer.ts} (+${outer.dur})`)
+      open.push(e)
+      events++
+    }
+  }
+  return events
+}
+
+test('speedscope imports callprof\'s Chrome trace (the timeline)', { timeout: 45000 }, async () => {
+  const trace = JSON.parse(fs.readFileSync(chromeFile, 'utf8'))
+  const events = assertWellFormedTrace(trace)
+  assert.equal(trace.otherData.timeline_dropped_events, 0, 'the ring kept every call')
+
+  const r = await importInSpeedscope(chromeFile, 'chrome')
+  assertCleanPage(r)
+  assert.ok(r.logs.includes('Importing as Trace Event Format profile'), `importer used: ${r.logs.join(' | ')}`)
+  const warnings = r.logs.filter(l => l.includes('Tried to end'))
+  assert.deepEqual(warnings, [], 'speedscope could not pair some begin and end events')
+
+  // One profile per thread, named after it; self time per frame in µs, callprof's raw ns.
+  const exported = readExport(r.reexported)
+  assert.equal(exported.profiles.length, expectedRaw.threads.filter(t => t.total_ns > 0).length, 'profiles')
+  for (const t of expectedRaw.threads.filter(t => t.total_ns > 0)) {
+    const p = exported.profiles.find(p => p.name.includes(t.name) && p.name.includes(String(t.tid)))
+    assert.ok(p, `no profile for thread ${t.tid} ${t.name}: ${exported.profiles.map(p => p.name).join(', ')}`)
+    assert.equal(p.unit, 'microseconds')
+    const want = byName(t.functions)
+    assert.deepEqual([...p.self.keys()].sort(), [...want.keys()].sort(), `thread ${t.tid}: frame names`)
+    for (const [name, w] of want) {
+      // Per event the export keeps ns (three decimals of µs): allow 2 ns per call for the
+      // per-call rounding, and 0.1 %.
+      const calls = t.functions.filter(f => f.name === name).reduce((s, f) => s + (f.calls ?? 1), 0)
+      assertClose(p.self.get(name) * 1000, w.self, 2 * calls + w.self * 0.001 + 1, `thread ${t.tid}: self of ${name}`)
+    }
+    // Its span also holds the gaps between top-level calls: at least the thread's total.
+    assert.ok(p.total * 1000 >= t.total_ns * 0.999 - 2 * t.calls, `thread ${t.tid}: span ${p.total} µs, total ${t.total_ns} ns`)
+  }
+  console.log(`chrome: ${events} complete events, ${exported.profiles.length} thread profile(s), ` +
+    `${new Set(exported.frames.map(f => f.name)).size} frames (callprof --raw: ${expectedRaw.total_ns} ns)`)
 })

@@ -157,6 +157,28 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
   return tree;
 }
 
+// The ring's calls, and the frames still open at the dump (closed at the thread's end),
+// on the model's nodes. An event whose node was pruned (and perhaps reused by another
+// function) since the call returned cannot be placed: it counts as dropped.
+Timeline build_timeline(const RawThread& t, const Clock& clock, const std::vector<NodeId>& mapped) {
+  Timeline out;
+  out.dropped = t.timeline_info.dropped;
+  auto add = [&](uint32_t node, uint64_t fn, uint64_t entry, uint64_t exit) {
+    const bool placed = node < t.nodes.size() && t.nodes[node].fn == fn && fn != 0 && mapped[node] != kNoNode &&
+                        mapped[node] != kRootNode && exit >= entry;
+    if (!placed) return void(++out.dropped);
+    out.events.push_back(TimelineEvent{mapped[node], clock.ns(entry), clock.span(exit - entry)});
+  };
+  out.events.reserve(t.timeline.size() + t.open.size());
+  for (const wire::DumpTimelineEvent& e : t.timeline) add(e.node, e.fn, e.entry_tsc, e.exit_tsc);
+  for (const wire::DumpOpenFrame& f : t.open) {
+    const uint64_t end = std::max(t.info.end_tsc, f.entry_tsc);
+    if (f.node < t.nodes.size() && end - f.entry_tsc >= t.timeline_info.min_ticks)
+      add(f.node, t.nodes[f.node].fn, f.entry_tsc, end);
+  }
+  return out;
+}
+
 Thread::OffCpu offcpu_state(uint32_t s) {
   if (s == wire::kOffCpuMeasured) return Thread::OffCpu::Measured;
   return s == wire::kOffCpuUnavailable ? Thread::OffCpu::Unavailable : Thread::OffCpu::Off;
@@ -199,6 +221,7 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
     out.unmatched_exits += rt.info.unmatched_exits;
     std::vector<NodeId> mapped;
     t.tree = build_tree(rt, syms, clock, mapped);
+    if (rt.has_timeline) t.timeline = build_timeline(rt, clock, mapped);
     by_tid[t.tid] = {&rt, std::move(mapped)};
     p.threads.push_back(std::move(t));
   }
@@ -244,6 +267,13 @@ BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
     rate = 1.0;
   }
   for (const auto& d : dumps) add_process(d, rate, table, out);
+  for (const auto& d : dumps)
+    for (const RawThread& t : d.threads)
+      if (t.has_timeline) {
+        auto& facts = out.profile.meta.timeline;
+        TimelineFacts& f = facts ? *facts : facts.emplace();
+        f.capacity = std::max<uint64_t>(f.capacity, t.timeline_info.capacity);
+      }
   // The runtime's count of exit hooks that found no matching entry (see docs/modes.md).
   if (out.unmatched_exits > 0) out.profile.meta.exact.emplace().unmatched_exits = out.unmatched_exits;
   return out;

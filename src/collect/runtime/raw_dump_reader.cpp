@@ -75,13 +75,19 @@ std::vector<std::string> split_argv(const std::string& cmdline) {
   return argv;
 }
 
-Status read_thread(Cursor& c, RawThread& t, bool metrics) {
+Status read_thread(Cursor& c, RawThread& t, bool metrics, bool timeline) {
   if (!c.get(t.info)) return c.error("thread record cut short");
   if (t.info.node_count == 0) return c.error("thread without a root node");
   if (!c.get_array(t.info.node_count, t.nodes)) return c.error("node table cut short");
   if (!c.get_array(t.info.open_frames, t.open)) return c.error("open frames cut short");
   if (!c.get_array(t.info.interrupt_node_count, t.interrupts)) return c.error("interrupt tree cut short");
   if (metrics && !c.get_array(t.info.node_count, t.metrics)) return c.error("node metrics cut short");
+  if (timeline) {
+    t.has_timeline = true;
+    if (!c.get(t.timeline_info)) return c.error("timeline header cut short");
+    if (t.timeline_info.count > t.timeline_info.capacity) return c.error("timeline holds more events than its ring");
+    if (!c.get_array(t.timeline_info.count, t.timeline)) return c.error("timeline cut short");
+  }
   for (uint32_t i = 1; i < t.nodes.size(); ++i)
     if (t.nodes[i].fn != 0 && t.nodes[i].parent >= t.nodes.size())
       return c.error("node " + std::to_string(i) + " has a missing parent");
@@ -131,9 +137,10 @@ Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::strin
     d.libcalls.push_back(std::move(r));
   }
   const bool metrics = d.header.flags & wire::kDumpHasNodeMetrics;
+  const bool timeline = d.header.flags & wire::kDumpHasTimeline;
   for (uint32_t i = 0; i < d.header.thread_count; ++i) {
     RawThread t;
-    if (auto s = read_thread(c, t, metrics); !s) return s.error();
+    if (auto s = read_thread(c, t, metrics, timeline); !s) return s.error();
     d.threads.push_back(std::move(t));
   }
   if (!c.at_end()) return c.error("trailing bytes");

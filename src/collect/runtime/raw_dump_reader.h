@@ -30,6 +30,9 @@ struct RawThread {
   std::vector<wire::DumpOpenFrame> open;    // outermost first
   std::vector<wire::DumpNode> interrupts;   // calls of signal handlers that interrupted a hook
   std::vector<wire::DumpNodeMetrics> metrics;  // per node, when the dump has node metrics
+  bool has_timeline = false;                   // the dump has timelines (record --timeline)
+  wire::DumpTimeline timeline_info{};
+  std::vector<wire::DumpTimelineEvent> timeline;  // oldest first; nodes checked by the builder
 };
 
 struct RawProcessDump {

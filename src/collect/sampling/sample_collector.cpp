@@ -70,7 +70,7 @@ void SampleCollector::on_sample(Sample&& s) {
   unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
   if (!scratch_.complete()) ++counts_.incomplete_stacks;
   const uint64_t weight = s.switch_out ? 0 : sample_weight_ns_ ? sample_weight_ns_ : s.period;
-  Stack stack{s.pid, s.tid, images_[s.pid], weight, uint32_t(pcs_.size()), 0, s.switch_out};
+  Stack stack{s.pid, s.tid, images_[s.pid], weight, uint32_t(pcs_.size()), 0, s.switch_out, s.time_ns};
   for (auto f = scratch_.frames.rbegin(); f != scratch_.frames.rend(); ++f) pcs_.push_back(f->lookup_address());
   // Kernel frames are deeper than every user frame; each but the innermost is a return address.
   for (size_t i = s.kernel_chain.size(); i-- > 0;) pcs_.push_back(i == 0 ? s.kernel_chain[i] : s.kernel_chain[i] - 1);
@@ -167,8 +167,10 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     return it->second;
   };
 
+  const size_t first_thread = p.threads.size();
   std::map<uint32_t, CallTree> trees;
   std::vector<FunctionId> path;
+  std::vector<NodeId> syscall_nodes(timeline_events_ ? syscall_paths_.size() : 0, kNoNode), stack_nodes;
   for (const SyscallPath& c : syscall_paths_) {
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();
@@ -176,7 +178,9 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
       for (FunctionId f : functions_at(pcs_[c.first + i])) path.push_back(f);
     path.push_back(table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall));
     CallTree& tree = trees[c.tid];
-    Metrics& m = tree.base(tree.path(path));
+    const NodeId node = tree.path(path);
+    if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
+    Metrics& m = tree.base(node);
     m[Metric::Calls] += c.calls;
     m[Metric::Syscalls] += c.calls;
     m[Metric::SyscallNs] += c.total_ns;
@@ -190,7 +194,9 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     for (uint32_t i = 0; i < s->count; ++i)
       for (FunctionId f : functions_at(pcs_[s->first + i])) path.push_back(f);
     CallTree& tree = trees[s->tid];
-    Metrics& m = tree.base(path.empty() ? kRootNode : tree.path(path));
+    const NodeId node = path.empty() ? kRootNode : tree.path(path);
+    if (timeline_events_) stack_nodes.push_back(node);
+    Metrics& m = tree.base(node);
     m[Metric::WallNs] += s->weight_ns;
     if (s->off_cpu) {
       m[Metric::OffCpuNs] += s->weight_ns;
@@ -214,8 +220,39 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     t.tree = std::move(tree);
     p.threads.push_back(std::move(t));
   }
+  if (timeline_events_) add_timeline(image, stacks, syscall_nodes, stack_nodes, first_thread, p);
   if (symbolizer)
     for (const auto& w : (*symbolizer)->warnings()) warnings.push_back(w);
+}
+
+// Each of the image's threads (the last ones added to `p`) gets its samples' times (the
+// most recent timeline_events_) and its system calls' (kept as they came, bounded).
+void SampleCollector::add_timeline(const Image& image, const std::vector<const Stack*>& stacks,
+                                   const std::vector<NodeId>& syscall_nodes, const std::vector<NodeId>& stack_nodes,
+                                   size_t first_thread, Profile& p) const {
+  std::map<uint32_t, Ring<TimelineEvent>> samples;
+  for (size_t i = 0; i < stacks.size(); ++i)
+    if (stack_nodes[i] != kRootNode)
+      samples[stacks[i]->tid].push({stack_nodes[i], int64_t(stacks[i]->time_ns), stacks[i]->weight_ns}, timeline_events_);
+  for (size_t k = first_thread; k < p.threads.size(); ++k) {
+    Thread& t = p.threads[k];
+    Timeline& tl = t.timeline;
+    tl = Timeline{};
+    if (auto it = samples.find(t.tid); it != samples.end()) {
+      tl.events = it->second.items;
+      tl.dropped += it->second.dropped;
+    }
+    if (auto it = syscall_calls_.find(t.tid); it != syscall_calls_.end()) {
+      for (const SyscallCall& c : it->second.items) {
+        const SyscallPath& path = syscall_paths_[c.path];
+        if (path.image != image.second) continue;
+        tl.events.push_back({syscall_nodes[c.path], int64_t(c.time_ns), c.duration_ns});
+      }
+      tl.dropped += it->second.dropped;
+    }
+  }
+  TimelineFacts& facts = p.meta.timeline ? *p.meta.timeline : p.meta.timeline.emplace();
+  facts.capacity = timeline_events_;
 }
 
 Profile SampleCollector::build(std::vector<std::string>& warnings) {

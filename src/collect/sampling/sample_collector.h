@@ -45,6 +45,9 @@ class SampleCollector : public RecordSink {
   // A hardware event's period counts events, not ns: each sample then stands for this
   // much CPU time (1 s / the frequency the kernel adjusts the period to).
   void set_sample_weight_ns(uint64_t ns) { sample_weight_ns_ = ns; }
+  // `record --timeline`: keep per thread the times of up to `events` samples and of as
+  // many system calls (the most recent; older ones are counted as dropped). 0: none.
+  void set_timeline_events(uint32_t events) { timeline_events_ = events; }
 
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
@@ -65,7 +68,29 @@ class SampleCollector : public RecordSink {
     uint64_t weight_ns;  // cpu-clock period, or the off-CPU interval (set at switch-in)
     uint32_t first, count;  // frames in pcs_: lookup addresses, outermost first
     bool off_cpu;
+    uint64_t time_ns;       // when it was taken (an off-CPU sample: the switch-out)
   };
+  // A bounded ring of timeline entries: the most recent `capacity`, the others counted.
+  template <typename T>
+  struct Ring {
+    std::vector<T> items;
+    size_t next = 0;
+    uint64_t dropped = 0;
+    void push(const T& x, size_t capacity) {
+      if (items.size() < capacity) return items.push_back(x);
+      items[next] = x;
+      next = (next + 1) % capacity;
+      ++dropped;
+    }
+  };
+  struct SyscallCall {
+    uint32_t path;  // index into syscall_paths_
+    uint64_t time_ns, duration_ns;
+  };
+  uint32_t timeline_events_ = 0;
+  std::map<uint32_t, Ring<SyscallCall>> syscall_calls_;  // by tid
+  void add_timeline(const Image& image, const std::vector<const Stack*>& stacks,
+                    const std::vector<NodeId>& syscall_nodes, const std::vector<NodeId>& stack_nodes, size_t first_thread, Profile& p) const;
   struct ThreadInfo {
     uint32_t pid = 0;
     std::string name;

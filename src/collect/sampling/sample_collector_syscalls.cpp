@@ -148,6 +148,7 @@ void SampleCollector::on_syscall(const SyscallSample& call) {
     ++counts_.syscall_paths;
   }
   SyscallPath& path = syscall_paths_[it->second];
+  if (timeline_events_) syscall_calls_[call.tid].push({it->second, call.time_ns, call.duration_ns}, timeline_events_);
   ++path.calls;
   path.errors += call.error != 0;
   path.total_ns += call.duration_ns;

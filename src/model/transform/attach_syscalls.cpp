@@ -137,6 +137,7 @@ Thread remapped(const Thread& from, FunctionMapper& map) {
     node[i] = out.tree.child(node[n.parent], map(n.function));
     out.tree.base(node[i]).merge(n.base);  // merge: two traced functions may map to one
   }
+  remap_timeline(out.timeline, node);
   for (FunctionId& f : out.creator_path) f = map(f);
   if (out.start_routine != kNoFunction) out.start_routine = map(out.start_routine);
   return out;

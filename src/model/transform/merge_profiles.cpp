@@ -110,10 +110,12 @@ Ids assign_ids(const std::vector<Profile>& ps, const Tables& t, bool by_name_onl
 FunctionId remap(const std::vector<FunctionId>& map, FunctionId f) { return f < map.size() ? map[f] : f; }
 
 // The thread's tree with new function ids; nodes that become equal paths merge by kind.
-CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map) {
+// `node` gets each old node's new id (for the timeline).
+CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, std::vector<NodeId>& node) {
   CallTree out;
+  out.reserve(in.size());  // at most as many nodes: no reallocation while it grows
   out.base(kRootNode) = in.node(kRootNode).base;
-  std::vector<NodeId> node(in.size(), kRootNode);
+  node.assign(in.size(), kRootNode);
   for (NodeId i = 1; i < in.size(); ++i) {
     const CallNode& n = in.node(i);
     node[i] = out.child(node[n.parent], remap(map, n.function));
@@ -130,7 +132,9 @@ void add_records(const Profile& p, const std::vector<FunctionId>& map, Profile& 
   for (const Thread& t : p.threads) {
     Thread copy = t;
     if (copy.host.empty()) copy.host = p.meta.hostname;
-    copy.tree = remapped_tree(t.tree, map);
+    std::vector<NodeId> node_map;
+    copy.tree = remapped_tree(t.tree, map, node_map);
+    remap_timeline(copy.timeline, node_map);
     for (FunctionId& f : copy.creator_path) f = remap(map, f);
     if (copy.start_routine != kNoFunction) copy.start_routine = remap(map, copy.start_routine);
     out.threads.push_back(std::move(copy));

@@ -52,6 +52,35 @@ std::string dump(const Profile& p) {
   return s;
 }
 
+// The timeline names nodes of its thread's tree: after the merge renumbers functions and
+// nodes, each event still names the same call path.
+TEST(MergeProfiles, TimelinesFollowTheirNodes) {
+  Profile first = b(), second = a();
+  auto path_of = [](const Profile& p, const Thread& t, NodeId n) {
+    std::string s;
+    for (FunctionId f : t.tree.path_to(n)) s += p.functions[f].name + ";";
+    return s;
+  };
+  Thread& t = second.threads[0];
+  std::vector<std::string> before;
+  for (NodeId n = 1; n < t.tree.size(); ++n) {
+    t.timeline.events.push_back({n, int64_t(n) * 100, 50});
+    before.push_back(path_of(second, t, n));
+  }
+  t.timeline.dropped = 3;
+  const Profile m = merged({std::move(first), std::move(second)});
+  const Thread* alpha = nullptr;
+  for (const Thread& th : m.threads)
+    if (th.host == "alpha") alpha = &th;
+  ASSERT_NE(alpha, nullptr);
+  ASSERT_EQ(alpha->timeline.events.size(), before.size());
+  EXPECT_EQ(alpha->timeline.dropped, 3u);
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(path_of(m, *alpha, alpha->timeline.events[i].node), before[i]) << "event " << i;
+    EXPECT_EQ(alpha->timeline.events[i].start_ns, int64_t(i + 1) * 100);
+  }
+}
+
 TEST(MergeProfiles, MetricsAddUpAndRecordsKeepTheirHost) {
   const Profile m = merged({a(), b(), c()});
   EXPECT_EQ(m.functions.size(), 6u) << "main, handle, parse, reply, idle, log: unified across runs";

@@ -71,7 +71,7 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                    "children"}));
   EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "host", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
                                       "end_ns", "finished", "dropped_calls", "depth_limited_calls", "short_calls",
-                                      "lost_events", "prunes", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
+                                      "lost_events", "prunes", "timeline_events", "timeline_dropped", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
   EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal",
                                         "complete", "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));

@@ -15,6 +15,7 @@ struct ProgramOptions {
   uint32_t frame_capacity = 256;
   bool metrics = false;
   bool prunable = false;
+  uint32_t timeline = 0;  // timeline ring capacity, 0: none
 };
 
 class Program {
@@ -32,6 +33,11 @@ class Program {
     if (o.prunable) {
       scratch_.resize(prune_scratch_bytes(o.node_capacity) / 8);
       m.prune_scratch = scratch_.data();
+    }
+    if (o.timeline) {
+      timeline_.resize(o.timeline);
+      m.timeline = timeline_.data();
+      m.timeline_capacity = o.timeline;
     }
     p.init(m, 0);
   }
@@ -70,6 +76,7 @@ class Program {
   std::vector<Frame> frames_;
   std::vector<DumpNodeMetrics> metrics_;
   std::vector<uint64_t> scratch_;
+  std::vector<DumpTimelineEvent> timeline_;
   std::vector<uint64_t> sp_;
 };
 
