@@ -88,6 +88,7 @@ class EdgeCollector {
       e.value = e.total[metric_];
       max_value = std::max(max_value, e.value);
       e.via.assign(via_[i].begin(), via_[i].end());
+      e.via_callers = e.via.size();
       std::sort(e.via.begin(), e.via.end(), [](const auto& a, const auto& b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
       });

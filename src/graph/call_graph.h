@@ -62,8 +62,10 @@ struct GraphEdge {
   Metrics total;                 // every additive metric flowed (cum of outermost instances)
   double width = kMinEdgeWidth;
   // Folded edges: the hidden functions that called the callee here, most time first (at
-  // most kMaxVia), with the time that reached the callee through each.
+  // most kMaxVia), with the time that reached the callee through each; via_callers counts
+  // them all.
   std::vector<std::pair<FunctionId, uint64_t>> via;
+  size_t via_callers = 0;
 };
 
 inline constexpr size_t kMaxVia = 3;

@@ -184,7 +184,7 @@ std::string DotWriter::edge_tooltip(const GraphEdge& e) const {
   if (e.folded) {
     tip += "\\nthrough hidden functions, called by";
     for (const auto& [f, v] : e.via) tip += fmt::format("\\n  {} ({})", name(f, 60), amount(v));
-    if (e.via.size() == kMaxVia) tip += "\\n  ...";
+    if (e.via_callers > e.via.size()) tip += fmt::format("\\n  and {} more", e.via_callers - e.via.size());
   }
   return tip;
 }

@@ -95,6 +95,23 @@ TEST(CallGraph, HiddenFunctionsFoldIntoADashedEdgeWithTheirTime) {
   EXPECT_EQ(g.nodes[g.find(f.id("A"))].self, 0u);
 }
 
+TEST(CallGraph, AFoldedEdgeNamesItsHeaviestHiddenCallersAndCountsThemAll) {
+  Fixture f(
+      "main;A;h1;D 50\n"
+      "main;A;h2;D 40\n"
+      "main;A;h3;D 30\n"
+      "main;A;h4;D 20\n"
+      "main;A;h5;D 10\n");
+  const CallGraph g = f.graph({.max_nodes = 3});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"D", "main", "A"})) << "D ties at 150 with 5 calls";
+  const GraphEdge* ad = f.edge(g, "A", "D", true);
+  ASSERT_NE(ad, nullptr);
+  EXPECT_EQ(ad->calls, 5u);
+  EXPECT_EQ(ad->value, 150u);
+  EXPECT_EQ(ad->via, (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("h1"), 50}, {f.id("h2"), 40}, {f.id("h3"), 30}}));
+  EXPECT_EQ(ad->via_callers, 5u);
+}
+
 TEST(CallGraph, NodeFractionSetsTheThreshold) {
   Fixture f(kCounterExample);
   // 0.5 of 180 = 90: C (50) is hidden, B (130) shows; the path A > C > D folds.
