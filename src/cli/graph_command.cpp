@@ -105,7 +105,14 @@ Run add_graph(CLI::App& app) {
     if (!profile) return fail(profile.error().message);
     auto analysis = Analysis::run(std::move(*profile), *query);
     if (!analysis) return fail(analysis.error().message);
-    auto picture = render_call_graph(*analysis, *options, *format);
+    auto graph = analysis_call_graph(*analysis, *options);
+    if (!graph) return fail(graph.error().message);
+    if (graph->nodes_capped || graph->edges_capped)
+      note(fmt::format("note: Graphviz's layout takes at most {} functions and {} edges besides each function's "
+                       "heaviest caller: {} of {} functions and {} edges shown, {} lighter edges left out",
+                       kMaxGraphNodes, kMaxGraphEdges, graph->nodes.size(), graph->functions, graph->edges.size(),
+                       graph->hidden_edges));
+    auto picture = render_call_graph(*analysis, *graph, *options, *format);
     if (!picture) return fail(picture.error().message);
     return write_output(a->output, *picture, *format);
   };
