@@ -223,8 +223,8 @@ graph_row() {
 graph_shape() {
   printf '%s functions, %s edges' "$(grep -c '^  n[0-9]* \[' "$1" || true)" "$(grep -c '^  n[0-9]* -> ' "$1" || true)"
 }
-# graph_layout_share DOT_KEY SVG_KEY: the layout's median seconds (svg - dot, 0 at least).
-graph_layout() { awk -v a="$(med "$2")" -v b="$(med "$1")" 'BEGIN { d = a - b; printf "%.2f", d > 0 ? d : 0 }'; }
+# graph_layout DOT_KEY SVG_KEY: the layout's median seconds (svg - dot, 0 at least).
+graph_layout() { awk -v a="$(med "$2")" -v b="$(med "$1")" 'BEGIN { d = a - b; printf "%.2f", (d > 0 ? d : 0) }'; }
 graph_bench() {  # graph_bench PREFIX PROFILE TITLE
   local k=$1 p=$2 title=$3
   for (( r = 1; r <= REPEAT; r++ )); do
