@@ -25,7 +25,9 @@
 #   BENCH_SEED=1            profile_synth's seed
 #   BENCH_REPEAT=3          runs of each command (the median counts)
 #   BENCH_TARGET=1.0        seconds per view
-#   BENCH_FLAME_NODES=350000  call paths of the flame graph's profile (`callprof flame`, target 2 s)
+#   BENCH_FLAME_NODES=350000  call paths of the flame and call graphs' profile (`callprof flame`,
+#                           `callprof graph`, target 2 s each; the graph also on the web report's
+#                           manypaths recording)
 #   BENCH_DEPTH=12          manypaths: call depth (about 2.5^DEPTH calls per walk)
 #   BENCH_ROUNDS=2          manypaths: walks per thread (calls grow, paths do not)
 #   BENCH_MP_THREADS=2      manypaths: threads
@@ -204,6 +206,57 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------
+# Call graph: `callprof graph` on the flame graph's profile (target < 2 s), split in three:
+# "read only" (reading and analysing the profile, what every picture shares), `--format dot`
+# (+ the graph as data and its DOT text, no layout) and the SVG (+ Graphviz's layout and
+# renderer): layout = svg - dot. Then the dense case: --nodes 0 --edges 0 (every function,
+# every edge, up to the layout's hard cap). graph_row KEY LABEL prints one line.
+graph_row() {
+  local key=$1 label=$2
+  if [[ -n ${FAILED[$key]:-} ]]; then
+    printf '  %-26s failed: %s\n' "$label" "${FAILED[$key]}"
+  else
+    printf '  %-26s %6s s (cpu %6s s) %5s MiB\n' "$label" "$(med "$key")" "$(medcpu "$key")" "$(mib "$key")"
+  fi
+}
+# graph_shape DOT: "N nodes, M edges" of callprof's DOT (the legend is not a function).
+graph_shape() {
+  printf '%s functions, %s edges' "$(grep -c '^  n[0-9]* \[' "$1" || true)" "$(grep -c '^  n[0-9]* -> ' "$1" || true)"
+}
+# graph_layout DOT_KEY SVG_KEY: the layout's median seconds (svg - dot, 0 at least).
+graph_layout() { awk -v a="$(med "$2")" -v b="$(med "$1")" 'BEGIN { d = a - b; printf "%.2f", (d > 0 ? d : 0) }'; }
+graph_bench() {  # graph_bench PREFIX PROFILE TITLE
+  local k=$1 p=$2 title=$3
+  for (( r = 1; r <= REPEAT; r++ )); do
+    timed "$k/read" "$callprof" report -i "$p" --view summary --limit 1 -w --no-pager
+    timed "$k/dot" "$callprof" graph -i "$p" -o "$tmp/$k.dot"
+    timed "$k/svg" "$callprof" graph -i "$p" -o "$tmp/$k.svg"
+    timed "$k/all-dot" "$callprof" graph -i "$p" --nodes 0 --edges 0 -o "$tmp/$k-all.dot"
+    timed "$k/all-svg" "$callprof" graph -i "$p" --nodes 0 --edges 0 -o "$tmp/$k-all.svg"
+  done
+  "$callprof" graph -i "$p" -o "$tmp/$k.dot" 2>/dev/null || true
+  "$callprof" graph -i "$p" --nodes 0 --edges 0 -o "$tmp/$k-all.dot" 2>"$tmp/$k-all.err" || true
+  echo
+  echo "call graph, $title: seconds (median wall, median cpu), peak RSS"
+  graph_row "$k/read" "read only (report summary)"
+  graph_row "$k/dot" "graph --format dot"
+  graph_row "$k/svg" "graph (SVG)"
+  if [[ -z ${FAILED[$k/svg]:-} ]]; then
+    printf '  default: %s against 2 s; layout + render %s s (svg - dot); %s; SVG %s\n' \
+      "$(TARGET=2 verdict "$(med "$k/svg")")" "$(graph_layout "$k/dot" "$k/svg")" "$(graph_shape "$tmp/$k.dot")" \
+      "$(size_of "$tmp/$k.svg")"
+  fi
+  graph_row "$k/all-dot" "--nodes 0 --edges 0, dot"
+  graph_row "$k/all-svg" "--nodes 0 --edges 0, SVG"
+  if [[ -z ${FAILED[$k/all-svg]:-} ]]; then
+    printf '  every function and edge: layout + render %s s; %s; SVG %s\n' "$(graph_layout "$k/all-dot" "$k/all-svg")" \
+      "$(graph_shape "$tmp/$k-all.dot")" "$(size_of "$tmp/$k-all.svg")"
+  fi
+  sed -n 's/^callprof: note: /  note: /p' "$tmp/$k-all.err"
+}
+graph_bench graph "$fp" "${FLAME_NODES}-path synthetic profile (${FUNCTIONS} functions)"
+
+# ---------------------------------------------------------------------------------------
 # The web report (callprof html) of a many-paths recording: write time, file size and the
 # page's time to interactive in headless Chromium (html_interactive.mjs). Targets: < 3 s,
 # < 30 MB, < 3 s. BENCH_HTML_DEPTH=11 gives ~400 k call paths; BENCH_HTML=0 skips this.
@@ -232,6 +285,8 @@ if [[ ${BENCH_HTML:-1} == 1 ]]; then
       echo "  time to interactive: skipped (needs node and 'npm ci --prefix tests/browser')"
     fi
   fi
+  # The dense case: 300 functions that all call each other.
+  graph_bench mpgraph "$tmp/html.data" "manypaths $html_depth 2 2 ($paths call paths, 300 functions calling each other)"
 fi
 
 # ---------------------------------------------------------------------------------------

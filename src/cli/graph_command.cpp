@@ -79,14 +79,14 @@ Run add_graph(CLI::App& app) {
   app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
   app.add_option("-o,--output", a->output, "File to write: .svg, .dot or .png (default: SVG to standard output)");
   app.add_option("--format", a->format, "svg | dot | png (default: from the output's extension)");
-  app.add_option("--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all")
+  app.add_option("--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all, up to 150")
       ->capture_default_str();
   app.add_option("--node-fraction", a->node_fraction,
                  "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)")
       ->capture_default_str();
   app.add_option("--edges", a->edges,
-                 "At most this many edges, the heaviest (default: 3 per function shown; 0: all); each function "
-                 "keeps its heaviest caller");
+                 "At most this many edges, the heaviest (default: 3 per function shown; 0: all, up to 300); each "
+                 "function keeps its heaviest caller");
   app.add_option("--edge-fraction", a->edge_fraction, "Also hide edges below this fraction of the whole")
       ->capture_default_str();
   app.add_option("--edge-width", a->edge_width, "log | linear | uniform: how edge width follows the time along it")
@@ -105,7 +105,14 @@ Run add_graph(CLI::App& app) {
     if (!profile) return fail(profile.error().message);
     auto analysis = Analysis::run(std::move(*profile), *query);
     if (!analysis) return fail(analysis.error().message);
-    auto picture = render_call_graph(*analysis, *options, *format);
+    auto graph = analysis_call_graph(*analysis, *options);
+    if (!graph) return fail(graph.error().message);
+    if (graph->nodes_capped || graph->edges_capped)
+      note(fmt::format("note: Graphviz's layout takes at most {} functions and {} edges besides each function's "
+                       "heaviest caller: {} of {} functions and {} edges shown, {} lighter edges left out",
+                       kMaxGraphNodes, kMaxGraphEdges, graph->nodes.size(), graph->functions, graph->edges.size(),
+                       graph->hidden_edges));
+    auto picture = render_call_graph(*analysis, *graph, *options, *format);
     if (!picture) return fail(picture.error().message);
     return write_output(a->output, *picture, *format);
   };

@@ -26,6 +26,7 @@ std::vector<size_t> shown_rows(const std::vector<FunctionRow>& rows, const CallG
     return rows[a].function < rows[b].function;
   });
   const double floor = o.node_fraction * double(g.grand_total);
+  const size_t max_nodes = o.max_nodes > 0 ? std::min(o.max_nodes, kMaxGraphNodes) : kMaxGraphNodes;
   size_t shown = 0;
   for (; shown < order.size(); ++shown) {
     const uint64_t v = rows[order[shown]].total[m];
@@ -33,7 +34,10 @@ std::vector<size_t> shown_rows(const std::vector<FunctionRow>& rows, const CallG
     // Past the count, only functions tied with the last shown one (with some time) follow
     // it: the threshold then says truly "every hidden function is below".
     const bool tied = shown > 0 && v > 0 && v == rows[order[shown - 1]].total[m];
-    if (o.max_nodes > 0 && shown >= o.max_nodes && !tied) break;
+    if (shown >= max_nodes && !tied) {
+      g.nodes_capped = o.max_nodes == 0 || o.max_nodes > kMaxGraphNodes;
+      break;
+    }
   }
   order.resize(shown);
   g.threshold = shown ? rows[order.back()].total[m] : 0;
@@ -88,6 +92,7 @@ class EdgeCollector {
       e.value = e.total[metric_];
       max_value = std::max(max_value, e.value);
       e.via.assign(via_[i].begin(), via_[i].end());
+      e.via_callers = e.via.size();
       std::sort(e.via.begin(), e.via.end(), [](const auto& a, const auto& b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
       });
@@ -110,9 +115,10 @@ class EdgeCollector {
 // Leaves out the lightest edges beyond the options' limits, keeping each callee's heaviest
 // incoming edge and the recursion of a function onto itself.
 void trim_edges(CallGraph& g, const CallGraphOptions& o) {
-  const size_t limit = o.max_edges ? *o.max_edges : kEdgesPerNode * g.nodes.size();
+  const size_t wanted = o.max_edges ? *o.max_edges : kEdgesPerNode * g.nodes.size();
+  const size_t limit = wanted == 0 ? kMaxGraphEdges : std::min(wanted, kMaxGraphEdges);
   const double floor = o.edge_fraction * double(g.grand_total);
-  if ((limit == 0 || g.edges.size() <= limit) && o.edge_fraction <= 0) return;
+  if (g.edges.size() <= limit && o.edge_fraction <= 0) return;
   auto heavier = [&](size_t a, size_t b) {
     const GraphEdge &x = g.edges[a], &y = g.edges[b];
     if (x.value != y.value) return x.value > y.value;
@@ -126,8 +132,10 @@ void trim_edges(CallGraph& g, const CallGraphOptions& o) {
   for (size_t i : order) {  // heaviest first: the first edge into a callee is its heaviest
     const GraphEdge& e = g.edges[i];
     const bool self_recursion = e.caller == e.callee;
-    const bool within = (limit == 0 || kept < limit) && double(e.value) >= floor;
+    const bool within = kept < limit && double(e.value) >= floor;
     keep[i] = !has_incoming[e.callee] || self_recursion || within;
+    // Left out by the cap alone: the options would have kept it.
+    if (!keep[i] && (wanted == 0 || kept < wanted) && double(e.value) >= floor) g.edges_capped = true;
     if (!self_recursion) has_incoming[e.callee] = true;
     kept += keep[i];
   }

@@ -40,6 +40,12 @@ struct CallGraphOptions {
 };
 
 inline constexpr size_t kEdgesPerNode = 3;
+// Hard caps whatever the options (--nodes 0, --edges 0): Graphviz's dot layout time grows
+// steeply with edges (measured, docs/graph.md: 1,460 labelled edges between 30 functions took
+// over 5 minutes), so at most this many functions, and this many edges besides each
+// function's heaviest caller and its recursion onto itself, reach the layout.
+inline constexpr size_t kMaxGraphNodes = 150;
+inline constexpr size_t kMaxGraphEdges = 300;
 inline constexpr double kMinEdgeWidth = 1.0;   // pen width, points
 inline constexpr double kMaxEdgeWidth = 10.0;
 
@@ -62,8 +68,10 @@ struct GraphEdge {
   Metrics total;                 // every additive metric flowed (cum of outermost instances)
   double width = kMinEdgeWidth;
   // Folded edges: the hidden functions that called the callee here, most time first (at
-  // most kMaxVia), with the time that reached the callee through each.
+  // most kMaxVia), with the time that reached the callee through each; via_callers counts
+  // them all.
   std::vector<std::pair<FunctionId, uint64_t>> via;
+  size_t via_callers = 0;
 };
 
 inline constexpr size_t kMaxVia = 3;
@@ -78,6 +86,8 @@ struct CallGraph {
   uint64_t max_edge_value = 0;   // the widest edge's value
   size_t hidden_edges = 0;       // edges left out by max_edges / edge_fraction
   uint64_t hidden_edge_max = 0;  // the largest value among them
+  bool nodes_capped = false;     // kMaxGraphNodes left out functions the options would show
+  bool edges_capped = false;     // kMaxGraphEdges left out edges the options would keep
 
   size_t hidden() const { return functions - nodes.size(); }
   // Index of the function's node, or SIZE_MAX when it is hidden.

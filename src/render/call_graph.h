@@ -40,6 +40,9 @@ std::string call_graph_dot(const Analysis& analysis, const CallGraph& graph, con
 // renderer for Svg and Png. The web report embeds the Svg result (svg_element strips its
 // prolog for inline use).
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphOptions& options, GraphFormat format);
+// The picture of a graph analysis_call_graph made (for callers that report on it first).
+Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph,
+                                      const CallGraphOptions& options, GraphFormat format);
 
 // The <svg ...>...</svg> element of an SVG document (for embedding in HTML).
 std::string_view svg_element(std::string_view svg);

@@ -74,7 +74,12 @@ Result<CallGraph> analysis_call_graph(const Analysis& analysis, const CallGraphO
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphOptions& options, GraphFormat format) {
   auto graph = analysis_call_graph(analysis, options);
   if (!graph) return graph.error();
-  return graphviz_render(call_graph_dot(analysis, *graph, options), format);
+  return render_call_graph(analysis, *graph, options, format);
+}
+
+Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph,
+                                      const CallGraphOptions& options, GraphFormat format) {
+  return graphviz_render(call_graph_dot(analysis, graph, options), format);
 }
 
 std::string_view svg_element(std::string_view svg) {

@@ -80,11 +80,41 @@ TEST_P(Graph, PictureOfTheGprofCounterExample) {
   EXPECT_NE(ad.find("style=dashed"), std::string::npos) << f;
   EXPECT_NE(f.find("3 of 5 functions shown; 2 below"), std::string::npos) << f;
 
+  // --focus re-roots at B (a virtual root above it): B and what it called, nothing else.
+  const RunResult focus = callprof({"graph", "-i", "profile.callprof", "--focus", "^B$", "--format", "dot"});
+  ASSERT_EQ(focus.exit, exited(0)) << focus.err;
+  const std::string fo = focus.out;
+  EXPECT_TRUE(node_of(fo, "A").empty() && node_of(fo, "C").empty() && node_of(fo, "main").empty()) << fo;
+  EXPECT_NE(edge(fo, node_of(fo, "B"), node_of(fo, "D")).find("\\n40 calls\""), std::string::npos) << fo;
+  EXPECT_NE(fo.find("all 2 functions shown"), std::string::npos) << fo;
+  EXPECT_NE(fo.find("focus: ^B$"), std::string::npos) << fo;
+  EXPECT_NE(fo.find("not called by a shown function"), std::string::npos) << "B's tooltip: " << fo;
+
+  // --hide folds B and C into A in the analysis: A -> D is then a solid edge of 80 calls.
+  const RunResult hide = callprof({"graph", "-i", "profile.callprof", "--hide", "^(B|C)$", "--format", "dot"});
+  ASSERT_EQ(hide.exit, exited(0)) << hide.err;
+  const std::string h = hide.out;
+  const std::string hidden_ad = edge(h, node_of(h, "A"), node_of(h, "D"));
+  EXPECT_NE(hidden_ad.find("\\n80 calls\""), std::string::npos) << h;
+  EXPECT_EQ(hidden_ad.find("dashed"), std::string::npos) << h;
+  EXPECT_NE(h.find("all 3 functions shown"), std::string::npos) << h;
+
   // Bad options: one line, no file.
   const RunResult bad = callprof({"graph", "-i", "profile.callprof", "-o", "x.pdf"});
   EXPECT_EQ(bad.exit, exited(2));
   EXPECT_NE(bad.err.find("callprof: error: cannot tell the format of 'x.pdf'"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(dir() / "x.pdf"));
+
+  // PNG through Graphviz's bitmap plugin (cairo or gd), when the machine has one.
+  const RunResult png = callprof({"graph", "-i", "profile.callprof", "-o", "g.png"});
+  if (png.exit != exited(0) && png.err.find("PNG needs a Graphviz bitmap renderer") != std::string::npos) {
+    EXPECT_FALSE(std::filesystem::exists(dir() / "g.png"));
+    GTEST_SKIP() << "PNG not checked: " << png.err;
+  }
+  ASSERT_EQ(png.exit, exited(0)) << png.err;
+  const std::string image = read("g.png");
+  EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_GT(image.size(), 10000u) << "a picture of five boxes and their labels";
 }
 
 E2E_INSTANTIATE(Graph);

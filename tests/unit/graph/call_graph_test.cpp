@@ -95,6 +95,23 @@ TEST(CallGraph, HiddenFunctionsFoldIntoADashedEdgeWithTheirTime) {
   EXPECT_EQ(g.nodes[g.find(f.id("A"))].self, 0u);
 }
 
+TEST(CallGraph, AFoldedEdgeNamesItsHeaviestHiddenCallersAndCountsThemAll) {
+  Fixture f(
+      "main;A;h1;D 50\n"
+      "main;A;h2;D 40\n"
+      "main;A;h3;D 30\n"
+      "main;A;h4;D 20\n"
+      "main;A;h5;D 10\n");
+  const CallGraph g = f.graph({.max_nodes = 3});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"D", "main", "A"})) << "D ties at 150 with 5 calls";
+  const GraphEdge* ad = f.edge(g, "A", "D", true);
+  ASSERT_NE(ad, nullptr);
+  EXPECT_EQ(ad->calls, 5u);
+  EXPECT_EQ(ad->value, 150u);
+  EXPECT_EQ(ad->via, (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("h1"), 50}, {f.id("h2"), 40}, {f.id("h3"), 30}}));
+  EXPECT_EQ(ad->via_callers, 5u);
+}
+
 TEST(CallGraph, NodeFractionSetsTheThreshold) {
   Fixture f(kCounterExample);
   // 0.5 of 180 = 90: C (50) is hidden, B (130) shows; the path A > C > D folds.
@@ -232,6 +249,40 @@ TEST(CallGraph, LightEdgesGoButEveryFunctionKeepsItsHeaviestCaller) {
   EXPECT_EQ(r.edge(g, "g", "f", false), nullptr);
   Fixture fib("main;fib 10\nmain;fib;fib 20 calls=4\n");
   EXPECT_NE(fib.edge(fib.graph({.max_nodes = 0, .max_edges = 1}), "fib", "fib", false), nullptr);
+}
+
+// --nodes 0 and --edges 0 still stop at the layout's caps, and say so; limits below the caps
+// are not "capped".
+TEST(CallGraph, HardCapsBoundWhatReachesTheLayout) {
+  CallTree t;  // main calls 200 functions; f1..f40 also all call each other
+  const NodeId main = t.child(kRootNode, 0);
+  t.base(main)[Metric::Calls] = 1;
+  for (FunctionId f = 1; f <= 200; ++f) {
+    const NodeId n = t.child(main, f);
+    t.base(n)[Metric::Calls] = 1;
+    t.base(n)[Metric::WallNs] = 1000 + f;
+    if (f > 40) continue;
+    for (FunctionId to = 1; to <= 40; ++to) {
+      if (to == f) continue;
+      const NodeId c = t.child(n, to);
+      t.base(c)[Metric::Calls] = 1;
+      t.base(c)[Metric::WallNs] = f * 41 + to;
+    }
+  }
+  const NodeQuantities q = node_quantities(t);
+  const std::vector<FunctionRow> rows = function_rows(t, q);
+  const CallGraph all = build_call_graph(t, q, rows, {.max_nodes = 0, .max_edges = 0});
+  EXPECT_EQ(all.nodes.size(), kMaxGraphNodes);
+  EXPECT_TRUE(all.nodes_capped);
+  EXPECT_TRUE(all.edges_capped);
+  EXPECT_GE(all.edges.size(), kMaxGraphEdges);
+  EXPECT_LE(all.edges.size(), kMaxGraphEdges + kMaxGraphNodes) << "the cap, plus each function's heaviest caller";
+  EXPECT_EQ(all.hidden_edges + all.edges.size(), 149u + 40 * 39) << "main -> the 149 others shown, 40 x 39 between";
+  const CallGraph few = build_call_graph(t, q, rows, {.max_nodes = 40, .max_edges = 100});
+  EXPECT_EQ(few.nodes.size(), 40u);
+  EXPECT_FALSE(few.nodes_capped);
+  EXPECT_FALSE(few.edges_capped);
+  EXPECT_GT(few.hidden_edges, 0u);
 }
 
 // On random recursive trees, any threshold: each shown function's total is exactly its entry

@@ -128,6 +128,70 @@ TEST(GraphDot, MetricsTheProfileLacksAreErrors) {
   EXPECT_FALSE(analysis_call_graph(exact, {.node_fraction = 2}).ok());
 }
 
+const GraphEdge* edge_of(const Analysis& a, const CallGraph& g, std::string_view from, std::string_view to) {
+  for (const GraphEdge& e : g.edges)
+    if (g.nodes[e.caller].row.function == id_of(a, from) && g.nodes[e.callee].row.function == id_of(a, to)) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> shown_names(const Analysis& a, const CallGraph& g) {
+  std::vector<std::string> names;
+  for (const GraphNode& n : g.nodes) names.push_back(a.profile().functions[n.row.function].name);
+  return names;
+}
+
+// --focus re-roots the analysed tree (pprof's virtual root): the focused function is the top,
+// its time is the 100 %, and the functions that only called it (main) are gone, not hidden.
+TEST(GraphQuery, FocusGivesAVirtualRoot) {
+  QueryOptions q;
+  q.focus = "^A$";
+  const Analysis a = analysis_of(testing::counter_example_profile(), q);
+  auto g = analysis_call_graph(a, {.max_nodes = 0});
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(shown_names(a, *g), (std::vector<std::string>{"A", "D", "B", "C"}));
+  EXPECT_EQ(g->functions, 4u) << "main, spawn, worker and E are outside the focus";
+  EXPECT_EQ(g->grand_total, 162000000u) << "A's total: B 1 ms, C 1 ms, D 120 + 40 ms";
+  const GraphNode& top = g->nodes[0];
+  EXPECT_EQ(top.entry_value, 162000000u) << "all of A's time enters from the virtual root";
+  EXPECT_DOUBLE_EQ(top.heat, 1.0);
+  EXPECT_EQ(g->edges.size(), 4u);
+  EXPECT_EQ(edge_of(a, *g, "B", "D")->value, 120000000u);
+  EXPECT_EQ(edge_of(a, *g, "C", "D")->calls, 40u);
+  const std::string dot = call_graph_dot(a, *g, {.max_nodes = 0});
+  EXPECT_NE(dot.find("\\lfocus: ^A$\\l"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("label=\"A\\nself 0 (0%)\\ntotal 162ms (100.0%)\\n1 call\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("not called by a shown function: 162ms"), std::string::npos) << dot;
+}
+
+// --hide folds functions into their callers in the analysis itself: the callee's edge is then
+// an ordinary (solid) edge from the caller, unlike a function below the graph's threshold;
+// hiding the top function makes its callees tops of their own (called from the virtual root).
+TEST(GraphQuery, HideFoldsIntoCallersAndCanLeaveSeveralTops) {
+  QueryOptions q;
+  q.hide = "^(B|C)$";
+  const Analysis a = analysis_of(testing::counter_example_profile(), q);
+  auto g = analysis_call_graph(a, {.max_nodes = 0});
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->functions, 6u) << "main, A, D, spawn, worker, E";
+  const GraphEdge* ad = edge_of(a, *g, "A", "D");
+  ASSERT_NE(ad, nullptr);
+  EXPECT_FALSE(ad->folded);
+  EXPECT_EQ(ad->calls, 80u);
+  EXPECT_EQ(ad->value, 160000000u);
+  EXPECT_EQ(g->nodes[g->find(id_of(a, "A"))].self, 2000000u) << "B's and C's own time";
+  EXPECT_NE(call_graph_dot(a, *g, {}).find("\\lhidden by --hide: ^(B|C)$\\l"), std::string::npos);
+
+  q.hide = "^main$";
+  const Analysis top = analysis_of(testing::counter_example_profile(), q);
+  auto tops = analysis_call_graph(top, {.max_nodes = 0});
+  ASSERT_TRUE(tops.ok()) << tops.error().message;
+  EXPECT_EQ(tops->grand_total, 167050000u) << "hiding moves time, it removes none";
+  EXPECT_EQ(tops->nodes[tops->find(id_of(top, "A"))].entry_value, 162000000u);
+  EXPECT_EQ(tops->nodes[tops->find(id_of(top, "spawn"))].entry_value, 50000u);
+  EXPECT_EQ(tops->nodes[tops->find(id_of(top, "worker"))].entry_value, 5000000u);
+  EXPECT_EQ(tops->find(id_of(top, "main")), SIZE_MAX);
+}
+
 // A profile whose names try to break out of the DOT string, the SVG text and the terminal.
 Profile hostile_profile() {
   Profile p = testing::counter_example_profile();
