@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collect/runtime/function_plan.h"
+#include "util/numbers.h"
 #include "util/result.h"
 
 namespace callprof::cli {
@@ -46,7 +47,7 @@ struct RecordArgs {
   std::string min_duration;         // e.g. "10us"; "" none
   uint32_t max_nodes = 0;           // 0: the runtime's default
   std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
-  double snapshot_interval = 0;     // seconds; 0 none
+  int64_t snapshot_interval_ns = 0;  // 0 none
   SamplingArgs sampling;
   SyscallArgs syscalls;
   std::vector<std::string> command;
@@ -60,8 +61,6 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 // The runtime's variables for these options; `plan_path` "" when there is no plan.
 Result<Environment> runtime_environment(const RecordArgs& args, const std::string& plan_path);
 
-// "250ns", "10us", "1.5ms", "2s" (a bare number is ns).
-Result<uint64_t> parse_duration_ns(const std::string& text);
 // "USR2", "SIGUSR2", "12".
 Result<int> parse_signal(const std::string& text);
 

@@ -1,10 +1,12 @@
 // Collapsed ("folded") stacks, as Brendan Gregg's flamegraph.pl and speedscope read them:
 // one line per call path, "root;caller;function VALUE", the path's own (self) value.
 // The format has no escaping: a ';' inside a name would split a frame and a line break
-// would split a line, so both are replaced (by ':' and a space) before writing.
+// would split a line, so ';' becomes ':' and line breaks and other control characters
+// become C escapes (escape_text, as on the terminal, where this output often goes).
 #include <string>
 
 #include "export/export.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {
@@ -22,11 +24,9 @@ Metric metric_of(CollapsedValue v) {
 
 // A frame as the format can hold it.
 std::string frame(std::string_view name) {
-  std::string out(name.empty() ? "[unknown]" : name);
-  for (char& c : out) {
+  std::string out = escape_text(name.empty() ? "[unknown]" : name);
+  for (char& c : out)
     if (c == ';') c = ':';
-    if (c == '\n' || c == '\r' || c == '\0') c = ' ';
-  }
   return out;
 }
 

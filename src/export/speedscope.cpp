@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "export/export.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {
@@ -24,7 +25,7 @@ constexpr size_t kFlushBytes = size_t(1) << 20;
 // (names come from profiled binaries and can hold any bytes).
 std::string json_string(std::string_view s) {
   using nlohmann::json;
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+  return inert_json(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 // A selected thread's tree as speedscope sees it: --focus and --hide applied. Without
