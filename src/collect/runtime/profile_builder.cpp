@@ -3,6 +3,7 @@
 // never-completed nodes folded into their callers, signal contexts grafted.
 #include "collect/runtime/profile_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -162,8 +163,9 @@ Thread::OffCpu offcpu_state(uint32_t s) {
   return s == wire::kOffCpuUnavailable ? Thread::OffCpu::Unavailable : Thread::OffCpu::Off;
 }
 
-void add_process(const RawProcessDump& d, double rate, FunctionTable& table, BuildResult& out) {
-  ProcessSymbols syms(d, table);
+void add_process(const RawProcessDump& d, double rate, FunctionTable& table, SymbolizerCache& symbolizers,
+                 BuildResult& out) {
+  ProcessSymbols syms(d, table, symbolizers);
   Clock clock{d.header, rate};
   Profile& p = out.profile;
   Process proc;
@@ -216,7 +218,9 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
       path.push_back(syms.function(ct.nodes[n].fn));
     p.threads[i].creator_path.assign(path.rbegin(), path.rend());
   }
-  for (auto& w : syms.warnings()) out.warnings.push_back(w);
+  // Images sharing a symbolizer share its warnings: each is said once.
+  for (auto& w : syms.warnings())
+    if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end()) out.warnings.push_back(w);
 }
 
 }  // namespace
@@ -243,7 +247,8 @@ BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
     out.warnings.push_back("no usable clock calibration in the data: times are in TSC ticks, not ns");
     rate = 1.0;
   }
-  for (const auto& d : dumps) add_process(d, rate, table, out);
+  SymbolizerCache symbolizers;
+  for (const auto& d : dumps) add_process(d, rate, table, symbolizers, out);
   // The runtime's count of exit hooks that found no matching entry (see docs/modes.md).
   if (out.unmatched_exits > 0) out.profile.meta.exact.emplace().unmatched_exits = out.unmatched_exits;
   return out;
