@@ -1,9 +1,6 @@
 // `callprof report`: read a profile and render one view.
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <iostream>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -81,12 +78,6 @@ Run add_report(CLI::App& app) {
     if (Status s = resolve(*a, width, layout); !s) return fail(s.error().message);
     auto profile = read_profile(a->input);
     if (!profile) return fail(profile.error().message);
-    if (a->options.json && !isatty(STDOUT_FILENO)) {
-      // Streamed: the document of a large profile is several times the size of its model,
-      // and render_report writes nothing when an option is bad.
-      if (auto s = render_report(std::move(*profile), a->options, std::cout); !s) return fail(s.error().message);
-      return std::cout.flush() ? 0 : 1;
-    }
     std::ostringstream out;
     if (auto s = render_report(std::move(*profile), a->options, out); !s) return fail(s.error().message);
     return write_paged(out.str(), !a->no_pager) ? 0 : 1;
