@@ -35,10 +35,14 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view a = argv[i];
-    if (a == "--processes") o.processes = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (a == "--threads-per-process") o.threads = uint32_t(std::strtoul(argv[i + 1], nullptr, 10));
-    else if (a == "-o") o.output = argv[i + 1];
-    else usage("unknown option");
+    if (a == "--processes")
+      o.processes = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--threads-per-process")
+      o.threads = uint32_t(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (a == "-o")
+      o.output = argv[i + 1];
+    else
+      usage("unknown option");
   }
   if (argc % 2 == 0) usage("options take one value each");
   if (o.processes < 1 || o.processes > 1'000'000 || o.threads < 1 || o.threads > 64) usage("out of range");
@@ -92,8 +96,12 @@ int main(int argc, char** argv) {
     const int64_t start = int64_t(i) * 1000;
     for (uint32_t image = 0; image <= (i % 10 == 9 ? 1u : 0u); ++image) {
       const int64_t image_start = start + image * 500;
-      p.processes.push_back({.pid = pid, .ppid = ppid, .image = image, .command = "job " + std::to_string(i),
-                             .start_ns = image_start, .end_ns = image_start + 2'000'000});
+      p.processes.push_back({.pid = pid,
+                             .ppid = ppid,
+                             .image = image,
+                             .command = "job " + std::to_string(i),
+                             .start_ns = image_start,
+                             .end_ns = image_start + 2'000'000});
       uint32_t creator = 0;
       for (uint32_t k = 0; k < o.threads; ++k) {
         const uint32_t tid = k == 0 ? pid : next_tid++;

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -62,7 +61,6 @@ CLI::Option* add_seconds_option(CLI::App& app, const std::string& names, int64_t
                                 bool zero_allowed);
 
 // A duration with a unit ("10us"), kept as given in `target` once it parses.
-CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target,
-                                 const std::string& help);
+CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target, const std::string& help);
 
 }  // namespace callprof::cli

@@ -11,20 +11,31 @@
 namespace callprof::trace {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // Rough in-memory sizes (protobuf message + model object + container overhead), in bytes.
-constexpr uint64_t kModuleCost = 160, kFunctionCost = 320, kProcessCost = 256, kThreadCost = 1024,
-                   kNodeCost = 256, kMetricValueCost = 16, kSyscallCost = 512, kSmallItemCost = 64;
+constexpr uint64_t kModuleCost = 160, kFunctionCost = 320, kProcessCost = 256, kThreadCost = 1024, kNodeCost = 256,
+                   kMetricValueCost = 16, kSyscallCost = 512, kSmallItemCost = 64;
 
 // The fields holding repeated elements, by message (numbers from profile.proto).
 enum Field : uint32_t {
-  kProfileMetadata = 1, kProfileModules = 2, kProfileFunctions = 3, kProfileProcesses = 4, kProfileThreads = 5,
+  kProfileMetadata = 1,
+  kProfileModules = 2,
+  kProfileFunctions = 3,
+  kProfileProcesses = 4,
+  kProfileThreads = 5,
   kMetadataExtra = 8,
-  kThreadCreatorPath = 5, kThreadTree = 11, kThreadSyscalls = 17,
-  kTreeParent = 1, kTreeFunction = 2, kTreeMetrics = 3, kColumnValues = 2,
-  kSyscallErrnos = 8, kSyscallBuckets = 9, kSyscallCounts = 10,
+  kThreadCreatorPath = 5,
+  kThreadTree = 11,
+  kThreadSyscalls = 17,
+  kTreeParent = 1,
+  kTreeFunction = 2,
+  kTreeMetrics = 3,
+  kColumnValues = 2,
+  kSyscallErrnos = 8,
+  kSyscallBuckets = 9,
+  kSyscallCounts = 10,
 };
 
 Error malformed() { return make_error("corrupted (the payload is not a valid profile message)"); }
@@ -60,8 +71,10 @@ bool count_scalars(CodedInputStream& in, WireFormatLite::WireType type, uint32_t
   return nested(in, [&] {
     uint64_t v = 0;
     while (in.BytesUntilLimit() > 0)
-      if (!in.ReadVarint64(&v)) return false;
-      else ++count;
+      if (!in.ReadVarint64(&v))
+        return false;
+      else
+        ++count;
     return true;
   });
 }
@@ -134,18 +147,27 @@ uint64_t PayloadCounts::estimated_bytes() const {
 Result<PayloadCounts> count_payload(std::span<const uint8_t> payload) {
   if (payload.size() > size_t(INT_MAX)) return malformed();
   CodedInputStream in(payload.data(), int(payload.size()));
-  in.SetRecursionLimit(0);  // groups are never ours; SkipField must not descend into them
+  in.SetRecursionLimit(0);            // groups are never ours; SkipField must not descend into them
   in.PushLimit(int(payload.size()));  // so that the end of the payload reads as "limit reached"
   PayloadCounts c;
   const bool ok = for_each_field(in, [&](uint32_t field, WireFormatLite::WireType type, uint32_t tag) {
     if (!is_message(type)) return WireFormatLite::SkipField(&in, tag);
     switch (field) {
-      case kProfileMetadata: return count_metadata(in, c);
-      case kProfileThreads: return count_thread(in, c);
-      case kProfileModules: ++c.modules; break;
-      case kProfileFunctions: ++c.functions; break;
-      case kProfileProcesses: ++c.processes; break;
-      default: break;
+      case kProfileMetadata:
+        return count_metadata(in, c);
+      case kProfileThreads:
+        return count_thread(in, c);
+      case kProfileModules:
+        ++c.modules;
+        break;
+      case kProfileFunctions:
+        ++c.functions;
+        break;
+      case kProfileProcesses:
+        ++c.processes;
+        break;
+      default:
+        break;
     }
     return WireFormatLite::SkipField(&in, tag);
   });

@@ -14,8 +14,8 @@ namespace callprof::trace {
 
 // Element counts of a payload, read from its wire encoding without building messages.
 struct PayloadCounts {
-  uint64_t modules = 0, functions = 0, processes = 0, threads = 0, nodes = 0, metric_values = 0,
-           syscalls = 0, small_items = 0;  // small_items: creator path entries, errnos, buckets, extra entries
+  uint64_t modules = 0, functions = 0, processes = 0, threads = 0, nodes = 0, metric_values = 0, syscalls = 0,
+           small_items = 0;  // small_items: creator path entries, errnos, buckets, extra entries
   uint64_t estimated_bytes() const;
 };
 

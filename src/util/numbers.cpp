@@ -44,7 +44,8 @@ std::string shown(std::string_view text) {
 }  // namespace
 
 Result<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_t max) {
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   uint64_t value = 0;
   const auto [end, ec] = digits ? std::from_chars(text.data(), text.data() + text.size(), value)
                                 : std::from_chars_result{text.data(), std::errc::invalid_argument};
@@ -69,7 +70,8 @@ Result<int64_t> parse_seconds_ns(std::string_view text, bool zero_allowed) {
   if (!is_decimal_real(text))
     return make_error(fmt::format("{} is not a number of seconds (expected {} {:g})", shown(text), range, kMaxSeconds));
   const double seconds = std::strtod(std::string(text).c_str(), nullptr);
-  const int64_t ns = std::isfinite(seconds) && seconds >= 0 && seconds <= kMaxSeconds ? int64_t(std::llround(seconds * 1e9)) : -1;
+  const int64_t ns =
+      std::isfinite(seconds) && seconds >= 0 && seconds <= kMaxSeconds ? int64_t(std::llround(seconds * 1e9)) : -1;
   if (ns < 0 || (ns == 0 && !zero_allowed))
     return make_error(fmt::format("{} is out of range (expected {} {:g} seconds)", shown(text), range, kMaxSeconds));
   return ns;

@@ -39,8 +39,8 @@ bool have(const char* tool) { return std::system((std::string("command -v ") + t
 
 std::string report(const std::string& profile, const std::string& layout) {
   const std::string out = testing::TempDir() + "/deep_" + layout + ".json";
-  const std::string cmd = std::string(CALLPROF_BIN) + " report --no-pager --json --json-layout " + layout + " -i " +
-                          profile + " > " + out;
+  const std::string cmd =
+      std::string(CALLPROF_BIN) + " report --no-pager --json --json-layout " + layout + " -i " + profile + " > " + out;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return out;
 }

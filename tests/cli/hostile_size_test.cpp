@@ -1,8 +1,8 @@
 // Memory bounded by the input: crafted small files that claim huge payloads or millions of
 // elements make `report` fail at once with one line, in little memory (peak RSS of the
 // child, from wait4). Before the bounds, these took gigabytes and tens of seconds.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -52,7 +52,8 @@ TEST(HostileSize, CraftedFilesFailFastInLittleMemory) {
   for (const callprof::crafted::CraftedFile& f : callprof::crafted::all()) {
     SCOPED_TRACE(f.name);
     const std::string path = testing::TempDir() + "/" + f.name;
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(f.bytes.data()), std::streamsize(f.bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(f.bytes.data()), std::streamsize(f.bytes.size()));
     const Measured m = run_report(path);
     std::printf("%-26s %8zu bytes, payload %10llu: exit %d in %.2f s, peak RSS %ld KiB: %s", f.name.c_str(),
                 f.bytes.size(), (unsigned long long)f.payload_bytes, m.status, m.seconds, m.max_rss_kib, m.err.c_str());

@@ -84,7 +84,8 @@ void poison(Message& m, const std::string& value, std::set<std::string>& set_fie
     if (spared.count(f->full_name())) continue;
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       if (f->is_repeated()) {
-        for (int k = 0; k < r->FieldSize(m, f); ++k) r->SetRepeatedString(&m, f, k, r->GetRepeatedString(m, f, k) + value);
+        for (int k = 0; k < r->FieldSize(m, f); ++k)
+          r->SetRepeatedString(&m, f, k, r->GetRepeatedString(m, f, k) + value);
         if (r->FieldSize(m, f) > 0) set_fields.insert(f->full_name());
       } else {
         r->SetString(&m, f, r->GetString(m, f) + value);
@@ -92,7 +93,8 @@ void poison(Message& m, const std::string& value, std::set<std::string>& set_fie
       }
     } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (f->is_repeated())
-        for (int k = 0; k < r->FieldSize(m, f); ++k) poison(*r->MutableRepeatedMessage(&m, f, k), value, set_fields, spared);
+        for (int k = 0; k < r->FieldSize(m, f); ++k)
+          poison(*r->MutableRepeatedMessage(&m, f, k), value, set_fields, spared);
       else
         poison(*r->MutableMessage(&m, f), value, set_fields, spared);
     }
@@ -122,7 +124,8 @@ std::string write_poisoned(const std::string& path, const std::set<std::string>&
   const std::string bytes = payload.SerializeAsString();
   auto file = trace::wrap_payload(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   EXPECT_TRUE(file.ok());
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file->data()), std::streamsize(file->size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(file->data()), std::streamsize(file->size()));
   return path;
 }
 
@@ -159,10 +162,9 @@ class HostileStrings : public testing::TestWithParam<bool> {
   // of the two profiles so that its trees keep their numbers and every row shows.
   std::string profile() {
     const bool spare = GetParam();
-    const std::set<std::string> spared = spare ? std::set<std::string>{"callprof.file.MetricColumn.name"}
-                                               : std::set<std::string>{};
-    return write_poisoned(testing::TempDir() + (spare ? "/hostile_named.callprof" : "/hostile_all.callprof"),
-                          spared);
+    const std::set<std::string> spared =
+        spare ? std::set<std::string>{"callprof.file.MetricColumn.name"} : std::set<std::string>{};
+    return write_poisoned(testing::TempDir() + (spare ? "/hostile_named.callprof" : "/hostile_all.callprof"), spared);
   }
 };
 
@@ -175,7 +177,8 @@ TEST_P(HostileStrings, EveryViewIsInert) {
       commands.push_back("report" + in + "--percent-limit 0 -w --view " + view + extra);
   for (std::string extra : {"--format dot", "--format svg"}) commands.push_back("graph" + in + extra);
   for (std::string extra : {"", "--icicle", "--colors module"}) commands.push_back("flame" + in + extra);
-  for (std::string format : {"collapsed", "speedscope", "callgrind"}) commands.push_back("export" + in + "-f " + format);
+  for (std::string format : {"collapsed", "speedscope", "callgrind"})
+    commands.push_back("export" + in + "-f " + format);
   const std::string html = testing::TempDir() + "/hostile.html";
   int shown = 0;
   for (const std::string& c : commands) {

@@ -15,8 +15,8 @@ TEST(ManyProcesses, ThreadsViewOf20000ProcessesIsFast) {
   for (const char* view : {"threads", "flat"}) {
     SCOPED_TRACE(view);
     const auto start = std::chrono::steady_clock::now();
-    const std::string cmd = std::string(CALLPROF_BIN) + " report --no-pager --view " + view + " -i " + profile +
-                            " > " + testing::TempDir() + "/many_processes.txt";
+    const std::string cmd = std::string(CALLPROF_BIN) + " report --no-pager --view " + view + " -i " + profile + " > " +
+                            testing::TempDir() + "/many_processes.txt";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("report --view %s, 20,000 processes: %.2f s\n", view, seconds);

@@ -112,18 +112,22 @@ CraftedFile node_bomb() {
   varint(head, thread.size() + tree_len);
   head += thread + tree;
   // The payload: head, parent_head, zeros, tree_tail_head, parent_head, zeros-with-noise.
-  const uint64_t a = head.size() + parent_head.size(), b = a + kNodes - 1, c = b + tree_tail_head.size() + parent_head.size(),
-                 total = c + kNodes - 1;
+  const uint64_t a = head.size() + parent_head.size(), b = a + kNodes - 1,
+                 c = b + tree_tail_head.size() + parent_head.size(), total = c + kNodes - 1;
   const std::string middle = tree_tail_head + parent_head;
   return compressed("node_bomb.callprof", total, [=](std::string& chunk, uint64_t offset) {
     uint64_t state = offset + 7;
     const uint64_t end = std::min(total, offset + kMiB);
     const std::string start = head + parent_head;
     for (uint64_t at = offset; at < end; ++at) {
-      if (at < a) chunk.push_back(start[at]);
-      else if (at < b) chunk.push_back('\0');
-      else if (at < c) chunk.push_back(middle[at - b]);
-      else chunk.push_back(at % 256 == 0 ? char(noise(state) & 0x7f) : '\0');
+      if (at < a)
+        chunk.push_back(start[at]);
+      else if (at < b)
+        chunk.push_back('\0');
+      else if (at < c)
+        chunk.push_back(middle[at - b]);
+      else
+        chunk.push_back(at % 256 == 0 ? char(noise(state) & 0x7f) : '\0');
     }
   });
 }

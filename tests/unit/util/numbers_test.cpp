@@ -15,8 +15,8 @@ void expect_refused(const Result<uint64_t>& r, std::string_view text) {
 TEST(ParseCount, DigitsInRangeOnly) {
   EXPECT_EQ(parse_count("0", 0, 10).value(), 0u);
   EXPECT_EQ(parse_count("18446744073709551615", 0, UINT64_MAX).value(), UINT64_MAX);
-  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1e3", "0x10", "2^64", "1.0", "nan", "inf", "18446744073709551616",
-                          "99999999999999999999999"})
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1e3", "0x10", "2^64", "1.0", "nan", "inf",
+                          "18446744073709551616", "99999999999999999999999"})
     expect_refused(parse_count(bad, 0, UINT64_MAX), bad);
   expect_refused(parse_count("11", 0, 10), "11");
   expect_refused(parse_count("3", 4, 10), "3");
@@ -28,7 +28,8 @@ TEST(ParseReal, FiniteDecimalsInRange) {
   EXPECT_DOUBLE_EQ(parse_real("0.5", 0, 1).value(), 0.5);
   EXPECT_DOUBLE_EQ(parse_real("5e-3", 0, 1).value(), 0.005);
   EXPECT_DOUBLE_EQ(parse_real("100", 0, 100).value(), 100);
-  for (const char* bad : {"", "nan", "NaN", "inf", "-inf", "infinity", "0x1p3", "1e", ".", "1,5", "1e999", "101", "-0.1"})
+  for (const char* bad :
+       {"", "nan", "NaN", "inf", "-inf", "infinity", "0x1p3", "1e", ".", "1,5", "1e999", "101", "-0.1"})
     EXPECT_FALSE(parse_real(bad, 0, 100).ok()) << bad;
 }
 
