@@ -135,7 +135,6 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
                                  kInterruptFrames),
                      s->start_tsc);
   s->events.head = &s->events.consumed;
-  s->events.fault_fd = -1;
   s->tid = uint32_t(gettid());
   s->creator_node = UINT32_MAX;
   s->mapping = base;

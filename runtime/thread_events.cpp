@@ -3,7 +3,6 @@
 
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -57,28 +56,28 @@ uint64_t record_time(const Record& r) { return r.header.size >= sizeof r.header 
 
 void open_thread_events(ThreadState* s, const EventOptions& o) {
   ThreadEvents& e = s->events;
-  e = ThreadEvents{&e.consumed, 0, nullptr, 0, 0, 0, wire::kOffCpuOff, 0, -1};
+  e = ThreadEvents{&e.consumed, 0, nullptr, 0, 0, 0, wire::kOffCpuOff, 0};
   e.head = &e.consumed;
   if (!o.offcpu) return;
   e.state = wire::kOffCpuUnavailable;
-  perf_event_attr attr = base_attr(PERF_COUNT_SW_DUMMY);
+  // One event, mapped and then closed: with faults it is the page-fault event, which reports
+  // the switches too (a second event redirected into this ring would need its descriptor
+  // kept open, and under a low RLIMIT_NOFILE the program would miss it).
+  perf_event_attr attr = base_attr(o.faults ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_DUMMY);
   attr.context_switch = 1;
+  if (o.faults) attr.sample_period = 1;
   int fd = perf_event_open(&attr);
+  if (fd < 0 && o.faults) {  // no fault events here: switches alone
+    attr = base_attr(PERF_COUNT_SW_DUMMY);
+    attr.context_switch = 1;
+    fd = perf_event_open(&attr);
+  }
   if (fd < 0) return;
   uint64_t ring = uint64_t(o.ring_pages) * 4096;
   void* m = mmap(nullptr, 4096 + ring, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (m == MAP_FAILED) {
     close(fd);
     return;
-  }
-  if (o.faults) {
-    perf_event_attr f = base_attr(PERF_COUNT_SW_PAGE_FAULTS);
-    f.sample_period = 1;
-    e.fault_fd = perf_event_open(&f);
-    if (e.fault_fd >= 0 && ioctl(e.fault_fd, PERF_EVENT_IOC_SET_OUTPUT, fd) != 0) {
-      close(e.fault_fd);
-      e.fault_fd = -1;
-    }
   }
   close(fd);  // the mapping keeps the event alive, and the program keeps its descriptors
   e.page = m;
@@ -128,9 +127,7 @@ void close_thread_events(ThreadState* s, bool drain) {
   ThreadEvents& e = s->events;
   if (drain) drain_events(s);
   if (e.page) munmap(e.page, 4096 + e.ring_bytes);
-  if (e.fault_fd >= 0) close(e.fault_fd);
   e.page = nullptr;
-  e.fault_fd = -1;
   e.head = &e.consumed;
 }
 

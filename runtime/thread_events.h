@@ -1,5 +1,7 @@
 // Per-thread kernel events for CPU vs off-CPU time: a context-switch perf event on the
-// thread itself (and optionally page faults) writing into a small memory-mapped ring. The
+// thread itself (or, with page faults, the page-fault event, which then also reports the
+// switches) writing into a small memory-mapped ring that it alone keeps alive: the program
+// keeps every descriptor number. The
 // hooks compare the ring's head with what they consumed (one load); when it moved, the
 // records are charged to the frame on top of the shadow stack — a switched-out interval to
 // the function that was running, as SPEC §1.1 describes. No system call per function call.
@@ -20,7 +22,6 @@ struct ThreadEvents {
   uint32_t out_preempted;         // that switch-out was involuntary
   uint32_t state;                 // wire::kOffCpu*
   uint64_t lost;                  // records the kernel could not deliver
-  int fault_fd;                   // the page-fault event, -1 when not counted
 };
 
 struct EventOptions {

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/selection_options.h"
 #include "render/flame_svg.h"
 #include "trace/profile_file.h"
@@ -87,9 +88,8 @@ Run add_flame(CLI::App& app) {
   app.add_option("--diff", a->diff, "Base profile: colour each frame by its change (red: grew, blue: shrank)");
   app.add_flag("--normalize", a->normalize, "With --diff: scale the base to this profile's total");
   app.add_option("--colors", a->colors, "name (warm, by a hash of the name) | module")->capture_default_str();
-  app.add_option("--width", a->width, "Picture width in pixels")->capture_default_str();
-  app.add_option("--min-width", a->min_width, "Frames narrower than this many pixels are elided")
-      ->capture_default_str();
+  add_real_option(app, "--width", a->width, "Picture width in pixels", 200, 100000);
+  add_real_option(app, "--min-width", a->min_width, "Frames narrower than this many pixels are elided", 0, 100000);
   a->selection.add_to(app);
   return [a]() {
     auto options = resolve(*a);

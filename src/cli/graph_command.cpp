@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/selection_options.h"
 #include "render/call_graph.h"
 #include "trace/profile_file.h"
@@ -79,16 +80,13 @@ Run add_graph(CLI::App& app) {
   app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
   app.add_option("-o,--output", a->output, "File to write: .svg, .dot or .png (default: SVG to standard output)");
   app.add_option("--format", a->format, "svg | dot | png (default: from the output's extension)");
-  app.add_option("--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all, up to 150")
-      ->capture_default_str();
-  app.add_option("--node-fraction", a->node_fraction,
-                 "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)")
-      ->capture_default_str();
-  app.add_option("--edges", a->edges,
-                 "At most this many edges, the heaviest (default: 3 per function shown; 0: all, up to 300); each "
-                 "function keeps its heaviest caller");
-  app.add_option("--edge-fraction", a->edge_fraction, "Also hide edges below this fraction of the whole")
-      ->capture_default_str();
+  add_count_option(app, "--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all, up to 150");
+  add_real_option(app, "--node-fraction", a->node_fraction,
+                  "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)", 0, 1);
+  add_count_option(app, "--edges", a->edges,
+                   "At most this many edges, the heaviest (default: 3 per function shown; 0: all, up to 300); each "
+                   "function keeps its heaviest caller");
+  add_real_option(app, "--edge-fraction", a->edge_fraction, "Also hide edges below this fraction of the whole", 0, 1);
   app.add_option("--edge-width", a->edge_width, "log | linear | uniform: how edge width follows the time along it")
       ->capture_default_str();
   app.add_option("--metric", a->metric, "total (wall time) | cpu | offcpu | samples")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/selection_options.h"
 #include "html/html_report.h"
 #include "trace/profile_file.h"
@@ -18,7 +19,7 @@ struct HtmlArgs {
   std::string input = "callprof.data";
   std::string output = "callprof.html";
   size_t graph_nodes = 30;
-  double graph_timeout = 2.0;
+  int64_t graph_timeout_ns = 2'000'000'000;
   SelectionOptions selection;
 };
 
@@ -51,12 +52,10 @@ Run add_html(CLI::App& app) {
   auto a = std::make_shared<HtmlArgs>();
   app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
   app.add_option("-o,--output", a->output, "HTML file to write")->capture_default_str();
-  app.add_option("--graph-nodes", a->graph_nodes, "Call graph tab: about this many functions show; 0: all")
-      ->capture_default_str();
-  app.add_option("--graph-timeout", a->graph_timeout,
-                 "Call graph tab: give up laying out the graph after this many seconds; 0: no limit")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  add_count_option(app, "--graph-nodes", a->graph_nodes, "Call graph tab: about this many functions show; 0: all");
+  add_seconds_option(app, "--graph-timeout", a->graph_timeout_ns,
+                     "Call graph tab: give up laying out the graph after this many seconds; 0: no limit", true)
+      ->default_str("2");
   a->selection.add_to(app);
   return [a]() {
     if (a->output.empty() || a->output == "-") return fail("html needs an output file (-o FILE.html)");
@@ -68,7 +67,7 @@ Run add_html(CLI::App& app) {
     if (!analysis) return fail(analysis.error().message);
     html::HtmlOptions options;
     options.graph.max_nodes = a->graph_nodes;
-    options.graph_timeout_s = a->graph_timeout;
+    options.graph_timeout_s = double(a->graph_timeout_ns) / 1e9;
     auto page = html::render_html(*analysis, options);
     if (!page) return fail(page.error().message);
     if (Status s = write_atomically(a->output, *page); !s) return fail(s.error().message);

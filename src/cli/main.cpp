@@ -4,15 +4,18 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "util/escape.h"
 
 namespace callprof::cli {
 
+// Messages quote names from profiles, programs and users: escaped like every other text for
+// the terminal, which also keeps each message on one line.
 int fail(const std::string& message) {
-  std::fprintf(stderr, "callprof: error: %s\n", message.c_str());
+  std::fprintf(stderr, "callprof: error: %s\n", escape_text(message).c_str());
   return 2;
 }
-void warn(const std::string& message) { std::fprintf(stderr, "callprof: warning: %s\n", message.c_str()); }
-void note(const std::string& message) { std::fprintf(stderr, "callprof: %s\n", message.c_str()); }
+void warn(const std::string& message) { std::fprintf(stderr, "callprof: warning: %s\n", escape_text(message).c_str()); }
+void note(const std::string& message) { std::fprintf(stderr, "callprof: %s\n", escape_text(message).c_str()); }
 
 }  // namespace callprof::cli
 

@@ -206,7 +206,7 @@ Profile trace_until_exit(ObservedLaunch& observed, SyscallTracing& tracing, bool
 }
 
 bool wants_snapshots(const RecordArgs& a) {
-  return !a.snapshot_signal.empty() || a.snapshot_interval > 0 || !a.functions.checkpoints.empty();
+  return !a.snapshot_signal.empty() || a.snapshot_interval_ns > 0 || !a.functions.checkpoints.empty();
 }
 
 // The instrumented modules the program starts with: filters name functions in them.

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/number_options.h"
+
 namespace callprof::cli {
 
 void add_record_options(CLI::App& app, RecordArgs& a) {
@@ -31,25 +33,29 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
       ->allow_extra_args(false)->group(filters);
   app.add_option("--exclude-module", a.functions.exclude_modules, "Do not record functions of modules whose path matches")
       ->allow_extra_args(false)->group(filters);
-  app.add_option("--max-depth", a.max_depth, "Do not record calls deeper than this")->group(filters);
-  app.add_option("--min-duration", a.min_duration, "Do not record calls shorter than this (e.g. 1us, 2ms)")->group(filters);
-  app.add_option("--max-nodes", a.max_nodes, "Call paths kept per thread before small ones are pruned")->group(filters);
+  add_count_option(app, "--max-depth", a.max_depth, "Do not record calls deeper than this (0: no limit)")->group(filters);
+  add_duration_option(app, "--min-duration", a.min_duration, "Do not record calls shorter than this (e.g. 1us, 2ms)")
+      ->group(filters);
+  add_count_option(app, "--max-nodes", a.max_nodes, "Call paths kept per thread before small ones are pruned", 1024,
+                   UINT32_MAX)
+      ->group(filters);
   auto* snapshots = "Snapshots (exact mode)";
   app.add_option("--snapshot-signal", a.snapshot_signal, "Write a snapshot when the program gets this signal (e.g. USR2)")
       ->group(snapshots);
-  app.add_option("--snapshot-interval", a.snapshot_interval, "Write a snapshot every N seconds")->group(snapshots);
+  add_seconds_option(app, "--snapshot-interval", a.snapshot_interval_ns, "Write a snapshot every N seconds", false)
+      ->group(snapshots);
   app.add_option("--checkpoint", a.functions.checkpoints, "Write a snapshot each time this function returns")
       ->allow_extra_args(false)->group(snapshots);
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   auto* timeline = "Timeline (chrome export; exact mode, and sample mode's sample times)";
   app.add_flag("--timeline", a.timeline, "Keep when calls happened, per thread (export --format chrome)")->group(timeline);
-  app.add_option("--timeline-min-duration", a.timeline_min_duration, "Calls shorter than this stay off the timeline")
-      ->capture_default_str()
+  add_duration_option(app, "--timeline-min-duration", a.timeline_min_duration,
+                      "Calls shorter than this stay off the timeline")
+      ->default_str(a.timeline_min_duration)
       ->group(timeline);
-  app.add_option("--timeline-events", a.timeline_events, "Events kept per thread; older ones are dropped and counted")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 24))
+  add_count_option(app, "--timeline-events", a.timeline_events,
+                   "Events kept per thread; older ones are dropped and counted", 1, 1u << 24)
       ->group(timeline);
   app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
   app.positionals_at_end();
@@ -57,16 +63,15 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
 
 void add_sampling_options(CLI::App& app, SamplingArgs& s) {
   auto* group = "Sampling (sample mode and attach)";
-  app.add_option("-F,--freq", s.frequency, "Samples per second of CPU time per thread")
-      ->capture_default_str()->check(CLI::Range(1, 100000))->group(group);
+  add_count_option(app, "-F,--freq", s.frequency, "Samples per second of CPU time per thread", 1, 100000)->group(group);
   app.add_option("-e,--event", s.event, "What triggers a sample: cpu-clock, or a hardware counter where the machine "
                  "has one (cycles, instructions, cache-misses, branch-misses)")
       ->capture_default_str()->check(CLI::IsMember({"cpu-clock", "cycles", "instructions", "cache-misses", "branch-misses"}))
       ->group(group);
   app.add_option("--call-graph", s.call_graph, "fp (frame pointers) | dwarf (copy the user stack, unwind with CFI)")
       ->capture_default_str()->check(CLI::IsMember({"fp", "dwarf"}))->group(group);
-  app.add_option("--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample")
-      ->capture_default_str()->check(CLI::Range(256, 65000))->group(group);
+  add_count_option(app, "--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample", 256, 65000)
+      ->group(group);
   app.add_flag("--off-cpu", s.off_cpu, "Also record where threads block and for how long (switch-outs with stacks)")
       ->group(group);
   app.add_flag("--no-kernel", s.no_kernel, "Leave kernel frames out of the stacks")->group(group);
@@ -81,25 +86,11 @@ void add_syscall_options(CLI::App& app, SyscallArgs& s) {
       ->group(group);
   app.add_option("--syscall-stacks", s.stacks, "none | user (the program's stack at entry) | full (also the kernel's)")
       ->capture_default_str()->check(CLI::IsMember({"none", "user", "full"}))->group(group);
-  app.add_option("--syscall-stack-bytes", s.window_bytes,
-                 "User stack copied at each call's entry and unwound by CFI: more reaches further up a program "
-                 "without frame pointers, at ~0.1 µs per KiB")
-      ->capture_default_str()->check(CLI::Range(0, 8192))->group(group);
-}
-
-Result<uint64_t> parse_duration_ns(const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  double scale = unit == "" || unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : -1;
-  if (used == 0 || scale < 0 || value < 0)
-    return make_error("'" + text + "' is not a duration (examples: 500ns, 10us, 1.5ms, 2s)");
-  return uint64_t(value * scale);
+  add_count_option(app, "--syscall-stack-bytes", s.window_bytes,
+                   "User stack copied at each call's entry and unwound by CFI: more reaches further up a program "
+                   "without frame pointers, at ~0.1 µs per KiB",
+                   0, 8192)
+      ->group(group);
 }
 
 Result<int> parse_signal(const std::string& text) {
@@ -127,10 +118,7 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (a.libcalls) env.push_back({"CALLPROF_LIBCALLS", "1"});
   if (a.raw_clock) env.push_back({"CALLPROF_COMPENSATE", "0"});
   if (a.max_depth > 0) env.push_back({"CALLPROF_MAX_DEPTH", std::to_string(a.max_depth)});
-  if (a.max_nodes > 0) {
-    if (a.max_nodes < 1024) return make_error("--max-nodes: at least 1024");
-    env.push_back({"CALLPROF_MAX_NODES", std::to_string(a.max_nodes)});
-  }
+  if (a.max_nodes > 0) env.push_back({"CALLPROF_MAX_NODES", std::to_string(a.max_nodes)});
   if (!a.min_duration.empty()) {
     auto ns = parse_duration_ns(a.min_duration);
     if (!ns) return make_error("--min-duration: " + ns.error().message);
@@ -142,9 +130,8 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
     if (*sig == SIGKILL || *sig == SIGSTOP) return make_error("--snapshot-signal: SIGKILL and SIGSTOP cannot be caught");
     env.push_back({"CALLPROF_SNAPSHOT_SIGNAL", std::to_string(*sig)});
   }
-  if (a.snapshot_interval < 0) return make_error("--snapshot-interval: must be positive");
-  if (a.snapshot_interval > 0)
-    env.push_back({"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<uint64_t>(1, uint64_t(a.snapshot_interval * 1000)))});
+  if (a.snapshot_interval_ns > 0)
+    env.push_back({"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<int64_t>(1, a.snapshot_interval_ns / 1'000'000))});
   if (!plan_path.empty()) env.push_back({"CALLPROF_FUNCTIONS", plan_path});
   if (a.timeline) {
     auto ns = timeline_min_ns(a);

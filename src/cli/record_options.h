@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collect/runtime/function_plan.h"
+#include "util/numbers.h"
 #include "util/result.h"
 
 namespace callprof::cli {
@@ -46,7 +47,7 @@ struct RecordArgs {
   std::string min_duration;         // e.g. "10us"; "" none
   uint32_t max_nodes = 0;           // 0: the runtime's default
   std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
-  double snapshot_interval = 0;     // seconds; 0 none
+  int64_t snapshot_interval_ns = 0;  // 0 none
   bool timeline = false;            // keep a per-thread timeline of calls (samples in sample mode)
   std::string timeline_min_duration = "10us";  // shorter calls stay off it (exact mode)
   uint32_t timeline_events = 1u << 16;         // per thread; older events are dropped and counted
@@ -63,8 +64,6 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 // The runtime's variables for these options; `plan_path` "" when there is no plan.
 Result<Environment> runtime_environment(const RecordArgs& args, const std::string& plan_path);
 
-// "250ns", "10us", "1.5ms", "2s" (a bare number is ns).
-Result<uint64_t> parse_duration_ns(const std::string& text);
 // The timeline's bound on calls, in ns (validated --timeline-min-duration).
 Result<uint64_t> timeline_min_ns(const RecordArgs& args);
 // "USR2", "SIGUSR2", "12".

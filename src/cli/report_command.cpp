@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/pager.h"
 #include "cli/selection_options.h"
 #include "cli/stdout_stream.h"
 #include "report/report.h"
 #include "trace/profile_file.h"
+#include "util/escape.h"
 
 namespace callprof::cli {
 namespace {
@@ -20,12 +22,13 @@ struct ReportArgs {
   ReportOptions options;
   SelectionOptions selection;
   std::string view = "flat";
+  std::string json_layout = "nested";
   bool wide = false, no_pager = false;
   size_t width = 0;
 };
 
 // Typed options from the parsed strings; one error line for a value that is not known.
-Status resolve(ReportArgs& a, const CLI::Option* width) {
+Status resolve(ReportArgs& a, const CLI::Option* width, const CLI::Option* layout_option) {
   const auto view = parse_view(a.view);
   if (!view)
     return make_error(fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls, "
@@ -33,6 +36,11 @@ Status resolve(ReportArgs& a, const CLI::Option* width) {
   auto query = a.selection.resolve();
   if (!query) return query.error();
   if (a.wide && width->count() > 0) return make_error("--width and -w/--wide exclude each other");
+  const auto layout = parse_json_layout(a.json_layout);
+  if (!layout)
+    return make_error(fmt::format("unknown --json-layout '{}' (valid: nested, flat, columns)", escape_text(a.json_layout)));
+  if (layout_option->count() > 0 && !a.options.json) return make_error("--json-layout applies to --json");
+  a.options.json_layout = *layout;
   ReportOptions& o = a.options;
   o.view = *view;
   o.query = std::move(query).value();
@@ -40,9 +48,6 @@ Status resolve(ReportArgs& a, const CLI::Option* width) {
   o.width = a.wide || o.json ? 0 : width->count() > 0 ? a.width : terminal_width();
   return Ok{};
 }
-
-const CLI::Validator kNonNegative(
-    [](std::string& v) { return v.rfind('-', 0) == 0 ? std::string("must be 0 or more") : std::string(); }, "N");
 
 }  // namespace
 
@@ -59,19 +64,21 @@ Run add_report(CLI::App& app) {
                  "callers-of / callees-of: the function (regex); threads view: per-thread rows of these functions");
   a->selection.add_to(app);
   app.add_flag("--json", o.json, "Write the whole JSON document (docs/json.md) instead of text");
-  app.add_option("--limit", o.limit, "At most this many rows (0: the view's default)")->check(kNonNegative);
-  app.add_option("--percent-limit", o.percent_limit,
-                 "Hide rows (tree: fold subtrees) below this % of the view's total; 0 shows all")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 100.0));
+  auto* layout = app.add_option("--json-layout", a->json_layout,
+                 "nested: the tree nested (cut at 80 levels, marked) | flat: nodes with parent ids, any depth | "
+                 "columns: nodes and edges as columns")
+      ->capture_default_str();
+  add_count_option(app, "--limit", o.limit, "At most this many rows (0: the view's default)");
+  add_real_option(app, "--percent-limit", o.percent_limit,
+                  "Hide rows (tree: fold subtrees) below this % of the view's total; 0 shows all", 0, 100);
   app.add_option("--columns", o.columns,
                  "flat, tree, callers: columns to show: a,b (exactly), +a,-b (change the default set), all");
-  auto* width = app.add_option("--width", a->width, "Cut names so lines fit N columns (default: the terminal's)")
-                    ->check(kNonNegative);
+  auto* width = add_count_option(app, "--width", a->width, "Cut names so lines fit N columns (default: the terminal's)",
+                                 0, 100000);
   app.add_flag("-w,--wide", a->wide, "Never cut names");
   app.add_flag("--no-pager", a->no_pager, "Write to the terminal directly, without $PAGER (default less -FRSX)");
-  return [a, width]() {
-    if (Status s = resolve(*a, width); !s) return fail(s.error().message);
+  return [a, width, layout]() {
+    if (Status s = resolve(*a, width, layout); !s) return fail(s.error().message);
     auto profile = read_profile(a->input);
     if (!profile) return fail(profile.error().message);
     // JSON for a program (not a terminal) streams out: it can be hundreds of MB, and it

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_options.h"
 #include "cli/output_file.h"
 #include "collect/sampling/ordered_sink.h"
 #include "collect/sampling/perf_launch_gate.h"
@@ -219,7 +220,7 @@ void on_interrupt(int) { g_interrupted = true; }
 
 struct AttachArgs {
   pid_t pid = 0;
-  double duration = 0;
+  int64_t duration_ns = 0;  // 0: until Ctrl-C or the process exits
   std::string output = "callprof.data";
   bool quiet = false;
   std::string mode = "sample";
@@ -228,8 +229,6 @@ struct AttachArgs {
 };
 
 int attach(AttachArgs a) {
-  if (a.pid <= 0) return fail("attach: a PID is required");
-  if (a.duration < 0) return fail("--duration must be positive");
   if (Status out = check_output(a.output, ""); !out) return fail(out.error().message);
   if (a.mode == "syscall") {
     a.sampling.frequency = 0;
@@ -255,9 +254,9 @@ int attach(AttachArgs a) {
   if (!a.quiet)
     note(fmt::format("attached to {} ({} threads) at {} Hz; {}", a.pid, session->initial_threads().size(),
                      a.sampling.frequency,
-                     a.duration > 0 ? fmt::format("for {} s", a.duration) : std::string("Ctrl-C to stop")));
+                     a.duration_ns > 0 ? fmt::format("for {} s", double(a.duration_ns) / 1e9) : std::string("Ctrl-C to stop")));
   const auto start = std::chrono::steady_clock::now();
-  drain(*session, tracing.get(), collector, [&] { return g_interrupted || (a.duration > 0 && since(start) >= int64_t(a.duration * 1e9)); });
+  drain(*session, tracing.get(), collector, [&] { return g_interrupted || (a.duration_ns > 0 && since(start) >= a.duration_ns); });
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   std::string command = "pid " + std::to_string(a.pid);
@@ -270,8 +269,9 @@ int attach(AttachArgs a) {
 
 Run add_attach(CLI::App& app) {
   auto args = std::make_shared<AttachArgs>();
-  app.add_option("pid", args->pid, "The process to sample")->required();
-  app.add_option("-d,--duration", args->duration, "Seconds to sample (default: until Ctrl-C or the process exits)");
+  add_count_option(app, "pid", args->pid, "The process to sample", 1, INT32_MAX)->required();
+  add_seconds_option(app, "-d,--duration", args->duration_ns,
+                     "Seconds to sample (default: until Ctrl-C or the process exits)", false);
   app.add_option("-o,--output", args->output, "Profile file to write")->capture_default_str();
   app.add_flag("-q,--quiet", args->quiet, "Print nothing of our own (errors excepted)");
   app.add_option("--mode", args->mode, "sample | syscall (system calls only; --syscalls defaults to all)")

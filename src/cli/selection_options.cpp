@@ -3,11 +3,14 @@
 
 #include <fmt/format.h>
 
+#include "cli/number_options.h"
+
 namespace callprof::cli {
 
 void SelectionOptions::add_to(CLI::App& app) {
-  thread_option_ = app.add_option("--thread", thread_, "Only this thread id (default: all threads merged)");
-  pid_option_ = app.add_option("--pid", pid_, "Only this process of a multi-process profile");
+  thread_option_ = add_count_option(app, "--thread", thread_, "Only this thread id (default: all threads merged)", 0,
+                                    UINT32_MAX);
+  pid_option_ = add_count_option(app, "--pid", pid_, "Only this process of a multi-process profile", 0, UINT32_MAX);
   app.add_option("--focus", query_.focus,
                  "Re-root at the functions matching this regex: what they do, whatever their caller; "
                  "percentages of their total");

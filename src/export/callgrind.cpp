@@ -42,6 +42,8 @@
 // which KCachegrind's cycle detection groups; inclusive costs stay exact.
 #include <fmt/format.h>
 
+#include "util/escape.h"
+
 #include <algorithm>
 #include <iterator>
 #include <string>
@@ -53,30 +55,10 @@
 namespace callprof {
 namespace {
 
-// A name as one line of the format can hold it.
+// A name as one line of the format can hold it: control characters (and C1 controls,
+// bidirectional overrides, invalid UTF-8) as C escapes, the terminal's escaping.
 std::string one_line(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c != 0x7f) {
-      out += ch;
-      continue;
-    }
-    switch (c) {
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        fmt::format_to(std::back_inserter(out), "\\x{:02x}", c);
-    }
-  }
+  std::string out = escape_text(s);
   if (out.empty()) out = "???";
   return out;
 }

@@ -58,6 +58,8 @@ std::string dot_escape(std::string_view text) {
       case '\\': out += "\\\\"; break;
       case '"': out += "\\\""; break;
       case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;  // Graphviz decodes entities in every label: shown as '<'
+      case '>': out += "&gt;"; break;
       default: out += c; break;
     }
   }

@@ -16,8 +16,9 @@ namespace callprof {
 std::string safe_text(std::string_view untrusted, size_t max_chars);
 
 // Text for inside a double-quoted DOT string that Graphviz shows literally: '\' and '"'
-// are backslash-escaped (so Graphviz's \N, \G, \n ... never apply) and '&' becomes &amp;
-// (Graphviz decodes entities in labels). The caller joins lines with the DOT escape "\n".
+// are backslash-escaped (so Graphviz's \N, \G, \n ... never apply) and '&', '<', '>' become
+// entities (Graphviz decodes entities in labels, so they show as themselves, and the DOT
+// text carries no markup). The caller joins lines with the DOT escape "\n".
 std::string dot_escape(std::string_view text);
 
 // 3 significant digits and a unit: 950ns, 1.23µs, 12.3ms, 4.56s; 0 is "0".

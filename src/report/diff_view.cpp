@@ -64,7 +64,7 @@ void render_json(const Diff& d, const DiffReportOptions& o, std::ostream& out) {
                     {"scale", d.scale},
                     {"functions", rows(d.functions, false)},
                     {"paths", rows(d.paths, true)}};
-  out << doc.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+  out << inert_json(doc.dump(1, ' ', false, json::error_handler_t::replace)) << '\n';
 }
 
 }  // namespace

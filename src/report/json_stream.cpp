@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "graph/node_filter.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {
@@ -47,7 +50,7 @@ std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId i
 
 std::string json_string(std::string_view s) {
   using nlohmann::json;
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+  return inert_json(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 const std::string& JsonNames::operator()(FunctionId f) const {
@@ -81,6 +84,22 @@ std::string edge_json(const ReportContext& ctx, const EdgeRow& e, const JsonName
                      e.recursive_calls, e.self_ns, e.total_ns, fields_json(metric_fields(ctx, e.self, e.total, true)));
 }
 
+// Shown nodes in the subtree under `id` (itself excluded): what a cut at the depth limit leaves out.
+size_t shown_below(const CallTree& tree, const std::vector<bool>& shown, NodeId id) {
+  size_t count = 0;
+  std::vector<NodeId> stack{id};
+  while (!stack.empty()) {
+    const NodeId at = stack.back();
+    stack.pop_back();
+    for (NodeId c = tree.node(at).first_child; c != kNoNode; c = tree.node(c).next_sibling)
+      if (shown[c]) {
+        ++count;
+        stack.push_back(c);
+      }
+  }
+  return count;
+}
+
 void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
   const CallTree& tree = ctx.tree();
   const std::vector<bool> shown = select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
@@ -91,7 +110,7 @@ void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonName
   struct Frame {
     NodeId next;
     bool first;
-  };  // the open node's next child to write
+  };  // the open node's next child to write; stack.size() is the depth of the nodes it writes
   std::vector<Frame> stack{{next_shown(tree.node(kRootNode).first_child), true}};
   out << "\"tree\": [";
   while (!stack.empty()) {
@@ -104,10 +123,49 @@ void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonName
     }
     const NodeId id = f.next;
     f.next = next_shown(tree.node(id).next_sibling);
-    out << (f.first ? "\n" : ",\n") << open_node(ctx, names, id) << ",\"children\":[";
+    out << (f.first ? "\n" : ",\n") << open_node(ctx, names, id);
     f.first = false;
-    stack.push_back({next_shown(tree.node(id).first_child), true});  // invalidates f
+    const NodeId first_child = next_shown(tree.node(id).first_child);
+    if (stack.size() >= kMaxJsonTreeDepth && first_child != kNoNode) {
+      out << ",\"children\":[],\"children_cut\":" << shown_below(tree, shown, id) << "}";
+      continue;
+    }
+    out << ",\"children\":[";
+    stack.push_back({first_child, true});  // invalidates f
   }
+}
+
+NodeOrder node_order(const ReportContext& ctx) {
+  const CallTree& tree = ctx.tree();
+  const std::vector<bool> shown = select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
+  NodeOrder order;
+  std::vector<std::pair<NodeId, int64_t>> stack;  // (node, its parent's index), next on top
+  auto push_children = [&](NodeId parent, int64_t parent_index) {
+    const size_t first = stack.size();
+    for (NodeId c = tree.node(parent).first_child; c != kNoNode; c = tree.node(c).next_sibling)
+      if (shown[c]) stack.emplace_back(c, parent_index);
+    std::reverse(stack.begin() + ptrdiff_t(first), stack.end());  // first child on top
+  };
+  push_children(kRootNode, -1);
+  while (!stack.empty()) {
+    const auto [id, parent] = stack.back();
+    stack.pop_back();
+    order.ids.push_back(id);
+    order.parents.push_back(parent);
+    push_children(id, int64_t(order.ids.size() - 1));
+  }
+  return order;
+}
+
+void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
+  const NodeOrder order = node_order(ctx);
+  out << "\"nodes\": [";
+  for (size_t i = 0; i < order.ids.size(); ++i) {
+    const int64_t parent = order.parents[i];
+    out << (i ? ",\n" : "\n") << open_node(ctx, names, order.ids[i]) << ",\"id\":" << i
+        << ",\"parent\":" << (parent < 0 ? std::string("null") : std::to_string(parent)) << '}';
+  }
+  out << (order.ids.empty() ? "]" : "\n]");
 }
 
 }  // namespace callprof

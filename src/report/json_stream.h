@@ -40,8 +40,26 @@ std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const
 // One edge object (docs/json.md, "edge").
 std::string edge_json(const ReportContext& ctx, const EdgeRow& e, const JsonNames& names);
 
+// Node levels the nested `tree` holds: JSON nests an object and an array per node, and jq
+// 1.6 refuses documents deeper than 256 of its levels (an object counts twice: 3 per node;
+// Python stops near 1000). A node at this depth whose subtree goes deeper gets
+// "children": [] and "children_cut": N (docs/json.md, "Depth").
+inline constexpr size_t kMaxJsonTreeDepth = 80;
+
 // `"tree": [...]` with the nodes the filter selects, nested, one node per line.
 // Iterative, so arbitrarily deep recursion cannot overflow the stack.
 void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names);
+
+// The shown nodes in depth-first order (children in the tree's order), each with the
+// index of its parent in that order (-1: a top-level node).
+struct NodeOrder {
+  std::vector<NodeId> ids;
+  std::vector<int64_t> parents;
+};
+NodeOrder node_order(const ReportContext& ctx);
+
+// `"nodes": [...]`: the nodes of `tree`, flat, in depth-first order, each with "id" (its
+// index here) and "parent" (null for a top-level node) instead of "children".
+void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names);
 
 }  // namespace callprof

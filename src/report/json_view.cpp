@@ -14,6 +14,7 @@
 #include "report/json_stream.h"
 #include "report/syscall_rows.h"
 #include "report/views.h"
+#include "util/escape.h"
 #include "util/parallel.h"
 
 namespace callprof {
@@ -26,7 +27,7 @@ using json = nlohmann::ordered_json;
 constexpr int kSchemaVersion = 2;
 
 // Names come from the profiled binary and need not be valid UTF-8: replace, never throw.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) { return inert_json(j.dump(-1, ' ', false, json::error_handler_t::replace)); }
 
 json opt_ns(uint64_t v) { return v == Metrics::kUnset ? json(nullptr) : json(v); }
 json opt_name(const ReportContext& ctx, FunctionId f) { return f == kNoFunction ? json(nullptr) : json(ctx.analysis().full_name(f)); }
@@ -309,35 +310,6 @@ std::vector<json> modules(const ReportContext& ctx) {
   return out;
 }
 
-// The shown nodes in depth-first order (children in the tree's order), each with the
-// index of its parent in that order (-1: a top-level node).
-struct NodeOrder {
-  std::vector<NodeId> ids;
-  std::vector<int64_t> parents;
-};
-
-NodeOrder node_order(const ReportContext& ctx) {
-  const CallTree& tree = ctx.tree();
-  const std::vector<bool> shown = select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
-  NodeOrder order;
-  std::vector<std::pair<NodeId, int64_t>> stack;  // (node, its parent's index), next on top
-  auto push_children = [&](NodeId parent, int64_t parent_index) {
-    const size_t first = stack.size();
-    for (NodeId c = tree.node(parent).first_child; c != kNoNode; c = tree.node(c).next_sibling)
-      if (shown[c]) stack.emplace_back(c, parent_index);
-    std::reverse(stack.begin() + ptrdiff_t(first), stack.end());  // first child on top
-  };
-  push_children(kRootNode, -1);
-  while (!stack.empty()) {
-    const auto [id, parent] = stack.back();
-    stack.pop_back();
-    order.ids.push_back(id);
-    order.parents.push_back(parent);
-    push_children(id, int64_t(order.ids.size() - 1));
-  }
-  return order;
-}
-
 // `"key": [v0,v1,...]` with one value per node; `null` instead of the array when absent.
 template <typename Value>
 void write_column(std::ostream& out, std::string_view key, size_t count, bool present, Value value) {
@@ -435,7 +407,10 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
       if (ctx.matches(e.caller) || ctx.matches(e.callee)) edges.push_back(edge_json(ctx, e, names));
     write_array(out, "edges", edges);
     out << ",\n";
-    write_tree_json(out, ctx, names);
+    if (o.json_layout == JsonLayout::Flat)
+      write_flat_nodes_json(out, ctx, names);
+    else
+      write_tree_json(out, ctx, names);
   }
   out << ",\n";
   write_array(out, "threads", threads(ctx));

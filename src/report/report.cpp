@@ -53,6 +53,13 @@ Status check_options(const ReportOptions& o) {
 
 }  // namespace
 
+std::optional<JsonLayout> parse_json_layout(std::string_view name) {
+  if (name == "nested") return JsonLayout::Nested;
+  if (name == "flat") return JsonLayout::Flat;
+  if (name == "columns") return JsonLayout::Columns;
+  return std::nullopt;
+}
+
 std::optional<View> parse_view(std::string_view name) {
   for (const ViewEntry& e : kViews)
     if (e.name == name) return e.view;

@@ -21,7 +21,10 @@ enum class View { Flat, Callers, Tree, Threads, Summary, Syscalls, Modules, Call
 std::optional<View> parse_view(std::string_view name);
 std::string_view view_name(View view);
 
-enum class JsonLayout { Nested, Columns };
+enum class JsonLayout { Nested, Flat, Columns };
+
+// "nested", "flat", "columns"; nullopt for an unknown name.
+std::optional<JsonLayout> parse_json_layout(std::string_view name);
 
 struct ReportOptions {
   QueryOptions query;  // selection and analysis (threads, compensation, focus, hide, names)
@@ -34,8 +37,11 @@ struct ReportOptions {
   bool json = false;    // the whole JSON document (all sections) instead of the view
   // The JSON document's layout of its two large sections: Nested (the default: `tree`, one
   // object per node with its name and every key, children nested; `edges`, one object per
-  // edge) or Columns (`nodes` instead of `tree` and `edges` as columnar arrays, ids instead
-  // of names, the main keys only: a fraction of the size, for the web report). docs/json.md.
+  // edge; nesting stops at kMaxJsonTreeDepth with a marker), Flat (`nodes` instead of `tree`:
+  // the same node objects in one array, each with its id and its parent's, so any depth
+  // stays readable by jq and Python) or Columns (`nodes` instead of `tree` and `edges` as
+  // columnar arrays, ids instead of names, the main keys only: a fraction of the size, for
+  // the web report). docs/json.md.
   JsonLayout json_layout = JsonLayout::Nested;
   size_t limit = 0;     // max rows (stanzas for callers); 0 = all (summary: 10)
   // flat/tree/callers: "" = the profile's default set; "all"; "a,b" exactly these;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 #include "graph/threads.h"
 #include "model/lineage.h"
@@ -18,8 +19,22 @@
 namespace callprof {
 namespace {
 
+// Each thread's creator in the profile's creation forest (SIZE_MAX for a root); links that
+// form a cycle in damaged input are broken there, so these never do.
+std::vector<size_t> forest_creators(const Profile& p) {
+  std::vector<size_t> creator(p.threads.size(), SIZE_MAX);
+  std::vector<size_t> open;  // the current path, by depth
+  for (const ForestEntry& e : thread_forest(p)) {
+    open.resize(e.depth);
+    if (!open.empty()) creator[e.index] = open.back();
+    open.push_back(e.index);
+  }
+  return creator;
+}
+
 struct ThreadData {
   const ReportContext& ctx;
+  std::vector<size_t> creator = forest_creators(ctx.profile());
   std::vector<ThreadTotals> totals = thread_totals(ctx.profile());
   std::vector<size_t> process = thread_processes(ctx.profile());
   int64_t origin = earliest_thread_start_ns(ctx.profile());
@@ -125,28 +140,30 @@ bool selected(const ReportContext& ctx, const Thread& t) {
   return ctx.matches_text(t.name) || (t.start_routine != kNoFunction && ctx.matches(t.start_routine));
 }
 
-// The creation forest of `threads`, siblings ordered by `less`, as (thread, depth).
+// The creation forest of `threads` (a subset of one process's), siblings ordered by `less`,
+// as (thread, depth). A thread whose creator is not in `threads` is a root. Linear in the
+// group: the whole profile's forest was built once (ThreadData::creator), since building
+// it per process made the view quadratic in processes.
 std::vector<ForestEntry> sorted_forest(const ThreadData& d, const std::vector<size_t>& threads, const ThreadLess& less) {
-  const std::vector<ForestEntry> forest = thread_forest(d.ctx.profile(), threads);
-  std::vector<std::vector<size_t>> kids(forest.size() + 1);  // by forest position; last: roots
-  std::vector<size_t> open;                                   // positions on the current path
-  for (size_t i = 0; i < forest.size(); ++i) {
-    open.resize(forest[i].depth);
-    kids[open.empty() ? forest.size() : open.back()].push_back(i);
-    open.push_back(i);
+  std::unordered_map<size_t, size_t> position;  // profile index -> position in `threads`
+  for (size_t k = 0; k < threads.size(); ++k) position.emplace(threads[k], k);
+  std::vector<std::vector<size_t>> kids(threads.size() + 1);  // by position; last: roots
+  for (size_t k = 0; k < threads.size(); ++k) {
+    const auto creator = position.find(d.creator[threads[k]]);
+    kids[creator == position.end() ? threads.size() : creator->second].push_back(k);
   }
   std::vector<ForestEntry> out;
-  std::vector<size_t> stack;
-  auto push_sorted = [&](std::vector<size_t>& k) {
-    std::sort(k.begin(), k.end(), [&](size_t a, size_t b) { return less(forest[a].index, forest[b].index); });
-    for (auto it = k.rbegin(); it != k.rend(); ++it) stack.push_back(*it);
+  std::vector<ForestEntry> stack;  // (position, depth)
+  auto push_sorted = [&](std::vector<size_t>& k, uint32_t depth) {
+    std::sort(k.begin(), k.end(), [&](size_t a, size_t b) { return less(threads[a], threads[b]); });
+    for (auto it = k.rbegin(); it != k.rend(); ++it) stack.push_back({*it, depth});
   };
-  push_sorted(kids.back());
+  push_sorted(kids.back(), 0);
   while (!stack.empty()) {
-    const size_t at = stack.back();
+    const ForestEntry at = stack.back();
     stack.pop_back();
-    out.push_back(forest[at]);
-    push_sorted(kids[at]);
+    out.push_back({threads[at.index], at.depth});
+    push_sorted(kids[at.index], at.depth + 1);
   }
   return out;
 }

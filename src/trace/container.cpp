@@ -86,6 +86,10 @@ Result<FileHeader> decode_header(std::span<const uint8_t> bytes) {
                                  h.uncompressed_size, kMaxPayloadSize));
   // The writer's frames never exceed zstd's bound, so a larger claim is damage, and refusing
   // it keeps a reader from loading a huge file on the header's word.
+  if (h.uncompressed_size > h.compressed_size * kMaxCompressionRatio + kRatioAllowance)
+    return corrupted(fmt::format("header declares a payload of {} bytes from {} compressed: a ratio above the limit "
+                                 "of {} (docs/format.md, Limits)",
+                                 h.uncompressed_size, h.compressed_size, kMaxCompressionRatio));
   if (h.compressed_size > ZSTD_compressBound(h.uncompressed_size))
     return corrupted(fmt::format("header declares {} compressed bytes for {} uncompressed",
                                  h.compressed_size, h.uncompressed_size));
@@ -147,6 +151,9 @@ Result<std::vector<uint8_t>> wrap_payload(std::span<const uint8_t> payload) {
                                            payload.data(), payload.size());
   if (ZSTD_isError(frame_size))
     return make_error(fmt::format("cannot compress the profile: {}", ZSTD_getErrorName(frame_size)));
+  if (payload.size() > frame_size * kMaxCompressionRatio + kRatioAllowance)
+    return make_error(fmt::format("profile compresses {}-fold, above the {}-fold a reader accepts (docs/format.md, Limits)",
+                                  payload.size() / std::max<size_t>(frame_size, 1), kMaxCompressionRatio));
   file.resize(kHeaderSize + frame_size);
   std::copy(kMagic.begin(), kMagic.end(), file.begin());
   put_le(file.data() + 8, kProfileFormatVersion, 4);

@@ -15,8 +15,13 @@ namespace callprof::trace {
 
 inline constexpr std::array<uint8_t, 8> kMagic = {'C', 'A', 'L', 'L', 'P', 'R', 'O', 'F'};
 inline constexpr size_t kHeaderSize = 32;  // magic, u32 version, u32 flags, u64 x2 sizes
-// protobuf cannot parse or produce a message of 2 GiB or more.
-inline constexpr uint64_t kMaxPayloadSize = 0x7fffffff;
+// The hard cap on a payload (docs/format.md, "Limits"): 1 GiB, about 20 million call paths,
+// well under protobuf's 2 GiB.
+inline constexpr uint64_t kMaxPayloadSize = 1ull << 30;
+// And what its compressed size allows: zstd compresses honest profiles 3-50x (identical
+// threads more); a file claiming more is a decompression bomb, refused from its header.
+inline constexpr uint64_t kMaxCompressionRatio = 1024;
+inline constexpr uint64_t kRatioAllowance = 1ull << 20;  // small files: up to 1 MiB whatever the ratio
 
 struct FileHeader {
   uint32_t version = 0;

@@ -9,6 +9,7 @@
 
 #include "trace/container.h"
 #include "trace/file_io.h"
+#include "trace/payload_budget.h"
 #include "trace/proto_convert.h"
 
 namespace callprof {
@@ -50,6 +51,12 @@ Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view
   if (Status s = trace::check_payload_length(*header, frame.size()); !s) return named(name, s.error());
   Result<std::string> payload = trace::decompress_payload(*header, frame);
   if (!payload) return named(name, payload.error());
+  // Counted before anything is built: a small file cannot make the reader allocate much.
+  if (Status s = trace::check_payload_budget(std::span(reinterpret_cast<const uint8_t*>(payload->data()),
+                                                       payload->size()),
+                                             bytes.size());
+      !s)
+    return named(name, s.error());
   file::Profile message;
   // Size fits an int: decode_header caps it at kMaxPayloadSize.
   if (!message.ParseFromArray(payload->data(), int(payload->size())))

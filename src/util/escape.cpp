@@ -78,6 +78,22 @@ std::string escape_text(std::string_view s) {
   return out;
 }
 
+std::string inert_json(std::string json_text) {
+  if (json_text.find_first_of("\xc2\xe2") == std::string::npos) return json_text;
+  std::string out;
+  out.reserve(json_text.size());
+  for (size_t i = 0; i < json_text.size();) {
+    char32_t cp = 0;
+    const size_t len = utf8_sequence(json_text, i, cp);
+    if (len > 1 && is_format_control(cp))
+      out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
+    else
+      out.append(json_text, i, std::max<size_t>(len, 1));
+    i += std::max<size_t>(len, 1);
+  }
+  return out;
+}
+
 size_t display_width(std::string_view s) {
   size_t w = 0;
   for (char c : s) w += (static_cast<unsigned char>(c) & 0xC0) != 0x80;

@@ -1,4 +1,5 @@
-// Escaping of untrusted text (names from a profile or a program) for the terminal.
+// Escaping of untrusted text (names from a profile or a program) for the terminal, raw or
+// inside JSON.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,12 @@ namespace callprof {
 // table: control characters become C escapes (\n, \t, \x1b ...), C1 controls and
 // bidirectional overrides become \u escapes, invalid UTF-8 bytes become \xNN.
 std::string escape_text(std::string_view s);
+
+// Serialized JSON (valid UTF-8) made safe for a terminal: the code points that JSON allows
+// raw inside strings but a terminal acts on or that reorder text (C1 controls, bidirectional
+// controls, U+2028/U+2029) become \uXXXX escapes, so the document means the same to a
+// parser. ASCII controls are already escaped by every JSON serializer.
+std::string inert_json(std::string json_text);
 
 // Terminal columns taken by already-escaped text (one per code point).
 size_t display_width(std::string_view s);

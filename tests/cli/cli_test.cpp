@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -85,9 +87,60 @@ TEST(Cli, RecordOptionsTakeOneValueEach) {
   const std::string p = testing::TempDir() + "/cli_filtered.callprof";
   CliRun r = run("record -q --exclude '^count' --exclude '^print' -o " + p + " " + WORDFREQ_BIN + " 100");
   EXPECT_EQ(r.status, 0) << r.err;
-  expect_one_line_error("record --max-nodes 10 -- " + std::string(WORDFREQ_BIN), "--max-nodes: at least 1024");
+  expect_one_line_error("record --max-nodes 10 -- " + std::string(WORDFREQ_BIN), "--max-nodes: '10' is out of range (expected 1024 to");
   expect_one_line_error("record --snapshot-interval -1 -- " + std::string(WORDFREQ_BIN), "--snapshot-interval");
   expect_one_line_error("record --snapshot-signal KILL -- " + std::string(WORDFREQ_BIN), "cannot be caught");
+}
+
+// Every numeric option parses through one family (util/numbers.h) with a range: no NaN or
+// infinity, no overflow into a tiny or negative value, no empty string read as "none".
+TEST(Cli, NumbersAndDurations) {
+  const std::string prog = " -- " + std::string(WORDFREQ_BIN);
+  const std::string in = " -i " + profile_path();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"attach -d 1e10 1", "--duration: '1e10' is out of range"},
+      {"attach -d 1e30 1", "--duration: '1e30' is out of range"},
+      {"attach -d inf 1", "--duration: 'inf' is not a number of seconds"},
+      {"attach -d 0 1", "--duration: '0' is out of range (expected more than 0"},
+      {"attach -d nan 1", "--duration: 'nan' is not a number of seconds"},
+      {"attach -d -1 1", "--duration"},
+      {"attach 0", "pid: '0' is out of range"},
+      {"attach 99999999999", "pid: '99999999999' is out of range"},
+      {"attach -F 0 1", "--freq: '0' is out of range"},
+      {"attach -F nan 1", "--freq: 'nan' is not a whole number"},
+      {"record --min-duration ''" + prog, "--min-duration: '' is not a duration"},
+      {"record --min-duration nanms" + prog, "--min-duration: 'nanms' is not a duration"},
+      {"record --min-duration 0" + prog, "--min-duration: '0' is not a duration"},
+      {"record --min-duration 1e30s" + prog, "--min-duration: '1e30s' is not a duration"},
+      {"record --snapshot-interval nan" + prog, "--snapshot-interval: 'nan' is not a number of seconds"},
+      {"record --snapshot-interval 0" + prog, "--snapshot-interval: '0' is out of range"},
+      {"record --snapshot-interval inf" + prog, "--snapshot-interval"},
+      {"record --max-depth -1" + prog, "--max-depth: '-1' is not a whole number"},
+      {"record --max-nodes 99999999999" + prog, "--max-nodes: '99999999999' is out of range"},
+      {"record --stack-bytes 1e3" + prog, "--stack-bytes: '1e3' is not a whole number"},
+      {"record --syscall-stack-bytes 9000" + prog, "--syscall-stack-bytes: '9000' is out of range"},
+      {"report --limit 2^64" + in, "--limit: '2^64' is not a whole number"},
+      {"report --limit 18446744073709551616" + in, "--limit: '18446744073709551616' is out of range"},
+      {"report --limit -3" + in, "--limit: '-3' is not a whole number"},
+      {"report --percent-limit nan" + in, "--percent-limit: 'nan' is not a number"},
+      {"report --percent-limit 1e999" + in, "--percent-limit: '1e999' is out of range"},
+      {"report --width 0x50" + in, "--width: '0x50' is not a whole number"},
+      {"report --thread 4294967296" + in, "--thread: '4294967296' is out of range"},
+      {"report --pid abc" + in, "--pid: 'abc' is not a whole number"},
+      {"diff --limit 1.5 a b", "--limit: '1.5' is not a whole number"},
+      {"graph --nodes 1e9" + in, "--nodes: '1e9' is not a whole number"},
+      {"graph --edges -1" + in, "--edges: '-1' is not a whole number"},
+      {"graph --node-fraction nan" + in, "--node-fraction: 'nan' is not a number"},
+      {"graph --edge-fraction 2" + in, "--edge-fraction: '2' is out of range"},
+      {"flame --width inf" + in, "--width: 'inf' is not a number"},
+      {"flame --min-width -1" + in, "--min-width: '-1' is out of range"},
+      {"html --graph-timeout nan -o /tmp/x.html" + in, "--graph-timeout: 'nan' is not a number of seconds"},
+      {"html --graph-nodes 2^64 -o /tmp/x.html" + in, "--graph-nodes: '2^64' is not a whole number"},
+  };
+  for (const auto& [args, needle] : cases) expect_one_line_error(args, needle);
+  // In range, they still work.
+  CliRun ok = run("report --limit 3 --percent-limit 0.5 --width 100" + in);
+  EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
 TEST(Cli, RecordSamplesProgramsWithoutHooks) {

@@ -1,11 +1,13 @@
 // Writes the fuzzer's seed corpus into the directory given as argv[1]: a few valid profile
-// files, and the bare protobuf payload of each (the fuzzer also tries inputs as payloads).
+// files, the bare protobuf payload of each (the fuzzer also tries inputs as payloads), and
+// the crafted hostile files of tests/support/crafted_profiles.h.
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "trace/profile_file.h"
 #include "trace/proto_convert.h"
+#include "crafted_profiles.h"
 
 namespace callprof {
 namespace {
@@ -118,6 +120,9 @@ int main(int argc, char** argv) {
   ok = ok && callprof::write_seed(dir, "threaded", callprof::threaded_profile());
   ok = ok && callprof::write_seed(dir, "sampled", callprof::sampled_profile());
   ok = ok && callprof::write_seed(dir, "syscalls", callprof::syscall_profile());
+  // The crafted hostile files (bombs, huge counts) of the bounded-memory test, as they are.
+  for (const callprof::crafted::CraftedFile& f : callprof::crafted::all())
+    ok = ok && callprof::write_bytes(dir + "/" + f.name, f.bytes.data(), f.bytes.size());
   if (!ok) std::fprintf(stderr, "make_fuzz_seeds: cannot write seeds into %s\n", dir.c_str());
   return ok ? 0 : 1;
 }

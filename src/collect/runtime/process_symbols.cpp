@@ -48,15 +48,31 @@ std::string FunctionTable::unknown_name(ModuleId module, uint64_t address) const
   return path.substr(path.rfind('/') + 1) + "+" + buf;
 }
 
-ProcessSymbols::ProcessSymbols(const RawProcessDump& d, FunctionTable& table) : table_(table) {
+std::shared_ptr<Symbolizer> SymbolizerCache::get(const std::vector<LoadedModule>& modules, std::string& error) {
+  std::string key;
+  for (const LoadedModule& m : modules)
+    key += m.path + '\n' + std::to_string(m.bias) + ' ' + std::to_string(m.start) + ' ' + std::to_string(m.end) + ' ' +
+           m.build_id + '\n';
+  auto [it, added] = by_layout_.try_emplace(key);
+  if (added) {
+    auto s = Symbolizer::create(modules);
+    if (s) it->second.symbolizer = std::move(s.value());
+    else it->second.error = s.error().message;
+  }
+  error = it->second.error;
+  return it->second.symbolizer;
+}
+
+ProcessSymbols::ProcessSymbols(const RawProcessDump& d, FunctionTable& table, SymbolizerCache& symbolizers)
+    : table_(table) {
   std::vector<LoadedModule> mods;
   for (const RawModule& m : d.modules) {
     mods.push_back(LoadedModule{m.path, m.bias, m.start, m.end, m.build_id});
     module_ids_.push_back(table.module(m));
   }
-  auto s = Symbolizer::create(std::move(mods));
-  if (s) symbolizer_ = std::move(s.value());
-  else warnings_.push_back(s.error().message);
+  std::string error;
+  symbolizer_ = symbolizers.get(mods, error);
+  if (!error.empty()) warnings_.push_back(error);
   for (const RawLibCall& l : d.libcalls) libcalls_[l.id] = &l;
 }
 

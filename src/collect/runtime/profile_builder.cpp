@@ -3,6 +3,7 @@
 // never-completed nodes folded into their callers, signal contexts grafted.
 #include "collect/runtime/profile_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -184,8 +185,9 @@ Thread::OffCpu offcpu_state(uint32_t s) {
   return s == wire::kOffCpuUnavailable ? Thread::OffCpu::Unavailable : Thread::OffCpu::Off;
 }
 
-void add_process(const RawProcessDump& d, double rate, FunctionTable& table, BuildResult& out) {
-  ProcessSymbols syms(d, table);
+void add_process(const RawProcessDump& d, double rate, FunctionTable& table, SymbolizerCache& symbolizers,
+                 BuildResult& out) {
+  ProcessSymbols syms(d, table, symbolizers);
   Clock clock{d.header, rate};
   Profile& p = out.profile;
   Process proc;
@@ -239,7 +241,9 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Bui
       path.push_back(syms.function(ct.nodes[n].fn));
     p.threads[i].creator_path.assign(path.rbegin(), path.rend());
   }
-  for (auto& w : syms.warnings()) out.warnings.push_back(w);
+  // Images sharing a symbolizer share its warnings: each is said once.
+  for (auto& w : syms.warnings())
+    if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end()) out.warnings.push_back(w);
 }
 
 }  // namespace
@@ -266,7 +270,8 @@ BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
     out.warnings.push_back("no usable clock calibration in the data: times are in TSC ticks, not ns");
     rate = 1.0;
   }
-  for (const auto& d : dumps) add_process(d, rate, table, out);
+  SymbolizerCache symbolizers;
+  for (const auto& d : dumps) add_process(d, rate, table, symbolizers, out);
   for (const auto& d : dumps)
     for (const RawThread& t : d.threads)
       if (t.has_timeline) {

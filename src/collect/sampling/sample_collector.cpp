@@ -129,12 +129,15 @@ std::string region_name(const std::vector<Mapping>& mappings, uint64_t pc) {
 }  // namespace
 
 void SampleCollector::symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
-                                      FunctionTable& table, std::vector<std::string>& warnings) {
+                                      FunctionTable& table, SymbolizerCache& symbolizers,
+                                      std::vector<std::string>& warnings) {
   std::vector<LoadedModule> mods = loaded_modules(mappings_[image], warnings);
   std::vector<ModuleId> module_ids;
   for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
-  auto symbolizer = Symbolizer::create(mods);
-  if (!symbolizer) warnings.push_back(symbolizer.error().message);
+  // Shared by the images with the same modules at the same addresses (forked children).
+  std::string error;
+  const std::shared_ptr<Symbolizer> symbolizer = symbolizers.get(mods, error);
+  if (!error.empty()) warnings.push_back(error);
   const ModuleId kernel_module = table.module(RawModule{0, 0, 0, "[kernel.kallsyms]", ""});
 
   // Each address once: its function, and the functions inlined into it there.
@@ -148,7 +151,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
       it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0, FunctionKind::Kernel));
       return it->second;
     }
-    std::vector<SymbolInfo> chain = symbolizer ? (*symbolizer)->resolve_inlined(pc) : std::vector<SymbolInfo>{};
+    std::vector<SymbolInfo> chain = symbolizer ? symbolizer->resolve_inlined(pc) : std::vector<SymbolInfo>{};
     if (chain.empty() || (chain.size() == 1 && chain[0].module < 0)) {
       // Outside every file: the vDSO, JIT code, anonymous memory: named after the region.
       it->second.push_back(table.named(region_name(mappings_[image], pc), kNoModule, 0));
@@ -222,7 +225,8 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
   }
   if (timeline_events_) add_timeline(image, stacks, syscall_nodes, stack_nodes, first_thread, p);
   if (symbolizer)
-    for (const auto& w : (*symbolizer)->warnings()) warnings.push_back(w);
+    for (const auto& w : symbolizer->warnings())
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
 }
 
 // Each of the image's threads (the last ones added to `p`) gets its samples' times (the
@@ -259,6 +263,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   const uint64_t start = now_ns();
   Profile p;
   FunctionTable table(p);
+  SymbolizerCache symbolizers;
   std::map<Image, std::vector<const Stack*>> by_image;
   for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
   for (const SyscallPath& c : syscall_paths_) by_image[{c.pid, c.image}];
@@ -275,7 +280,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
       proc.end_ns = int64_t(main_thread->second.last_ns);
     }
     p.processes.push_back(proc);
-    symbolize_image(image, stacks, p, table, warnings);
+    symbolize_image(image, stacks, p, table, symbolizers, warnings);
   }
   for (const auto& w : unwinder_.warnings()) warnings.push_back(w);
   counts_.build_ns = now_ns() - start;

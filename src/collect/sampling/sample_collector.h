@@ -17,6 +17,7 @@
 
 namespace callprof {
 class FunctionTable;
+class SymbolizerCache;
 }
 
 namespace callprof::sampling {
@@ -108,7 +109,7 @@ class SampleCollector : public RecordSink {
   std::vector<Stack> stacks_;
   std::map<uint32_t, ThreadInfo> threads_;
   void symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
-                       FunctionTable& table, std::vector<std::string>& warnings);
+                       FunctionTable& table, SymbolizerCache& symbolizers, std::vector<std::string>& warnings);
 
   // System calls, aggregated per (thread, image, path, call) as they arrive: a program
   // can make millions, each path only needs its sums.

@@ -6,51 +6,12 @@
 #include <string>
 
 #include "collect/runtime/raw_dump_reader.h"
+#include "raw_dump_samples.h"
 
 namespace callprof {
 namespace {
 
-template <typename T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void pad(std::string& out) { out.append(wire::pad8(out.size()) - out.size(), '\0'); }
-
-// A process with one module and one thread: root -> main (open) -> leaf, plus one call of
-// a signal handler grafted under main.
-std::string sample_dump() {
-  std::string out;
-  wire::DumpHeader h{};
-  std::memcpy(h.magic, wire::kDumpMagic, 8);
-  h.version = wire::kDumpVersion;
-  h.header_bytes = sizeof h;
-  h.pid = 42;
-  h.module_count = 1;
-  h.thread_count = 1;
-  const std::string cmdline("prog\0arg\0", 9);
-  h.cmdline_bytes = uint32_t(cmdline.size());
-  put(out, h);
-  out += cmdline;
-  pad(out);
-  const std::string path = "/bin/prog", id = "\x01\xab";
-  put(out, wire::DumpModule{0x1000, 0x1000, 0x2000, uint32_t(path.size()), uint32_t(id.size())});
-  out += path + id;
-  pad(out);
-  wire::DumpThread t{};
-  t.tid = 42;
-  t.node_count = 3;
-  t.open_frames = 1;
-  t.interrupt_node_count = 2;
-  put(out, t);
-  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
-  put(out, wire::DumpNode{0, 0, 0x1100, 0, 0, 0, UINT64_MAX, 0, 0, 0});
-  put(out, wire::DumpNode{1, 0, 0x1200, 0x1105, 7, 70, 5, 20, 0, 0});
-  put(out, wire::DumpOpenFrame{1, 0, 100, 70});
-  put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
-  put(out, wire::DumpNode{0, 0, wire::kInterruptedContext | 1, 0, 1, 3, 3, 3, 0, 0});
-  return out;
-}
+std::string sample_dump() { return test::sample_raw_dump(); }
 
 TEST(RawDumpReader, ReadsAWellFormedDump) {
   auto d = parse_raw_dump(sample_dump(), "d");

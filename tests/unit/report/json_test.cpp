@@ -7,6 +7,7 @@
 
 #include "fixtures.h"
 #include "report/report.h"
+#include "report/json_stream.h"
 
 namespace callprof {
 namespace {
@@ -16,9 +17,11 @@ using json = nlohmann::json;
 // nested values while parsing (it would overflow the stack on the deep-tree test).
 using ordered = nlohmann::ordered_json;
 
-std::string report_text(const Profile& p, std::optional<uint32_t> thread = {}, std::string filter = "") {
+std::string report_text(const Profile& p, std::optional<uint32_t> thread = {}, std::string filter = "",
+                        JsonLayout layout = JsonLayout::Nested) {
   ReportOptions o;
   o.json = true;
+  o.json_layout = layout;
   o.query.tid = thread;
   o.filter = std::move(filter);
   std::ostringstream out;
@@ -169,8 +172,17 @@ TEST(Json, DeepTreesStream) {
     n = &(*n)["children"][0];
     ++depth;
   }
-  EXPECT_EQ(depth, 5001u);
-  EXPECT_EQ((*n)["recursion_level"], 4999);
+  // The nested tree stops at kMaxJsonTreeDepth levels, marked with what it leaves out.
+  EXPECT_EQ(depth, kMaxJsonTreeDepth);
+  EXPECT_EQ((*n)["recursion_level"], kMaxJsonTreeDepth - 2);
+  EXPECT_EQ((*n)["children_cut"], 5001 - kMaxJsonTreeDepth);
+  // The flat layout has every node, each with its parent's id.
+  const json flat = json::parse(report_text(testing::folded(stack + " 1\n"), {}, "", JsonLayout::Flat));
+  ASSERT_EQ(flat["nodes"].size(), 5001u);
+  EXPECT_TRUE(flat["nodes"][0]["parent"].is_null());
+  EXPECT_EQ(flat["nodes"][5000]["parent"], 4999);
+  EXPECT_EQ(flat["nodes"][5000]["recursion_level"], 4999);
+  EXPECT_FALSE(flat.contains("tree"));
 }
 
 }  // namespace

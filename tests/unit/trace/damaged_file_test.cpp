@@ -103,8 +103,12 @@ TEST(DamagedFile, UnknownFlagsAreRejected) {
 TEST(DamagedFile, InflatedUncompressedSizeIsRefused) {
   std::vector<uint8_t> file = small_file();
   put_le(file, 16, uint64_t(1) << 40, 8);
-  test::expect_error(parse_profile(file, "b"), "b", "above the limit of 2147483647");
-  put_le(file, 16, trace::kMaxPayloadSize, 8);  // within the cap, but the frame disagrees
+  test::expect_error(parse_profile(file, "b"), "b", "above the limit of 1073741824");
+  // Within the cap, but not what this small frame can hold: a decompression bomb's header.
+  put_le(file, 16, trace::kMaxPayloadSize, 8);
+  test::expect_error(parse_profile(file, "b"), "b", "a ratio above the limit of 1024");
+  // Within both, but the frame disagrees.
+  put_le(file, 16, 1 << 20, 8);
   test::expect_error(parse_profile(file, "b"), "b", "corrupted (zstd frame holds");
 }
 
