@@ -45,11 +45,11 @@ CLI::Option* add_seconds_option(CLI::App& app, const std::string& names, int64_t
 }
 
 CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target,
-                                 const std::string& help) {
+                                 const std::string& help, bool zero_allowed) {
   return app.add_option_function<std::string>(
       names,
-      [&target, names](const std::string& text) {
-        if (auto ns = parse_duration_ns(text); !ns) detail::reject(names, ns.error());
+      [&target, names, zero_allowed](const std::string& text) {
+        if (auto ns = parse_duration_ns(text, zero_allowed); !ns) detail::reject(names, ns.error());
         target = text;
       },
       help);

@@ -60,7 +60,9 @@ CLI::Option* add_real_option(CLI::App& app, const std::string& names, double& ta
 CLI::Option* add_seconds_option(CLI::App& app, const std::string& names, int64_t& target_ns, const std::string& help,
                                 bool zero_allowed);
 
-// A duration with a unit ("10us"), kept as given in `target` once it parses.
-CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target, const std::string& help);
+// A duration with a unit ("10us"), kept as given in `target` once it parses; 0 only when
+// `zero_allowed`.
+CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target, const std::string& help,
+                                 bool zero_allowed = false);
 
 }  // namespace callprof::cli

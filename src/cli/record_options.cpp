@@ -51,7 +51,7 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
   auto* timeline = "Timeline (chrome export; exact mode, and sample mode's sample times)";
   app.add_flag("--timeline", a.timeline, "Keep when calls happened, per thread (export --format chrome)")->group(timeline);
   add_duration_option(app, "--timeline-min-duration", a.timeline_min_duration,
-                      "Calls shorter than this stay off the timeline")
+                      "Calls shorter than this stay off the timeline (0: every call)", true)
       ->default_str(a.timeline_min_duration)
       ->group(timeline);
   add_count_option(app, "--timeline-events", a.timeline_events,
@@ -105,7 +105,7 @@ Result<int> parse_signal(const std::string& text) {
 }
 
 Result<uint64_t> timeline_min_ns(const RecordArgs& a) {
-  auto ns = parse_duration_ns(a.timeline_min_duration);
+  auto ns = parse_duration_ns(a.timeline_min_duration, true);
   if (!ns) return make_error("--timeline-min-duration: " + ns.error().message);
   return *ns;
 }

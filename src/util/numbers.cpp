@@ -77,7 +77,7 @@ Result<int64_t> parse_seconds_ns(std::string_view text, bool zero_allowed) {
   return ns;
 }
 
-Result<uint64_t> parse_duration_ns(std::string_view text) {
+Result<uint64_t> parse_duration_ns(std::string_view text, bool zero_allowed) {
   size_t number_end = text.size();
   while (number_end > 0 && std::isalpha(static_cast<unsigned char>(text[number_end - 1]))) --number_end;
   const std::string_view number = text.substr(0, number_end), unit = text.substr(number_end);
@@ -88,7 +88,7 @@ Result<uint64_t> parse_duration_ns(std::string_view text) {
   };
   if (scale == 0 || !is_decimal_real(number)) return bad();
   const double ns = std::strtod(std::string(number).c_str(), nullptr) * scale;
-  if (!std::isfinite(ns) || ns < 1 || ns > kMaxSeconds * 1e9) return bad();
+  if (!std::isfinite(ns) || ns < (zero_allowed ? 0 : 1) || ns > kMaxSeconds * 1e9) return bad();
   return uint64_t(std::llround(ns));
 }
 

@@ -23,6 +23,6 @@ Result<int64_t> parse_seconds_ns(std::string_view text, bool zero_allowed);
 
 // A duration with a unit (ns, us, ms, s; a bare number is ns): "250ns", "1.5ms", "2s";
 // positive and at most kMaxSeconds.
-Result<uint64_t> parse_duration_ns(std::string_view text);
+Result<uint64_t> parse_duration_ns(std::string_view text, bool zero_allowed = false);
 
 }  // namespace callprof

@@ -179,6 +179,7 @@ TEST_P(HostileStrings, EveryViewIsInert) {
   for (std::string extra : {"", "--icicle", "--colors module"}) commands.push_back("flame" + in + extra);
   for (std::string format : {"collapsed", "speedscope", "callgrind"})
     commands.push_back("export" + in + "-f " + format);
+  for (std::string extra : {"", " --json"}) commands.push_back("diff " + profile() + " " + profile() + extra);
   const std::string html = testing::TempDir() + "/hostile.html";
   int shown = 0;
   for (const std::string& c : commands) {
