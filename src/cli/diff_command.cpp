@@ -11,16 +11,6 @@
 #include "trace/profile_file.h"
 
 namespace callprof::cli {
-namespace {
-
-Result<Analysis> analyse(const std::string& path, const QueryOptions& query) {
-  auto profile = read_profile(path);
-  if (!profile) return profile.error();
-  return Analysis::run(std::move(*profile), query);
-}
-
-}  // namespace
-
 Run add_diff(CLI::App& app) {
   struct Args {
     std::string base, next, sort = "self";
@@ -43,9 +33,9 @@ Run add_diff(CLI::App& app) {
       return fail(fmt::format("unknown --sort '{}' for diff (valid: self, total)", a->sort));
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    auto base = analyse(a->base, *query);
+    auto base = analyse_profile(a->base, *query);
     if (!base) return fail(base.error().message);
-    auto next = analyse(a->next, *query);
+    auto next = analyse_profile(a->next, *query);
     if (!next) return fail(next.error().message);
     const Diff d = diff_analyses(*base, *next, a->normalize,
                                  a->sort == "self" ? DiffOrder::SelfDelta : DiffOrder::TotalDelta, a->limit);

@@ -72,9 +72,7 @@ Run add_export(CLI::App& app) {
     if (!options) return fail(options.error().message);
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    auto profile = read_profile(a->input);
-    if (!profile) return fail(profile.error().message);
-    auto analysis = Analysis::run(std::move(*profile), *query);
+    auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     return write_output(*analysis, *options, a->output);
   };

@@ -43,12 +43,6 @@ Result<FlameOptions> resolve(const FlameArgs& a) {
   return o;
 }
 
-Result<Analysis> analyse(const std::string& path, const QueryOptions& query) {
-  auto profile = read_profile(path);
-  if (!profile) return profile.error();
-  return Analysis::run(std::move(*profile), query);
-}
-
 // The whole picture is made before the output is opened, and a file is written beside its
 // destination and renamed over it: a failure leaves no partial file and keeps an old one.
 int write_output(const std::string& path, const std::string& svg) {
@@ -96,11 +90,11 @@ Run add_flame(CLI::App& app) {
     if (!options) return fail(options.error().message);
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    auto analysis = analyse(a->input, *query);
+    auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     std::optional<Analysis> base;
     if (!a->diff.empty()) {
-      auto b = analyse(a->diff, *query);
+      auto b = analyse_profile(a->diff, *query);
       if (!b) return fail(b.error().message);
       base.emplace(std::move(*b));
       options->base = &*base;

@@ -99,9 +99,7 @@ Run add_graph(CLI::App& app) {
     if (!options) return fail(options.error().message);
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    auto profile = read_profile(a->input);
-    if (!profile) return fail(profile.error().message);
-    auto analysis = Analysis::run(std::move(*profile), *query);
+    auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     auto graph = analysis_call_graph(*analysis, *options);
     if (!graph) return fail(graph.error().message);

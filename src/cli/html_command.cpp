@@ -61,9 +61,7 @@ Run add_html(CLI::App& app) {
     if (a->output.empty() || a->output == "-") return fail("html needs an output file (-o FILE.html)");
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    auto profile = read_profile(a->input);
-    if (!profile) return fail(profile.error().message);
-    auto analysis = Analysis::run(std::move(*profile), *query);
+    auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     html::HtmlOptions options;
     options.graph.max_nodes = a->graph_nodes;

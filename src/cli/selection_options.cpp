@@ -1,6 +1,8 @@
 // Parsing the shared selection options into QueryOptions.
 #include "cli/selection_options.h"
 
+#include "trace/profile_file.h"
+
 #include <fmt/format.h>
 
 #include "cli/number_options.h"
@@ -37,6 +39,12 @@ Result<QueryOptions> SelectionOptions::resolve() const {
   if (thread_option_->count() > 0) q.tid = thread_;
   if (pid_option_->count() > 0) q.pid = pid_;
   return q;
+}
+
+Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& query) {
+  auto profile = read_profile(path);
+  if (!profile) return profile.error();
+  return Analysis::run(std::move(*profile), query);
 }
 
 }  // namespace callprof::cli

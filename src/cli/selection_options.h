@@ -27,4 +27,8 @@ class SelectionOptions {
   CLI::Option* pid_option_ = nullptr;
 };
 
+// Reads the profile at `path` and runs the analysis on it: the start of every reading
+// command.
+Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& query);
+
 }  // namespace callprof::cli
