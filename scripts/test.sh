@@ -2,7 +2,7 @@
 # Quick start, step two: install what is needed, build, and run every test: unit tests,
 # end-to-end tests (GCC and Clang), the exports read by their real consumers (go tool pprof,
 # callgrind_annotate, speedscope in headless Chromium), and time-boxed libFuzzer runs of the
-# profile reader and of the perf record decoder.
+# profile reader, the runtime's raw dump reader and the perf record decoder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -14,5 +14,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # The fuzz target needs clang's libFuzzer, so it has its own build tree.
 CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCALLPROF_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$root/build-fuzz" -j"$(nproc)" --target profile_reader_fuzz make_fuzz_seeds perf_decode_fuzz
+cmake --build "$root/build-fuzz" -j"$(nproc)" --target profile_reader_fuzz make_fuzz_seeds perf_decode_fuzz raw_dump_fuzz
 (cd "$root/build-fuzz" && ctest --output-on-failure -R fuzz)
