@@ -17,8 +17,9 @@ namespace {
 struct Clock {
   const wire::DumpHeader& h;
   double rate;  // ns per tick
+  // Modular arithmetic: a damaged dump's times may be anything, and must not overflow.
   int64_t ns(uint64_t tsc) const {
-    return int64_t(h.mono_start_ns) + int64_t(std::llround((double(tsc) - double(h.tsc_start)) * rate));
+    return int64_t(uint64_t(h.mono_start_ns) + uint64_t(std::llround((double(tsc) - double(h.tsc_start)) * rate)));
   }
   uint64_t span(uint64_t ticks) const { return uint64_t(std::llround(double(ticks) * rate)); }
 };

@@ -29,7 +29,7 @@ class Cursor {
   bool get_array(uint64_t count, std::vector<T>& out) {
     if (count > (b_.size() - at_) / sizeof(T)) return false;
     out.resize(count);
-    std::memcpy(out.data(), b_.data() + at_, count * sizeof(T));
+    if (count > 0) std::memcpy(out.data(), b_.data() + at_, count * sizeof(T));  // data() may be null when empty
     at_ += count * sizeof(T);
     return true;
   }
