@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/selection_options.h"
 #include "export/export.h"
 #include "trace/profile_file.h"
@@ -34,27 +35,14 @@ Result<ExportOptions> resolve(const ExportArgs& a, const CLI::Option* value) {
   return ExportOptions{.format = *format, .value = *v};
 }
 
-// Streamed: the writers flush in blocks, so a large export never sits whole in memory. A
-// file is written next to its target and renamed over it once complete, so a failure
-// leaves no partial file (and the previous one, if any, intact).
+// Streamed: the writers flush in blocks, so a large export never sits whole in memory.
 int write_output(const Analysis& analysis, const ExportOptions& options, const std::string& path) {
   if (path.empty() || path == "-") {
     if (Status s = write_export(analysis, options, std::cout); !s) return fail(s.error().message);
     return std::cout.flush() ? 0 : 1;
   }
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) return fail(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  Status s = write_export(analysis, options, out);
-  out.close();
-  if (s && !out) s = make_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  if (s && std::rename(tmp.c_str(), path.c_str()) != 0)
-    s = make_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  if (!s) {
-    std::remove(tmp.c_str());
-    return fail(s.error().message);
-  }
-  return 0;
+  Status s = write_file_atomically(path, [&](std::ostream& out) { return write_export(analysis, options, out); });
+  return s ? 0 : fail(s.error().message);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/number_options.h"
 #include "cli/selection_options.h"
 #include "render/flame_svg.h"
@@ -41,27 +42,6 @@ Result<FlameOptions> resolve(const FlameArgs& a) {
   o.normalize = a.normalize;
   o.base_label = a.diff;
   return o;
-}
-
-// The whole picture is made before the output is opened, and a file is written beside its
-// destination and renamed over it: a failure leaves no partial file and keeps an old one.
-int write_output(const std::string& path, const std::string& svg) {
-  if (path.empty() || path == "-") {
-    std::cout.write(svg.data(), std::streamsize(svg.size()));
-    return std::cout.flush() ? 0 : 1;
-  }
-  const std::string temporary = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (out && out.write(svg.data(), std::streamsize(svg.size())) && out.flush()) {
-      out.close();
-      std::error_code ec;
-      std::filesystem::rename(temporary, path, ec);
-      if (!ec) return 0;
-    }
-  }
-  std::remove(temporary.c_str());
-  return fail(fmt::format("cannot write {}", path));
 }
 
 std::string size_text(size_t bytes) {
@@ -101,7 +81,8 @@ Run add_flame(CLI::App& app) {
     }
     auto picture = render_flame(*analysis, *options);
     if (!picture) return fail(picture.error().message);
-    if (const int status = write_output(a->output, picture->svg); status != 0) return status;
+    // The whole picture is made before the output is opened: a failure leaves no partial file.
+    if (Status s = write_output(a->output, picture->svg); !s) return fail(s.error().message);
     if (!a->output.empty() && a->output != "-")
       note(fmt::format("wrote {}: {} frames for {} call paths ({} narrower than {} px elided), {}", a->output,
                        picture->frames, picture->paths, picture->elided_paths, a->min_width,

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/number_options.h"
 #include "cli/selection_options.h"
 #include "render/call_graph.h"
@@ -59,20 +60,6 @@ Result<CallGraphOptions> resolve_options(const GraphArgs& a) {
   return o;
 }
 
-// The whole picture is made before the output is opened: a failure leaves no partial file.
-int write_output(const std::string& path, const std::string& bytes, GraphFormat format) {
-  if (path.empty() || path == "-") {
-    if (format == GraphFormat::Png && isatty(fileno(stdout)))
-      return fail("not writing a PNG to a terminal (use -o FILE.png)");
-    std::cout.write(bytes.data(), std::streamsize(bytes.size()));
-    return std::cout.flush() ? 0 : 1;
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush())
-    return fail(fmt::format("cannot write {}", path));
-  return 0;
-}
-
 }  // namespace
 
 Run add_graph(CLI::App& app) {
@@ -110,7 +97,11 @@ Run add_graph(CLI::App& app) {
                        graph->hidden_edges));
     auto picture = render_call_graph(*analysis, *graph, *options, *format);
     if (!picture) return fail(picture.error().message);
-    return write_output(a->output, *picture, *format);
+    if ((a->output.empty() || a->output == "-") && *format == GraphFormat::Png && isatty(fileno(stdout)))
+      return fail("not writing a PNG to a terminal (use -o FILE.png)");
+    // The whole picture is made before the output is opened: a failure leaves no partial file.
+    if (Status s = write_output(a->output, *picture); !s) return fail(s.error().message);
+    return 0;
   };
 }
 

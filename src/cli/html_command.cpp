@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/number_options.h"
 #include "cli/selection_options.h"
 #include "html/html_report.h"
@@ -22,23 +23,6 @@ struct HtmlArgs {
   int64_t graph_timeout_ns = 2'000'000'000;
   SelectionOptions selection;
 };
-
-// Written beside the target and renamed over it: a reader sees the old page or the new one.
-Status write_atomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush()) {
-      std::remove(tmp.c_str());
-      return make_error(fmt::format("cannot write {}", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return make_error(fmt::format("cannot write {}", path));
-  }
-  return Ok{};
-}
 
 std::string file_url(const std::string& path) {
   std::error_code ec;
@@ -68,7 +52,7 @@ Run add_html(CLI::App& app) {
     options.graph_timeout_s = double(a->graph_timeout_ns) / 1e9;
     auto page = html::render_html(*analysis, options);
     if (!page) return fail(page.error().message);
-    if (Status s = write_atomically(a->output, *page); !s) return fail(s.error().message);
+    if (Status s = write_output(a->output, *page); !s) return fail(s.error().message);
     note(fmt::format("wrote {} ({:.1f} MB): open {}", a->output, double(page->size()) / 1e6, file_url(a->output)));
     return 0;
   };

@@ -30,13 +30,8 @@ Run add_merge(CLI::App& app) {
     }
     auto merged = merge_profiles(std::move(profiles), a->options);
     if (!merged) return fail(merged.error().message);
-    // Written beside the output and renamed: a reader sees the old file or the new one.
-    const std::string tmp = a->output + ".tmp";
-    if (Status s = write_profile(*merged, tmp); !s) return fail(s.error().message);
-    if (std::rename(tmp.c_str(), a->output.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return fail(fmt::format("cannot write {}", a->output));
-    }
+    // write_profile writes beside the output and renames: a reader sees the old file or the new one.
+    if (Status s = write_profile(*merged, a->output); !s) return fail(s.error().message);
     if (!a->quiet)
       note(fmt::format("wrote {}: {} profiles, {} processes, {} threads, {} functions", a->output, a->inputs.size(),
                        merged->processes.size(), merged->threads.size(), merged->functions.size()));

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 
 namespace callprof::cli {
 namespace {
@@ -48,6 +50,33 @@ Status check_output(const std::string& path, const std::string& program) {
 void keep_previous(const std::string& path) {
   struct stat st{};
   if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) std::rename(path.c_str(), (path + ".old").c_str());
+}
+
+Status write_file_atomically(const std::string& path, const std::function<Status(std::ostream&)>& write) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  auto failed = [&](const std::string& why) {
+    std::remove(tmp.c_str());
+    return make_error(why.empty() ? fmt::format("cannot write {}: {}", path, std::strerror(errno)) : why);
+  };
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) return failed("");
+  if (Status s = write(out); !s) return failed(s.error().message);
+  out.close();
+  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) return failed("");
+  return Ok{};
+}
+
+Status write_output(const std::string& path, std::string_view bytes) {
+  auto put = [&](std::ostream& out) -> Status {
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    return Ok{};
+  };
+  if (path.empty() || path == "-") {
+    put(std::cout);
+    if (!std::cout.flush()) return make_error("cannot write to standard output");
+    return Ok{};
+  }
+  return write_file_atomically(path, put);
 }
 
 }  // namespace callprof::cli

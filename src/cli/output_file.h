@@ -4,7 +4,10 @@
 // null device aside, and `-o ./prog` the program itself.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
+#include <string_view>
 
 #include "util/result.h"
 
@@ -18,5 +21,12 @@ Status check_output(const std::string& path, const std::string& program);
 // Moves an existing profile at `path` to `path.old`, so the previous run stays one step
 // back, as both `record` and `attach` do before they write.
 void keep_previous(const std::string& path);
+
+// Writes through `write` into a file beside `path`, renamed over it once complete: a
+// failure leaves no partial file, and the previous one intact.
+Status write_file_atomically(const std::string& path, const std::function<Status(std::ostream&)>& write);
+
+// `bytes` to standard output (`path` "" or "-") or atomically to the file `path`.
+Status write_output(const std::string& path, std::string_view bytes);
 
 }  // namespace callprof::cli
