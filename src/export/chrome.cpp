@@ -22,28 +22,6 @@ namespace {
 
 constexpr size_t kFlushBytes = size_t(1) << 20;
 
-// Which functions a selection keeps (--hide, --focus), by FunctionId.
-struct FunctionFilter {
-  std::vector<bool> hidden, focused;  // empty: no such option
-  bool hides(FunctionId f) const { return f < hidden.size() && hidden[f]; }
-  bool focuses(FunctionId f) const { return f < focused.size() && focused[f]; }
-};
-
-Result<FunctionFilter> function_filter(const Analysis& a) {
-  FunctionFilter out;
-  if (!a.options().hide.empty()) {
-    auto p = Pattern::compile(a.options().hide, "--hide");
-    if (!p) return p.error();
-    out.hidden = matching_functions(a.profile(), *p);
-  }
-  if (!a.options().focus.empty()) {
-    auto p = Pattern::compile(a.options().focus, "--focus");
-    if (!p) return p.error();
-    out.focused = matching_functions(a.profile(), *p);
-  }
-  return out;
-}
-
 // A span on one track, in ns.
 struct Span {
   FunctionId function;
@@ -54,8 +32,7 @@ struct Span {
 
 class ChromeWriter {
  public:
-  ChromeWriter(const Analysis& a, const FunctionFilter& filter, std::ostream& out)
-      : a_(a), filter_(filter), out_(out) {}
+  ChromeWriter(const Analysis& a, std::ostream& out) : a_(a), out_(out) {}
 
   void write();
   bool flush() {
@@ -104,7 +81,6 @@ class ChromeWriter {
   bool focus_keeps_path(const CallTree& tree, NodeId node) const;
 
   const Analysis& a_;
-  const FunctionFilter& filter_;
   std::ostream& out_;
   std::string buf_;
   bool first_ = true;
@@ -154,9 +130,9 @@ void ChromeWriter::metadata(const char* what, uint32_t pid, uint32_t tid, std::s
 
 // Whether a sample or system call path passes --focus: some frame of it is focused.
 bool ChromeWriter::focus_keeps_path(const CallTree& tree, NodeId node) const {
-  if (filter_.focused.empty()) return true;
+  if (!a_.has_focus()) return true;
   for (NodeId n = node; n != kRootNode && n != kNoNode; n = tree.node(n).parent)
-    if (filter_.focuses(tree.node(n).function)) return true;
+    if (a_.focuses(tree.node(n).function)) return true;
   return false;
 }
 
@@ -166,17 +142,17 @@ std::vector<Span> ChromeWriter::call_spans(const Thread& t, const std::vector<ui
   std::vector<Span> spans;
   for (const TimelineEvent& e : t.timeline.events) {
     const FunctionId f = t.tree.node(e.node).function;
-    if (kind_of(a_.profile(), f) == FunctionKind::Syscall || filter_.hides(f)) continue;
+    if (kind_of(a_.profile(), f) == FunctionKind::Syscall || a_.hides(f)) continue;
     spans.push_back({f, e.start_ns, e.start_ns + int64_t(e.duration_ns), depth[e.node]});
   }
   std::sort(spans.begin(), spans.end(), [](const Span& x, const Span& y) {
     return std::tuple(x.start, -x.end, x.depth) < std::tuple(y.start, -y.end, y.depth);
   });
-  if (filter_.focused.empty()) return spans;
+  if (!a_.has_focus()) return spans;
   std::vector<Span> kept;
   int64_t focus_end = INT64_MIN;
   for (const Span& s : spans) {
-    if (filter_.focuses(s.function))
+    if (a_.focuses(s.function))
       focus_end = std::max(focus_end, s.end);
     else if (s.start >= focus_end)
       continue;
@@ -212,11 +188,11 @@ std::vector<Span> ChromeWriter::sample_spans(const Thread& t) const {
     for (NodeId n = e->node; n != kRootNode && n != kNoNode; n = t.tree.node(n).parent)
       path.push_back(t.tree.node(n).function);
     std::reverse(path.begin(), path.end());
-    if (!filter_.focused.empty()) {  // the path from its outermost focused frame
-      auto first = std::find_if(path.begin(), path.end(), [&](FunctionId f) { return filter_.focuses(f); });
+    if (!!a_.has_focus()) {  // the path from its outermost focused frame
+      auto first = std::find_if(path.begin(), path.end(), [&](FunctionId f) { return a_.focuses(f); });
       path.erase(path.begin(), first);
     }
-    std::erase_if(path, [&](FunctionId f) { return filter_.hides(f); });
+    std::erase_if(path, [&](FunctionId f) { return a_.hides(f); });
     if (e->start_ns > last_end) close_from(0, last_end);
     size_t common = 0;
     while (common < open.size() && common < path.size() && open[common].function == path[common]) ++common;
@@ -328,9 +304,7 @@ void ChromeWriter::write() {
 Status write_chrome(const Analysis& analysis, std::ostream& out) {
   if (!analysis.profile().meta.timeline)
     return make_error("the profile has no timeline: record it with `callprof record --timeline`");
-  auto filter = function_filter(analysis);
-  if (!filter) return filter.error();
-  ChromeWriter writer(analysis, *filter, out);
+  ChromeWriter writer(analysis, out);
   writer.write();
   return writer.flush() ? Status(Ok{}) : make_error("writing the Chrome trace failed");
 }

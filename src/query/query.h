@@ -87,6 +87,10 @@ class Analysis {
   // One selected thread's own tree (profile().threads[index]) with hide and focus applied:
   // for outputs that keep threads apart (pprof labels, speedscope profiles).
   CallTree thread_tree(size_t index) const;
+  // --hide and --focus as compiled for this analysis, by FunctionId.
+  bool hides(FunctionId f) const { return f < hidden_.size() && hidden_[f]; }
+  bool focuses(FunctionId f) const { return f < focused_.size() && focused_[f]; }
+  bool has_focus() const { return !focused_.empty(); }
 
  private:
   Analysis() = default;
