@@ -14,13 +14,12 @@
 #include <tuple>
 #include <vector>
 
+#include "export/block_output.h"
 #include "export/export.h"
 #include "export/json_text.h"
 
 namespace callprof {
 namespace {
-
-constexpr size_t kFlushBytes = size_t(1) << 20;
 
 // A span on one track, in ns.
 struct Span {
@@ -30,16 +29,11 @@ struct Span {
   uint32_t depth;  // orders spans that start together: outer first
 };
 
-class ChromeWriter {
+class ChromeWriter : public BlockOutput {
  public:
-  ChromeWriter(const Analysis& a, std::ostream& out) : a_(a), out_(out) {}
+  ChromeWriter(const Analysis& a, std::ostream& out) : BlockOutput(out), a_(a) {}
 
   void write();
-  bool flush() {
-    out_.write(buf_.data(), std::streamsize(buf_.size()));
-    buf_.clear();
-    return bool(out_);
-  }
 
  private:
   void write_thread(const Thread& t);
@@ -61,10 +55,6 @@ class ChromeWriter {
     buf_ += ",\"ts\":";
     micros(ts_ns - base_ns_);
   }
-  void number(uint64_t v) {
-    char digits[24];
-    buf_.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
-  }
   // The format's times are microseconds; ns are kept as three decimals.
   void micros(int64_t ns) {
     if (ns < 0) {
@@ -75,14 +65,9 @@ class ChromeWriter {
     const unsigned frac = unsigned(uint64_t(ns) % 1000);
     if (frac) fmt::format_to(std::back_inserter(buf_), ".{:03}", frac);
   }
-  void maybe_flush() {
-    if (buf_.size() >= kFlushBytes) flush();
-  }
   bool focus_keeps_path(const CallTree& tree, NodeId node) const;
 
   const Analysis& a_;
-  std::ostream& out_;
-  std::string buf_;
   bool first_ = true;
   int64_t base_ns_ = 0;
   std::map<std::pair<std::string, uint32_t>, uint32_t> pids_, tids_;  // (host, id) -> trace id

@@ -13,13 +13,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "export/block_output.h"
 #include "export/export.h"
 #include "export/json_text.h"
 
 namespace callprof {
 namespace {
-
-constexpr size_t kFlushBytes = size_t(1) << 20;
 
 // A selected thread's tree as speedscope sees it: --focus and --hide applied. Without
 // either, the profile's own tree is the thread's tree: no copy.
@@ -42,34 +41,20 @@ class ThreadTrees {
   std::vector<CallTree> transformed_;
 };
 
-class SpeedscopeWriter {
+class SpeedscopeWriter : public BlockOutput {
  public:
-  SpeedscopeWriter(const Analysis& a, std::ostream& out) : a_(a), out_(out), trees_(a) {}
+  SpeedscopeWriter(const Analysis& a, std::ostream& out) : BlockOutput(out), a_(a), trees_(a) {}
 
   void write();
-  bool flush() {
-    out_.write(buf_.data(), std::streamsize(buf_.size()));
-    buf_.clear();
-    return bool(out_);
-  }
 
  private:
   void scan(const CallTree& tree);
   void write_frames();
   void write_profile(size_t k);
-  void number(uint64_t v) {
-    char digits[24];
-    buf_.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
-  }
-  void maybe_flush() {
-    if (buf_.size() >= kFlushBytes) flush();
-  }
   uint32_t& frame_slot(FunctionId f) { return f < frame_of_.size() ? frame_of_[f] : other_frames_[f]; }
 
   const Analysis& a_;
-  std::ostream& out_;
   ThreadTrees trees_;
-  std::string buf_;
   std::vector<uint64_t> totals_;                           // per selected thread: the sum of its weights
   std::vector<uint32_t> frame_of_;                         // by FunctionId: frame index + 1, 0 = unused
   std::unordered_map<FunctionId, uint32_t> other_frames_;  // ids outside the table (damaged input)
