@@ -8,6 +8,8 @@ packages=(
   libdw-dev libelf-dev libzstd-dev protobuf-compiler libprotobuf-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libbpf-dev bpftool libseccomp-dev libre2-dev libiberty-dev libabsl-dev
+  # probe mode: exits of a probed function are found by disassembling it (capstone)
+  libcapstone-dev
   uftrace time jq linux-perf strace bpftrace
   # scripts/check-deps.py and the graph test's XML check
   python3

@@ -46,9 +46,9 @@ Result<std::string> find_runtime() {
 }
 
 Result<std::string> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
-  if (a.mode != "auto" && a.mode != "exact" && a.mode != "sample" && a.mode != "syscall")
-    return make_error("unknown mode '" + a.mode + "' (auto, exact, sample or syscall)");
-  if (a.mode == "syscall") return std::string("syscall");
+  if (a.mode != "auto" && a.mode != "exact" && a.mode != "sample" && a.mode != "syscall" && a.mode != "probe")
+    return make_error("unknown mode '" + a.mode + "' (auto, exact, sample, syscall or probe)");
+  if (a.mode == "syscall" || a.mode == "probe") return a.mode;
   if (a.mode == "sample" || (a.mode == "auto" && !exe.has_hooks)) return std::string("sample");
   if (!exe.dynamic && exe.has_hooks)
     return make_error(exe.path + " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it dynamically "
@@ -253,6 +253,7 @@ int record(const RecordArgs& a) {
   if (!mode) return fail(mode.error().message);
   if (Status out = check_output(a.output, exe->path); !out) return fail(out.error().message);
   if (*mode == "sample") return record_sampled(a, *exe, *mode);
+  if (*mode == "probe") return record_probed(a, *exe);
   if (*mode == "syscall") {
     RecordArgs traced = a;
     if (!traced.syscalls.enabled()) traced.syscalls.selection = "all";

@@ -12,8 +12,8 @@ namespace callprof::cli {
 void add_record_options(CLI::App& app, RecordArgs& a) {
   app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
   app.add_option("--mode", a.mode,
-                 "auto | exact | sample | syscall (auto: exact when the program has hooks, else sample; "
-                 "syscall: system calls only)")
+                 "auto | exact | sample | syscall | probe (auto: exact when the program has hooks, else sample; "
+                 "syscall: system calls only; probe: uprobes on the functions --probe names)")
       ->capture_default_str();
   app.add_flag("-q,--quiet", a.quiet, "Print nothing of our own (errors excepted)");
   auto* what = "What to measure (exact mode)";
@@ -48,6 +48,7 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
       ->allow_extra_args(false)->group(snapshots);
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
+  add_probe_options(app, a.probes);
   auto* timeline = "Timeline (chrome export; exact mode, and sample mode's sample times)";
   app.add_flag("--timeline", a.timeline, "Keep when calls happened, per thread (export --format chrome)")->group(timeline);
   add_duration_option(app, "--timeline-min-duration", a.timeline_min_duration,
@@ -76,6 +77,19 @@ void add_sampling_options(CLI::App& app, SamplingArgs& s) {
       ->group(group);
   app.add_flag("--no-kernel", s.no_kernel, "Leave kernel frames out of the stacks")->group(group);
   app.add_flag("--children", s.children, "Also profile the child processes it forks, and theirs")->group(group);
+}
+
+void add_probe_options(CLI::App& app, ProbeArgs& p) {
+  auto* group = "Probes (probe mode: uprobes on an unmodified binary)";
+  app.add_option("--probe", p.functions,
+                 "Probe the functions whose name matches this regular expression (RE2; repeatable): exact call counts "
+                 "and durations, callers from the stack at entry")
+      ->group(group);
+  app.add_option("--probe-module", p.modules,
+                 "Only in the modules (executable, libraries) whose path matches this regular expression")
+      ->group(group);
+  add_count_option(app, "--probe-limit", p.limit, "Probe at most this many functions (the first ones found)", 1, 20000)
+      ->group(group);
 }
 
 void add_syscall_options(CLI::App& app, SyscallArgs& s) {

@@ -33,6 +33,13 @@ struct SyscallArgs {
   bool enabled() const { return !selection.empty(); }
 };
 
+// Probe mode (record --mode probe, attach --mode probe).
+struct ProbeArgs {
+  std::vector<std::string> functions;  // --probe: RE2 patterns on function names
+  std::string modules;                 // --probe-module: RE2 pattern on module paths
+  uint32_t limit = 1000;               // functions probed at most
+};
+
 struct RecordArgs {
   std::string output = "callprof.data";
   std::string mode = "auto";
@@ -53,11 +60,13 @@ struct RecordArgs {
   uint32_t timeline_events = 1u << 16;         // per thread; older events are dropped and counted
   SamplingArgs sampling;
   SyscallArgs syscalls;
+  ProbeArgs probes;
   std::vector<std::string> command;
 };
 
 void add_record_options(CLI::App& app, RecordArgs& args);
 void add_sampling_options(CLI::App& app, SamplingArgs& args);
+void add_probe_options(CLI::App& app, ProbeArgs& args);
 void add_syscall_options(CLI::App& app, SyscallArgs& args);
 
 using Environment = std::vector<std::pair<std::string, std::string>>;

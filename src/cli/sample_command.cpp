@@ -29,6 +29,8 @@ namespace {
 
 using namespace sampling;
 
+}  // namespace
+
 SamplingOptions session_options(const SamplingArgs& a) {
   SamplingOptions o;
   o.frequency_hz = a.frequency;
@@ -43,6 +45,8 @@ SamplingOptions session_options(const SamplingArgs& a) {
   return o;
 }
 
+namespace {
+
 UnwindMethod unwind_method(const SamplingArgs& a) {
   return a.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers;
 }
@@ -55,8 +59,8 @@ void configure(SampleCollector& collector, const SamplingArgs& a, bool syscalls_
 // Drains until the target exits or `stop()` says so; records (and system calls) pass
 // through the ordering buffer into the collector.
 template <typename Stop>
-void drain(PerfSession& session, SyscallTracing* tracing, SampleCollector& collector, Stop&& stop) {
-  OrderedSink ordered(collector);
+void drain(PerfSession& session, SyscallTracing* tracing, SampleCollector& collector, RecordSink& sink, Stop&& stop) {
+  OrderedSink ordered(sink);
   while (session.poll(ordered, tracing ? 20 : 100, tracing ? tracing->ring_fd() : -1)) {
     ordered.flush();
     if (tracing) tracing->poll(collector);
@@ -168,13 +172,14 @@ Result<ObservedLaunch> launch_observed(LaunchSpec spec, const SamplingOptions& o
   return ObservedLaunch{*pid, std::move(*session).value()};
 }
 
-void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, SampleCollector& collector) {
+void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, SampleCollector& collector,
+                        RecordSink* sink) {
   // Like a shell running a foreground job: Ctrl-C reaches the program, we stay to write.
   struct sigaction ignore{}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
-  drain(launched.session, tracing, collector, [] { return false; });
+  drain(launched.session, tracing, collector, sink ? *sink : collector, [] { return false; });
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
 }
@@ -226,10 +231,28 @@ struct AttachArgs {
   std::string mode = "sample";
   SamplingArgs sampling;
   SyscallArgs syscalls;
+  ProbeArgs probes;
 };
+
+}  // namespace
+
+void observe_attached(PerfSession& session, SyscallTracing* tracing, SampleCollector& collector, RecordSink& sink,
+                      int64_t duration_ns) {
+  struct sigaction sa{}, old_int{}, old_term{};
+  sa.sa_handler = on_interrupt;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  const auto start = std::chrono::steady_clock::now();
+  drain(session, tracing, collector, sink, [&] { return g_interrupted || (duration_ns > 0 && since(start) >= duration_ns); });
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+}
+
+namespace {
 
 int attach(AttachArgs a) {
   if (Status out = check_output(a.output, ""); !out) return fail(out.error().message);
+  if (a.mode == "probe") return attach_probed({a.pid, a.duration_ns, a.output, a.quiet, a.sampling, a.syscalls, a.probes});
   if (a.mode == "syscall") {
     a.sampling.frequency = 0;
     if (!a.syscalls.enabled()) a.syscalls.selection = "all";
@@ -247,18 +270,12 @@ int attach(AttachArgs a) {
   SampleCollector collector(unwind_method(a.sampling));
   configure(collector, a.sampling, a.mode == "syscall");
   collector.add_initial(session->initial_threads(), session->initial_mappings());
-  struct sigaction sa{}, old_int{}, old_term{};
-  sa.sa_handler = on_interrupt;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
   if (!a.quiet)
     note(fmt::format("attached to {} ({} threads) at {} Hz; {}", a.pid, session->initial_threads().size(),
                      a.sampling.frequency,
                      a.duration_ns > 0 ? fmt::format("for {} s", double(a.duration_ns) / 1e9) : std::string("Ctrl-C to stop")));
   const auto start = std::chrono::steady_clock::now();
-  drain(*session, tracing.get(), collector, [&] { return g_interrupted || (a.duration_ns > 0 && since(start) >= a.duration_ns); });
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  observe_attached(*session, tracing.get(), collector, collector, a.duration_ns);
   std::string command = "pid " + std::to_string(a.pid);
   for (const auto& t : session->initial_threads())
     if (t.tid == uint32_t(a.pid) && !t.comm.empty()) command += " (" + t.comm + ")";
@@ -274,10 +291,12 @@ Run add_attach(CLI::App& app) {
                      "Seconds to sample (default: until Ctrl-C or the process exits)", false);
   app.add_option("-o,--output", args->output, "Profile file to write")->capture_default_str();
   app.add_flag("-q,--quiet", args->quiet, "Print nothing of our own (errors excepted)");
-  app.add_option("--mode", args->mode, "sample | syscall (system calls only; --syscalls defaults to all)")
-      ->capture_default_str()->check(CLI::IsMember({"sample", "syscall"}));
+  app.add_option("--mode", args->mode,
+                 "sample | syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
+      ->capture_default_str()->check(CLI::IsMember({"sample", "syscall", "probe"}));
   add_sampling_options(app, args->sampling);
   add_syscall_options(app, args->syscalls);
+  add_probe_options(app, args->probes);
   app.footer("Example: callprof attach 1234 --duration 10 --call-graph dwarf --syscalls write,read");
   return [args]() { return attach(*args); };
 }

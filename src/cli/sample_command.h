@@ -27,6 +27,24 @@ Result<ObservedLaunch> launch_observed(LaunchSpec spec, const sampling::Sampling
                                        SyscallTracing* tracing);
 // Feeds the session's records and the traced calls to `collector` until the program exits
 // (Ctrl-C goes to the program, not to us). Does not reap it.
-void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, sampling::SampleCollector& collector);
+// `sink`: where the session's records go, when not straight to `collector` (probe mode).
+void observe_until_exit(ObservedLaunch& launched, SyscallTracing* tracing, sampling::SampleCollector& collector,
+                        sampling::RecordSink* sink = nullptr);
+// Probe mode (probe_command.cpp): `record --mode probe` and `attach --mode probe`.
+int record_probed(const RecordArgs& args, const ExecutableInfo& exe);
+struct AttachProbeArgs {
+  pid_t pid;
+  int64_t duration_ns;
+  std::string output;
+  bool quiet;
+  SamplingArgs sampling;
+  SyscallArgs syscalls;
+  ProbeArgs probes;
+};
+int attach_probed(const AttachProbeArgs& args);
+sampling::SamplingOptions session_options(const SamplingArgs& args);
+// Sampling's drain loop for a running process, until Ctrl-C, the duration, or its exit.
+void observe_attached(sampling::PerfSession& session, SyscallTracing* tracing, sampling::SampleCollector& collector,
+                      sampling::RecordSink& sink, int64_t duration_ns);
 
 }  // namespace callprof::cli

@@ -124,9 +124,23 @@ struct SyscallFacts {
   uint64_t unpaired_exits = 0;  // calls in flight when tracing began
 };
 
+// What probe mode probed, what it saw, and what the probes cost (measured at start).
+struct ProbeFacts {
+  std::string functions{};     // the --probe patterns, space-separated
+  std::string modules{};       // the --probe-module pattern, "" for every module
+  uint64_t probed = 0;         // functions probed
+  uint64_t sites = 0;          // uprobes placed (entries and exits)
+  uint64_t refused_sites = 0;  // left out: the kernel cannot probe that instruction
+  uint64_t entries = 0, exits = 0;  // hits
+  uint64_t unwound = 0;        // calls left without a probed exit (longjmp, exception, tail call)
+  uint64_t unfinished = 0;     // calls still open when their thread or the recording ended
+  uint64_t unmatched_exits = 0;  // exits of calls entered before the probes were placed
+  uint64_t cost_per_hit_ns = 0;  // 0: not measured
+};
+
 struct Metadata {
   std::string command;         // what was profiled
-  std::string mode;            // "exact", "sample", "syscall"
+  std::string mode;            // "exact", "sample", "syscall", "probe"
   std::string hostname;
   std::string clock = "CLOCK_MONOTONIC";
   int64_t start_realtime_ns = 0;  // wall-clock start, for humans
@@ -135,6 +149,7 @@ struct Metadata {
   std::optional<ExactFacts> exact;
   std::optional<SamplingFacts> sampling;
   std::optional<SyscallFacts> syscalls;
+  std::optional<ProbeFacts> probes;
   bool compensated = false;    // self times already had the hook overhead subtracted
   bool snapshot = false;       // taken while the program still ran
   std::optional<TimelineFacts> timeline;  // set when a timeline was recorded

@@ -90,6 +90,23 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr)
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(s->selection),
                        escape_text(s->stacks), s->events, s->lost_events);
+  if (const ProbeFacts* s = m.probes ? &*m.probes : nullptr) {
+    out << fmt::format("# probes:   {} function{} ({} sites{}), {} entries, {} exits", s->probed,
+                       s->probed == 1 ? "" : "s", s->sites,
+                       s->refused_sites ? fmt::format(", {} refused by the kernel", s->refused_sites) : std::string(),
+                       s->entries, s->exits);
+    if (s->unwound + s->unfinished + s->unmatched_exits)
+      out << fmt::format("; {} left without a probed exit, {} unfinished, {} unmatched exits", s->unwound,
+                         s->unfinished, s->unmatched_exits);
+    out << '\n';
+    const uint64_t hits = s->entries + s->exits, distortion = hits * s->cost_per_hit_ns;
+    if (s->cost_per_hit_ns)
+      out << fmt::format("# cost:     {} per probe hit (measured at start), about {} added to the run ({:.1f} %)\n",
+                         format_ns(s->cost_per_hit_ns), format_ns(distortion),
+                         m.duration_ns > 0 ? 100.0 * double(distortion) / double(m.duration_ns) : 0.0);
+    else
+      out << "# cost:     per probe hit not measured\n";
+  }
   if (const TimelineFacts* t = m.timeline ? &*m.timeline : nullptr) {
     uint64_t kept = 0, dropped = 0;
     for (const Thread& th : p.threads) kept += th.timeline.events.size(), dropped += th.timeline.dropped;

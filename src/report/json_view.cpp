@@ -72,6 +72,16 @@ json syscall_facts(const SyscallFacts& s) {
           {"unpaired_exits", s.unpaired_exits}};
 }
 
+json probe_facts(const ProbeFacts& s) {
+  return {{"functions", s.functions},   {"modules", s.modules},
+          {"probed", s.probed},         {"sites", s.sites},
+          {"refused_sites", s.refused_sites}, {"entries", s.entries},
+          {"exits", s.exits},           {"unwound", s.unwound},
+          {"unfinished", s.unfinished}, {"unmatched_exits", s.unmatched_exits},
+          {"cost_per_hit_ns", s.cost_per_hit_ns},
+          {"estimated_distortion_ns", (s.entries + s.exits) * s.cost_per_hit_ns}};
+}
+
 template <typename T>
 json optional_facts(const std::optional<T>& facts, json (*to_json)(const T&)) {
   return facts ? to_json(*facts) : json(nullptr);
@@ -89,6 +99,7 @@ json metadata(const Metadata& m) {
           {"exact", optional_facts(m.exact, exact_facts)},
           {"sampling", optional_facts(m.sampling, sampling_facts)},
           {"syscalls", optional_facts(m.syscalls, syscall_facts)},
+          {"probes", optional_facts(m.probes, probe_facts)},
           {"extra", m.extra}};
 }
 

@@ -65,6 +65,27 @@ SyscallFacts take_syscalls(const file::SyscallFacts& in) {
                       .unrecorded = in.unrecorded(), .unpaired_exits = in.unpaired_exits()};
 }
 
+void put_probes(const ProbeFacts& x, file::ProbeFacts* out) {
+  out->set_functions(x.functions);
+  out->set_modules(x.modules);
+  out->set_probed(x.probed);
+  out->set_sites(x.sites);
+  out->set_refused_sites(x.refused_sites);
+  out->set_entries(x.entries);
+  out->set_exits(x.exits);
+  out->set_unwound(x.unwound);
+  out->set_unfinished(x.unfinished);
+  out->set_unmatched_exits(x.unmatched_exits);
+  out->set_cost_per_hit_ns(x.cost_per_hit_ns);
+}
+
+ProbeFacts take_probes(const file::ProbeFacts& in) {
+  return ProbeFacts{.functions = in.functions(), .modules = in.modules(), .probed = in.probed(), .sites = in.sites(),
+                    .refused_sites = in.refused_sites(), .entries = in.entries(), .exits = in.exits(),
+                    .unwound = in.unwound(), .unfinished = in.unfinished(), .unmatched_exits = in.unmatched_exits(),
+                    .cost_per_hit_ns = in.cost_per_hit_ns()};
+}
+
 // Files before the typed facts kept them as strings in `extra`; a key that is not a
 // number reads as 0 (it was only ever shown, never computed with).
 class LegacyKeys {
@@ -151,6 +172,7 @@ void put_metadata(const Metadata& meta, file::Metadata* out) {
   if (meta.exact) put_exact(*meta.exact, out->mutable_exact());
   if (meta.sampling) put_sampling(*meta.sampling, out->mutable_sampling());
   if (meta.syscalls) put_syscalls(*meta.syscalls, out->mutable_syscalls());
+  if (meta.probes) put_probes(*meta.probes, out->mutable_probes());
   out->set_compensated(meta.compensated);
   out->set_snapshot(meta.snapshot);
   if (meta.timeline) {
@@ -172,6 +194,7 @@ Metadata take_metadata(const file::Metadata& in) {
   if (in.has_exact()) meta.exact = take_exact(in.exact());
   if (in.has_sampling()) meta.sampling = take_sampling(in.sampling());
   if (in.has_syscalls()) meta.syscalls = take_syscalls(in.syscalls());
+  if (in.has_probes()) meta.probes = take_probes(in.probes());
   meta.compensated = in.compensated();
   meta.snapshot = in.snapshot();
   if (in.has_timeline())

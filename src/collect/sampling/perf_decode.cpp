@@ -143,6 +143,7 @@ bool decode_sample(const DecodeFormat& f, const perf_event_header& h, Cursor c, 
   if (ok && (t & PERF_SAMPLE_STACK_USER)) ok = read_user_stack(c, s);
   if (!ok) return false;
   s.switch_out = std::find(f.switch_ids.begin(), f.switch_ids.end(), id) != f.switch_ids.end();
+  s.id = id;
   sink.on_sample(std::move(s));
   return true;
 }

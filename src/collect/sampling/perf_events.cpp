@@ -127,6 +127,28 @@ perf_event_attr make_attr(const SamplingOptions& o, EventRole role, bool on_exec
   return a;
 }
 
+perf_event_attr make_uprobe_attr(const SamplingOptions& o, uint64_t id, bool on_exec) {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_TRACEPOINT;
+  a.config = id;
+  a.sample_period = 1;
+  a.sample_type = sample_type(o);
+  a.exclude_callchain_kernel = 1;  // the kernel part is the breakpoint trap, every time
+  a.exclude_callchain_user = 0;    // with DWARF too: the chain continues where the stack copy ends
+  if (o.unwind == UnwindMode::Dwarf) {
+    a.sample_regs_user = kPerfRegsMask;
+    a.sample_stack_user = o.stack_bytes;
+  }
+  a.sample_id_all = 1;
+  a.use_clockid = 1;
+  a.clockid = CLOCK_MONOTONIC;
+  a.inherit = 1;
+  a.disabled = 1;
+  a.enable_on_exec = on_exec;
+  return a;
+}
+
 DecodeFormat decode_format(const SamplingOptions& o) {
   DecodeFormat f;
   f.sample_type = sample_type(o);

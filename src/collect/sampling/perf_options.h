@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace callprof::sampling {
 
@@ -17,6 +19,12 @@ enum class UnwindMode : uint8_t {
 enum class SampleEvent : uint8_t { CpuClock, Cycles, Instructions, CacheMisses, BranchMisses };
 const char* to_string(SampleEvent event);
 
+// Probe mode: a uprobe at a file offset of an ELF file (see collect/probes/probe_sites.h).
+struct UprobeSite {
+  std::string path;
+  uint64_t offset = 0;
+};
+
 struct SamplingOptions {
   SampleEvent event = SampleEvent::CpuClock;
   uint64_t frequency_hz = 999;  // cpu-clock samples per second of CPU time, per thread; 0: none
@@ -27,6 +35,9 @@ struct SamplingOptions {
   bool off_cpu = false;         // also sample every switch-out, with PERF_RECORD_SWITCH pairs
   bool follow_children = false;  // keep records of processes the target forks
   size_t ring_bytes = 0;        // data area per CPU, a power of two; 0: default_ring_bytes()
+  // Probe mode: opened wherever a sampler is (per thread and CPU, same rings), with the
+  // user callchain and, with DWARF, the registers and stack_bytes of stack at each hit.
+  std::vector<UprobeSite> uprobes;
 };
 
 // 256 KiB with frame pointers; with DWARF at least 512 KiB and room for 768 samples (8 MiB

@@ -30,6 +30,7 @@ struct Sample {
   UserRegs regs{};
   std::string stack;        // user stack bytes copied at the sample, from regs[kDwarfSp]
   bool switch_out = false;  // an off-CPU sample: the thread was being switched out here
+  uint64_t id = 0;          // the event that took it (PERF_SAMPLE_IDENTIFIER): probe mode's site
 };
 
 // A completed system call (--syscalls; traced by eBPF, src/collect/syscalls), as the

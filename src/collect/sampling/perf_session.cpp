@@ -59,13 +59,30 @@ PerfSession::PerfSession(PerfSession&& o) noexcept
       exited_(o.exited_),
       initial_threads_(std::move(o.initial_threads_)),
       initial_mappings_(std::move(o.initial_mappings_)),
-      stats_(o.stats_) {}
+      stats_(o.stats_),
+      uprobe_definitions_(std::move(o.uprobe_definitions_)),
+      uprobes_defined_(o.uprobes_defined_),
+      uprobe_sites_(std::move(o.uprobe_sites_)),
+      refused_uprobes_(std::move(o.refused_uprobes_)),
+      refused_(std::move(o.refused_)) {}
 
 PerfSession::~PerfSession() { close_all(); }
 
 Status PerfSession::open_pidfd(const std::string& what) {
   pidfd_ = int(syscall(SYS_pidfd_open, target_, 0));
   if (pidfd_ < 0) return make_error(what + ": " + (errno == ESRCH ? "no such process" : std::strerror(errno)));
+  return Ok{};
+}
+
+Status PerfSession::add_to_ring(int fd, size_t i, const std::string& what) {
+  if (ring_fds_[i] < 0) {
+    auto ring = PerfRing::map(fd, options_.ring_bytes);
+    if (!ring) return make_error(what + ": " + ring.error().message);
+    rings_[i] = std::move(*ring);
+    ring_fds_[i] = fd;
+  } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fds_[i]) != 0) {
+    return make_error(what + ": cannot share the CPU's perf ring: " + std::strerror(errno));
+  }
   return Ok{};
 }
 
@@ -86,14 +103,45 @@ Status PerfSession::open_cpu_events(pid_t tid, size_t i, bool on_exec, const std
       if (!id) return make_error(what + ": " + id.error().message);
       format_.switch_ids.push_back(*id);
     }
-    if (ring_fds_[i] < 0) {
-      auto ring = PerfRing::map(*fd, options_.ring_bytes);
-      if (!ring) return make_error(what + ": " + ring.error().message);
-      rings_[i] = std::move(*ring);
-      ring_fds_[i] = *fd;
-    } else if (ioctl(*fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fds_[i]) != 0) {
-      return make_error(what + ": cannot share the CPU's perf ring: " + std::strerror(errno));
+    if (auto st = add_to_ring(*fd, i, what); !st) return st;
+  }
+  return open_uprobes(tid, i, on_exec, what, err);
+}
+
+// A site the kernel refuses (EINVAL: not an instruction it can single-step or emulate) is
+// left out from then on; any other error fails the session.
+Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::string& what, int* err) {
+  if (options_.uprobes.empty()) return Ok{};
+  if (!uprobes_defined_) {
+    auto defined = UprobeDefinitions::define(options_.uprobes);
+    if (!defined) return defined.error();
+    uprobe_definitions_ = std::move(*defined);
+    uprobes_defined_ = true;
+    refused_.assign(options_.uprobes.size(), false);
+    for (uint32_t site = 0; site < options_.uprobes.size(); ++site)
+      if (uprobe_definitions_.ids()[site] == 0) refused_[site] = true, refused_uprobes_.push_back(site);
+  }
+  for (uint32_t site = 0; site < options_.uprobes.size(); ++site) {
+    if (refused_[site]) continue;
+    perf_event_attr attr = make_uprobe_attr(options_, uprobe_definitions_.ids()[site], on_exec);
+    attr.disabled = on_exec;
+    int e = 0;
+    auto fd = open_event(attr, tid, cpus_[i], what, &e);
+    if (!fd && (e == EINVAL || e == EOPNOTSUPP || e == ENOENT)) {
+      refused_[site] = true;
+      refused_uprobes_.push_back(site);
+      continue;
     }
+    if (!fd) {
+      if (err) *err = e;
+      return fd.error();
+    }
+    fds_.push_back(*fd);
+    ++stats_.events;
+    auto id = event_id(*fd);
+    if (!id) return make_error(what + ": " + id.error().message);
+    uprobe_sites_[*id] = site;
+    if (auto st = add_to_ring(*fd, i, what); !st) return st;
   }
   return Ok{};
 }
@@ -167,6 +215,7 @@ void PerfSession::close_all() {
   // Closing an event frees the copies inherited by the target's threads and children.
   for (int fd : fds_) close(fd);
   fds_.clear();
+  uprobe_definitions_ = UprobeDefinitions{};  // only once nothing uses them
   ring_fds_.assign(ring_fds_.size(), -1);
   if (pidfd_ >= 0) close(pidfd_);
   pidfd_ = -1;

@@ -6,11 +6,13 @@
 #include <sys/types.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "collect/sampling/perf_decode.h"
 #include "collect/sampling/perf_options.h"
 #include "collect/sampling/perf_ring.h"
+#include "collect/sampling/uprobe_definitions.h"
 #include "util/result.h"
 
 namespace callprof::sampling {
@@ -53,12 +55,18 @@ class PerfSession {
   void detach(RecordSink& sink);
 
   const SessionStats& stats() const { return stats_; }
+  // Probe mode: the options' uprobe site each event id stands for, and the sites the kernel
+  // refused (not an instruction it can probe): those are left out.
+  const std::unordered_map<uint64_t, uint32_t>& uprobe_sites() const { return uprobe_sites_; }
+  const std::vector<uint32_t>& refused_uprobes() const { return refused_uprobes_; }
   const DecodeFormat& format() const { return format_; }
 
  private:
   PerfSession(pid_t target, const SamplingOptions& options);
   Status open_cpu_events(pid_t tid, size_t cpu_index, bool on_exec, const std::string& what, int* err = nullptr);
   Status open_pidfd(const std::string& what);
+  Status open_uprobes(pid_t tid, size_t cpu_index, bool on_exec, const std::string& what, int* err);
+  Status add_to_ring(int fd, size_t cpu_index, const std::string& what);
   void drain(RecordSink& sink);
   void close_all();
 
@@ -74,6 +82,11 @@ class PerfSession {
   std::vector<TaskEvent> initial_threads_;
   std::vector<Mapping> initial_mappings_;
   SessionStats stats_;
+  UprobeDefinitions uprobe_definitions_;  // removed after close_all() closed their events
+  bool uprobes_defined_ = false;
+  std::unordered_map<uint64_t, uint32_t> uprobe_sites_;
+  std::vector<uint32_t> refused_uprobes_;
+  std::vector<bool> refused_;  // per site
 };
 
 }  // namespace callprof::sampling

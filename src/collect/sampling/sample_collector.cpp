@@ -192,6 +192,18 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     m[Metric::MaxWallNs] = std::max(m[Metric::MaxWallNs], c.max_ns);
     if (syscall_time_is_wall_) m[Metric::WallNs] += c.total_ns;
   }
+  for (const MeasuredPath& c : measured_) {
+    if (c.pid != image.first || c.image != image.second) continue;
+    path.clear();
+    for (uint64_t pc : c.pcs)
+      for (FunctionId f : functions_at(pc)) path.push_back(f);
+    CallTree& tree = trees[c.tid];
+    Metrics& m = tree.base(tree.path(path));
+    m[Metric::Calls] += c.calls;
+    m[Metric::WallNs] += c.self_ns;
+    m[Metric::MinWallNs] = std::min(m[Metric::MinWallNs], c.min_ns);
+    m[Metric::MaxWallNs] = std::max(m[Metric::MaxWallNs], c.max_ns);
+  }
   for (const Stack* s : stacks) {
     path.clear();
     for (uint32_t i = 0; i < s->count; ++i)
@@ -267,6 +279,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   std::map<Image, std::vector<const Stack*>> by_image;
   for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
   for (const SyscallPath& c : syscall_paths_) by_image[{c.pid, c.image}];
+  for (const MeasuredPath& c : measured_) by_image[{c.pid, c.image}];
   for (const auto& [image, stacks] : by_image) {
     Process proc;
     proc.pid = image.first;

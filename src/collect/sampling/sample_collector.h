@@ -50,6 +50,20 @@ class SampleCollector : public RecordSink {
   // many system calls (the most recent; older ones are counted as dropped). 0: none.
   void set_timeline_events(uint32_t events) { timeline_events_ = events; }
 
+  // Probe mode (collect/probes): the callers at a probed function's entry, unwound as a
+  // system call's entry stack is (lookup addresses, innermost first: the entry itself first).
+  const std::vector<uint64_t>& entry_frames(const Sample& entry);
+  // A hit of a probe that needs no stack (an exit): the thread's life spans it.
+  void note_hit(uint32_t pid, uint32_t tid, uint64_t time_ns) { thread(pid, tid, time_ns); }
+  uint32_t image_of(uint32_t pid) { return images_[pid]; }
+  // Calls measured on one path (probe mode), added to the thread's tree when it is built.
+  struct MeasuredPath {
+    uint32_t pid = 0, tid = 0, image = 0;
+    std::vector<uint64_t> pcs;  // lookup addresses, outermost first; the last is the function's entry
+    uint64_t calls = 0, self_ns = 0, min_ns = UINT64_MAX, max_ns = 0;  // min, max: self time of one call
+  };
+  void add_measured(MeasuredPath&& path) { measured_.push_back(std::move(path)); }
+
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
     uint64_t unwind_ns = 0, build_ns = 0;  // our processing time: unwinding, symbolizing + building
@@ -137,6 +151,7 @@ class SampleCollector : public RecordSink {
   bool walk_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
   void unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
 
+  std::vector<MeasuredPath> measured_;
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
   std::map<uint32_t, uint32_t> images_;             // pid -> current exec count
   std::map<uint32_t, uint32_t> parents_;            // pid -> parent pid (fork)

@@ -121,6 +121,23 @@ const std::vector<uint64_t>& SampleCollector::syscall_user_frames(const SyscallS
   return frames_;
 }
 
+const std::vector<uint64_t>& SampleCollector::entry_frames(const Sample& entry) {
+  const uint64_t start = now_ns();
+  thread(entry.pid, entry.tid, entry.time_ns);
+  SyscallSample call;
+  call.pid = entry.pid;
+  call.tid = entry.tid;
+  call.time_ns = entry.time_ns;
+  call.ip = entry.ip;
+  call.sp = entry.regs[kDwarfSp];
+  call.bp = entry.regs[kDwarfBp];
+  call.user_chain = entry.user_chain;
+  if (entry.has_user_regs) call.window = {reinterpret_cast<const uint8_t*>(entry.stack.data()), entry.stack.size()};
+  const std::vector<uint64_t>& frames = syscall_user_frames(call, images_[entry.pid]);
+  counts_.unwind_ns += now_ns() - start;
+  return frames;
+}
+
 void SampleCollector::on_syscall(const SyscallSample& call) {
   const uint64_t start = now_ns();
   thread(call.pid, call.tid, call.time_ns + call.duration_ns);

@@ -1,0 +1,131 @@
+#include "collect/probes/probe_collector.h"
+
+#include <algorithm>
+
+namespace callprof::probes {
+
+using namespace sampling;
+
+std::vector<UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions, std::vector<ProbeSite>& sites) {
+  std::vector<UprobeSite> out;
+  sites.clear();
+  for (uint32_t i = 0; i < functions.size(); ++i) {
+    out.push_back({functions[i].module, functions[i].entry_offset});
+    sites.push_back({i, true});
+    for (uint64_t exit : functions[i].exit_offsets) {
+      out.push_back({functions[i].module, exit});
+      sites.push_back({i, false});
+    }
+  }
+  return out;
+}
+
+ProbeCollector::ProbeCollector(SampleCollector& stacks, std::vector<ProbeFunction> functions,
+                               std::vector<ProbeSite> sites)
+    : stacks_(stacks), functions_(std::move(functions)), sites_(std::move(sites)), pairing_(*this) {}
+
+void ProbeCollector::on_sample(Sample&& s) {
+  auto it = event_sites_.find(s.id);
+  if (it == event_sites_.end()) return stacks_.on_sample(std::move(s));
+  const ProbeSite& site = sites_[it->second];
+  ++(site.entry ? counts_.entries : counts_.exits);
+  if (!s.has_user_regs) {
+    ++counts_.without_registers;
+    return;
+  }
+  if (site.entry) return on_entry(s, site);
+  stacks_.note_hit(s.pid, s.tid, s.time_ns);
+  pairing_.exit(s.tid, s.time_ns, s.regs[kDwarfSp]);
+}
+
+// The path: the probed caller's path, then the unprobed frames between it and this entry
+// (found by looking for the caller's code in the unwound stack), then this function; with
+// no probed caller, the whole unwound stack.
+void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
+  const std::vector<uint64_t>& frames = stacks_.entry_frames(s);  // innermost first
+  const uint64_t sp = s.regs[kDwarfSp];
+  const OpenFrame* parent = pairing_.enter(s.tid, s.time_ns, sp);
+  scratch_.clear();
+  if (parent) {
+    const Path& pp = paths_[parent->path];
+    scratch_.assign(pcs_.begin() + pp.first, pcs_.begin() + pp.first + pp.count);
+    const uint64_t start = parent->entry_ip, end = start + functions_[parent->function].size;
+    size_t k = 1;
+    while (k < frames.size() && !(frames[k] >= start && frames[k] < end)) ++k;
+    if (k < frames.size())
+      for (size_t j = k - 1; j >= 1; --j) scratch_.push_back(frames[j]);
+  } else {
+    for (size_t j = frames.size(); j-- > 1;) scratch_.push_back(frames[j]);
+  }
+  scratch_.push_back(s.ip);
+  const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid));
+  pairing_.open(s.tid, OpenFrame{site.function, path, sp, s.ip, s.time_ns, 0});
+}
+
+uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image) {
+  key_.assign(reinterpret_cast<const char*>(&tid), sizeof tid);
+  key_.append(reinterpret_cast<const char*>(&image), sizeof image);
+  key_.append(reinterpret_cast<const char*>(scratch_.data()), scratch_.size() * sizeof(uint64_t));
+  auto [it, added] = path_index_.try_emplace(key_, uint32_t(paths_.size()));
+  if (added) {
+    paths_.push_back(Path{pid, tid, image, uint32_t(pcs_.size()), uint32_t(scratch_.size())});
+    pcs_.insert(pcs_.end(), scratch_.begin(), scratch_.end());
+  }
+  return it->second;
+}
+
+void ProbeCollector::on_call(uint32_t, uint32_t path, uint64_t, uint64_t self_ns) {
+  Path& p = paths_[path];
+  ++p.calls;
+  p.self_ns += self_ns;
+  p.min_ns = std::min(p.min_ns, self_ns);
+  p.max_ns = std::max(p.max_ns, self_ns);
+}
+
+// A forked child returns through its parent's open frames: it gets copies, on its own paths.
+void ProbeCollector::adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint32_t child_tid) {
+  std::vector<OpenFrame> frames = pairing_.frames(parent_tid);
+  for (OpenFrame& f : frames) {
+    const Path& pp = paths_[f.path];
+    scratch_.assign(pcs_.begin() + pp.first, pcs_.begin() + pp.first + pp.count);
+    f.path = intern(child_pid, child_tid, stacks_.image_of(child_pid));
+    f.child_ns = 0;
+    pairing_.open(child_tid, f);
+  }
+}
+
+void ProbeCollector::on_task(TaskEvent&& t) {
+  const TaskEvent event = t;
+  stacks_.on_task(std::move(t));
+  switch (event.kind) {
+    case TaskEvent::Kind::Fork:
+      if (event.pid != event.ppid) adopt_frames(event.ptid, event.pid, event.tid);
+      break;
+    case TaskEvent::Kind::Exit:
+    case TaskEvent::Kind::Exec:  // the old image's frames are gone
+      pairing_.end_thread(event.tid, event.time_ns);
+      break;
+    case TaskEvent::Kind::Comm:
+      break;
+  }
+}
+
+void ProbeCollector::finish(uint64_t end_ns) {
+  pairing_.end_all(end_ns);
+  for (const Path& p : paths_) {
+    if (p.calls == 0) continue;
+    SampleCollector::MeasuredPath m{p.pid, p.tid, p.image, {pcs_.begin() + p.first, pcs_.begin() + p.first + p.count},
+                                    p.calls, p.self_ns, p.min_ns, p.max_ns};
+    stacks_.add_measured(std::move(m));
+  }
+  paths_.clear();
+  path_index_.clear();
+}
+
+ProbeCollector::Counts ProbeCollector::counts() const {
+  Counts c = counts_;
+  c.pairing = pairing_.counts();
+  return c;
+}
+
+}  // namespace callprof::probes

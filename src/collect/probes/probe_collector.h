@@ -1,0 +1,76 @@
+// Probe mode's consumer of a perf session's records: hits of the uprobe sites become calls
+// (probe_pairing.h) on paths — the entry's callers as the stack engine unwinds them, then
+// the probed calls nested in one another — and every other record (mappings, tasks,
+// samples when sampling too) goes on to the sampling collector, which builds the trees.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collect/probes/probe_pairing.h"
+#include "collect/probes/probe_sites.h"
+#include "collect/sampling/perf_options.h"
+#include "collect/sampling/sample_collector.h"
+
+namespace callprof::probes {
+
+// What a uprobe site is: the entry or an exit of one probed function.
+struct ProbeSite {
+  uint32_t function = 0;
+  bool entry = true;
+};
+
+// The uprobe sites of `functions` (each function's entry, then its exits), and in `sites`
+// what each one is, index for index.
+std::vector<sampling::UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions,
+                                               std::vector<ProbeSite>& sites);
+
+class ProbeCollector : public sampling::RecordSink, private CallSink {
+ public:
+  ProbeCollector(sampling::SampleCollector& stacks, std::vector<ProbeFunction> functions, std::vector<ProbeSite> sites);
+
+  // The session's event ids of each site (PerfSession::uprobe_sites()).
+  void set_event_sites(const std::unordered_map<uint64_t, uint32_t>& ids) { event_sites_ = ids; }
+
+  void on_sample(sampling::Sample&& sample) override;
+  void on_mapping(sampling::Mapping&& mapping) override { stacks_.on_mapping(std::move(mapping)); }
+  void on_task(sampling::TaskEvent&& task) override;
+  void on_switch(const sampling::SwitchEvent& event) override { stacks_.on_switch(event); }
+  void on_lost(const sampling::LostEvent& event, sampling::LostKind kind) override { stacks_.on_lost(event, kind); }
+
+  // Closes what is still open at end_ns and hands every path's sums to the stack engine.
+  void finish(uint64_t end_ns);
+
+  struct Counts {
+    uint64_t entries = 0, exits = 0;
+    uint64_t without_registers = 0;  // hits that could not be paired (no stack pointer)
+    ProbePairing::Counts pairing;
+  };
+  Counts counts() const;
+
+ private:
+  struct Path {
+    uint32_t pid, tid, image;
+    uint32_t first, count;  // in pcs_, outermost first
+    uint64_t calls = 0, self_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
+  };
+  void on_call(uint32_t tid, uint32_t path, uint64_t total_ns, uint64_t self_ns) override;
+  void on_entry(const sampling::Sample& s, const ProbeSite& site);
+  uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image);  // the path in scratch_
+  void adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint32_t child_tid);
+
+  sampling::SampleCollector& stacks_;
+  std::vector<ProbeFunction> functions_;
+  std::vector<ProbeSite> sites_;
+  std::unordered_map<uint64_t, uint32_t> event_sites_;
+  ProbePairing pairing_;
+  std::vector<Path> paths_;
+  std::vector<uint64_t> pcs_;
+  std::unordered_map<std::string, uint32_t> path_index_;
+  std::vector<uint64_t> scratch_;
+  std::string key_;
+  Counts counts_;
+};
+
+}  // namespace callprof::probes

@@ -1,0 +1,63 @@
+// Probe mode's pairing of entry and exit hits into calls, per thread. A frame opens at a
+// function's entry and closes at the exit hit whose stack pointer is the entry's (both
+// point at the return address). A frame the thread left another way — a longjmp, an
+// exception, a tail call into an unprobed function — is closed by the thread's first later
+// hit above it (a higher stack pointer, or the same one at an entry), at that hit's time:
+// an upper bound, counted as `unwound`. Pure: no clock, no kernel, driven by tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace callprof::probes {
+
+struct OpenFrame {
+  uint32_t function = 0;  // index of the probed function
+  uint32_t path = 0;      // the caller's id of this call's path (calling context)
+  uint64_t sp = 0;        // stack pointer at entry
+  uint64_t entry_ip = 0;  // where the function is mapped in this process
+  uint64_t start_ns = 0, child_ns = 0;  // child_ns: time in probed calls made from it
+};
+
+class CallSink {
+ public:
+  virtual ~CallSink() = default;
+  // total_ns: entry to exit; self_ns: minus the probed calls it made.
+  virtual void on_call(uint32_t tid, uint32_t path, uint64_t total_ns, uint64_t self_ns) = 0;
+};
+
+class ProbePairing {
+ public:
+  explicit ProbePairing(CallSink& sink) : sink_(sink) {}
+
+  // An entry hit, step 1: closes the frames the thread has left, and returns the innermost
+  // frame still open (the probed caller of the new call), or null.
+  const OpenFrame* enter(uint32_t tid, uint64_t time_ns, uint64_t sp);
+  // Step 2: opens the new frame (after the caller chose its path from the parent's).
+  void open(uint32_t tid, const OpenFrame& frame);
+  // An exit hit (a ret or tail jump of some probed function).
+  void exit(uint32_t tid, uint64_t time_ns, uint64_t sp);
+  // The thread ended, or the recording did: what is still open closes at time_ns.
+  void end_thread(uint32_t tid, uint64_t time_ns);
+  void end_all(uint64_t time_ns);
+
+  struct Counts {
+    uint64_t calls = 0;           // closed frames, all kinds
+    uint64_t unwound = 0;         // closed by a hit above them (longjmp, exception, tail call)
+    uint64_t unfinished = 0;      // still open when their thread or the recording ended
+    uint64_t unmatched_exits = 0;  // exits with no frame at their stack pointer (entered before attach)
+  };
+  const Counts& counts() const { return counts_; }
+  size_t open_frames(uint32_t tid) const;
+  std::vector<OpenFrame> frames(uint32_t tid) const;  // outermost first
+
+ private:
+  void close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns);
+  CallSink& sink_;
+  std::unordered_map<uint32_t, std::vector<OpenFrame>> threads_;
+  Counts counts_;
+};
+
+}  // namespace callprof::probes
