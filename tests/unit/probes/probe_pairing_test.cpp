@@ -1,0 +1,129 @@
+// Hits in, calls out: nesting, recursion, exits matched by stack pointer, and frames left
+// without a probed exit (exceptions, longjmp, tail calls), on hand-made timelines.
+#include "collect/probes/probe_pairing.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace callprof::probes {
+namespace {
+
+struct Call {
+  uint32_t tid, path;
+  uint64_t total, self;
+  bool operator==(const Call&) const = default;
+};
+
+class Recorder : public CallSink {
+ public:
+  void on_call(uint32_t tid, uint32_t path, uint64_t total, uint64_t self) override { calls.push_back({tid, path, total, self}); }
+  std::vector<Call> calls;
+};
+
+class PairingTest : public ::testing::Test {
+ protected:
+  // Opens a frame of `function` on `path` at time t with stack pointer sp.
+  const OpenFrame* enter(uint32_t tid, uint64_t t, uint64_t sp, uint32_t function, uint32_t path) {
+    const OpenFrame* parent = pairing.enter(tid, t, sp);
+    pairing.open(tid, OpenFrame{function, path, sp, 0x1000 + function, t, 0});
+    return parent;
+  }
+  Recorder sink;
+  ProbePairing pairing{sink};
+};
+
+TEST_F(PairingTest, NestedCallsGetTotalAndSelf) {
+  EXPECT_EQ(enter(1, 100, 0x7000, 0, 10), nullptr);
+  const OpenFrame* parent = nullptr;
+  parent = pairing.enter(1, 110, 0x6f00);
+  ASSERT_NE(parent, nullptr);
+  EXPECT_EQ(parent->path, 10u);
+  pairing.open(1, OpenFrame{1, 11, 0x6f00, 0x1001, 110, 0});
+  pairing.exit(1, 130, 0x6f00);  // child: 20
+  pairing.exit(1, 200, 0x7000);  // parent: 100, self 80
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{1, 11, 20, 20}, {1, 10, 100, 80}}));
+  EXPECT_EQ(pairing.counts().calls, 2u);
+  EXPECT_EQ(pairing.counts().unwound, 0u);
+}
+
+TEST_F(PairingTest, RecursionClosesInnermostFirst) {
+  enter(1, 0, 0x7000, 0, 1);
+  enter(1, 10, 0x6ff0, 0, 2);
+  enter(1, 20, 0x6fe0, 0, 3);
+  pairing.exit(1, 25, 0x6fe0);
+  pairing.exit(1, 40, 0x6ff0);
+  pairing.exit(1, 100, 0x7000);
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{1, 3, 5, 5}, {1, 2, 30, 25}, {1, 1, 100, 70}}));
+}
+
+TEST_F(PairingTest, ThreadsPairIndependently) {
+  enter(1, 0, 0x7000, 0, 1);
+  enter(2, 5, 0x7000, 0, 2);  // same stack address, another thread's stack
+  pairing.exit(2, 15, 0x7000);
+  pairing.exit(1, 30, 0x7000);
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{2, 2, 10, 10}, {1, 1, 30, 30}}));
+}
+
+// An exception thrown in the inner frame and caught in the outer one: the inner frame never
+// reaches its ret; the outer frame's exit (at a higher stack pointer) closes it first.
+TEST_F(PairingTest, FrameLeftByAnExceptionClosesAtTheNextHitAbove) {
+  enter(1, 0, 0x7000, 0, 1);
+  enter(1, 10, 0x6f00, 1, 2);
+  pairing.exit(1, 50, 0x7000);
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{1, 2, 40, 40}, {1, 1, 50, 10}}));
+  EXPECT_EQ(pairing.counts().unwound, 1u);
+  EXPECT_EQ(pairing.counts().unmatched_exits, 0u);
+}
+
+// A longjmp out of two frames to main, which then calls a probed function again: the new
+// entry's return address is above both, so they are closed at its time.
+TEST_F(PairingTest, EntryAboveOpenFramesClosesThem) {
+  enter(1, 0, 0x7000, 0, 1);
+  enter(1, 10, 0x6f00, 1, 2);
+  EXPECT_EQ(enter(1, 60, 0x7100, 2, 3), nullptr);
+  EXPECT_EQ(pairing.counts().unwound, 2u);
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{1, 2, 50, 50}, {1, 1, 60, 10}}));
+  EXPECT_EQ(pairing.open_frames(1), 1u);
+}
+
+// f tail-calls g (jmp): g's entry has f's stack pointer, so f ends where g begins.
+TEST_F(PairingTest, TailCallEndsTheCallerAtTheCalleesEntry) {
+  enter(1, 0, 0x7000, 0, 1);
+  EXPECT_EQ(enter(1, 10, 0x7000, 1, 2), nullptr);
+  pairing.exit(1, 30, 0x7000);
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{1, 1, 10, 10}, {1, 2, 20, 20}}));
+}
+
+// Calls entered before the probes were placed (attach) have exits and no entries.
+TEST_F(PairingTest, ExitWithoutEntryIsCountedNotPaired) {
+  pairing.exit(1, 10, 0x7000);
+  enter(1, 20, 0x6000, 0, 1);
+  pairing.exit(1, 30, 0x5000);  // below the open frame: a jump to a cold part, not its ret
+  EXPECT_EQ(pairing.counts().unmatched_exits, 2u);
+  EXPECT_TRUE(sink.calls.empty());
+  EXPECT_EQ(pairing.open_frames(1), 1u);
+}
+
+TEST_F(PairingTest, OpenFramesEndWithTheirThread) {
+  enter(1, 0, 0x7000, 0, 1);
+  enter(1, 10, 0x6f00, 1, 2);
+  enter(2, 0, 0x7000, 0, 3);
+  pairing.end_thread(1, 100);
+  EXPECT_EQ(sink.calls, (std::vector<Call>{{1, 2, 90, 90}, {1, 1, 100, 10}}));
+  pairing.end_all(200);
+  EXPECT_EQ(sink.calls.back(), (Call{2, 3, 200, 200}));
+  EXPECT_EQ(pairing.counts().unfinished, 3u);
+}
+
+TEST_F(PairingTest, FramesCopyForAForkedChild) {
+  enter(1, 0, 0x7000, 0, 1);
+  enter(1, 10, 0x6f00, 1, 2);
+  std::vector<OpenFrame> frames = pairing.frames(1);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].path, 1u);
+  EXPECT_EQ(frames[1].sp, 0x6f00u);
+}
+
+}  // namespace
+}  // namespace callprof::probes
