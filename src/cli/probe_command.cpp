@@ -112,6 +112,7 @@ int write_probed(SampleCollector& collector, ProbeCollector& probes, const PerfS
   profile.meta.duration_ns = r.duration_ns;
   profile.meta.callprof_version = CALLPROF_VERSION;
   profile.meta.probes = probe_facts(a, p, probes, session);
+  profile.meta.compensated = probes.compensated();
   if (s.frequency > 0) {
     SamplingFacts& x = profile.meta.sampling.emplace();
     x.frequency_hz = s.frequency;
@@ -178,6 +179,7 @@ int record_probed(const RecordArgs& a, const ExecutableInfo& exe) {
   SampleCollector collector(UnwindMethod::Dwarf);
   ProbeCollector probes(collector, probing->plan.functions, probing->sites);
   probes.set_event_sites(launched->session.uprobe_sites());
+  if (!a.raw_clock) probes.set_cost_per_hit_ns(probing->cost_ns);
   observe_until_exit(*launched, tracing.get(), collector, &probes);
   auto status = wait_for_exit(launched->pid);
   if (!status) return fail(status.error().message);
@@ -207,6 +209,7 @@ int attach_probed(const AttachProbeArgs& a) {
   collector.add_initial(session->initial_threads(), session->initial_mappings());
   ProbeCollector probes(collector, probing->plan.functions, probing->sites);
   probes.set_event_sites(session->uprobe_sites());
+  probes.set_cost_per_hit_ns(probing->cost_ns);
   if (!a.quiet)
     note(fmt::format("attached to {} ({} threads); {}", a.pid, session->initial_threads().size(),
                      a.duration_ns > 0 ? fmt::format("for {} s", double(a.duration_ns) / 1e9) : std::string("Ctrl-C to stop")));

@@ -30,6 +30,11 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
  public:
   ProbeCollector(sampling::SampleCollector& stacks, std::vector<ProbeFunction> functions, std::vector<ProbeSite> sites);
 
+  void set_cost_per_hit_ns(uint64_t ns) {
+    pairing_.set_cost_per_hit_ns(ns);
+    compensated_ = ns > 0;
+  }
+  bool compensated() const { return compensated_; }
   // The session's event ids of each site (PerfSession::uprobe_sites()).
   void set_event_sites(const std::unordered_map<uint64_t, uint32_t>& ids) { event_sites_ = ids; }
 
@@ -71,6 +76,7 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   std::vector<uint64_t> scratch_;
   std::string key_;
   Counts counts_;
+  bool compensated_ = false;
 };
 
 }  // namespace callprof::probes

@@ -6,8 +6,13 @@ void ProbePairing::close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64
   const OpenFrame f = stack.back();
   stack.pop_back();
   const uint64_t total = time_ns > f.start_ns ? time_ns - f.start_ns : 0;
-  const uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
-  if (!stack.empty()) stack.back().child_ns += total;
+  uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
+  const uint64_t probes = cost_per_hit_ns_ * (1 + uint64_t(f.children));
+  self = self > probes ? self - probes : 0;
+  if (!stack.empty()) {
+    stack.back().child_ns += total;
+    ++stack.back().children;
+  }
   ++counts_.calls;
   sink_.on_call(tid, f.path, total, self);
 }

@@ -19,6 +19,7 @@ struct OpenFrame {
   uint64_t sp = 0;        // stack pointer at entry
   uint64_t entry_ip = 0;  // where the function is mapped in this process
   uint64_t start_ns = 0, child_ns = 0;  // child_ns: time in probed calls made from it
+  uint32_t children = 0;                // probed calls made from it
 };
 
 class CallSink {
@@ -31,6 +32,11 @@ class CallSink {
 class ProbePairing {
  public:
   explicit ProbePairing(CallSink& sink) : sink_(sink) {}
+  // Subtract the probes' own time from self times: each call's measured self holds about
+  // one hit's cost for its own entry and exit (the part after the entry's timestamp and
+  // before the exit's) and one for each probed call it made (the part before that call's
+  // entry timestamp and after its exit's). 0: raw times.
+  void set_cost_per_hit_ns(uint64_t ns) { cost_per_hit_ns_ = ns; }
 
   // An entry hit, step 1: closes the frames the thread has left, and returns the innermost
   // frame still open (the probed caller of the new call), or null.
@@ -56,6 +62,7 @@ class ProbePairing {
  private:
   void close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns);
   CallSink& sink_;
+  uint64_t cost_per_hit_ns_ = 0;
   std::unordered_map<uint32_t, std::vector<OpenFrame>> threads_;
   Counts counts_;
 };

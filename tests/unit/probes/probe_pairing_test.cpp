@@ -127,3 +127,25 @@ TEST_F(PairingTest, FramesCopyForAForkedChild) {
 
 }  // namespace
 }  // namespace callprof::probes
+
+namespace callprof::probes {
+namespace {
+
+// With a cost of 5 per hit: the child's self loses 5 (its own hits' inner halves), the
+// parent's 5 for its own and 5 for the child's outer halves; never below zero.
+TEST_F(PairingTest, CompensationSubtractsTheProbesOwnTime) {
+  pairing.set_cost_per_hit_ns(5);
+  enter(1, 100, 0x7000, 0, 10);
+  enter(1, 110, 0x6f00, 1, 11);
+  pairing.exit(1, 130, 0x6f00);
+  enter(1, 140, 0x6f00, 1, 11);
+  pairing.exit(1, 142, 0x6f00);
+  pairing.exit(1, 200, 0x7000);
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[0], (Call{1, 11, 20, 15}));
+  EXPECT_EQ(sink.calls[1], (Call{1, 11, 2, 0}));
+  EXPECT_EQ(sink.calls[2], (Call{1, 10, 100, 78 - 15}));  // 100 - 22 in children, - 5 * (1 + 2)
+}
+
+}  // namespace
+}  // namespace callprof::probes
