@@ -3,6 +3,7 @@
 // events of the same CPU, so every other event on a CPU writes into that CPU's ring.
 #include "collect/sampling/perf_session.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -35,6 +36,27 @@ class TargetOnlySink : public RecordSink {
   uint32_t pid_;
   uint64_t& dropped_;
 };
+
+// Closing the last event of a uprobe waits for an RCU grace period, serialized in the
+// kernel (~40 ms each here): thousands of probe sites took minutes. A child process takes
+// over the events, closes them and then removes the definitions, while we go on; our own
+// copies close at no cost. It keeps none of our streams (a reader waiting for the end of
+// our output must not wait for it) and leaves our session, so Ctrl-C does not stop it.
+bool close_in_background(const std::vector<int>& fds, UprobeDefinitions& definitions) {
+  const pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    setsid();
+    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int stream = 0; stream < 3; ++stream) dup2(null, stream);
+    for (int fd : fds) close(fd);
+    definitions.remove_now();
+    _exit(0);
+  }
+  for (int fd : fds) close(fd);
+  definitions.release();
+  return true;
+}
 
 }  // namespace
 
@@ -213,8 +235,11 @@ void PerfSession::detach(RecordSink& sink) {
 void PerfSession::close_all() {
   for (PerfRing& ring : rings_) ring.unmap();
   // Closing an event frees the copies inherited by the target's threads and children.
-  for (int fd : fds_) close(fd);
+  constexpr size_t kSlowClosesInForeground = 16;
+  if (uprobe_sites_.size() <= kSlowClosesInForeground * cpus_.size() || !close_in_background(fds_, uprobe_definitions_))
+    for (int fd : fds_) close(fd);
   fds_.clear();
+  uprobe_sites_.clear();
   uprobe_definitions_ = UprobeDefinitions{};  // only once nothing uses them
   ring_fds_.assign(ring_fds_.size(), -1);
   if (pidfd_ >= 0) close(pidfd_);

@@ -27,6 +27,10 @@ class UprobeDefinitions {
   ~UprobeDefinitions();
 
   const std::vector<uint64_t>& ids() const { return ids_; }
+  // Removes the definitions now (their events must be closed), or forgets them (another
+  // process removes them).
+  void remove_now() { remove(); }
+  void release() { defined_.clear(); }
 
  private:
   std::string group_;          // callprof_PID
