@@ -56,6 +56,7 @@ Result<Probing> prepare(const ProbeArgs& a, const std::vector<std::string>& modu
   o.uprobes = probes::uprobe_sites(p.plan.functions, p.sites);
   if (o.unwind != UnwindMode::Dwarf) o.stack_bytes = 512;  // enough for the caller of the entry
   o.unwind = UnwindMode::Dwarf;
+  o.ring_bytes = 8 << 20;  // per CPU: ~10,000 hits, ~50 ms of a program that does nothing else
   raise_file_limit((o.uprobes.size() + 2) * threads * size_t(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))) + 256);
   auto cost = probes::measure_probe_cost_ns(o);
   if (cost) p.cost_ns = *cost;
@@ -81,6 +82,7 @@ ProbeFacts probe_facts(const ProbeArgs& a, const Probing& p, const ProbeCollecto
   x.unfinished = c.pairing.unfinished;
   x.unmatched_exits = c.pairing.unmatched_exits;
   x.cost_per_hit_ns = p.cost_ns;
+  x.lost = session.stats().decode.lost_records + session.stats().decode.lost_samples;
   return x;
 }
 
@@ -119,6 +121,8 @@ int write_probed(SampleCollector& collector, ProbeCollector& probes, const PerfS
     x.event = s.event;
     x.unwind = "dwarf";
     x.samples = collector.counts().samples;
+    x.lost_records = session.stats().decode.lost_records;
+    x.lost_samples = session.stats().decode.lost_samples;
   }
   if (tracing) tracing->annotate(profile.meta);
   keep_previous(r.output);
@@ -129,6 +133,9 @@ int write_probed(SampleCollector& collector, ProbeCollector& probes, const PerfS
                      r.output, probes.counts().pairing.calls, f.probed, f.entries + f.exits,
                      double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, profile.threads.size(),
                      profile.threads.size() == 1 ? "" : "s"));
+    if (f.lost)
+      warn(fmt::format("{} records were lost (the rings filled faster than callprof read them): call counts are "
+                       "lower bounds", f.lost));
     if (f.refused_sites) warn(fmt::format("{} probe sites were refused by the kernel and left out", f.refused_sites));
   }
   return 0;

@@ -136,6 +136,7 @@ struct ProbeFacts {
   uint64_t unfinished = 0;     // calls still open when their thread or the recording ended
   uint64_t unmatched_exits = 0;  // exits of calls entered before the probes were placed
   uint64_t cost_per_hit_ns = 0;  // 0: not measured
+  uint64_t lost = 0;           // records the kernel dropped (ring full): counts are then lower bounds
 };
 
 struct Metadata {

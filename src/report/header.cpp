@@ -95,6 +95,7 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
                        s->probed == 1 ? "" : "s", s->sites,
                        s->refused_sites ? fmt::format(", {} refused by the kernel", s->refused_sites) : std::string(),
                        s->entries, s->exits);
+    if (s->lost) out << fmt::format("; {} records LOST (counts are lower bounds)", s->lost);
     if (s->unwound + s->unfinished + s->unmatched_exits)
       out << fmt::format("; {} left without a probed exit, {} unfinished, {} unmatched exits", s->unwound,
                          s->unfinished, s->unmatched_exits);

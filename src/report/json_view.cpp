@@ -78,7 +78,7 @@ json probe_facts(const ProbeFacts& s) {
           {"refused_sites", s.refused_sites}, {"entries", s.entries},
           {"exits", s.exits},           {"unwound", s.unwound},
           {"unfinished", s.unfinished}, {"unmatched_exits", s.unmatched_exits},
-          {"cost_per_hit_ns", s.cost_per_hit_ns},
+          {"cost_per_hit_ns", s.cost_per_hit_ns}, {"lost", s.lost},
           {"estimated_distortion_ns", (s.entries + s.exits) * s.cost_per_hit_ns}};
 }
 

@@ -77,13 +77,14 @@ void put_probes(const ProbeFacts& x, file::ProbeFacts* out) {
   out->set_unfinished(x.unfinished);
   out->set_unmatched_exits(x.unmatched_exits);
   out->set_cost_per_hit_ns(x.cost_per_hit_ns);
+  out->set_lost(x.lost);
 }
 
 ProbeFacts take_probes(const file::ProbeFacts& in) {
   return ProbeFacts{.functions = in.functions(), .modules = in.modules(), .probed = in.probed(), .sites = in.sites(),
                     .refused_sites = in.refused_sites(), .entries = in.entries(), .exits = in.exits(),
                     .unwound = in.unwound(), .unfinished = in.unfinished(), .unmatched_exits = in.unmatched_exits(),
-                    .cost_per_hit_ns = in.cost_per_hit_ns()};
+                    .cost_per_hit_ns = in.cost_per_hit_ns(), .lost = in.lost()};
 }
 
 // Files before the typed facts kept them as strings in `extra`; a key that is not a
