@@ -103,7 +103,10 @@ void SampleCollector::on_lost(const LostEvent& e, LostKind kind) {
 namespace {
 
 // One module per file: its mappings' union, at the load bias of the mapping of offset 0.
-std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, std::vector<std::string>& warnings) {
+// `biases` remembers each mapping's: forked children have their parent's mappings, and
+// finding a bias opens the file.
+std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, LoadBiases& biases,
+                                         std::vector<std::string>& warnings) {
   std::map<std::string, LoadedModule> by_path;
   for (const Mapping& m : mappings) {
     if (m.path.empty() || m.path[0] != '/') continue;  // anonymous, [vdso], JIT
@@ -112,8 +115,11 @@ std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, s
     lm.start = std::min(lm.start, m.start);
     lm.end = std::max(lm.end, m.end);
     if (!added && lm.bias != 0) continue;
-    if (auto bias = mapping_load_bias(m)) lm.bias = *bias;
-    else if (added) warnings.push_back(bias.error().message);
+    auto key = std::make_tuple(m.path, m.start, m.pgoff, m.build_id);
+    auto known = biases.find(key);
+    if (known == biases.end()) known = biases.emplace(std::move(key), mapping_load_bias(m)).first;
+    if (known->second) lm.bias = *known->second;
+    else if (added) warnings.push_back(known->second.error().message);
   }
   std::vector<LoadedModule> out;
   for (auto& [path, lm] : by_path) out.push_back(std::move(lm));
@@ -131,7 +137,7 @@ std::string region_name(const std::vector<Mapping>& mappings, uint64_t pc) {
 void SampleCollector::symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
                                       FunctionTable& table, SymbolizerCache& symbolizers,
                                       std::vector<std::string>& warnings) {
-  std::vector<LoadedModule> mods = loaded_modules(mappings_[image], warnings);
+  std::vector<LoadedModule> mods = loaded_modules(mappings_[image], load_biases_, warnings);
   std::vector<ModuleId> module_ids;
   for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
   // Shared by the images with the same modules at the same addresses (forked children).

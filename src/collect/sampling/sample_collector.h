@@ -9,11 +9,13 @@
 #include <map>
 #include <unordered_map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "collect/sampling/perf_decode.h"
 #include "collect/sampling/unwinder.h"
 #include "model/profile.h"
+#include "util/result.h"
 
 namespace callprof {
 class FunctionTable;
@@ -21,6 +23,8 @@ class SymbolizerCache;
 }
 
 namespace callprof::sampling {
+
+using LoadBiases = std::map<std::tuple<std::string, uint64_t, uint64_t, std::string>, Result<uint64_t>>;
 
 class SampleCollector : public RecordSink {
  public:
@@ -152,6 +156,7 @@ class SampleCollector : public RecordSink {
   void unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
 
   std::vector<MeasuredPath> measured_;
+  LoadBiases load_biases_;  // by path, start, file offset and build id
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
   std::map<uint32_t, uint32_t> images_;             // pid -> current exec count
   std::map<uint32_t, uint32_t> parents_;            // pid -> parent pid (fork)
