@@ -1,0 +1,443 @@
+// End-to-end: probe mode (record --mode probe --probe REGEX, attach --mode probe) on
+// programs built as Debian builds packages (-O2 -g, no hooks) whose calls are known by
+// construction (programs/probed*.c, probed_exceptions.cpp): exact calls per function, per
+// caller and per path; a shared library of ours probed by module; recursion; 4 threads;
+// attach mid-run (text restored, no uprobe left); an exception through probed frames;
+// durations; the program's output and exit status; the one-line errors. Needs writable
+// tracefs uprobe events (root): without them every test here is skipped, saying so.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string writable_uprobe_events() {
+  for (const char* f : {"/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events"})
+    if (access(f, W_OK) == 0) return f;
+  return "";
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A hit lost in the ring (PERF_RECORD_LOST, counted per thread) makes exact counts
+// impossible: said first, so a count that is off names its cause.
+void expect_no_lost_hits(const Report& r) {
+  for (const json& t : r.threads())
+    EXPECT_EQ(u64(t, "lost_events"), 0u) << "hits lost in the ring buffer by thread " << u64(t, "tid")
+                                         << ": the counts below cannot be exact";
+}
+
+class Probes : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    if (IsSkipped()) return;
+    if (writable_uprobe_events().empty())
+      GTEST_SKIP() << "probe mode needs writable tracefs uprobe events (/sys/kernel/tracing/uprobe_events: "
+                      "root and CONFIG_UPROBE_EVENTS); not available here";
+  }
+  Report probed(const std::string& binary, const std::vector<std::string>& probes,
+                const std::vector<std::string>& extra = {}, const std::vector<std::string>& args = {}) {
+    std::vector<std::string> options = {"--mode", "probe"};
+    for (const std::string& p : probes) options.insert(options.end(), {"--probe", p});
+    options.insert(options.end(), extra.begin(), extra.end());
+    Report r = record_with(options, binary, args);
+    EXPECT_EQ(r.doc().at("metadata").at("mode"), "probe");
+    EXPECT_FALSE(r.doc().at("compensated").get<bool>()) << "probe mode runs no hooks: nothing to compensate";
+    expect_no_lost_hits(r);
+    return r;
+  }
+};
+E2E_INSTANTIATE(Probes);
+
+const json& probe_facts(const Report& r) { return r.doc().at("metadata").at("probes"); }
+
+bool ends_with(const std::vector<std::string>& path, const std::vector<std::string>& suffix) {
+  if (path.size() < suffix.size()) return false;
+  return same_path(std::vector<std::string>(path.end() - long(suffix.size()), path.end()), suffix);
+}
+
+// Calls of every tree node whose path (from the top) ends in `suffix`: the probed paths
+// start with the unwound stack (_start, __libc_start_main...), which these tests ignore.
+uint64_t calls_at_suffix(const json& nodes, const std::vector<std::string>& suffix, std::vector<std::string>& path) {
+  uint64_t n = 0;
+  for (const json& node : nodes) {
+    path.push_back(node.at("name").get<std::string>());
+    if (ends_with(path, suffix)) n += u64(node, "calls");
+    n += calls_at_suffix(node.at("children"), suffix, path);
+    path.pop_back();
+  }
+  return n;
+}
+uint64_t calls_at_suffix(const Report& r, const std::vector<std::string>& suffix) {
+  std::vector<std::string> path;
+  return calls_at_suffix(r.doc().at("tree"), suffix, path);
+}
+void expect_suffix_calls(const Report& r, const std::vector<CallsAt>& expected) {
+  for (const CallsAt& e : expected) EXPECT_EQ(calls_at_suffix(r, e.path), e.calls) << "... > " << join_path(e.path);
+}
+
+// The pairing's books balance: every entry closed at a probed exit, by a hit above it
+// (unwound) or at the end (unfinished); every exit closed a frame or was unmatched.
+void expect_hits_balance(const json& facts) {
+  const uint64_t entries = u64(facts, "entries"), unwound = u64(facts, "unwound"),
+                 unfinished = u64(facts, "unfinished");
+  ASSERT_GE(entries, unwound + unfinished) << facts.dump();
+  EXPECT_EQ(u64(facts, "exits"), entries - unwound - unfinished + u64(facts, "unmatched_exits")) << facts.dump();
+}
+
+TEST_P(Probes, CallsPerFunctionCallerAndPathAreExact) {
+  const Report r = probed(build_plain("probed.c"), {"^(leaf|outer|other|via_tail|tail_target)$"});
+  expect_function_calls(r, {{"leaf", 59}, {"outer", 3}, {"other", 2}, {"via_tail", 4}, {"tail_target", 4},
+                            {"hidden", 0}, {"main", 0}});
+  expect_edge_calls(r, {{"main", "outer", 3},
+                        {"main", "other", 2},
+                        {"main", "leaf", 7},
+                        {"outer", "leaf", 30},
+                        {"other", "leaf", 10},
+                        {"hidden", "leaf", 12},  // an unprobed frame between probed ones, by unwinding
+                        {"main", "via_tail", 4},
+                        // via_tail ends in `jmp tail_target`: its frame is gone when tail_target runs.
+                        {"main", "tail_target", 4}});
+  expect_suffix_calls(r, {{{"main", "outer", "leaf"}, 30},
+                          {{"main", "outer", "hidden", "leaf"}, 12},
+                          {{"main", "other", "leaf"}, 10},
+                          {{"main", "leaf"}, 7},
+                          {{"main", "tail_target"}, 4}});
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(u64(facts, "probed"), 5u);
+  EXPECT_GE(u64(facts, "sites"), 10u) << "an entry and at least one exit per function";
+  EXPECT_EQ(u64(facts, "refused_sites"), 0u);
+  EXPECT_EQ(u64(facts, "entries"), 72u);
+  EXPECT_EQ(u64(facts, "exits"), 72u);
+  EXPECT_EQ(u64(facts, "unwound"), 0u);
+  EXPECT_EQ(u64(facts, "unfinished"), 0u);
+  EXPECT_EQ(u64(facts, "unmatched_exits"), 0u);
+  EXPECT_EQ(u64(facts, "estimated_distortion_ns"), 144 * u64(facts, "cost_per_hit_ns"));
+  expect_report_invariants(r);
+  // The text header says what was probed and what it cost.
+  RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_EQ(text.exit, exited(0)) << text.err;
+  EXPECT_NE(text.out.find("# probes:   5 functions"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("72 entries, 72 exits"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("# cost:"), std::string::npos) << text.out;
+}
+
+// A function whose first instruction is its tail jump (`jmp tail_target`): its entry and
+// its exit are one address, so both probes fire at once; the call must pair like any other
+// (entry first), not as an unmatched exit followed by a frame left without return.
+TEST_P(Probes, AFunctionThatIsOnlyATailJumpPairsItsEntryAndExit) {
+  const Report r = probed(build_plain("probed.c"), {"^(jump_only|tail_target)$"}, {}, {"jump"});
+  expect_function_calls(r, {{"jump_only", 6}, {"tail_target", 6}});
+  expect_edge_calls(r, {{"main", "jump_only", 6}, {"main", "tail_target", 6}});
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(u64(facts, "entries"), 12u);
+  EXPECT_EQ(u64(facts, "unwound"), 0u) << facts.dump();
+  EXPECT_EQ(u64(facts, "unmatched_exits"), 0u) << facts.dump();
+  expect_hits_balance(facts);
+}
+
+TEST_P(Probes, ASharedLibraryOfOursIsProbedByModuleAlone) {
+  const std::string lib = (dir() / "libprobed_lib.so").string();
+  RunResult built = run({toolchain(GetParam()).c, "-O2", "-g", "-shared", "-fPIC", "-I", E2E_PROGRAMS,
+                         std::string(E2E_PROGRAMS) + "/probed_lib.c", "-o", lib},
+                        dir());
+  ASSERT_EQ(built.exit, exited(0)) << built.err;
+  // build_plain names its binary after the flags: this one is linked by hand.
+  const std::string binary = (dir() / "probed_lib_main").string();
+  built = run({toolchain(GetParam()).c, "-O2", "-g", "-I", E2E_PROGRAMS, std::string(E2E_PROGRAMS) + "/probed_lib_main.c",
+               "-Wl,--no-as-needed", lib, "-Wl,-rpath," + dir().string(), "-o", binary},
+              dir());
+  ASSERT_EQ(built.exit, exited(0)) << built.err;
+  // ^lib_ also matches the executable's lib_own: the module pattern leaves it out.
+  const Report r = probed(binary, {"^lib_"}, {"--probe-module", "libprobed_lib"});
+  expect_function_calls(r, {{"lib_inner", 23}, {"lib_outer", 5}, {"lib_own", 0}});
+  expect_edge_calls(r, {{"main", "lib_outer", 5}, {"lib_outer", "lib_inner", 15}, {"lib_own", "lib_inner", 8}});
+  expect_suffix_calls(r, {{{"main", "lib_outer", "lib_inner"}, 15}, {{"main", "lib_own", "lib_inner"}, 8}});
+  const json& inner = r.function("lib_inner");
+  EXPECT_NE(inner.at("module").get<std::string>().find("libprobed_lib.so"), std::string::npos) << inner.dump();
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(u64(facts, "probed"), 2u) << "lib_inner and lib_outer, not the executable's lib_own";
+  EXPECT_EQ(facts.at("modules"), "libprobed_lib");
+  EXPECT_EQ(u64(facts, "entries"), 28u);
+  EXPECT_EQ(u64(facts, "unmatched_exits"), 0u);
+  expect_report_invariants(r);
+}
+
+TEST_P(Probes, RecursionNestsCallInCallWithExactCounts) {
+  const Report r = probed(build_plain("probed_recursion.c"), {"^(fib|down)$"});
+  expect_function_calls(r, {{"fib", 1973}, {"down", 150}});
+  // fib(15): 2^d calls at depth d while every call of the level above still recurses.
+  std::vector<std::string> path = {"main"};
+  for (uint64_t d = 0; d <= 7; ++d) {
+    path.push_back("fib");
+    EXPECT_EQ(calls_at_suffix(r, path), uint64_t(1) << d) << "fib at depth " << d;
+  }
+  // down(49) x3: one path 50 calls deep, every level 3 calls.
+  path = {"main"};
+  for (int d = 0; d < 50; ++d) path.push_back("down");
+  EXPECT_EQ(calls_at_suffix(r, path), 3u) << "the innermost down, 50 deep";
+  path.push_back("down");
+  EXPECT_EQ(calls_at_suffix(r, path), 0u) << "no deeper than 50";
+  EXPECT_EQ(u64(r.function("fib"), "recursive_calls"), 1972u) << "every call but the outermost";
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(u64(facts, "entries"), 2123u);
+  EXPECT_EQ(u64(facts, "exits"), 2123u);
+  EXPECT_EQ(u64(facts, "unwound"), 0u);
+  EXPECT_EQ(u64(facts, "unmatched_exits"), 0u);
+  expect_report_invariants(r);
+}
+
+TEST_P(Probes, FourThreadsHaveTheirOwnExactCounts) {
+  const Report r = probed(build_plain("probed_threads.c"), {"^tick$"});
+  expect_function_calls(r, {{"tick", 10005}});
+  expect_edge_calls(r, {{"worker", "tick", 10000}, {"main", "tick", 5}});
+  const uint64_t tick = u64(r.function("tick"), "id");
+  std::vector<uint64_t> per_thread;
+  for (const json& t : r.doc().at("by_thread"))
+    for (const json& f : t.at("functions"))
+      if (u64(f, "id") == tick && u64(f, "calls") > 0) per_thread.push_back(u64(f, "calls"));
+  std::sort(per_thread.begin(), per_thread.end());
+  EXPECT_EQ(per_thread, (std::vector<uint64_t>{5, 1000, 2000, 3000, 4000}));
+  EXPECT_EQ(r.threads().size(), 5u);
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(u64(facts, "entries"), 10005u);
+  EXPECT_EQ(u64(facts, "exits"), 10005u);
+  EXPECT_EQ(u64(facts, "unwound") + u64(facts, "unfinished") + u64(facts, "unmatched_exits"), 0u) << facts.dump();
+  expect_report_invariants(r);
+}
+
+// A C++ exception through probed frames: no return probe (a uretprobe would make the
+// unwinder call std::terminate), so the program behaves as without callprof; the frames it
+// skips are closed by the next hit above them and counted as unwound.
+TEST_P(Probes, AnExceptionThroughProbedFramesChangesNothingAndIsCountedAsUnwound) {
+  require_cxx();
+  if (IsSkipped()) return;
+  const std::string binary = build_plain("probed_exceptions.cpp");
+  const RunResult alone = run({binary}, dir());
+  ASSERT_EQ(alone.exit, exited(0)) << alone.err;
+  ASSERT_EQ(alone.out, "caught 40 returned 10\n");
+  const RunResult recorded = run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe",
+                                  "^thrower", "--probe", "^middle", "--probe", "^catcher", "--", binary},
+                                 dir());
+  EXPECT_EQ(recorded.exit, exited(0)) << recorded.err;
+  EXPECT_EQ(recorded.out, alone.out);
+  EXPECT_EQ(recorded.err, "");
+  const Report r = report();
+  expect_no_lost_hits(r);
+  expect_function_calls(r, {{"catcher", 50}, {"middle", 50}, {"thrower", 50}});
+  expect_suffix_calls(r, {{{"main", "catcher", "middle", "thrower"}, 50}});
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(u64(facts, "entries"), 150u);
+  EXPECT_EQ(u64(facts, "unwound"), 80u) << "40 exceptions, each past thrower and middle";
+  EXPECT_EQ(u64(facts, "unfinished"), 0u);
+  // GCC moves the throw to thrower's .cold part: the jump there is probed as an exit, below
+  // the entry's stack pointer, and counted unmatched (one per exception, or none).
+  const uint64_t unmatched = u64(facts, "unmatched_exits");
+  EXPECT_TRUE(unmatched == 0 || unmatched == 40) << unmatched;
+  expect_hits_balance(facts);
+  expect_report_invariants(r);
+}
+
+TEST_P(Probes, DurationsOfSleepingCallsAreMeasured) {
+  const Report r = probed(build_plain("probed.c"), {"^napper$"}, {}, {"nap"});
+  const json& napper = r.function("napper");
+  EXPECT_EQ(u64(napper, "calls"), 10u);
+  measured("napper_total_ms", ms(u64(napper, "total_ns")));
+  EXPECT_GE(u64(napper, "total_ns"), 18'000'000u) << "10 sleeps of 2 ms";
+  EXPECT_LE(u64(napper, "total_ns"), 60'000'000u) << "10 sleeps of 2 ms";
+  const auto paths = r.paths_to("napper");
+  ASSERT_FALSE(paths.empty());
+  const json& node = r.node(paths.front());
+  EXPECT_GE(u64(node, "min_self_ns"), 2'000'000u) << "a sleep of 2 ms never ends sooner";
+  EXPECT_LE(u64(node, "min_self_ns"), u64(node, "max_self_ns"));
+}
+
+TEST_P(Probes, TheProgramsOutputAndExitStatusPassThrough) {
+  const std::string binary = build_plain("probed.c");
+  const RunResult alone = run({binary, "exit3"}, dir());
+  ASSERT_EQ(alone.exit, exited(3));
+  const RunResult r = run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe",
+                           "^leaf$", "--", binary, "exit3"},
+                          dir());
+  EXPECT_EQ(r.exit, exited(3)) << r.err;
+  EXPECT_EQ(r.out, alone.out);
+  EXPECT_EQ(r.err, "");
+  expect_function_calls(report(), {{"leaf", 1}});
+}
+
+void expect_one_line_error(const RunResult& r, const std::string& mentions) {
+  EXPECT_NE(r.exit, exited(0));
+  EXPECT_FALSE(r.exit.signaled) << r.exit.describe();
+  EXPECT_EQ(r.err.rfind("callprof: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << r.err;
+}
+
+TEST_P(Probes, BadRequestsAreOneLineErrorsAndTheProgramDoesNotRun) {
+  const std::string binary = build_plain("probed.c");
+  const auto recorded = [&](std::vector<std::string> options) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary, "exit3"});
+    const RunResult r = run(argv, dir());
+    EXPECT_EQ(r.out, "") << "the program must not run";
+    EXPECT_NE(r.exit, exited(3)) << "the program must not run";
+    return r;
+  };
+  {
+    SCOPED_TRACE("a --probe that matches nothing");
+    expect_one_line_error(recorded({"--mode", "probe", "--probe", "^no_such_function_here$"}), "matches no function");
+  }
+  {
+    SCOPED_TRACE("--mode probe without --probe");
+    expect_one_line_error(recorded({"--mode", "probe"}), "--probe");
+  }
+  {
+    SCOPED_TRACE("a --probe-module that matches no module");
+    expect_one_line_error(recorded({"--mode", "probe", "--probe", "^leaf$", "--probe-module", "no_such_module"}),
+                          "--probe-module");
+  }
+  {
+    SCOPED_TRACE("a --probe that is no regular expression");
+    expect_one_line_error(recorded({"--mode", "probe", "--probe", "leaf("}), "--probe");
+  }
+  EXPECT_FALSE(fs::exists(dir() / "profile.callprof")) << "no profile for a recording that did not happen";
+}
+
+// --- attach ---------------------------------------------------------------------------
+
+struct Spawned {
+  pid_t pid = -1;
+};
+
+// Starts argv with stdout and stderr in files of `dir` (stdin: /dev/null).
+Spawned spawn(const std::vector<std::string>& argv, const fs::path& dir, const std::string& name) {
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    int out = open((dir / (name + ".out")).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open((dir / (name + ".err")).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) _exit(126);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return {pid};
+}
+
+// The bytes of the target's mappings of `binary` that are executable, as the process sees
+// them (/proc/PID/mem): a uprobe is an int3 written into the process's copy of the page.
+std::string executable_text(pid_t pid, const std::string& binary) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  const std::string canonical = fs::canonical(binary).string();
+  std::string line, text;
+  int mem = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
+  if (mem < 0) throw std::runtime_error("cannot open /proc/PID/mem");
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode >> path;
+    if (path != canonical || perms.find('x') == std::string::npos) continue;
+    const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    const uint64_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+    std::string bytes(end - start, '\0');
+    if (pread(mem, bytes.data(), bytes.size(), off_t(start)) != ssize_t(bytes.size())) {
+      close(mem);
+      throw std::runtime_error("cannot read the target's text");
+    }
+    text += bytes;
+  }
+  close(mem);
+  if (text.empty()) throw std::runtime_error("no executable mapping of " + canonical + " in the target");
+  return text;
+}
+
+bool has_group_of(pid_t callprof) {
+  const std::string group = "callprof_" + std::to_string(callprof) + "/";
+  return read_text_file(writable_uprobe_events()).find(group) != std::string::npos;
+}
+
+TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
+  const std::string binary = build_plain("probed_loop.c");
+  const Spawned target = spawn({binary}, dir(), "target");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::string before = executable_text(target.pid, binary);
+  const Spawned callprof = spawn({E2E_CALLPROF, "attach", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe",
+                                  "^(cycle|inner)$", "-d", "1", std::to_string(target.pid)},
+                                 dir(), "callprof");
+  // While attached, the probes are visible: the check below can fail.
+  bool seen_probes = false, seen_group = false;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waitpid(callprof.pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(callprof.pid, SIGKILL);
+      waitpid(callprof.pid, &status, 0);
+      kill(target.pid, SIGKILL);
+      waitpid(target.pid, nullptr, 0);
+      FAIL() << "callprof attach -d 1 did not end within 60 s";
+    }
+    seen_group = seen_group || has_group_of(callprof.pid);
+    if (!seen_probes) seen_probes = executable_text(target.pid, binary) != before;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "callprof attach: status " << status << "\n" << read_text_file(dir() / "callprof.err");
+  EXPECT_EQ(read_text_file(dir() / "callprof.err"), "");
+  EXPECT_TRUE(seen_group) << "the uprobes were defined in group callprof_" << callprof.pid;
+  EXPECT_TRUE(seen_probes) << "the target's text carried breakpoints while attached";
+  EXPECT_FALSE(has_group_of(callprof.pid)) << "no uprobe of ours remains:\n" << read_text_file(writable_uprobe_events());
+  EXPECT_EQ(waitpid(target.pid, &status, WNOHANG), 0) << "the target still runs after detach";
+  EXPECT_TRUE(executable_text(target.pid, binary) == before) << "the target's text is as before the attach";
+  kill(target.pid, SIGKILL);
+  waitpid(target.pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "killed by us, not before";
+
+  const Report r = report();
+  EXPECT_EQ(r.doc().at("metadata").at("mode"), "probe");
+  expect_no_lost_hits(r);
+  const uint64_t cycles = u64(r.function("cycle"), "calls"), inners = u64(r.function("inner"), "calls");
+  measured("attached_cycles", double(cycles));
+  EXPECT_GT(cycles, 10u) << "1 s of a loop of ~1 ms per cycle";
+  // A cycle cut by the attach or the end counts its inner calls on one side only.
+  EXPECT_LE(inners, 3 * cycles + 3);
+  EXPECT_GE(inners + 3, 3 * cycles);
+  // Every call on its true caller, nothing else counted.
+  expect_edge_calls(r, {{"main", "cycle", cycles}, {"cycle", "inner", inners}});
+  for (const json& f : r.doc().at("functions")) {
+    if (u64(f, "calls") == 0) continue;
+    const std::string name = f.at("name").get<std::string>();
+    EXPECT_TRUE(same_function(name, "cycle") || same_function(name, "inner")) << f.dump();
+  }
+  expect_hits_balance(probe_facts(r));
+  EXPECT_LE(u64(probe_facts(r), "unmatched_exits"), 2u) << "only exits of calls entered before the attach";
+  expect_report_invariants(r);
+}
+
+}  // namespace
+}  // namespace e2e
