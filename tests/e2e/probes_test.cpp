@@ -60,7 +60,9 @@ class Probes : public E2ETest {
     options.insert(options.end(), extra.begin(), extra.end());
     Report r = record_with(options, binary, args);
     EXPECT_EQ(r.doc().at("metadata").at("mode"), "probe");
-    EXPECT_FALSE(r.doc().at("compensated").get<bool>()) << "probe mode runs no hooks: nothing to compensate";
+    // Self times lose the measured cost of the probes' hits, when it could be measured.
+    EXPECT_EQ(r.doc().at("compensated").get<bool>(),
+              r.doc().at("metadata").at("probes").at("cost_per_hit_ns").get<uint64_t>() > 0);
     expect_no_lost_hits(r);
     return r;
   }
@@ -151,7 +153,8 @@ TEST_P(Probes, AFunctionThatIsOnlyATailJumpPairsItsEntryAndExit) {
   EXPECT_EQ(u64(facts, "entries"), 12u);
   EXPECT_EQ(u64(facts, "unwound"), 0u) << facts.dump();
   EXPECT_EQ(u64(facts, "unmatched_exits"), 0u) << facts.dump();
-  expect_hits_balance(facts);
+  // jump_only's entry is its exit (one site, one hit): only tail_target's returns are exits.
+  EXPECT_EQ(u64(facts, "exits"), 6u) << facts.dump();
 }
 
 TEST_P(Probes, ASharedLibraryOfOursIsProbedByModuleAlone) {

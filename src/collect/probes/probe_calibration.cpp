@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "collect/probes/probe_collector.h"
 #include "collect/probes/probe_sites.h"
 #include "collect/sampling/perf_events.h"
 #include "collect/sampling/perf_ring.h"
@@ -32,14 +33,15 @@ class Events {
   }
   Events() = default;
   Status open(const SamplingOptions& options, const ProbeFunction& f) {
-    std::vector<UprobeSite> sites{{f.module, f.entry_offset}};
-    for (uint64_t exit : f.exit_offsets) sites.push_back({f.module, exit});
+    std::vector<ProbeSite> kinds;
+    const std::vector<UprobeSite> sites = uprobe_sites({f}, kinds);
     auto defined = UprobeDefinitions::define(sites);
     if (!defined) return defined.error();
     definitions_ = std::move(*defined);
-    for (uint64_t id : definitions_.ids()) {
+    for (size_t i = 0; i < sites.size(); ++i) {
+      const uint64_t id = definitions_.ids()[i];
       if (id == 0) return make_error("cannot measure the cost of a probe: the kernel refused its uprobe");
-      perf_event_attr attr = make_uprobe_attr(options, id, false);
+      perf_event_attr attr = make_uprobe_attr(options, id, sites[i].needs_stack, false);
       attr.inherit = 0;  // this thread only, so the ring can be mapped per task
       auto fd = open_event(attr, 0, -1, "cannot measure the cost of a probe");
       if (!fd) return fd.error();
@@ -70,17 +72,12 @@ class Events {
   PerfRing ring_;
 };
 
-// The fastest of several batches: other work on the machine only ever adds time.
-uint64_t best_batch_ns(Events& events, const DecodeFormat& format, int batches, int calls) {
-  uint64_t best = UINT64_MAX, x = 0;
-  for (int b = 0; b < batches; ++b) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) x = callprof_probe_calibration_target(x);
-    auto ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-    best = std::min(best, ns);
-    events.drain(format);  // room for the next batch, outside the timing
-  }
-  return best;
+uint64_t batch_ns(int calls) {
+  uint64_t x = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) x = callprof_probe_calibration_target(x);
+  asm volatile("" : "+r"(x));
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace
@@ -96,16 +93,25 @@ Result<uint64_t> measure_probe_cost_ns(const SamplingOptions& options) {
   Events events;
   if (auto st = events.open(options, found->front()); !st) return st.error();
   const DecodeFormat format = decode_format(options);
-  // A batch's hits must fit the 1 MiB ring: a lost record costs less than a written one.
+  // Batches without and with the probes alternate, so that a burst of other work on the
+  // machine falls on both; the median of their differences is the cost. Each batch's hits
+  // must fit the 1 MiB ring (a lost record costs less than a written one).
   const size_t hit_bytes = options.unwind == UnwindMode::Dwarf ? options.stack_bytes + 1024 : 1024;
-  const int calls = int(std::clamp<size_t>((1 << 20) / (2 * hit_bytes), 16, 400)), batches = 5;
-  events.enable(false);
-  const uint64_t bare = best_batch_ns(events, format, batches, calls);
-  events.enable(true);
-  const uint64_t probed = best_batch_ns(events, format, batches, calls);
-  events.enable(false);
-  const uint64_t hits = uint64_t(calls) * 2;  // an entry and one exit per call
-  return probed > bare ? (probed - bare) / hits : 0;
+  const int calls = int(std::clamp<size_t>((1 << 20) / (2 * hit_bytes), 16, 64)), batches = 31;
+  std::vector<int64_t> differences;
+  for (int b = 0; b < batches; ++b) {
+    events.enable(false);
+    const uint64_t bare = batch_ns(calls);
+    events.enable(true);
+    const uint64_t probed = batch_ns(calls);
+    events.enable(false);
+    events.drain(format);
+    differences.push_back(int64_t(probed) - int64_t(bare));
+  }
+  std::nth_element(differences.begin(), differences.begin() + batches / 2, differences.end());
+  const int64_t median = differences[batches / 2];
+  if (median <= 0) return make_error("cannot measure the cost of a probe: the machine is too busy to tell");
+  return uint64_t(median) / (uint64_t(calls) * 2);  // an entry and one exit per call
 }
 
 }  // namespace callprof::probes

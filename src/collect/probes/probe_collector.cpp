@@ -10,10 +10,10 @@ std::vector<UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions
   std::vector<UprobeSite> out;
   sites.clear();
   for (uint32_t i = 0; i < functions.size(); ++i) {
-    out.push_back({functions[i].module, functions[i].entry_offset});
+    out.push_back({functions[i].module, functions[i].entry_offset, true});
     sites.push_back({i, true});
     for (uint64_t exit : functions[i].exit_offsets) {
-      out.push_back({functions[i].module, exit});
+      out.push_back({functions[i].module, exit, false});
       sites.push_back({i, false});
     }
   }
@@ -60,6 +60,7 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   scratch_.push_back(s.ip);
   const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid));
   pairing_.open(s.tid, OpenFrame{site.function, path, sp, s.ip, s.time_ns, 0});
+  if (functions_[site.function].entry_exits) pairing_.exit(s.tid, s.time_ns, sp);
 }
 
 uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image) {

@@ -124,7 +124,10 @@ Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& modul
     ProbeFunction f{module, std::move(name), sym.address, sym.size, sym.address - seg->vaddr + seg->offset, {}};
     code.resize(sym.size);
     if (pread(fd, code.data(), code.size(), off_t(f.entry_offset)) == ssize_t(code.size()))
-      for (uint64_t exit : find_exits(code.data(), code.size(), sym.address)) f.exit_offsets.push_back(f.entry_offset + exit);
+      for (uint64_t exit : find_exits(code.data(), code.size(), sym.address)) {
+        if (exit == 0) f.entry_exits = true;
+        else f.exit_offsets.push_back(f.entry_offset + exit);
+      }
     out.push_back(std::move(f));
   }
   elf_end(elf);

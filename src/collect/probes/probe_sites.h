@@ -21,6 +21,10 @@ struct ProbeFunction {
   uint64_t address = 0, size = 0;      // ELF virtual address and size of its code
   uint64_t entry_offset = 0;           // file offset of the entry: what the uprobe PMU takes
   std::vector<uint64_t> exit_offsets;  // file offsets of its ret and tail-jump instructions
+  // Its first instruction leaves it (a function that is only `jmp other`): no exit site of
+  // its own — two probes at one address fire in an order the kernel does not promise — so
+  // each entry is also its exit.
+  bool entry_exits = false;
 };
 
 // The functions of `module` whose demangled (or linkage) name `functions` matches. Only

@@ -127,7 +127,7 @@ perf_event_attr make_attr(const SamplingOptions& o, EventRole role, bool on_exec
   return a;
 }
 
-perf_event_attr make_uprobe_attr(const SamplingOptions& o, uint64_t id, bool on_exec) {
+perf_event_attr make_uprobe_attr(const SamplingOptions& o, uint64_t id, bool needs_stack, bool on_exec) {
   perf_event_attr a{};
   a.size = sizeof a;
   a.type = PERF_TYPE_TRACEPOINT;
@@ -135,10 +135,12 @@ perf_event_attr make_uprobe_attr(const SamplingOptions& o, uint64_t id, bool on_
   a.sample_period = 1;
   a.sample_type = sample_type(o);
   a.exclude_callchain_kernel = 1;  // the kernel part is the breakpoint trap, every time
-  a.exclude_callchain_user = 0;    // with DWARF too: the chain continues where the stack copy ends
+  // With DWARF too: the chain continues where the stack copy ends. Without a stack (an
+  // exit), no chain either: the same layout with empty parts, at half the cost of a hit.
+  a.exclude_callchain_user = !needs_stack;
   if (o.unwind == UnwindMode::Dwarf) {
     a.sample_regs_user = kPerfRegsMask;
-    a.sample_stack_user = o.stack_bytes;
+    a.sample_stack_user = needs_stack ? o.stack_bytes : 0;
   }
   a.sample_id_all = 1;
   a.use_clockid = 1;

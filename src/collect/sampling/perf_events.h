@@ -21,7 +21,7 @@ enum class EventRole : uint8_t {
 perf_event_attr make_attr(const SamplingOptions& options, EventRole role, bool on_exec);
 // Probe mode: the uprobe defined as tracepoint `id` (uprobe_definitions.h), sampled at
 // every hit with the session's sample layout.
-perf_event_attr make_uprobe_attr(const SamplingOptions& options, uint64_t id, bool on_exec);
+perf_event_attr make_uprobe_attr(const SamplingOptions& options, uint64_t id, bool needs_stack, bool on_exec);
 // The format every event of a session shares (switch ids are added as events are opened).
 DecodeFormat decode_format(const SamplingOptions& options);
 

@@ -23,6 +23,7 @@ const char* to_string(SampleEvent event);
 struct UprobeSite {
   std::string path;
   uint64_t offset = 0;
+  bool needs_stack = true;  // false: only the registers (an exit needs its stack pointer)
 };
 
 struct SamplingOptions {

@@ -145,7 +145,8 @@ Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::s
   }
   for (uint32_t site = 0; site < options_.uprobes.size(); ++site) {
     if (refused_[site]) continue;
-    perf_event_attr attr = make_uprobe_attr(options_, uprobe_definitions_.ids()[site], on_exec);
+    perf_event_attr attr = make_uprobe_attr(options_, uprobe_definitions_.ids()[site],
+                                            options_.uprobes[site].needs_stack, on_exec);
     attr.disabled = on_exec;
     int e = 0;
     auto fd = open_event(attr, tid, cpus_[i], what, &e);
