@@ -30,11 +30,13 @@ std::string find_in_path(const std::string& program) {
   return "";
 }
 
-bool references_hook(Elf* elf) {
+// `table`: SHT_DYNSYM for a dynamic program (the hook is resolved at load time, from the
+// preloaded runtime), SHT_SYMTAB for a static one (linked in; absent when stripped).
+bool references_hook(Elf* elf, GElf_Word table) {
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf, scn)) != nullptr) {
     GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0) continue;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != table || sh.sh_entsize == 0) continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data) continue;
     size_t count = sh.sh_size / sh.sh_entsize;
@@ -72,7 +74,7 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
   }
-  info.has_hooks = references_hook(elf);
+  info.has_hooks = references_hook(elf, info.dynamic ? SHT_DYNSYM : SHT_SYMTAB);
   elf_end(elf);
   close(fd);
   return info;

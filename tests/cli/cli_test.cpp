@@ -294,3 +294,54 @@ TEST(Cli, OutputMustBeARegularFileCheckedBeforeTheProgramRuns) {
   std::system(("rm -rf " + dir).c_str());
 }
 
+
+// Issue 13 item 2: an option the mode would ignore is refused before the program runs (it
+// would print to stdout), with one line naming the option and the mode. "Given" means on
+// the command line, even with the default value (-F 999).
+TEST(Cli, OptionsOfAnotherModeAreRefused) {
+  const std::string w = std::string(" -- ") + WORDFREQ_BIN + " 100";  // hooks: auto is exact
+  const std::string plain = " -- /bin/true";                            // no hooks: auto is sample
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"record --mode sample --alloc" + w, "--alloc is an exact-mode option, but this recording is in sample mode"},
+      {"record --alloc" + plain, "--alloc is an exact-mode option, but this recording is in sample mode (/bin/true "
+                                 "has no -finstrument-functions hooks)"},
+      {"record --mode syscall --include main" + w, "--include is an exact-mode filter, but this recording is in syscall"},
+      {"record --mode sample --exclude-module libc" + w, "--exclude-module is an exact-mode filter"},
+      {"record --mode sample --libcalls" + w, "--libcalls is an exact-mode option"},
+      {"record --mode sample --faults" + w, "--faults is an exact-mode option"},
+      {"record --mode sample --max-depth 3" + w, "--max-depth is an exact-mode limit"},
+      {"record --mode sample --snapshot-interval 1" + w, "--snapshot-interval is an exact-mode snapshot option"},
+      {"record --mode sample --checkpoint main" + w, "--checkpoint is an exact-mode snapshot option"},
+      {"record --mode syscall --timeline" + w, "--timeline is an exact- and sample-mode option"},
+      {"record -F 999" + w, "--freq is a sampling option, but this recording is in exact mode ("},
+      {"record --call-graph dwarf" + w, "--call-graph is a sampling option, but this recording is in exact mode"},
+      {"record --off-cpu" + w, "--off-cpu is a sampling option"},
+      {"record -e cycles" + w, "--event is a sampling option"},
+      {"record --mode syscall --no-kernel" + w, "--no-kernel is a sampling option, but this recording is in syscall"},
+      {"record --mode sample --stack-bytes 4096" + w, "--stack-bytes sizes the stack copies of --call-graph dwarf"},
+      {"record --syscall-stacks full" + w, "--syscall-stacks applies to traced system calls: add --syscalls"},
+      {"record --mode exact" + plain, "--mode exact: /bin/true has no -finstrument-functions hooks"},
+      {"attach --mode syscall -F 99 1", "--freq is a sampling option, but attach records in syscall mode"},
+  };
+  for (const auto& [args, needle] : cases) expect_one_line_error(args, needle);
+  // What does apply still works: exact mode's own options, sampling's in sample mode,
+  // and --children saying that a program without hooks starts instrumented ones.
+  const std::string p = " -o " + testing::TempDir() + "/cli_modes.callprof";
+  for (std::string ok : {"record -q --max-depth 3 --timeline" + p + w + " >/dev/null",
+                         "record -q --mode sample -F 999 --call-graph dwarf --stack-bytes 4096 --timeline" + p +
+                             " -- " + WORDFREQ_BIN + " 20000 >/dev/null",
+                         "record -q --mode exact --children" + p + " -- sh -c '" + WORDFREQ_BIN + " 100' >/dev/null"}) {
+    CliRun r = run(ok);
+    EXPECT_EQ(r.status, 0) << ok << ": " << r.err;
+  }
+}
+
+// A statically linked program with hooks cannot preload the runtime: said before it runs.
+TEST(Cli, ExactModeRefusesAStaticProgram) {
+  const std::string dir = testing::TempDir();
+  const std::string src = dir + "/cli_static.c", bin = dir + "/cli_static";
+  std::ofstream(src) << "#include <stdio.h>\nint main(void) { puts(\"ran\"); return 0; }\n";
+  if (std::system(("cc -static -finstrument-functions -o " + bin + " " + src + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "no static C library to link with";
+  expect_one_line_error("record -- " + bin, "is statically linked: exact mode loads its runtime with LD_PRELOAD");
+}
