@@ -39,11 +39,10 @@ int run_recording(RecordCli& cli, const CLI::App& app) {
   if (!session) return fail(session.error().message);
   auto outcome = (*session)->run();
   if (!outcome) return fail(outcome.error().message);
-  // The program's own end comes first: its status or its signal, whatever happened to the
-  // profile; callprof's status speaks only where the program's says nothing.
-  if (outcome->program && (outcome->program->signaled || outcome->program->code != 0)) exit_like(*outcome->program);
-  if (outcome->status != 0) return outcome->status;
-  return outcome->program ? outcome->program->code : 0;
+  // The program's end passes through whatever happened to the profile (a failure to write
+  // it was said in one line); attached, callprof's own status says whether it wrote.
+  if (outcome->program) exit_like(*outcome->program);
+  return outcome->written ? 0 : 2;
 }
 
 Run add_record(CLI::App& app) {

@@ -19,6 +19,7 @@
 #include "record/output_path.h"
 #include "record/snapshot_watcher.h"
 #include "trace/profile_file.h"
+#include "target/process_check.h"
 #include "util/strings.h"
 
 namespace callprof::record {
@@ -136,11 +137,13 @@ Status RecordingSession::preflight() {
   if (args_.attach()) {
     mode_ = args_.mode.value_or(Mode::Sample);
     if (mode_ == Mode::Exact) return make_error("attach samples a running process: --mode sample or syscall");
+    if (Status s = check_attachable(args_.pid); !s) return s;
   } else {
     if (args_.command.empty()) return make_error("no program given");
     auto exe = inspect_executable(args_.command.front());
     if (!exe) return exe.error();
     exe_ = *exe;
+    if (Status s = check_runnable(exe_); !s) return s;
   }
   if (Status out = check_output(args_.output, args_.attach() ? "" : exe_.path); !out) return out;
   if (!args_.attach()) {
@@ -282,29 +285,25 @@ void RecordingSession::drain_perf() {
 
 void RecordingSession::build_and_write(Outcome& out) {
   size_t from_snapshots = 0;
-  std::optional<Profile> p = mode_ == Mode::Exact ? build_exact(true, from_snapshots) : build_sampled();
-  if (!p) {
-    out.status = 1;
-    return;
-  }
+  std::optional<Profile> p = mode_ == Mode::Exact ? build_exact(true, from_snapshots) : std::optional(build_sampled());
   stamp(*p, true);
   out.written = write(*p, true);
-  out.status = out.written ? 0 : 2;
   if (out.written) say_written(*p, true, from_snapshots);
 }
 
 std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_snapshots) {
   ExactSource::Collected c = exact_->collect();
-  if (final)
-    for (const auto& w : c.warnings) reporter_.warn(w);
   if (c.empty) {
-    if (final)
-      reporter_.warn("the program wrote no profile data (was it killed before its first snapshot, or did it never "
-                     "call an instrumented function?)");
-    return std::nullopt;
+    if (!final) return std::nullopt;  // no snapshot yet
+    c.warnings.push_back("the program wrote no profile data (was it killed before its first snapshot, or did it "
+                         "never call an instrumented function?)");
   }
-  if (final)
+  if (final) {
+    for (const auto& w : c.warnings) reporter_.warn(w);
     for (const auto& w : c.built.warnings) reporter_.warn(w);
+  }
+  Metadata& meta = c.built.profile.meta;
+  meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   from_snapshots = c.from_snapshots;
   if (final && tracing_) {  // the system calls, as a profile of their own to hang into the exact trees
     std::vector<std::string> warnings;
@@ -316,7 +315,7 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
   return std::move(c.built.profile);
 }
 
-std::optional<Profile> RecordingSession::build_sampled() {
+Profile RecordingSession::build_sampled() {
   std::vector<std::string> warnings;
   Profile p = collector_->build(warnings);
   for (const auto& w : warnings) reporter_.warn(w);
@@ -333,8 +332,9 @@ std::optional<Profile> RecordingSession::build_sampled() {
   x.lost_records = perf_->stats().decode.lost_records;
   x.lost_samples = perf_->stats().decode.lost_samples;
   if (c.samples + c.off_cpu_samples == 0) {
-    reporter_.warn("no samples were taken (did the program run long enough to be sampled?)");
-    return std::nullopt;
+    p.meta.warnings.push_back(args_.attach() ? "no samples were taken (did the process run during the recording?)"
+                                             : "no samples were taken (did the program run long enough to be sampled?)");
+    reporter_.warn(p.meta.warnings.back());
   }
   return p;
 }

@@ -21,13 +21,12 @@
 
 namespace callprof::record {
 
-// How a recording ended.
+// How a recording ended. A recording with no data still writes a profile, whose
+// metadata says why (Metadata::warnings); not written means callprof failed, which it
+// said through Reporter::error.
 struct Outcome {
   std::optional<ExitStatus> program;  // how a launched program ended (none when attached)
   bool written = false;               // the final profile is at the output path
-  // callprof's own status where the program's says nothing (attach, or it exited 0):
-  // 0 written, 1 no data to write, 2 callprof failed (said through Reporter::error).
-  int status = 0;
 };
 
 class RecordingSession {
@@ -53,8 +52,8 @@ class RecordingSession {
   void observe(Outcome& out);
   void drain_perf();
   void build_and_write(Outcome& out);
-  std::optional<Profile> build_exact(bool final, size_t& from_snapshots);
-  std::optional<Profile> build_sampled();
+  std::optional<Profile> build_exact(bool final, size_t& from_snapshots);  // none: no snapshot yet
+  Profile build_sampled();
   void stamp(Profile& p, bool final) const;
   bool write(const Profile& p, bool final);
   void write_snapshot();

@@ -89,7 +89,8 @@ json metadata(const Metadata& m) {
           {"exact", optional_facts(m.exact, exact_facts)},
           {"sampling", optional_facts(m.sampling, sampling_facts)},
           {"syscalls", optional_facts(m.syscalls, syscall_facts)},
-          {"extra", m.extra}};
+          {"extra", m.extra},
+          {"warnings", m.warnings}};
 }
 
 json summary(const ReportContext& ctx) {

@@ -58,16 +58,25 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
   if (info.path.empty()) return make_error("cannot find '" + program + "' in PATH");
   int fd = open(info.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open " + info.path + ": " + std::strerror(errno));
+  struct stat st{};
+  if (fstat(fd, &st) == 0)
+    info.changes_identity = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+                            ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid());
+  char magic[2] = {};
+  info.script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
   elf_version(EV_CURRENT);
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   GElf_Ehdr eh;
   if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
     if (elf) elf_end(elf);
     close(fd);
-    // Scripts and other non-ELF programs: the kernel or a shell will run them; we just
-    // cannot look inside.
+    // Scripts: the kernel runs their interpreter; we cannot look inside.
     return info;
   }
+  info.elf = true;
+  info.elf_class = gelf_getclass(elf);
+  info.machine = eh.e_machine;
+  info.elf_type = eh.e_type;
   size_t phnum = 0;
   elf_getphdrnum(elf, &phnum);
   for (size_t i = 0; i < phnum; ++i) {
@@ -78,6 +87,26 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
   elf_end(elf);
   close(fd);
   return info;
+}
+
+Status check_runnable(const ExecutableInfo& info) {
+  const std::string& p = info.path;
+  if (!info.elf && !info.script)
+    return make_error(p + " is neither an ELF program nor a script starting with #! (the system would hand it to "
+                          "/bin/sh); callprof runs only those: to profile a shell script, run it as sh " + p);
+  if (info.elf && info.elf_class == ELFCLASS32)
+    return make_error(p + " is a 32-bit ELF program: callprof profiles 64-bit x86-64 programs only (its runtime, "
+                          "unwinder and symbolizer are 64-bit)");
+  if (info.elf && info.machine != EM_X86_64)
+    return make_error(p + " is an ELF program for another machine (e_machine " + std::to_string(info.machine) +
+                      "): callprof profiles x86-64 programs only");
+  if (info.elf && info.elf_type != ET_EXEC && info.elf_type != ET_DYN)
+    return make_error(p + " is an ELF file but not a program (an object file or a core dump?)");
+  if (info.changes_identity)
+    return make_error(p + " is set-user-ID or set-group-ID to another identity: the kernel keeps LD_PRELOAD and "
+                          "performance monitoring of other users away from it, so callprof cannot profile it (profile "
+                          "a copy without that bit, or run callprof as that user)");
+  return Ok{};
 }
 
 }  // namespace callprof
