@@ -235,6 +235,10 @@ Status RecordingSession::start_launched() {
                                s.call_graph,
                                exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
                                tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
+  if (is_wrapper(exe_) && !s.children)
+    reporter_.warn(fmt::format("{} is a wrapper: the work is in the programs it starts, and {} mode follows only it; "
+                               "add --children to follow them (or --mode exact --children when they are instrumented)",
+                               exe_.path, mode_name(mode_)));
   LaunchSpec spec;
   spec.argv = args_.command;
   auto launched = launch_observed(spec, perf_options(s), tracing_.get());
@@ -320,6 +324,14 @@ Profile RecordingSession::build_sampled() {
   Profile p = collector_->build(warnings);
   for (const auto& w : warnings) reporter_.warn(w);
   if (tracing_) tracing_->annotate(p.meta);
+  if (args_.attach())  // the collector knows exits it saw; a thread that outlived the recording is still running
+    for (Thread& t : p.threads) t.finished = t.finished && !thread_alive(pid_t(t.pid), pid_t(t.tid));
+  if (const uint64_t foreign = perf_->stats().foreign_records; foreign > 0 && !args_.sampling.children) {
+    p.meta.warnings.push_back(fmt::format("the program started other processes, which were not recorded ({} of "
+                                          "their records dropped): --children follows them",
+                                          foreign));
+    reporter_.warn(p.meta.warnings.back());
+  }
   if (mode_ == Mode::Syscall) return p;
   const auto& c = collector_->counts();
   SamplingFacts& x = p.meta.sampling.emplace();

@@ -89,6 +89,17 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
   return info;
 }
 
+bool is_wrapper(const ExecutableInfo& info) {
+  static constexpr const char* kWrappers[] = {"sh",    "bash",   "dash",    "zsh",   "ksh",   "fish",   "env",
+                                              "nice",  "nohup",  "timeout", "stdbuf", "xargs", "taskset", "setsid",
+                                              "ionice", "chrt",  "sudo",    "su",    "time",  "make"};
+  const size_t slash = info.path.rfind('/');
+  const std::string name = slash == std::string::npos ? info.path : info.path.substr(slash + 1);
+  for (const char* w : kWrappers)
+    if (name == w) return true;
+  return info.script;
+}
+
 Status check_runnable(const ExecutableInfo& info) {
   const std::string& p = info.path;
   if (!info.elf && !info.script)

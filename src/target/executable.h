@@ -28,4 +28,8 @@ Result<ExecutableInfo> inspect_executable(const std::string& program);
 // saying what callprof can and cannot do with it, before anything runs.
 Status check_runnable(const ExecutableInfo& info);
 
+// A shell, a #! script or a command that runs another (env, nice, timeout, xargs, ...):
+// the work is in the programs it starts.
+bool is_wrapper(const ExecutableInfo& info);
+
 }  // namespace callprof

@@ -61,4 +61,8 @@ Status check_attachable(pid_t pid) {
   return Ok{};
 }
 
+bool thread_alive(pid_t pid, pid_t tid) {
+  return access(("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid)).c_str(), F_OK) == 0;
+}
+
 }  // namespace callprof

@@ -484,3 +484,41 @@ TEST(Cli, AttachRefusesProcessesThatWouldGiveNoSamples) {
   // This test runs callprof and waits for it: an ancestor.
   expect_one_line_error("attach " + std::to_string(getpid()) + " -d 0.2", "is an ancestor of callprof");
 }
+
+// Issue 15 item 6: `record -- sh -c '...'` samples the shell only: said at the start, with
+// what to do, and in the profile when the started programs' records were dropped; the
+// status is the command's.
+TEST(Cli, RecordSaysAWrapperIsAWrapper) {
+  const std::string out = testing::TempDir() + "/cli_wrapper.callprof";
+  CliRun r = run("record -o " + out + " -- sh -c '" + std::string(WORDFREQ_BIN) + " 20000 >/dev/null; exit 3'");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("/sh is a wrapper: the work is in the programs it starts, and sample mode follows only it; "
+                       "add --children"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(run("report -i " + out).out.find("# warning:  the program started other processes, which were not recorded"),
+            std::string::npos);
+  CliRun children = run("record -q --children -o " + out + " -- sh -c '" + std::string(WORDFREQ_BIN) + " 20000 >/dev/null'");
+  EXPECT_EQ(children.status, 0) << children.err;
+  EXPECT_TRUE(children.err.empty()) << children.err;
+  // (dash forks for the command; the shell and the program are both in the profile.)
+  EXPECT_NE(run("report -i " + out).out.find("processes: 2"), std::string::npos);
+}
+
+// Issue 15 item 6: threads still running when attach detaches are not shown as finished.
+TEST(Cli, AttachedThreadsStillRunningAreNotFinished) {
+  const pid_t busy = fork();
+  if (busy == 0) {
+    execlp("sh", "sh", "-c", "while :; do :; done", nullptr);
+    _exit(127);
+  }
+  usleep(100000);
+  const std::string out = testing::TempDir() + "/cli_attached.callprof";
+  CliRun r = run("attach " + std::to_string(busy) + " -q -d 0.3 -o " + out);
+  EXPECT_EQ(r.status, 0) << r.err;
+  CliRun json = run("report --json -i " + out);
+  kill(busy, SIGKILL);
+  waitpid(busy, nullptr, 0);
+  EXPECT_NE(json.out.find("\"finished\":false"), std::string::npos) << json.out.substr(0, 3000);
+  EXPECT_EQ(json.out.find("\"finished\":true"), std::string::npos);
+}

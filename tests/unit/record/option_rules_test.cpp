@@ -1,0 +1,62 @@
+// Which options apply to which mode: each mode accepts its own options and refuses the
+// others' with the option, its owner and the mode in one line.
+#include <gtest/gtest.h>
+
+#include "record/option_rules.h"
+
+namespace callprof::record {
+namespace {
+
+std::string refusal(std::vector<std::string> given, Mode mode, const std::string& why = "") {
+  RecordArgs a;
+  a.given = std::move(given);
+  Status s = check_options_apply(a, mode, why);
+  return s ? "" : s.error().message;
+}
+
+TEST(OptionRules, EachModeTakesItsOwnOptions) {
+  EXPECT_EQ(refusal({"--alloc", "--include", "--max-depth", "--checkpoint", "--timeline", "-o", "--syscalls"}, Mode::Exact), "");
+  EXPECT_EQ(refusal({"--freq", "--event", "--off-cpu", "--no-kernel", "--timeline", "--children"}, Mode::Sample), "");
+  EXPECT_EQ(refusal({"--children", "--syscall-stacks", "--syscall-stack-bytes"}, Mode::Syscall), "");
+  EXPECT_EQ(refusal({"--children"}, Mode::Exact), "");
+}
+
+TEST(OptionRules, AnotherModesOptionIsRefusedWithTheReason) {
+  EXPECT_EQ(refusal({"--alloc"}, Mode::Sample, "./p has no -finstrument-functions hooks"),
+            "--alloc is an exact-mode option, but this recording is in sample mode (./p has no "
+            "-finstrument-functions hooks)");
+  EXPECT_EQ(refusal({"--freq"}, Mode::Exact), "--freq is a sampling option, but this recording is in exact mode");
+  EXPECT_EQ(refusal({"--timeline"}, Mode::Syscall),
+            "--timeline is an exact- and sample-mode option, but this recording is in syscall mode");
+  EXPECT_NE(refusal({"--snapshot-signal"}, Mode::Syscall), "");
+  RecordArgs attached;
+  attached.pid = 42;
+  attached.given = {"--call-graph"};
+  EXPECT_EQ(check_options_apply(attached, Mode::Syscall, "").error().message,
+            "--call-graph is a sampling option, but attach records in syscall mode");
+}
+
+TEST(OptionRules, OptionsThatDependOnAnother) {
+  RecordArgs a;
+  a.given = {"--stack-bytes"};
+  EXPECT_NE(check_options_apply(a, Mode::Sample, "").error().message.find("--call-graph dwarf"), std::string::npos);
+  a.sampling.call_graph = "dwarf";
+  EXPECT_TRUE(check_options_apply(a, Mode::Sample, ""));
+  a.given = {"--syscall-stacks"};
+  EXPECT_NE(check_options_apply(a, Mode::Sample, "").error().message.find("add --syscalls"), std::string::npos);
+  a.syscalls.selection = "read";
+  EXPECT_TRUE(check_options_apply(a, Mode::Sample, ""));
+}
+
+TEST(OptionRules, ModeNames) {
+  auto automatic = parse_mode("auto");
+  EXPECT_EQ(*automatic, std::nullopt);
+  for (Mode m : {Mode::Exact, Mode::Sample, Mode::Syscall}) {
+    auto parsed = parse_mode(std::string(mode_name(m)));
+    EXPECT_EQ(*parsed, m);
+  }
+  EXPECT_EQ(parse_mode("probe").error().message, "unknown mode 'probe' (auto, exact, sample or syscall)");
+}
+
+}  // namespace
+}  // namespace callprof::record
