@@ -13,8 +13,8 @@ Run add_attach(CLI::App& app) {
   cli->mode = "sample";
   record::RecordArgs& a = cli->args;
   add_count_option(app, "pid", a.pid, "The process to sample", 1, INT32_MAX)->required();
-  add_seconds_option(app, "-d,--duration", a.duration_ns, "Seconds to sample (default: until Ctrl-C or the process exits)",
-                     false);
+  add_seconds_option(app, "-d,--duration", a.duration_ns,
+                     "Seconds to sample (default: until Ctrl-C or the process exits)", false);
   app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
   app.add_option("--mode", cli->mode, "sample | syscall (system calls only; --syscalls defaults to all)")

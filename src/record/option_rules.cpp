@@ -1,9 +1,9 @@
 #include "record/option_rules.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace callprof::record {
 namespace {
@@ -12,9 +12,12 @@ enum ModeBit : unsigned { kExact = 1, kSample = 2, kSyscall = 4 };
 
 unsigned bit(Mode mode) {
   switch (mode) {
-    case Mode::Exact: return kExact;
-    case Mode::Sample: return kSample;
-    case Mode::Syscall: return kSyscall;
+    case Mode::Exact:
+      return kExact;
+    case Mode::Sample:
+      return kSample;
+    case Mode::Syscall:
+      return kSyscall;
   }
   return 0;
 }
@@ -25,7 +28,8 @@ struct Rule {
   std::string_view owner;  // "an exact-mode option", for the message
 };
 
-// Options of every mode (-o, -q, --mode, --syscalls, --children) are not listed. Exact mode
+// Options of every mode (-o, -q, --mode, --syscalls, --children, --timeline and
+// --timeline-events: calls, samples or system calls on the timeline) are not listed. Exact mode
 // always follows the processes the program starts (the runtime is inherited through
 // LD_PRELOAD); there --children says that this is what is wanted.
 constexpr Rule kRules[] = {
@@ -44,8 +48,6 @@ constexpr Rule kRules[] = {
     {"--snapshot-signal", kExact, "an exact-mode snapshot option"},
     {"--snapshot-interval", kExact, "an exact-mode snapshot option"},
     {"--checkpoint", kExact, "an exact-mode snapshot option"},
-    {"--timeline", kExact | kSample, "an exact- and sample-mode option"},
-    {"--timeline-events", kExact | kSample, "an exact- and sample-mode option"},
     {"--timeline-min-duration", kExact, "an exact-mode option"},
     {"--freq", kSample, "a sampling option"},
     {"--event", kSample, "a sampling option"},

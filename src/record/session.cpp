@@ -1,5 +1,6 @@
 #include "record/session.h"
 
+#include <fmt/format.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -10,16 +11,14 @@
 #include <cstring>
 #include <filesystem>
 
-#include <fmt/format.h>
-
 #include "model/transform/attach_syscalls.h"
 #include "record/drain_loop.h"
 #include "record/observed_launch.h"
 #include "record/option_rules.h"
 #include "record/output_path.h"
 #include "record/snapshot_watcher.h"
-#include "trace/profile_file.h"
 #include "target/process_check.h"
+#include "trace/profile_file.h"
 #include "util/strings.h"
 
 namespace callprof::record {
@@ -46,15 +45,17 @@ Result<Mode> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
   if (a.mode == Mode::Syscall) return Mode::Syscall;
   if (a.mode == Mode::Sample || (!a.mode && !exe.has_hooks)) return Mode::Sample;
   if (!exe.dynamic && exe.has_hooks)
-    return make_error(exe.path + " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it "
-                                 "dynamically (or use --mode sample)");
+    return make_error(exe.path +
+                      " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it "
+                      "dynamically (or use --mode sample)");
   // A program without hooks gives exact mode nothing of its own; only the instrumented
   // programs it starts would be recorded, which --children says is meant.
   if (!exe.has_hooks && !given(a, "--children"))
-    return make_error(fmt::format("--mode exact: {} has no -finstrument-functions hooks, so exact mode records nothing "
-                                  "of it (build it with -finstrument-functions, use --mode sample, or add --children "
-                                  "when it starts instrumented programs)",
-                                  exe.path));
+    return make_error(
+        fmt::format("--mode exact: {} has no -finstrument-functions hooks, so exact mode records nothing "
+                    "of it (build it with -finstrument-functions, use --mode sample, or add --children "
+                    "when it starts instrumented programs)",
+                    exe.path));
   return Mode::Exact;
 }
 
@@ -106,7 +107,7 @@ void on_interrupt(int) { g_interrupted = true; }
 class TerminalSignals {
  public:
   explicit TerminalSignals(bool attached) {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = attached ? on_interrupt : SIG_IGN;
     first_ = SIGINT;
     second_ = attached ? SIGTERM : SIGQUIT;
@@ -120,7 +121,8 @@ class TerminalSignals {
 
  private:
   int first_, second_;
-  struct sigaction old_first_{}, old_second_{};
+  struct sigaction old_first_ {
+  }, old_second_{};
 };
 
 }  // namespace
@@ -156,6 +158,11 @@ Status RecordingSession::preflight() {
     args_.sampling.frequency = 0;
     if (!args_.syscalls.enabled()) args_.syscalls.selection = "all";
   }
+  if (mode_ == Mode::Exact) {  // the runtime, the directory, the filters' plan
+    auto source = ExactSource::prepare(args_, exe_, reporter_);
+    if (!source) return source.error();
+    exact_.emplace(std::move(*source));
+  }
   return Ok{};
 }
 
@@ -185,7 +192,8 @@ Status RecordingSession::start() {
 
 void RecordingSession::make_collector() {
   const SamplingArgs& s = args_.sampling;
-  collector_ = std::make_unique<SampleCollector>(s.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  collector_ =
+      std::make_unique<SampleCollector>(s.call_graph == "dwarf" ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
   collector_->set_timeline_events(args_.timeline ? args_.timeline_events : 0);
   collector_->set_syscall_time_is_wall(mode_ == Mode::Syscall);
   if (s.event != "cpu-clock" && s.frequency > 0) collector_->set_sample_weight_ns(1'000'000'000 / s.frequency);
@@ -199,9 +207,6 @@ Status RecordingSession::open_tracing(bool follow_children) {
 }
 
 Status RecordingSession::start_exact() {
-  auto source = ExactSource::prepare(args_, exe_, reporter_);
-  if (!source) return source.error();
-  exact_.emplace(std::move(*source));
   reporter_.note(exe_.has_hooks ? "exact mode: " + exe_.path + " has -finstrument-functions hooks"
                                 : "exact mode: " + exe_.path +
                                       " has no hooks itself; profiling the instrumented programs it starts");
@@ -231,14 +236,15 @@ Status RecordingSession::start_launched() {
     reporter_.note(fmt::format("syscall mode: {}: tracing {} with {} stacks", exe_.path, args_.syscalls.selection,
                                args_.syscalls.stacks));
   else
-    reporter_.note(fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}", exe_.path, s.event, s.frequency,
-                               s.call_graph,
-                               exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
-                               tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
+    reporter_.note(
+        fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}", exe_.path, s.event, s.frequency, s.call_graph,
+                    exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
+                    tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
   if (is_wrapper(exe_) && !s.children)
-    reporter_.warn(fmt::format("{} is a wrapper: the work is in the programs it starts, and {} mode follows only it; "
-                               "add --children to follow them (or --mode exact --children when they are instrumented)",
-                               exe_.path, mode_name(mode_)));
+    reporter_.warn(
+        fmt::format("{} is a wrapper: the work is in the programs it starts, and {} mode follows only it; "
+                    "add --children to follow them (or --mode exact --children when they are instrumented)",
+                    exe_.path, mode_name(mode_)));
   LaunchSpec spec;
   spec.argv = args_.command;
   auto launched = launch_observed(spec, perf_options(s), tracing_.get());
@@ -272,8 +278,10 @@ void RecordingSession::observe(Outcome& out) {
   if (perf_) drain_perf();
   if (args_.attach()) return;
   auto status = wait_for_exit(pid_);
-  if (status) out.program = *status;
-  else reporter_.error(status.error().message);
+  if (status)
+    out.program = *status;
+  else
+    reporter_.error(status.error().message);
 }
 
 void RecordingSession::drain_perf() {
@@ -282,9 +290,8 @@ void RecordingSession::drain_perf() {
   TerminalSignals signals(args_.attach());
   g_interrupted = false;
   const int64_t limit = args_.attach() ? args_.duration_ns : 0;
-  drain(*perf_, *collector_, sides, [&] {
-    return g_interrupted || (limit > 0 && steady_ns() - start_steady_ns_ >= limit);
-  });
+  drain(*perf_, *collector_, sides,
+        [&] { return g_interrupted || (limit > 0 && steady_ns() - start_steady_ns_ >= limit); });
 }
 
 void RecordingSession::build_and_write(Outcome& out) {
@@ -299,8 +306,9 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
   ExactSource::Collected c = exact_->collect();
   if (c.empty) {
     if (!final) return std::nullopt;  // no snapshot yet
-    c.warnings.push_back("the program wrote no profile data (was it killed before its first snapshot, or did it "
-                         "never call an instrumented function?)");
+    c.warnings.push_back(
+        "the program wrote no profile data (was it killed before its first snapshot, or did it "
+        "never call an instrumented function?)");
   }
   if (final) {
     for (const auto& w : c.warnings) reporter_.warn(w);
@@ -327,9 +335,10 @@ Profile RecordingSession::build_sampled() {
   if (args_.attach())  // the collector knows exits it saw; a thread that outlived the recording is still running
     for (Thread& t : p.threads) t.finished = t.finished && !thread_alive(pid_t(t.pid), pid_t(t.tid));
   if (const uint64_t foreign = perf_->stats().foreign_records; foreign > 0 && !args_.sampling.children) {
-    p.meta.warnings.push_back(fmt::format("the program started other processes, which were not recorded ({} of "
-                                          "their records dropped): --children follows them",
-                                          foreign));
+    p.meta.warnings.push_back(
+        fmt::format("the program started other processes, which were not recorded ({} of "
+                    "their records dropped): --children follows them",
+                    foreign));
     reporter_.warn(p.meta.warnings.back());
   }
   if (mode_ == Mode::Syscall) return p;
@@ -344,8 +353,9 @@ Profile RecordingSession::build_sampled() {
   x.lost_records = perf_->stats().decode.lost_records;
   x.lost_samples = perf_->stats().decode.lost_samples;
   if (c.samples + c.off_cpu_samples == 0) {
-    p.meta.warnings.push_back(args_.attach() ? "no samples were taken (did the process run during the recording?)"
-                                             : "no samples were taken (did the program run long enough to be sampled?)");
+    p.meta.warnings.push_back(args_.attach()
+                                  ? "no samples were taken (did the process run during the recording?)"
+                                  : "no samples were taken (did the program run long enough to be sampled?)");
     reporter_.warn(p.meta.warnings.back());
   }
   return p;
@@ -401,9 +411,9 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
   if (mode_ == Mode::Exact) {
     std::error_code ec;
     reporter_.note(fmt::format(
-        "{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}", final ? "wrote" : "snapshot:",
-        path, p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(), s, node_count(p),
-        p.functions.size(), double(std::filesystem::file_size(path, ec)) / 1024,
+        "{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}",
+        final ? "wrote" : "snapshot:", path, p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(),
+        s, node_count(p), p.functions.size(), double(std::filesystem::file_size(path, ec)) / 1024,
         from_snapshots ? fmt::format(" ({} up to its last snapshot)", from_snapshots) : std::string()));
     return;
   }
@@ -412,10 +422,10 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
     const uint64_t lost = p.meta.syscalls ? p.meta.syscalls->lost_events : 0;
     reporter_.note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls,
                                c.syscall_paths, lost, p.threads.size(), s));
-    reporter_.note(fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by "
-                               "libdwfl), {:.1f} ms symbolizing and building",
-                               double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds,
-                               double(c.build_ns) / 1e6));
+    reporter_.note(
+        fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by "
+                    "libdwfl), {:.1f} ms symbolizing and building",
+                    double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6));
     return;
   }
   const auto& decode = perf_->stats().decode;

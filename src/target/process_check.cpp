@@ -31,7 +31,8 @@ Result<ProcessState> parse_proc_stat(const std::string& text) {
   // Fields after comm: state ppid pgrp session tty_nr tpgid flags ...
   long ppid = 0, skip = 0;
   unsigned long flags = 0;
-  if (!(rest >> s.state >> ppid >> skip >> skip >> skip >> skip >> flags)) return make_error("unexpected /proc stat line");
+  if (!(rest >> s.state >> ppid >> skip >> skip >> skip >> skip >> flags))
+    return make_error("unexpected /proc stat line");
   s.parent = pid_t(ppid);
   s.kernel_thread = (flags & kKernelThreadFlag) != 0;
   return s;
@@ -42,8 +43,9 @@ Status check_attachable(pid_t pid) {
   if (!s) return Ok{};
   const std::string who = named(pid, *s);
   if (s->kernel_thread)
-    return make_error(who + " is a kernel thread: callprof samples user processes only (perf record -a sees the "
-                            "kernel)");
+    return make_error(who +
+                      " is a kernel thread: callprof samples user processes only (perf record -a sees the "
+                      "kernel)");
   if (s->state == 'Z') return make_error(who + " is a zombie: it has exited and runs no code");
   if (s->state == 'T')
     return make_error(who + " is stopped: it would give no samples (continue it first: kill -CONT " +
@@ -52,8 +54,9 @@ Status check_attachable(pid_t pid) {
   if (pid == getpid()) return make_error(who + " is callprof itself");
   for (pid_t up = getppid(); up > 1;) {
     if (up == pid)
-      return make_error(who + " is an ancestor of callprof (the shell that started it?): it waits for callprof to "
-                              "finish, so it would give no samples");
+      return make_error(who +
+                        " is an ancestor of callprof (the shell that started it?): it waits for callprof to "
+                        "finish, so it would give no samples");
     auto parent = read_state(up);
     if (!parent) break;
     up = parent->parent;

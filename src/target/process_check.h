@@ -12,8 +12,8 @@
 namespace callprof {
 
 struct ProcessState {
-  std::string comm;         // its name (escape before printing)
-  char state = '?';         // R, S, D, T (stopped), t (traced), Z (zombie), ...
+  std::string comm;  // its name (escape before printing)
+  char state = '?';  // R, S, D, T (stopped), t (traced), Z (zombie), ...
   bool kernel_thread = false;
   pid_t parent = 0;
 };

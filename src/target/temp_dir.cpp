@@ -14,7 +14,8 @@ Result<TempDir> TempDir::create() {
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/callprof-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back(0);
-  if (!mkdtemp(buf.data())) return make_error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  if (!mkdtemp(buf.data()))
+    return make_error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
   std::error_code ec;
   return TempDir(fs::absolute(buf.data(), ec).string());
 }

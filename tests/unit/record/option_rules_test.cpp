@@ -1,8 +1,8 @@
 // Which options apply to which mode: each mode accepts its own options and refuses the
 // others' with the option, its owner and the mode in one line.
-#include <gtest/gtest.h>
-
 #include "record/option_rules.h"
+
+#include <gtest/gtest.h>
 
 namespace callprof::record {
 namespace {
@@ -15,9 +15,13 @@ std::string refusal(std::vector<std::string> given, Mode mode, const std::string
 }
 
 TEST(OptionRules, EachModeTakesItsOwnOptions) {
-  EXPECT_EQ(refusal({"--alloc", "--include", "--max-depth", "--checkpoint", "--timeline", "-o", "--syscalls"}, Mode::Exact), "");
+  EXPECT_EQ(
+      refusal({"--alloc", "--include", "--max-depth", "--checkpoint", "--timeline", "-o", "--syscalls"}, Mode::Exact),
+      "");
   EXPECT_EQ(refusal({"--freq", "--event", "--off-cpu", "--no-kernel", "--timeline", "--children"}, Mode::Sample), "");
-  EXPECT_EQ(refusal({"--children", "--syscall-stacks", "--syscall-stack-bytes"}, Mode::Syscall), "");
+  EXPECT_EQ(refusal({"--children", "--timeline", "--timeline-events", "--syscall-stacks", "--syscall-stack-bytes"},
+                    Mode::Syscall),
+            "");
   EXPECT_EQ(refusal({"--children"}, Mode::Exact), "");
 }
 
@@ -26,8 +30,8 @@ TEST(OptionRules, AnotherModesOptionIsRefusedWithTheReason) {
             "--alloc is an exact-mode option, but this recording is in sample mode (./p has no "
             "-finstrument-functions hooks)");
   EXPECT_EQ(refusal({"--freq"}, Mode::Exact), "--freq is a sampling option, but this recording is in exact mode");
-  EXPECT_EQ(refusal({"--timeline"}, Mode::Syscall),
-            "--timeline is an exact- and sample-mode option, but this recording is in syscall mode");
+  EXPECT_EQ(refusal({"--timeline-min-duration"}, Mode::Syscall),
+            "--timeline-min-duration is an exact-mode option, but this recording is in syscall mode");
   EXPECT_NE(refusal({"--snapshot-signal"}, Mode::Syscall), "");
   RecordArgs attached;
   attached.pid = 42;
