@@ -59,6 +59,11 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
   int fd = open(info.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open " + info.path + ": " + std::strerror(errno));
   struct stat st{};
+  if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    close(fd);
+    return make_error(info.path + " is not a program (" + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                      ")");
+  }
   if (fstat(fd, &st) == 0)
     info.changes_identity = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
                             ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid());

@@ -443,6 +443,7 @@ TEST(Cli, OddTargetsAreRefusedBeforeTheyRun) {
     expect_one_line_error(std::string("record ") + mode + "-- " + elf32, "is a 32-bit ELF program");
     expect_one_line_error(std::string("record ") + mode + "-- " + garbage, "is neither an ELF program nor a script");
   }
+  expect_one_line_error("record -- /tmp", "/tmp is not a program (a directory)");
   // Scripts are programs: a #! script without hooks is sampled.
   const std::string script = executable_file("cli_script", "#!/bin/sh\nexit 6\n");
   EXPECT_EQ(run("record -q -o " + testing::TempDir() + "/cli_script.callprof -- " + script).status, 6);
