@@ -22,6 +22,9 @@ ALLOWED = {
     # collect/runtime: ProcessSymbols/FunctionTable, today's stand-in for collect/stacks.
     "collect/sampling": ["collect/runtime", "model", "symbols"],
     "collect/syscalls": ["model", "symbols"],
+    # record: one session per recording (sources, drain loop, snapshots, metadata, write).
+    "record": ["collect/runtime", "collect/sampling", "collect/syscalls", "target", "trace", "model", "symbols",
+               "util"],
     "graph": ["model"],
     "query": ["model", "graph"],
     "report": ["query", "graph"],

@@ -1,21 +1,17 @@
 #include "cli/record_options.h"
 
-#include <csignal>
-#include <cstring>
-
-#include <fmt/format.h>
-
 #include "cli/number_options.h"
 
 namespace callprof::cli {
 
-void add_record_options(CLI::App& app, RecordArgs& a) {
+void add_record_options(CLI::App& app, RecordCli& cli) {
+  record::RecordArgs& a = cli.args;
   app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
-  app.add_option("--mode", a.mode,
+  app.add_option("--mode", cli.mode,
                  "auto | exact | sample | syscall | probe (auto: exact when the program has hooks, else sample; "
                  "syscall: system calls only; probe: uprobes on the functions --probe names)")
       ->capture_default_str();
-  app.add_flag("-q,--quiet", a.quiet, "Print nothing of our own (errors excepted)");
+  app.add_flag("-q,--quiet", cli.quiet, "Print nothing of our own (errors excepted)");
   auto* what = "What to measure (exact mode)";
   app.add_flag("--no-offcpu", a.no_offcpu, "Do not split time into on-CPU and off-CPU")->group(what);
   app.add_flag("--faults", a.faults, "Count page faults per call path")->group(what);
@@ -62,7 +58,7 @@ void add_record_options(CLI::App& app, RecordArgs& a) {
   app.positionals_at_end();
 }
 
-void add_sampling_options(CLI::App& app, SamplingArgs& s) {
+void add_sampling_options(CLI::App& app, record::SamplingArgs& s) {
   auto* group = "Sampling (sample mode and attach)";
   add_count_option(app, "-F,--freq", s.frequency, "Samples per second of CPU time per thread", 1, 100000)->group(group);
   app.add_option("-e,--event", s.event, "What triggers a sample: cpu-clock, or a hardware counter where the machine "
@@ -79,7 +75,7 @@ void add_sampling_options(CLI::App& app, SamplingArgs& s) {
   app.add_flag("--children", s.children, "Also profile the child processes it forks, and theirs")->group(group);
 }
 
-void add_probe_options(CLI::App& app, ProbeArgs& p) {
+void add_probe_options(CLI::App& app, record::ProbeArgs& p) {
   auto* group = "Probes (probe mode: uprobes on an unmodified binary)";
   app.add_option("--probe", p.functions,
                  "Probe the functions whose name matches this regular expression (RE2; repeatable): exact call counts "
@@ -92,7 +88,7 @@ void add_probe_options(CLI::App& app, ProbeArgs& p) {
       ->group(group);
 }
 
-void add_syscall_options(CLI::App& app, SyscallArgs& s) {
+void add_syscall_options(CLI::App& app, record::SyscallArgs& s) {
   auto* group = "System calls (with any mode)";
   app.add_option("--syscalls", s.selection,
                  "Trace these system calls: names and classes (file, network, process, memory, ipc, signal, time, "
@@ -107,53 +103,11 @@ void add_syscall_options(CLI::App& app, SyscallArgs& s) {
       ->group(group);
 }
 
-Result<int> parse_signal(const std::string& text) {
-  std::string name = text.rfind("SIG", 0) == 0 ? text.substr(3) : text;
-  if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) {
-    int n = std::stoi(name);
-    if (n > 0 && n < NSIG) return n;
-  }
-  for (int n = 1; n < NSIG; ++n)
-    if (const char* abbrev = sigabbrev_np(n); abbrev && name == abbrev) return n;
-  return make_error("'" + text + "' is not a signal (examples: USR2, SIGUSR1, 12)");
-}
-
-Result<uint64_t> timeline_min_ns(const RecordArgs& a) {
-  auto ns = parse_duration_ns(a.timeline_min_duration, true);
-  if (!ns) return make_error("--timeline-min-duration: " + ns.error().message);
-  return *ns;
-}
-
-Result<Environment> runtime_environment(const RecordArgs& a, const std::string& plan_path) {
-  Environment env;
-  if (a.no_offcpu) env.push_back({"CALLPROF_OFFCPU", "0"});
-  if (a.faults) env.push_back({"CALLPROF_FAULTS", "1"});
-  if (a.alloc) env.push_back({"CALLPROF_ALLOC", "1"});
-  if (a.libcalls) env.push_back({"CALLPROF_LIBCALLS", "1"});
-  if (a.raw_clock) env.push_back({"CALLPROF_COMPENSATE", "0"});
-  if (a.max_depth > 0) env.push_back({"CALLPROF_MAX_DEPTH", std::to_string(a.max_depth)});
-  if (a.max_nodes > 0) env.push_back({"CALLPROF_MAX_NODES", std::to_string(a.max_nodes)});
-  if (!a.min_duration.empty()) {
-    auto ns = parse_duration_ns(a.min_duration);
-    if (!ns) return make_error("--min-duration: " + ns.error().message);
-    env.push_back({"CALLPROF_MIN_NS", std::to_string(*ns)});
-  }
-  if (!a.snapshot_signal.empty()) {
-    auto sig = parse_signal(a.snapshot_signal);
-    if (!sig) return make_error("--snapshot-signal: " + sig.error().message);
-    if (*sig == SIGKILL || *sig == SIGSTOP) return make_error("--snapshot-signal: SIGKILL and SIGSTOP cannot be caught");
-    env.push_back({"CALLPROF_SNAPSHOT_SIGNAL", std::to_string(*sig)});
-  }
-  if (a.snapshot_interval_ns > 0)
-    env.push_back({"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<int64_t>(1, a.snapshot_interval_ns / 1'000'000))});
-  if (!plan_path.empty()) env.push_back({"CALLPROF_FUNCTIONS", plan_path});
-  if (a.timeline) {
-    auto ns = timeline_min_ns(a);
-    if (!ns) return ns.error();
-    env.push_back({"CALLPROF_TIMELINE_EVENTS", std::to_string(a.timeline_events)});
-    env.push_back({"CALLPROF_TIMELINE_MIN_NS", std::to_string(*ns)});
-  }
-  return env;
+std::vector<std::string> given_options(const CLI::App& app) {
+  std::vector<std::string> given;
+  for (const CLI::Option* o : app.get_options())
+    if (o->count() > 0 && !o->get_lnames().empty()) given.push_back("--" + o->get_lnames().front());
+  return given;
 }
 
 }  // namespace callprof::cli

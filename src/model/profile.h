@@ -155,6 +155,9 @@ struct Metadata {
   bool snapshot = false;       // taken while the program still ran
   std::optional<TimelineFacts> timeline;  // set when a timeline was recorded
   std::map<std::string, std::string> extra;  // anything else worth keeping (free-form)
+  // What the recording could not do, one line each (no samples, a process that wrote no
+  // data, a damaged dump): a profile with little or no data says why.
+  std::vector<std::string> warnings;
 };
 
 struct Profile {

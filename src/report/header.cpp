@@ -115,6 +115,7 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
                        dropped, t->capacity,
                        t->min_duration_ns ? ", calls from " + format_ns(t->min_duration_ns) : std::string());
   }
+  for (const std::string& w : m.warnings) out << "# warning:  " << escape_text(w) << '\n';
   const QueryOptions& q = ctx.options().query;
   if (!q.focus.empty())
     out << fmt::format("# focus:    {} (percentages of its total, {})\n", escape_text(q.focus),

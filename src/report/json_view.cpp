@@ -100,7 +100,8 @@ json metadata(const Metadata& m) {
           {"sampling", optional_facts(m.sampling, sampling_facts)},
           {"syscalls", optional_facts(m.syscalls, syscall_facts)},
           {"probes", optional_facts(m.probes, probe_facts)},
-          {"extra", m.extra}};
+          {"extra", m.extra},
+          {"warnings", m.warnings}};
 }
 
 json summary(const ReportContext& ctx) {

@@ -30,11 +30,13 @@ std::string find_in_path(const std::string& program) {
   return "";
 }
 
-bool references_hook(Elf* elf) {
+// `table`: SHT_DYNSYM for a dynamic program (the hook is resolved at load time, from the
+// preloaded runtime), SHT_SYMTAB for a static one (linked in; absent when stripped).
+bool references_hook(Elf* elf, GElf_Word table) {
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf, scn)) != nullptr) {
     GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0) continue;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != table || sh.sh_entsize == 0) continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data) continue;
     size_t count = sh.sh_size / sh.sh_entsize;
@@ -56,26 +58,71 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
   if (info.path.empty()) return make_error("cannot find '" + program + "' in PATH");
   int fd = open(info.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open " + info.path + ": " + std::strerror(errno));
+  struct stat st{};
+  if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+    close(fd);
+    return make_error(info.path + " is not a program (" + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                      ")");
+  }
+  if (fstat(fd, &st) == 0)
+    info.changes_identity = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+                            ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid());
+  char magic[2] = {};
+  info.script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
   elf_version(EV_CURRENT);
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   GElf_Ehdr eh;
   if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
     if (elf) elf_end(elf);
     close(fd);
-    // Scripts and other non-ELF programs: the kernel or a shell will run them; we just
-    // cannot look inside.
+    // Scripts: the kernel runs their interpreter; we cannot look inside.
     return info;
   }
+  info.elf = true;
+  info.elf_class = gelf_getclass(elf);
+  info.machine = eh.e_machine;
+  info.elf_type = eh.e_type;
   size_t phnum = 0;
   elf_getphdrnum(elf, &phnum);
   for (size_t i = 0; i < phnum; ++i) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
   }
-  info.has_hooks = references_hook(elf);
+  info.has_hooks = references_hook(elf, info.dynamic ? SHT_DYNSYM : SHT_SYMTAB);
   elf_end(elf);
   close(fd);
   return info;
+}
+
+bool is_wrapper(const ExecutableInfo& info) {
+  static constexpr const char* kWrappers[] = {"sh",    "bash",   "dash",    "zsh",   "ksh",   "fish",   "env",
+                                              "nice",  "nohup",  "timeout", "stdbuf", "xargs", "taskset", "setsid",
+                                              "ionice", "chrt",  "sudo",    "su",    "time",  "make"};
+  const size_t slash = info.path.rfind('/');
+  const std::string name = slash == std::string::npos ? info.path : info.path.substr(slash + 1);
+  for (const char* w : kWrappers)
+    if (name == w) return true;
+  return info.script;
+}
+
+Status check_runnable(const ExecutableInfo& info) {
+  const std::string& p = info.path;
+  if (!info.elf && !info.script)
+    return make_error(p + " is neither an ELF program nor a script starting with #! (the system would hand it to "
+                          "/bin/sh); callprof runs only those: to profile a shell script, run it as sh " + p);
+  if (info.elf && info.elf_class == ELFCLASS32)
+    return make_error(p + " is a 32-bit ELF program: callprof profiles 64-bit x86-64 programs only (its runtime, "
+                          "unwinder and symbolizer are 64-bit)");
+  if (info.elf && info.machine != EM_X86_64)
+    return make_error(p + " is an ELF program for another machine (e_machine " + std::to_string(info.machine) +
+                      "): callprof profiles x86-64 programs only");
+  if (info.elf && info.elf_type != ET_EXEC && info.elf_type != ET_DYN)
+    return make_error(p + " is an ELF file but not a program (an object file or a core dump?)");
+  if (info.changes_identity)
+    return make_error(p + " is set-user-ID or set-group-ID to another identity: the kernel keeps LD_PRELOAD and "
+                          "performance monitoring of other users away from it, so callprof cannot profile it (profile "
+                          "a copy without that bit, or run callprof as that user)");
+  return Ok{};
 }
 
 }  // namespace callprof

@@ -13,8 +13,23 @@ struct ExecutableInfo {
   std::string path;          // resolved through PATH like execvp
   bool dynamic = false;      // has an ELF interpreter
   bool has_hooks = false;    // references __cyg_profile_func_enter
+  bool elf = false;          // an ELF file (else: a #! script, or something exec refuses)
+  bool script = false;       // starts with "#!"
+  int elf_class = 0;         // ELFCLASS32 / ELFCLASS64
+  int machine = 0;           // e_machine
+  int elf_type = 0;          // e_type: ET_EXEC, ET_DYN, ...
+  bool changes_identity = false;  // set-user-ID or set-group-ID to someone else
 };
 
 Result<ExecutableInfo> inspect_executable(const std::string& program);
+
+// Ok when callprof can run and profile the program: a 64-bit x86-64 executable ELF file
+// or a #! script, not set-user-ID (or set-group-ID) to another identity. Otherwise one line
+// saying what callprof can and cannot do with it, before anything runs.
+Status check_runnable(const ExecutableInfo& info);
+
+// A shell, a #! script or a command that runs another (env, nice, timeout, xargs, ...):
+// the work is in the programs it starts.
+bool is_wrapper(const ExecutableInfo& info);
 
 }  // namespace callprof

@@ -176,6 +176,7 @@ void put_metadata(const Metadata& meta, file::Metadata* out) {
   if (meta.probes) put_probes(*meta.probes, out->mutable_probes());
   out->set_compensated(meta.compensated);
   out->set_snapshot(meta.snapshot);
+  for (const std::string& w : meta.warnings) out->add_warnings(w);
   if (meta.timeline) {
     out->mutable_timeline()->set_min_duration_ns(meta.timeline->min_duration_ns);
     out->mutable_timeline()->set_capacity(meta.timeline->capacity);
@@ -198,6 +199,7 @@ Metadata take_metadata(const file::Metadata& in) {
   if (in.has_probes()) meta.probes = take_probes(in.probes());
   meta.compensated = in.compensated();
   meta.snapshot = in.snapshot();
+  meta.warnings.assign(in.warnings().begin(), in.warnings().end());
   if (in.has_timeline())
     meta.timeline = TimelineFacts{.min_duration_ns = in.timeline().min_duration_ns(), .capacity = in.timeline().capacity()};
   migrate_legacy(meta);

@@ -39,6 +39,7 @@ Profile base_profile() {
   p.meta.sampling = SamplingFacts{.frequency_hz = 999, .unwind = "fp", .samples = 10};
   p.meta.syscalls = SyscallFacts{.selection = "write", .stacks = "user", .events = 3};
   p.meta.extra = {{"key", "value"}};
+  p.meta.warnings = {"a warning"};
   p.modules = {{"/bin/app", "abcd"}};
   p.functions = {{"main", "main", 0, 0x10, "app.c", 3, FunctionKind::Normal},
                  {"work", "work", 0, 0x20, "app.c", 9, FunctionKind::Normal},

@@ -1,11 +1,11 @@
-#include "cli/syscall_tracing.h"
+#include "record/syscall_tracing.h"
 
 #include <cstring>
 
 #include "collect/syscalls/syscall_catalog.h"
 #include "collect/syscalls/syscall_tracer.h"
 
-namespace callprof::cli {
+namespace callprof::record {
 namespace {
 
 using namespace syscalls;
@@ -55,11 +55,13 @@ StackMode stack_mode(const std::string& name) {
 
 }  // namespace
 
-SyscallTracing::SyscallTracing(std::unique_ptr<SyscallTracer> tracer, const SyscallArgs& args)
-    : tracer_(std::move(tracer)), args_(args) {}
+SyscallTracing::SyscallTracing(std::unique_ptr<SyscallTracer> tracer, const SyscallArgs& args,
+                               sampling::SampleCollector& collector)
+    : tracer_(std::move(tracer)), collector_(collector), args_(args) {}
 SyscallTracing::~SyscallTracing() = default;
 
-Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& args, bool follow_children) {
+Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& args, bool follow_children,
+                                                             sampling::SampleCollector& collector) {
   auto selected = parse_syscall_selection(args.selection);
   if (!selected) return make_error("--syscalls: " + selected.error().message);
   TracerOptions o;
@@ -69,22 +71,22 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
   o.follow_children = follow_children;
   auto tracer = SyscallTracer::open(o);
   if (!tracer) return tracer.error();
-  return std::unique_ptr<SyscallTracing>(new SyscallTracing(std::move(*tracer), args));
+  return std::unique_ptr<SyscallTracing>(new SyscallTracing(std::move(*tracer), args, collector));
 }
 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
-void SyscallTracing::poll(sampling::SampleCollector& collector) {
-  Bridge bridge(*tracer_, collector, chain_);
+void SyscallTracing::poll() {
+  Bridge bridge(*tracer_, collector_, chain_);
   tracer_->poll(bridge, 0);
 }
 
-void SyscallTracing::finish(sampling::SampleCollector& collector) {
-  Bridge bridge(*tracer_, collector, chain_);
+void SyscallTracing::finish() {
+  Bridge bridge(*tracer_, collector_, chain_);
   tracer_->drain(bridge);
 }
 
-int SyscallTracing::ring_fd() const { return tracer_->ring_fd(); }
+int SyscallTracing::wake_fd() const { return tracer_->ring_fd(); }
 
 void SyscallTracing::annotate(Metadata& meta) const {
   const TracerCounts c = tracer_->counts();
@@ -98,4 +100,4 @@ void SyscallTracing::annotate(Metadata& meta) const {
   x.unpaired_exits = c.unpaired_exits;
 }
 
-}  // namespace callprof::cli
+}  // namespace callprof::record

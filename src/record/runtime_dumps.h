@@ -8,7 +8,7 @@
 
 #include "collect/runtime/raw_dump_reader.h"
 
-namespace callprof::cli {
+namespace callprof::record {
 
 struct CollectedDumps {
   std::vector<RawProcessDump> dumps;
@@ -21,4 +21,4 @@ CollectedDumps collect_dumps(const std::string& dir);
 // A fingerprint of the snapshot files (names, sizes, times): changes when one is written.
 std::string snapshot_state(const std::string& dir);
 
-}  // namespace callprof::cli
+}  // namespace callprof::record

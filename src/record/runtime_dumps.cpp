@@ -1,9 +1,9 @@
-#include "cli/record_dumps.h"
+#include "record/runtime_dumps.h"
 
 #include <filesystem>
 #include <map>
 
-namespace callprof::cli {
+namespace callprof::record {
 namespace fs = std::filesystem;
 
 namespace {
@@ -70,4 +70,4 @@ std::string snapshot_state(const std::string& dir) {
   return state;
 }
 
-}  // namespace callprof::cli
+}  // namespace callprof::record

@@ -1,0 +1,102 @@
+#include "record/exact_source.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "record/runtime_dumps.h"
+#include "record/runtime_environment.h"
+#include "target/preload.h"
+#include "target/shared_libraries.h"
+#include "util/strings.h"
+
+namespace callprof::record {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The instrumented modules the program starts with: filters name functions in them.
+Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInfo& exe, const std::string& dir,
+                                        Reporter& reporter) {
+  if (a.functions.empty()) return std::string();
+  std::error_code ec;
+  std::vector<std::string> modules{fs::canonical(exe.path, ec).string()};
+  if (exe.dynamic) {
+    auto libs = shared_libraries(exe.path);
+    if (!libs) return libs.error();
+    for (const auto& lib : *libs)
+      if (auto info = inspect_executable(lib); info && info->has_hooks) modules.push_back(lib);
+  }
+  auto plan = make_function_plan(modules, a.functions);
+  if (!plan) return plan.error();
+  std::string path = dir + "/functions.plan";
+  std::ofstream(path) << plan->text;
+  if (!a.functions.checkpoints.empty())
+    reporter.note(fmt::format("{} checkpoint function{}", plan->checkpoints, plan->checkpoints == 1 ? "" : "s"));
+  if (plan->excluded > 0) reporter.note(fmt::format("filters leave out {} of {} functions", plan->excluded, plan->functions));
+  return path;
+}
+
+}  // namespace
+
+Result<ExactSource> ExactSource::prepare(const RecordArgs& args, const ExecutableInfo& exe, Reporter& reporter) {
+  auto runtime = find_runtime();
+  if (!runtime) return runtime.error();
+  auto dir = TempDir::create();
+  if (!dir) return dir.error();
+  ExactSource source(args, std::move(*dir));
+  source.runtime_ = *runtime;
+  auto plan = write_function_plan(args, exe, source.dir_.path(), reporter);
+  if (!plan) return plan.error();
+  auto env = runtime_environment(args, *plan);
+  if (!env) return env.error();
+  source.env_ = std::move(*env);
+  return source;
+}
+
+void ExactSource::add_environment(LaunchSpec& spec) const {
+  spec.env.push_back({"CALLPROF_OUTPUT_DIR", dir_.path()});
+  spec.env.insert(spec.env.end(), env_.begin(), env_.end());
+  spec.env.push_back({"LD_PRELOAD", preload_list(runtime_, args_.alloc)});
+}
+
+bool ExactSource::wants_snapshots() const {
+  return !args_.snapshot_signal.empty() || args_.snapshot_interval_ns > 0 || !args_.functions.checkpoints.empty();
+}
+
+std::string ExactSource::snapshot_state() const { return record::snapshot_state(dir_.path()); }
+
+ExactSource::Collected ExactSource::collect() const {
+  CollectedDumps dumps = collect_dumps(dir_.path());
+  Collected c;
+  c.warnings = std::move(dumps.warnings);
+  c.from_snapshots = dumps.from_snapshots;
+  c.empty = dumps.dumps.empty();
+  if (!c.empty) c.built = build_profile(dumps.dumps);
+  return c;
+}
+
+void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {
+  ExactFacts& x = meta.exact ? *meta.exact : meta.exact.emplace();  // unmatched_exits may be set
+  x.offcpu = !a.no_offcpu;
+  x.alloc = a.alloc;
+  x.faults = a.faults;
+  x.libcalls = a.libcalls;
+  x.include = join(a.functions.include, " ");
+  x.exclude = join(a.functions.exclude, " ");
+  x.include_module = join(a.functions.include_modules, " ");
+  x.exclude_module = join(a.functions.exclude_modules, " ");
+  x.checkpoint = join(a.functions.checkpoints, " ");
+  x.max_depth = a.max_depth;
+  x.min_duration = a.min_duration;
+  x.max_nodes = a.max_nodes;
+  if (a.timeline) {
+    TimelineFacts& t = meta.timeline ? *meta.timeline : meta.timeline.emplace();  // capacity may be set
+    auto min_ns = timeline_min_ns(a);
+    t.min_duration_ns = min_ns ? *min_ns : 0;
+    if (t.capacity == 0) t.capacity = a.timeline_events;
+  }
+}
+
+}  // namespace callprof::record

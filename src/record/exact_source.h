@@ -1,0 +1,50 @@
+// Exact mode's source: the -finstrument-functions runtime preloaded into the launched
+// program, which aggregates its call trees itself and dumps them (and its snapshots) into
+// a private directory; this reads them back into one profile.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "collect/runtime/profile_builder.h"
+#include "record/options.h"
+#include "record/reporter.h"
+#include "target/executable.h"
+#include "target/launcher.h"
+#include "target/temp_dir.h"
+
+namespace callprof::record {
+
+class ExactSource {
+ public:
+  // Finds the runtime, creates the directory and writes the function plan: all before the
+  // program starts, so a bad filter or a missing runtime is said first.
+  static Result<ExactSource> prepare(const RecordArgs& args, const ExecutableInfo& exe, Reporter& reporter);
+
+  // The variables the launched program gets (output directory, settings, LD_PRELOAD).
+  void add_environment(LaunchSpec& spec) const;
+  bool wants_snapshots() const;
+  // A fingerprint of the dumps and snapshots written so far (changes when one is written).
+  std::string snapshot_state() const;
+
+  struct Collected {
+    BuildResult built;
+    std::vector<std::string> warnings;  // damaged or unfinished dumps
+    size_t from_snapshots = 0;          // images whose data ends at their last snapshot
+    bool empty = true;                  // no image wrote anything
+  };
+  // What the runtime wrote so far (final dumps, else the latest snapshots) as a profile.
+  Collected collect() const;
+
+ private:
+  ExactSource(const RecordArgs& args, TempDir dir) : args_(args), dir_(std::move(dir)) {}
+  const RecordArgs& args_;
+  TempDir dir_;
+  std::string runtime_;
+  std::vector<std::pair<std::string, std::string>> env_;
+};
+
+// Exact mode's facts (the options it ran with) into the metadata; keeps what the build set.
+void stamp_exact_facts(Metadata& meta, const RecordArgs& args);
+
+}  // namespace callprof::record

@@ -1,0 +1,82 @@
+// What a recording is asked to do, as plain typed structs: the CLI fills them from its
+// options (src/cli/record_options.cpp) and the session (session.h) carries them out.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collect/runtime/function_plan.h"
+#include "util/result.h"
+
+namespace callprof::record {
+
+// The sources a recording runs. Probe mode's hits (uprobes, collect/probes) share the perf
+// session's rings and the drain loop of sample and syscall modes.
+enum class Mode { Exact, Sample, Syscall, Probe };
+
+std::string_view mode_name(Mode mode);
+// "auto" gives no mode (chosen from the program: exact when it has hooks, else sample).
+Result<std::optional<Mode>> parse_mode(const std::string& name);
+
+// Sampling mode (record --mode sample, attach).
+struct SamplingArgs {
+  uint64_t frequency = 999;         // Hz
+  std::string event = "cpu-clock";  // cpu-clock | cycles | instructions | cache-misses | branch-misses
+  std::string call_graph = "fp";    // fp | dwarf
+  uint32_t stack_bytes = 8192;      // dwarf: user stack copied per sample
+  bool off_cpu = false;             // also sample every switch-out (time blocked, with stacks)
+  bool no_kernel = false;           // leave kernel frames out
+  bool children = false;            // also profile the processes the target forks
+};
+
+// System-call tracing (--syscalls, with any mode).
+struct SyscallArgs {
+  std::string selection;            // names and classes, "" = not traced
+  std::string stacks = "user";      // none | user | full
+  uint32_t window_bytes = 256;      // user stack copied at entry, for the caller of a libc wrapper
+  bool enabled() const { return !selection.empty(); }
+};
+
+// Probe mode (record --mode probe, attach --mode probe).
+struct ProbeArgs {
+  std::vector<std::string> functions;  // --probe: RE2 patterns on function names
+  std::string modules;                 // --probe-module: RE2 pattern on module paths
+  uint32_t limit = 1000;               // functions probed at most
+};
+
+struct RecordArgs {
+  std::string output = "callprof.data";
+  std::optional<Mode> mode;         // none: auto
+  // Exact mode.
+  bool no_offcpu = false;
+  bool faults = false;
+  bool alloc = false;
+  bool libcalls = false;
+  bool raw_clock = false;           // --no-compensation: do not calibrate the hooks
+  FunctionSelection functions;
+  uint32_t max_depth = 0;           // 0: no limit
+  std::string min_duration;         // e.g. "10us"; "" none
+  uint32_t max_nodes = 0;           // 0: the runtime's default
+  std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
+  int64_t snapshot_interval_ns = 0;  // 0 none
+  bool timeline = false;            // keep a per-thread timeline of calls (samples in sample mode)
+  std::string timeline_min_duration = "10us";  // shorter calls stay off it (exact mode)
+  uint32_t timeline_events = 1u << 16;         // per thread; older events are dropped and counted
+  SamplingArgs sampling;
+  SyscallArgs syscalls;
+  ProbeArgs probes;
+  // The target: a program to launch, or (attach) a running process.
+  std::vector<std::string> command;
+  pid_t pid = 0;                    // attach when non-zero (command empty)
+  int64_t duration_ns = 0;          // attach: 0 = until Ctrl-C or the process exits
+  // The options the user gave (long names, "--alloc"), checked against the mode.
+  std::vector<std::string> given;
+  bool attach() const { return pid != 0; }
+};
+
+}  // namespace callprof::record

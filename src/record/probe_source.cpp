@@ -1,0 +1,127 @@
+#include "record/probe_source.h"
+
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "collect/probes/probe_calibration.h"
+#include "collect/sampling/perf_target.h"
+#include "target/shared_libraries.h"
+#include "util/strings.h"
+
+namespace callprof::record {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every site is a descriptor per CPU (and per thread when attaching).
+void raise_file_limit(size_t wanted) {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= wanted) return;
+  r.rlim_cur = std::min<rlim_t>(r.rlim_max, wanted);
+  setrlimit(RLIMIT_NOFILE, &r);
+}
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace
+
+std::vector<std::string> launched_modules(const ExecutableInfo& exe) {
+  std::error_code ec;
+  std::vector<std::string> modules{fs::canonical(exe.path, ec).string()};
+  if (exe.dynamic)
+    if (auto libs = shared_libraries(exe.path))
+      for (const auto& lib : *libs) modules.push_back(lib);
+  return modules;
+}
+
+std::vector<std::string> attached_modules(pid_t pid) {
+  std::error_code ec;
+  std::vector<std::string> modules{fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string()};
+  std::set<std::string> seen{modules.front()};
+  for (const sampling::Mapping& m : sampling::read_mappings(pid))
+    if (!m.path.empty() && m.path[0] == '/' && seen.insert(m.path).second) modules.push_back(m.path);
+  return modules;
+}
+
+Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vector<std::string>& modules,
+                                         Reporter& reporter) {
+  const ProbeArgs& a = args.probes;
+  auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit});
+  if (!plan) return plan.error();
+  if (plan->matched > plan->functions.size())
+    reporter.warn(fmt::format("{} functions match --probe; probing the first {} (--probe-limit; or narrow --probe "
+                              "or --probe-module)",
+                              plan->matched, plan->functions.size()));
+  ProbeSource source;
+  source.args_ = a;
+  source.compensate_ = !args.raw_clock;
+  source.plan_ = std::move(*plan);
+  return source;
+}
+
+void ProbeSource::configure(sampling::SamplingOptions& o, size_t threads, Reporter& reporter) {
+  o.uprobes = probes::uprobe_sites(plan_.functions, sites_);
+  // Pairing needs the stack pointer at every hit, and the caller of an entry its return
+  // address: registers always, and 512 bytes of stack unless --call-graph dwarf sized it.
+  if (o.unwind != sampling::UnwindMode::Dwarf) o.stack_bytes = 512;
+  o.unwind = sampling::UnwindMode::Dwarf;
+  o.ring_bytes = 8 << 20;  // per CPU: ~10,000 entry hits before the reader must have run
+  raise_file_limit((o.uprobes.size() + 2) * threads * size_t(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))) + 256);
+  auto cost = probes::measure_probe_cost_ns(o);
+  if (cost) cost_ns_ = *cost;
+  else reporter.warn(cost.error().message);
+  reporter.note(fmt::format("probe mode: {} function{} ({} probe sites){}", plan_.functions.size(),
+                            plan_.functions.size() == 1 ? "" : "s", o.uprobes.size(),
+                            cost ? fmt::format(", {:.2f} µs per hit measured", double(cost_ns_) / 1e3) : std::string()));
+}
+
+sampling::RecordSink& ProbeSource::start(sampling::SampleCollector& stacks, const sampling::PerfSession& session) {
+  collector_ = std::make_unique<probes::ProbeCollector>(stacks, plan_.functions, sites_);
+  collector_->set_event_sites(session.uprobe_sites());
+  if (compensate_) collector_->set_cost_per_hit_ns(cost_ns_);
+  return *collector_;
+}
+
+void ProbeSource::finish() {
+  if (collector_) collector_->finish(monotonic_ns());
+}
+
+void ProbeSource::annotate(Profile& profile, const sampling::PerfSession& session, Reporter& reporter) const {
+  const probes::ProbeCollector::Counts c = collector_ ? collector_->counts() : probes::ProbeCollector::Counts{};
+  ProbeFacts& x = profile.meta.probes.emplace();
+  x.functions = join(args_.functions, " ");
+  x.modules = args_.modules;
+  x.probed = plan_.functions.size();
+  x.refused_sites = session.refused_uprobes().size();
+  x.sites = sites_.size() - x.refused_sites;
+  x.entries = c.entries;
+  x.exits = c.exits;
+  x.unwound = c.pairing.unwound;
+  x.unfinished = c.pairing.unfinished;
+  x.unmatched_exits = c.pairing.unmatched_exits;
+  x.cost_per_hit_ns = cost_ns_;
+  x.lost = session.stats().decode.lost_records + session.stats().decode.lost_samples;
+  profile.meta.compensated = collector_ && collector_->compensated();
+  if (x.lost) {
+    profile.meta.warnings.push_back(fmt::format(
+        "{} records were lost (the rings filled faster than callprof read them): call counts are lower bounds", x.lost));
+    reporter.warn(profile.meta.warnings.back());
+  }
+  if (x.refused_sites) {
+    profile.meta.warnings.push_back(fmt::format("{} probe sites were refused by the kernel and left out", x.refused_sites));
+    reporter.warn(profile.meta.warnings.back());
+  }
+}
+
+}  // namespace callprof::record

@@ -1,0 +1,54 @@
+// Probe mode's part of a recording (docs/probes.md): which functions, decided before the
+// target runs; their uprobe sites in the perf session's options; the cost of a hit,
+// measured with those options; the collector that pairs hits into calls; and what the
+// profile's metadata says about it all.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collect/probes/probe_collector.h"
+#include "collect/probes/probe_plan.h"
+#include "collect/sampling/perf_session.h"
+#include "model/profile.h"
+#include "record/options.h"
+#include "record/reporter.h"
+#include "target/executable.h"
+
+namespace callprof::record {
+
+class ProbeSource {
+ public:
+  // `modules`: the files the target runs code from, its executable first.
+  static Result<ProbeSource> prepare(const RecordArgs& args, const std::vector<std::string>& modules,
+                                     Reporter& reporter);
+
+  // Adds the sites to the session's options (registers and a little stack at every hit,
+  // rings big enough for bursts of hits) and measures a hit's cost with them. `threads`:
+  // how many threads the events are opened for (attach), for the descriptor limit.
+  void configure(sampling::SamplingOptions& options, size_t threads, Reporter& reporter);
+  // The drain loop's sink: hits become calls, every other record goes to `stacks`.
+  sampling::RecordSink& start(sampling::SampleCollector& stacks, const sampling::PerfSession& session);
+  // Closes what is still open; before `stacks` builds the profile.
+  void finish();
+  void annotate(Profile& profile, const sampling::PerfSession& session, Reporter& reporter) const;
+  uint64_t calls() const { return collector_ ? collector_->counts().pairing.calls : 0; }
+
+ private:
+  ProbeArgs args_;
+  bool compensate_ = true;
+  probes::ProbePlan plan_;
+  std::vector<probes::ProbeSite> sites_;
+  uint64_t cost_ns_ = 0;
+  std::unique_ptr<probes::ProbeCollector> collector_;
+};
+
+// The files a launched program runs code from (its executable and shared libraries), and
+// those mapped executable in a running process (its executable first).
+std::vector<std::string> launched_modules(const ExecutableInfo& exe);
+std::vector<std::string> attached_modules(pid_t pid);
+
+}  // namespace callprof::record

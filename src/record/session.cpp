@@ -1,0 +1,468 @@
+#include "record/session.h"
+
+#include <fmt/format.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include "model/transform/attach_syscalls.h"
+#include "record/drain_loop.h"
+#include "record/observed_launch.h"
+#include "record/option_rules.h"
+#include "record/output_path.h"
+#include "record/snapshot_watcher.h"
+#include "collect/sampling/perf_target.h"
+#include "target/process_check.h"
+#include "trace/profile_file.h"
+#include "util/strings.h"
+
+namespace callprof::record {
+namespace {
+
+using sampling::SampleCollector;
+using sampling::UnwindMethod;
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t realtime_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool given(const RecordArgs& a, std::string_view option) {
+  return std::find(a.given.begin(), a.given.end(), option) != a.given.end();
+}
+
+Result<Mode> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
+  if (a.mode == Mode::Syscall || a.mode == Mode::Probe) return *a.mode;
+  if (a.mode == Mode::Sample || (!a.mode && !exe.has_hooks)) return Mode::Sample;
+  if (!exe.dynamic && exe.has_hooks)
+    return make_error(exe.path +
+                      " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it "
+                      "dynamically (or use --mode sample)");
+  // A program without hooks gives exact mode nothing of its own; only the instrumented
+  // programs it starts would be recorded, which --children says is meant.
+  if (!exe.has_hooks && !given(a, "--children"))
+    return make_error(
+        fmt::format("--mode exact: {} has no -finstrument-functions hooks, so exact mode records nothing "
+                    "of it (build it with -finstrument-functions, use --mode sample, or add --children "
+                    "when it starts instrumented programs)",
+                    exe.path));
+  return Mode::Exact;
+}
+
+// Why auto chose the mode, for messages ("" when the user chose).
+std::string why_mode(const RecordArgs& a, const ExecutableInfo& exe) {
+  if (a.mode || a.attach()) return "";
+  return exe.path + (exe.has_hooks ? " has" : " has no") + " -finstrument-functions hooks";
+}
+
+sampling::SamplingOptions perf_options(const SamplingArgs& a) {
+  sampling::SamplingOptions o;
+  o.frequency_hz = a.frequency;
+  for (auto e : {sampling::SampleEvent::CpuClock, sampling::SampleEvent::Cycles, sampling::SampleEvent::Instructions,
+                 sampling::SampleEvent::CacheMisses, sampling::SampleEvent::BranchMisses})
+    if (a.event == to_string(e)) o.event = e;
+  o.unwind = a.call_graph == "dwarf" ? sampling::UnwindMode::Dwarf : sampling::UnwindMode::FramePointers;
+  o.stack_bytes = a.stack_bytes & ~7u;
+  o.kernel_stacks = !a.no_kernel;
+  o.off_cpu = a.off_cpu;
+  o.follow_children = a.children;
+  return o;
+}
+
+// Exact mode with --syscalls: no samples, only the records that say where code is mapped
+// (for the calls' stacks); exact mode follows children, so this does too.
+sampling::SamplingOptions side_band_options() {
+  sampling::SamplingOptions o;
+  o.frequency_hz = 0;
+  o.follow_children = true;
+  return o;
+}
+
+std::string signal_name(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev ? std::string("SIG") + abbrev : std::string(strsignal(signal));
+}
+
+size_t node_count(const Profile& p) {
+  size_t n = 0;
+  for (const auto& t : p.threads) n += t.tree.size() - 1;
+  return n;
+}
+
+std::atomic<bool> g_interrupted{false};
+void on_interrupt(int) { g_interrupted = true; }
+
+// Like a shell running a foreground job: Ctrl-C and Ctrl-\ reach the launched program
+// (same process group) and we stay to write. Attached, they end the recording instead.
+class TerminalSignals {
+ public:
+  explicit TerminalSignals(bool attached) {
+    struct sigaction sa {};
+    sa.sa_handler = attached ? on_interrupt : SIG_IGN;
+    first_ = SIGINT;
+    second_ = attached ? SIGTERM : SIGQUIT;
+    sigaction(first_, &sa, &old_first_);
+    sigaction(second_, &sa, &old_second_);
+  }
+  ~TerminalSignals() {
+    sigaction(first_, &old_first_, nullptr);
+    sigaction(second_, &old_second_, nullptr);
+  }
+
+ private:
+  int first_, second_;
+  struct sigaction old_first_ {
+  }, old_second_{};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordingSession>> RecordingSession::prepare(const RecordArgs& args, Reporter& reporter) {
+  std::unique_ptr<RecordingSession> session(new RecordingSession(args, reporter));
+  if (Status s = session->preflight(); !s) return s.error();
+  return session;
+}
+
+RecordingSession::~RecordingSession() = default;
+
+Status RecordingSession::preflight() {
+  if (args_.attach()) {
+    mode_ = args_.mode.value_or(Mode::Sample);
+    if (mode_ == Mode::Exact) return make_error("attach records a running process: --mode sample, syscall or probe");
+    if (Status s = check_attachable(args_.pid); !s) return s;
+  } else {
+    if (args_.command.empty()) return make_error("no program given");
+    auto exe = inspect_executable(args_.command.front());
+    if (!exe) return exe.error();
+    exe_ = *exe;
+    if (Status s = check_runnable(exe_); !s) return s;
+  }
+  if (Status out = check_output(args_.output, args_.attach() ? "" : exe_.path); !out) return out;
+  if (!args_.attach()) {
+    auto mode = choose_mode(args_, exe_);
+    if (!mode) return mode.error();
+    mode_ = *mode;
+  }
+  if (Status s = check_options_apply(args_, mode_, why_mode(args_, exe_)); !s) return s;
+  if (mode_ == Mode::Syscall) {  // system calls alone: no samples, all calls unless chosen
+    args_.sampling.frequency = 0;
+    if (!args_.syscalls.enabled()) args_.syscalls.selection = "all";
+  }
+  if (mode_ == Mode::Probe) {  // which functions: a pattern that matches nothing ends here
+    if (!given(args_, "--freq")) args_.sampling.frequency = 0;
+    auto source = ProbeSource::prepare(args_, args_.attach() ? attached_modules(args_.pid) : launched_modules(exe_),
+                                       reporter_);
+    if (!source) return source.error();
+    probes_.emplace(std::move(*source));
+  }
+  if (mode_ == Mode::Exact) {  // the runtime, the directory, the filters' plan
+    auto source = ExactSource::prepare(args_, exe_, reporter_);
+    if (!source) return source.error();
+    exact_.emplace(std::move(*source));
+  }
+  return Ok{};
+}
+
+Result<Outcome> RecordingSession::run() {
+  start_realtime_ns_ = realtime_ns();
+  start_steady_ns_ = steady_ns();
+  if (Status s = start(); !s) return s.error();
+  Outcome out;
+  observe(out);
+  build_and_write(out);
+  if (out.program && out.program->signaled)
+    reporter_.note(fmt::format("the program was killed by signal {} ({}){}", out.program->signal,
+                               signal_name(out.program->signal),
+                               out.program->signal == SIGKILL && mode_ == Mode::Exact
+                                   ? ": its data ends at its last snapshot (see --snapshot-interval)"
+                                   : ""));
+  return out;
+}
+
+Status RecordingSession::start() {
+  if (mode_ == Mode::Exact) return start_exact();
+  make_collector();
+  if (args_.syscalls.enabled())
+    if (Status s = open_tracing(args_.sampling.children); !s) return s;
+  return args_.attach() ? start_attached() : start_launched();
+}
+
+void RecordingSession::make_collector() {
+  const SamplingArgs& s = args_.sampling;
+  const bool dwarf = s.call_graph == "dwarf" || mode_ == Mode::Probe;  // probe hits carry registers and stack
+  collector_ = std::make_unique<SampleCollector>(dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
+  collector_->set_timeline_events(args_.timeline ? args_.timeline_events : 0);
+  collector_->set_syscall_time_is_wall(mode_ == Mode::Syscall);
+  if (s.event != "cpu-clock" && s.frequency > 0) collector_->set_sample_weight_ns(1'000'000'000 / s.frequency);
+}
+
+Status RecordingSession::open_tracing(bool follow_children) {
+  auto t = SyscallTracing::open(args_.syscalls, follow_children, *collector_);
+  if (!t) return t.error();
+  tracing_ = std::move(*t);
+  return Ok{};
+}
+
+Status RecordingSession::start_exact() {
+  reporter_.note(exe_.has_hooks ? "exact mode: " + exe_.path + " has -finstrument-functions hooks"
+                                : "exact mode: " + exe_.path +
+                                      " has no hooks itself; profiling the instrumented programs it starts");
+  LaunchSpec spec;
+  spec.argv = args_.command;
+  exact_->add_environment(spec);
+  if (!args_.syscalls.enabled()) {
+    auto pid = launch(spec);
+    if (!pid) return pid.error();
+    pid_ = *pid;
+    return Ok{};
+  }
+  // --syscalls: the tracer and a side-band perf session (mappings, for the stacks) are
+  // opened on the program before it execs.
+  collector_ = std::make_unique<SampleCollector>(UnwindMethod::Dwarf);
+  if (Status s = open_tracing(true); !s) return s;
+  auto launched = launch_observed(spec, side_band_options(), tracing_.get());
+  if (!launched) return launched.error();
+  pid_ = launched->pid;
+  perf_.emplace(std::move(launched->session));
+  return Ok{};
+}
+
+Status RecordingSession::start_launched() {
+  const SamplingArgs& s = args_.sampling;
+  if (mode_ == Mode::Syscall)
+    reporter_.note(fmt::format("syscall mode: {}: tracing {} with {} stacks", exe_.path, args_.syscalls.selection,
+                               args_.syscalls.stacks));
+  else if (mode_ == Mode::Probe && (s.frequency || tracing_))  // the probes' own line comes with their cost
+    reporter_.note(fmt::format("probe mode: also {}{}", s.frequency ? fmt::format("sampling at {} Hz", s.frequency) : "",
+                               tracing_ ? (s.frequency ? "; " : "") + ("tracing system calls " + args_.syscalls.selection)
+                                        : std::string()));
+  else if (mode_ != Mode::Probe)
+    reporter_.note(
+        fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}", exe_.path, s.event, s.frequency, s.call_graph,
+                    exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
+                    tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
+  if (is_wrapper(exe_) && !s.children)
+    reporter_.warn(
+        fmt::format("{} is a wrapper: the work is in the programs it starts, and {} mode follows only it; "
+                    "add --children to follow them (or --mode exact --children when they are instrumented)",
+                    exe_.path, mode_name(mode_)));
+  LaunchSpec spec;
+  spec.argv = args_.command;
+  auto launched = launch_observed(spec, session_options(1), tracing_.get());
+  if (!launched) return launched.error();
+  pid_ = launched->pid;
+  perf_.emplace(std::move(launched->session));
+  return Ok{};
+}
+
+Status RecordingSession::start_attached() {
+  auto session = sampling::PerfSession::attach(args_.pid, session_options(sampling::thread_ids(args_.pid).size()));
+  if (!session) return session.error();
+  perf_.emplace(std::move(*session));
+  if (tracing_)
+    if (Status s = tracing_->add_process(args_.pid); !s) return s;
+  collector_->add_initial(perf_->initial_threads(), perf_->initial_mappings());
+  reporter_.note(fmt::format("attached to {} ({} threads) at {} Hz; {}", args_.pid, perf_->initial_threads().size(),
+                             args_.sampling.frequency,
+                             args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
+                                                   : std::string("Ctrl-C to stop")));
+  start_steady_ns_ = steady_ns();
+  return Ok{};
+}
+
+// Until the program ends (or, attached, the duration or Ctrl-C): the drain loop when there
+// is a perf session, snapshots in exact mode.
+void RecordingSession::observe(Outcome& out) {
+  std::optional<SnapshotWatcher> watcher;
+  if (exact_ && exact_->wants_snapshots())
+    watcher.emplace([this] { return exact_->snapshot_state(); }, [this] { write_snapshot(); });
+  if (perf_) drain_perf();
+  if (args_.attach()) return;
+  auto status = wait_for_exit(pid_);
+  if (status)
+    out.program = *status;
+  else
+    reporter_.error(status.error().message);
+}
+
+sampling::SamplingOptions RecordingSession::session_options(size_t threads) {
+  sampling::SamplingOptions o = perf_options(args_.sampling);
+  if (probes_) probes_->configure(o, threads, reporter_);
+  return o;
+}
+
+void RecordingSession::drain_perf() {
+  std::vector<SideSource*> sides;
+  if (tracing_) sides.push_back(tracing_.get());
+  TerminalSignals signals(args_.attach());
+  g_interrupted = false;
+  const int64_t limit = args_.attach() ? args_.duration_ns : 0;
+  sampling::RecordSink& sink = probes_ ? probes_->start(*collector_, *perf_) : *collector_;
+  drain(*perf_, sink, sides,
+        [&] { return g_interrupted || (limit > 0 && steady_ns() - start_steady_ns_ >= limit); });
+}
+
+void RecordingSession::build_and_write(Outcome& out) {
+  size_t from_snapshots = 0;
+  std::optional<Profile> p = mode_ == Mode::Exact ? build_exact(true, from_snapshots) : std::optional(build_sampled());
+  stamp(*p, true);
+  out.written = write(*p, true);
+  if (out.written) say_written(*p, true, from_snapshots);
+}
+
+std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_snapshots) {
+  ExactSource::Collected c = exact_->collect();
+  if (c.empty) {
+    if (!final) return std::nullopt;  // no snapshot yet
+    c.warnings.push_back(
+        "the program wrote no profile data (was it killed before its first snapshot, or did it "
+        "never call an instrumented function?)");
+  }
+  if (final) {
+    for (const auto& w : c.warnings) reporter_.warn(w);
+    for (const auto& w : c.built.warnings) reporter_.warn(w);
+  }
+  Metadata& meta = c.built.profile.meta;
+  meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
+  from_snapshots = c.from_snapshots;
+  if (final && tracing_) {  // the system calls, as a profile of their own to hang into the exact trees
+    std::vector<std::string> warnings;
+    Profile traced = collector_->build(warnings);
+    for (const auto& w : warnings) reporter_.warn(w);
+    tracing_->annotate(traced.meta);
+    attach_syscalls(c.built.profile, traced);
+  }
+  return std::move(c.built.profile);
+}
+
+Profile RecordingSession::build_sampled() {
+  if (probes_) probes_->finish();
+  std::vector<std::string> warnings;
+  Profile p = collector_->build(warnings);
+  for (const auto& w : warnings) reporter_.warn(w);
+  if (tracing_) tracing_->annotate(p.meta);
+  if (args_.attach())  // the collector knows exits it saw; a thread that outlived the recording is still running
+    for (Thread& t : p.threads) t.finished = t.finished && !thread_alive(pid_t(t.pid), pid_t(t.tid));
+  if (const uint64_t foreign = perf_->stats().foreign_records; foreign > 0 && !args_.sampling.children) {
+    p.meta.warnings.push_back(
+        fmt::format("the program started other processes, which were not recorded ({} of "
+                    "their records dropped): --children follows them",
+                    foreign));
+    reporter_.warn(p.meta.warnings.back());
+  }
+  if (probes_) probes_->annotate(p, *perf_, reporter_);
+  if (mode_ == Mode::Syscall || (mode_ == Mode::Probe && args_.sampling.frequency == 0)) return p;
+  const auto& c = collector_->counts();
+  SamplingFacts& x = p.meta.sampling.emplace();
+  x.frequency_hz = args_.sampling.frequency;
+  x.event = args_.sampling.event;
+  x.unwind = mode_ == Mode::Probe ? "dwarf" : args_.sampling.call_graph;
+  x.samples = c.samples;
+  x.off_cpu_samples = c.off_cpu_samples;
+  x.incomplete_stacks = c.incomplete_stacks;
+  x.lost_records = perf_->stats().decode.lost_records;
+  x.lost_samples = perf_->stats().decode.lost_samples;
+  if (c.samples + c.off_cpu_samples == 0) {
+    p.meta.warnings.push_back(args_.attach()
+                                  ? "no samples were taken (did the process run during the recording?)"
+                                  : "no samples were taken (did the program run long enough to be sampled?)");
+    reporter_.warn(p.meta.warnings.back());
+  }
+  return p;
+}
+
+// What every recording's metadata says about itself, written in one place.
+void RecordingSession::stamp(Profile& p, bool final) const {
+  char host[HOST_NAME_MAX + 1] = {};
+  gethostname(host, sizeof host - 1);
+  p.meta.command = command_line();
+  p.meta.mode = std::string(mode_name(mode_));
+  p.meta.hostname = host;
+  p.meta.start_realtime_ns = start_realtime_ns_;
+  p.meta.duration_ns = steady_ns() - start_steady_ns_;
+  p.meta.callprof_version = CALLPROF_VERSION;
+  p.meta.snapshot = !final;
+  if (mode_ == Mode::Exact) stamp_exact_facts(p.meta, args_);
+}
+
+std::string RecordingSession::command_line() const {
+  if (!args_.attach()) return join(args_.command);
+  std::string command = "pid " + std::to_string(args_.pid);
+  if (perf_)
+    for (const auto& t : perf_->initial_threads())
+      if (t.tid == uint32_t(args_.pid) && !t.comm.empty()) command += " (" + t.comm + ")";
+  return command;
+}
+
+// The previous profile moves to .old before the first write of this recording; each write
+// replaces the file atomically (readers see the old profile or the new one).
+bool RecordingSession::write(const Profile& p, bool final) {
+  std::lock_guard lock(write_mutex_);
+  if (!kept_previous_) keep_previous(args_.output);
+  kept_previous_ = true;
+  if (Status s = write_profile(p, args_.output); !s) {
+    if (final) reporter_.error(s.error().message);
+    return false;
+  }
+  return true;
+}
+
+void RecordingSession::write_snapshot() {
+  size_t from_snapshots = 0;
+  std::optional<Profile> p = build_exact(false, from_snapshots);
+  if (!p) return;
+  stamp(*p, false);
+  if (write(*p, false)) say_written(*p, false, from_snapshots);
+}
+
+void RecordingSession::say_written(const Profile& p, bool final, size_t from_snapshots) const {
+  const std::string& path = args_.output;
+  const char* s = p.threads.size() == 1 ? "" : "s";
+  if (mode_ == Mode::Exact) {
+    std::error_code ec;
+    reporter_.note(fmt::format(
+        "{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}",
+        final ? "wrote" : "snapshot:", path, p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(),
+        s, node_count(p), p.functions.size(), double(std::filesystem::file_size(path, ec)) / 1024,
+        from_snapshots ? fmt::format(" ({} up to its last snapshot)", from_snapshots) : std::string()));
+    return;
+  }
+  const auto& c = collector_->counts();
+  if (mode_ == Mode::Syscall) {
+    const uint64_t lost = p.meta.syscalls ? p.meta.syscalls->lost_events : 0;
+    reporter_.note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls,
+                               c.syscall_paths, lost, p.threads.size(), s));
+    reporter_.note(
+        fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by "
+                    "libdwfl), {:.1f} ms symbolizing and building",
+                    double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6));
+    return;
+  }
+  if (mode_ == Mode::Probe) {
+    const ProbeFacts& f = *p.meta.probes;
+    reporter_.note(fmt::format("wrote {}: {} calls of {} probed function{}, {} hits (~{:.1f} ms of probe cost), {} thread{}",
+                               path, probes_->calls(), f.probed, f.probed == 1 ? "" : "s", f.entries + f.exits,
+                               double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, p.threads.size(), s));
+    return;
+  }
+  const auto& decode = perf_->stats().decode;
+  const uint64_t all = c.samples + c.off_cpu_samples;
+  reporter_.note(fmt::format("wrote {}: {} samples ({} off-CPU), {} lost, {} thread{}", path, c.samples,
+                             c.off_cpu_samples, decode.lost_records + decode.lost_samples, p.threads.size(), s));
+  reporter_.note(fmt::format("processing: unwinding {:.1f} ms, symbolizing and building {:.1f} ms ({:.0f} samples/s)",
+                             double(c.unwind_ns) / 1e6, double(c.build_ns) / 1e6,
+                             double(all) * 1e9 / double(std::max<uint64_t>(1, c.unwind_ns + c.build_ns))));
+}
+
+}  // namespace callprof::record

@@ -1,0 +1,81 @@
+// One recording, whatever its mode: decides everything it can before the target runs
+// (mode, options, target, output), launches or attaches, starts the sources the mode
+// needs, runs one drain loop, watches snapshots, builds the profile, stamps its metadata
+// once and writes it atomically. docs/design.md ("Recording") describes the design.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "collect/sampling/perf_session.h"
+#include "collect/sampling/sample_collector.h"
+#include "model/profile.h"
+#include "record/exact_source.h"
+#include "record/options.h"
+#include "record/probe_source.h"
+#include "record/reporter.h"
+#include "record/syscall_tracing.h"
+#include "target/executable.h"
+#include "target/launcher.h"
+
+namespace callprof::record {
+
+// How a recording ended. A recording with no data still writes a profile, whose
+// metadata says why (Metadata::warnings); not written means callprof failed, which it
+// said through Reporter::error.
+struct Outcome {
+  std::optional<ExitStatus> program;  // how a launched program ended (none when attached)
+  bool written = false;               // the final profile is at the output path
+};
+
+class RecordingSession {
+ public:
+  // Everything decided before the target runs; nothing is started. An error is one line.
+  static Result<std::unique_ptr<RecordingSession>> prepare(const RecordArgs& args, Reporter& reporter);
+  ~RecordingSession();
+
+  Mode mode() const { return mode_; }
+  // Runs the recording to its end. An error: the target could not be started or attached
+  // (nothing was recorded; the program did not run, or exited 127 before its exec).
+  Result<Outcome> run();
+
+ private:
+  RecordingSession(const RecordArgs& args, Reporter& reporter) : args_(args), reporter_(reporter) {}
+  Status preflight();
+  Status start();
+  Status start_exact();
+  Status start_launched();
+  Status start_attached();
+  Status open_tracing(bool follow_children);
+  void make_collector();
+  void observe(Outcome& out);
+  void drain_perf();
+  void build_and_write(Outcome& out);
+  std::optional<Profile> build_exact(bool final, size_t& from_snapshots);  // none: no snapshot yet
+  Profile build_sampled();
+  void stamp(Profile& p, bool final) const;
+  bool write(const Profile& p, bool final);
+  void write_snapshot();
+  void say_written(const Profile& p, bool final, size_t from_snapshots) const;
+  sampling::SamplingOptions session_options(size_t threads);
+  std::string command_line() const;
+
+  RecordArgs args_;
+  Reporter& reporter_;
+  Mode mode_ = Mode::Exact;
+  ExecutableInfo exe_;                        // launch only
+  std::optional<ExactSource> exact_;          // exact mode
+  std::unique_ptr<sampling::SampleCollector> collector_;  // the perf session's consumer
+  std::unique_ptr<SyscallTracing> tracing_;   // --syscalls
+  std::optional<ProbeSource> probes_;         // probe mode
+  std::optional<sampling::PerfSession> perf_;  // sample, syscall, exact with --syscalls
+  pid_t pid_ = 0;                             // launched program
+  int64_t start_realtime_ns_ = 0;
+  int64_t start_steady_ns_ = 0;
+  std::mutex write_mutex_;                    // snapshots (watcher thread) and the final write
+  bool kept_previous_ = false;
+};
+
+}  // namespace callprof::record

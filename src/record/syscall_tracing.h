@@ -1,0 +1,47 @@
+// `--syscalls`: the eBPF tracer (src/collect/syscalls) as a side source of the drain loop,
+// next to a perf session whose records say where each process's code is mapped. Each
+// completed call goes into the same collector as the samples (SampleCollector::on_syscall),
+// so it is unwound and symbolized like them and lands on a `[syscall] NAME` leaf of its path.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+
+#include "record/drain_loop.h"
+#include "record/options.h"
+#include "collect/sampling/sample_collector.h"
+#include "model/profile.h"
+#include "util/result.h"
+
+namespace callprof::syscalls {
+class SyscallTracer;
+}
+
+namespace callprof::record {
+
+class SyscallTracing : public SideSource {
+ public:
+  // Loads the probe for the selection in `args` (nothing traced until add_process); the
+  // calls go to `collector`.
+  static Result<std::unique_ptr<SyscallTracing>> open(const SyscallArgs& args, bool follow_children,
+                                                      sampling::SampleCollector& collector);
+  ~SyscallTracing() override;
+
+  Status add_process(pid_t pid);
+  void poll() override;
+  void finish() override;
+  int wake_fd() const override;
+  // The selection, stack mode and every counter (events, losses) into the metadata.
+  void annotate(Metadata& meta) const;
+
+ private:
+  SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args,
+                 sampling::SampleCollector& collector);
+  std::unique_ptr<syscalls::SyscallTracer> tracer_;
+  sampling::SampleCollector& collector_;
+  SyscallArgs args_;
+  std::vector<uint64_t> chain_;  // scratch: the current event's user chain
+};
+
+}  // namespace callprof::record
