@@ -21,9 +21,11 @@ ALLOWED = {
     "collect/runtime": ["model", "symbols", "wire"],
     # collect/runtime: ProcessSymbols/FunctionTable, today's stand-in for collect/stacks.
     "collect/sampling": ["collect/runtime", "model", "symbols"],
+    # probe mode: sites by disassembly, hits paired into calls on the stack engine's paths
+    "collect/probes": ["collect/sampling", "collect/runtime", "model", "symbols"],
     "collect/syscalls": ["model", "symbols"],
     # record: one session per recording (sources, drain loop, snapshots, metadata, write).
-    "record": ["collect/runtime", "collect/sampling", "collect/syscalls", "target", "trace", "model", "symbols",
+    "record": ["collect/runtime", "collect/sampling", "collect/probes", "collect/syscalls", "target", "trace", "model", "symbols",
                "util"],
     "graph": ["model"],
     "query": ["model", "graph"],

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fcntl.h>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -385,16 +386,33 @@ bool has_group_of(pid_t callprof) {
   return read_text_file(writable_uprobe_events()).find(group) != std::string::npos;
 }
 
+// How many copies of the eBPF system-call probe (--syscalls) are loaded: bpftool lists
+// programs by name. -1 when bpftool cannot run (the caller then cannot check).
+int loaded_syscall_probes() {
+  FILE* p = popen("bpftool prog list 2>/dev/null", "r");
+  if (!p) return -1;
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;  // no bpftool, or it failed
+  int count = 0;
+  for (size_t at = out.find("on_sys_enter"); at != std::string::npos; at = out.find("on_sys_enter", at + 1)) ++count;
+  return count;
+}
+
 TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
   const std::string binary = build_plain("probed_loop.c");
   const Spawned target = spawn({binary}, dir(), "target");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const std::string before = executable_text(target.pid, binary);
+  const int bpf_before = loaded_syscall_probes();
   const Spawned callprof = spawn({E2E_CALLPROF, "attach", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe",
-                                  "^(cycle|inner)$", "-d", "1", std::to_string(target.pid)},
+                                  "^(cycle|inner)$", "--syscalls", "nanosleep,clock_nanosleep", "-d", "1",
+                                  std::to_string(target.pid)},
                                  dir(), "callprof");
   // While attached, the probes are visible: the check below can fail.
-  bool seen_probes = false, seen_group = false;
+  bool seen_probes = false, seen_group = false, seen_bpf = false;
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (waitpid(callprof.pid, &status, WNOHANG) == 0) {
@@ -406,6 +424,7 @@ TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
       FAIL() << "callprof attach -d 1 did not end within 60 s";
     }
     seen_group = seen_group || has_group_of(callprof.pid);
+    seen_bpf = seen_bpf || loaded_syscall_probes() > bpf_before;
     if (!seen_probes) seen_probes = executable_text(target.pid, binary) != before;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -415,6 +434,18 @@ TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
   EXPECT_TRUE(seen_group) << "the uprobes were defined in group callprof_" << callprof.pid;
   EXPECT_TRUE(seen_probes) << "the target's text carried breakpoints while attached";
   EXPECT_FALSE(has_group_of(callprof.pid)) << "no uprobe of ours remains:\n" << read_text_file(writable_uprobe_events());
+  if (bpf_before >= 0) {
+    EXPECT_TRUE(seen_bpf) << "the system-call probe was loaded while attached";
+    // The kernel frees a program whose last descriptor closed after an RCU grace period.
+    int after = loaded_syscall_probes();
+    for (int i = 0; i < 150 && after > bpf_before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      after = loaded_syscall_probes();
+    }
+    EXPECT_EQ(after, bpf_before) << "no eBPF program of ours stays loaded after detach (waited 3 s)";
+  } else {
+    std::cout << "[ note     ] bpftool lists no programs here: the eBPF unload is not checked\n";
+  }
   EXPECT_EQ(waitpid(target.pid, &status, WNOHANG), 0) << "the target still runs after detach";
   EXPECT_TRUE(executable_text(target.pid, binary) == before) << "the target's text is as before the attach";
   kill(target.pid, SIGKILL);
@@ -433,12 +464,14 @@ TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
   // Every call on its true caller, nothing else counted.
   expect_edge_calls(r, {{"main", "cycle", cycles}, {"cycle", "inner", inners}});
   for (const json& f : r.doc().at("functions")) {
-    if (u64(f, "calls") == 0) continue;
+    if (u64(f, "calls") == 0 || f.at("kind") == "syscall") continue;  // the traced sleeps are leaves of their own
     const std::string name = f.at("name").get<std::string>();
     EXPECT_TRUE(same_function(name, "cycle") || same_function(name, "inner")) << f.dump();
   }
   expect_hits_balance(probe_facts(r));
   EXPECT_LE(u64(probe_facts(r), "unmatched_exits"), 2u) << "only exits of calls entered before the attach";
+  // Probes and system calls in one recording: the sleeps hang under the probed cycle.
+  EXPECT_GE(u64(r.doc().at("metadata").at("syscalls"), "events") + 2, cycles) << "one sleep per cycle";
   expect_report_invariants(r);
 }
 

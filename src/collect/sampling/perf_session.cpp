@@ -3,6 +3,7 @@
 // events of the same CPU, so every other event on a CPU writes into that CPU's ring.
 #include "collect/sampling/perf_session.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "collect/sampling/perf_events.h"
@@ -42,6 +44,21 @@ class TargetOnlySink : public RecordSink {
 // over the events, closes them and then removes the definitions, while we go on; our own
 // copies close at no cost. It keeps none of our streams (a reader waiting for the end of
 // our output must not wait for it) and leaves our session, so Ctrl-C does not stop it.
+// Closes every descriptor above stderr that is not in `keep`.
+void close_all_but(const std::vector<int>& keep) {
+  const std::unordered_set<int> kept(keep.begin(), keep.end());
+  std::vector<int> others;
+  if (DIR* dir = opendir("/proc/self/fd")) {
+    const int own = dirfd(dir);
+    while (dirent* e = readdir(dir)) {
+      const int fd = atoi(e->d_name);
+      if (fd > 2 && fd != own && !kept.count(fd)) others.push_back(fd);
+    }
+    closedir(dir);
+  }
+  for (int fd : others) close(fd);
+}
+
 bool close_in_background(const std::vector<int>& fds, UprobeDefinitions& definitions) {
   const pid_t child = fork();
   if (child < 0) return false;
@@ -49,6 +66,7 @@ bool close_in_background(const std::vector<int>& fds, UprobeDefinitions& definit
     setsid();
     const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int stream = 0; stream < 3; ++stream) dup2(null, stream);
+    close_all_but(fds);  // an eBPF tracer's descriptors would keep its programs attached
     for (int fd : fds) close(fd);
     definitions.remove_now();
     _exit(0);

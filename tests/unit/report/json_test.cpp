@@ -62,7 +62,8 @@ TEST(Json, TopLevelSectionsAndKeys) {
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
   EXPECT_EQ(keys(d["selection"]), (V{"thread", "pid", "filter", "focus", "hide", "raw", "threads", "names"}));
   EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
-                                    "callprof_version", "snapshot", "exact", "sampling", "syscalls", "extra", "warnings"}));
+                                    "callprof_version", "snapshot", "exact", "sampling", "syscalls", "probes", "extra",
+                                    "warnings"}));
   EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "short_name", "kind", "module", "file", "line", "calls", "recursive_calls",
                                         "indirect_calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
                                         "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
