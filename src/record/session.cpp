@@ -273,8 +273,9 @@ Status RecordingSession::start_attached() {
   if (tracing_)
     if (Status s = tracing_->add_process(args_.pid); !s) return s;
   collector_->add_initial(perf_->initial_threads(), perf_->initial_mappings());
-  reporter_.note(fmt::format("attached to {} ({} threads) at {} Hz; {}", args_.pid, perf_->initial_threads().size(),
-                             args_.sampling.frequency,
+  const uint64_t hz = args_.sampling.frequency;
+  reporter_.note(fmt::format("attached to {} ({} threads){}; {}", args_.pid, perf_->initial_threads().size(),
+                             hz ? fmt::format(" at {} Hz", hz) : mode_ == Mode::Probe ? " with probes" : "",
                              args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
                                                    : std::string("Ctrl-C to stop")));
   start_steady_ns_ = steady_ns();
