@@ -140,6 +140,8 @@ Status RecordingSession::preflight() {
   if (args_.attach()) {
     mode_ = args_.mode.value_or(Mode::Sample);
     if (mode_ == Mode::Exact) return make_error("attach records a running process: --mode sample, syscall or probe");
+    if (Status s = sampling::check_process(args_.pid); !s)  // before anything reads its files
+      return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + s.error().message);
     if (Status s = check_attachable(args_.pid); !s) return s;
   } else {
     if (args_.command.empty()) return make_error("no program given");
