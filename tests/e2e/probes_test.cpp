@@ -274,6 +274,23 @@ TEST_P(Probes, DurationsOfSleepingCallsAreMeasured) {
   EXPECT_LE(u64(node, "min_self_ns"), u64(node, "max_self_ns"));
 }
 
+// More matches than --probe-limit: the first ones found are probed, the others not, and
+// the recording says so (the warning is checked without -q).
+TEST_P(Probes, ALimitCapsTheProbedFunctionsAndSaysSo) {
+  const std::string binary = build_plain("probed.c");
+  const RunResult run_ = run({E2E_CALLPROF, "record", "-o", "profile.callprof", "--mode", "probe", "--probe",
+                              "^(leaf|outer|other)$", "--probe-limit", "1", "--", binary},
+                             dir());
+  ASSERT_EQ(run_.exit, exited(0)) << run_.err;
+  EXPECT_NE(run_.err.find("3 functions match --probe; probing the first 1 (--probe-limit"), std::string::npos)
+      << run_.err;
+  const Report r = report();
+  EXPECT_EQ(u64(probe_facts(r), "probed"), 1u);
+  size_t counted = 0;
+  for (const json& f : r.doc().at("functions")) counted += u64(f, "calls") > 0;
+  EXPECT_EQ(counted, 1u) << "only the probed function has calls";
+}
+
 TEST_P(Probes, TheProgramsOutputAndExitStatusPassThrough) {
   const std::string binary = build_plain("probed.c");
   const RunResult alone = run({binary, "exit3"}, dir());
