@@ -60,6 +60,17 @@ std::string open_error(int err, const std::string& what, const perf_event_attr& 
   }
 }
 
+// What every event of a session shares: the sample id on side-band records, the one clock,
+// inheritance by the target's threads and children, and (launched) enabling at its exec.
+void set_session_fields(perf_event_attr& a, bool on_exec) {
+  a.sample_id_all = 1;
+  a.use_clockid = 1;
+  a.clockid = CLOCK_MONOTONIC;
+  a.inherit = 1;
+  a.disabled = 1;
+  a.enable_on_exec = on_exec;
+}
+
 }  // namespace
 
 const char* to_string(SampleEvent e) {
@@ -118,12 +129,7 @@ perf_event_attr make_attr(const SamplingOptions& o, EventRole role, bool on_exec
     a.sample_regs_user = kPerfRegsMask;
     a.sample_stack_user = o.stack_bytes;
   }
-  a.sample_id_all = 1;
-  a.use_clockid = 1;
-  a.clockid = CLOCK_MONOTONIC;
-  a.inherit = 1;
-  a.disabled = 1;
-  a.enable_on_exec = on_exec;
+  set_session_fields(a, on_exec);
   return a;
 }
 
@@ -142,12 +148,7 @@ perf_event_attr make_uprobe_attr(const SamplingOptions& o, uint64_t id, bool nee
     a.sample_regs_user = kPerfRegsMask;
     a.sample_stack_user = needs_stack ? o.stack_bytes : 0;
   }
-  a.sample_id_all = 1;
-  a.use_clockid = 1;
-  a.clockid = CLOCK_MONOTONIC;
-  a.inherit = 1;
-  a.disabled = 1;
-  a.enable_on_exec = on_exec;
+  set_session_fields(a, on_exec);
   return a;
 }
 
