@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -72,17 +73,22 @@ struct CapstoneHandle {
   }
 };
 
-bool is_direct_jump_out(const cs_insn& insn, uint64_t start, uint64_t end) {
+bool in_cold_part(const ColdParts& cold, uint64_t address) {
+  auto after = std::upper_bound(cold.begin(), cold.end(), std::make_pair(address, UINT64_MAX));
+  return after != cold.begin() && address < std::prev(after)->second;
+}
+
+bool is_direct_jump_out(const cs_insn& insn, uint64_t start, uint64_t end, const ColdParts& cold) {
   if (insn.id != X86_INS_JMP || !insn.detail) return false;
   const cs_x86& x86 = insn.detail->x86;
   if (x86.op_count != 1 || x86.operands[0].type != X86_OP_IMM) return false;
   const uint64_t target = uint64_t(x86.operands[0].imm);
-  return target < start || target >= end;
+  return (target < start || target >= end) && !in_cold_part(cold, target);
 }
 
 }  // namespace
 
-std::vector<uint64_t> find_exits(const uint8_t* code, size_t size, uint64_t address) {
+std::vector<uint64_t> find_exits(const uint8_t* code, size_t size, uint64_t address, const ColdParts& cold) {
   static thread_local CapstoneHandle cs;
   std::vector<uint64_t> exits;
   if (!cs.ok) return exits;
@@ -91,7 +97,7 @@ std::vector<uint64_t> find_exits(const uint8_t* code, size_t size, uint64_t addr
   size_t left = size;
   uint64_t at = address;
   while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get())) {
-    if (insn->id == X86_INS_RET || is_direct_jump_out(*insn, address, address + size))
+    if (insn->id == X86_INS_RET || is_direct_jump_out(*insn, address, address + size, cold))
       exits.push_back(insn->address - address);
   }
   return exits;
@@ -111,7 +117,12 @@ Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& modul
   std::vector<ProbeFunction> out;
   std::set<uint64_t> seen;
   std::vector<uint8_t> code;
-  for (const Symbol& sym : sized_functions(elf)) {
+  const std::vector<Symbol> symbols = sized_functions(elf);
+  ColdParts cold;
+  for (const Symbol& sym : symbols)
+    if (sym.linkage_name.find(".cold") != std::string::npos) cold.emplace_back(sym.address, sym.address + sym.size);
+  std::sort(cold.begin(), cold.end());
+  for (const Symbol& sym : symbols) {
     // GCC's cold parts (`f.cold`) are jumped into from their function, never called.
     if (seen.count(sym.address) || sym.linkage_name.find(".cold") != std::string::npos) continue;
     std::string name = demangle(sym.linkage_name);
@@ -124,7 +135,7 @@ Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& modul
     ProbeFunction f{module, std::move(name), sym.address, sym.size, sym.address - seg->vaddr + seg->offset, {}};
     code.resize(sym.size);
     if (pread(fd, code.data(), code.size(), off_t(f.entry_offset)) == ssize_t(code.size()))
-      for (uint64_t exit : find_exits(code.data(), code.size(), sym.address)) {
+      for (uint64_t exit : find_exits(code.data(), code.size(), sym.address, cold)) {
         if (exit == 0) f.entry_exits = true;
         else f.exit_offsets.push_back(f.entry_offset + exit);
       }

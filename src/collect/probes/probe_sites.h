@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/pattern.h"
@@ -33,7 +34,11 @@ struct ProbeFunction {
 // (its exits found so far are kept).
 Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& module, const Pattern& functions);
 
+// Address ranges of GCC's cold parts (`f.cold`): code of some function moved away from it.
+using ColdParts = std::vector<std::pair<uint64_t, uint64_t>>;  // [start, end), sorted
+
 // The exits of code at `address` (its bytes in `code`): offsets from the start of `code`.
-std::vector<uint64_t> find_exits(const uint8_t* code, size_t size, uint64_t address);
+// A jump into a cold part stays in the function (sp is below the entry's there).
+std::vector<uint64_t> find_exits(const uint8_t* code, size_t size, uint64_t address, const ColdParts& cold = {});
 
 }  // namespace callprof::probes

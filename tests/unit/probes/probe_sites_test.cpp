@@ -82,3 +82,16 @@ TEST(FindProbeFunctions, NotAnElfFileIsAnError) {
 
 }  // namespace
 }  // namespace callprof::probes
+
+namespace callprof::probes {
+namespace {
+
+TEST(FindExits, AJumpIntoAColdPartStaysInTheFunction) {
+  // 0: jmp 0x2000 (a cold part of this function); 5: jmp 0x3000 (another function); a: ret
+  const uint8_t code[] = {0xe9, 0xfb, 0x0f, 0x00, 0x00, 0xe9, 0xf6, 0x1f, 0x00, 0x00, 0xc3};
+  EXPECT_EQ(find_exits(code, sizeof code, 0x1000, {{0x2000, 0x2040}}), (std::vector<uint64_t>{5, 10}));
+  EXPECT_EQ(find_exits(code, sizeof code, 0x1000), (std::vector<uint64_t>{0, 5, 10}));
+}
+
+}  // namespace
+}  // namespace callprof::probes
