@@ -74,7 +74,7 @@ def command_case(command, opts):
 
 
 SCRIPT = r"""# bash completion for callprof. Generated from `callprof --help` by packaging/make-completion.py:
-# do not edit, rebuild.
+# do not edit, rebuild. (mapfile: one candidate per line, so file names may contain spaces.)
 _callprof() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   # "--mode=ex" arrives as "--mode" "=" "ex" ('=' is in COMP_WORDBREAKS)
@@ -88,7 +88,7 @@ _callprof() {
     if [[ ${COMP_WORDS[i]} != -* ]]; then command=${COMP_WORDS[i]}; at=$i; break; fi
   done
   if [[ -z $command ]]; then
-    COMPREPLY=($(compgen -W %(commands)s -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W %(commands)s -- "$cur")
     return
   fi
   # record -- PROGRAM ARGS: complete as a command line of its own.
@@ -98,10 +98,10 @@ _callprof() {
       if declare -F _command_offset >/dev/null; then
         _command_offset $((i + 1))
       elif ((COMP_CWORD == i + 1)); then
-        COMPREPLY=($(compgen -c -- "$cur" | sort -u))
+        mapfile -t COMPREPLY < <(compgen -c -- "$cur" | sort -u)
       else
         compopt -o filenames 2>/dev/null
-        COMPREPLY=($(compgen -f -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
       fi
       return
     done
@@ -112,13 +112,13 @@ _callprof() {
     *) return ;;
   esac
   if [[ -n $choices ]]; then
-    COMPREPLY=($(compgen -W "$choices" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$choices" -- "$cur")
   elif [[ $cur == -* && " $valued " != *" $prev "* ]]; then
-    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
   else
     # an option's value or a positional argument: mostly files (profiles, outputs, programs)
     compopt -o filenames 2>/dev/null
-    COMPREPLY=($(compgen -f -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   fi
 }
 complete -F _callprof callprof

@@ -45,8 +45,8 @@ for compiler in gcc:g++ clang:clang++; do
   [ "$allocs" -gt 0 ] || fail "$cxx: record --alloc counted no allocations"
   "$callprof" report -i "$out/alloc.callprof" --view flat --limit 5 --no-pager >/dev/null || fail "$cxx: report"
   # the call graph loads Graphviz's plugins through callprof's RUNPATH, which must survive the install
-  "$callprof" graph -i "$out/alloc.callprof" -o "$out/graph.svg" 2>/dev/null && grep -q "<svg" "$out/graph.svg" ||
-    fail "$cxx: graph"
+  "$callprof" graph -i "$out/alloc.callprof" -o "$out/graph.svg" 2>/dev/null || fail "$cxx: graph"
+  grep -q "<svg" "$out/graph.svg" || fail "$cxx: graph wrote no SVG"
   echo "install_test: $cxx: exact mode, quicksort called $calls times, $allocs allocations"
 done
 
@@ -59,11 +59,11 @@ MANPAGER=cat MANWIDTH=100 man -l "$prefix/share/man/man1/callprof-record.1" 2>/d
   fail "man -l callprof-record.1"
 grep -q -- "--alloc" "$tmp/record.txt" || fail "callprof-record(1) does not list --alloc"
 grep -q "callprof-report(1)" "$tmp/record.txt" || fail "callprof-record(1) has no SEE ALSO"
-pages=$(ls "$prefix"/share/man/man1 | wc -l)
+pages=$(find "$prefix/share/man/man1" -name "*.1" | wc -l)
 
-# Bash completion: commands, options, option values, the program after record --.
+# Bash completion: commands, options, option values, file names; candidates joined by "|".
 complete_words() {
-  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _callprof; echo "${COMPREPLY[*]}"' \
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _callprof; IFS="|"; echo "${COMPREPLY[*]}"' \
     _ "$prefix/share/bash-completion/completions/callprof" "$@"
 }
 expect() {
@@ -75,6 +75,8 @@ expect record callprof rec
 expect --alloc callprof record --al
 expect "tree" callprof report --view tr
 expect "tree" callprof report --view = tr
-expect "fp dwarf" callprof record --call-graph ""
+expect "fp|dwarf" callprof record --call-graph ""
 expect "diff" callprof di
+mkdir -p "$tmp/dir with space" && touch "$tmp/dir with space/a profile.callprof"
+expect "$tmp/dir with space/a profile.callprof" callprof report -i "$tmp/dir with space/a"
 echo "install_test: ok: $pages man pages render, completion works"
