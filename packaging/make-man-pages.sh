@@ -25,9 +25,9 @@ callprof=$work/callprof
 see_also=$work/see-also.h2m
 {
   echo "[SEE ALSO]"
-  printf '.BR callprof (1)'
-  for command in "$@"; do printf ',\n.BR callprof-%s (1)' "$command"; done
-  printf '\n.PP\nREADME.md and docs/ in the callprof sources explain the modes, views and formats.\n'
+  printf '.nh\n.BR callprof (1)'
+  for command in "$@"; do printf ',\n.BR callprof\\-%s (1)' "$command"; done
+  printf '\n.hy\n.PP\nREADME.md and docs/ in the callprof sources explain the modes, views and formats.\n'
 } >"$see_also"
 
 "$help2man" "${common[@]}" --include="$see_also" \
