@@ -21,6 +21,8 @@ packages=(
   libgraphviz-dev
   # the flame graph tests parse the SVG as XML (expat)
   libexpat1-dev
+  # the man pages are generated from --help (help2man); the install test renders them (man, groff)
+  help2man man-db
 )
 
 missing=()

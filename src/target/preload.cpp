@@ -10,11 +10,14 @@ Result<std::string> find_runtime() {
   if (const char* env = getenv("CALLPROF_RUNTIME"); env && *env) return std::string(env);
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (const char* rel : {"libcallprof-rt.so", "../lib/libcallprof-rt.so"}) {
-    fs::path p = exe.parent_path() / rel;
+  // The build tree keeps both side by side; an install puts the runtime in its own directory
+  // under the library directory, at this path relative to the installed executable.
+  for (const char* dir : {".", CALLPROF_RUNTIME_DIR_FROM_BIN}) {
+    fs::path p = exe.parent_path() / dir / "libcallprof-rt.so";
     if (fs::exists(p, ec)) return fs::canonical(p, ec).string();
   }
-  return make_error("cannot find libcallprof-rt.so next to the callprof executable (set CALLPROF_RUNTIME)");
+  return make_error(std::string("cannot find libcallprof-rt.so next to the callprof executable or in ") +
+                    CALLPROF_RUNTIME_DIR_FROM_BIN + " (set CALLPROF_RUNTIME)");
 }
 
 std::string preload_list(const std::string& runtime, bool alloc) {

@@ -8,7 +8,8 @@
 
 namespace callprof {
 
-// $CALLPROF_RUNTIME, else libcallprof-rt.so next to the callprof executable or in ../lib.
+// $CALLPROF_RUNTIME, else libcallprof-rt.so next to the callprof executable (the build tree)
+// or where `cmake --install` puts it relative to the executable (../lib/callprof).
 Result<std::string> find_runtime();
 
 // `runtime`, then libcallprof-alloc.so beside it when `alloc`, then the caller's own

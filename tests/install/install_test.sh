@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Usage: install_test.sh BUILD_DIR PROJECT_DIR WORDFREQ_SOURCE   (see CMakeLists.txt)
+set -euo pipefail
+build=$1 project=$2 wordfreq=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "install_test: FAIL: $*" >&2; exit 1; }
+# Nothing may lead the installed callprof back to the build tree.
+unset CALLPROF_RUNTIME LD_PRELOAD
+
+cmake --install "$build" --prefix "$tmp/staging" >"$tmp/install.log" 2>&1 ||
+  { cat "$tmp/install.log" >&2; fail "cmake --install"; }
+mv "$tmp/staging" "$tmp/prefix"  # relocatable: nothing in it names where it was installed
+prefix=$tmp/prefix
+for f in bin/callprof lib/callprof/libcallprof-rt.so lib/callprof/libcallprof-alloc.so \
+         lib/cmake/callprof/callprofConfig.cmake lib/cmake/callprof/callprofConfigVersion.cmake \
+         share/man/man1/callprof.1 share/man/man1/callprof-record.1 share/man/man1/callprof-report.1 \
+         share/bash-completion/completions/callprof; do
+  [ -f "$prefix/$f" ] || fail "$f is not installed"
+done
+callprof=$prefix/bin/callprof
+
+# The example, instrumented by callprof_instrument() from the installed package, recorded
+# by the installed callprof, with each compiler.
+for compiler in gcc:g++ clang:clang++; do
+  cxx=${compiler#*:}
+  out=$tmp/project-${compiler%%:*}
+  CXX=$cxx cmake -S "$project" -B "$out" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DWORDFREQ_SOURCE="$wordfreq" >"$tmp/configure.log" 2>&1 ||
+    { cat "$tmp/configure.log" >&2; fail "$cxx: configure with find_package(callprof)"; }
+  cmake --build "$out" --target profile >"$tmp/build.log" 2>&1 ||
+    { cat "$tmp/build.log" >&2; fail "$cxx: build and record with callprof::callprof"; }
+
+  json=$("$callprof" report -i "$out/wordfreq.callprof" --json)
+  mode=$(jq -r '.metadata.mode' <<<"$json")
+  [ "$mode" = exact ] || fail "$cxx: recorded in mode '$mode', not exact (callprof_instrument's hooks missing?)"
+  # quicksort is recursive: a real call with either compiler's hooks (Clang's come after inlining)
+  calls=$(jq '[.functions[] | select(.name | test("quicksort")) | .calls] | add // 0' <<<"$json")
+  [ "$calls" -gt 0 ] || fail "$cxx: quicksort not in the profile"
+
+  "$callprof" record -q --alloc -o "$out/alloc.callprof" -- "$out/wordfreq" >/dev/null 2>"$tmp/alloc.err" ||
+    { cat "$tmp/alloc.err" >&2; fail "$cxx: record --alloc"; }
+  ! grep -q "cannot be preloaded" "$tmp/alloc.err" || { cat "$tmp/alloc.err" >&2; fail "$cxx: --alloc preload"; }
+  allocs=$("$callprof" report -i "$out/alloc.callprof" --json | jq '[.. | objects | .alloc_calls? // empty] | add // 0')
+  [ "$allocs" -gt 0 ] || fail "$cxx: record --alloc counted no allocations"
+  "$callprof" report -i "$out/alloc.callprof" --view flat --limit 5 --no-pager >/dev/null || fail "$cxx: report"
+  # the call graph loads Graphviz's plugins through callprof's RUNPATH, which must survive the install
+  "$callprof" graph -i "$out/alloc.callprof" -o "$out/graph.svg" 2>/dev/null || fail "$cxx: graph"
+  grep -q "<svg" "$out/graph.svg" || fail "$cxx: graph wrote no SVG"
+  echo "install_test: $cxx: exact mode, quicksort called $calls times, $allocs allocations"
+done
+
+# Man pages: they render without warnings and list the options of their command.
+for page in "$prefix"/share/man/man1/*.1; do
+  warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1) || fail "groff on $page"
+  [ -z "$warnings" ] || fail "groff warns on $(basename "$page"): $warnings"
+done
+MANPAGER=cat MANWIDTH=100 man -l "$prefix/share/man/man1/callprof-record.1" 2>/dev/null >"$tmp/record.txt" ||
+  fail "man -l callprof-record.1"
+grep -q -- "--alloc" "$tmp/record.txt" || fail "callprof-record(1) does not list --alloc"
+grep -q "callprof-report(1)" "$tmp/record.txt" || fail "callprof-record(1) has no SEE ALSO"
+pages=$(find "$prefix/share/man/man1" -name "*.1" | wc -l)
+
+# Bash completion: commands, options, option values, file names; candidates joined by "|".
+complete_words() {
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _callprof; IFS="|"; echo "${COMPREPLY[*]}"' \
+    _ "$prefix/share/bash-completion/completions/callprof" "$@"
+}
+expect() {
+  local want=$1; shift
+  local got; got=$(complete_words "$@")
+  [ "$got" = "$want" ] || fail "completing '$*': got '$got', want '$want'"
+}
+expect record callprof rec
+expect --alloc callprof record --al
+expect "tree" callprof report --view tr
+expect "tree" callprof report --view = tr
+expect "fp|dwarf" callprof record --call-graph ""
+expect "diff" callprof di
+mkdir -p "$tmp/dir with space" && touch "$tmp/dir with space/a profile.callprof"
+expect "$tmp/dir with space/a profile.callprof" callprof report -i "$tmp/dir with space/a"
+echo "install_test: ok: $pages man pages render, completion works"
