@@ -43,6 +43,9 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
 Result<ExactSource> ExactSource::prepare(const RecordArgs& args, const ExecutableInfo& exe, Reporter& reporter) {
   auto runtime = find_runtime();
   if (!runtime) return runtime.error();
+  if (args.alloc)  // without it the program would run and --alloc count nothing
+    if (std::error_code ec; !std::filesystem::exists(alloc_library(*runtime), ec))
+      return make_error("--alloc needs " + alloc_library(*runtime) + ", which is missing (install it beside the runtime)");
   auto dir = TempDir::create();
   if (!dir) return dir.error();
   ExactSource source(args, std::move(*dir));

@@ -20,9 +20,13 @@ Result<std::string> find_runtime() {
                     CALLPROF_RUNTIME_DIR_FROM_BIN + " (set CALLPROF_RUNTIME)");
 }
 
+std::string alloc_library(const std::string& runtime) {
+  return (fs::path(runtime).parent_path() / "libcallprof-alloc.so").string();
+}
+
 std::string preload_list(const std::string& runtime, bool alloc) {
   std::string list = runtime;
-  if (alloc) list += ":" + (fs::path(runtime).parent_path() / "libcallprof-alloc.so").string();
+  if (alloc) list += ":" + alloc_library(runtime);
   const char* preload = getenv("LD_PRELOAD");
   if (preload && *preload) list += std::string(":") + preload;
   return list;

@@ -15,5 +15,7 @@ Result<std::string> find_runtime();
 // `runtime`, then libcallprof-alloc.so beside it when `alloc`, then the caller's own
 // LD_PRELOAD, colon-separated.
 std::string preload_list(const std::string& runtime, bool alloc);
+// The allocation interposer (--alloc): beside the runtime.
+std::string alloc_library(const std::string& runtime);
 
 }  // namespace callprof

@@ -523,3 +523,20 @@ TEST(Cli, AttachedThreadsStillRunningAreNotFinished) {
   EXPECT_NE(json.out.find("\"finished\":false"), std::string::npos) << json.out.substr(0, 3000);
   EXPECT_EQ(json.out.find("\"finished\":true"), std::string::npos);
 }
+
+namespace {
+
+// --alloc without its interposer beside the runtime would run the program and count
+// nothing: refused before it runs.
+TEST(Cli, AllocWithoutItsLibraryIsRefused) {
+  const std::string dir = testing::TempDir() + "/cli_alloc_missing";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const std::string runtime = std::string(CALLPROF_BIN).substr(0, std::string(CALLPROF_BIN).rfind('/')) + "/libcallprof-rt.so";
+  std::system(("cp " + runtime + " " + dir + "/").c_str());
+  setenv("CALLPROF_RUNTIME", (dir + "/libcallprof-rt.so").c_str(), 1);
+  expect_one_line_error("record --alloc -o " + dir + "/p.callprof -- " + WORDFREQ_BIN,
+                        "--alloc needs " + dir + "/libcallprof-alloc.so, which is missing");
+  unsetenv("CALLPROF_RUNTIME");
+}
+
+}  // namespace
