@@ -14,10 +14,16 @@
 #include "collect/sampling/perf_ring.h"
 #include "collect/sampling/uprobe_definitions.h"
 
-// Called by the calibration loop with its probes on: kept out of line and not folded away.
+// Called by the calibration loop with its probes on, and its twin without any: kept out of
+// line and not folded into one. (A disabled probe still traps: the bare batches must call
+// code with no breakpoint at all.)
 extern "C" __attribute__((noinline, used)) uint64_t callprof_probe_calibration_target(uint64_t x) {
   asm volatile("" : "+r"(x));
   return x + 1;
+}
+extern "C" __attribute__((noinline, used)) uint64_t callprof_probe_calibration_bare(uint64_t x) {
+  asm volatile("" : "+r"(x));
+  return x + 2;
 }
 
 namespace callprof::probes {
@@ -72,10 +78,11 @@ class Events {
   PerfRing ring_;
 };
 
+template <uint64_t (*Function)(uint64_t)>
 uint64_t batch_ns(int calls) {
   uint64_t x = 0;
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) x = callprof_probe_calibration_target(x);
+  for (int i = 0; i < calls; ++i) x = Function(x);
   asm volatile("" : "+r"(x));
   return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
@@ -99,12 +106,10 @@ Result<uint64_t> measure_probe_cost_ns(const SamplingOptions& options) {
   const size_t hit_bytes = options.unwind == UnwindMode::Dwarf ? options.stack_bytes + 1024 : 1024;
   const int calls = int(std::clamp<size_t>((1 << 20) / (2 * hit_bytes), 16, 64)), batches = 31;
   std::vector<int64_t> differences;
+  events.enable(true);
   for (int b = 0; b < batches; ++b) {
-    events.enable(false);
-    const uint64_t bare = batch_ns(calls);
-    events.enable(true);
-    const uint64_t probed = batch_ns(calls);
-    events.enable(false);
+    const uint64_t bare = batch_ns<callprof_probe_calibration_bare>(calls);
+    const uint64_t probed = batch_ns<callprof_probe_calibration_target>(calls);
     events.drain(format);
     differences.push_back(int64_t(probed) - int64_t(bare));
   }
