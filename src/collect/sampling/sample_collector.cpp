@@ -6,7 +6,6 @@
 
 #include "collect/runtime/process_symbols.h"
 #include "collect/sampling/kernel_symbols.h"
-#include "collect/sampling/unwinder_elf.h"
 
 namespace callprof::sampling {
 namespace {
@@ -18,7 +17,8 @@ uint64_t now_ns() {
 
 }  // namespace
 
-SampleCollector::SampleCollector(UnwindMethod method) : method_(method) {}
+SampleCollector::SampleCollector(UnwindMethod method, std::unique_ptr<AddressSymbols> symbols)
+    : method_(method), symbols_(std::move(symbols)) {}
 SampleCollector::~SampleCollector() = default;
 
 SampleCollector::ThreadInfo& SampleCollector::thread(uint32_t pid, uint32_t tid, uint64_t time_ns) {
@@ -106,7 +106,7 @@ namespace {
 // `biases` remembers each mapping's: forked children have their parent's mappings, and
 // finding a bias opens the file.
 std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, LoadBiases& biases,
-                                         std::vector<std::string>& warnings) {
+                                         AddressSymbols& symbols, std::vector<std::string>& warnings) {
   std::map<std::string, LoadedModule> by_path;
   for (const Mapping& m : mappings) {
     if (m.path.empty() || m.path[0] != '/') continue;  // anonymous, [vdso], JIT
@@ -117,7 +117,7 @@ std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, L
     if (!added && lm.bias != 0) continue;
     auto key = std::make_tuple(m.path, m.start, m.pgoff, m.build_id);
     auto known = biases.find(key);
-    if (known == biases.end()) known = biases.emplace(std::move(key), mapping_load_bias(m)).first;
+    if (known == biases.end()) known = biases.emplace(std::move(key), symbols.load_bias(m)).first;
     if (known->second) lm.bias = *known->second;
     else if (added) warnings.push_back(known->second.error().message);
   }
@@ -135,14 +135,14 @@ std::string region_name(const std::vector<Mapping>& mappings, uint64_t pc) {
 }  // namespace
 
 void SampleCollector::symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
-                                      FunctionTable& table, SymbolizerCache& symbolizers,
+                                      FunctionTable& table, AddressSymbols& symbols,
                                       std::vector<std::string>& warnings) {
-  std::vector<LoadedModule> mods = loaded_modules(mappings_[image], load_biases_, warnings);
+  std::vector<LoadedModule> mods = loaded_modules(mappings_[image], load_biases_, symbols, warnings);
   std::vector<ModuleId> module_ids;
   for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
   // Shared by the images with the same modules at the same addresses (forked children).
   std::string error;
-  const std::shared_ptr<Symbolizer> symbolizer = symbolizers.get(mods, error);
+  const std::shared_ptr<ImageSymbols> symbolizer = symbols.image(mods, error);
   if (!error.empty()) warnings.push_back(error);
   const ModuleId kernel_module = table.module(RawModule{0, 0, 0, "[kernel.kallsyms]", ""});
 
@@ -152,8 +152,7 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     auto [it, added] = names.try_emplace(pc);
     if (!added) return it->second;
     if (is_kernel_address(pc)) {
-      static const KernelSymbols kernel = KernelSymbols::load();  // only when there are kernel frames
-      const std::string& n = kernel.name(pc);
+      const std::string n = symbols.kernel_name(pc);
       it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0, FunctionKind::Kernel));
       return it->second;
     }
@@ -281,7 +280,8 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   const uint64_t start = now_ns();
   Profile p;
   FunctionTable table(p);
-  SymbolizerCache symbolizers;
+  std::unique_ptr<AddressSymbols> files = symbols_ ? nullptr : file_address_symbols();
+  AddressSymbols& symbols = symbols_ ? *symbols_ : *files;
   std::map<Image, std::vector<const Stack*>> by_image;
   for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
   for (const SyscallPath& c : syscall_paths_) by_image[{c.pid, c.image}];
@@ -299,7 +299,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
       proc.end_ns = int64_t(main_thread->second.last_ns);
     }
     p.processes.push_back(proc);
-    symbolize_image(image, stacks, p, table, symbolizers, warnings);
+    symbolize_image(image, stacks, p, table, symbols, warnings);
   }
   for (const auto& w : unwinder_.warnings()) warnings.push_back(w);
   counts_.build_ns = now_ns() - start;

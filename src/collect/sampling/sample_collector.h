@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "collect/sampling/address_symbols.h"
 #include "collect/sampling/perf_decode.h"
 #include "collect/sampling/unwinder.h"
 #include "model/profile.h"
@@ -19,7 +21,6 @@
 
 namespace callprof {
 class FunctionTable;
-class SymbolizerCache;
 }
 
 namespace callprof::sampling {
@@ -28,7 +29,9 @@ using LoadBiases = std::map<std::tuple<std::string, uint64_t, uint64_t, std::str
 
 class SampleCollector : public RecordSink {
  public:
-  explicit SampleCollector(UnwindMethod method);
+  // `symbols` answers build()'s questions about addresses; null: the files and
+  // /proc/kallsyms (file_address_symbols(), made at build()). Tests pass fakes.
+  explicit SampleCollector(UnwindMethod method, std::unique_ptr<AddressSymbols> symbols = nullptr);
   ~SampleCollector() override;
 
   // Processes and threads that existed before the session (attach).
@@ -127,7 +130,7 @@ class SampleCollector : public RecordSink {
   std::vector<Stack> stacks_;
   std::map<uint32_t, ThreadInfo> threads_;
   void symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
-                       FunctionTable& table, SymbolizerCache& symbolizers, std::vector<std::string>& warnings);
+                       FunctionTable& table, AddressSymbols& symbols, std::vector<std::string>& warnings);
 
   // System calls, aggregated per (thread, image, path, call) as they arrive: a program
   // can make millions, each path only needs its sums.
@@ -156,6 +159,7 @@ class SampleCollector : public RecordSink {
   void unwind_syscall_entry(const SyscallSample& call, std::vector<uint64_t>& out);
 
   std::vector<MeasuredPath> measured_;
+  std::unique_ptr<AddressSymbols> symbols_;  // null: file_address_symbols() at build()
   LoadBiases load_biases_;  // by path, start, file offset and build id
   std::map<Image, std::vector<Mapping>> mappings_;  // executable mappings, for symbolization
   std::map<uint32_t, uint32_t> images_;             // pid -> current exec count
