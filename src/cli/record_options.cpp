@@ -65,8 +65,10 @@ void add_sampling_options(CLI::App& app, record::SamplingArgs& s) {
                  "has one (cycles, instructions, cache-misses, branch-misses)")
       ->capture_default_str()->check(CLI::IsMember({"cpu-clock", "cycles", "instructions", "cache-misses", "branch-misses"}))
       ->group(group);
-  app.add_option("--call-graph", s.call_graph, "fp (frame pointers) | dwarf (copy the user stack, unwind with CFI)")
-      ->capture_default_str()->check(CLI::IsMember({"fp", "dwarf"}))->group(group);
+  app.add_option("--call-graph", s.call_graph,
+                 "auto (dwarf unless the program keeps frame pointers) | fp (frame pointers) | dwarf (copy the user "
+                 "stack, unwind with CFI)")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "fp", "dwarf"}))->group(group);
   add_count_option(app, "--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample", 256, 65000)
       ->group(group);
   app.add_flag("--off-cpu", s.off_cpu, "Also record where threads block and for how long (switch-outs with stacks)")

@@ -106,6 +106,7 @@ struct SamplingFacts {
   std::string event = "cpu-clock";
   uint64_t frequency_hz = 0;
   std::string unwind{};        // "fp" or "dwarf"
+  std::string unwind_reason{};  // why, when --call-graph auto chose (else "")
   uint64_t samples = 0;
   uint64_t off_cpu_samples = 0;
   uint64_t incomplete_stacks = 0;

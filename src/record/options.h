@@ -27,7 +27,7 @@ Result<std::optional<Mode>> parse_mode(const std::string& name);
 struct SamplingArgs {
   uint64_t frequency = 999;         // Hz
   std::string event = "cpu-clock";  // cpu-clock | cycles | instructions | cache-misses | branch-misses
-  std::string call_graph = "fp";    // fp | dwarf
+  std::string call_graph = "auto";  // auto | fp | dwarf (auto: dwarf unless the program keeps frame pointers)
   uint32_t stack_bytes = 8192;      // dwarf: user stack copied per sample
   bool off_cpu = false;             // also sample every switch-out (time blocked, with stacks)
   bool no_kernel = false;           // leave kernel frames out

@@ -18,6 +18,7 @@
 #include "record/output_path.h"
 #include "record/snapshot_watcher.h"
 #include "collect/sampling/perf_target.h"
+#include "target/frame_pointers.h"
 #include "target/process_check.h"
 #include "trace/profile_file.h"
 #include "util/strings.h"
@@ -157,6 +158,7 @@ Status RecordingSession::preflight() {
     mode_ = *mode;
   }
   if (Status s = check_options_apply(args_, mode_, why_mode(args_, exe_)); !s) return s;
+  choose_unwinding();
   if (mode_ == Mode::Syscall) {  // system calls alone: no samples, all calls unless chosen
     args_.sampling.frequency = 0;
     if (!args_.syscalls.enabled()) args_.syscalls.selection = "all";
@@ -251,7 +253,8 @@ Status RecordingSession::start_launched() {
                                         : std::string()));
   else if (mode_ != Mode::Probe)
     reporter_.note(
-        fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}", exe_.path, s.event, s.frequency, s.call_graph,
+        fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}{}", exe_.path, s.event, s.frequency, s.call_graph,
+                    unwind_reason_.empty() ? "" : " (" + unwind_reason_ + ")",
                     exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
                     tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
   if (is_wrapper(exe_) && !s.children)
@@ -297,6 +300,27 @@ void RecordingSession::observe(Outcome& out) {
     out.program = *status;
   else
     reporter_.error(status.error().message);
+}
+
+// --call-graph auto: DWARF unless the program keeps frame pointers (a frame-pointer walk
+// through code without them loses the callers). Only sampling unwinds this way; probe
+// hits carry their own small stack copy.
+void RecordingSession::choose_unwinding() {
+  std::string& graph = args_.sampling.call_graph;
+  if (graph != "auto") return;
+  if (mode_ != Mode::Sample) {
+    graph = "fp";
+    return;
+  }
+  const std::string program =
+      args_.attach() ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe_.path;
+  const FramePointerShare share = frame_pointer_share(program);
+  graph = share.keeps_frame_pointers() ? "fp" : "dwarf";
+  const std::string name = args_.attach() ? "the process" : exe_.path;
+  unwind_reason_ = share.functions == 0
+                       ? fmt::format("auto: no function symbols in {} to tell whether it keeps frame pointers", name)
+                       : fmt::format("auto: {} of {} functions of {} set up a frame pointer", share.with_frame_pointer,
+                                     share.functions, name);
 }
 
 sampling::SamplingOptions RecordingSession::session_options(size_t threads) {
@@ -371,6 +395,7 @@ Profile RecordingSession::build_sampled() {
   x.frequency_hz = args_.sampling.frequency;
   x.event = args_.sampling.event;
   x.unwind = mode_ == Mode::Probe ? "dwarf" : args_.sampling.call_graph;
+  x.unwind_reason = unwind_reason_;
   x.samples = c.samples;
   x.off_cpu_samples = c.off_cpu_samples;
   x.incomplete_stacks = c.incomplete_stacks;

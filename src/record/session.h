@@ -60,6 +60,7 @@ class RecordingSession {
   void write_snapshot();
   void say_written(const Profile& p, bool final, size_t from_snapshots) const;
   sampling::SamplingOptions session_options(size_t threads);
+  void choose_unwinding();
   std::string command_line() const;
 
   RecordArgs args_;
@@ -76,6 +77,7 @@ class RecordingSession {
   int64_t start_steady_ns_ = 0;
   std::mutex write_mutex_;                    // snapshots (watcher thread) and the final write
   bool kept_previous_ = false;
+  std::string unwind_reason_;                 // --call-graph auto's choice, said in the profile
 };
 
 }  // namespace callprof::record

@@ -83,9 +83,10 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr)
-    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding; lost {} records, {} samples; "
+    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}; lost {} records, {} samples; "
                        "times are estimates (samples x period)\n",
-                       escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind), s->lost_records,
+                       escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
+                       s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")", s->lost_records,
                        s->lost_samples);
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr)
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(s->selection),

@@ -58,6 +58,7 @@ json sampling_facts(const SamplingFacts& s) {
   return {{"event", s.event},
           {"frequency_hz", s.frequency_hz},
           {"unwind", s.unwind},
+          {"unwind_reason", s.unwind_reason},
           {"samples", s.samples},
           {"off_cpu_samples", s.off_cpu_samples},
           {"incomplete_stacks", s.incomplete_stacks},

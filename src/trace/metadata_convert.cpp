@@ -40,10 +40,11 @@ void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {
   out->set_incomplete_stacks(x.incomplete_stacks);
   out->set_lost_records(x.lost_records);
   out->set_lost_samples(x.lost_samples);
+  out->set_unwind_reason(x.unwind_reason);
 }
 
 SamplingFacts take_sampling(const file::SamplingFacts& in) {
-  return SamplingFacts{.event = in.event(), .frequency_hz = in.frequency_hz(), .unwind = in.unwind(),
+  return SamplingFacts{.event = in.event(), .frequency_hz = in.frequency_hz(), .unwind = in.unwind(), .unwind_reason = in.unwind_reason(),
                        .samples = in.samples(), .off_cpu_samples = in.off_cpu_samples(),
                        .incomplete_stacks = in.incomplete_stacks(), .lost_records = in.lost_records(),
                        .lost_samples = in.lost_samples()};

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -33,6 +34,23 @@ void expect_three_to_one(const Report& r) {
   measured("heavy_share_percent", 100 * heavy / (heavy + light));
   EXPECT_GT(heavy + light, 250) << "about 400 samples at 999 Hz";
   EXPECT_NEAR(heavy / (heavy + light), 0.75, 0.08);
+}
+
+// --call-graph auto (the default): DWARF for a program built as Debian builds (no frame
+// pointers), frame pointers for one that keeps them; the profile says which and why.
+TEST_P(Sampling, AutoUnwindingFollowsTheProgramsFramePointers) {
+  const Report without = record_sampled(build_plain(false), {});
+  const json& s = without.doc().at("metadata").at("sampling");
+  EXPECT_EQ(s.at("unwind"), "dwarf");
+  EXPECT_NE(s.at("unwind_reason").get<std::string>().find("auto: "), std::string::npos) << s.dump();
+  expect_three_to_one(without);
+  EXPECT_FALSE(without.paths_to("heavy").empty());
+  for (const auto& path : without.paths_to("heavy"))
+    EXPECT_TRUE(std::find(path.begin(), path.end(), "main") != path.end()) << join_path(path);
+  const Report with = record_sampled(build_plain(true), {});
+  EXPECT_EQ(with.doc().at("metadata").at("sampling").at("unwind"), "fp");
+  const Report chosen = record_sampled(build_plain(false), {"--call-graph", "fp"});
+  EXPECT_EQ(chosen.doc().at("metadata").at("sampling").at("unwind_reason"), "") << "the user chose";
 }
 
 TEST_P(Sampling, DwarfUnwindingGivesFullPathsWithoutFramePointers) {

@@ -103,6 +103,10 @@ void ProbeCollector::on_task(TaskEvent&& t) {
       if (event.pid != event.ppid) adopt_frames(event.ptid, event.pid, event.tid);
       break;
     case TaskEvent::Kind::Exit:
+      // Not closed yet: the rings are ordered per drain round only, so a hit of the thread
+      // on another CPU's ring can still come after its exit record.
+      exit_times_[event.tid] = event.time_ns;
+      break;
     case TaskEvent::Kind::Exec:  // the old image's frames are gone
       pairing_.end_thread(event.tid, event.time_ns);
       break;
@@ -112,6 +116,7 @@ void ProbeCollector::on_task(TaskEvent&& t) {
 }
 
 void ProbeCollector::finish(uint64_t end_ns) {
+  for (const auto& [tid, time_ns] : exit_times_) pairing_.end_thread(tid, time_ns);
   pairing_.end_all(end_ns);
   for (const Path& p : paths_) {
     if (p.calls == 0) continue;

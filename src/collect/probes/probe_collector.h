@@ -77,6 +77,7 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   std::string key_;
   Counts counts_;
   bool compensated_ = false;
+  std::unordered_map<uint32_t, uint64_t> exit_times_;  // threads that ended: their frames close there
 };
 
 }  // namespace callprof::probes

@@ -59,6 +59,8 @@ TEST(OptionRules, AnotherModesOptionIsRefusedWithTheReason) {
 TEST(OptionRules, OptionsThatDependOnAnother) {
   RecordArgs a;
   a.given = {"--stack-bytes"};
+  EXPECT_TRUE(check_options_apply(a, Mode::Sample, "")) << "auto may choose dwarf";
+  a.sampling.call_graph = "fp";
   EXPECT_NE(check_options_apply(a, Mode::Sample, "").error().message.find("--call-graph dwarf"), std::string::npos);
   a.sampling.call_graph = "dwarf";
   EXPECT_TRUE(check_options_apply(a, Mode::Sample, ""));
