@@ -49,7 +49,9 @@ void expect_one_line_error(const std::string& args, const std::string& needle) {
 
 std::string profile_path() {
   static std::string path = [] {
-    std::string p = testing::TempDir() + "/cli_wordfreq.callprof";
+    // One per test process: ctest runs the Cli tests in parallel, and a recording moves the
+    // previous profile at this path aside before it writes its own.
+    std::string p = testing::TempDir() + "/cli_wordfreq." + std::to_string(getpid()) + ".callprof";
     std::string cmd = std::string(CALLPROF_BIN) + " record -q -o " + p + " -- " + WORDFREQ_BIN + " 2000 >/dev/null";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
     return p;
