@@ -75,7 +75,7 @@ expect record callprof rec
 expect --alloc callprof record --al
 expect "tree" callprof report --view tr
 expect "tree" callprof report --view = tr
-expect "fp|dwarf" callprof record --call-graph ""
+expect "auto|fp|dwarf" callprof record --call-graph ""
 expect "diff" callprof di
 mkdir -p "$tmp/dir with space" && touch "$tmp/dir with space/a profile.callprof"
 expect "$tmp/dir with space/a profile.callprof" callprof report -i "$tmp/dir with space/a"
