@@ -107,7 +107,7 @@ void ProbeSource::annotate(Profile& profile, const sampling::PerfSession& sessio
   x.functions = join(args_.functions, " ");
   x.modules = args_.modules;
   x.probed = plan_.functions.size();
-  x.refused_sites = session.refused_uprobes().size();
+  x.refused_sites = session.refused_uprobes();
   x.sites = sites_.size() - x.refused_sites;
   x.entries = c.entries;
   x.exits = c.exits;

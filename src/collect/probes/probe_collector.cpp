@@ -40,15 +40,14 @@ void ProbeCollector::on_sample(Sample&& s) {
 
 // The path: the probed caller's path, then the unprobed frames between it and this entry
 // (found by looking for the caller's code in the unwound stack), then this function; with
-// no probed caller, the whole unwound stack.
+// no probed caller, the whole unwound stack. Interned by the caller's path and what this
+// entry adds, so an entry costs what it adds, not the depth of its path.
 void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   const std::vector<uint64_t>& frames = stacks_.entry_frames(s);  // innermost first
   const uint64_t sp = s.regs[kDwarfSp];
   const OpenFrame* parent = pairing_.enter(s.tid, s.time_ns, sp);
   scratch_.clear();
   if (parent) {
-    const Path& pp = paths_[parent->path];
-    scratch_.assign(pcs_.begin() + pp.first, pcs_.begin() + pp.first + pp.count);
     const uint64_t start = parent->entry_ip, end = start + functions_[parent->function].size;
     size_t k = 1;
     while (k < frames.size() && !(frames[k] >= start && frames[k] < end)) ++k;
@@ -58,19 +57,25 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
     for (size_t j = frames.size(); j-- > 1;) scratch_.push_back(frames[j]);
   }
   scratch_.push_back(s.ip);
-  const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid));
+  const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), parent ? parent->path : kNoParent);
   pairing_.open(s.tid, OpenFrame{site.function, path, sp, s.ip, s.time_ns, 0});
   if (functions_[site.function].entry_exits) pairing_.exit(s.tid, s.time_ns, sp);
 }
 
-uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image) {
+uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent) {
   key_.assign(reinterpret_cast<const char*>(&tid), sizeof tid);
   key_.append(reinterpret_cast<const char*>(&image), sizeof image);
+  key_.append(reinterpret_cast<const char*>(&parent), sizeof parent);
   key_.append(reinterpret_cast<const char*>(scratch_.data()), scratch_.size() * sizeof(uint64_t));
   auto [it, added] = path_index_.try_emplace(key_, uint32_t(paths_.size()));
   if (added) {
-    paths_.push_back(Path{pid, tid, image, uint32_t(pcs_.size()), uint32_t(scratch_.size())});
+    const uint32_t first = uint32_t(pcs_.size());
+    if (parent != kNoParent) {
+      const Path pp = paths_[parent];
+      for (uint32_t i = 0; i < pp.count; ++i) pcs_.push_back(pcs_[pp.first + i]);  // no insert from itself
+    }
     pcs_.insert(pcs_.end(), scratch_.begin(), scratch_.end());
+    paths_.push_back(Path{pid, tid, image, first, uint32_t(pcs_.size() - first)});
   }
   return it->second;
 }
@@ -89,7 +94,7 @@ void ProbeCollector::adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint3
   for (OpenFrame& f : frames) {
     const Path& pp = paths_[f.path];
     scratch_.assign(pcs_.begin() + pp.first, pcs_.begin() + pp.first + pp.count);
-    f.path = intern(child_pid, child_tid, stacks_.image_of(child_pid));
+    f.path = intern(child_pid, child_tid, stacks_.image_of(child_pid), kNoParent);
     f.child_ns = 0;
     pairing_.open(child_tid, f);
   }

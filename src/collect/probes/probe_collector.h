@@ -62,7 +62,9 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   };
   void on_call(uint32_t tid, uint32_t path, uint64_t total_ns, uint64_t self_ns) override;
   void on_entry(const sampling::Sample& s, const ProbeSite& site);
-  uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image);  // the path in scratch_
+  // The path of `parent` (kNoParent: none) followed by scratch_.
+  static constexpr uint32_t kNoParent = UINT32_MAX;
+  uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent);
   void adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint32_t child_tid);
 
   sampling::SampleCollector& stacks_;

@@ -101,9 +101,7 @@ PerfSession::PerfSession(PerfSession&& o) noexcept
       initial_mappings_(std::move(o.initial_mappings_)),
       stats_(o.stats_),
       uprobe_definitions_(std::move(o.uprobe_definitions_)),
-      uprobes_defined_(o.uprobes_defined_),
       uprobe_sites_(std::move(o.uprobe_sites_)),
-      refused_uprobes_(std::move(o.refused_uprobes_)),
       refused_(std::move(o.refused_)) {}
 
 PerfSession::~PerfSession() { close_all(); }
@@ -152,14 +150,13 @@ Status PerfSession::open_cpu_events(pid_t tid, size_t i, bool on_exec, const std
 // left out from then on; any other error fails the session.
 Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::string& what, int* err) {
   if (options_.uprobes.empty()) return Ok{};
-  if (!uprobes_defined_) {
+  if (refused_.empty()) {  // first thread and CPU: define the sites
     auto defined = UprobeDefinitions::define(options_.uprobes);
     if (!defined) return defined.error();
     uprobe_definitions_ = std::move(*defined);
-    uprobes_defined_ = true;
     refused_.assign(options_.uprobes.size(), false);
     for (uint32_t site = 0; site < options_.uprobes.size(); ++site)
-      if (uprobe_definitions_.ids()[site] == 0) refused_[site] = true, refused_uprobes_.push_back(site);
+      refused_[site] = uprobe_definitions_.ids()[site] == 0;
   }
   for (uint32_t site = 0; site < options_.uprobes.size(); ++site) {
     if (refused_[site]) continue;
@@ -170,7 +167,6 @@ Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::s
     auto fd = open_event(attr, tid, cpus_[i], what, &e);
     if (!fd && (e == EINVAL || e == EOPNOTSUPP || e == ENOENT)) {
       refused_[site] = true;
-      refused_uprobes_.push_back(site);
       continue;
     }
     if (!fd) {

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,7 +59,7 @@ class PerfSession {
   // Probe mode: the options' uprobe site each event id stands for, and the sites the kernel
   // refused (not an instruction it can probe): those are left out.
   const std::unordered_map<uint64_t, uint32_t>& uprobe_sites() const { return uprobe_sites_; }
-  const std::vector<uint32_t>& refused_uprobes() const { return refused_uprobes_; }
+  size_t refused_uprobes() const { return size_t(std::count(refused_.begin(), refused_.end(), true)); }
   const DecodeFormat& format() const { return format_; }
 
  private:
@@ -83,10 +84,8 @@ class PerfSession {
   std::vector<Mapping> initial_mappings_;
   SessionStats stats_;
   UprobeDefinitions uprobe_definitions_;  // removed after close_all() closed their events
-  bool uprobes_defined_ = false;
   std::unordered_map<uint64_t, uint32_t> uprobe_sites_;
-  std::vector<uint32_t> refused_uprobes_;
-  std::vector<bool> refused_;  // per site
+  std::vector<bool> refused_;  // per site, once defined: the kernel cannot probe it
 };
 
 }  // namespace callprof::sampling
