@@ -27,7 +27,7 @@ bool read_section(Elf* elf, Elf64_Word type, std::vector<ElfFunction>& out) {
       if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
       const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
       if (!name || !*name) continue;
-      out.push_back(ElfFunction{sym.st_value, name, demangle(name)});
+      out.push_back(ElfFunction{sym.st_value, name, demangle(name), sym.st_size, kind == STT_GNU_IFUNC});
     }
     return true;
   }

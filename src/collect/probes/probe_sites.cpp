@@ -12,18 +12,13 @@
 #include <memory>
 #include <set>
 
-#include "symbols/symbolizer.h"
+#include "symbols/elf_functions.h"
 
 namespace callprof::probes {
 namespace {
 
 struct Segment {
   uint64_t vaddr, memsz, offset, filesz;
-};
-
-struct Symbol {
-  uint64_t address, size;
-  std::string linkage_name;
 };
 
 std::vector<Segment> executable_segments(Elf* elf) {
@@ -34,29 +29,6 @@ std::vector<Segment> executable_segments(Elf* elf) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
       out.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz});
-  }
-  return out;
-}
-
-// Sized function symbols of .symtab, else .dynsym.
-std::vector<Symbol> sized_functions(Elf* elf) {
-  std::vector<Symbol> out;
-  for (Elf64_Word type : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
-      GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (!data) continue;
-      for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
-        GElf_Sym sym;
-        if (!gelf_getsym(data, int(i), &sym)) break;
-        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_value == 0 || sym.st_size == 0)
-          continue;
-        const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (name && *name) out.push_back({sym.st_value, sym.st_size, name});
-      }
-    }
-    if (!out.empty()) break;
   }
   return out;
 }
@@ -114,25 +86,26 @@ Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& modul
     return make_error(module + " is not an ELF file");
   }
   const std::vector<Segment> segments = executable_segments(elf);
+  auto symbols = elf_functions(module);  // .symtab, else .dynsym
+  if (!symbols) symbols = std::vector<ElfFunction>{};
+  ColdParts cold;
+  for (const ElfFunction& f : *symbols)
+    if (f.linkage_name.find(".cold") != std::string::npos) cold.emplace_back(f.address, f.address + f.size);
+  std::sort(cold.begin(), cold.end());
   std::vector<ProbeFunction> out;
   std::set<uint64_t> seen;
   std::vector<uint8_t> code;
-  const std::vector<Symbol> symbols = sized_functions(elf);
-  ColdParts cold;
-  for (const Symbol& sym : symbols)
-    if (sym.linkage_name.find(".cold") != std::string::npos) cold.emplace_back(sym.address, sym.address + sym.size);
-  std::sort(cold.begin(), cold.end());
-  for (const Symbol& sym : symbols) {
+  for (ElfFunction& sym : *symbols) {
     // GCC's cold parts (`f.cold`) are jumped into from their function, never called.
-    if (seen.count(sym.address) || sym.linkage_name.find(".cold") != std::string::npos) continue;
-    std::string name = demangle(sym.linkage_name);
-    if (!functions.search(name) && (name == sym.linkage_name || !functions.search(sym.linkage_name))) continue;
+    if (sym.size == 0 || sym.indirect || seen.count(sym.address) || sym.linkage_name.find(".cold") != std::string::npos)
+      continue;
+    if (!functions.search(sym.name) && (sym.name == sym.linkage_name || !functions.search(sym.linkage_name))) continue;
     auto seg = std::find_if(segments.begin(), segments.end(), [&](const Segment& s) {
       return sym.address >= s.vaddr && sym.address + sym.size <= s.vaddr + std::min(s.memsz, s.filesz);
     });
     if (seg == segments.end()) continue;
     seen.insert(sym.address);
-    ProbeFunction f{module, std::move(name), sym.address, sym.size, sym.address - seg->vaddr + seg->offset, {}};
+    ProbeFunction f{module, std::move(sym.name), sym.address, sym.size, sym.address - seg->vaddr + seg->offset, {}};
     code.resize(sym.size);
     if (pread(fd, code.data(), code.size(), off_t(f.entry_offset)) == ssize_t(code.size()))
       for (uint64_t exit : find_exits(code.data(), code.size(), sym.address, cold)) {
