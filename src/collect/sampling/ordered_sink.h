@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <variant>
 #include <vector>
 
@@ -22,16 +23,23 @@ class OrderedSink : public RecordSink {
   void on_switch(const SwitchEvent& e) override { push(e.time_ns, e); }
   void on_lost(const LostEvent& e, LostKind kind) override { next_.on_lost(e, kind); }
 
-  // Passes on everything held, oldest first (stable: equal times keep ring order).
-  void flush() {
+  // Passes on what is held, oldest first (stable: equal times keep ring order). Samples
+  // and switches newer than `up_to_ns` stay for the next round: a ring drained early in
+  // this round may still receive older ones of the same thread (it moved to another CPU),
+  // and a thread's hits and switches must stay in order. Mappings and tasks always go, as
+  // the system calls traced beside the session need them now.
+  void flush(uint64_t up_to_ns = UINT64_MAX) {
     std::stable_sort(held_.begin(), held_.end(), [](const Held& a, const Held& b) { return a.time < b.time; });
+    std::vector<Held> later;
     for (Held& h : held_) {
-      if (auto* s = std::get_if<Sample>(&h.record)) next_.on_sample(std::move(*s));
+      const bool orderable = std::holds_alternative<Sample>(h.record) || std::holds_alternative<SwitchEvent>(h.record);
+      if (orderable && h.time > up_to_ns) later.push_back(std::move(h));
+      else if (auto* s = std::get_if<Sample>(&h.record)) next_.on_sample(std::move(*s));
       else if (auto* m = std::get_if<Mapping>(&h.record)) next_.on_mapping(std::move(*m));
       else if (auto* t = std::get_if<TaskEvent>(&h.record)) next_.on_task(std::move(*t));
       else next_.on_switch(std::get<SwitchEvent>(h.record));
     }
-    held_.clear();
+    held_ = std::move(later);
   }
 
  private:
