@@ -6,6 +6,7 @@
 // durations; the program's output and exit status; the one-line errors. Needs writable
 // tracefs uprobe events (root): without them every test here is skipped, saying so.
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,13 @@ std::string writable_uprobe_events() {
   return "";
 }
 
+// A fresh boot may have no tracefs mounted; callprof then mounts it (as perf does), and so
+// does the suite, so that the tests below run on such a machine instead of skipping.
+std::string mounted_uprobe_events() {
+  if (writable_uprobe_events().empty()) mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr);
+  return writable_uprobe_events();
+}
+
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -50,7 +58,7 @@ class Probes : public E2ETest {
   void SetUp() override {
     E2ETest::SetUp();
     if (IsSkipped()) return;
-    if (writable_uprobe_events().empty())
+    if (mounted_uprobe_events().empty())
       GTEST_SKIP() << "probe mode needs writable tracefs uprobe events (/sys/kernel/tracing/uprobe_events: "
                       "root and CONFIG_UPROBE_EVENTS); not available here";
   }

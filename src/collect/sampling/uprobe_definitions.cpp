@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -71,9 +72,16 @@ void remove_stale_groups(const std::string& root) {
 }  // namespace
 
 std::string tracefs_root() {
-  for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
-    if (access((std::string(root) + "/uprobe_events").c_str(), W_OK) == 0) return root;
-  return "";
+  auto writable = [] {
+    for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
+      if (access((std::string(root) + "/uprobe_events").c_str(), W_OK) == 0) return std::string(root);
+    return std::string();
+  };
+  std::string root = writable();
+  // A fresh boot may not have tracefs mounted: mount it where the kernel expects it, as
+  // perf does (needs CAP_SYS_ADMIN; otherwise the caller says what is missing).
+  if (root.empty() && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) == 0) root = writable();
+  return root;
 }
 
 Result<UprobeDefinitions> UprobeDefinitions::define(const std::vector<UprobeSite>& sites) {
