@@ -50,6 +50,7 @@ bool read_config(RuntimeConfig* c) {
   c->alloc = env_flag("CALLPROF_ALLOC", false);
   c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
   c->compensate = env_flag("CALLPROF_COMPENSATE", true);
+  c->syscall_context = env_flag("CALLPROF_SYSCALL_CONTEXT", false);
   c->snapshot_signal = int(env_u64("CALLPROF_SNAPSHOT_SIGNAL", 0, 1, 64));
   c->snapshot_interval_ms = uint32_t(env_u64("CALLPROF_SNAPSHOT_INTERVAL_MS", 0, 1, 86400000));
   env_path("CALLPROF_FUNCTIONS", c->functions_file, sizeof c->functions_file);

@@ -21,6 +21,7 @@ struct RuntimeConfig {
   bool alloc = false;                // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;
   bool compensate = true;            // measure the hooks' own cost at start-up
+  bool syscall_context = false;      // announce each thread's shadow stack to --syscalls' probe
   int snapshot_signal = 0;
   uint32_t snapshot_interval_ms = 0;
   char functions_file[512];          // filters and checkpoints (function_plan.cpp), "" none

@@ -13,6 +13,7 @@
 #include "hook_calibration.h"
 #include "libcalls.h"
 #include "snapshots.h"
+#include "syscall_context.h"
 
 namespace callprof::rt {
 
@@ -89,6 +90,7 @@ void after_fork_in_child() {
   if (!self) return;
   close_thread_events(self, false);  // the ring reports the parent's thread
   open_thread_events(self, g_process.config.events);
+  announce_syscall_context(self);  // a new task: the probe knows nothing of it
   self->profile.restart(now);
   self->interrupts.restart(now);
   self->start_tsc = now;
@@ -168,6 +170,7 @@ ThreadState* attach_thread() {
   static int calibrated = 0;
   if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
   s->profile.set_callbacks(function_flags, checkpoint_reached);
+  announce_syscall_context(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
   pthread_setspecific(g_exit_key, s);
@@ -189,6 +192,7 @@ void finish_thread(ThreadState* s, bool release) {
     // Keep metrics and nodes (the dump needs them) and give back what precedes them.
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
+    withdraw_syscall_context();
     const TreeLayout l = main_layout();
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
     madvise(tree, l.timeline, MADV_DONTNEED);

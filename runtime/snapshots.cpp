@@ -1,3 +1,4 @@
+#include "syscall_context.h"
 #include "snapshots.h"
 
 #include <dlfcn.h>
@@ -38,6 +39,7 @@ void on_fatal_signal(int sig) {
 }
 
 void* snapshot_thread(void*) {
+  mute_syscall_context();  // its system calls are ours, not the program's
   const uint32_t interval = process().config.snapshot_interval_ms;
   for (;;) {
     if (interval == 0) {

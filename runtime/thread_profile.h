@@ -135,6 +135,10 @@ class ThreadProfile {
   const DumpNode* nodes() const { return nodes_; }
   uint32_t depth() const { return depth_ - 1; }              // frames, excluding the root
   const Frame* open_frames() const { return frames_ + 1; }   // outermost first
+  // Where the system-call probe reads the running node (wire/syscall_context.h).
+  const uint32_t* depth_address() const { return &depth_; }
+  const Frame* frames_address() const { return frames_; }
+  const DumpNode* nodes_address() const { return nodes_; }
   uint32_t top_node() const { return frames_[depth_ - 1].node; }
   uint64_t top_sp() const { return frames_[depth_ - 1].sp; }
   uint64_t top_entry() const { return frames_[depth_ - 1].entry_tsc; }

@@ -123,6 +123,10 @@ struct SyscallFacts {
   uint64_t stack_failures = 0;
   uint64_t unrecorded = 0;     // calls whose entry could not be kept
   uint64_t unpaired_exits = 0;  // calls in flight when tracing began
+  // Exact mode: calls placed under their caller by the runtime's shadow stack (no stack
+  // unwound), and of those, calls whose node was gone from the dump (hung at the root).
+  uint64_t exact_callers = 0;
+  uint64_t exact_callers_unplaced = 0;
 };
 
 // What probe mode probed, what it saw, and what the probes cost (measured at start).

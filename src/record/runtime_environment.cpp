@@ -33,6 +33,8 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (a.alloc) env.push_back({"CALLPROF_ALLOC", "1"});
   if (a.libcalls) env.push_back({"CALLPROF_LIBCALLS", "1"});
   if (a.raw_clock) env.push_back({"CALLPROF_COMPENSATE", "0"});
+  // Each thread tells the system-call probe where its shadow stack is: exact callers.
+  if (a.syscalls.enabled()) env.push_back({"CALLPROF_SYSCALL_CONTEXT", "1"});
   if (a.max_depth > 0) env.push_back({"CALLPROF_MAX_DEPTH", std::to_string(a.max_depth)});
   if (a.max_nodes > 0) env.push_back({"CALLPROF_MAX_NODES", std::to_string(a.max_nodes)});
   if (!a.min_duration.empty()) {

@@ -369,6 +369,7 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
     for (const auto& w : warnings) reporter_.warn(w);
     tracing_->annotate(traced.meta);
     attach_syscalls(c.built.profile, traced);
+    tracing_->exact_callers().attach(c.built.profile, c.built.thread_nodes);
   }
   return std::move(c.built.profile);
 }

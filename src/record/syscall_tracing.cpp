@@ -13,10 +13,19 @@ using namespace syscalls;
 // Hands the tracer's events to the collector as views: nothing is copied per event.
 class Bridge : public EventHandler {
  public:
-  Bridge(const SyscallTracer& tracer, sampling::SampleCollector& collector, std::vector<uint64_t>& chain)
-      : tracer_(tracer), collector_(collector), chain_(chain), stacks_(tracer.options().stacks != StackMode::None) {}
+  Bridge(const SyscallTracer& tracer, sampling::SampleCollector& collector, ExactCallerCalls& exact_callers,
+         std::vector<uint64_t>& chain)
+      : tracer_(tracer),
+        collector_(collector),
+        exact_callers_(exact_callers),
+        chain_(chain),
+        stacks_(tracer.options().stacks != StackMode::None) {}
 
   void on_syscall(const SyscallEvent& e) override {
+    const uint64_t duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
+    // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
+    const int error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
+    if (e.context) return exact_callers_.add(e, syscall_name(e.nr), duration_ns, error);
     sampling::SyscallSample call;
     call.pid = e.pid;
     call.tid = e.tid;
@@ -34,17 +43,20 @@ class Bridge : public EventHandler {
     call.window = e.window;
     call.nr = e.nr;
     call.name = syscall_name(e.nr);
-    call.duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
-    // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
-    call.error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
+    call.duration_ns = duration_ns;
+    call.error = error;
     collector_.on_syscall(call);
   }
-  // Forks, execs and exits come from the perf session's side-band records.
-  void on_process(const ProcessEvent&) override {}
+  // Forks, execs and exits come from the perf session's side-band records; an exec starts
+  // node ids again for the calls with exact callers.
+  void on_process(const ProcessEvent& e) override {
+    if (e.kind == ProcessEvent::Exec) exact_callers_.exec(e.pid);
+  }
 
  private:
   const SyscallTracer& tracer_;
   sampling::SampleCollector& collector_;
+  ExactCallerCalls& exact_callers_;
   std::vector<uint64_t>& chain_;
   bool stacks_;
 };
@@ -77,12 +89,12 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
 void SyscallTracing::poll() {
-  Bridge bridge(*tracer_, collector_, chain_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, chain_);
   tracer_->poll(bridge, 0);
 }
 
 void SyscallTracing::finish() {
-  Bridge bridge(*tracer_, collector_, chain_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, chain_);
   tracer_->drain(bridge);
 }
 
@@ -98,6 +110,8 @@ void SyscallTracing::annotate(Metadata& meta) const {
   x.stack_failures = c.stack_failures + c.stack_collisions;
   x.unrecorded = c.pending_failures;
   x.unpaired_exits = c.unpaired_exits;
+  // An announced shadow stack that could not be read: the call took the stack way.
+  x.stack_failures += c.context_failures;
 }
 
 }  // namespace callprof::record

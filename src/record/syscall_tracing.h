@@ -2,6 +2,8 @@
 // next to a perf session whose records say where each process's code is mapped. Each
 // completed call goes into the same collector as the samples (SampleCollector::on_syscall),
 // so it is unwound and symbolized like them and lands on a `[syscall] NAME` leaf of its path.
+// In exact mode a call whose thread announced its shadow stack carries its caller instead,
+// and goes to ExactCallerCalls (record/exact_callers.h) with no unwinding.
 #pragma once
 
 #include <sys/types.h>
@@ -9,6 +11,7 @@
 #include <memory>
 
 #include "record/drain_loop.h"
+#include "record/exact_callers.h"
 #include "record/options.h"
 #include "collect/sampling/sample_collector.h"
 #include "model/profile.h"
@@ -34,6 +37,8 @@ class SyscallTracing : public SideSource {
   int wake_fd() const override;
   // The selection, stack mode and every counter (events, losses) into the metadata.
   void annotate(Metadata& meta) const;
+  // The calls whose exact-mode caller the runtime told the probe.
+  const ExactCallerCalls& exact_callers() const { return exact_callers_; }
 
  private:
   SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args,
@@ -41,6 +46,7 @@ class SyscallTracing : public SideSource {
   std::unique_ptr<syscalls::SyscallTracer> tracer_;
   sampling::SampleCollector& collector_;
   SyscallArgs args_;
+  ExactCallerCalls exact_callers_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain
 };
 

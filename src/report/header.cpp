@@ -88,9 +88,17 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
                        escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
                        s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")", s->lost_records,
                        s->lost_samples);
-  if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr)
-    out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost\n", escape_text(s->selection),
+  if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr) {
+    out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost", escape_text(s->selection),
                        escape_text(s->stacks), s->events, s->lost_events);
+    if (s->exact_callers > 0)
+      out << fmt::format("; {} placed by the shadow stack{}", s->exact_callers,
+                         s->exact_callers_unplaced
+                             ? fmt::format(" ({} whose node was pruned or whose process wrote no profile data are not at their caller)",
+                                           s->exact_callers_unplaced)
+                             : std::string());
+    out << '\n';
+  }
   if (const ProbeFacts* s = m.probes ? &*m.probes : nullptr) {
     out << fmt::format("# probes:   {} function{} ({} sites{}), {} entries, {} exits", s->probed,
                        s->probed == 1 ? "" : "s", s->sites,

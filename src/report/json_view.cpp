@@ -70,7 +70,8 @@ json syscall_facts(const SyscallFacts& s) {
   return {{"selection", s.selection},   {"stacks", s.stacks},
           {"events", s.events},         {"lost_events", s.lost_events},
           {"stack_failures", s.stack_failures}, {"unrecorded", s.unrecorded},
-          {"unpaired_exits", s.unpaired_exits}};
+          {"unpaired_exits", s.unpaired_exits}, {"exact_callers", s.exact_callers},
+          {"exact_callers_unplaced", s.exact_callers_unplaced}};
 }
 
 json probe_facts(const ProbeFacts& s) {

@@ -58,12 +58,15 @@ void put_syscalls(const SyscallFacts& x, file::SyscallFacts* out) {
   out->set_stack_failures(x.stack_failures);
   out->set_unrecorded(x.unrecorded);
   out->set_unpaired_exits(x.unpaired_exits);
+  out->set_exact_callers(x.exact_callers);
+  out->set_exact_callers_unplaced(x.exact_callers_unplaced);
 }
 
 SyscallFacts take_syscalls(const file::SyscallFacts& in) {
   return SyscallFacts{.selection = in.selection(), .stacks = in.stacks(), .events = in.events(),
                       .lost_events = in.lost_events(), .stack_failures = in.stack_failures(),
-                      .unrecorded = in.unrecorded(), .unpaired_exits = in.unpaired_exits()};
+                      .unrecorded = in.unrecorded(), .unpaired_exits = in.unpaired_exits(),
+                      .exact_callers = in.exact_callers(), .exact_callers_unplaced = in.exact_callers_unplaced()};
 }
 
 void put_probes(const ProbeFacts& x, file::ProbeFacts* out) {

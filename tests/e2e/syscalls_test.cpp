@@ -163,6 +163,26 @@ TEST_P(Syscalls, CombinedWithExactModeTheLeavesJoinTheExactTree) {
   expect_report_invariants(r);
 }
 
+// Calls made from a frame no stack window reaches past, in code without frame pointers
+// (programs/exact_syscalls.c): exact mode's shadow stack places every one under its
+// instrumented caller, in the main thread, another thread and a forked child. Unwinding
+// put them at the root (issue 15.1).
+TEST_P(Syscalls, ExactModePlacesEveryCallUnderItsInstrumentedCaller) {
+  const Report r = traced(build("exact_syscalls.c", {"-g", "-fomit-frame-pointer"}), {"--syscalls", "read,getsid"});
+  expect_path_calls(r, {{{"main", "big_frame_reads", "[syscall] read"}, 300},
+                        {{"main", "sid_twice", "[syscall] getsid"}, 2},
+                        {{"worker", "worker_loop", "[syscall] getsid"}, 200},
+                        {{"main", "child_calls", "[syscall] getsid"}, 50},
+                        {{"main", "[syscall] getsid"}, 1}});
+  EXPECT_EQ(r.find_node({"[syscall] getsid"}), nullptr) << "no call of the program's own code is at the root";
+  EXPECT_EQ(u64(syscall(r, "getsid"), "calls"), 253u);
+  const json& facts = r.doc().at("metadata").at("syscalls");
+  EXPECT_GE(u64(facts, "exact_callers"), 253u + 300u);
+  EXPECT_EQ(u64(facts, "exact_callers_unplaced"), 0u);
+  measured("syscalls_placed_by_shadow_stack", double(u64(facts, "exact_callers")));
+  expect_report_invariants(r);
+}
+
 TEST_P(Syscalls, CombinedWithSamplingTheLeavesCountCalls) {
   const Report r = traced(build_program(false), {"--mode", "sample", "--call-graph", "dwarf", "--syscalls", "write"});
   EXPECT_EQ(r.doc().at("metadata").at("mode"), "sample");

@@ -204,7 +204,7 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
   proc.hook_outer_ns = double(d.header.hook_outer_ticks) * rate;
   proc.excluded_hook_ns = double(d.header.excluded_hook_ticks) * rate;
   p.processes.push_back(std::move(proc));
-  std::map<uint32_t, std::pair<const RawThread*, std::vector<NodeId>>> by_tid;
+  std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();
   for (const RawThread& rt : d.threads) {
     Thread t;
@@ -225,16 +225,24 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
     std::vector<NodeId> mapped;
     t.tree = build_tree(rt, syms, clock, mapped);
     if (rt.has_timeline) t.timeline = build_timeline(rt, clock, mapped);
-    by_tid[t.tid] = {&rt, std::move(mapped)};
+    ThreadNodes& nodes = out.thread_nodes.emplace_back();
+    nodes.thread = p.threads.size();
+    nodes.pid = t.pid;
+    nodes.tid = t.tid;
+    nodes.image_start_ns = p.processes.back().start_ns;
+    nodes.node = std::move(mapped);
+    nodes.fn.reserve(rt.nodes.size());
+    for (const wire::DumpNode& d : rt.nodes) nodes.fn.push_back(d.fn);
+    by_tid[t.tid] = &rt;
     p.threads.push_back(std::move(t));
   }
   // Creation paths refer to nodes of the creating thread in the same process.
   for (size_t i = first; i < p.threads.size(); ++i) {
-    const RawThread& rt = *by_tid[p.threads[i].tid].first;
+    const RawThread& rt = *by_tid[p.threads[i].tid];
     auto creator = by_tid.find(rt.info.creator_tid);
     if (rt.info.creator_tid == 0 || creator == by_tid.end()) continue;
     p.threads[i].creator_tid = rt.info.creator_tid;
-    const RawThread& ct = *creator->second.first;
+    const RawThread& ct = *creator->second;
     if (rt.info.creator_node >= ct.nodes.size()) continue;
     std::vector<FunctionId> path;
     for (uint32_t n = rt.info.creator_node; n != 0 && ct.nodes[n].fn != 0 && path.size() < ct.nodes.size();

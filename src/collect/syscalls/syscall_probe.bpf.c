@@ -54,6 +54,7 @@ enum { BPF_LOCAL_STORAGE_GET_F_CREATE = 1 };
 enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
 enum { BPF_RB_AVAIL_DATA = 0 };
 #define EEXIST 17
+#define NR_PRCTL 157
 #define NR_EXIT 60
 #define NR_EXIT_GROUP 231
 
@@ -62,9 +63,15 @@ enum { BPF_RB_AVAIL_DATA = 0 };
 #include <bpf/bpf_tracing.h>
 
 #include "syscall_records.h"
+#include "wire/syscall_context.h"
 
 // Only the fields used; CO-RE relocates them against the running kernel's BTF.
 struct pt_regs {
+  unsigned long r8;
+  unsigned long r10;
+  unsigned long dx;
+  unsigned long si;
+  unsigned long di;
   unsigned long bp;
   unsigned long orig_ax;
   unsigned long ip;
@@ -107,9 +114,16 @@ const volatile __u64 cfg_wakeup_bytes = 2 << 20;
 __u64 selected_syscalls[CALLPROF_SYSCALL_MAX_NR / 64];
 __u64 traced_tgids[CALLPROF_SYSCALL_MAX_PID / 64];
 
+enum { CALL_IDLE = 0, CALL_ACTIVE = 1, CALL_SKIPPED = 2 /* the runtime's own: no record */ };
+
 struct pending_call {
-  __u32 active;  // between sys_enter and sys_exit
+  __u32 active;  // CALL_*: between sys_enter and sys_exit
   __u32 slept;   // full mode: the kernel stack of the first sleep is taken
+  // An exact-mode thread's shadow stack (wire/syscall_context.h); layout 0: none announced.
+  __u64 ctx_layout;
+  __u64 ctx_depth;
+  __u64 ctx_frames;
+  __u64 ctx_nodes;
   struct callprof_syscall_record rec;
   // The window, then the frame-pointer walk's return addresses at cfg_window_bytes: must
   // follow rec, all go out in one copy.
@@ -228,8 +242,61 @@ static __always_inline void submit_process(__u16 kind, __u32 tgid, __u32 tid, __
     COUNT(lost_events);
 }
 
+// An exact-mode thread announces its shadow stack with a prctl no kernel defines (the call
+// itself fails with EINVAL); a depth address of 0 withdraws it.
+static __always_inline void note_context(struct pt_regs *regs) {
+  if (!is_traced(bpf_get_current_pid_tgid() >> 32)) return;
+  struct pending_call *call =
+      bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!call) {
+    COUNT(pending_failures);
+    return;
+  }
+  __u64 layout = regs->si;
+  bool usable = CALLPROF_CONTEXT_LAYOUT_VERSION(layout) == CALLPROF_CONTEXT_VERSION && regs->dx != 0;
+
+  call->ctx_layout = usable ? layout : 0;
+  call->ctx_depth = regs->dx;
+  call->ctx_frames = regs->r10;
+  call->ctx_nodes = regs->r8;
+}
+
+enum context_result { CONTEXT_NONE, CONTEXT_READ, CONTEXT_RUNTIME };
+
+// The node on top of the calling thread's shadow stack, and its function: reads of memory
+// the thread touches at every call, while it waits in the kernel. CONTEXT_RUNTIME: the
+// call is the runtime's own (a muted thread, or its busy word is set).
+static __always_inline enum context_result read_context(struct pending_call *call) {
+  __u64 layout = call->ctx_layout;
+  if (layout == 0) return CONTEXT_NONE;
+  if (layout & CALLPROF_CONTEXT_MUTED) return CONTEXT_RUNTIME;
+  __u32 depth = 0, node = 0, busy = 0;
+  __u64 fn = 0;
+  __u64 busy_offset = CALLPROF_CONTEXT_BUSY_OFFSET(layout);
+  if (busy_offset && bpf_probe_read_user(&busy, sizeof busy, (const void *)(call->ctx_depth + busy_offset)) == 0 && busy)
+    return CONTEXT_RUNTIME;
+  if (bpf_probe_read_user(&depth, sizeof depth, (const void *)call->ctx_depth) != 0 || depth == 0 ||
+      bpf_probe_read_user(&node, sizeof node,
+                          (const void *)(call->ctx_frames + (__u64)(depth - 1) * CALLPROF_CONTEXT_FRAME_STRIDE(layout))) != 0 ||
+      bpf_probe_read_user(&fn, sizeof fn,
+                          (const void *)(call->ctx_nodes + (__u64)node * CALLPROF_CONTEXT_NODE_STRIDE(layout) +
+                                         CALLPROF_CONTEXT_FN_OFFSET(layout))) != 0) {
+    COUNT(context_failures);
+    return CONTEXT_NONE;
+  }
+  call->rec.context_node = node;
+  call->rec.context_fn = fn;
+  call->rec.flags |= CALLPROF_SYSCALL_CONTEXT;
+  COUNT(context_calls);
+  return CONTEXT_READ;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
+  if (nr == NR_PRCTL && regs->di == CALLPROF_CONTEXT_PRCTL) {
+    note_context(regs);
+    return 0;
+  }
   if (!is_selected(nr)) return 0;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   if (!is_traced(pid_tgid >> 32)) return 0;
@@ -252,9 +319,19 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
   rec->reserved3 = 0;
   rec->kernel_stack = CALLPROF_SYSCALL_NO_STACK;
   rec->user_frames = 0;
-  if (cfg_stack_mode != CALLPROF_STACKS_NONE) rec->user_frames = walk_frame_pointers(call, rec->sp, rec->bp);
   rec->window_bytes = 0;
-  if (cfg_window_bytes > 0) {
+  rec->context_node = 0;
+  rec->context_fn = 0;
+  // An exact-mode caller needs no user stack: the runtime knows the path.
+  enum context_result context = read_context(call);
+  if (context == CONTEXT_RUNTIME) {
+    call->active = nr == NR_EXIT || nr == NR_EXIT_GROUP ? CALL_IDLE : CALL_SKIPPED;
+    COUNT(runtime_calls);
+    return 0;
+  }
+  bool placed = context == CONTEXT_READ;
+  if (cfg_stack_mode != CALLPROF_STACKS_NONE && !placed) rec->user_frames = walk_frame_pointers(call, rec->sp, rec->bp);
+  if (cfg_window_bytes > 0 && !placed) {
     // On the main thread a large window can reach past the top of the stack's mapping:
     // copy up to where the stack began at exec (argc) then. Where that still fails (a
     // thread's stack), at least the leaf's frame, from a small window.
@@ -275,14 +352,14 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
   rec->start_ns = bpf_ktime_get_ns();  // after the stack work, which is ours, not the call's
 
   if (nr == NR_EXIT || nr == NR_EXIT_GROUP) {  // no sys_exit will come
-    rec->flags = CALLPROF_SYSCALL_NO_RETURN;
+    rec->flags |= CALLPROF_SYSCALL_NO_RETURN;
     rec->ret = 0;
     rec->end_ns = rec->start_ns;
-    call->active = 0;
+    call->active = CALL_IDLE;
     submit_call(call);
     return 0;
   }
-  call->active = 1;
+  call->active = CALL_ACTIVE;
   return 0;
 }
 
@@ -297,11 +374,13 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
   __u64 end = bpf_ktime_get_ns();
 
   struct pending_call *call = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0, 0);
-  if (!call || !call->active) {
+  if (!call || call->active == CALL_IDLE) {
     if (in_range) COUNT(unpaired_exits);
     return 0;
   }
-  call->active = 0;
+  bool skipped = call->active == CALL_SKIPPED;
+  call->active = CALL_IDLE;
+  if (skipped) return 0;
   // From the exiting task: a forked child reports itself, an exec'ing thread its new tid.
   call->rec.tgid = pid_tgid >> 32;
   call->rec.tid = (__u32)pid_tgid;
@@ -316,7 +395,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
              unsigned int prev_state) {
   if (preempt || prev_state == 0) return 0;  // only voluntary sleeps (TASK_RUNNING == 0)
   struct pending_call *call = bpf_task_storage_get(&pending, prev, 0, 0);
-  if (!call || !call->active || call->slept) return 0;
+  if (!call || call->active != CALL_ACTIVE || call->slept) return 0;
   call->slept = 1;
   long id = bpf_get_stackid(ctx, &stacks, 0);  // prev is still current here
   call->rec.kernel_stack = id;
@@ -337,9 +416,10 @@ int BPF_PROG(on_process_fork, struct task_struct *parent, struct task_struct *ch
     struct pending_call *call = bpf_task_storage_get(&pending, parent, 0, 0);
     if (call && call->active) {
       struct pending_call *copy = bpf_task_storage_get(&pending, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-      if (copy)
+      if (copy) {
         bpf_probe_read_kernel(copy, sizeof(*copy), call);
-      else
+        if (thread) copy->ctx_layout = 0;  // another stack: the new thread announces its own
+      } else
         COUNT(pending_failures);
     }
   }
@@ -352,6 +432,8 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_process_exec, struct task_struct *task, int old_pid) {
   __u32 tgid = task->tgid;
   if (!is_traced(tgid)) return 0;
+  struct pending_call *call = bpf_task_storage_get(&pending, task, 0, 0);
+  if (call) call->ctx_layout = 0;  // the announced memory went with the old image
   submit_process(CALLPROF_PROCESS_EXEC, tgid, task->pid, old_pid, 0);
   return 0;
 }

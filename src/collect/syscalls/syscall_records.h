@@ -22,6 +22,7 @@ enum callprof_record_kind {
 
 enum callprof_syscall_flags {
   CALLPROF_SYSCALL_NO_RETURN = 1, /* exit/exit_group: emitted at entry, end == start */
+  CALLPROF_SYSCALL_CONTEXT = 2,   /* context_node/context_fn hold the exact-mode caller: no stack */
 };
 
 enum callprof_stack_mode {
@@ -50,13 +51,14 @@ struct callprof_syscall_record {
   __u32 nr;
   __s32 reserved3;    /* user stacks come as user_frames, not as stack ids */
   __s32 kernel_stack; /* likewise */
-  __u32 reserved2;
+  __u32 context_node; /* CALLPROF_SYSCALL_CONTEXT: the runtime's node on top of the shadow stack */
   __s64 ret;
   __u64 start_ns; /* CLOCK_MONOTONIC */
   __u64 end_ns;
   __u64 ip; /* user registers at entry */
   __u64 sp;
   __u64 bp;
+  __u64 context_fn; /* CALLPROF_SYSCALL_CONTEXT: that node's function (see wire/syscall_context.h) */
 };
 
 struct callprof_process_record {
@@ -80,6 +82,9 @@ struct callprof_syscall_counters {
   __u64 pending_failures; /* no per-thread storage at entry: the call was not recorded */
   __u64 unpaired_exits;   /* exit of a selected call without its entry (began before tracing) */
   __u64 window_failures;  /* the user stack window could not be read */
+  __u64 context_calls;    /* placed by the exact-mode runtime's shadow stack (no stack taken) */
+  __u64 context_failures; /* a thread announced its shadow stack but it could not be read */
+  __u64 runtime_calls;    /* made by the exact-mode runtime itself: not recorded */
 };
 
 #endif /* CALLPROF_COLLECT_SYSCALLS_SYSCALL_RECORDS_H */

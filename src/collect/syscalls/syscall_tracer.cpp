@@ -39,7 +39,7 @@ constexpr uint32_t kDefaultMaxStacks = 32768;
 constexpr ino_t kInitPidNamespaceInode = 0xEFFFFFFC;  // PROC_PID_INIT_INO, fixed since Linux 3.8
 
 static_assert(kMaxSyscallNumber == CALLPROF_SYSCALL_MAX_NR);
-static_assert(sizeof(callprof_syscall_record) == 80);
+static_assert(sizeof(callprof_syscall_record) == 88);
 static_assert(sizeof(callprof_process_record) == 32);
 static_assert(sizeof(callprof_syscall_counters) % 8 == 0);  // per-CPU values are 8-byte slots
 
@@ -251,6 +251,7 @@ int SyscallTracer::handle_record(const uint8_t* data, size_t size) {
     e.bp = r.bp;
     e.window = {data + sizeof r, window};
     e.user_frames = user_frames_;
+    if (r.flags & CALLPROF_SYSCALL_CONTEXT) e.context = ExactCaller{r.context_node, r.context_fn};
     if (handler_) handler_->on_syscall(e);
   } else if (kind == CALLPROF_RECORD_PROCESS && size >= sizeof(callprof_process_record)) {
     callprof_process_record r;
@@ -323,6 +324,9 @@ TracerCounts SyscallTracer::counts() const {
     c.pending_failures += p.pending_failures;
     c.unpaired_exits += p.unpaired_exits;
     c.window_failures += p.window_failures;
+    c.context_calls += p.context_calls;
+    c.context_failures += p.context_failures;
+    c.runtime_calls += p.runtime_calls;
   }
   return c;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +35,13 @@ struct TracerOptions {
   uint32_t max_stacks = 0;      // distinct kernel stacks kept (full mode); 0: 32768
 };
 
+// Where an exact-mode thread was when it made a call: the node on top of the runtime's
+// shadow stack and that node's function (wire/syscall_context.h).
+struct ExactCaller {
+  uint32_t node = 0;
+  uint64_t fn = 0;
+};
+
 // One completed system call, submitted when it returns (so events come in order of end
 // time). Cases to know:
 // - exit/exit_group never return: reported at entry (no_return);
@@ -58,6 +66,9 @@ struct SyscallEvent {
   // The probe's frame-pointer walk from bp: return addresses, innermost first (the ip is
   // not among them); valid during the callback only.
   std::span<const uint64_t> user_frames;
+  // Set when the calling thread announced its shadow stack (exact mode): then no user
+  // stack was taken (window and user_frames are empty).
+  std::optional<ExactCaller> context;
 };
 
 struct ProcessEvent {
@@ -87,6 +98,9 @@ struct TracerCounts {
   uint64_t pending_failures = 0;   // no per-thread storage at entry: the call went unrecorded
   uint64_t unpaired_exits = 0;     // exits without an entry (calls begun before tracing began)
   uint64_t window_failures = 0;    // the user stack window could not be read (event has none)
+  uint64_t context_calls = 0;      // placed by an exact-mode thread's shadow stack
+  uint64_t context_failures = 0;   // an announced shadow stack could not be read (stack taken instead)
+  uint64_t runtime_calls = 0;      // made by the exact-mode runtime itself (writing its data): left out
   uint64_t malformed_records = 0;  // records user space could not decode (a bug; dropped)
 };
 

@@ -143,6 +143,8 @@ Thread remapped(const Thread& from, FunctionMapper& map) {
   return out;
 }
 
+}  // namespace
+
 void merge_syscall_stats(std::vector<SyscallStats>& into, const std::vector<SyscallStats>& from) {
   for (const SyscallStats& s : from) {
     auto same = std::find_if(into.begin(), into.end(), [&](const SyscallStats& e) { return e.name == s.name; });
@@ -153,7 +155,20 @@ void merge_syscall_stats(std::vector<SyscallStats>& into, const std::vector<Sysc
   }
 }
 
-}  // namespace
+void hang_syscall_leaf(Thread& into, NodeId parent, FunctionId leaf, const Metrics& traced) {
+  hang(into.tree, parent, leaf, traced, into.offcpu == Thread::OffCpu::Measured);
+}
+
+FunctionId syscall_leaf_function(Profile& p, std::string_view syscall_name) {
+  const std::string name = std::string(kSyscallLeafPrefix) + std::string(syscall_name);
+  for (FunctionId f = 0; f < p.functions.size(); ++f)
+    if (p.functions[f].kind == FunctionKind::Syscall && p.functions[f].name == name) return f;
+  Function f;
+  f.name = name;
+  f.kind = FunctionKind::Syscall;
+  p.functions.push_back(std::move(f));
+  return FunctionId(p.functions.size() - 1);
+}
 
 void attach_syscalls(Profile& exact, const Profile& traced) {
   FunctionMapper map(exact, traced);

@@ -49,4 +49,13 @@ namespace callprof {
 // does not charge hook costs for system-call leaves.
 void attach_syscalls(Profile& exact, const Profile& traced);
 
+// For calls whose exact-mode caller is known (the runtime's shadow stack, read by the
+// probe: record --syscalls in exact mode), no walk is needed: their metrics are hung under
+// that node as above, time moved out of its self time. `leaf` is the `[syscall] NAME`
+// function of the profile's table (syscall_leaf_function adds it once).
+void hang_syscall_leaf(Thread& into, NodeId parent, FunctionId leaf, const Metrics& traced);
+FunctionId syscall_leaf_function(Profile& p, std::string_view syscall_name);
+// A thread's per-call statistics into another's, merged by name.
+void merge_syscall_stats(std::vector<SyscallStats>& into, const std::vector<SyscallStats>& from);
+
 }  // namespace callprof

@@ -218,6 +218,8 @@ void add_syscalls(std::optional<SyscallFacts>& into, const SyscallFacts& s) {
   into->stack_failures += s.stack_failures;
   into->unrecorded += s.unrecorded;
   into->unpaired_exits += s.unpaired_exits;
+  into->exact_callers += s.exact_callers;
+  into->exact_callers_unplaced += s.exact_callers_unplaced;
 }
 
 Metadata merged_metadata(const std::vector<Profile>& ps) {

@@ -1,0 +1,85 @@
+#include "record/exact_callers.h"
+
+#include <algorithm>
+
+#include "model/transform/attach_syscalls.h"
+
+namespace callprof::record {
+namespace {
+
+// The thread of the image that was running at `at`: the latest to start before it (an
+// exec keeps the pid and the exec'ing thread's tid; a dump's image starts before any of its
+// threads announces itself).
+const ThreadNodes* find_thread(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
+  const ThreadNodes* best = nullptr;
+  for (const ThreadNodes& t : nodes) {
+    if (t.pid != pid || t.tid != tid) continue;
+    const bool before = t.image_start_ns <= at;
+    if (!best || (before && (best->image_start_ns > at || t.image_start_ns > best->image_start_ns)) ||
+        (!before && best->image_start_ns > at && t.image_start_ns < best->image_start_ns))
+      best = &t;
+  }
+  return best;
+}
+
+Metrics leaf_metrics(const SyscallSums& s) {
+  Metrics m;
+  m[Metric::Calls] = s.calls;
+  m[Metric::Syscalls] = s.calls;
+  m[Metric::SyscallErrors] = s.errors;
+  m[Metric::SyscallNs] = s.total_ns;
+  m[Metric::MinWallNs] = s.min_ns;
+  m[Metric::MaxWallNs] = s.max_ns;
+  return m;
+}
+
+}  // namespace
+
+void ExactCallerCalls::add(const syscalls::SyscallEvent& e, std::string_view name, uint64_t duration_ns, int error) {
+  const auto seen = images_.find(e.pid);
+  uint32_t image = seen == images_.end() ? 0 : seen->second;
+  // A successful execve returns in the new image, but its caller is the old image's.
+  constexpr uint32_t kExecve = 59, kExecveat = 322;
+  if ((e.nr == kExecve || e.nr == kExecveat) && e.ret == 0 && image > 0) --image;
+  ThreadCalls& t = threads_[ThreadKey{e.pid, e.tid, image}];
+  t.first_ns = std::min(t.first_ns, int64_t(e.start_ns));
+  SyscallSums& s = t.sites[Site{e.context->node, e.nr, e.context->fn}];
+  ++s.calls;
+  s.errors += error != 0;
+  s.total_ns += duration_ns;
+  s.min_ns = std::min(s.min_ns, duration_ns);
+  s.max_ns = std::max(s.max_ns, duration_ns);
+  SyscallStats& stats = t.stats[e.nr];
+  if (stats.name.empty()) stats.name = std::string(name), stats.number = e.nr;
+  stats.add(duration_ns, error);
+  ++calls_;
+}
+
+void ExactCallerCalls::attach(Profile& exact, const std::vector<ThreadNodes>& nodes) const {
+  SyscallFacts& facts = exact.meta.syscalls ? *exact.meta.syscalls : exact.meta.syscalls.emplace();
+  std::map<uint32_t, FunctionId> leaves;  // call number -> `[syscall] NAME`
+  for (const auto& [key, calls] : threads_) {
+    const ThreadNodes* t = find_thread(nodes, key.pid, key.tid, calls.first_ns);
+    uint64_t total = 0;
+    for (const auto& [site, sums] : calls.sites) total += sums.calls;
+    facts.exact_callers += total;
+    if (!t) {  // the image wrote no dump: nowhere to hang them
+      facts.exact_callers_unplaced += total;
+      continue;
+    }
+    Thread& into = exact.threads[t->thread];
+    for (const auto& [site, sums] : calls.sites) {
+      auto leaf = leaves.find(site.nr);
+      if (leaf == leaves.end())
+        leaf = leaves.emplace(site.nr, syscall_leaf_function(exact, calls.stats.at(site.nr).name)).first;
+      const bool known = site.node < t->node.size() && t->fn[site.node] == site.fn && t->node[site.node] != kNoNode;
+      if (!known) facts.exact_callers_unplaced += sums.calls;
+      hang_syscall_leaf(into, known ? t->node[site.node] : kRootNode, leaf->second, leaf_metrics(sums));
+    }
+    std::vector<SyscallStats> stats;
+    for (const auto& [nr, s] : calls.stats) stats.push_back(s);
+    merge_syscall_stats(into.syscalls, stats);
+  }
+}
+
+}  // namespace callprof::record
