@@ -27,9 +27,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/callprof-bench-syscalls-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 prog=$tmp/syscall_loop
 "${BENCH_CC:-cc}" -O2 -g "$script_dir/syscall_loop.c" -o "$prog" || die "cannot build syscall_loop.c"
+# The same with exact mode's hooks: with --syscalls, its calls are placed by the runtime's
+# shadow stack (read by the probe) instead of a copied stack window.
+hooked=$tmp/syscall_loop_hooked
+"${BENCH_CC:-cc}" -O2 -g -finstrument-functions "$script_dir/syscall_loop.c" -o "$hooked" || die "cannot build syscall_loop.c with hooks"
 
 variants=(plain plain-getppid plain-mixed plain-slow callprof-user callprof-none callprof-full callprof-untraced
-          callprof-mixed strace perf-trace bpftrace bpftrace-timed)
+          callprof-mixed exact-untraced callprof-exact strace perf-trace bpftrace bpftrace-timed)
 declare -A RUNS SEEN LOST MISSED UNAVAILABLE WROTE CALLS BASE
 for tool in strace perf bpftrace; do
   command -v $tool >/dev/null && continue
@@ -57,6 +61,10 @@ command_of() {
       cmd=("${record[@]}" --syscalls write --syscall-stacks "${1#callprof-}" -- "$prog" "$N") ;;
     callprof-untraced) base=plain-getppid want= cmd=("${record[@]}" --syscalls read -- "$prog" "$N" getppid) ;;
     callprof-mixed) base=plain-mixed want=$(( N / 1000 + 1 )) cmd=("${record[@]}" --syscalls write -- "$prog" "$N" mixed) ;;
+    exact-untraced) base= cmd=("$callprof" record -q -o "$tmp/$1.data" -- "$hooked" "$N") ;;
+    callprof-exact)  # exact mode's own cost is in its baseline: this is the tracing's
+      base=exact-untraced cmd=("$callprof" record -o "$tmp/$1.data" --syscalls write -- "$hooked" "$N")
+      if (( r > 1 )); then cmd=("${cmd[@]:0:2}" -q "${cmd[@]:2}"); fi ;;
     strace) base=plain-slow n=$slow_n want=$(( slow_n + 1 )) cmd=(strace -c -f -o "$tmp/strace.txt" "$prog" "$slow_n") ;;
     perf-trace) base=plain-slow n=$slow_n want=$(( slow_n + 1 )) cmd=(perf trace -s -o "$tmp/perf.txt" -e write -- "$prog" "$slow_n") ;;
     bpftrace)
@@ -90,9 +98,10 @@ run() {
   CALLS[$v]=$n BASE[$v]=$base
   local seen=- lost=-
   case $v in
+    exact-untraced) ;;
     callprof-*)
       read -r seen lost < <("$callprof" report -i "$tmp/$v.data" --json |
-        jq -r '.metadata.extra | "\(.syscall_events) \(.syscall_lost_events)"')
+        jq -r '.metadata.syscalls | "\(.events) \(.lost_events)"')
       lost=$(( ${LOST[$v]:-0} + lost ))
       (( r == 1 )) && WROTE[$v]=$(grep -m1 'callprof: wrote' "$tmp/err" | sed "s|$tmp/||" || echo "(no summary line)") ;;
     strace) seen=$(awk '$NF == "write" { print $4 }' "$tmp/strace.txt") ;;
