@@ -165,6 +165,7 @@ void ThreadProfile::restart(uint64_t now) {
   for (uint32_t i = 0; i < depth_; ++i) {
     frames_[i].entry_tsc = now;
     frames_[i].child_ticks = 0;
+    frames_[i].inherited = i > 0;
   }
   dropped_calls_ = 0;
   unmatched_exits_ = 0;

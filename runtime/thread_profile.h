@@ -24,7 +24,7 @@ inline constexpr uint64_t kSameStackSpan = 1u << 20;
 
 struct Frame {
   uint32_t node;
-  uint32_t reserved;
+  uint32_t inherited;    // 1: open in the parent when it forked; its call is the parent's
   uint64_t sp;           // the caller's stack pointer at the hook call: orders frames by depth
   uint64_t entry_tsc;
   uint64_t child_ticks;  // time spent in callees that already returned
@@ -103,6 +103,7 @@ class ThreadProfile {
     }
     Frame* f = top + 1;
     f->node = child;
+    f->inherited = 0;
     f->sp = sp;
     f->entry_tsc = now;
     f->child_ticks = 0;
@@ -128,7 +129,8 @@ class ThreadProfile {
   void unwind_to_depth(uint32_t depth, uint64_t now);
   // Close every frame (thread exit).
   void unwind_all(uint64_t now);
-  // After fork: forget all metrics; the frames still open restart at `now`.
+  // After fork: forget all metrics; the frames still open restart at `now`, as context:
+  // their calls were the parent's, so their returns here count none.
   void restart(uint64_t now);
 
   uint32_t node_count() const { return node_count_; }
@@ -182,6 +184,7 @@ class ThreadProfile {
     DumpNode& n = nodes_[f->node];
     int64_t total = int64_t(now - f->entry_tsc);
     if (__builtin_expect(total < 0, 0)) total = 0;  // TSC skew between cores
+    if (__builtin_expect(f->inherited != 0, 0)) return pop_inherited(*f, n, uint64_t(total));
     if (__builtin_expect(uint64_t(total) < min_ticks_, 0)) {
       ++short_calls_;  // its time stays with the caller
       return;
@@ -218,6 +221,13 @@ class ThreadProfile {
     return child;
   }
 
+  // A frame the parent had open when it forked returns in the child: the call was counted
+  // in the parent; the child's time in it (since the fork) is the child's own.
+  void pop_inherited(const Frame& f, DumpNode& n, uint64_t total) {
+    const uint64_t self = total > f.child_ticks ? total - f.child_ticks : 0;
+    n.self_ticks += self;
+    frames_[depth_ - 1].child_ticks += total;
+  }
   Frame* release_dead_frames(uint64_t sp, uint64_t now);
   bool find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now);
   bool excluded_child(uint32_t parent, uint64_t fn) const;

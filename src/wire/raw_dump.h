@@ -142,9 +142,11 @@ static_assert(sizeof(DumpNodeMetrics) == 64);
 
 // A frame still active at dump time; the reader closes it at the thread's end_tsc.
 // Frames are listed outermost first.
+inline constexpr uint32_t kOpenFrameInherited = 1;  // open in the parent at fork: no call here
+
 struct DumpOpenFrame {
   uint32_t node;
-  uint32_t reserved;
+  uint32_t flags;            // kOpenFrame*
   uint64_t entry_tsc;
   uint64_t child_ticks;      // time already spent in completed callees
 };

@@ -67,6 +67,9 @@ TEST_P(LibCalls, TwoHundredForkedChildrenCostLittleAfterTheProgram) {
   measured("alone_200_forks_s", alone);
   const Report r = report();
   EXPECT_EQ(r.processes().size(), 201u);
+  // Frames open at each fork (main, and the fork call itself) are the parent's calls: each
+  // child keeps them as context with no call of its own (issue 14.2: main had 201 calls).
+  expect_function_calls(r, {{"main", 1}, {"fork", 200}, {"child_work", 200}});
   // Wide margin: the recording itself (hooks, dumps, 201 trees) takes ~1 s on a loaded VM.
   EXPECT_LT(recorded - alone, 5.0);
 }

@@ -36,11 +36,12 @@ std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t, std::vec
     uint64_t total = t.info.end_tsc > f.entry_tsc ? t.info.end_tsc - f.entry_tsc : 0;
     uint64_t children = f.child_ticks + inner_total;
     uint64_t self = total > children ? total - children : 0;
-    n.calls += 1;
     n.self_ticks += self;
+    inner_total = total;
+    if (f.flags & wire::kOpenFrameInherited) continue;  // the parent's call, counted there
+    n.calls += 1;
     n.min_self_ticks = std::min(n.min_self_ticks, self);
     n.max_self_ticks = std::max(n.max_self_ticks, self);
-    inner_total = total;
   }
   if (!metrics.empty()) metrics[t.open.empty() ? 0 : t.open.back().node].offcpu_ns += t.info.pending_offcpu_ns;
   return nodes;
@@ -114,7 +115,8 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
   std::vector<bool> used(nodes.size());
   for (size_t k = order.size(); k-- > 1;) {
     uint32_t i = order[k];
-    if (used[i] || nodes[i].calls != 0) used[i] = used[nodes[i].parent] = true;
+    // A frame inherited at fork has time in the child but no call of its own.
+    if (used[i] || nodes[i].calls != 0 || nodes[i].self_ticks != 0) used[i] = used[nodes[i].parent] = true;
   }
   for (size_t k = 1; k < order.size(); ++k) {
     uint32_t i = order[k];

@@ -249,6 +249,26 @@ TEST(ThreadProfile, RestartForgetsMetricsAndRestartsOpenFrames) {
   EXPECT_EQ(prog.at({MAIN, A})->calls, 0u);
   EXPECT_EQ(prog.at({MAIN, B})->self_ticks, 3u);
   EXPECT_EQ(prog.at({MAIN})->self_ticks, 1u);
+  // The frames open at the fork were the parent's calls: the child counts none of them,
+  // and their times since the fork stay out of min/max (issue 14.2).
+  EXPECT_EQ(prog.at({MAIN, B})->calls, 0u);
+  EXPECT_EQ(prog.at({MAIN})->calls, 0u);
+  EXPECT_EQ(prog.at({MAIN, B})->max_self_ticks, 0u);
+}
+
+TEST(ThreadProfile, CallsAfterARestartCountAsUsual) {
+  Program prog;
+  prog.call(MAIN, 0);
+  prog.p.restart(10);
+  prog.call(A, 11);
+  prog.ret(A, 15);
+  prog.call(MAIN, 16);  // a recursive call of an inherited function is the child's own
+  prog.ret(MAIN, 18);
+  prog.ret(MAIN, 20);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, MAIN})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN})->calls, 0u);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 4u);  // 10..11, 15..16, 18..20
 }
 
 TEST(ThreadProfile, UnwindAllClosesEverythingAtOnce) {
