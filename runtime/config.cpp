@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 namespace callprof::rt {
 namespace {
@@ -25,6 +26,18 @@ bool env_path(const char* name, char* out, uint64_t cap) {
   return true;
 }
 
+// As many frames as the program's own stack can hold calls (each pushes at least its 8-byte
+// return address), so the shadow stack never runs out before the program's stack does. It
+// is reserved address space, committed only as deep as the calls go (40 MiB of it for the
+// usual 8 MiB limit).
+uint32_t stack_frames_for_stack_limit() {
+  rlimit r{};
+  uint64_t bytes = getrlimit(RLIMIT_STACK, &r) == 0 && r.rlim_cur != RLIM_INFINITY ? r.rlim_cur : (uint64_t(1) << 29);
+  if (bytes < (8u << 20)) bytes = 8u << 20;  // threads may ask for larger stacks than the limit
+  const uint64_t frames = bytes / 8;
+  return uint32_t(frames > (1u << 26) ? (1u << 26) : frames);
+}
+
 uint32_t power_of_two_at_most(uint32_t n) {
   uint32_t p = 1;
   while (p * 2 <= n) p *= 2;
@@ -37,7 +50,7 @@ bool read_config(RuntimeConfig* c) {
   *c = RuntimeConfig{};
   if (!env_path("CALLPROF_OUTPUT_DIR", c->output_dir, sizeof c->output_dir)) return false;
   c->node_budget = uint32_t(env_u64("CALLPROF_MAX_NODES", c->node_budget, 1024, 1u << 28));  // index: 2^29 slots
-  c->stack_frames = uint32_t(env_u64("CALLPROF_STACK_FRAMES", c->stack_frames, 64, 1u << 24));
+  c->stack_frames = uint32_t(env_u64("CALLPROF_STACK_FRAMES", stack_frames_for_stack_limit(), 64, 1u << 26));
   c->limits.max_depth = uint32_t(env_u64("CALLPROF_MAX_DEPTH", UINT32_MAX, 1, UINT32_MAX));
   c->min_duration_ns = env_u64("CALLPROF_MIN_NS", 0, 0, UINT64_MAX);
   c->timeline_events = uint32_t(env_u64("CALLPROF_TIMELINE_EVENTS", 0, 1, 1u << 24));

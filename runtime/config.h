@@ -12,7 +12,7 @@ namespace callprof::rt {
 struct RuntimeConfig {
   char output_dir[512];
   uint32_t node_budget = 1u << 20;   // per thread; exceeding it prunes
-  uint32_t stack_frames = 1u << 16;  // shadow stack capacity per thread
+  uint32_t stack_frames = 1u << 16;  // shadow stack capacity per thread (from RLIMIT_STACK, config.cpp)
   ThreadLimits limits;               // --max-depth, --min-duration (converted to ticks later)
   uint64_t min_duration_ns = 0;
   uint32_t timeline_events = 0;      // per-thread timeline ring (record --timeline); 0: none

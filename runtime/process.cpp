@@ -28,6 +28,7 @@ pthread_key_t g_exit_key;
 // Signal handlers that interrupt a hook are rare and shallow: a small second tree.
 constexpr uint32_t kInterruptNodes = 1u << 14;
 constexpr uint32_t kInterruptFrames = 1u << 10;
+constexpr uint32_t kMinStackFrames = 1u << 16;
 int g_init_state = 0;               // 0 none, 1 running, 2 done
 
 uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
@@ -63,9 +64,9 @@ ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t
 }
 
 TreeLayout interrupt_layout() { return tree_layout(kInterruptNodes, kInterruptFrames, false, false); }
-TreeLayout main_layout() {
+TreeLayout main_layout(uint32_t frames) {
   const RuntimeConfig& c = g_process.config;
-  return tree_layout(c.node_budget, c.stack_frames, c.node_metrics(), true, c.timeline_events);
+  return tree_layout(c.node_budget, frames, c.node_metrics(), true, c.timeline_events);
 }
 // A thread's reservation: its state, the interrupt tree, then the main tree.
 uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }
@@ -162,7 +163,15 @@ ThreadState* attach_thread() {
   ensure_initialized();
   if (!g_process.enabled) return nullptr;
   const RuntimeConfig& c = g_process.config;
-  ThreadState* s = new_thread_state(main_layout(), c.node_budget, c.stack_frames);
+  // The shadow stack is address space, committed only as deep as the calls go; where even
+  // that is refused (strict overcommit), a quarter of it, down to the old fixed size.
+  ThreadState* s = nullptr;
+  uint32_t frames = c.stack_frames;
+  for (;;) {
+    s = new_thread_state(main_layout(frames), c.node_budget, frames);
+    if (s || frames / 4 < kMinStackFrames) break;
+    frames /= 4;
+  }
   if (!s) return nullptr;
   s->profile.set_limits(c.limits);
   open_thread_events(s, c.events);
@@ -193,7 +202,7 @@ void finish_thread(ThreadState* s, bool release) {
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
     withdraw_syscall_context();
-    const TreeLayout l = main_layout();
+    const TreeLayout l = main_layout(s->profile.frame_capacity());
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
     madvise(tree, l.timeline, MADV_DONTNEED);
     char* nodes_end = tree + page_round(l.nodes + s->profile.node_count() * sizeof(DumpNode));

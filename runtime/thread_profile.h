@@ -136,6 +136,7 @@ class ThreadProfile {
   uint32_t node_count() const { return node_count_; }
   const DumpNode* nodes() const { return nodes_; }
   uint32_t depth() const { return depth_ - 1; }              // frames, excluding the root
+  uint32_t frame_capacity() const { return frame_capacity_; }
   const Frame* open_frames() const { return frames_ + 1; }   // outermost first
   // Where the system-call probe reads the running node (wire/syscall_context.h).
   const uint32_t* depth_address() const { return &depth_; }

@@ -77,7 +77,30 @@ ExactSource::Collected ExactSource::collect() const {
   c.from_snapshots = dumps.from_snapshots;
   c.empty = dumps.dumps.empty();
   if (!c.empty) c.built = build_profile(dumps.dumps);
+  if (auto w = unrecorded_warning(c.built); !w.empty()) c.warnings.push_back(std::move(w));
   return c;
+}
+
+std::string unrecorded_warning(const BuildResult& built) {
+  uint64_t dropped = 0, limited = 0, lost = 0;
+  for (const Thread& t : built.profile.threads) {
+    dropped += t.dropped_calls;
+    limited += t.depth_limited_calls;
+    lost += t.lost_events;
+  }
+  std::vector<std::string> parts;
+  if (dropped)
+    parts.push_back(fmt::format("{} calls dropped (a thread's shadow stack or node budget was full: "
+                                "CALLPROF_STACK_FRAMES, --max-nodes)",
+                                dropped));
+  if (limited) parts.push_back(fmt::format("{} calls deeper than --max-depth", limited));
+  if (lost) parts.push_back(fmt::format("{} context-switch records lost (off-CPU times are lower bounds)", lost));
+  if (built.unmatched_exits)
+    parts.push_back(fmt::format("{} returns without a recorded entry (code that left frames in a way the "
+                                "runtime did not see)",
+                                built.unmatched_exits));
+  if (parts.empty()) return "";
+  return "not everything was recorded: " + join(parts, "; ") + "; `report --view threads` shows which threads";
 }
 
 void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {

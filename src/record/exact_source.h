@@ -44,6 +44,10 @@ class ExactSource {
   std::vector<std::pair<std::string, std::string>> env_;
 };
 
+// One line saying what the runtime could not record (calls dropped or beyond --max-depth,
+// lost context-switch records, unmatched returns) and why; "" when it recorded everything.
+std::string unrecorded_warning(const BuildResult& built);
+
 // Exact mode's facts (the options it ran with) into the metadata; keeps what the build set.
 void stamp_exact_facts(Metadata& meta, const RecordArgs& args);
 

@@ -29,6 +29,7 @@ class Filters : public E2ETest {
   }
 };
 class Pruning : public Filters {};
+class Limits : public E2ETest {};
 class Snapshots : public E2ETest {
  protected:
   // Records snapshots.c in `mode` with record options; returns record's result.
@@ -42,6 +43,7 @@ class Snapshots : public E2ETest {
 };
 E2E_INSTANTIATE(Filters);
 E2E_INSTANTIATE(Pruning);
+E2E_INSTANTIATE(Limits);
 E2E_INSTANTIATE(Snapshots);
 
 TEST_P(Filters, ExcludedFunctionsVanishAndTheirCalleesMoveUp) {
@@ -113,6 +115,40 @@ TEST_P(Pruning, HalfAMillionPathsStayWithinTheNodeBudget) {
   for (int d = 0; d < 10; ++d) expect_path_calls(r, {{{"main", "g" + std::to_string(d)}, 50000}});
   ASSERT_NE(r.find_function("[pruned]"), nullptr);
   expect_report_invariants(r);
+}
+
+// Recursion 100,000 deep is recorded whole: the shadow stack holds as many frames as the
+// program's stack can hold calls (it held 65,536, and 34,467 calls went unrecorded
+// without a word; issue 14.1).
+TEST_P(Limits, DeepRecursionIsRecordedToItsBottom) {
+  const std::string binary = build("deep_recursion.c");
+  RunResult rec = run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--", binary, "100000"}, dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  EXPECT_EQ(rec.err, "") << "nothing to warn about";
+  const Report r = report();
+  expect_function_calls(r, {{"main", 1}, {"dive", 100001}});
+  EXPECT_EQ(u64(r.threads().at(0), "dropped_calls"), 0u);
+  EXPECT_TRUE(r.doc().at("metadata").at("warnings").empty());
+}
+
+// When calls cannot be recorded, the recording says so in one line, and the profile says
+// it too (metadata.warnings, the thread's dropped_calls), with the counts adding up.
+TEST_P(Limits, CallsThatCouldNotBeRecordedAreSaidAtTheEnd) {
+  const std::string binary = build("deep_recursion.c", {"-g"});  // no other warning
+  RunResult rec =
+      run({E2E_CALLPROF, "record", "--max-nodes", "1024", "-o", "profile.callprof", "--", binary, "5000"}, dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  const std::string warning = "callprof: warning: not everything was recorded: ";
+  const size_t at = rec.err.find(warning);
+  EXPECT_NE(at, std::string::npos) << rec.err;
+  EXPECT_EQ(rec.err.find("warning", at + warning.size()), std::string::npos) << "one warning line:\n" << rec.err;
+  const Report r = report();
+  const uint64_t dropped = u64(r.threads().at(0), "dropped_calls");
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(u64(r.function("dive"), "calls") + dropped, 5001u);
+  const json& warnings = r.doc().at("metadata").at("warnings");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings.at(0).get<std::string>().find(std::to_string(dropped) + " calls dropped"), std::string::npos);
 }
 
 TEST_P(Snapshots, KilledProgramKeepsDataUpToItsLastSnapshot) {
