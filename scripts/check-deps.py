@@ -23,7 +23,7 @@ ALLOWED = {
     "collect/sampling": ["collect/runtime", "model", "symbols"],
     # probe mode: sites by disassembly, hits paired into calls on the stack engine's paths
     "collect/probes": ["collect/sampling", "collect/runtime", "model", "symbols"],
-    "collect/syscalls": ["model", "symbols"],
+    "collect/syscalls": ["model", "symbols", "wire"],
     # record: one session per recording (sources, drain loop, snapshots, metadata, write).
     "record": ["collect/runtime", "collect/sampling", "collect/probes", "collect/syscalls", "target", "trace", "model", "symbols",
                "util"],

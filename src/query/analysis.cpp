@@ -70,7 +70,7 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   Analysis a;
   a.profile_ = std::make_unique<Profile>(std::move(profile));
   a.options_ = options;
-  if (!options.raw) compensate(*a.profile_);
+  if (!options.raw) a.compensation_ = compensate(*a.profile_);
   if (Status s = a.select_threads(); !s) return s.error();
   if (Status s = a.compile_patterns(); !s) return s.error();
   a.build_tree();

@@ -14,6 +14,7 @@
 #include "graph/aggregate.h"
 #include "graph/node_quantities.h"
 #include "graph/tree_stats.h"
+#include "model/transform/compensate.h"
 #include "model/profile.h"
 #include "query/names.h"
 #include "util/pattern.h"
@@ -66,6 +67,8 @@ class Analysis {
   uint64_t total(Metric m) const;
   bool cpu_measured() const { return cpu_measured_; }
   bool compensated() const { return profile_->meta.compensated; }
+  // What compensation did here (nothing when raw or already compensated in the file).
+  const CompensationStats& compensation() const { return compensation_; }
   bool focused() const { return !options_.focus.empty(); }
   // Distinct modules of the functions in the tree (views drop the module column at 1).
   size_t module_count() const { return module_count_; }
@@ -101,6 +104,7 @@ class Analysis {
   void aggregate();
 
   std::unique_ptr<Profile> profile_;  // stable address: views keep pointers into it
+  CompensationStats compensation_;
   QueryOptions options_;
   std::vector<size_t> threads_;
   const CallTree* single_ = nullptr;  // one selected thread, unchanged: no copy

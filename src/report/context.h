@@ -31,6 +31,7 @@ class ReportContext {
   uint64_t grand_total_ns() const { return analysis_->grand_total_ns(); }
   bool cpu_measured() const { return analysis_->cpu_measured(); }
   bool compensated() const { return analysis_->compensated(); }
+  const CompensationStats& compensation() const { return analysis_->compensation(); }
   bool sampled() const { return stats().has_samples; }
   // Show the module column: the tree's functions come from more than one module.
   bool show_module() const { return analysis_->module_count() > 1; }

@@ -29,9 +29,15 @@ std::string hook_cost(const Profile& p) {
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
   const std::string cost = hook_cost(ctx.profile());
-  if (ctx.compensated())
+  if (ctx.compensated()) {
     out << "# times:    compensated for measured hook overhead" << (cost.empty() ? "" : " (" + cost + ")")
         << "; --raw for raw numbers\n";
+    // Never clamped silently: where the estimate exceeded a node's on-CPU time, say so.
+    if (const CompensationStats& c = ctx.compensation(); c.limited > 0)
+      out << fmt::format("#           {} of {} nodes ran on the CPU for less than the hooks' estimated cost "
+                         "({} not removed): their self time is their off-CPU time, or 0\n",
+                         c.limited, c.nodes, format_ns(uint64_t(c.unremoved_ns)));
+  }
   else if (!cost.empty())
     out << "# times:    raw, not compensated for the measured hook overhead (" << cost << ")\n";
 }

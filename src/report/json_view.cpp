@@ -403,6 +403,9 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
                     {"names", name_style_name(q.names)}};
   out << "{\n\"schema_version\": " << kSchemaVersion << ",\n";
   out << "\"compensated\": " << (ctx.compensated() ? "true" : "false") << ",\n";
+  const CompensationStats& c = ctx.compensation();
+  out << "\"compensation\": "
+      << dump(json{{"nodes", c.nodes}, {"limited", c.limited}, {"unremoved_ns", uint64_t(c.unremoved_ns)}}) << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";
   out << "\"summary\": " << dump(summary(ctx)) << ",\n";

@@ -33,7 +33,8 @@ bool has_hook_costs(const Profile& profile) {
                      [](const Process& p) { return has_hook_costs(p); });
 }
 
-void compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
+CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
+  CompensationStats stats;
   const std::vector<uint64_t> children = child_calls(tree);
   for (NodeId i = 1; i < tree.size(); ++i) {  // the root is no call: nothing to remove
     Metrics& m = tree.base(i);
@@ -42,7 +43,16 @@ void compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
     if (hooked == 0 && m[Metric::Syscalls] > 0) continue;
     const double cost = double(hooked) * c.hook_inner_ns + double(children[i]) * c.hook_outer_ns +
                         double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
-    m[Metric::WallNs] = minus(m[Metric::WallNs], cost);
+    if (cost <= 0) continue;
+    ++stats.nodes;
+    // The hooks ran on the CPU: their cost comes out of the on-CPU share, never the waiting.
+    const uint64_t off = cpu_measured ? std::min(m[Metric::OffCpuNs], m[Metric::WallNs]) : 0;
+    const double on_cpu = double(m[Metric::WallNs] - off);
+    if (cost > on_cpu + 0.5) {
+      ++stats.limited;
+      stats.unremoved_ns += cost - on_cpu;
+    }
+    m[Metric::WallNs] = off + minus(m[Metric::WallNs] - off, cost);
     // One call's self time cannot exceed all calls' (min/max lose only the inner cost, while
     // self also loses the outer cost of the children); a single call is exactly the self.
     const uint64_t self = m[Metric::WallNs];
@@ -50,13 +60,14 @@ void compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
     if (m.has_min(Metric::MinWallNs))
       m[Metric::MinWallNs] = one ? self : std::min(self, minus(m[Metric::MinWallNs], c.hook_inner_ns));
     m[Metric::MaxWallNs] = one ? self : std::min(self, minus(m[Metric::MaxWallNs], c.hook_inner_ns));
-    if (cpu_measured)
-      m[Metric::CpuNs] = m[Metric::WallNs] > m[Metric::OffCpuNs] ? m[Metric::WallNs] - m[Metric::OffCpuNs] : 0;
+    if (cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - off;
   }
+  return stats;
 }
 
-void compensate(Profile& profile) {
-  if (profile.meta.compensated) return;
+CompensationStats compensate(Profile& profile) {
+  CompensationStats stats;
+  if (profile.meta.compensated) return stats;
   const std::vector<size_t> process = thread_processes(profile);
   bool changed = false;
   for (size_t i = 0; i < profile.threads.size(); ++i) {
@@ -64,10 +75,11 @@ void compensate(Profile& profile) {
     const Process& constants = profile.processes[process[i]];
     if (!has_hook_costs(constants)) continue;
     Thread& t = profile.threads[i];
-    compensate_tree(t.tree, constants, t.offcpu == Thread::OffCpu::Measured);
+    stats.add(compensate_tree(t.tree, constants, t.offcpu == Thread::OffCpu::Measured));
     changed = true;
   }
   if (changed) profile.meta.compensated = true;
+  return stats;
 }
 
 }  // namespace callprof

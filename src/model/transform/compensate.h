@@ -20,12 +20,27 @@ bool has_hook_costs(const Process& process);
 // the node's ExcludedCalls. Min/max self lose hook_inner (not below 0) and are capped at
 // self' (for a node of one call both become self'). A node whose calls are all system
 // calls is left alone (its time is the traced duration, moved out of its parent).
-// When the thread's off-CPU time was measured, CpuNs becomes max(0, self' - OffCpuNs).
+// The hooks run on the CPU, so their cost comes out of the node's on-CPU share of its self
+// time (self - OffCpuNs; all of self when off-CPU time was not measured), never out of its
+// off-CPU time: the waiting was real. So CpuNs + OffCpuNs = self' holds after compensation
+// (CpuNs becomes self' - OffCpuNs when measured). A node whose on-CPU share is smaller than
+// the estimated cost keeps its off-CPU time (or 0): it is counted as `limited` (the
+// constant overestimates the hooks there: tiny recursive functions, for instance).
 // Threads of processes without constants are left alone. Sets meta.compensated
 // when anything was compensated; does nothing on a profile already marked so.
-void compensate(Profile& profile);
+struct CompensationStats {
+  uint64_t nodes = 0;         // nodes compensated
+  uint64_t limited = 0;       // of those, nodes whose on-CPU self was less than the estimated cost
+  double unremoved_ns = 0;    // the cost those nodes could not give
+  void add(const CompensationStats& o) {
+    nodes += o.nodes;
+    limited += o.limited;
+    unremoved_ns += o.unremoved_ns;
+  }
+};
+CompensationStats compensate(Profile& profile);
 
 // Compensates one tree with the given constants (exposed for tests and other tools).
-void compensate_tree(CallTree& tree, const Process& constants, bool cpu_measured);
+CompensationStats compensate_tree(CallTree& tree, const Process& constants, bool cpu_measured);
 
 }  // namespace callprof

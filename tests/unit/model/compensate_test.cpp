@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+#include <vector>
+
 namespace callprof {
 namespace {
 
@@ -156,6 +160,72 @@ TEST(Compensate, SyscallLeavesPassedNoHooks) {
   // main: 1000 - 1*10 - 4*5 (a's calls; none for the 3 system calls) = 970
   EXPECT_EQ(t.node(main).base[Metric::WallNs], 970u);
   EXPECT_EQ(t.node(a).base[Metric::WallNs], 360u);  // 400 - 4*10
+}
+
+
+// The invariant the views rely on (issue 14.13): after compensation every node's CPU and
+// off-CPU times add up to its self time, and so every subtree's cum values do too; no
+// off-CPU time is removed. Random trees, with costs from negligible to far larger than the
+// nodes' times, so that many nodes are limited.
+TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
+  std::mt19937_64 random(20261126);
+  for (int round = 0; round < 200; ++round) {
+    CallTree t;
+    std::vector<NodeId> nodes = {kRootNode};
+    const size_t size = 1 + random() % 60;
+    for (size_t i = 0; i < size; ++i) {
+      const NodeId parent = nodes[random() % nodes.size()];
+      const NodeId n = t.child(parent, FunctionId(random() % 8));
+      Metrics& m = t.base(n);
+      m[Metric::Calls] += 1 + random() % 1000;
+      const uint64_t wall = random() % 2000000, off = wall == 0 ? 0 : random() % (wall + 1);
+      m[Metric::WallNs] += wall;
+      m[Metric::OffCpuNs] += off;
+      m[Metric::CpuNs] += wall - off;
+      m[Metric::ExcludedCalls] += random() % 3 == 0 ? random() % 100 : 0;
+      if (random() % 10 == 0) m[Metric::Syscalls] = m[Metric::Calls];  // a [syscall] leaf
+      nodes.push_back(n);
+    }
+    const CallTree before = t;
+    const double scale = std::pow(10.0, double(random() % 7) - 2);  // 0.01 .. 10,000 ns per hook
+    const CompensationStats stats =
+        compensate_tree(t, Process{.hook_inner_ns = 7.5 * scale, .hook_outer_ns = 3.25 * scale, .excluded_hook_ns = scale}, true);
+    EXPECT_LE(stats.limited, stats.nodes);
+    for (NodeId i = 1; i < t.size(); ++i) {
+      const Metrics& m = t.node(i).base;
+      ASSERT_EQ(m[Metric::CpuNs] + m[Metric::OffCpuNs], m[Metric::WallNs]) << "round " << round << " node " << i;
+      EXPECT_EQ(m[Metric::OffCpuNs], before.node(i).base[Metric::OffCpuNs]) << "waiting is never removed";
+      EXPECT_LE(m[Metric::WallNs], before.node(i).base[Metric::WallNs]);
+    }
+    // Cum values: sums of self values over each subtree, so the invariant carries over.
+    std::vector<uint64_t> cum_wall(t.size()), cum_cpu(t.size()), cum_off(t.size());
+    for (NodeId i = t.size(); i-- > 1;) {
+      const Metrics& m = t.node(i).base;
+      cum_wall[i] += m[Metric::WallNs];
+      cum_cpu[i] += m[Metric::CpuNs];
+      cum_off[i] += m[Metric::OffCpuNs];
+      const NodeId p = t.node(i).parent;
+      cum_wall[p] += cum_wall[i], cum_cpu[p] += cum_cpu[i], cum_off[p] += cum_off[i];
+    }
+    for (NodeId i = 1; i < t.size(); ++i) ASSERT_EQ(cum_cpu[i] + cum_off[i], cum_wall[i]);
+  }
+}
+
+TEST(Compensate, NodesWithLessCpuThanTheCostAreCountedAndKeepTheirWaiting) {
+  CallTree t;
+  const NodeId n = t.child(kRootNode, 0);
+  Metrics& m = t.base(n);
+  m[Metric::Calls] = 100;
+  m[Metric::WallNs] = 1500;  // 1000 of it blocked, 500 on the CPU
+  m[Metric::OffCpuNs] = 1000;
+  m[Metric::CpuNs] = 500;
+  const CompensationStats stats = compensate_tree(t, Process{.hook_inner_ns = 8}, true);  // 800 > 500
+  EXPECT_EQ(t.node(n).base[Metric::WallNs], 1000u);
+  EXPECT_EQ(t.node(n).base[Metric::CpuNs], 0u);
+  EXPECT_EQ(t.node(n).base[Metric::OffCpuNs], 1000u);
+  EXPECT_EQ(stats.nodes, 1u);
+  EXPECT_EQ(stats.limited, 1u);
+  EXPECT_DOUBLE_EQ(stats.unremoved_ns, 300.0);
 }
 
 }  // namespace

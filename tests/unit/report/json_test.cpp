@@ -56,7 +56,7 @@ using V = std::vector<std::string>;
 
 TEST(Json, TopLevelSectionsAndKeys) {
   const ordered d = ordered::parse(report_text(testing::counter_example_profile()));
-  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
+  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "compensation", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
                         "processes", "modules", "syscalls", "by_process", "by_thread"}));
   EXPECT_EQ(d["schema_version"], 2);
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
