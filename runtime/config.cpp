@@ -4,11 +4,13 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "early_env.h"
+
 namespace callprof::rt {
 namespace {
 
 uint64_t env_u64(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
-  const char* v = getenv(name);
+  const char* v = runtime_getenv(name);
   if (!v || !*v) return fallback;
   char* end = nullptr;
   unsigned long long n = strtoull(v, &end, 10);
@@ -19,7 +21,7 @@ uint64_t env_u64(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) 
 bool env_flag(const char* name, bool fallback) { return env_u64(name, fallback ? 1 : 0, 0, 1) != 0; }
 
 bool env_path(const char* name, char* out, uint64_t cap) {
-  const char* v = getenv(name);
+  const char* v = runtime_getenv(name);
   out[0] = 0;
   if (!v || !*v || strlen(v) >= cap) return false;
   strcpy(out, v);

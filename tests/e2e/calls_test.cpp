@@ -36,6 +36,17 @@ TEST_P(Calls, ExactOnEveryFunctionEdgeAndPath) {
   expect_report_invariants(r);
 }
 
+// A hook can run before libc has set `environ` (here from .preinit_array): the runtime
+// reads its configuration from /proc/self/environ then, instead of switching itself off
+// (no profile at all before; issue 14.3).
+TEST_P(Calls, HooksBeforeLibcIsSetUpAreRecorded) {
+  std::string out;
+  const Report r = record_and_report(build("preinit_hooks.c", {"-g"}), {}, &out);
+  EXPECT_EQ(out, "ok\n");
+  expect_path_calls(r, {{{"preinit", "early"}, 1}, {{"main", "work"}, 10}});
+  expect_function_calls(r, {{"main", 1}, {"preinit", 1}});
+}
+
 TEST_P(GprofSplit, EdgesCarryMeasuredNotApportionedTime) {
   std::string out;
   const Report r = record_and_report(build("gprof_split.c"), {}, &out);
