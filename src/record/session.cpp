@@ -14,6 +14,7 @@
 #include "model/transform/attach_syscalls.h"
 #include "record/drain_loop.h"
 #include "record/observed_launch.h"
+#include "target/descendants.h"
 #include "record/option_rules.h"
 #include "record/output_path.h"
 #include "record/snapshot_watcher.h"
@@ -225,6 +226,7 @@ Status RecordingSession::start_exact() {
   LaunchSpec spec;
   spec.argv = args_.command;
   exact_->add_environment(spec);
+  if (Status s = adopt_orphans(); !s) reporter_.warn(s.error().message);
   if (!args_.syscalls.enabled()) {
     auto pid = launch(spec);
     if (!pid) return pid.error();
@@ -300,6 +302,24 @@ void RecordingSession::observe(Outcome& out) {
     out.program = *status;
   else
     reporter_.error(status.error().message);
+  if (exact_) wait_for_descendants();
+}
+
+// Processes the program left running (an orphaned child, a daemon) were adopted: their
+// calls are part of the run, and they write their data when they end.
+void RecordingSession::wait_for_descendants() {
+  std::vector<pid_t> running = running_children();
+  if (running.empty()) return;
+  std::string pids;
+  for (pid_t p : running) pids += (pids.empty() ? "" : ", ") + std::to_string(p);
+  reporter_.note(fmt::format("the program left {} process{} running ({}): waiting for {} to end (Ctrl-C stops waiting)",
+                             running.size(), running.size() == 1 ? "" : "es", pids,
+                             running.size() == 1 ? "it" : "them"));
+  if (wait_for_children()) return;
+  for (pid_t p : running_children())
+    unfollowed_.push_back(fmt::format("process {} was still running when the recording stopped: its calls "
+                                      "are missing (it writes them when it ends)",
+                                      p));
 }
 
 // --call-graph auto: DWARF unless the program keeps frame pointers (a frame-pointer walk
@@ -357,6 +377,7 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
         "never call an instrumented function?)");
   }
   if (final) {
+    c.warnings.insert(c.warnings.end(), unfollowed_.begin(), unfollowed_.end());
     for (const auto& w : c.warnings) reporter_.warn(w);
     for (const auto& w : c.built.warnings) reporter_.warn(w);
   }

@@ -51,6 +51,7 @@ class RecordingSession {
   Status open_tracing(bool follow_children);
   void make_collector();
   void observe(Outcome& out);
+  void wait_for_descendants();
   void drain_perf();
   void build_and_write(Outcome& out);
   std::optional<Profile> build_exact(bool final, size_t& from_snapshots);  // none: no snapshot yet
@@ -73,6 +74,7 @@ class RecordingSession {
   std::optional<ProbeSource> probes_;         // probe mode
   std::optional<sampling::PerfSession> perf_;  // sample, syscall, exact with --syscalls
   pid_t pid_ = 0;                             // launched program
+  std::vector<std::string> unfollowed_;       // said at the end: processes whose data is missing
   int64_t start_realtime_ns_ = 0;
   int64_t start_steady_ns_ = 0;
   std::mutex write_mutex_;                    // snapshots (watcher thread) and the final write

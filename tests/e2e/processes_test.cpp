@@ -137,6 +137,24 @@ E2E_INSTANTIATE(Fork);
 
 TEST_P(Fork, ChildLeavesWithExit) { check("exit"); }
 
+// A process the program leaves running (an orphaned child, a daemon) is waited for, and
+// its calls are in the profile; daemon()'s parent, which glibc ends with an internal _exit,
+// writes its data too (issue 14.7: 1 process and no in_background calls; daemon: no
+// profile data at all).
+TEST_P(Fork, ProcessesLeftRunningAreWaitedFor) {
+  const std::string binary = build("orphans.c", {"-g"});
+  for (const char* how : {"fork", "daemon"}) {
+    SCOPED_TRACE(how);
+    const RunResult rec = run({E2E_CALLPROF, "record", "-o", "profile.callprof", "--", binary, how}, dir());
+    ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+    EXPECT_NE(rec.err.find("the program left 1 process running"), std::string::npos) << rec.err;
+    const Report r = report();
+    EXPECT_EQ(r.processes().size(), 2u);
+    expect_function_calls(r, {{"main", 1}, {"before", 1}, {"in_background", 5}});
+    expect_report_invariants(r);
+  }
+}
+
 // A finished thread's data lives in its own mapping, which the child unmaps: the child of
 // a process that had a thread once died of SIGSEGV there.
 TEST_P(Fork, ChildOfAProcessThatHadAThreadRunsNormally) {
