@@ -1,12 +1,15 @@
 // The exec family, interposed: exec replaces the image without running exit handlers, so
 // the image's dump is written first (and removed again if the exec fails). The new image
-// loads the runtime again through the inherited LD_PRELOAD and writes its own dump.
+// loads the runtime again through the inherited LD_PRELOAD and writes its own dump. An
+// environment the program passes itself gets the runtime's variables back (child_env.h).
 #include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "child_env.h"
 #include "process.h"
 
 #define CALLPROF_EXPORT extern "C" __attribute__((visibility("default")))
@@ -50,10 +53,17 @@ void fill_args(char** argv, const char* first, size_t n, va_list ap) {
 
 }  // namespace
 
+// `envp` with the runtime's variables, in stack memory of the calling function.
+#define CALLPROF_CHILD_ENV(name, envp)                                                                   \
+  char** name##_slots = static_cast<char**>(alloca(callprof::rt::runtime_env_slots(envp) * sizeof(char*))); \
+  char* name##_preload = static_cast<char*>(alloca(callprof::rt::runtime_preload_bytes(envp)));            \
+  char* const* name = callprof::rt::with_runtime_env(envp, name##_slots, name##_preload)
+
 CALLPROF_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   static ExecveFn fn = real<ExecveFn>("execve");
+  CALLPROF_CHILD_ENV(env, envp);
   before_exec();
-  return after_failed_exec(fn(path, argv, envp));
+  return after_failed_exec(fn(path, argv, env));
 }
 
 CALLPROF_EXPORT int execv(const char* path, char* const argv[]) {
@@ -70,14 +80,16 @@ CALLPROF_EXPORT int execvp(const char* file, char* const argv[]) {
 
 CALLPROF_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   static ExecveFn fn = real<ExecveFn>("execvpe");
+  CALLPROF_CHILD_ENV(env, envp);
   before_exec();
-  return after_failed_exec(fn(file, argv, envp));
+  return after_failed_exec(fn(file, argv, env));
 }
 
 CALLPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   static FexecveFn fn = real<FexecveFn>("fexecve");
+  CALLPROF_CHILD_ENV(env, envp);
   before_exec();
-  return after_failed_exec(fn(fd, argv, envp));
+  return after_failed_exec(fn(fd, argv, env));
 }
 
 // Like glibc's own execl*, the argument vector lives on the stack.
@@ -107,4 +119,23 @@ CALLPROF_EXPORT int execle(const char* path, const char* arg, ...) {
   char* const* envp = va_arg(ap, char* const*);
   va_end(ap);
   return execve(path, argv, envp);
+}
+
+// posix_spawn runs its child's exec inside libc, out of an interposer's reach: the
+// environment is fixed here instead.
+using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                        char* const[], char* const[]);
+
+CALLPROF_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  static SpawnFn fn = real<SpawnFn>("posix_spawn");
+  CALLPROF_CHILD_ENV(env, envp);
+  return fn(pid, path, actions, attr, argv, env);
+}
+
+CALLPROF_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  static SpawnFn fn = real<SpawnFn>("posix_spawnp");
+  CALLPROF_CHILD_ENV(env, envp);
+  return fn(pid, file, actions, attr, argv, env);
 }

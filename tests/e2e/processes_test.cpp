@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "e2e_support.h"
 
@@ -136,6 +137,18 @@ class Fork : public E2ETest {
 E2E_INSTANTIATE(Fork);
 
 TEST_P(Fork, ChildLeavesWithExit) { check("exit"); }
+
+// Children started with an environment of the program's own (posix_spawn, execve with its
+// own envp) are profiled too: the runtime puts its variables back (issue 14.7: they ran
+// without it, and nothing said so).
+TEST_P(Fork, ChildrenWithTheirOwnEnvironmentAreProfiled) {
+  const Report r = record_and_report(build("own_env_children.c", {"-g"}));
+  std::set<uint64_t> pids;
+  for (const json& p : r.processes()) pids.insert(u64(p, "pid"));
+  EXPECT_EQ(pids.size(), 3u) << "the parent, the spawned child, the forked child (two images)";
+  EXPECT_EQ(r.processes().size(), 4u);
+  expect_function_calls(r, {{"parent_work", 1}, {"child_work", 6}});
+}
 
 // A process the program leaves running (an orphaned child, a daemon) is waited for, and
 // its calls are in the profile; daemon()'s parent, which glibc ends with an internal _exit,
