@@ -20,10 +20,13 @@ sem_t g_requests;
 uint32_t g_seq = 0;
 int g_dump_lock = 0;
 bool g_started = false;
-// Signals whose default action ends the process: on these the data is written first.
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,    SIGABRT, SIGTRAP, SIGSYS,  SIGTERM,
-                                 SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
-                                 SIGXFSZ, SIGPROF, SIGVTALRM};
+// The signals on which the data is written before the process dies: those whose default
+// action is a core dump (crashes: faults, abort, traps, resource limits, SIGQUIT) and the
+// two by which a user ends a program (Ctrl-C, kill). No others: a handler shows to the
+// raw rt_sigaction system call and in /proc/PID/status, and signals such as SIGUSR1,
+// SIGALRM or SIGPIPE are the program's own business.
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT, SIGTRAP,
+                                 SIGSYS,  SIGQUIT, SIGXCPU, SIGXFSZ, SIGINT,  SIGTERM};
 
 void on_snapshot_signal(int) {
   int saved = errno;
@@ -73,16 +76,16 @@ void start_thread() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
+// Only where the disposition is still the default (an inherited SIG_IGN stays); a
+// program that sets SIG_DFL later gets ours back (signal_intercept.h).
 void install_fatal_handlers() {
   for (int sig : kFatalSignals) {
-    struct sigaction old;
-    if (real_sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sa.sa_flags = SA_RESETHAND | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    install_runtime_handler(sig, sa);
+    install_runtime_handler(sig, sa, true, true);
   }
 }
 
@@ -108,7 +111,7 @@ void start_snapshots(const RuntimeConfig& c) {
     sa.sa_handler = on_snapshot_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    install_runtime_handler(c.snapshot_signal, sa);
+    install_runtime_handler(c.snapshot_signal, sa, false, false);
   }
   g_started = true;
   start_thread();
