@@ -135,11 +135,18 @@ uint32_t read_cmdline(char* buf, uint32_t cap) {
   return n > 0 ? uint32_t(n) : 0;
 }
 
-void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bool final) {
+void read_thread_name(const ThreadState& s, char* name, uint32_t cap);
+
+// `own`: the calling thread's state (no other thread tears it down; if this dump
+// interrupted its own teardown, its ring is left alone).
+void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bool final, bool own) {
   const ThreadProfile& p = s.profile;
   wire::DumpThread t{};
   bool exited_before = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
-  if (!exited_before && &s == t_state) drain_events(&s);
+  const bool ring_usable = !exited_before && !__atomic_load_n(&s.tearing_down, __ATOMIC_ACQUIRE);
+  if (own && ring_usable) drain_events(&s);
+  memcpy(t.name, s.name, sizeof t.name);
+  if (!exited_before) read_thread_name(s, t.name, sizeof t.name);
   t.tid = s.tid;
   t.creator_tid = s.creator_tid;
   t.creator_node = s.creator_node;
@@ -151,11 +158,10 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   t.end_tsc = exited_before ? s.end_tsc : now;
   t.dropped_calls = p.dropped_calls();
   t.unmatched_exits = uint32_t(p.unmatched_exits() < UINT32_MAX ? p.unmatched_exits() : UINT32_MAX);
-  memcpy(t.name, s.name, sizeof t.name);
   // Interrupt-tree frames still open belong to a handler of another thread that is still
   // running; its completed calls are kept, the open ones are not.
   t.interrupt_node_count = s.interrupts.node_count() > 1 ? s.interrupts.node_count() : 0;
-  t.pending_offcpu_ns = exited_before || &s == t_state ? 0 : pending_offcpu_ns(&s, now_ns);
+  t.pending_offcpu_ns = own || !ring_usable ? 0 : pending_offcpu_ns(&s, now_ns);
   t.depth_limited_calls = p.depth_limited_calls();
   t.short_calls = p.short_calls();
   t.lost_events = s.events.lost;
@@ -187,14 +193,19 @@ void write_libcalls(Output& out) {
   }
 }
 
-void read_thread_name(ThreadState& s) {
+// A running thread's name as it is now; `name` keeps what it held if the thread is gone.
+void read_thread_name(const ThreadState& s, char* name, uint32_t cap) {
   char path[64];
   snprintf(path, sizeof path, "/proc/self/task/%u/comm", s.tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
-  ssize_t n = read(fd, s.name, sizeof s.name - 1);
+  char got[16] = {};
+  ssize_t n = read(fd, got, sizeof got - 1 < cap - 1 ? sizeof got - 1 : cap - 1);
   close(fd);
-  if (n > 0 && s.name[n - 1] == '\n') s.name[n - 1] = 0;
+  if (n <= 0) return;
+  if (got[n - 1] == '\n') got[n - 1] = 0;
+  memset(name, 0, cap);
+  memcpy(name, got, uint64_t(n));
 }
 
 // Files of one process image share "<dir>/<pid>-<image>": an exec'd image of the same pid
@@ -242,10 +253,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   h.module_count = count.count;
-  for (ThreadState* s = first_thread(); s; s = s->next) {
-    ++h.thread_count;
-    if (!s->finished) read_thread_name(*s);
-  }
+  for (ThreadState* s = first_thread(); s; s = s->next) ++h.thread_count;
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
 
@@ -257,8 +265,13 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   dl_iterate_phdr(write_module, &scan);
   write_libcalls(out);
   uint32_t threads = 0;
-  for (ThreadState* s = first_thread(); s && threads < h.thread_count; s = s->next, ++threads)
-    write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0);
+  const uint32_t me = uint32_t(gettid());
+  for (ThreadState* s = first_thread(); s && threads < h.thread_count; s = s->next, ++threads) {
+    const bool own = s->tid == me;
+    if (!own) hold_thread(s);  // its teardown must not release what is being read
+    write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0, own);
+    if (!own) release_thread(s);
+  }
   return out.finish() && scan.count == h.module_count && threads == h.thread_count;
 }
 

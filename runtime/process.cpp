@@ -71,6 +71,15 @@ uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt
 
 void on_thread_exit(void* p) { finish_thread(static_cast<ThreadState*>(p), true); }
 
+// The owner's side of hold_thread: announce the teardown, then wait for a holder to let
+// go. Sequentially consistent on both sides (Dekker): of a holder and the owner, at least
+// one sees the other's flag, so no holder reads what the teardown releases.
+void begin_teardown(ThreadState* s) {
+  __atomic_store_n(&s->tearing_down, 1u, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n(&s->held, __ATOMIC_SEQ_CST)) sched_yield();
+}
+void end_teardown(ThreadState* s) { __atomic_store_n(&s->tearing_down, 0u, __ATOMIC_RELEASE); }
+
 void after_fork_in_child() {
   ThreadState* self = t_state;
   uint64_t now = ticks();
@@ -85,8 +94,13 @@ void after_fork_in_child() {
   g_process.pid = uint32_t(getpid());
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
-  restart_snapshots_after_fork();
-  if (!self) return;
+  if (!self) {
+    restart_snapshots_after_fork();
+    return;
+  }
+  // A dump writer of the parent may have held this state at the fork: it does not exist here.
+  self->held = 0;
+  self->tearing_down = 0;
   close_thread_events(self, false);  // the ring reports the parent's thread
   open_thread_events(self, g_process.config.events);
   self->profile.restart(now);
@@ -97,6 +111,7 @@ void after_fork_in_child() {
   self->creator_node = UINT32_MAX;
   self->next = nullptr;
   g_threads = self;
+  restart_snapshots_after_fork();  // last: the snapshot thread must find this state whole
 }
 
 void initialize() {
@@ -175,8 +190,20 @@ ThreadState* attach_thread() {
   return s;
 }
 
+void hold_thread(ThreadState* s) {
+  for (;;) {
+    __atomic_store_n(&s->held, 1u, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&s->tearing_down, __ATOMIC_SEQ_CST)) return;  // a teardown now waits for us
+    __atomic_store_n(&s->held, 0u, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&s->tearing_down, __ATOMIC_ACQUIRE)) sched_yield();
+  }
+}
+
+void release_thread(ThreadState* s) { __atomic_store_n(&s->held, 0u, __ATOMIC_RELEASE); }
+
 void finish_thread(ThreadState* s, bool release) {
   if (!s) return;
+  begin_teardown(s);
   s->busy = 1;
   uint64_t now = ticks();
   close_thread_events(s, true);
@@ -198,6 +225,7 @@ void finish_thread(ThreadState* s, bool release) {
     s->mapping_bytes = uint64_t(nodes_end - static_cast<char*>(s->mapping));
   }
   s->busy = 0;
+  end_teardown(s);
 }
 
 }  // namespace callprof::rt
