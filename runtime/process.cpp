@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "alt_stack.h"
 #include "clock.h"
 #include "function_plan.h"
 #include "hook_calibration.h"
@@ -186,6 +187,7 @@ ThreadState* attach_thread() {
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
   pthread_setspecific(g_exit_key, s);
+  attach_alt_stack();  // a crash by stack overflow must still save the profile
   t_state = s;
   return s;
 }
@@ -216,6 +218,7 @@ void finish_thread(ThreadState* s, bool release) {
     // Keep metrics and nodes (the dump needs them) and give back what precedes them.
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
+    detach_alt_stack();
     const TreeLayout l = main_layout();
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
     madvise(tree, l.timeline, MADV_DONTNEED);

@@ -83,7 +83,8 @@ void install_fatal_handlers() {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
-    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    // On the alternate stack (alt_stack.h): a stack overflow leaves no room on the thread's own.
+    sa.sa_flags = SA_RESETHAND | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     install_runtime_handler(sig, sa, true, true);
   }

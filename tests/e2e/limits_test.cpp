@@ -187,5 +187,31 @@ TEST_P(Snapshots, CrashWritesEverythingAndTheSignalPassesOn) {
   }
 }
 
+// Issue 14.9: a stack overflow left no profile (no handler can run on an exhausted stack).
+// Overflow in the main thread, in a thread the program creates, with an alternate stack
+// the program installed itself, and with the program's own SIGSEGV handler that resets
+// to SIG_DFL: the program sees the same alternate stacks as without callprof, dies by
+// SIGSEGV, and the profile holds every call up to the crash.
+TEST_P(Snapshots, StackOverflowStillWritesTheProfile) {
+  const std::string binary = build("stack_overflow.c");
+  for (const char* mode : {"main", "thread", "own", "handler"}) {
+    SCOPED_TRACE(mode);
+    const RunResult plain = run({binary, mode}, dir());
+    ASSERT_EQ(plain.exit, killed_by(SIGSEGV)) << plain.err;
+    const RunResult rec = record_snapshots(binary, mode, {"-q"});
+    EXPECT_EQ(rec.exit, killed_by(SIGSEGV)) << rec.err;
+    EXPECT_EQ(rec.out, plain.out) << "the program saw other alternate stacks under callprof";
+    const Report r = report();
+    ASSERT_FALSE(r.processes().empty()) << "no profile";
+    EXPECT_EQ(r.processes().at(0).at("complete"), true);
+    EXPECT_EQ(r.processes().at(0).at("death_signal"), SIGSEGV);
+    expect_function_calls(r, {{"main", 1}});
+    const json* descend = r.find_function("descend");
+    ASSERT_NE(descend, nullptr);
+    EXPECT_GT(u64(*descend, "calls"), 1000u) << "each call holds 512 bytes of an 8 MiB stack";
+    measured(compiler_name() + ".stack_overflow." + mode + ".descend_calls", double(u64(*descend, "calls")));
+  }
+}
+
 }  // namespace
 }  // namespace e2e
