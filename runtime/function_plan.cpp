@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "raw_syscall.h"
 #include "wire/raw_dump.h"
 
 namespace callprof::rt {
@@ -34,17 +35,26 @@ Range g_modules[256];  // the modules the plan lists: their unlisted functions g
 uint32_t g_module_count = 0;
 uint32_t g_default_flags = 0;
 
+// A module of the plan is recognised by its file's identity (device and inode), not by
+// its resolved path: realpath may allocate, with the program's malloc.
 struct ModuleLookup {
-  const char* path;
+  uint64_t dev, ino;
   uint64_t bias, start, end;
   bool found;
 };
 
+ModuleLookup lookup_for(const char* path) {
+  ModuleLookup m{};
+  struct stat st;
+  if (sys::stat(path, &st) == 0) m.dev = st.st_dev, m.ino = st.st_ino;
+  return m;
+}
+
 int match_module(dl_phdr_info* info, size_t, void* data) {
   auto* m = static_cast<ModuleLookup*>(data);
-  char real[PATH_MAX];
   const char* name = *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-  if (!realpath(name, real) || strcmp(real, m->path) != 0) return 0;
+  struct stat st;
+  if (m->ino == 0 || sys::stat(name, &st) != 0 || st.st_dev != m->dev || st.st_ino != m->ino) return 0;
   m->bias = info->dlpi_addr;
   m->start = UINT64_MAX;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
@@ -58,9 +68,25 @@ int match_module(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
-int by_address(const void* a, const void* b) {
-  uint64_t x = static_cast<const Entry*>(a)->address, y = static_cast<const Entry*>(b)->address;
-  return x < y ? -1 : x > y;
+// Heap sort by address, in place: qsort may allocate a merge buffer, with the program's malloc.
+void sift_down(Entry* e, uint64_t at, uint64_t n) {
+  for (uint64_t child; (child = 2 * at + 1) < n; at = child) {
+    if (child + 1 < n && e[child + 1].address > e[child].address) ++child;
+    if (e[at].address >= e[child].address) return;
+    const Entry t = e[at];
+    e[at] = e[child];
+    e[child] = t;
+  }
+}
+
+void sort_by_address(Entry* e, uint64_t n) {
+  for (uint64_t i = n / 2; i-- > 0;) sift_down(e, i, n);
+  for (uint64_t end = n; end-- > 1;) {
+    const Entry t = e[0];
+    e[0] = e[end];
+    e[end] = t;
+    sift_down(e, 0, end);
+  }
 }
 
 // Next line of the plan as a NUL-terminated string (the buffer is ours to modify).
@@ -79,12 +105,12 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
   char* end = text + size;
   char* line = next_line(&cursor, end);
   if (!line || strcmp(line, "callprof-functions 1") != 0) return;
-  ModuleLookup current{nullptr, 0, 0, 0, false};
+  ModuleLookup current{};
   while ((line = next_line(&cursor, end))) {
     if (strncmp(line, "default ", 8) == 0) {
       g_default_flags = uint32_t(strtoul(line + 8, nullptr, 10));
     } else if (strncmp(line, "module ", 7) == 0) {
-      current = ModuleLookup{line + 7, 0, 0, 0, false};
+      current = lookup_for(line + 7);
       dl_iterate_phdr(match_module, &current);
       if (current.found && g_module_count < sizeof g_modules / sizeof g_modules[0])
         g_modules[g_module_count++] = Range{current.start, current.end};
@@ -95,7 +121,7 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
       g_entries[g_entry_count++] = Entry{vaddr + current.bias, flags, 0};
     }
   }
-  qsort(g_entries, g_entry_count, sizeof(Entry), by_address);
+  sort_by_address(g_entries, g_entry_count);
 }
 
 uint32_t remember(uint64_t fn, uint32_t flags) {

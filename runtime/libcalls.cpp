@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "hook_path.h"
 #include "libcall_layout.h"
+#include "symbol_presence.h"
 
 extern "C" {
 __attribute__((visibility("hidden"))) extern char callprof_libcall_stubs[];
@@ -209,6 +210,7 @@ const char* symbol_version(const Module& m, uint32_t sym) {
 // module wins; otherwise the version asked for (memcpy@GLIBC_2.2.5) wins.
 uint64_t resolve_target(const Module& m, uint64_t slot_value, const char* name, uint32_t sym) {
   if (!m.contains(slot_value)) return slot_value;
+  if (!symbol_defined(name)) return 0;  // an unresolved weak reference: dlsym would fail (and allocate)
   const uint64_t first = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, name));
   const char* version = symbol_version(m, sym);
   const uint64_t versioned = version ? reinterpret_cast<uint64_t>(dlvsym(RTLD_DEFAULT, name, version)) : 0;

@@ -29,6 +29,11 @@ pthread_key_t g_exit_key;
 constexpr uint32_t kInterruptNodes = 1u << 14;
 constexpr uint32_t kInterruptFrames = 1u << 10;
 int g_init_state = 0;               // 0 none, 1 running, 2 done
+// Set while this thread initialises the runtime or attaches itself. libc may call the
+// program's malloc or calloc on our behalf meanwhile (glibc allocates a new thread's TLS
+// vector with calloc); such a call's hook is not recorded, instead of re-entering the
+// set-up (which waited for itself forever).
+__thread bool t_setting_up __attribute__((tls_model("initial-exec"))) = false;
 
 uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
 
@@ -71,6 +76,7 @@ TreeLayout main_layout() {
 uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }
 
 void on_thread_exit(void* p) { finish_thread(static_cast<ThreadState*>(p), true); }
+ThreadState* set_up_thread();
 
 // The owner's side of hold_thread: announce the teardown, then wait for a holder to let
 // go. Sequentially consistent on both sides (Dekker): of a holder and the owner, at least
@@ -166,15 +172,27 @@ ThreadState* first_thread() { return __atomic_load_n(&g_threads, __ATOMIC_ACQUIR
 void ensure_initialized() {
   int expected = 0;
   if (__atomic_compare_exchange_n(&g_init_state, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    t_setting_up = true;
     initialize();
+    t_setting_up = false;
     __atomic_store_n(&g_init_state, 2, __ATOMIC_RELEASE);
   }
+  if (t_setting_up) return;  // re-entered from initialize() itself: waiting would never end
   while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
 }
 
 ThreadState* attach_thread() {
+  if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call
   ensure_initialized();
   if (!g_process.enabled) return nullptr;
+  t_setting_up = true;
+  ThreadState* s = set_up_thread();
+  t_setting_up = false;
+  return s;
+}
+
+namespace {
+ThreadState* set_up_thread() {
   const RuntimeConfig& c = g_process.config;
   ThreadState* s = new_thread_state(main_layout(), c.node_budget, c.stack_frames);
   if (!s) return nullptr;
@@ -191,6 +209,7 @@ ThreadState* attach_thread() {
   t_state = s;
   return s;
 }
+}  // namespace
 
 void hold_thread(ThreadState* s) {
   for (;;) {

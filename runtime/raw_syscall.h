@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 namespace callprof::rt::sys {
@@ -35,6 +36,8 @@ inline long rename(const char* from, const char* to) { return call(SYS_rename, p
 inline long unlink(const char* path) { return call(SYS_unlink, p(path)); }
 inline long readlink(const char* path, char* buf, uint64_t cap) { return call(SYS_readlink, p(path), p(buf), long(cap)); }
 inline long exists(const char* path) { return call(SYS_access, p(path), 0 /* F_OK */); }
+inline long stat(const char* path, struct stat* st) { return call(SYS_newfstatat, -100 /* AT_FDCWD */, p(path), p(st), 0); }
+inline long fstat(int fd, struct stat* st) { return call(SYS_fstat, fd, p(st)); }
 inline void* mmap(void* at, uint64_t bytes, int prot, int flags, int fd = -1, long offset = 0) {
   const long r = call(SYS_mmap, p(at), long(bytes), prot, flags, fd, offset);
   return r < 0 && r > -4096 ? nullptr : reinterpret_cast<void*>(r);

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "symbol_presence.h"
+
 #define CALLPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace callprof::rt {
@@ -31,7 +33,7 @@ RuntimeDisposition g_runtime[_NSIG];
 // Resolved at load time, as the program may call sigaction from a signal handler, where
 // dlsym must not run; the lazy path only serves calls made before our constructor.
 __attribute__((constructor)) void resolve_sigaction() {
-  g_real_sigaction = reinterpret_cast<SigactionFn>(dlsym(RTLD_NEXT, "sigaction"));
+  g_real_sigaction = reinterpret_cast<SigactionFn>(next_symbol("sigaction"));
 }
 
 SigactionFn real() {

@@ -10,6 +10,7 @@
 
 #include "process.h"
 #include "signal_intercept.h"
+#include "symbol_presence.h"
 
 namespace callprof::rt {
 namespace {
@@ -61,7 +62,7 @@ void* snapshot_thread(void*) {
 // The thread must never run the program's signal handlers: every signal stays blocked.
 void start_thread() {
   // dlsym here, not at load time: after fork too, and always from a normal context.
-  auto create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  auto create = reinterpret_cast<CreateFn>(next_symbol("pthread_create"));
   if (!create) return;
   sigset_t all, old;
   sigfillset(&all);
