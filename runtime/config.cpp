@@ -1,16 +1,27 @@
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "parse_number.h"
+
+extern char** environ;
 
 namespace callprof::rt {
 namespace {
 
+// getenv without libc's getenv (the program may define one): read once, at start-up.
+const char* env(const char* name) {
+  const uint64_t n = strlen(name);
+  for (char** e = environ; e && *e; ++e)
+    if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+  return nullptr;
+}
+
 uint64_t env_u64(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
-  const char* v = getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  unsigned long long n = strtoull(v, &end, 10);
+  const char* v = env(name);
+  if (!v || *v < '0' || *v > '9') return fallback;
+  const char* end = nullptr;
+  const uint64_t n = parse_u64(v, 10, &end);
   if (*end || n < lo || n > hi) return fallback;
   return n;
 }
@@ -18,10 +29,10 @@ uint64_t env_u64(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) 
 bool env_flag(const char* name, bool fallback) { return env_u64(name, fallback ? 1 : 0, 0, 1) != 0; }
 
 bool env_path(const char* name, char* out, uint64_t cap) {
-  const char* v = getenv(name);
+  const char* v = env(name);
   out[0] = 0;
   if (!v || !*v || strlen(v) >= cap) return false;
-  strcpy(out, v);
+  memcpy(out, v, strlen(v) + 1);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parse_number.h"
 #include "raw_syscall.h"
 #include "wire/raw_dump.h"
 
@@ -108,16 +109,16 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
   ModuleLookup current{};
   while ((line = next_line(&cursor, end))) {
     if (strncmp(line, "default ", 8) == 0) {
-      g_default_flags = uint32_t(strtoul(line + 8, nullptr, 10));
+      g_default_flags = uint32_t(parse_u64(line + 8, 10, nullptr));
     } else if (strncmp(line, "module ", 7) == 0) {
       current = lookup_for(line + 7);
       dl_iterate_phdr(match_module, &current);
       if (current.found && g_module_count < sizeof g_modules / sizeof g_modules[0])
         g_modules[g_module_count++] = Range{current.start, current.end};
     } else if (current.found && g_entry_count < max_entries) {
-      char* rest = nullptr;
-      uint64_t vaddr = strtoull(line, &rest, 16);
-      uint32_t flags = uint32_t(strtoul(rest, nullptr, 10));
+      const char* rest = nullptr;
+      uint64_t vaddr = parse_u64(line, 16, &rest);
+      uint32_t flags = uint32_t(parse_u64(rest, 10, nullptr));
       g_entries[g_entry_count++] = Entry{vaddr + current.bias, flags, 0};
     }
   }
@@ -137,25 +138,25 @@ uint64_t g_excluded_functions[kExclusionSlots];
 void load_function_plan(const char* path, bool fast_exclusion) {
   g_fast_exclusion = fast_exclusion;
   if (!path || !*path) return;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = int(sys::open(path, O_RDONLY | O_CLOEXEC));
   if (fd < 0) return;
   struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-    close(fd);
+  if (sys::fstat(fd, &st) != 0 || st.st_size <= 0) {
+    sys::close(fd);
     return;
   }
   uint64_t size = uint64_t(st.st_size);
   // Every entry line has at least 4 bytes, so size / 4 bounds the entry count.
   uint64_t bytes = size + 8 + (size / 4 + 1) * sizeof(Entry);
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) {
-    close(fd);
+  void* m = sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+  if (!m) {
+    sys::close(fd);
     return;
   }
   char* text = static_cast<char*>(m);
   uint64_t got = 0;
-  for (ssize_t n; got < size && (n = read(fd, text + got, size - got)) > 0;) got += uint64_t(n);
-  close(fd);
+  for (long n; got < size && (n = sys::read(fd, text + got, size - got)) > 0;) got += uint64_t(n);
+  sys::close(fd);
   g_entries = reinterpret_cast<Entry*>(text + ((size + 8) & ~uint64_t(7)));
   parse_plan(text, got, size / 4 + 1);
 }

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "hook_path.h"
 #include "libcall_layout.h"
+#include "raw_syscall.h"
 #include "symbol_presence.h"
 
 extern "C" {
@@ -244,7 +245,7 @@ bool wrapped_target(const Module* owner, const Module* runtime, const char* name
 }
 
 void patch_module(const Module& m, const Module* runtime) {
-  const bool relro = m.relro_end > m.relro_start && mprotect(reinterpret_cast<void*>(m.relro_start),
+  const bool relro = m.relro_end > m.relro_start && sys::mprotect(reinterpret_cast<void*>(m.relro_start),
                                                              m.relro_end - m.relro_start, PROT_READ | PROT_WRITE) == 0;
   for (uint64_t i = 0; i < m.jmprel_count; ++i) {
     const ElfW(Rela)& r = m.jmprel[i];
@@ -259,7 +260,7 @@ void patch_module(const Module& m, const Module* runtime) {
     const uint32_t stub = stub_for(name, target);
     if (stub != UINT32_MAX) __atomic_store_n(slot, stub_id(stub), __ATOMIC_RELEASE);
   }
-  if (relro) mprotect(reinterpret_cast<void*>(m.relro_start), m.relro_end - m.relro_start, PROT_READ);
+  if (relro) sys::mprotect(reinterpret_cast<void*>(m.relro_start), m.relro_end - m.relro_start, PROT_READ);
 }
 
 }  // namespace

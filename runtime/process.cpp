@@ -13,6 +13,7 @@
 #include "function_plan.h"
 #include "hook_calibration.h"
 #include "libcalls.h"
+#include "raw_syscall.h"
 #include "snapshots.h"
 
 namespace callprof::rt {
@@ -83,7 +84,7 @@ ThreadState* set_up_thread();
 // one sees the other's flag, so no holder reads what the teardown releases.
 void begin_teardown(ThreadState* s) {
   __atomic_store_n(&s->tearing_down, 1u, __ATOMIC_SEQ_CST);
-  while (__atomic_load_n(&s->held, __ATOMIC_SEQ_CST)) sched_yield();
+  while (__atomic_load_n(&s->held, __ATOMIC_SEQ_CST)) sys::call(SYS_sched_yield);
 }
 void end_teardown(ThreadState* s) { __atomic_store_n(&s->tearing_down, 0u, __ATOMIC_RELEASE); }
 
@@ -94,11 +95,11 @@ void after_fork_in_child() {
   // A state lives in its own mapping: take the link before unmapping it.
   for (ThreadState *s = g_threads, *next = nullptr; s; s = next) {
     next = s->next;
-    if (s != self) munmap(s->mapping, s->mapping_bytes);
+    if (s != self) sys::munmap(s->mapping, s->mapping_bytes);
   }
   g_threads = nullptr;
   g_process.ppid = g_process.pid;
-  g_process.pid = uint32_t(getpid());
+  g_process.pid = sys::getpid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   if (!self) {
@@ -113,7 +114,7 @@ void after_fork_in_child() {
   self->profile.restart(now);
   self->interrupts.restart(now);
   self->start_tsc = now;
-  self->tid = uint32_t(gettid());
+  self->tid = sys::gettid();
   self->creator_tid = 0;
   self->creator_node = UINT32_MAX;
   self->next = nullptr;
@@ -124,8 +125,8 @@ void after_fork_in_child() {
 void initialize() {
   g_process.enabled = read_config(&g_process.config);
   if (!g_process.enabled) return;
-  g_process.pid = uint32_t(getpid());
-  g_process.ppid = uint32_t(getppid());
+  g_process.pid = sys::getpid();
+  g_process.ppid = sys::getppid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
@@ -141,8 +142,7 @@ void initialize() {
 }
 
 void* reserve(uint64_t bytes) {
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return m == MAP_FAILED ? nullptr : m;
+  return sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
 }
 
 // A thread state in fresh memory, trees initialised, not yet registered.
@@ -157,7 +157,7 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
                                  kInterruptFrames),
                      s->start_tsc);
   s->events.head = &s->events.consumed;
-  s->tid = uint32_t(gettid());
+  s->tid = sys::gettid();
   s->creator_node = UINT32_MAX;
   s->mapping = base;
   s->mapping_bytes = main_at + main.end;
@@ -178,7 +178,7 @@ void ensure_initialized() {
     __atomic_store_n(&g_init_state, 2, __ATOMIC_RELEASE);
   }
   if (t_setting_up) return;  // re-entered from initialize() itself: waiting would never end
-  while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
+  while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sys::call(SYS_sched_yield);
 }
 
 ThreadState* attach_thread() {
@@ -216,7 +216,7 @@ void hold_thread(ThreadState* s) {
     __atomic_store_n(&s->held, 1u, __ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&s->tearing_down, __ATOMIC_SEQ_CST)) return;  // a teardown now waits for us
     __atomic_store_n(&s->held, 0u, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&s->tearing_down, __ATOMIC_ACQUIRE)) sched_yield();
+    while (__atomic_load_n(&s->tearing_down, __ATOMIC_ACQUIRE)) sys::call(SYS_sched_yield);
   }
 }
 
@@ -231,7 +231,7 @@ void finish_thread(ThreadState* s, bool release) {
   s->profile.unwind_all(now);
   s->interrupts.unwind_all(now);
   s->end_tsc = now;
-  prctl(PR_GET_NAME, s->name, 0, 0, 0);
+  sys::call(SYS_prctl, PR_GET_NAME, sys::p(s->name));
   __atomic_store_n(&s->finished, 1u, __ATOMIC_RELEASE);
   if (release && t_state == s) {
     // Keep metrics and nodes (the dump needs them) and give back what precedes them.
@@ -240,10 +240,10 @@ void finish_thread(ThreadState* s, bool release) {
     detach_alt_stack();
     const TreeLayout l = main_layout();
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
-    madvise(tree, l.timeline, MADV_DONTNEED);
+    sys::madvise(tree, l.timeline, MADV_DONTNEED);
     char* nodes_end = tree + page_round(l.nodes + s->profile.node_count() * sizeof(DumpNode));
     char* end = static_cast<char*>(s->mapping) + s->mapping_bytes;
-    if (nodes_end < end) munmap(nodes_end, uint64_t(end - nodes_end));
+    if (nodes_end < end) sys::munmap(nodes_end, uint64_t(end - nodes_end));
     s->mapping_bytes = uint64_t(nodes_end - static_cast<char*>(s->mapping));
   }
   s->busy = 0;

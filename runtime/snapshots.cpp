@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "process.h"
+#include "raw_syscall.h"
 #include "signal_intercept.h"
 #include "symbol_presence.h"
 
@@ -38,7 +39,7 @@ void on_snapshot_signal(int) {
 void on_fatal_signal(int sig) {
   // SA_RESETHAND restored the default action: write, then let the signal do what it does.
   write_dump(sig);
-  raise(sig);
+  sys::call(SYS_tgkill, sys::getpid(), sys::gettid(), sig);  // raise(), without libc
 }
 
 void* snapshot_thread(void*) {
@@ -97,7 +98,7 @@ bool lock_dumps(bool may_give_up) {
   // A fatal signal may arrive in the thread that holds the lock: give up rather than hang.
   for (int spins = 0; __atomic_exchange_n(&g_dump_lock, 1, __ATOMIC_ACQUIRE); ++spins) {
     if (may_give_up && spins > 20000) return false;
-    sched_yield();
+    sys::call(SYS_sched_yield);
   }
   return true;
 }

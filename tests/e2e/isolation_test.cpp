@@ -1,7 +1,7 @@
 // End-to-end: the runtime stays out of the program's way. Its own work never calls the
-// program's functions (a program may define malloc, free and calloc itself, instrumented
-// like the rest), so the program counts the same calls as without callprof and no call
-// of the runtime's shows in the profile as the program's.
+// program's functions (a program may define malloc, free, calloc, memcpy or strlen itself,
+// instrumented like the rest), so the program counts the same calls as without callprof
+// and no call of the runtime's shows in the profile as the program's.
 #include <cstdio>
 #include <set>
 
@@ -13,14 +13,14 @@ namespace {
 class Isolation : public E2ETest {};
 E2E_INSTANTIATE(Isolation);
 
-struct AllocatorCounts {
-  unsigned long malloc = 0, free = 0, calloc = 0, realloc = 0, aligned = 0;
+struct CallCounts {
+  unsigned long malloc = 0, free = 0, calloc = 0, realloc = 0, aligned = 0, memcpy = 0, strlen = 0;
 };
 
-AllocatorCounts parse_counts(const std::string& out) {
-  AllocatorCounts c;
-  if (std::sscanf(out.c_str(), "malloc %lu free %lu calloc %lu realloc %lu aligned %lu", &c.malloc, &c.free, &c.calloc,
-                  &c.realloc, &c.aligned) != 5)
+CallCounts parse_counts(const std::string& out) {
+  CallCounts c;
+  if (std::sscanf(out.c_str(), "malloc %lu free %lu calloc %lu realloc %lu aligned %lu memcpy %lu strlen %lu",
+                  &c.malloc, &c.free, &c.calloc, &c.realloc, &c.aligned, &c.memcpy, &c.strlen) != 7)
     ADD_FAILURE() << "unexpected output: " << out;
   return c;
 }
@@ -36,12 +36,16 @@ std::set<std::string> top_level_names(const Report& r) {
 // arguments in a malloc'd block: 2 malloc and 2 free at the root of the main thread,
 // malloc 13 / free 14 counted where the program makes 10 / 11. With snapshots the
 // program's calloc, called by glibc while the runtime started its thread, re-entered the
-// runtime's set-up and the program hung.
-TEST_P(Isolation, RuntimeNeverCallsTheProgramsAllocator) {
-  const std::string binary = build("own_allocator.c");
+// runtime's set-up and the program hung; so did any program with its own strlen (the
+// runtime's configuration code called it). The runtime's memcpy calls (reading the
+// off-CPU ring, writing the dump) went to the program's memcpy.
+TEST_P(Isolation, RuntimeNeverCallsTheProgramsOwnLibcFunctions) {
+  const std::string binary = build("own_libc.c");
   const RunResult plain = run({binary}, dir());
   ASSERT_EQ(plain.exit, exited(0)) << plain.err;
-  const AllocatorCounts truth = parse_counts(plain.out);
+  const CallCounts truth = parse_counts(plain.out);
+  ASSERT_EQ(truth.memcpy, 5u) << "the program's own calls only";
+  ASSERT_EQ(truth.strlen, 5u);
   for (const std::vector<std::string>& options : {std::vector<std::string>{}, {"--libcalls"}, {"--alloc"},
                                                   {"--snapshot-interval", "0.05"}}) {
     const std::string label = options.empty() ? "plain" : options[0];
@@ -51,19 +55,23 @@ TEST_P(Isolation, RuntimeNeverCallsTheProgramsAllocator) {
     argv.insert(argv.end(), {"--", binary});
     const RunResult rec = run(argv, dir(), "", 30);
     ASSERT_EQ(rec.exit, exited(0)) << rec.err;
-    const AllocatorCounts got = parse_counts(rec.out);
+    const CallCounts got = parse_counts(rec.out);
     EXPECT_EQ(got.malloc, truth.malloc);
     EXPECT_EQ(got.free, truth.free);
     EXPECT_EQ(got.realloc, truth.realloc);
     EXPECT_EQ(got.aligned, truth.aligned);
+    EXPECT_EQ(got.memcpy, truth.memcpy);
+    EXPECT_EQ(got.strlen, truth.strlen);
     // glibc allocates the TLS vector of the runtime's snapshot thread with calloc
     // (docs/modes.md): the one call the runtime cannot avoid.
     EXPECT_EQ(got.calloc, truth.calloc + (label == "--snapshot-interval" ? 1 : 0));
 
     const Report r = report();
     expect_path_calls(r, {{{"main", "make_list", "malloc"}, 10}, {{"main", "make_list", "free"}, 10},
-                          {{"worker", "calloc"}, 1}, {{"worker", "free"}, 1}});
-    for (const char* f : {"malloc", "calloc", "realloc", "memalign"})
+                          {{"worker", "calloc"}, 1}, {{"worker", "free"}, 1},
+                          {{"main", "copy_text", "memcpy"}, 5}, {{"main", "copy_text", "strlen"}, 5}});
+    expect_function_calls(r, {{"memcpy", 5}, {"strlen", 5}});
+    for (const char* f : {"malloc", "calloc", "realloc", "memalign", "memcpy", "strlen"})
       EXPECT_EQ(top_level_names(r).count(f), 0u) << f << " called outside any of the program's frames";
     const Report main_thread = report({"--thread", std::to_string(u64(r.processes().at(0), "pid"))});
     EXPECT_EQ(top_level_names(main_thread), std::set<std::string>{"main"});
