@@ -77,7 +77,6 @@ TreeLayout main_layout() {
 uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }
 
 void on_thread_exit(void* p) { finish_thread(static_cast<ThreadState*>(p), true); }
-ThreadState* set_up_thread();
 
 // The owner's side of hold_thread: announce the teardown, then wait for a holder to let
 // go. Sequentially consistent on both sides (Dekker): of a holder and the owner, at least
@@ -164,6 +163,26 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   return s;
 }
 
+// The calling thread's state, set up, registered (visible to dump writers only now, whole)
+// and installed; null when memory could not be had.
+ThreadState* set_up_thread() {
+  const RuntimeConfig& c = g_process.config;
+  ThreadState* s = new_thread_state(main_layout(), c.node_budget, c.stack_frames);
+  if (!s) return nullptr;
+  s->profile.set_limits(c.limits);
+  open_thread_events(s, c.events);
+  // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
+  static int calibrated = 0;
+  if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
+  s->profile.set_callbacks(function_flags, checkpoint_reached);
+  s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+  pthread_setspecific(g_exit_key, s);
+  attach_alt_stack();  // a crash by stack overflow must still save the profile
+  t_state = s;
+  return s;
+}
+
 }  // namespace
 
 const ProcessInfo& process() { return g_process; }
@@ -190,26 +209,6 @@ ThreadState* attach_thread() {
   t_setting_up = false;
   return s;
 }
-
-namespace {
-ThreadState* set_up_thread() {
-  const RuntimeConfig& c = g_process.config;
-  ThreadState* s = new_thread_state(main_layout(), c.node_budget, c.stack_frames);
-  if (!s) return nullptr;
-  s->profile.set_limits(c.limits);
-  open_thread_events(s, c.events);
-  // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
-  static int calibrated = 0;
-  if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
-  s->profile.set_callbacks(function_flags, checkpoint_reached);
-  s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
-  pthread_setspecific(g_exit_key, s);
-  attach_alt_stack();  // a crash by stack overflow must still save the profile
-  t_state = s;
-  return s;
-}
-}  // namespace
 
 void hold_thread(ThreadState* s) {
   for (;;) {
