@@ -1,8 +1,8 @@
 #include "child_env.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "early_env.h"
 #include "process.h"
 
 extern char** environ;
@@ -25,6 +25,13 @@ bool carries_runtime(char* const envp[]) {
   return false;
 }
 
+// Copies `text` to `at` (no terminating NUL); returns where it ends.
+char* append(char* at, const char* text) {
+  const size_t n = strlen(text);
+  memcpy(at, text, n);
+  return at + n;
+}
+
 bool wanted(char* const envp[]) { return process().enabled && environ && !carries_runtime(envp); }
 
 const char* child_preload(char* const envp[]) {
@@ -38,7 +45,7 @@ const char* child_preload(char* const envp[]) {
 unsigned runtime_env_slots(char* const envp[]) { return count(envp) + count(environ) + 2; }
 
 unsigned runtime_preload_bytes(char* const envp[]) {
-  const char* ours = getenv("LD_PRELOAD");
+  const char* ours = runtime_getenv("LD_PRELOAD");
   const char* theirs = child_preload(envp);
   return unsigned(11 + (ours ? strlen(ours) : 0) + 1 + (theirs ? strlen(theirs) : 0) + 1);
 }
@@ -50,11 +57,12 @@ char* const* with_runtime_env(char* const envp[], char** out, char* preload) {
     if (!has_prefix(envp[i], "LD_PRELOAD=")) out[n++] = envp[i];
   for (unsigned i = 0; environ[i]; ++i)
     if (has_prefix(environ[i], "CALLPROF_")) out[n++] = environ[i];
-  const char* ours = getenv("LD_PRELOAD");
+  const char* ours = runtime_getenv("LD_PRELOAD");
   const char* theirs = child_preload(envp);
-  strcpy(preload, "LD_PRELOAD=");
-  if (ours) strcat(preload, ours);
-  if (theirs && *theirs) strcat(strcat(preload, ours ? ":" : ""), theirs);
+  char* at = append(preload, "LD_PRELOAD=");
+  if (ours) at = append(at, ours);
+  if (theirs && *theirs) at = append(append(at, ours ? ":" : ""), theirs);
+  *at = 0;
   out[n++] = preload;
   out[n] = nullptr;
   return out;

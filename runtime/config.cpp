@@ -1,19 +1,20 @@
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "early_env.h"
+#include "parse_number.h"
+#include "raw_syscall.h"
 
 namespace callprof::rt {
 namespace {
 
 uint64_t env_u64(const char* name, uint64_t fallback, uint64_t lo, uint64_t hi) {
   const char* v = runtime_getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  unsigned long long n = strtoull(v, &end, 10);
+  if (!v || *v < '0' || *v > '9') return fallback;
+  const char* end = nullptr;
+  const uint64_t n = parse_u64(v, 10, &end);
   if (*end || n < lo || n > hi) return fallback;
   return n;
 }
@@ -24,7 +25,7 @@ bool env_path(const char* name, char* out, uint64_t cap) {
   const char* v = runtime_getenv(name);
   out[0] = 0;
   if (!v || !*v || strlen(v) >= cap) return false;
-  strcpy(out, v);
+  memcpy(out, v, strlen(v) + 1);
   return true;
 }
 
@@ -34,7 +35,7 @@ bool env_path(const char* name, char* out, uint64_t cap) {
 // usual 8 MiB limit).
 uint32_t stack_frames_for_stack_limit() {
   rlimit r{};
-  uint64_t bytes = getrlimit(RLIMIT_STACK, &r) == 0 && r.rlim_cur != RLIM_INFINITY ? r.rlim_cur : (uint64_t(1) << 29);
+  uint64_t bytes = sys::call(SYS_prlimit64, 0, RLIMIT_STACK, 0, sys::p(&r)) == 0 && r.rlim_cur != RLIM_INFINITY ? r.rlim_cur : (uint64_t(1) << 29);
   if (bytes < (8u << 20)) bytes = 8u << 20;  // threads may ask for larger stacks than the limit
   const uint64_t frames = bytes / 8;
   return uint32_t(frames > (1u << 26) ? (1u << 26) : frames);

@@ -1,21 +1,25 @@
 // Writes this process image's raw dump (wire/raw_dump.h) into the output directory that
-// `callprof record` gave us. Runs at exit, so it may use system calls, but it avoids
-// malloc: the program's allocator may already be torn down.
+// `callprof record` gave us. Runs at exit, so it may use system calls, but it calls
+// nothing the program may define (the program's allocator may be torn down, and its own
+// write or open would be profiled): raw system calls, no stdio. It also runs in a crash
+// handler, perhaps on a small alternate stack of the program's: its buffers are static
+// (dumps are serialised by lock_dumps), its stack frames small.
 #include <elf.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "libcalls.h"
 #include "process.h"
+#include "raw_syscall.h"
 #include "snapshots.h"
 
 namespace callprof::rt {
 namespace {
+
+constexpr uint64_t kOutputBytes = 8192;
+char g_output_buffer[kOutputBytes];  // one dump at a time (lock_dumps)
 
 // Buffered write to a file descriptor; on the first failure it stops writing and remembers.
 class Output {
@@ -23,12 +27,12 @@ class Output {
   explicit Output(int fd) : fd_(fd) {}
   void put(const void* data, uint64_t n) {
     const char* p = static_cast<const char*>(data);
-    if (n >= sizeof buf_) {
+    if (n >= kOutputBytes) {
       flush();
       raw(p, n);
       return;
     }
-    if (used_ + n > sizeof buf_) flush();
+    if (used_ + n > kOutputBytes) flush();
     memcpy(buf_ + used_, p, n);
     used_ += n;
   }
@@ -48,7 +52,7 @@ class Output {
   }
   void raw(const char* p, uint64_t n) {
     while (ok_ && n > 0) {
-      ssize_t w = write(fd_, p, n);
+      const long w = sys::write(fd_, p, n);
       if (w <= 0) {
         ok_ = false;
         return;
@@ -60,8 +64,32 @@ class Output {
   int fd_;
   bool ok_ = true;
   uint64_t used_ = 0;
-  char buf_[8192];
+  char* buf_ = g_output_buffer;
 };
+
+// A path, built without stdio.
+struct Path {
+  char text[640];
+  uint32_t size = 0;
+  Path& add(const char* s) {
+    while (*s && size + 1 < sizeof text) text[size++] = *s++;
+    text[size] = 0;
+    return *this;
+  }
+  Path& add(uint32_t v) {
+    char digits[10];
+    int n = 0;
+    do digits[n++] = char('0' + v % 10), v /= 10;
+    while (v);
+    while (n > 0 && size + 1 < sizeof text) text[size++] = digits[--n];
+    text[size] = 0;
+    return *this;
+  }
+};
+
+int open_for_writing(const char* path) {
+  return int(sys::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+}
 
 struct ModuleScan {
   Output* out;
@@ -110,10 +138,10 @@ int write_module(dl_phdr_info* info, size_t, void* data) {
     if (hi > m.end) m.end = hi;
   }
   // The main program has an empty name; the kernel knows its path.
-  char exe[4096];
+  static char exe[4096];
   const char* path = info->dlpi_name;
   if (!*path) {
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const long n = sys::readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     path = exe;
   }
@@ -128,18 +156,25 @@ int write_module(dl_phdr_info* info, size_t, void* data) {
 }
 
 uint32_t read_cmdline(char* buf, uint32_t cap) {
-  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  const int fd = int(sys::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC));
   if (fd < 0) return 0;
-  ssize_t n = read(fd, buf, cap);
-  close(fd);
+  const long n = sys::read(fd, buf, cap);
+  sys::close(fd);
   return n > 0 ? uint32_t(n) : 0;
 }
 
-void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bool final) {
+void read_thread_name(const ThreadState& s, char* name, uint32_t cap);
+
+// `own`: the calling thread's state (no other thread tears it down; if this dump
+// interrupted its own teardown, its ring is left alone).
+void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bool final, bool own) {
   const ThreadProfile& p = s.profile;
   wire::DumpThread t{};
   bool exited_before = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
-  if (!exited_before && &s == t_state) drain_events(&s);
+  const bool ring_usable = !exited_before && !__atomic_load_n(&s.tearing_down, __ATOMIC_ACQUIRE);
+  if (own && ring_usable) drain_events(&s);
+  memcpy(t.name, s.name, sizeof t.name);
+  if (!exited_before) read_thread_name(s, t.name, sizeof t.name);
   t.tid = s.tid;
   t.creator_tid = s.creator_tid;
   t.creator_node = s.creator_node;
@@ -151,11 +186,10 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   t.end_tsc = exited_before ? s.end_tsc : now;
   t.dropped_calls = p.dropped_calls();
   t.unmatched_exits = uint32_t(p.unmatched_exits() < UINT32_MAX ? p.unmatched_exits() : UINT32_MAX);
-  memcpy(t.name, s.name, sizeof t.name);
   // Interrupt-tree frames still open belong to a handler of another thread that is still
   // running; its completed calls are kept, the open ones are not.
   t.interrupt_node_count = s.interrupts.node_count() > 1 ? s.interrupts.node_count() : 0;
-  t.pending_offcpu_ns = exited_before || &s == t_state ? 0 : pending_offcpu_ns(&s, now_ns);
+  t.pending_offcpu_ns = own || !ring_usable ? 0 : pending_offcpu_ns(&s, now_ns);
   t.depth_limited_calls = p.depth_limited_calls();
   t.short_calls = p.short_calls();
   t.lost_events = s.events.lost;
@@ -187,14 +221,19 @@ void write_libcalls(Output& out) {
   }
 }
 
-void read_thread_name(ThreadState& s) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/task/%u/comm", s.tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+// A running thread's name as it is now; `name` keeps what it held if the thread is gone.
+void read_thread_name(const ThreadState& s, char* name, uint32_t cap) {
+  Path path;
+  path.add("/proc/self/task/").add(s.tid).add("/comm");
+  const int fd = int(sys::open(path.text, O_RDONLY | O_CLOEXEC));
   if (fd < 0) return;
-  ssize_t n = read(fd, s.name, sizeof s.name - 1);
-  close(fd);
-  if (n > 0 && s.name[n - 1] == '\n') s.name[n - 1] = 0;
+  char got[16] = {};
+  const long n = sys::read(fd, got, sizeof got - 1 < cap - 1 ? sizeof got - 1 : cap - 1);
+  sys::close(fd);
+  if (n <= 0) return;
+  if (got[n - 1] == '\n') got[n - 1] = 0;
+  memset(name, 0, cap);
+  memcpy(name, got, uint64_t(n));
 }
 
 // Files of one process image share "<dir>/<pid>-<image>": an exec'd image of the same pid
@@ -205,21 +244,23 @@ uint32_t g_image = 0;
 uint32_t image_number() {
   const ProcessInfo& p = process();
   if (g_image_pid == p.pid) return g_image;
-  char path[600];
   for (g_image = 0; g_image < 1000; ++g_image) {
-    snprintf(path, sizeof path, "%s/%u-%u.cpraw", p.config.output_dir, p.pid, g_image);
-    if (access(path, F_OK) != 0) break;
+    Path path;
+    path.add(p.config.output_dir).add("/").add(p.pid).add("-").add(g_image).add(".cpraw");
+    if (sys::exists(path.text) != 0) break;
   }
   g_image_pid = p.pid;
   return g_image;
 }
 
-void image_path(char* out, uint64_t cap, const char* suffix) {
-  snprintf(out, cap, "%s/%u-%u%s", process().config.output_dir, process().pid, image_number(), suffix);
+Path image_path(const char* suffix) {
+  Path path;
+  path.add(process().config.output_dir).add("/").add(process().pid).add("-").add(image_number()).add(suffix);
+  return path;
 }
 
 uint32_t g_dumped_pid = 0;      // once per process image: exit() runs our destructor, _exit may follow
-char g_dump_path[600];
+Path g_dump_path;
 
 // Writes the whole image to `fd`; false when something could not be written.
 bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
@@ -242,10 +283,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   h.module_count = count.count;
-  for (ThreadState* s = first_thread(); s; s = s->next) {
-    ++h.thread_count;
-    if (!s->finished) read_thread_name(*s);
-  }
+  for (ThreadState* s = first_thread(); s; s = s->next) ++h.thread_count;
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
 
@@ -257,8 +295,13 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   dl_iterate_phdr(write_module, &scan);
   write_libcalls(out);
   uint32_t threads = 0;
-  for (ThreadState* s = first_thread(); s && threads < h.thread_count; s = s->next, ++threads)
-    write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0);
+  const uint32_t me = sys::gettid();
+  for (ThreadState* s = first_thread(); s && threads < h.thread_count; s = s->next, ++threads) {
+    const bool own = s->tid == me;
+    if (!own) hold_thread(s);  // its teardown must not release what is being read
+    write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0, own);
+    if (!own) release_thread(s);
+  }
   return out.finish() && scan.count == h.module_count && threads == h.thread_count;
 }
 
@@ -266,14 +309,14 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
 
 void discard_dump() {
   if (g_dumped_pid == 0) return;
-  unlink(g_dump_path);
+  sys::unlink(g_dump_path.text);
   g_dumped_pid = 0;
 }
 
 void write_dump(int death_signal) {
   // A vfork child shares our memory and had no fork handler: it must not write (or mark
   // as written) the parent's data when it calls exec or _exit.
-  if (g_dumped_pid == process().pid || !first_thread() || uint32_t(getpid()) != process().pid) return;
+  if (g_dumped_pid == process().pid || !first_thread() || sys::getpid() != process().pid) return;
   if (!lock_dumps(death_signal != 0)) return;
   g_dumped_pid = process().pid;
   ThreadState* self = t_state;
@@ -284,41 +327,37 @@ void write_dump(int death_signal) {
 
   wire::DumpHeader h{};
   h.death_signal = uint32_t(death_signal);
-  image_path(g_dump_path, sizeof g_dump_path, ".cpraw");
-  int fd = open(g_dump_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  g_dump_path = image_path(".cpraw");
+  const int fd = open_for_writing(g_dump_path.text);
   if (fd >= 0) {
     bool ok = write_image(fd, now, h);
-    close(fd);
-    char path[640];
+    sys::close(fd);
     // A dump that could not be written whole is marked so the reader can say so.
     if (!ok) {
-      snprintf(path, sizeof path, "%s.incomplete", g_dump_path);
-      rename(g_dump_path, path);
+      Path incomplete;
+      sys::rename(g_dump_path.text, incomplete.add(g_dump_path.text).add(".incomplete").text);
     }
-    image_path(path, sizeof path, ".snapshot.cpraw");
-    unlink(path);  // superseded
+    sys::unlink(image_path(".snapshot.cpraw").text);  // superseded
   }
   if (self) self->busy = was_busy;
   unlock_dumps();
 }
 
 void write_snapshot(uint32_t seq) {
-  if (g_dumped_pid == process().pid || !first_thread() || uint32_t(getpid()) != process().pid) return;
+  if (g_dumped_pid == process().pid || !first_thread() || sys::getpid() != process().pid) return;
   lock_dumps(false);
   ThreadState* self = t_state;
   uint32_t was_busy = self ? self->busy : 0;
   if (self) self->busy = 1;
-  char tmp[640], path[640];
-  image_path(tmp, sizeof tmp, ".snapshot.tmp");
-  image_path(path, sizeof path, ".snapshot.cpraw");
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const Path tmp = image_path(".snapshot.tmp");
+  const int fd = open_for_writing(tmp.text);
   if (fd >= 0) {
     wire::DumpHeader h{};
     h.snapshot_seq = seq;
     bool ok = write_image(fd, ticks(), h);
-    close(fd);
-    if (ok) rename(tmp, path);  // readers see the previous snapshot or this one, whole
-    else unlink(tmp);
+    sys::close(fd);
+    if (ok) sys::rename(tmp.text, image_path(".snapshot.cpraw").text);  // readers see the previous snapshot or this one, whole
+    else sys::unlink(tmp.text);
   }
   if (self) self->busy = was_busy;
   unlock_dumps();

@@ -1,9 +1,9 @@
 #include "early_env.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "raw_syscall.h"
 
 extern char** environ;
 
@@ -26,12 +26,12 @@ void keep(const char* entry, unsigned length) {
 // Streams the file through a small buffer: an environment can be megabytes long.
 void read_initial_environment() {
   g_read = true;
-  int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  const long fd = sys::open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   static char buf[8192];
   unsigned have = 0;
   for (;;) {
-    ssize_t n = read(fd, buf + have, sizeof buf - have);
+    const long n = sys::read(int(fd), buf + have, sizeof buf - have);
     if (n <= 0) break;
     have += unsigned(n);
     unsigned start = 0;
@@ -41,13 +41,22 @@ void read_initial_environment() {
     memmove(buf, buf + start, have - start);
     have -= start;
   }
-  close(fd);
+  sys::close(int(fd));
+}
+
+// NAME=value in a list of entries; the value or null.
+const char* find(const char* name, char** entries) {
+  const size_t n = strlen(name);
+  for (char** e = entries; e && *e; ++e)
+    if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+  return nullptr;
 }
 
 }  // namespace
 
+// Never libc's getenv: the program may define its own.
 const char* runtime_getenv(const char* name) {
-  if (environ) return getenv(name);
+  if (environ) return find(name, environ);
   if (!g_read) read_initial_environment();
   const size_t length = strlen(name);
   for (unsigned at = 0; at < g_used; at += unsigned(strlen(g_entries + at)) + 1)

@@ -11,6 +11,7 @@
 
 #include "child_env.h"
 #include "process.h"
+#include "symbol_presence.h"
 
 #define CALLPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -23,7 +24,7 @@ using FexecveFn = int (*)(int, char* const[], char* const[]);
 template <typename F>
 F real(const char* name) {
   static_assert(sizeof(F) == sizeof(void*));
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+  return reinterpret_cast<F>(callprof::rt::next_symbol(name));
 }
 
 void before_exec() {

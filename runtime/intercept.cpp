@@ -5,10 +5,13 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "process.h"
+#include "raw_syscall.h"
+#include "symbol_presence.h"
 
 using namespace callprof::rt;
 
@@ -16,9 +19,11 @@ using namespace callprof::rt;
 
 namespace {
 
+// Null where no library defines it (a C program has no __cxa_begin_catch), without the
+// allocation a failed dlsym makes.
 template <typename F>
 F next_symbol(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+  return reinterpret_cast<F>(callprof::rt::next_symbol(name));
 }
 
 using LongjmpFn = void (*)(__jmp_buf_tag*, int);
@@ -99,6 +104,40 @@ struct StartArgs {
   uint32_t creator_node;
 };
 
+// The start arguments travel in slots of the runtime's own, not in the program's malloc.
+// The creator claims a slot, the new thread releases it; when all are in flight, a page
+// of its own is mapped (and unmapped by the thread).
+struct StartSlot {
+  StartArgs args;
+  uint32_t used;
+  uint32_t mapped;
+};
+constexpr uint32_t kStartSlots = 128;
+StartSlot g_start_slots[kStartSlots];
+uint32_t g_next_start_slot;
+
+StartSlot* claim_start_slot() {
+  const uint32_t first = __atomic_fetch_add(&g_next_start_slot, 1u, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < kStartSlots; ++i) {
+    StartSlot& slot = g_start_slots[(first + i) % kStartSlots];
+    uint32_t expected = 0;
+    if (__atomic_compare_exchange_n(&slot.used, &expected, 1u, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+      slot.mapped = 0;
+      return &slot;
+    }
+  }
+  void* page = sys::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+  if (!page) return nullptr;
+  auto* slot = static_cast<StartSlot*>(page);
+  slot->mapped = 1;
+  return slot;
+}
+
+void release_start_slot(StartSlot* slot) {
+  if (slot->mapped) sys::munmap(slot, 4096);
+  else __atomic_store_n(&slot->used, 0u, __ATOMIC_RELEASE);
+}
+
 }  // namespace
 
 CALLPROF_EXPORT void longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_, "longjmp", env, val); }
@@ -124,20 +163,20 @@ CALLPROF_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
 CALLPROF_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*), void* arg) {
   if (!real.pthread_create_) resolve_real_functions();
   if (!process().enabled) return real.pthread_create_(thread, attr, routine, arg);
-  auto* a = static_cast<StartArgs*>(malloc(sizeof(StartArgs)));
-  if (!a) return real.pthread_create_(thread, attr, routine, arg);
+  StartSlot* slot = claim_start_slot();
+  if (!slot) return real.pthread_create_(thread, attr, routine, arg);
   ThreadState* s = t_state;
   if (s) s->profile.pin(s->profile.top_node());  // the new thread refers to it: never pruned
-  *a = StartArgs{routine, arg, s ? s->tid : 0, s ? s->profile.top_node() : UINT32_MAX};
-  int rc = real.pthread_create_(thread, attr, start_thread, a);
-  if (rc != 0) free(a);
+  slot->args = StartArgs{routine, arg, s ? s->tid : 0, s ? s->profile.top_node() : UINT32_MAX};
+  int rc = real.pthread_create_(thread, attr, start_thread, slot);
+  if (rc != 0) release_start_slot(slot);
   return rc;
 }
 
 namespace {
 void* start_thread(void* p) {
-  StartArgs a = *static_cast<StartArgs*>(p);
-  free(p);
+  StartArgs a = static_cast<StartSlot*>(p)->args;
+  release_start_slot(static_cast<StartSlot*>(p));
   if (ThreadState* s = t_state ? t_state : attach_thread()) {
     s->creator_tid = a.creator_tid;
     s->creator_node = a.creator_node;

@@ -12,6 +12,8 @@
 #include "clock.h"
 #include "hook_path.h"
 #include "libcall_layout.h"
+#include "raw_syscall.h"
+#include "symbol_presence.h"
 
 extern "C" {
 __attribute__((visibility("hidden"))) extern char callprof_libcall_stubs[];
@@ -209,6 +211,7 @@ const char* symbol_version(const Module& m, uint32_t sym) {
 // module wins; otherwise the version asked for (memcpy@GLIBC_2.2.5) wins.
 uint64_t resolve_target(const Module& m, uint64_t slot_value, const char* name, uint32_t sym) {
   if (!m.contains(slot_value)) return slot_value;
+  if (!symbol_defined(name)) return 0;  // an unresolved weak reference: dlsym would fail (and allocate)
   const uint64_t first = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, name));
   const char* version = symbol_version(m, sym);
   const uint64_t versioned = version ? reinterpret_cast<uint64_t>(dlvsym(RTLD_DEFAULT, name, version)) : 0;
@@ -242,7 +245,7 @@ bool wrapped_target(const Module* owner, const Module* runtime, const char* name
 }
 
 void patch_module(const Module& m, const Module* runtime) {
-  const bool relro = m.relro_end > m.relro_start && mprotect(reinterpret_cast<void*>(m.relro_start),
+  const bool relro = m.relro_end > m.relro_start && sys::mprotect(reinterpret_cast<void*>(m.relro_start),
                                                              m.relro_end - m.relro_start, PROT_READ | PROT_WRITE) == 0;
   for (uint64_t i = 0; i < m.jmprel_count; ++i) {
     const ElfW(Rela)& r = m.jmprel[i];
@@ -257,7 +260,7 @@ void patch_module(const Module& m, const Module* runtime) {
     const uint32_t stub = stub_for(name, target);
     if (stub != UINT32_MAX) __atomic_store_n(slot, stub_id(stub), __ATOMIC_RELEASE);
   }
-  if (relro) mprotect(reinterpret_cast<void*>(m.relro_start), m.relro_end - m.relro_start, PROT_READ);
+  if (relro) sys::mprotect(reinterpret_cast<void*>(m.relro_start), m.relro_end - m.relro_start, PROT_READ);
 }
 
 }  // namespace

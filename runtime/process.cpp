@@ -8,10 +8,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "alt_stack.h"
 #include "clock.h"
 #include "function_plan.h"
 #include "hook_calibration.h"
 #include "libcalls.h"
+#include "raw_syscall.h"
 #include "snapshots.h"
 #include "syscall_context.h"
 
@@ -30,6 +32,11 @@ constexpr uint32_t kInterruptNodes = 1u << 14;
 constexpr uint32_t kInterruptFrames = 1u << 10;
 constexpr uint32_t kMinStackFrames = 1u << 16;
 int g_init_state = 0;               // 0 none, 1 running, 2 done
+// Set while this thread initialises the runtime or attaches itself. libc may call the
+// program's malloc or calloc on our behalf meanwhile (glibc allocates a new thread's TLS
+// vector with calloc); such a call's hook is not recorded, instead of re-entering the
+// set-up (which waited for itself forever).
+__thread bool t_setting_up __attribute__((tls_model("initial-exec"))) = false;
 
 uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
 
@@ -73,6 +80,15 @@ uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt
 
 void on_thread_exit(void* p) { finish_thread(static_cast<ThreadState*>(p), true); }
 
+// The owner's side of hold_thread: announce the teardown, then wait for a holder to let
+// go. Sequentially consistent on both sides (Dekker): of a holder and the owner, at least
+// one sees the other's flag, so no holder reads what the teardown releases.
+void begin_teardown(ThreadState* s) {
+  __atomic_store_n(&s->tearing_down, 1u, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n(&s->held, __ATOMIC_SEQ_CST)) sys::call(SYS_sched_yield);
+}
+void end_teardown(ThreadState* s) { __atomic_store_n(&s->tearing_down, 0u, __ATOMIC_RELEASE); }
+
 void after_fork_in_child() {
   ThreadState* self = t_state;
   uint64_t now = ticks();
@@ -80,33 +96,39 @@ void after_fork_in_child() {
   // A state lives in its own mapping: take the link before unmapping it.
   for (ThreadState *s = g_threads, *next = nullptr; s; s = next) {
     next = s->next;
-    if (s != self) munmap(s->mapping, s->mapping_bytes);
+    if (s != self) sys::munmap(s->mapping, s->mapping_bytes);
   }
   g_threads = nullptr;
   g_process.ppid = g_process.pid;
-  g_process.pid = uint32_t(getpid());
+  g_process.pid = sys::getpid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
-  restart_snapshots_after_fork();
-  if (!self) return;
+  if (!self) {
+    restart_snapshots_after_fork();
+    return;
+  }
+  // A dump writer of the parent may have held this state at the fork: it does not exist here.
+  self->held = 0;
+  self->tearing_down = 0;
   close_thread_events(self, false);  // the ring reports the parent's thread
   open_thread_events(self, g_process.config.events);
   announce_syscall_context(self);  // a new task: the probe knows nothing of it
   self->profile.restart(now);
   self->interrupts.restart(now);
   self->start_tsc = now;
-  self->tid = uint32_t(gettid());
+  self->tid = sys::gettid();
   self->creator_tid = 0;
   self->creator_node = UINT32_MAX;
   self->next = nullptr;
   g_threads = self;
+  restart_snapshots_after_fork();  // last: the snapshot thread must find this state whole
 }
 
 void initialize() {
   g_process.enabled = read_config(&g_process.config);
   if (!g_process.enabled) return;
-  g_process.pid = uint32_t(getpid());
-  g_process.ppid = uint32_t(getppid());
+  g_process.pid = sys::getpid();
+  g_process.ppid = sys::getppid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
@@ -122,8 +144,7 @@ void initialize() {
 }
 
 void* reserve(uint64_t bytes) {
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return m == MAP_FAILED ? nullptr : m;
+  return sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
 }
 
 // A thread state in fresh memory, trees initialised, not yet registered.
@@ -138,30 +159,16 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
                                  kInterruptFrames),
                      s->start_tsc);
   s->events.head = &s->events.consumed;
-  s->tid = uint32_t(gettid());
+  s->tid = sys::gettid();
   s->creator_node = UINT32_MAX;
   s->mapping = base;
   s->mapping_bytes = main_at + main.end;
   return s;
 }
 
-}  // namespace
-
-const ProcessInfo& process() { return g_process; }
-ThreadState* first_thread() { return __atomic_load_n(&g_threads, __ATOMIC_ACQUIRE); }
-
-void ensure_initialized() {
-  int expected = 0;
-  if (__atomic_compare_exchange_n(&g_init_state, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    initialize();
-    __atomic_store_n(&g_init_state, 2, __ATOMIC_RELEASE);
-  }
-  while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
-}
-
-ThreadState* attach_thread() {
-  ensure_initialized();
-  if (!g_process.enabled) return nullptr;
+// The calling thread's state, set up, registered (visible to dump writers only now, whole)
+// and installed; null when memory could not be had.
+ThreadState* set_up_thread() {
   const RuntimeConfig& c = g_process.config;
   // The shadow stack is address space, committed only as deep as the calls go; where even
   // that is refused (strict overcommit), a quarter of it, down to the old fixed size.
@@ -183,34 +190,76 @@ ThreadState* attach_thread() {
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
   pthread_setspecific(g_exit_key, s);
+  attach_alt_stack();  // a crash by stack overflow must still save the profile
   t_state = s;
   return s;
 }
 
+}  // namespace
+
+const ProcessInfo& process() { return g_process; }
+ThreadState* first_thread() { return __atomic_load_n(&g_threads, __ATOMIC_ACQUIRE); }
+
+void ensure_initialized() {
+  int expected = 0;
+  if (__atomic_compare_exchange_n(&g_init_state, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    t_setting_up = true;
+    initialize();
+    t_setting_up = false;
+    __atomic_store_n(&g_init_state, 2, __ATOMIC_RELEASE);
+  }
+  if (t_setting_up) return;  // re-entered from initialize() itself: waiting would never end
+  while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sys::call(SYS_sched_yield);
+}
+
+ThreadState* attach_thread() {
+  if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call
+  ensure_initialized();
+  if (!g_process.enabled) return nullptr;
+  t_setting_up = true;
+  ThreadState* s = set_up_thread();
+  t_setting_up = false;
+  return s;
+}
+
+void hold_thread(ThreadState* s) {
+  for (;;) {
+    __atomic_store_n(&s->held, 1u, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&s->tearing_down, __ATOMIC_SEQ_CST)) return;  // a teardown now waits for us
+    __atomic_store_n(&s->held, 0u, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&s->tearing_down, __ATOMIC_ACQUIRE)) sys::call(SYS_sched_yield);
+  }
+}
+
+void release_thread(ThreadState* s) { __atomic_store_n(&s->held, 0u, __ATOMIC_RELEASE); }
+
 void finish_thread(ThreadState* s, bool release) {
   if (!s) return;
+  begin_teardown(s);
   s->busy = 1;
   uint64_t now = ticks();
   close_thread_events(s, true);
   s->profile.unwind_all(now);
   s->interrupts.unwind_all(now);
   s->end_tsc = now;
-  prctl(PR_GET_NAME, s->name, 0, 0, 0);
+  sys::call(SYS_prctl, PR_GET_NAME, sys::p(s->name));
   __atomic_store_n(&s->finished, 1u, __ATOMIC_RELEASE);
   if (release && t_state == s) {
     // Keep metrics and nodes (the dump needs them) and give back what precedes them.
     t_state = nullptr;
     pthread_setspecific(g_exit_key, nullptr);
     withdraw_syscall_context();
+    detach_alt_stack();
     const TreeLayout l = main_layout(s->profile.frame_capacity());
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
-    madvise(tree, l.timeline, MADV_DONTNEED);
+    sys::madvise(tree, l.timeline, MADV_DONTNEED);
     char* nodes_end = tree + page_round(l.nodes + s->profile.node_count() * sizeof(DumpNode));
     char* end = static_cast<char*>(s->mapping) + s->mapping_bytes;
-    if (nodes_end < end) munmap(nodes_end, uint64_t(end - nodes_end));
+    if (nodes_end < end) sys::munmap(nodes_end, uint64_t(end - nodes_end));
     s->mapping_bytes = uint64_t(nodes_end - static_cast<char*>(s->mapping));
   }
   s->busy = 0;
+  end_teardown(s);
 }
 
 }  // namespace callprof::rt

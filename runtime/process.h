@@ -32,6 +32,9 @@ struct ThreadState {
   uint32_t creator_tid;
   uint32_t creator_node;
   uint32_t finished;
+  // Teardown handshake with dumps written by other threads (hold_thread below).
+  uint32_t tearing_down;      // set by the owner while it closes the ring and gives memory back
+  uint32_t held;              // set by another thread's dump writer while it reads this state
   uint64_t start_routine;
   uint64_t start_tsc;
   uint64_t end_tsc;
@@ -50,6 +53,12 @@ ThreadState* attach_thread();
 // Close all frames and record the end; when `release` the big reservations are returned
 // and the thread must not use its state again.
 void finish_thread(ThreadState* s, bool release);
+// Another thread's dump writer reads a thread state only between hold_thread and
+// release_thread: teardown (finish_thread) waits for the holder before it unmaps the ring
+// or gives memory back, and a writer that arrives during a teardown waits until it is
+// over. A state becomes visible (first_thread) only once fully set up.
+void hold_thread(ThreadState* s);
+void release_thread(ThreadState* s);
 // Hooks that arrive while the thread is inside a hook (a signal handler interrupted it).
 void enter_interrupting(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now);
 void exit_interrupting(ThreadState* s, uint64_t fn, uint64_t sp, uint64_t now);

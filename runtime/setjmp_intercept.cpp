@@ -7,6 +7,7 @@
 #include <setjmp.h>
 
 #include "process.h"
+#include "symbol_presence.h"
 
 using namespace callprof::rt;
 
@@ -22,7 +23,7 @@ const char* const kSetjmpNames[3] = {"_setjmp", "setjmp", "__sigsetjmp"};
 
 // Called by the trampolines with the jmp_buf and which function was called.
 void callprof_note_setjmp(uint64_t env, int which) {
-  if (!callprof_real_setjmp[which]) callprof_real_setjmp[which] = dlsym(RTLD_NEXT, kSetjmpNames[which]);
+  if (!callprof_real_setjmp[which]) callprof_real_setjmp[which] = next_symbol(kSetjmpNames[which]);
   ThreadState* s = t_state;
   if (!s || s->busy) return;
   JumpTarget& t = s->jump_targets[s->next_jump_target++ % kJumpTargets];
@@ -53,7 +54,7 @@ namespace callprof::rt {
 
 __attribute__((constructor)) static void resolve_setjmp() {
   for (int i = 0; i < 3; ++i)
-    if (!callprof_real_setjmp[i]) callprof_real_setjmp[i] = dlsym(RTLD_NEXT, kSetjmpNames[i]);
+    if (!callprof_real_setjmp[i]) callprof_real_setjmp[i] = next_symbol(kSetjmpNames[i]);
 }
 
 // The depth recorded by the setjmp that filled `env`, if the frame that called it is

@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "process.h"
+#include "raw_syscall.h"
 #include "signal_intercept.h"
+#include "symbol_presence.h"
 
 namespace callprof::rt {
 namespace {
@@ -21,10 +23,13 @@ sem_t g_requests;
 uint32_t g_seq = 0;
 int g_dump_lock = 0;
 bool g_started = false;
-// Signals whose default action ends the process: on these the data is written first.
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,    SIGABRT, SIGTRAP, SIGSYS,  SIGTERM,
-                                 SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
-                                 SIGXFSZ, SIGPROF, SIGVTALRM};
+// The signals on which the data is written before the process dies: those whose default
+// action is a core dump (crashes: faults, abort, traps, resource limits, SIGQUIT) and the
+// two by which a user ends a program (Ctrl-C, kill). No others: a handler shows to the
+// raw rt_sigaction system call and in /proc/PID/status, and signals such as SIGUSR1,
+// SIGALRM or SIGPIPE are the program's own business.
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT, SIGTRAP,
+                                 SIGSYS,  SIGQUIT, SIGXCPU, SIGXFSZ, SIGINT,  SIGTERM};
 
 void on_snapshot_signal(int) {
   int saved = errno;
@@ -35,7 +40,7 @@ void on_snapshot_signal(int) {
 void on_fatal_signal(int sig) {
   // SA_RESETHAND restored the default action: write, then let the signal do what it does.
   write_dump(sig);
-  raise(sig);
+  sys::call(SYS_tgkill, sys::getpid(), sys::gettid(), sig);  // raise(), without libc
 }
 
 void* snapshot_thread(void*) {
@@ -60,7 +65,7 @@ void* snapshot_thread(void*) {
 // The thread must never run the program's signal handlers: every signal stays blocked.
 void start_thread() {
   // dlsym here, not at load time: after fork too, and always from a normal context.
-  auto create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  auto create = reinterpret_cast<CreateFn>(next_symbol("pthread_create"));
   if (!create) return;
   sigset_t all, old;
   sigfillset(&all);
@@ -75,16 +80,17 @@ void start_thread() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
+// Only where the disposition is still the default (an inherited SIG_IGN stays); a
+// program that sets SIG_DFL later gets ours back (signal_intercept.h).
 void install_fatal_handlers() {
   for (int sig : kFatalSignals) {
-    struct sigaction old;
-    if (real_sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
-    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    // On the alternate stack (alt_stack.h): a stack overflow leaves no room on the thread's own.
+    sa.sa_flags = SA_RESETHAND | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    install_runtime_handler(sig, sa);
+    install_runtime_handler(sig, sa, true, true);
   }
 }
 
@@ -94,7 +100,7 @@ bool lock_dumps(bool may_give_up) {
   // A fatal signal may arrive in the thread that holds the lock: give up rather than hang.
   for (int spins = 0; __atomic_exchange_n(&g_dump_lock, 1, __ATOMIC_ACQUIRE); ++spins) {
     if (may_give_up && spins > 20000) return false;
-    sched_yield();
+    sys::call(SYS_sched_yield);
   }
   return true;
 }
@@ -110,7 +116,7 @@ void start_snapshots(const RuntimeConfig& c) {
     sa.sa_handler = on_snapshot_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    install_runtime_handler(c.snapshot_signal, sa);
+    install_runtime_handler(c.snapshot_signal, sa, false, false);
   }
   g_started = true;
   start_thread();

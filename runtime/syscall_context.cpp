@@ -1,9 +1,9 @@
 #include "syscall_context.h"
 
 #include <stddef.h>
-#include <sys/prctl.h>
 
 #include "process.h"
+#include "raw_syscall.h"
 #include "wire/syscall_context.h"
 
 namespace callprof::rt {
@@ -13,8 +13,7 @@ static_assert(offsetof(Frame, node) == 0, "the probe reads a frame's node at its
 
 void tell_probe(unsigned long layout, const void* depth, const void* frames, const void* nodes) {
   if (!process().config.syscall_context) return;
-  prctl(CALLPROF_CONTEXT_PRCTL, layout, reinterpret_cast<unsigned long>(depth), reinterpret_cast<unsigned long>(frames),
-        reinterpret_cast<unsigned long>(nodes));
+  sys::call(SYS_prctl, long(CALLPROF_CONTEXT_PRCTL), long(layout), sys::p(depth), sys::p(frames), sys::p(nodes));
 }
 
 }  // namespace

@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include "process.h"
+#include "raw_syscall.h"
 
 namespace callprof::rt {
 namespace {
 
 int perf_event_open(perf_event_attr* attr) {
-  return int(syscall(SYS_perf_event_open, attr, 0 /* this thread */, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  return int(sys::call(SYS_perf_event_open, sys::p(attr), 0 /* this thread */, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 // Records carry only their time (sample_id_all with PERF_SAMPLE_TIME): 16 bytes each.
@@ -74,12 +75,12 @@ void open_thread_events(ThreadState* s, const EventOptions& o) {
   }
   if (fd < 0) return;
   uint64_t ring = uint64_t(o.ring_pages) * 4096;
-  void* m = mmap(nullptr, 4096 + ring, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (m == MAP_FAILED) {
-    close(fd);
+  void* m = sys::mmap(nullptr, 4096 + ring, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+  if (!m) {
+    sys::close(fd);
     return;
   }
-  close(fd);  // the mapping keeps the event alive, and the program keeps its descriptors
+  sys::close(fd);  // the mapping keeps the event alive, and the program keeps its descriptors
   e.page = m;
   e.ring_bytes = ring;
   e.consumed = __atomic_load_n(&ring_page(e)->data_head, __ATOMIC_ACQUIRE);
@@ -126,7 +127,7 @@ void drain_events(ThreadState* s) {
 void close_thread_events(ThreadState* s, bool drain) {
   ThreadEvents& e = s->events;
   if (drain) drain_events(s);
-  if (e.page) munmap(e.page, 4096 + e.ring_bytes);
+  if (e.page) sys::munmap(e.page, 4096 + e.ring_bytes);
   e.page = nullptr;
   e.head = &e.consumed;
 }

@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include "../symbol_presence.h"
+
 namespace callprof::alloc {
 namespace {
 
@@ -58,7 +60,9 @@ alignas(64) char g_arena[kArenaBytes];
 __attribute__((noinline, cold)) void* resolve_next(Next which) {
   if (t_resolving) return nullptr;
   t_resolving = 1;
-  void* f = dlsym(RTLD_NEXT, kNames[size_t(which)]);
+  // Not dlsym alone: a failed dlsym allocates its error string, and a C program has no
+  // operator new.
+  void* f = callprof::rt::next_symbol(kNames[size_t(which)]);
   t_resolving = 0;
   if (f) __atomic_store_n(&g_next[size_t(which)], f, __ATOMIC_RELEASE);
   return f;

@@ -196,5 +196,21 @@ TEST_P(Signals, RuntimeHandlersAreInvisibleToTheProgram) {
   expect_function_calls(r, {{"main", 1}, {"on_usr1", 2}});
 }
 
+// Issue 14.4: the other ways to look. A strict ISO C program's signal() is __sysv_signal,
+// and ssignal, sigset, __sigaction and the raw system call each see the dispositions
+// their own way; SIGUSR1's System V handler chaining to the previous one recursed until
+// the stack ran out (the program died of SIGSEGV) when the previous one was ours.
+TEST_P(Signals, EveryEntryPointSeesTheProgramsOwnDispositions) {
+  const std::string binary = build("signal_entry_points.c", {"-std=c11"});
+  const RunResult plain = run({binary}, dir());
+  ASSERT_EQ(plain.exit, exited(0)) << plain.err;
+  ASSERT_NE(plain.out.find("usr1 handled 2 chained to default 2"), std::string::npos) << plain.out;
+  std::string out;
+  const Report r = record_and_report(binary, {}, &out);
+  EXPECT_EQ(out, plain.out) << "the program saw other dispositions under callprof";
+  EXPECT_EQ(out.find("foreign"), std::string::npos) << out;
+  expect_function_calls(r, {{"main", 1}, {"on_usr1", 2}});
+}
+
 }  // namespace
 }  // namespace e2e
