@@ -9,6 +9,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "closed_modules.h"
 #include "clock.h"
 #include "libcalls.h"
 #include "process.h"
@@ -122,11 +123,9 @@ uint32_t build_id_of(const dl_phdr_info* info, const unsigned char** id) {
   return 0;
 }
 
-int write_module(dl_phdr_info* info, size_t, void* data) {
-  auto* scan = static_cast<ModuleScan*>(data);
-  if (!usable_module(info)) return 0;
-  ++scan->count;
-  if (!scan->write) return 0;
+}  // namespace
+
+wire::DumpModule describe_module(const dl_phdr_info* info, const unsigned char** build_id) {
   wire::DumpModule m{};
   m.bias = info->dlpi_addr;
   m.start = UINT64_MAX;
@@ -137,6 +136,19 @@ int write_module(dl_phdr_info* info, size_t, void* data) {
     if (lo < m.start) m.start = lo;
     if (hi > m.end) m.end = hi;
   }
+  m.build_id_bytes = build_id_of(info, build_id);
+  return m;
+}
+
+namespace {
+
+int write_module(dl_phdr_info* info, size_t, void* data) {
+  auto* scan = static_cast<ModuleScan*>(data);
+  if (!usable_module(info)) return 0;
+  ++scan->count;
+  if (!scan->write) return 0;
+  const unsigned char* id = nullptr;
+  wire::DumpModule m = describe_module(info, &id);
   // The main program has an empty name; the kernel knows its path.
   static char exe[4096];
   const char* path = info->dlpi_name;
@@ -145,14 +157,52 @@ int write_module(dl_phdr_info* info, size_t, void* data) {
     exe[n > 0 ? n : 0] = 0;
     path = exe;
   }
-  const unsigned char* id = nullptr;
   m.path_bytes = uint32_t(strlen(path));
-  m.build_id_bytes = build_id_of(info, &id);
   scan->out->put(&m, sizeof m);
   scan->out->put(path, m.path_bytes);
   scan->out->put(id, m.build_id_bytes);
   scan->out->pad_to_8(m.path_bytes + m.build_id_bytes);
   return 0;
+}
+
+// Does a loaded object cover any of [start, end)?
+struct Overlap {
+  uint64_t start, end;
+  bool found;
+};
+int overlaps_live(dl_phdr_info* info, size_t, void* data) {
+  auto* o = static_cast<Overlap*>(data);
+  if (!usable_module(info)) return 0;
+  const unsigned char* id = nullptr;
+  const wire::DumpModule m = describe_module(info, &id);
+  if (m.start < o->end && o->start < m.end) o->found = true;
+  return o->found ? 1 : 0;
+}
+
+// Libraries unloaded so far whose addresses no loaded object has taken since: flags in
+// `keep` (one per closed module, at most `cap`), and how many.
+uint32_t kept_closed_modules(bool* keep, uint32_t cap) {
+  uint32_t n = 0;
+  const uint32_t closed = closed_module_count();
+  for (uint32_t i = 0; i < closed && i < cap; ++i) {
+    Overlap o{closed_module(i).module.start, closed_module(i).module.end, false};
+    dl_iterate_phdr(overlaps_live, &o);
+    keep[i] = !o.found;
+    n += keep[i];
+  }
+  for (uint32_t i = closed; i < cap; ++i) keep[i] = false;
+  return n;
+}
+
+void write_closed_modules(Output& out, const bool* keep, uint32_t cap) {
+  for (uint32_t i = 0; i < cap; ++i) {
+    if (!keep[i]) continue;
+    const ClosedModule& c = closed_module(i);
+    out.put(&c.module, sizeof c.module);
+    out.put(c.path, c.module.path_bytes);
+    out.put(c.build_id, c.module.build_id_bytes);
+    out.pad_to_8(c.module.path_bytes + c.module.build_id_bytes);
+  }
 }
 
 uint32_t read_cmdline(char* buf, uint32_t cap) {
@@ -282,7 +332,8 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.libcall_count = libcall_count();
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
-  h.module_count = count.count;
+  static bool keep_closed[1024];
+  h.module_count = count.count + kept_closed_modules(keep_closed, 1024);
   for (ThreadState* s = first_thread(); s; s = s->next) ++h.thread_count;
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
@@ -293,6 +344,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   out.pad_to_8(h.cmdline_bytes);
   ModuleScan scan{&out, 0, true};
   dl_iterate_phdr(write_module, &scan);
+  write_closed_modules(out, keep_closed, 1024);
   write_libcalls(out);
   uint32_t threads = 0;
   const uint32_t me = sys::gettid();
@@ -302,7 +354,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
     write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0, own);
     if (!own) release_thread(s);
   }
-  return out.finish() && scan.count == h.module_count && threads == h.thread_count;
+  return out.finish() && scan.count == count.count && threads == h.thread_count;
 }
 
 }  // namespace

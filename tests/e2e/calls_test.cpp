@@ -47,6 +47,19 @@ TEST_P(Calls, HooksBeforeLibcIsSetUpAreRecorded) {
   expect_function_calls(r, {{"main", 1}, {"preinit", 1}});
 }
 
+// A library closed with dlclose() long before the data is written keeps its functions'
+// names (they were raw addresses; issue 14.5).
+TEST_P(Calls, FunctionsOfAClosedLibraryKeepTheirNames) {
+  const std::string lib = (dir() / "libdlclosed.so").string();
+  const RunResult built = run({toolchain(GetParam()).c, "-O2", "-g", "-finstrument-functions", "-shared", "-fPIC", "-I",
+                               E2E_PROGRAMS, std::string(E2E_PROGRAMS) + "/dlclosed_lib.c", "-o", lib},
+                              dir());
+  ASSERT_EQ(built.exit, exited(0)) << built.err;
+  const Report r = record_and_report(build("dlclosed.c", {"-g", "-ldl"}), {lib});
+  expect_path_calls(r, {{{"main", "use_library", "lib_work", "lib_inner"}, 3}, {{"main", "after_close"}, 1}});
+  expect_function_calls(r, {{"lib_work", 3}, {"lib_inner", 3}});
+}
+
 TEST_P(GprofSplit, EdgesCarryMeasuredNotApportionedTime) {
   std::string out;
   const Report r = record_and_report(build("gprof_split.c"), {}, &out);
