@@ -118,7 +118,7 @@ CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, s
   node.assign(in.size(), kRootNode);
   for (NodeId i = 1; i < in.size(); ++i) {
     const CallNode& n = in.node(i);
-    node[i] = out.child(node[n.parent], remap(map, n.function));
+    node[i] = out.child(node[n.parent], remap(map, n.function), n.inlined);
     out.base(node[i]).merge(n.base);
   }
   return out;
