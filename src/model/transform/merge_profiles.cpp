@@ -204,6 +204,8 @@ void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {
   into->incomplete_stacks += s.incomplete_stacks;
   into->lost_records += s.lost_records;
   into->lost_samples += s.lost_samples;
+  into->truncated_stacks += s.truncated_stacks;
+  into->inlined_frames = into->inlined_frames && s.inlined_frames;
 }
 
 void add_syscalls(std::optional<SyscallFacts>& into, const SyscallFacts& s) {
