@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <initializer_list>
 #include <span>
-#include <string_view>
 #include <unordered_map>
 
 #include "collect/runtime/process_symbols.h"
 #include "collect/sampling/frame_names.h"
 #include "collect/sampling/kernel_symbols.h"
+#include "collect/sampling/stack_roots.h"
 
 namespace callprof::sampling {
 namespace {
@@ -165,38 +164,6 @@ NodeId walk(CallTree& tree, std::span<const Frame> path) {
   return at;
 }
 
-// A symbol's name without its version ("__libc_start_main@@GLIBC_2.34").
-std::string_view unversioned(std::string_view name) { return name.substr(0, name.find('@')); }
-
-bool is_one_of(std::string_view name, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), unversioned(name)) != names.end();
-}
-
-// Where a thread's stack begins: the process's entry and the C runtime's start code, the
-// kernel's thread entry (clone, clone3) and the C library's thread start. main is not one:
-// a stack that ends there lost main's callers.
-bool is_root_name(std::string_view name) {
-  return is_one_of(name, {"_start", "_start_c", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
-                          "start_thread", "clone", "__clone", "clone3", "__clone3", "thread_start"});
-}
-
-// Whether a sampled stack (outermost frame first) begins at a root: its outermost frame is a
-// root function; or it has no symbol and called main, or the dynamic loader's _dl_start or
-// _dl_init: start code without a function symbol (a libc without symbols, as Debian ships it
-// without libc6-dbg; ld.so's _start and _dl_start_user are labels). Kernel frames are never
-// user roots.
-bool starts_at_root(const Profile& p, std::span<const Frame> path) {
-  if (path.empty() || path[0].function >= p.functions.size()) return false;
-  const Function& outer = p.functions[path[0].function];
-  if (outer.kind != FunctionKind::Normal) return false;
-  if (is_root_name(outer.name) || is_root_name(outer.linkage_name)) return true;
-  if (!outer.linkage_name.empty()) return false;
-  for (size_t i = 1; i < path.size(); ++i)
-    if (!path[i].inlined)
-      return path[i].function < p.functions.size() && is_one_of(p.functions[path[i].function].name, {"main", "_dl_start", "_dl_init"});
-  return false;
-}
-
 }  // namespace
 
 void SampleCollector::build_image(const Image& image, size_t names_index, const std::vector<const Stack*>& stacks,
@@ -241,11 +208,14 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     path.clear();
     for (uint32_t i = 0; i < s->count; ++i) add_frames(path, pcs_[s->first + i]);
     // Honest stacks (SPEC §1.2): one that did not reach a root hangs under [truncated],
-    // never as if its outermost frame had been called by nobody.
-    if (!s->root && !starts_at_root(p, path)) {
+    // never as if its outermost frame had been called by nobody; frames a chain read past
+    // the root are dropped. A root the unwinder proved by CFI is taken as it is.
+    if (const size_t root = s->root ? 0 : root_frame(p, path); root == kNoRoot) {
       if (truncated == kNoFunction) truncated = table.named("[truncated]", kNoModule, 0, FunctionKind::Truncated);
       path.insert(path.begin(), Frame{truncated, false});
       ++counts_.truncated_stacks;
+    } else {
+      path.erase(path.begin(), path.begin() + ptrdiff_t(root));
     }
     CallTree& tree = trees[s->tid];
     const NodeId node = walk(tree, path);

@@ -22,6 +22,7 @@ constexpr uint64_t kStart = 0x401300, kOuterHelper = 0x401400;
 constexpr uint64_t kLibc = 0x7f0000001000, kLibcEnd = 0x7f0000002000;  // /fake/libc.so
 constexpr uint64_t kRead = 0x7f0000001000, kStartThread = 0x7f0000001200, kLibcStartMain = 0x7f0000001400;
 constexpr uint64_t kLibcNoSymbol = 0x7f0000001800;  // start code of a libc without symbols
+constexpr uint64_t kClone3 = 0x7f0000001600;
 constexpr uint64_t kOther = 0x501000, kOtherEnd = 0x502000;  // /fake/other (after an exec)
 constexpr uint64_t kOtherMain = 0x501000;
 constexpr uint64_t kAnon = 0x7e0000000000, kVdso = 0x7fff00000000;
@@ -46,6 +47,7 @@ class FakeSymbols : public AddressSymbols {
       {kRead, kRead + 0x100, "read", {}},
       {kStartThread, kStartThread + 0x100, "start_thread", {}},
       {kLibcStartMain, kLibcStartMain + 0x100, "__libc_start_main@@GLIBC_2.34", {}},  // as libc6-dbg names it
+      {kClone3, kClone3 + 0x100, "clone3", {}},
       {kOtherMain, kOtherMain + 0x100, "other_main", {}},
   };
   std::vector<FakeFunction> kernel = {{kKernelEntry, kKernelEntry + 0x100, "entry_SYSCALL_64", {}},
@@ -606,6 +608,31 @@ TEST_F(SampleCollectorTest, ThreadStartsAndUnnamedStartCodeAreRoots) {
                                          "libc.so+0x180f;main;work wall_ns=1000 cpu_ns=1000 samples=1",
                                      }));
   EXPECT_EQ(collector->counts().truncated_stacks, 3u);
+}
+
+// A frame-pointer chain can run on past the program's entry through whatever the start code
+// left in rbp: what it shows outside an entry function (or outside the unnamed start code
+// that called main) is garbage and dropped. clone is no such entry: a program calls it.
+TEST_F(SampleCollectorTest, FramesReadPastTheEntryAreDropped) {
+  start_app();
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart, kRead + 0x40}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kWork + 0x10, kRetInMain, kLibcNoSymbol + 0x10, kRead + 0x40}));
+  collector->on_sample(sample(100, 100, 30, 1000, {kClone3 + 0x10, kRetInWork, kRead + 0x40}));
+  const Profile p = build();
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
+                                       "[truncated]",
+                                       "[truncated];read",
+                                       "[truncated];read;work",
+                                       "[truncated];read;work;clone3 wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "_start",
+                                       "_start;main",
+                                       "_start;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "libc.so+0x180f",
+                                       "libc.so+0x180f;main",
+                                       "libc.so+0x180f;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                                   }));
+  EXPECT_EQ(collector->counts().truncated_stacks, 1u);
 }
 
 // An inlined function is the same function as its out-of-line copy (one id: per-function
