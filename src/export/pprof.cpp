@@ -333,8 +333,12 @@ uint64_t PprofWriter::function_id(FunctionId f) {
   return id;
 }
 
-// The main binary is the module of the first top-level function, else module 0.
+// The main binary is main's module; else the module of the first top-level function (a
+// sampled profile's first one may be the dynamic loader's start-up, or [truncated]), else
+// module 0.
 ModuleId PprofWriter::main_module() const {
+  for (const Function& fn : p_.functions)
+    if (fn.name == "main" && mapped(&fn)) return fn.module;
   const CallTree& tree = a_.tree();
   if (const NodeId first = tree.node(kRootNode).first_child; first != kNoNode)
     if (const Function* fn = function(tree.node(first).function); mapped(fn)) return fn->module;

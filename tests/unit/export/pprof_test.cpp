@@ -224,6 +224,18 @@ TEST(Pprof, MappingsFunctionsAndAddresses) {
   }
 }
 
+// A sampled profile's first top-level node may be the dynamic loader's start-up or
+// [truncated]: the profiled program is main's module all the same.
+TEST(Pprof, TheMainBinaryIsMainsModule) {
+  Profile p = testing::folded(
+      "[truncated];_dl_relocate_object@/lib/ld-linux-x86-64.so.2 1000 samples=1\n"
+      "_start@/usr/bin/app;main@/usr/bin/app;work@/usr/bin/app 9000 samples=9\n");
+  p.meta.mode = "sample";
+  const Readback r = read_back(analyse(std::move(p)));
+  ASSERT_EQ(r.p.mapping_size(), 2);
+  EXPECT_EQ(r.str(r.p.mapping(0).filename()), "/usr/bin/app");
+}
+
 TEST(Pprof, InvalidUtf8BecomesReplacementCharacters) {
   Profile p = testing::counter_example_profile();
   for (Function& f : p.functions)
