@@ -222,6 +222,24 @@ TEST(CallersView, RecursiveEdgesAreMarked) {
   EXPECT_NE(r.text.find("  f [1] <2 recursive>"), std::string::npos) << r.text;
 }
 
+// Inlined edges (sampled stacks) say so, as recursive ones do: on every path of the edge, or
+// on some of them.
+TEST(CallersView, InlinedEdgesAreMarked) {
+  Profile p = testing::inlined_profile();
+  auto r = render(p, opts("callers", "", "^squares$"));
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("    compute [2] [inlined]"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("    main [1]\n"), std::string::npos) << r.text;
+  // compute also calls squares out of line: the edge is partly inlined.
+  CallTree& t = p.threads[0].tree;
+  FunctionId squares = 0;
+  while (p.functions[squares].name != "squares") ++squares;
+  const NodeId compute = t.find_child(t.find_child(kRootNode, 0), 1);
+  t.base(t.child(compute, squares))[Metric::Samples] = 5;
+  r = render(p, opts("callers", "", "^squares$"));
+  EXPECT_NE(r.text.find("    compute [2] [partly inlined]"), std::string::npos) << r.text;
+}
+
 TEST(CallersView, LimitCountsStanzas) {
   ReportOptions o = opts("callers");
   o.limit = 2;
