@@ -74,6 +74,10 @@ void add_sampling_options(CLI::App& app, record::SamplingArgs& s) {
   app.add_flag("--off-cpu", s.off_cpu, "Also record where threads block and for how long (switch-outs with stacks)")
       ->group(group);
   app.add_flag("--no-kernel", s.no_kernel, "Leave kernel frames out of the stacks")->group(group);
+  app.add_flag("--no-inline", s.no_inline,
+               "Attribute to the function the code belongs to (as perf --no-inline): no frames for the functions "
+               "the compiler inlined into it")
+      ->group(group);
   app.add_flag("--children", s.children, "Also profile the child processes it forks, and theirs")->group(group);
 }
 

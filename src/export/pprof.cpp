@@ -1,7 +1,9 @@
 // pprof's profile (go tool pprof, Pyroscope, Parca): a gzipped perftools.profiles.Profile in
 // pprof's own schema (Debian's golang-github-google-pprof-dev; C++ generated at build time).
 // One sample per call-tree node and selected thread, with the node's own (self) values and
-// its path leaf first; one location and one function per callprof function.
+// its path leaf first; one function per callprof function, one location per function, and
+// one per inline chain: a function and the frames inlined into it (sampled stacks) are one
+// location whose lines list them innermost first, as pprof represents inlining.
 //
 // Streaming: the profile is written as a sequence of partial Profile messages (a header,
 // batches of samples, then the tables and the string table), each serialized by protobuf
@@ -16,6 +18,8 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -142,7 +146,8 @@ class PprofWriter {
         out_(out),
         sampled_(a.stats().has_samples || p_.meta.mode == "sample"),
         columns_(columns_of(a, sampled_)),
-        location_of_(p_.functions.size(), 0) {}
+        location_of_(p_.functions.size(), 0),
+        function_of_(p_.functions.size(), 0) {}
 
   void write_header();
   void write_thread(size_t index);
@@ -150,6 +155,9 @@ class PprofWriter {
 
  private:
   uint64_t location(FunctionId f);
+  uint64_t location(std::span<const FunctionId> lines);  // innermost first
+  uint64_t new_location(std::span<const FunctionId> lines);
+  uint64_t function_id(FunctionId f);
   void write_samples(const CallTree& tree, const google::protobuf::RepeatedPtrField<pb::Label>& labels);
   void add_sample(const Metrics& base, const std::vector<uint64_t>& path,
                   const google::protobuf::RepeatedPtrField<pb::Label>& labels);
@@ -171,9 +179,14 @@ class PprofWriter {
   const std::vector<Column> columns_;
   StringTable strings_;
   pb::Profile chunk_;                                         // the part being written
-  std::vector<uint64_t> location_of_;                         // by FunctionId: pprof's id, 0 = none yet
+  std::vector<uint64_t> location_of_;                         // by FunctionId: its one-line location's id, 0 = none yet
   std::unordered_map<FunctionId, uint64_t> other_locations_;  // ids outside the table
-  std::vector<FunctionId> functions_;                         // by pprof id - 1, in order of first use
+  std::map<std::vector<FunctionId>, uint64_t> chains_;        // inline chains' locations, by their lines
+  std::vector<FunctionId> lines_;                             // every location's lines, in location order
+  std::vector<size_t> first_line_;                            // by location id - 1: its first entry in lines_
+  std::vector<uint64_t> function_of_;                         // by FunctionId: pprof's function id, 0 = none yet
+  std::unordered_map<FunctionId, uint64_t> other_functions_;  // ids outside the table
+  std::vector<FunctionId> functions_;                         // by pprof function id - 1, in order of first use
 };
 
 void PprofWriter::write_header() {
@@ -239,7 +252,11 @@ void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::Re
     uint32_t depth;
   };
   std::vector<Entry> stack;
-  std::vector<uint64_t> path;  // root first
+  std::vector<uint64_t> path;     // root first: the location of the inline chain ending at each depth
+  std::vector<uint32_t> chain;    // per depth: the depth its inline chain begins at
+  std::vector<FunctionId> fns;    // per depth: the node's function
+  std::vector<FunctionId> lines;  // scratch
+  std::vector<uint64_t> ids;      // scratch: the sample's locations, leaf first
   const auto push_children = [&](NodeId parent, uint32_t depth) {
     const size_t first = stack.size();
     for (NodeId k = tree.node(parent).first_child; k != kNoNode; k = tree.node(k).next_sibling)
@@ -252,19 +269,31 @@ void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::Re
     stack.pop_back();
     const CallNode& n = tree.node(e.id);
     path.resize(e.depth);
-    path.push_back(location(n.function));
-    add_sample(n.base, path, labels);
+    chain.resize(e.depth);
+    fns.resize(e.depth);
+    fns.push_back(n.function);
+    chain.push_back(n.inlined && e.depth > 0 ? chain[e.depth - 1] : e.depth);
+    if (chain.back() == e.depth) {
+      path.push_back(location(n.function));
+    } else {
+      lines.assign(fns.rbegin(), fns.rend() - chain.back());
+      path.push_back(location(lines));
+    }
+    ids.clear();
+    for (int64_t d = e.depth; d >= 0; d = int64_t(chain[size_t(d)]) - 1) ids.push_back(path[size_t(d)]);
+    add_sample(n.base, ids, labels);
     push_children(e.id, e.depth + 1);
   }
 }
 
+// `path`: location ids, the leaf first.
 void PprofWriter::add_sample(const Metrics& base, const std::vector<uint64_t>& path,
                              const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
   if (std::none_of(columns_.begin(), columns_.end(), [&](const Column& c) { return base[c.metric] != 0; })) return;
   pb::Sample* s = chunk_.add_sample();
   auto* ids = s->mutable_location_id();
   ids->Resize(int(path.size()), 0);
-  std::reverse_copy(path.begin(), path.end(), ids->mutable_data());  // the leaf first
+  std::copy(path.begin(), path.end(), ids->mutable_data());
   auto* values = s->mutable_value();
   values->Resize(int(columns_.size()), 0);
   for (size_t i = 0; i < columns_.size(); ++i) values->Set(int(i), as_int64(base[columns_[i].metric]));
@@ -272,10 +301,31 @@ void PprofWriter::add_sample(const Metrics& base, const std::vector<uint64_t>& p
   if (chunk_.sample_size() >= kSamplesPerBatch) flush();
 }
 
-// callprof's model has one function per node: inlined frames, where the symbolizer saw
-// them, arrive as nodes of their own, so every location holds exactly one line.
 uint64_t PprofWriter::location(FunctionId f) {
   uint64_t& id = f < location_of_.size() ? location_of_[f] : other_locations_[f];
+  if (id == 0) id = new_location(std::span<const FunctionId>(&f, 1));
+  return id;
+}
+
+// An inline chain (a node flagged inlined and the frames up to the function it was inlined
+// into): one location, its lines innermost first, the function that really ran last.
+uint64_t PprofWriter::location(std::span<const FunctionId> lines) {
+  auto [it, added] = chains_.try_emplace(std::vector<FunctionId>(lines.begin(), lines.end()), 0);
+  if (added) it->second = new_location(lines);
+  return it->second;
+}
+
+uint64_t PprofWriter::new_location(std::span<const FunctionId> lines) {
+  first_line_.push_back(lines_.size());
+  for (FunctionId f : lines) {
+    lines_.push_back(f);
+    function_id(f);
+  }
+  return first_line_.size();
+}
+
+uint64_t PprofWriter::function_id(FunctionId f) {
+  uint64_t& id = f < function_of_.size() ? function_of_[f] : other_functions_[f];
   if (id == 0) {
     functions_.push_back(f);
     id = functions_.size();
@@ -283,8 +333,12 @@ uint64_t PprofWriter::location(FunctionId f) {
   return id;
 }
 
-// The main binary is the module of the first top-level function, else module 0.
+// The main binary is main's module; else the module of the first top-level function (a
+// sampled profile's first one may be the dynamic loader's start-up, or [truncated]), else
+// module 0.
 ModuleId PprofWriter::main_module() const {
+  for (const Function& fn : p_.functions)
+    if (fn.name == "main" && mapped(&fn)) return fn.module;
   const CallTree& tree = a_.tree();
   if (const NodeId first = tree.node(kRootNode).first_child; first != kNoNode)
     if (const Function* fn = function(tree.node(first).function); mapped(fn)) return fn->module;
@@ -338,21 +392,28 @@ void PprofWriter::write_tables() {
     map->set_has_line_numbers(e.lines);
     next = (start[m] + size + kMappingAlign - 1) / kMappingAlign * kMappingAlign;
   }
-  for (size_t i = 0; i < functions_.size(); ++i) {
-    const uint64_t id = i + 1;
-    const FunctionId f = functions_[i];
-    const Function* fn = function(f);
+  first_line_.push_back(lines_.size());
+  for (size_t i = 0; i + 1 < first_line_.size(); ++i) {
+    const std::span<const FunctionId> lines(lines_.data() + first_line_[i], first_line_[i + 1] - first_line_[i]);
+    const Function* fn = function(lines.back());  // the function that ran: the others were inlined into it
     pb::Location* loc = chunk_.add_location();
-    loc->set_id(id);
+    loc->set_id(i + 1);
     // Synthetic frames ("[syscall] write", "[kernel]") and functions of unknown modules
     // have no mapping.
     if (mapped(fn)) {
       loc->set_mapping_id(mapping_id[fn->module]);
       loc->set_address(start[fn->module] + fn->address);
     }
-    pb::Line* line = loc->add_line();
-    line->set_function_id(id);
-    line->set_line(fn ? fn->line : 0);
+    for (FunctionId f : lines) {
+      pb::Line* line = loc->add_line();
+      line->set_function_id(function_id(f));
+      line->set_line(function(f) ? function(f)->line : 0);
+    }
+  }
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    const uint64_t id = i + 1;
+    const FunctionId f = functions_[i];
+    const Function* fn = function(f);
     pb::Function* out = chunk_.add_function();
     out->set_id(id);
     out->set_name(strings_(a_.full_name(f)));

@@ -97,6 +97,8 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
         r.calls += b[Metric::Calls];
         r.self_ns += b[Metric::WallNs];
         r.self.merge(b);
+        ++r.nodes;
+        r.inlined_nodes += tree.node(i).inlined;
         if (q.level[i] == 0) {
           r.total_ns += q.cum[i][Metric::WallNs];
           r.total.add_sums(q.cum[i]);

@@ -39,6 +39,8 @@ struct EdgeRow {
   uint64_t self_ns = 0;          // the callee's self time on behalf of this caller
   uint64_t total_ns = 0;         // cum of the callee's outermost instances under this caller
   uint64_t recursive_calls = 0;  // calls of the callee while it was already active
+  uint32_t nodes = 0;            // the callee's nodes under this caller,
+  uint32_t inlined_nodes = 0;    // of which inlined frames (sampled stacks): no call happened there
   Metrics self;                  // every metric: base merged over the nodes
   Metrics total;                 // additive metrics: cum summed over the outermost nodes
 };

@@ -36,6 +36,7 @@ TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
     depth[i] = depth[n.parent] + 1;
     s.max_depth = std::max<size_t>(s.max_depth, depth[i]);
     functions.push_back(n.function);
+    s.has_inlined |= n.inlined;
     if (n.parent != kRootNode) edges.push_back((uint64_t(tree.node(n.parent).function) << 32) | n.function);
     s.calls += n.base[Metric::Calls];
     s.indirect_calls += n.base[Metric::IndirectCalls];

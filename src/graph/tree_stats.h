@@ -25,6 +25,7 @@ struct TreeStats {
   bool has_offcpu = false;   // some node has off-CPU time
   bool has_samples = false;  // a sampled profile
   bool has_min_max = false;  // some node measured single calls
+  bool has_inlined = false;  // some node is an inlined frame (sampled stacks)
   std::array<bool, kMetricCount> present{};  // per metric: some node differs from the default
   // The profile measured the CPU/off-CPU split (else JSON says null, not 0).
   bool cpu_measured() const { return has_cpu || has_offcpu; }

@@ -15,32 +15,37 @@ CallTree::CallTree() {
 void CallTree::ensure_index() const {
   if (indexed_) return;
   index_.clear();
+  inlined_index_.clear();
   index_.reserve(nodes_.size());
-  for (NodeId i = 1; i < nodes_.size(); ++i) index_.try_emplace(key(nodes_[i].parent, nodes_[i].function), i);
+  for (NodeId i = 1; i < nodes_.size(); ++i)
+    (nodes_[i].inlined ? inlined_index_ : index_).try_emplace(key(nodes_[i].parent, nodes_[i].function), i);
   indexed_ = true;
 }
 
-NodeId CallTree::find_child(NodeId parent, FunctionId function) const {
+NodeId CallTree::find_child(NodeId parent, FunctionId function, bool inlined) const {
   ensure_index();
-  auto it = index_.find(key(parent, function));
-  return it == index_.end() ? kNoNode : it->second;
+  const auto& index = inlined ? inlined_index_ : index_;
+  auto it = index.find(key(parent, function));
+  return it == index.end() ? kNoNode : it->second;
 }
 
-NodeId CallTree::child(NodeId parent, FunctionId function) {
+NodeId CallTree::child(NodeId parent, FunctionId function, bool inlined) {
   ensure_index();
-  auto [it, inserted] = index_.try_emplace(key(parent, function), NodeId(nodes_.size()));
+  auto& index = inlined ? inlined_index_ : index_;
+  auto [it, inserted] = index.try_emplace(key(parent, function), NodeId(nodes_.size()));
   if (!inserted) return it->second;
-  const NodeId id = append(parent, function);
+  const NodeId id = append(parent, function, inlined);
   indexed_ = true;
   return id;
 }
 
-NodeId CallTree::append(NodeId parent, FunctionId function) {
+NodeId CallTree::append(NodeId parent, FunctionId function, bool inlined) {
   const NodeId id = NodeId(nodes_.size());
   indexed_ = false;
   CallNode n;
   n.parent = parent;
   n.function = function;
+  n.inlined = inlined;
   nodes_.push_back(n);
   last_child_.push_back(kNoNode);
   // Append to the sibling list so children keep their creation order.

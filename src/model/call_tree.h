@@ -25,6 +25,10 @@ struct CallNode {
   NodeId first_child = kNoNode;
   NodeId next_sibling = kNoNode;
   Metrics base;
+  // The frame was inlined into its parent's (sampled stacks, from DWARF): the function's
+  // code ran inside the caller, no call happened. Part of the node's identity: a function
+  // inlined at one call site and called at another of the same caller is two nodes.
+  bool inlined = false;
 };
 
 class CallTree {
@@ -36,16 +40,17 @@ class CallTree {
   Metrics& base(NodeId id) { return nodes_[id].base; }
   std::span<const CallNode> nodes() const { return nodes_; }
 
-  // The child of `parent` for `function`, created (with empty metrics) if absent.
-  NodeId child(NodeId parent, FunctionId function);
+  // The child of `parent` for `function` (inlined or called), created (with empty
+  // metrics) if absent.
+  NodeId child(NodeId parent, FunctionId function, bool inlined = false);
   // A new last node under `parent`, without looking for an existing child of the same
   // function: for copying a tree whose paths are known to be distinct (a validated file),
   // where building the lookup index would be most of the cost. The index is rebuilt at the
   // next child() or find_child().
-  NodeId append(NodeId parent, FunctionId function);
+  NodeId append(NodeId parent, FunctionId function, bool inlined = false);
   // The child if it exists, else kNoNode. (Builds the index after append(): not safe to
   // call from two threads at once on a tree that was appended to.)
-  NodeId find_child(NodeId parent, FunctionId function) const;
+  NodeId find_child(NodeId parent, FunctionId function, bool inlined = false) const;
   // Follow (creating as needed) a path of functions from the root.
   NodeId path(std::span<const FunctionId> functions);
   // Room for `nodes` nodes in all, so building a large tree does not reallocate as it grows.
@@ -65,6 +70,8 @@ class CallTree {
   // node-based map spent most of that time allocating and missing the cache. Built
   // lazily: a tree read from a file is mostly only walked.
   mutable absl::flat_hash_map<uint64_t, NodeId> index_;
+  // Inlined nodes, apart: trees without any (exact mode) pay nothing for the flag.
+  mutable absl::flat_hash_map<uint64_t, NodeId> inlined_index_;
   mutable bool indexed_ = true;
   std::vector<NodeId> last_child_;  // per node, for O(1) appends to its child list
 };

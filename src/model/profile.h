@@ -109,9 +109,13 @@ struct SamplingFacts {
   std::string unwind_reason{};  // why, when --call-graph auto chose (else "")
   uint64_t samples = 0;
   uint64_t off_cpu_samples = 0;
-  uint64_t incomplete_stacks = 0;
+  uint64_t incomplete_stacks = 0;  // the unwinder did not prove the root (CFI): every fp stack
   uint64_t lost_records = 0;
   uint64_t lost_samples = 0;
+  // Samples (on- and off-CPU) whose stack did not reach a root (process entry, thread start):
+  // they hang under a `[truncated]` node of their thread.
+  uint64_t truncated_stacks = 0;
+  bool inlined_frames = true;  // false: record --no-inline (each address named by its function only)
 };
 
 // What system-call tracing selected, and what it lost.

@@ -58,6 +58,7 @@ constexpr Rule kRules[] = {
     {"--stack-bytes", kSample | kProbe, "a sampling option"},
     {"--off-cpu", kSample | kProbe, "a sampling option"},
     {"--no-kernel", kSample | kProbe, "a sampling option"},
+    {"--no-inline", kSample | kProbe, "a sampling option"},
     {"--probe", kProbe, "a probe-mode option"},
     {"--probe-module", kProbe, "a probe-mode option"},
     {"--probe-limit", kProbe, "a probe-mode option"},

@@ -31,6 +31,7 @@ struct SamplingArgs {
   uint32_t stack_bytes = 8192;      // dwarf: user stack copied per sample
   bool off_cpu = false;             // also sample every switch-out (time blocked, with stacks)
   bool no_kernel = false;           // leave kernel frames out
+  bool no_inline = false;           // name each address by its function only, not its inline chain
   bool children = false;            // also profile the processes the target forks
 };
 

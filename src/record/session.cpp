@@ -208,6 +208,7 @@ void RecordingSession::make_collector() {
   const bool dwarf = s.call_graph == "dwarf" || mode_ == Mode::Probe;  // probe hits carry registers and stack
   collector_ = std::make_unique<SampleCollector>(dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers);
   collector_->set_timeline_events(args_.timeline ? args_.timeline_events : 0);
+  collector_->set_inlined_frames(!s.no_inline);
   collector_->set_syscall_time_is_wall(mode_ == Mode::Syscall);
   if (s.event != "cpu-clock" && s.frequency > 0) collector_->set_sample_weight_ns(1'000'000'000 / s.frequency);
 }
@@ -423,6 +424,8 @@ Profile RecordingSession::build_sampled() {
   x.incomplete_stacks = c.incomplete_stacks;
   x.lost_records = perf_->stats().decode.lost_records;
   x.lost_samples = perf_->stats().decode.lost_samples;
+  x.truncated_stacks = c.truncated_stacks;
+  x.inlined_frames = !args_.sampling.no_inline;
   if (c.samples + c.off_cpu_samples == 0) {
     p.meta.warnings.push_back(args_.attach()
                                   ? "no samples were taken (did the process run during the recording?)"
@@ -508,8 +511,11 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
   }
   const auto& decode = perf_->stats().decode;
   const uint64_t all = c.samples + c.off_cpu_samples;
-  reporter_.note(fmt::format("wrote {}: {} samples ({} off-CPU), {} lost, {} thread{}", path, c.samples,
-                             c.off_cpu_samples, decode.lost_records + decode.lost_samples, p.threads.size(), s));
+  reporter_.note(fmt::format("wrote {}: {} samples ({} off-CPU), {} lost, {} thread{}{}", path, c.samples,
+                             c.off_cpu_samples, decode.lost_records + decode.lost_samples, p.threads.size(), s,
+                             c.truncated_stacks ? fmt::format("; {} stacks ({:.1f} %) truncated", c.truncated_stacks,
+                                                              100.0 * double(c.truncated_stacks) / double(std::max<uint64_t>(all, 1)))
+                                                : std::string()));
   reporter_.note(fmt::format("processing: unwinding {:.1f} ms, symbolizing and building {:.1f} ms ({:.0f} samples/s)",
                              double(c.unwind_ns) / 1e6, double(c.build_ns) / 1e6,
                              double(all) * 1e9 / double(std::max<uint64_t>(1, c.unwind_ns + c.build_ns))));

@@ -211,6 +211,7 @@ std::string_view FlameSvgWriter::name(FunctionId f) {
 std::string FlameSvgWriter::frame_name(const FlameFrame& f) {
   if (f.node == kRootNode) return "all";
   if (f.node == kNoNode) return fmt::format("[{} narrow frames]", f.merged);
+  if (a_.tree().node(f.node).inlined) return std::string(name(f.function)) + " [inlined]";
   return std::string(name(f.function));
 }
 

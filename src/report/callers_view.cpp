@@ -48,9 +48,12 @@ std::string label(const Stanzas& s, const ReportContext& ctx, FunctionId f) {
   return fmt::format("{} [{}]", ctx.name(f), it->second);
 }
 
+// Recursion, and inlining (sampled stacks): the callee's code ran inside the caller on every
+// path of the edge, or on some of them.
 std::string edge_mark(const EdgeRow& e) {
-  if (e.caller == e.callee) return " <self-recursive>";
-  return e.recursive_calls ? " <recursive>" : "";
+  const std::string inlined = e.inlined_nodes == 0 ? "" : e.inlined_nodes == e.nodes ? " [inlined]" : " [partly inlined]";
+  if (e.caller == e.callee) return " <self-recursive>" + inlined;
+  return (e.recursive_calls ? " <recursive>" : "") + inlined;
 }
 
 bool hotter_edge(const EdgeRow& a, const EdgeRow& b) {

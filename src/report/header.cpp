@@ -66,6 +66,16 @@ std::string selected_threads(const ReportContext& ctx) {
   return out;
 }
 
+// Honest stacks (SPEC §1.2): how many stacks the tree shows under [truncated].
+void write_truncated_line(std::ostream& out, const SamplingFacts& s) {
+  if (s.truncated_stacks == 0) return;
+  const uint64_t all = std::max<uint64_t>(s.samples + s.off_cpu_samples, s.truncated_stacks);
+  out << fmt::format("# stacks:   {} of {} ({:.1f} %) truncated: not unwound to the program's or thread's start; "
+                     "shown under [truncated]{}\n",
+                     s.truncated_stacks, all, 100.0 * double(s.truncated_stacks) / double(all),
+                     s.unwind == "fp" ? " (--call-graph dwarf reaches further without frame pointers)" : "");
+}
+
 }  // namespace
 
 void write_hidden_footer(std::ostream& out, size_t hidden, std::string_view what, double percent_limit) {
@@ -88,12 +98,14 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
-  if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr)
-    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}; lost {} records, {} samples; "
+  if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
+    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "
                        "times are estimates (samples x period)\n",
                        escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
-                       s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")", s->lost_records,
-                       s->lost_samples);
+                       s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
+                       s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples);
+    write_truncated_line(out, *s);
+  }
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr) {
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost", escape_text(s->selection),
                        escape_text(s->stacks), s->events, s->lost_events);

@@ -43,6 +43,7 @@ std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId i
   s += fmt::format(R"(,"recursion_level":{})", ctx.nodes().level[id]);
   if (ctx.stats().has_samples)
     s += fmt::format(R"(,"samples":{},"total_samples":{})", b[Metric::Samples], c[Metric::Samples]);
+  if (ctx.stats().has_inlined) s += n.inlined ? R"(,"inlined":true)" : R"(,"inlined":false)";
   return s;
 }
 

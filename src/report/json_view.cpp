@@ -63,7 +63,9 @@ json sampling_facts(const SamplingFacts& s) {
           {"off_cpu_samples", s.off_cpu_samples},
           {"incomplete_stacks", s.incomplete_stacks},
           {"lost_records", s.lost_records},
-          {"lost_samples", s.lost_samples}};
+          {"lost_samples", s.lost_samples},
+          {"truncated_stacks", s.truncated_stacks},
+          {"inlined_frames", s.inlined_frames}};
 }
 
 json syscall_facts(const SyscallFacts& s) {
@@ -362,6 +364,7 @@ void write_node_columns(std::ostream& out, const ReportContext& ctx) {
   write_column(out, "offcpu_ns", n, cpu, base(Metric::OffCpuNs));
   write_column(out, "samples", n, sampled, base(Metric::Samples));
   write_column(out, "total_samples", n, sampled, cum(Metric::Samples));
+  write_column(out, "inlined", n, ctx.stats().has_inlined, [&](size_t i) { return tree.node(order.ids[i]).inlined; });
   out << "\n}";
 }
 

@@ -76,7 +76,9 @@ void add_node(Table& t, const ReportContext& ctx, const NodeData& d, const Colum
   std::vector<std::string> cells = {std::to_string(depth), std::to_string(d.level[id])};
   cells.reserve(cols.size() + 3);
   for (const MetricColumnDef* c : cols) cells.push_back(column_cell(ctx, *c, d.tree.node(id).base, d.cum[id]));
-  cells.push_back(indentation(depth).append(ctx.name(d.tree.node(id).function)));
+  // An inlined frame is its function all the same (flat and callers views add it up with
+  // its calls); the tree says where the compiler inlined it.
+  cells.push_back(indentation(depth).append(ctx.name(d.tree.node(id).function)).append(d.tree.node(id).inlined ? " [inlined]" : ""));
   t.add_row(std::move(cells));
 }
 

@@ -14,6 +14,10 @@ std::string demangle(std::string_view linkage_name) {
   if (linkage_name.size() < 3 || linkage_name.substr(0, 2) != "_Z") {
     return std::string(linkage_name);
   }
+  // A PLT stub's name (plt_entries.h): the symbol's, demangled, and the suffix.
+  constexpr std::string_view kPlt = "@plt";
+  if (linkage_name.size() > kPlt.size() && linkage_name.substr(linkage_name.size() - kPlt.size()) == kPlt)
+    return demangle(linkage_name.substr(0, linkage_name.size() - kPlt.size())) + std::string(kPlt);
   std::string input(linkage_name);  // needs a terminated string
   int status = 0;
   std::unique_ptr<char, decltype(&std::free)> out(

@@ -1,6 +1,8 @@
 // SymbolTable: sorted function symbols of one module (see symbol_table.h).
 #include "symbols/symbol_table.h"
 
+#include "symbols/plt_entries.h"
+
 #include <gelf.h>
 
 #include <algorithm>
@@ -42,6 +44,11 @@ SymbolTable::SymbolTable(Dwfl_Module* mod) {
       continue;
     }
     entries_.push_back({address, sym.st_size, name, binding_rank(sym.st_info)});
+  }
+  GElf_Addr bias = 0;
+  for (PltEntry& e : plt_entries(dwfl_module_getelf(mod, &bias))) {
+    plt_names_.push_back(std::move(e.name));
+    entries_.push_back({e.address + bias, e.size, plt_names_.back().c_str(), 3});  // a real symbol there wins
   }
   // Among aliases, the name a person would pick (as perf does): global before weak
   // before local, sized first, fewer leading underscores, shorter; then any, but

@@ -5,7 +5,9 @@
 
 #include <elfutils/libdwfl.h>
 
+#include <deque>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace callprof::symbols_detail {
@@ -13,8 +15,8 @@ namespace callprof::symbols_detail {
 class SymbolTable {
  public:
   // Reads every symbol libdwfl offers for the module (.symtab, else .dynsym, plus
-  // .gnu_debugdata), keeping functions. Names point into libelf's data, which lives
-  // as long as the Dwfl.
+  // .gnu_debugdata), keeping functions, and names the PLT stubs ("sin@plt",
+  // plt_entries.h). Names point into libelf's data, which lives as long as the Dwfl.
   explicit SymbolTable(Dwfl_Module* mod);
 
   struct Hit {
@@ -33,6 +35,7 @@ class SymbolTable {
     int binding;  // 0 global, 1 weak, 2 local: the order aliases are preferred in
   };
   std::vector<Entry> entries_;  // by address, one per address
+  std::deque<std::string> plt_names_;  // the PLT stubs' names (a deque: entries point into it)
 };
 
 }  // namespace callprof::symbols_detail

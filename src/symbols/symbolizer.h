@@ -79,7 +79,8 @@ class Symbolizer {
 };
 
 // abi::__cxa_demangle for "_Z..." names (GCC clone suffixes such as ".constprop.0"
-// included); anything else, or a name that fails to demangle, comes back unchanged.
+// included, and PLT stubs' "@plt": "_ZdlPv@plt" is "operator delete(void*)@plt"); anything
+// else, or a name that fails to demangle, comes back unchanged.
 std::string demangle(std::string_view linkage_name);
 
 }  // namespace callprof

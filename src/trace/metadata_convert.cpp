@@ -41,13 +41,16 @@ void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {
   out->set_lost_records(x.lost_records);
   out->set_lost_samples(x.lost_samples);
   out->set_unwind_reason(x.unwind_reason);
+  out->set_truncated_stacks(x.truncated_stacks);
+  out->set_no_inline(!x.inlined_frames);
 }
 
 SamplingFacts take_sampling(const file::SamplingFacts& in) {
   return SamplingFacts{.event = in.event(), .frequency_hz = in.frequency_hz(), .unwind = in.unwind(), .unwind_reason = in.unwind_reason(),
                        .samples = in.samples(), .off_cpu_samples = in.off_cpu_samples(),
                        .incomplete_stacks = in.incomplete_stacks(), .lost_records = in.lost_records(),
-                       .lost_samples = in.lost_samples()};
+                       .lost_samples = in.lost_samples(), .truncated_stacks = in.truncated_stacks(),
+                       .inlined_frames = !in.no_inline()};
 }
 
 void put_syscalls(const SyscallFacts& x, file::SyscallFacts* out) {

@@ -32,6 +32,7 @@ enum Field : uint32_t {
   kTreeParent = 1,
   kTreeFunction = 2,
   kTreeMetrics = 3,
+  kTreeInlined = 4,
   kColumnValues = 2,
   kSyscallErrnos = 8,
   kSyscallBuckets = 9,
@@ -87,6 +88,7 @@ bool count_tree(CodedInputStream& in, PayloadCounts& c) {
     const bool ok = for_each_field(in, [&](uint32_t field, WireFormatLite::WireType type, uint32_t tag) {
       if (field == kTreeParent) return count_scalars(in, type, tag, parents);
       if (field == kTreeFunction) return count_scalars(in, type, tag, functions);
+      if (field == kTreeInlined) return count_scalars(in, type, tag, c.small_items);
       if (field == kTreeMetrics && is_message(type))
         return nested(in, [&] {
           return for_each_field(in, [&](uint32_t f, WireFormatLite::WireType t, uint32_t g) {

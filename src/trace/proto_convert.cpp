@@ -29,6 +29,8 @@ void put_tree(const CallTree& tree, file::CallTree* out) {
     out->add_parent(node.parent);
     out->add_function(node.function);
   }
+  for (NodeId i = 1; i < nodes.size(); ++i)
+    if (nodes[i].inlined) out->add_inlined(i);
   const Metrics defaults;
   for (size_t m = 0; m < kMetricCount; ++m) {
     const Metric metric = Metric(m);
@@ -144,11 +146,21 @@ Thread::OffCpu take_offcpu(int value) {
   }
 }
 
-// The first node that repeats an earlier node's (parent, function), as (earlier, later); a
-// file must not hold one path twice. Sorting the keys costs a fraction of indexing them.
+// Per node, whether it is listed as inlined (validated: listed indexes are nodes).
+std::vector<bool> inlined_nodes(const file::CallTree& in) {
+  std::vector<bool> out(size_t(in.parent_size()), false);
+  for (uint32_t node : in.inlined())
+    if (node < out.size()) out[node] = true;
+  return out;
+}
+
+// The first node that repeats an earlier node's (parent, function, inlined), as (earlier,
+// later); a file must not hold one path twice. Sorting the keys costs a fraction of indexing them.
 std::optional<std::pair<int, int>> repeated_path(const file::CallTree& in) {
-  auto key = [&](int i) { return (uint64_t(in.parent(i)) << 32) | in.function(i); };
-  std::vector<uint64_t> keys;
+  const std::vector<bool> inlined = inlined_nodes(in);
+  using Key = std::pair<uint64_t, bool>;
+  auto key = [&](int i) { return Key{(uint64_t(in.parent(i)) << 32) | in.function(i), inlined[size_t(i)]}; };
+  std::vector<Key> keys;
   keys.reserve(size_t(in.parent_size()));
   for (int i = 1; i < in.parent_size(); ++i) keys.push_back(key(i));
   std::sort(keys.begin(), keys.end());
@@ -168,9 +180,10 @@ Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
   if (auto twice = repeated_path(in))
     return make_error(fmt::format("invalid ({}: node {} repeats node {}: same parent {} and function {})", where,
                                   twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
+  const std::vector<bool> inlined = inlined_nodes(in);
   CallTree tree;
   tree.reserve(size_t(in.parent_size()));
-  for (int i = 1; i < in.parent_size(); ++i) tree.append(in.parent(i), in.function(i));
+  for (int i = 1; i < in.parent_size(); ++i) tree.append(in.parent(i), in.function(i), inlined[size_t(i)]);
   for (const file::MetricColumn& column : in.metrics()) {
     const Metric metric = metric_named(column.name());
     if (metric == Metric::kCount) continue;

@@ -49,6 +49,11 @@ Status validate_tree(const file::CallTree& tree, size_t function_count, std::str
       return invalid(where, fmt::format("node {} has function {}, but there are {} functions", i,
                                         function, function_count));
   }
+  for (int k = 0; k < tree.inlined_size(); ++k) {
+    const uint32_t node = tree.inlined(k);
+    if (node == 0 || node >= node_count || (k > 0 && node <= tree.inlined(k - 1)))
+      return invalid(where, fmt::format("inlined node {} is not a node after the root in increasing order", node));
+  }
   return validate_columns(tree, node_count, where);
 }
 

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
 #include <unordered_map>
 
 #include "collect/runtime/process_symbols.h"
+#include "collect/sampling/frame_names.h"
 #include "collect/sampling/kernel_symbols.h"
+#include "collect/sampling/stack_roots.h"
 
 namespace callprof::sampling {
 namespace {
@@ -70,7 +73,7 @@ void SampleCollector::on_sample(Sample&& s) {
   unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
   if (!scratch_.complete()) ++counts_.incomplete_stacks;
   const uint64_t weight = s.switch_out ? 0 : sample_weight_ns_ ? sample_weight_ns_ : s.period;
-  Stack stack{s.pid, s.tid, images_[s.pid], weight, uint32_t(pcs_.size()), 0, s.switch_out, s.time_ns};
+  Stack stack{s.pid, s.tid, images_[s.pid], weight, uint32_t(pcs_.size()), 0, s.switch_out, s.time_ns, scratch_.complete()};
   for (auto f = scratch_.frames.rbegin(); f != scratch_.frames.rend(); ++f) pcs_.push_back(f->lookup_address());
   // Kernel frames are deeper than every user frame; each but the innermost is a return address.
   for (size_t i = s.kernel_chain.size(); i-- > 0;) pcs_.push_back(i == 0 ? s.kernel_chain[i] : s.kernel_chain[i] - 1);
@@ -126,17 +129,10 @@ std::vector<LoadedModule> loaded_modules(const std::vector<Mapping>& mappings, L
   return out;
 }
 
-std::string region_name(const std::vector<Mapping>& mappings, uint64_t pc) {
-  for (const Mapping& m : mappings)
-    if (pc >= m.start && pc < m.end) return m.path.empty() ? "[anonymous]" : m.path[0] == '[' ? m.path : "[unknown]";
-  return "[unknown]";
-}
-
 }  // namespace
 
-void SampleCollector::symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
-                                      FunctionTable& table, AddressSymbols& symbols,
-                                      std::vector<std::string>& warnings) {
+size_t SampleCollector::name_image(const Image& image, const std::vector<const Stack*>& stacks, FrameNames& names,
+                                   FunctionTable& table, AddressSymbols& symbols, std::vector<std::string>& warnings) {
   std::vector<LoadedModule> mods = loaded_modules(mappings_[image], load_biases_, symbols, warnings);
   std::vector<ModuleId> module_ids;
   for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
@@ -145,48 +141,48 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
   const std::shared_ptr<ImageSymbols> symbolizer = symbols.image(mods, error);
   if (!error.empty()) warnings.push_back(error);
   const ModuleId kernel_module = table.module(RawModule{0, 0, 0, "[kernel.kallsyms]", ""});
+  const size_t index = names.add_image(symbolizer, std::move(module_ids), mappings_[image], kernel_module);
+  for (const SyscallPath& c : syscall_paths_)
+    if (c.pid == image.first && c.image == image.second)
+      for (uint32_t i = 0; i < c.count; ++i) names.add(index, pcs_[c.first + i]);
+  for (const MeasuredPath& c : measured_)
+    if (c.pid == image.first && c.image == image.second)
+      for (uint64_t pc : c.pcs) names.add(index, pc);
+  for (const Stack* s : stacks)
+    for (uint32_t i = 0; i < s->count; ++i) names.add(index, pcs_[s->first + i]);
+  if (symbolizer)
+    for (const auto& w : symbolizer->warnings())
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+  return index;
+}
 
-  // Each address once: its function, and the functions inlined into it there.
-  std::unordered_map<uint64_t, std::vector<FunctionId>> names;
-  auto functions_at = [&](uint64_t pc) -> const std::vector<FunctionId>& {
-    auto [it, added] = names.try_emplace(pc);
-    if (!added) return it->second;
-    if (is_kernel_address(pc)) {
-      const std::string n = symbols.kernel_name(pc);
-      it->second.push_back(table.named(n.empty() ? "[kernel]" : n, kernel_module, 0, FunctionKind::Kernel));
-      return it->second;
-    }
-    std::vector<SymbolInfo> chain = symbolizer ? symbolizer->resolve_inlined(pc) : std::vector<SymbolInfo>{};
-    if (chain.empty() || (chain.size() == 1 && chain[0].module < 0)) {
-      // Outside every file: the vDSO, JIT code, anonymous memory: named after the region.
-      it->second.push_back(table.named(region_name(mappings_[image], pc), kNoModule, 0));
-      return it->second;
-    }
-    for (auto s = chain.rbegin(); s != chain.rend(); ++s) {  // outermost first
-      ModuleId m = s->module >= 0 ? module_ids[size_t(s->module)] : kNoModule;
-      if (s->inlined && !s->name.empty()) {  // no entry address of its own: known by name
-        it->second.push_back(table.named(s->name, m, 0));
-        continue;
-      }
-      SymbolInfo entry = *s;  // a function is identified by its entry, not by the sampled pc
-      if (!entry.name.empty()) entry.file_address -= entry.offset;
-      it->second.push_back(table.function(entry, m, pc - s->offset));
-    }
-    return it->second;
+namespace {
+
+NodeId walk(CallTree& tree, std::span<const Frame> path) {
+  NodeId at = kRootNode;
+  for (const Frame& f : path) at = tree.child(at, f.function, f.inlined);
+  return at;
+}
+
+}  // namespace
+
+void SampleCollector::build_image(const Image& image, size_t names_index, const std::vector<const Stack*>& stacks,
+                                  const FrameNames& names, FunctionTable& table, Profile& p) {
+  const auto add_frames = [&](std::vector<Frame>& path, uint64_t pc) {
+    for (const Frame& f : names.frames(names_index, pc)) path.push_back(f);
   };
-
   const size_t first_thread = p.threads.size();
   std::map<uint32_t, CallTree> trees;
-  std::vector<FunctionId> path;
+  std::vector<Frame> path;
+  FunctionId truncated = kNoFunction;
   std::vector<NodeId> syscall_nodes(timeline_events_ ? syscall_paths_.size() : 0, kNoNode), stack_nodes;
   for (const SyscallPath& c : syscall_paths_) {
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();
-    for (uint32_t i = 0; i < c.count; ++i)
-      for (FunctionId f : functions_at(pcs_[c.first + i])) path.push_back(f);
-    path.push_back(table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall));
+    for (uint32_t i = 0; i < c.count; ++i) add_frames(path, pcs_[c.first + i]);
+    path.push_back({table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall)});
     CallTree& tree = trees[c.tid];
-    const NodeId node = tree.path(path);
+    const NodeId node = walk(tree, path);
     if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
     Metrics& m = tree.base(node);
     m[Metric::Calls] += c.calls;
@@ -200,10 +196,9 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
   for (const MeasuredPath& c : measured_) {
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();
-    for (uint64_t pc : c.pcs)
-      for (FunctionId f : functions_at(pc)) path.push_back(f);
+    for (uint64_t pc : c.pcs) add_frames(path, pc);
     CallTree& tree = trees[c.tid];
-    Metrics& m = tree.base(tree.path(path));
+    Metrics& m = tree.base(walk(tree, path));
     m[Metric::Calls] += c.calls;
     m[Metric::WallNs] += c.self_ns;
     m[Metric::MinWallNs] = std::min(m[Metric::MinWallNs], c.min_ns);
@@ -211,10 +206,19 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
   }
   for (const Stack* s : stacks) {
     path.clear();
-    for (uint32_t i = 0; i < s->count; ++i)
-      for (FunctionId f : functions_at(pcs_[s->first + i])) path.push_back(f);
+    for (uint32_t i = 0; i < s->count; ++i) add_frames(path, pcs_[s->first + i]);
+    // Honest stacks (SPEC §1.2): one that did not reach a root hangs under [truncated],
+    // never as if its outermost frame had been called by nobody; frames a chain read past
+    // the root are dropped. A root the unwinder proved by CFI is taken as it is.
+    if (const size_t root = s->root ? 0 : root_frame(p, path); root == kNoRoot) {
+      if (truncated == kNoFunction) truncated = table.named("[truncated]", kNoModule, 0, FunctionKind::Truncated);
+      path.insert(path.begin(), Frame{truncated, false});
+      ++counts_.truncated_stacks;
+    } else {
+      path.erase(path.begin(), path.begin() + ptrdiff_t(root));
+    }
     CallTree& tree = trees[s->tid];
-    const NodeId node = path.empty() ? kRootNode : tree.path(path);
+    const NodeId node = walk(tree, path);
     if (timeline_events_) stack_nodes.push_back(node);
     Metrics& m = tree.base(node);
     m[Metric::WallNs] += s->weight_ns;
@@ -241,9 +245,6 @@ void SampleCollector::symbolize_image(const Image& image, const std::vector<cons
     p.threads.push_back(std::move(t));
   }
   if (timeline_events_) add_timeline(image, stacks, syscall_nodes, stack_nodes, first_thread, p);
-  if (symbolizer)
-    for (const auto& w : symbolizer->warnings())
-      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
 }
 
 // Each of the image's threads (the last ones added to `p`) gets its samples' times (the
@@ -282,10 +283,13 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   FunctionTable table(p);
   std::unique_ptr<AddressSymbols> files = symbols_ ? nullptr : file_address_symbols();
   AddressSymbols& symbols = symbols_ ? *symbols_ : *files;
+  FrameNames names(p, table, symbols, inlined_frames_);
+  counts_.truncated_stacks = 0;
   std::map<Image, std::vector<const Stack*>> by_image;
   for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
   for (const SyscallPath& c : syscall_paths_) by_image[{c.pid, c.image}];
   for (const MeasuredPath& c : measured_) by_image[{c.pid, c.image}];
+  std::vector<size_t> names_index;
   for (const auto& [image, stacks] : by_image) {
     Process proc;
     proc.pid = image.first;
@@ -299,8 +303,11 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
       proc.end_ns = int64_t(main_thread->second.last_ns);
     }
     p.processes.push_back(proc);
-    symbolize_image(image, stacks, p, table, symbols, warnings);
+    names_index.push_back(name_image(image, stacks, names, table, symbols, warnings));
   }
+  names.finish();
+  size_t k = 0;
+  for (const auto& [image, stacks] : by_image) build_image(image, names_index[k++], stacks, names, table, p);
   for (const auto& w : unwinder_.warnings()) warnings.push_back(w);
   counts_.build_ns = now_ns() - start;
   return p;

@@ -25,6 +25,8 @@ class FunctionTable;
 
 namespace callprof::sampling {
 
+class FrameNames;
+
 using LoadBiases = std::map<std::tuple<std::string, uint64_t, uint64_t, std::string>, Result<uint64_t>>;
 
 class SampleCollector : public RecordSink {
@@ -56,6 +58,9 @@ class SampleCollector : public RecordSink {
   // `record --timeline`: keep per thread the times of up to `events` samples and of as
   // many system calls (the most recent; older ones are counted as dropped). 0: none.
   void set_timeline_events(uint32_t events) { timeline_events_ = events; }
+  // `record --no-inline`: name each address by the function that ran there only, as
+  // perf --no-inline does, without the frames DWARF says were inlined into it.
+  void set_inlined_frames(bool yes) { inlined_frames_ = yes; }
 
   // Probe mode (collect/probes): the callers at a probed function's entry, unwound as a
   // system call's entry stack is (lookup addresses, innermost first: the entry itself first).
@@ -73,6 +78,9 @@ class SampleCollector : public RecordSink {
 
   struct Counts {
     uint64_t samples = 0, off_cpu_samples = 0, incomplete_stacks = 0, lost_records = 0, lost_samples = 0;
+    // Of the samples (on- and off-CPU), those whose stack did not reach a root: they hang
+    // under `[truncated]` (known at build()).
+    uint64_t truncated_stacks = 0;
     uint64_t unwind_ns = 0, build_ns = 0;  // our processing time: unwinding, symbolizing + building
     // System calls, their distinct paths, entry stacks walked by frame rules, and those
     // left to libdwfl.
@@ -91,6 +99,7 @@ class SampleCollector : public RecordSink {
     uint32_t first, count;  // frames in pcs_: lookup addresses, outermost first
     bool off_cpu;
     uint64_t time_ns;       // when it was taken (an off-CPU sample: the switch-out)
+    bool root;              // the unwinder proved the outermost frame has no caller (CFI)
   };
   // A bounded ring of timeline entries: the most recent `capacity`, the others counted.
   template <typename T>
@@ -129,8 +138,13 @@ class SampleCollector : public RecordSink {
   std::vector<uint64_t> pcs_;
   std::vector<Stack> stacks_;
   std::map<uint32_t, ThreadInfo> threads_;
-  void symbolize_image(const Image& image, const std::vector<const Stack*>& stacks, Profile& p,
-                       FunctionTable& table, AddressSymbols& symbols, std::vector<std::string>& warnings);
+  // build() in two passes over the images: every address named first (so an inlined frame
+  // can take the id of its function's out-of-line copy in any image), then the trees.
+  size_t name_image(const Image& image, const std::vector<const Stack*>& stacks, FrameNames& names,
+                    FunctionTable& table, AddressSymbols& symbols, std::vector<std::string>& warnings);
+  void build_image(const Image& image, size_t names_index, const std::vector<const Stack*>& stacks,
+                   const FrameNames& names, FunctionTable& table, Profile& p);
+  bool inlined_frames_ = true;
 
   // System calls, aggregated per (thread, image, path, call) as they arrive: a program
   // can make millions, each path only needs its sums.

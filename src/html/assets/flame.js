@@ -44,7 +44,7 @@ function buildFlame(app, panel, section) {
   section.appendChild(el('p', { class: 'note', text: 'Each frame is a call path; its width is its total time, its callers are below it (above it in the icicle view), and callees are ordered widest first. Empty space above a frame is its self time. Click to zoom, search to highlight.' }))
 
   const rowsShown = Math.min(m.maxDepth + 2, flameMaxRows)
-  const name = i => i < 0 ? 'all' : functionName(m, m.fid[i])
+  const name = i => i < 0 ? 'all' : functionName(m, m.fid[i]) + (nodes.inlined && nodes.inlined[i] ? ' [inlined]' : '')
   const label = i => i < 0 ? 'all' : shortName(m, m.fid[i])
   const value = i => i < 0 ? m.total : total[i]
 

@@ -82,7 +82,8 @@ function recordingNotes(d) {
     const sm = meta.sampling
     notes.push(`Sampled: ${sm.event} at ${fmtCount(sm.frequency_hz)} Hz, ${sm.unwind || 'fp'} unwinding; times are estimates (samples \u00d7 period).`)
     if (sm.lost_samples || sm.lost_records) notes.push(`Lost: ${fmtCount(sm.lost_samples)} samples, ${fmtCount(sm.lost_records)} records.`)
-    if (sm.incomplete_stacks) notes.push(`${fmtCount(sm.incomplete_stacks)} stacks could not be unwound to their root ([truncated]).`)
+    if (sm.truncated_stacks) notes.push(`${fmtCount(sm.truncated_stacks)} stacks could not be unwound to the program's or thread's start: they are under [truncated].`)
+    if (sm.inlined_frames === false) notes.push('Inlined functions are not shown: their time is their callers\' (record --no-inline).')
   }
   if (meta.syscalls && meta.syscalls.lost_events) notes.push(`${fmtCount(meta.syscalls.lost_events)} system-call events were lost (ring full).`)
   const dropping = d.threads.filter(t => t.dropped_calls || t.depth_limited_calls || t.short_calls).length

@@ -48,7 +48,7 @@ function buildTree(app, panel, section) {
     const name = el('td', {
       class: 'name', style: `padding-left:${6 + 16 * Math.min(depth, 40)}px`,
       title: `${shown(functionName(m, fid), 2000)}\ndepth ${depth + 1}, recursion level ${nodes.recursion_level[i]}, ${fmtPct(nodes.total_ns[i], parentTotal)} of its caller's total`,
-    }, toggle, f ? kindBadge(f.kind) : null, shown(shortName(m, fid)))
+    }, toggle, f ? kindBadge(f.kind) : null, nodes.inlined && nodes.inlined[i] ? kindBadge('inlined') : null, shown(shortName(m, fid)))
     const tr = el('tr', { class: 'clickable', dataset: { node: String(i), depth: String(depth) } }, name,
       columns.slice(1).map(([key, , get, exact]) => el('td', { class: key === 'pct' ? 'bar' : null, dataset: { value: String(exact(i)) } }, get(i))))
     if (fid === app.selected) tr.classList.add('selected')

@@ -134,7 +134,7 @@ Thread remapped(const Thread& from, FunctionMapper& map) {
   out.tree.base(kRootNode) = from.tree.node(kRootNode).base;
   for (NodeId i = 1; i < from.tree.size(); ++i) {
     const CallNode& n = from.tree.node(i);
-    node[i] = out.tree.child(node[n.parent], map(n.function));
+    node[i] = out.tree.child(node[n.parent], map(n.function), n.inlined);
     out.tree.base(node[i]).merge(n.base);  // merge: two traced functions may map to one
   }
   remap_timeline(out.timeline, node);

@@ -14,9 +14,9 @@ CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)
     const CallNode& n = tree.node(i);
     const NodeId above = image[n.parent];
     if (above != kNoNode)
-      image[i] = out.child(above, n.function);
+      image[i] = out.child(above, n.function, n.inlined);
     else if (matches(n.function))
-      image[i] = out.child(kRootNode, n.function);
+      image[i] = out.child(kRootNode, n.function);  // a virtual root: inlined or called, one node
     else
       continue;
     out.base(image[i]).merge(n.base);

@@ -31,7 +31,7 @@ CallTree hidden_tree(const CallTree& tree, const std::function<bool(FunctionId)>
       image[i] = above;
       fold_self_into(out.base(above), n.base);
     } else {
-      image[i] = out.child(above, n.function);
+      image[i] = out.child(above, n.function, n.inlined);
       out.base(image[i]).merge(n.base);
     }
   }

@@ -10,7 +10,7 @@ void merge_into(CallTree& into, const CallTree& from) {
   into.base(kRootNode).merge(from.node(kRootNode).base);
   for (NodeId i = 1; i < from.size(); ++i) {
     const CallNode& n = from.node(i);
-    map[i] = into.child(map[n.parent], n.function);
+    map[i] = into.child(map[n.parent], n.function, n.inlined);
     into.base(map[i]).merge(n.base);
   }
 }
@@ -20,7 +20,7 @@ std::vector<NodeId> merge_under(CallTree& into, NodeId at, const CallTree& from)
   into.base(kRootNode).merge(from.node(kRootNode).base);
   for (NodeId i = 1; i < from.size(); ++i) {
     const CallNode& n = from.node(i);
-    map[i] = into.child(map[n.parent], n.function);
+    map[i] = into.child(map[n.parent], n.function, n.inlined);
     into.base(map[i]).merge(n.base);
   }
   return map;

@@ -118,7 +118,7 @@ CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, s
   node.assign(in.size(), kRootNode);
   for (NodeId i = 1; i < in.size(); ++i) {
     const CallNode& n = in.node(i);
-    node[i] = out.child(node[n.parent], remap(map, n.function));
+    node[i] = out.child(node[n.parent], remap(map, n.function), n.inlined);
     out.base(node[i]).merge(n.base);
   }
   return out;
@@ -204,6 +204,8 @@ void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {
   into->incomplete_stacks += s.incomplete_stacks;
   into->lost_records += s.lost_records;
   into->lost_samples += s.lost_samples;
+  into->truncated_stacks += s.truncated_stacks;
+  into->inlined_frames = into->inlined_frames && s.inlined_frames;
 }
 
 void add_syscalls(std::optional<SyscallFacts>& into, const SyscallFacts& s) {

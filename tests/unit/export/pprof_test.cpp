@@ -79,13 +79,13 @@ struct Readback {
       if (m.id() == id) return &m;
     return nullptr;
   }
-  // The sample's frames by name, leaf first as stored.
+  // The sample's frames by name, leaf first as stored (a location's lines innermost first).
   std::vector<std::string> frames(const pb::Sample& s) const {
     std::vector<std::string> out;
     for (uint64_t id : s.location_id()) {
       const pb::Location& l = location(id);
-      EXPECT_EQ(l.line_size(), 1);
-      out.push_back(str(function(l.line(0).function_id()).name()));
+      EXPECT_GE(l.line_size(), 1);
+      for (const pb::Line& line : l.line()) out.push_back(str(function(line.function_id()).name()));
     }
     return out;
   }
@@ -224,6 +224,18 @@ TEST(Pprof, MappingsFunctionsAndAddresses) {
   }
 }
 
+// A sampled profile's first top-level node may be the dynamic loader's start-up or
+// [truncated]: the profiled program is main's module all the same.
+TEST(Pprof, TheMainBinaryIsMainsModule) {
+  Profile p = testing::folded(
+      "[truncated];_dl_relocate_object@/lib/ld-linux-x86-64.so.2 1000 samples=1\n"
+      "_start@/usr/bin/app;main@/usr/bin/app;work@/usr/bin/app 9000 samples=9\n");
+  p.meta.mode = "sample";
+  const Readback r = read_back(analyse(std::move(p)));
+  ASSERT_EQ(r.p.mapping_size(), 2);
+  EXPECT_EQ(r.str(r.p.mapping(0).filename()), "/usr/bin/app");
+}
+
 TEST(Pprof, InvalidUtf8BecomesReplacementCharacters) {
   Profile p = testing::counter_example_profile();
   for (Function& f : p.functions)
@@ -290,6 +302,30 @@ TEST(Pprof, SampledProfile) {
   EXPECT_EQ(r.location(truncated->location_id(1)).mapping_id(), 0u);
   EXPECT_NE(r.location(truncated->location_id(0)).mapping_id(), 0u);
   EXPECT_EQ(r.str(r.p.mapping(0).filename()), "/usr/bin/app");
+}
+
+// An inlined frame is a line of its caller's location, as pprof represents inlining: compute's
+// loop (squares inlined) is one location with the lines squares, compute (innermost first).
+TEST(Pprof, InlinedFramesAreLinesOfTheirCallersLocation) {
+  const Readback r = read_back(analyse(testing::inlined_profile()));
+  const pb::Sample* inlined = nullptr;
+  for (const auto& s : r.p.sample())
+    if (s.value(0) == 200) inlined = &s;
+  ASSERT_NE(inlined, nullptr);
+  ASSERT_EQ(inlined->location_id_size(), 2) << "(squares, compute) and main";
+  const pb::Location& chain = r.location(inlined->location_id(0));
+  ASSERT_EQ(chain.line_size(), 2);
+  EXPECT_EQ(r.str(r.function(chain.line(0).function_id()).name()), "squares");
+  EXPECT_EQ(r.str(r.function(chain.line(1).function_id()).name()), "compute");
+  EXPECT_EQ(chain.mapping_id(), r.location(inlined->location_id(1)).mapping_id()) << "compute's, in the app";
+  EXPECT_EQ(r.str(r.function(r.location(inlined->location_id(1)).line(0).function_id()).name()), "main");
+  // squares called from main, and compute's own samples: locations of one line each, and
+  // one pprof function per callprof function.
+  EXPECT_NE(r.sample(1, {"main", "squares"}), nullptr);
+  EXPECT_NE(r.sample(1, {"main", "compute"}), nullptr);
+  int squares = 0;
+  for (const auto& f : r.p.function()) squares += r.str(f.name()) == "squares";
+  EXPECT_EQ(squares, 1);
 }
 
 TEST(Pprof, FocusAndThreadSelectionApply) {

@@ -18,6 +18,30 @@ TEST(CallTree, ChildIsCreatedOnceAndKeepsOrder) {
   EXPECT_EQ(t.depth(c), 2u);
 }
 
+// An inlined frame and a call of the same function under one caller are two nodes.
+TEST(CallTree, InlinedIsPartOfANodesIdentity) {
+  CallTree t;
+  const NodeId a = t.child(kRootNode, 1);
+  const NodeId called = t.child(a, 2);
+  const NodeId inlined = t.child(a, 2, true);
+  EXPECT_NE(called, inlined);
+  EXPECT_EQ(t.child(a, 2, true), inlined);
+  EXPECT_EQ(t.child(a, 2), called);
+  EXPECT_FALSE(t.node(called).inlined);
+  EXPECT_TRUE(t.node(inlined).inlined);
+  EXPECT_EQ(t.find_child(a, 2, true), inlined);
+  EXPECT_EQ(t.find_child(a, 2), called);
+  EXPECT_EQ(t.find_child(a, 3, true), kNoNode);
+  // A tree built by append() (a file) indexes both kinds when it is first searched.
+  CallTree read;
+  read.append(kRootNode, 1);
+  read.append(1, 2, true);
+  read.append(1, 2);
+  EXPECT_EQ(read.find_child(1, 2, true), 2u);
+  EXPECT_EQ(read.find_child(1, 2), 3u);
+  EXPECT_EQ(read.child(1, 2, true), 2u);
+}
+
 TEST(CallTree, CumulativeSumsSubtreeAndKeepsOwnMinMax) {
   CallTree t;
   std::vector<FunctionId> p1{1, 2}, p2{1, 3};

@@ -25,6 +25,19 @@ uint64_t calls_at(const CallTree& t, std::vector<FunctionId> p) {
   return t.node(at).base[Metric::Calls];
 }
 
+TEST(Merge, InlinedNodesStayApartFromCalledOnes) {
+  CallTree a, b;
+  a.base(a.child(a.child(kRootNode, 1), 2, true))[Metric::WallNs] = 3;
+  b.base(b.child(b.child(kRootNode, 1), 2, true))[Metric::WallNs] = 4;
+  b.base(b.child(b.child(kRootNode, 1), 2))[Metric::WallNs] = 5;
+  merge_into(a, b);
+  const NodeId one = a.find_child(kRootNode, 1);
+  ASSERT_NE(a.find_child(one, 2, true), kNoNode);
+  ASSERT_NE(a.find_child(one, 2), kNoNode);
+  EXPECT_EQ(a.node(a.find_child(one, 2, true)).base[Metric::WallNs], 7u);
+  EXPECT_EQ(a.node(a.find_child(one, 2)).base[Metric::WallNs], 5u);
+}
+
 TEST(Merge, SamePathsCombineNewPathsAppear) {
   CallTree a = tree_of({{{1, 2}, 3}, {{1, 3}, 1}});
   CallTree b = tree_of({{{1, 2}, 4}, {{5}, 2}});

@@ -18,11 +18,22 @@ TEST(OptionRules, EachModeTakesItsOwnOptions) {
   EXPECT_EQ(
       refusal({"--alloc", "--include", "--max-depth", "--checkpoint", "--timeline", "-o", "--syscalls"}, Mode::Exact),
       "");
-  EXPECT_EQ(refusal({"--freq", "--event", "--off-cpu", "--no-kernel", "--timeline", "--children"}, Mode::Sample), "");
+  EXPECT_EQ(refusal({"--freq", "--event", "--off-cpu", "--no-kernel", "--no-inline", "--timeline", "--children"},
+                    Mode::Sample),
+            "");
   EXPECT_EQ(refusal({"--children", "--timeline", "--timeline-events", "--syscall-stacks", "--syscall-stack-bytes"},
                     Mode::Syscall),
             "");
   EXPECT_EQ(refusal({"--children"}, Mode::Exact), "");
+}
+
+// --no-inline names the addresses of sampled stacks: exact mode's calls have no inline chains.
+TEST(OptionRules, NoInlineIsASamplingOption) {
+  EXPECT_EQ(refusal({"--no-inline", "--probe"}, Mode::Probe), "probe mode needs --probe REGEX (the functions to probe)")
+      << "accepted: only the missing pattern is refused";
+  EXPECT_EQ(refusal({"--no-inline"}, Mode::Exact), "--no-inline is a sampling option, but this recording is in exact mode");
+  EXPECT_EQ(refusal({"--no-inline"}, Mode::Syscall),
+            "--no-inline is a sampling option, but this recording is in syscall mode");
 }
 
 // Probe mode takes its own options, sampling's (-F adds samples) and --no-compensation,

@@ -138,6 +138,32 @@ inline Profile sampled_profile() {
   return p;
 }
 
+// A sampled recording whose compute() loop is squares(), inlined into it (200 samples), while
+// main also calls squares (50 samples); 7 of its 1000 stacks did not reach their root.
+inline Profile inlined_profile() {
+  Profile p = folded(
+      "main@/usr/bin/app;compute@/usr/bin/app 450000000 samples=450\n"
+      "main;squares@/usr/bin/app 50000000 samples=50\n"
+      "[truncated];hot_leaf@/usr/bin/app 7000000 samples=7\n");
+  CallTree& t = p.threads[0].tree;
+  FunctionId squares = kNoFunction;
+  for (FunctionId f = 0; f < p.functions.size(); ++f)
+    if (p.functions[f].name == "squares") squares = f;
+  const NodeId compute = t.find_child(t.find_child(kRootNode, 0), 1);
+  Metrics& inlined = t.base(t.child(compute, squares, true));
+  inlined[Metric::WallNs] = 200000000;
+  inlined[Metric::Samples] = 200;
+  for (NodeId n = 1; n < t.size(); ++n) {
+    t.base(n)[Metric::Calls] = 0;
+    t.base(n)[Metric::MinWallNs] = Metrics::kUnset;
+    t.base(n)[Metric::MaxWallNs] = 0;
+  }
+  p.meta.mode = "sample";
+  p.meta.sampling = SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = "fp", .samples = 707,
+                                  .truncated_stacks = 7};
+  return p;
+}
+
 // Thread 1: main > f1 > [syscall] write (30 calls, 3 µs), main > f2 > g > [syscall] write
 // (10 calls, 1 µs, 4 EBADF), main > f2 > [syscall] read (5 calls, 50 µs); thread 2 makes
 // 2 writes under worker (200 ns).

@@ -154,6 +154,30 @@ TEST(Json, RecursionSamplesAndUnsetMinMax) {
   EXPECT_EQ(d["summary"]["deepest_recursion"]["function"], "f");
 }
 
+// Inlined frames: a boolean per node once any node is one (absent otherwise, as in every
+// exact profile), in all three layouts; the function is one function.
+TEST(Json, InlinedNodesAndTruncatedStacks) {
+  const json d = report_json(testing::inlined_profile());
+  const json& main = by(d["tree"], "name", "main");
+  EXPECT_EQ(main["inlined"], false);
+  const json& compute = by(main["children"], "name", "compute");
+  EXPECT_EQ(by(compute["children"], "name", "squares")["inlined"], true);
+  EXPECT_EQ(by(main["children"], "name", "squares")["inlined"], false);
+  EXPECT_EQ(by(d["functions"], "name", "squares")["samples"], 250);
+  EXPECT_EQ(d["metadata"]["sampling"]["truncated_stacks"], 7);
+  EXPECT_EQ(d["metadata"]["sampling"]["inlined_frames"], true);
+  const json flat = json::parse(report_text(testing::inlined_profile(), {}, "", JsonLayout::Flat));
+  size_t inlined = 0;
+  for (const json& n : flat["nodes"]) inlined += n["inlined"] == true;
+  EXPECT_EQ(inlined, 1u);
+  const json columns = json::parse(report_text(testing::inlined_profile(), {}, "", JsonLayout::Columns));
+  ASSERT_TRUE(columns["nodes"]["inlined"].is_array());
+  EXPECT_EQ(columns["nodes"]["inlined"].size(), columns["nodes"]["count"].get<size_t>());
+  const json exact = report_json(testing::counter_example_profile());
+  EXPECT_FALSE(exact["tree"][0].contains("inlined"));
+  EXPECT_TRUE(json::parse(report_text(testing::counter_example_profile(), {}, "", JsonLayout::Columns))["nodes"]["inlined"].is_null());
+}
+
 TEST(Json, HostileAndInvalidNamesStayValidJson) {
   Profile p = testing::folded("main;evil 10\nmain;bad 1\n");
   p.functions[1].name = "evil\nname\x1b[2J\"";

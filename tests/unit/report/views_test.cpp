@@ -167,6 +167,38 @@ TEST(FlatView, SampledProfilesShowSampleColumns) {
   EXPECT_EQ(words(rows[1]), (std::vector<std::string>{"3", "30ns", "30.00%", "100.00%", "100ns", "100.00%", "a"}));
 }
 
+// An inlined function is one function: the flat view adds its inlined and called time; the
+// tree says where it was inlined.
+TEST(FlatView, InlinedAndCalledInstancesAreOneFunction) {
+  auto r = render(testing::inlined_profile(), opts("flat", "samples"));
+  ASSERT_TRUE(r.ok) << r.text;
+  const std::vector<std::string> names = flat_names(r.text, "samples");
+  EXPECT_EQ(names, (std::vector<std::string>{"compute", "squares", "hot_leaf", "main", "[truncated]"})) << r.text;
+  for (const std::string& row : table_rows(r.text, "samples"))
+    if (last_word(row) == "squares") EXPECT_EQ(row.substr(row.find_first_not_of(' '), 4), "250 ") << row;
+  EXPECT_EQ(r.text.find("[inlined]"), std::string::npos);
+}
+
+TEST(TreeView, InlinedFramesAreMarked) {
+  auto r = render(testing::inlined_profile(), opts("tree"));
+  ASSERT_TRUE(r.ok) << r.text;
+  std::vector<std::string> marked;
+  for (const std::string& row : table_rows(r.text, "level"))
+    if (row.find("[inlined]") != std::string::npos) marked.push_back(row);
+  ASSERT_EQ(marked.size(), 1u) << r.text;
+  EXPECT_NE(marked[0].find("      squares [inlined]"), std::string::npos) << "under compute: " << marked[0];
+  EXPECT_NE(r.text.find("  squares\n"), std::string::npos) << "main's call of squares is not marked";
+}
+
+// Honest stacks: the header says how many stacks did not reach their root.
+TEST(Header, TruncatedStacksAreCounted) {
+  auto r = render(testing::inlined_profile(), opts("flat"));
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("# stacks:   7 of 707 (1.0 %) truncated"), std::string::npos) << r.text;
+  EXPECT_EQ(render(testing::sampled_profile(), opts("flat")).text.find("# stacks:"), std::string::npos)
+      << "none truncated: no line";
+}
+
 TEST(CallersView, StanzaShowsMeasuredSplitAndIndices) {
   auto r = render(counter(), opts("callers", "", "^D$"));
   ASSERT_TRUE(r.ok) << r.text;
@@ -188,6 +220,24 @@ TEST(CallersView, RecursiveEdgesAreMarked) {
   EXPECT_NE(r.text.find("      f [1] <self-recursive>"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("      g [3] <recursive>"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("  f [1] <2 recursive>"), std::string::npos) << r.text;
+}
+
+// Inlined edges (sampled stacks) say so, as recursive ones do: on every path of the edge, or
+// on some of them.
+TEST(CallersView, InlinedEdgesAreMarked) {
+  Profile p = testing::inlined_profile();
+  auto r = render(p, opts("callers", "", "^squares$"));
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("    compute [2] [inlined]"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("    main [1]\n"), std::string::npos) << r.text;
+  // compute also calls squares out of line: the edge is partly inlined.
+  CallTree& t = p.threads[0].tree;
+  FunctionId squares = 0;
+  while (p.functions[squares].name != "squares") ++squares;
+  const NodeId compute = t.find_child(t.find_child(kRootNode, 0), 1);
+  t.base(t.child(compute, squares))[Metric::Samples] = 5;
+  r = render(p, opts("callers", "", "^squares$"));
+  EXPECT_NE(r.text.find("    compute [2] [partly inlined]"), std::string::npos) << r.text;
 }
 
 TEST(CallersView, LimitCountsStanzas) {

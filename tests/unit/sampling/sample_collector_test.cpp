@@ -18,8 +18,11 @@ namespace {
 // Runtime addresses of the fake programs. Each function is [start, end).
 constexpr uint64_t kApp = 0x401000, kAppEnd = 0x402000;  // /fake/app, bias 0x400000
 constexpr uint64_t kMain = 0x401000, kWork = 0x401100, kLeaf = 0x401200, kLeafInline = 0x401280;
+constexpr uint64_t kStart = 0x401300, kOuterHelper = 0x401400;
 constexpr uint64_t kLibc = 0x7f0000001000, kLibcEnd = 0x7f0000002000;  // /fake/libc.so
-constexpr uint64_t kRead = 0x7f0000001000;
+constexpr uint64_t kRead = 0x7f0000001000, kStartThread = 0x7f0000001200, kLibcStartMain = 0x7f0000001400;
+constexpr uint64_t kLibcNoSymbol = 0x7f0000001800;  // start code of a libc without symbols
+constexpr uint64_t kClone3 = 0x7f0000001600;
 constexpr uint64_t kOther = 0x501000, kOtherEnd = 0x502000;  // /fake/other (after an exec)
 constexpr uint64_t kOtherMain = 0x501000;
 constexpr uint64_t kAnon = 0x7e0000000000, kVdso = 0x7fff00000000;
@@ -39,7 +42,12 @@ class FakeSymbols : public AddressSymbols {
       {kWork, kWork + 0x100, "work", {}},
       {kLeaf, kLeafInline, "leaf", {}},
       {kLeafInline, kLeaf + 0x100, "leaf", {"inner_helper", "outer_helper"}},
+      {kStart, kStart + 0x80, "_start", {}},
+      {kOuterHelper, kOuterHelper + 0x80, "outer_helper", {}},  // its out-of-line copy
       {kRead, kRead + 0x100, "read", {}},
+      {kStartThread, kStartThread + 0x100, "start_thread", {}},
+      {kLibcStartMain, kLibcStartMain + 0x100, "__libc_start_main@@GLIBC_2.34", {}},  // as libc6-dbg names it
+      {kClone3, kClone3 + 0x100, "clone3", {}},
       {kOtherMain, kOtherMain + 0x100, "other_main", {}},
   };
   std::vector<FakeFunction> kernel = {{kKernelEntry, kKernelEntry + 0x100, "entry_SYSCALL_64", {}},
@@ -87,6 +95,7 @@ class FakeSymbols : public AddressSymbols {
             chain.back().inlined = true;
           }
           s.name = f.name;
+          s.linkage_name = f.name;
           s.offset = pc - (f.name == "leaf" ? kLeaf : f.start);
           chain.push_back(s);
           return chain;
@@ -127,8 +136,10 @@ Sample sample(uint32_t pid, uint32_t tid, uint64_t time_ns, uint64_t period, std
   return s;
 }
 
-// Return addresses inside main (calling work) and work (calling leaf or read).
+// Return addresses inside main (calling work) and work (calling leaf or read); in _start
+// (calling main: a stack that ends there is complete).
 constexpr uint64_t kRetInMain = kMain + 0x40, kRetInWork = kWork + 0x20, kRetInWork2 = kWork + 0x60;
+constexpr uint64_t kRetInStart = kStart + 0x20;
 
 class SampleCollectorTest : public ::testing::Test {
  protected:
@@ -157,7 +168,11 @@ class SampleCollectorTest : public ::testing::Test {
     std::vector<std::string> lines;
     for (NodeId n = 1; n < t.tree.size(); ++n) {
       std::string line;
-      for (FunctionId f : t.tree.path_to(n)) line += (line.empty() ? "" : ";") + p.functions[f].name;
+      std::vector<NodeId> nodes;
+      for (NodeId at = n; at != kRootNode; at = t.tree.node(at).parent) nodes.insert(nodes.begin(), at);
+      for (NodeId at : nodes)
+        line += (line.empty() ? "" : ";") + p.functions[t.tree.node(at).function].name +
+                (t.tree.node(at).inlined ? " [inlined]" : "");
       const Metrics& m = t.tree.node(n).base;
       for (size_t i = 0; i < kMetricCount; ++i) {
         const auto metric = Metric(i);
@@ -189,18 +204,19 @@ class SampleCollectorTest : public ::testing::Test {
 
 TEST_F(SampleCollectorTest, StacksBuildTheTreeOutermostFirstWithCountsAndPeriods) {
   start_app();
-  collector->on_sample(sample(100, 100, 10, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain}));
+  collector->on_sample(sample(100, 100, 10, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
   // work's last instruction calls leaf: the return address is leaf's first byte, work's call is before it.
-  collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 0x30, kLeaf, kRetInMain}));
-  collector->on_sample(sample(100, 100, 30, 3000, {kWork + 0x70, kRetInMain}));
-  collector->on_sample(sample(100, 100, 40, 500, {kMain + 0x08}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 0x30, kLeaf, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 30, 3000, {kWork + 0x70, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 40, 500, {kMain + 0x08, kRetInStart}));
   const Profile p = build();
 
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
-                                       "main wall_ns=500 cpu_ns=500 samples=1",
-                                       "main;work wall_ns=3000 cpu_ns=3000 samples=1",
-                                       "main;work;leaf wall_ns=2000 cpu_ns=2000 samples=2",
+                                       "_start",
+                                       "_start;main wall_ns=500 cpu_ns=500 samples=1",
+                                       "_start;main;work wall_ns=3000 cpu_ns=3000 samples=1",
+                                       "_start;main;work;leaf wall_ns=2000 cpu_ns=2000 samples=2",
                                    }));
   // Functions are identified by their entry, relative to the file (bias 0x400000).
   const Function& leaf = function(p, "leaf");
@@ -210,6 +226,7 @@ TEST_F(SampleCollectorTest, StacksBuildTheTreeOutermostFirstWithCountsAndPeriods
   EXPECT_EQ(leaf.kind, FunctionKind::Normal);
   EXPECT_EQ(collector->counts().samples, 4u);
   EXPECT_EQ(collector->counts().incomplete_stacks, 4u) << "a frame-pointer chain never proves its root";
+  EXPECT_EQ(collector->counts().truncated_stacks, 0u) << "but each reached _start";
   EXPECT_EQ(fake->image_calls, 1);
   EXPECT_EQ(p.threads[0].offcpu, Thread::OffCpu::Off);
 }
@@ -217,29 +234,30 @@ TEST_F(SampleCollectorTest, StacksBuildTheTreeOutermostFirstWithCountsAndPeriods
 TEST_F(SampleCollectorTest, SampleWeightReplacesThePeriodOfHardwareEvents) {
   start_app();
   collector->set_sample_weight_ns(250);
-  collector->on_sample(sample(100, 100, 10, 123456, {kWork + 0x10, kRetInMain}));
-  collector->on_sample(sample(100, 100, 20, 654321, {kWork + 0x10, kRetInMain}));
+  collector->on_sample(sample(100, 100, 10, 123456, {kWork + 0x10, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 20, 654321, {kWork + 0x10, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]),
-            (std::vector<std::string>{"main", "main;work wall_ns=500 cpu_ns=500 samples=2"}));
+            (std::vector<std::string>{"_start", "_start;main", "_start;main;work wall_ns=500 cpu_ns=500 samples=2"}));
 }
 
 TEST_F(SampleCollectorTest, KernelFramesGoBelowUserFramesNamedByKernelSymbols) {
   start_app();
   // Innermost first: the sampled kernel pc, then return addresses (looked up at - 1).
-  collector->on_sample(sample(100, 100, 10, 1000, {kRead + 0x10, kRetInWork2, kRetInMain},
+  collector->on_sample(sample(100, 100, 10, 1000, {kRead + 0x10, kRetInWork2, kRetInMain, kRetInStart},
                               {kKernelPoll + 0x10, kKernelPoll, kKernelNoName + 1}));  // entry's call ends it
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]),
             (std::vector<std::string>{
-                "main",
-                "main;work",
-                "main;work;read",
-                "main;work;read;[kernel]",
-                "main;work;read;[kernel];entry_SYSCALL_64",
-                "main;work;read;[kernel];entry_SYSCALL_64;do_sys_poll wall_ns=1000 cpu_ns=1000 samples=1",
+                "_start",
+                "_start;main",
+                "_start;main;work",
+                "_start;main;work;read",
+                "_start;main;work;read;[kernel]",
+                "_start;main;work;read;[kernel];entry_SYSCALL_64",
+                "_start;main;work;read;[kernel];entry_SYSCALL_64;do_sys_poll wall_ns=1000 cpu_ns=1000 samples=1",
             }));
   const Function& k = function(p, "do_sys_poll");
   EXPECT_EQ(k.kind, FunctionKind::Kernel);
@@ -253,9 +271,9 @@ TEST_F(SampleCollectorTest, ThreadsAndProcessesForkExecAndComm) {
   collector->on_task(task(TaskEvent::Kind::Fork, 100, 101, 100, "", 5));
   collector->on_task(task(TaskEvent::Kind::Comm, 100, 101, 0, "worker", 6));
   collector->on_task(task(TaskEvent::Kind::Fork, 200, 200, 100, "", 7));
-  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain}));
-  collector->on_sample(sample(100, 101, 11, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain}));
-  collector->on_sample(sample(200, 200, 12, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain}));  // parent's mappings
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 101, 11, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(200, 200, 12, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));  // parent's mappings
   collector->on_task(task(TaskEvent::Kind::Exec, 200, 200, 0, "other", 20));
   collector->on_mapping(mapping(200, kOther, kOtherEnd, "/fake/other", 0x1000));
   collector->on_sample(sample(200, 200, 30, 2000, {kOtherMain + 0x10}));
@@ -285,13 +303,16 @@ TEST_F(SampleCollectorTest, ThreadsAndProcessesForkExecAndComm) {
   EXPECT_EQ(worker.start_ns, 5);
   EXPECT_EQ(worker.end_ns, 11);
   EXPECT_TRUE(worker.finished);
-  EXPECT_EQ(dump(p, worker),
-            (std::vector<std::string>{"main", "main;work", "main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1"}));
-  EXPECT_EQ(dump(p, thread(p, 100)), (std::vector<std::string>{"main", "main;work wall_ns=1000 cpu_ns=1000 samples=1"}));
-  // The forked child symbolizes with its parent's modules; after exec, only its new program's.
-  EXPECT_EQ(dump(p, thread(p, 200, 0)),
-            (std::vector<std::string>{"main", "main;work", "main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1"}));
-  EXPECT_EQ(dump(p, thread(p, 200, 1)), (std::vector<std::string>{"other_main wall_ns=2000 cpu_ns=2000 samples=1"}));
+  EXPECT_EQ(dump(p, worker), (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
+                                                       "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1"}));
+  EXPECT_EQ(dump(p, thread(p, 100)),
+            (std::vector<std::string>{"_start", "_start;main", "_start;main;work wall_ns=1000 cpu_ns=1000 samples=1"}));
+  // The forked child symbolizes with its parent's modules; after exec, only its new program's
+  // (whose pc alone, with no caller, is a truncated stack).
+  EXPECT_EQ(dump(p, thread(p, 200, 0)), (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
+                                                                   "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1"}));
+  EXPECT_EQ(dump(p, thread(p, 200, 1)),
+            (std::vector<std::string>{"[truncated]", "[truncated];other_main wall_ns=2000 cpu_ns=2000 samples=1"}));
   ASSERT_EQ(fake->layouts.size(), 3u);
   EXPECT_EQ(fake->layouts[0].size(), 2u);  // app and libc: the anonymous region and the vDSO are no files
   EXPECT_EQ(fake->layouts[1].size(), 2u);
@@ -303,19 +324,20 @@ TEST_F(SampleCollectorTest, ThreadsAndProcessesForkExecAndComm) {
 
 TEST_F(SampleCollectorTest, OffCpuSamplesWeighSwitchOutToSwitchIn) {
   start_app();
-  Sample out = sample(100, 100, 1000, 0, {kRead + 0x10, kRetInWork2, kRetInMain});
+  Sample out = sample(100, 100, 1000, 0, {kRead + 0x10, kRetInWork2, kRetInMain, kRetInStart});
   out.switch_out = true;
   collector->on_sample(std::move(out));
   collector->on_switch(SwitchEvent{.pid = 100, .tid = 100, .time_ns = 1000, .out = true});  // ignored
   collector->on_switch(SwitchEvent{.pid = 100, .tid = 100, .time_ns = 1700, .out = false});
   collector->on_switch(SwitchEvent{.pid = 100, .tid = 100, .time_ns = 9000, .out = false});  // nothing pending
-  collector->on_sample(sample(100, 100, 2000, 1000, {kWork + 0x10, kRetInMain}));
+  collector->on_sample(sample(100, 100, 2000, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
-                                       "main",
-                                       "main;work wall_ns=1000 cpu_ns=1000 samples=1",
-                                       "main;work;read wall_ns=700 offcpu_ns=700",
+                                       "_start",
+                                       "_start;main",
+                                       "_start;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "_start;main;work;read wall_ns=700 offcpu_ns=700",
                                    }));
   EXPECT_EQ(p.threads[0].offcpu, Thread::OffCpu::Measured);
   EXPECT_EQ(collector->counts().off_cpu_samples, 1u);
@@ -325,8 +347,8 @@ TEST_F(SampleCollectorTest, OffCpuSamplesWeighSwitchOutToSwitchIn) {
 TEST_F(SampleCollectorTest, LostRecordsAreChargedToTheThread) {
   start_app();
   collector->on_task(task(TaskEvent::Kind::Fork, 100, 101, 100, "", 5));
-  collector->on_sample(sample(100, 101, 10, 1000, {kWork + 0x10, kRetInMain}));
-  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain}));
+  collector->on_sample(sample(100, 101, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
   collector->on_lost(LostEvent{.lost = 7, .time_ns = 12, .pid = 100, .tid = 101}, LostKind::Records);
   collector->on_lost(LostEvent{.lost = 2, .time_ns = 13, .pid = 100, .tid = 101}, LostKind::Samples);
   collector->on_lost(LostEvent{.lost = 5, .time_ns = 14, .pid = 0, .tid = 0}, LostKind::Records);  // no thread
@@ -433,17 +455,19 @@ TEST_F(SampleCollectorTest, ProbeModeMeasuredPathsAndEntryFrames) {
 
 TEST_F(SampleCollectorTest, InlineFramesComeBetweenTheFunctionAndThePc) {
   start_app();
-  collector->on_sample(sample(100, 100, 10, 1000, {kLeafInline + 4, kRetInWork, kRetInMain}));
-  collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 4, kRetInWork, kRetInMain}));
+  collector->on_sample(sample(100, 100, 10, 1000, {kLeafInline + 4, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 4, kRetInWork, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
-  EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
-                                       "main",
-                                       "main;work",
-                                       "main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
-                                       "main;work;leaf;outer_helper",
-                                       "main;work;leaf;outer_helper;inner_helper wall_ns=1000 cpu_ns=1000 samples=1",
-                                   }));
+  EXPECT_EQ(dump(p, p.threads[0]),
+            (std::vector<std::string>{
+                "_start",
+                "_start;main",
+                "_start;main;work",
+                "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                "_start;main;work;leaf;outer_helper [inlined]",
+                "_start;main;work;leaf;outer_helper [inlined];inner_helper [inlined] wall_ns=1000 cpu_ns=1000 samples=1",
+            }));
   // Both pcs of leaf are one function (its entry), the inline frames are known by name.
   EXPECT_EQ(std::count_if(p.functions.begin(), p.functions.end(), [](const Function& f) { return f.name == "leaf"; }), 1);
   EXPECT_EQ(function(p, "inner_helper").address, 0u);
@@ -451,20 +475,22 @@ TEST_F(SampleCollectorTest, InlineFramesComeBetweenTheFunctionAndThePc) {
 
 TEST_F(SampleCollectorTest, AddressesOutsideEveryFileAreNamedAfterTheirRegion) {
   start_app();
-  collector->on_sample(sample(100, 100, 10, 1, {kAnon + 0x10, kRetInMain}));           // JIT code
-  collector->on_sample(sample(100, 100, 20, 2, {kVdso + 0x10, kRetInMain}));           // the vDSO
-  collector->on_sample(sample(100, 100, 30, 4, {0x12345, kRetInMain}));                // no mapping
-  collector->on_sample(sample(100, 100, 40, 8, {kAppEnd - 0x10, kRetInMain}));         // no symbol
+  collector->on_sample(sample(100, 100, 10, 1, {kAnon + 0x10, kRetInMain, kRetInStart}));           // JIT code
+  collector->on_sample(sample(100, 100, 20, 2, {kVdso + 0x10, kRetInMain, kRetInStart}));           // the vDSO
+  collector->on_sample(sample(100, 100, 30, 4, {0x12345, kRetInMain, kRetInStart}));                // no mapping
+  collector->on_sample(sample(100, 100, 40, 8, {kAppEnd - 0x10, kRetInMain, kRetInStart}));         // no symbol
   collector->on_sample(sample(100, 100, 50, 16, {kWork + 8, 0x999999, kRetInMain}));  // chain leaves the code
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
-                                       "main",
-                                       "main;[anonymous] wall_ns=1 cpu_ns=1 samples=1",
-                                       "main;[unknown] wall_ns=4 cpu_ns=4 samples=1",
-                                       "main;[vdso] wall_ns=2 cpu_ns=2 samples=1",
-                                       "main;app+0x1ff0 wall_ns=8 cpu_ns=8 samples=1",
-                                       "work wall_ns=16 cpu_ns=16 samples=1",
+                                       "[truncated]",
+                                       "[truncated];work wall_ns=16 cpu_ns=16 samples=1",
+                                       "_start",
+                                       "_start;main",
+                                       "_start;main;[anonymous] wall_ns=1 cpu_ns=1 samples=1",
+                                       "_start;main;[unknown] wall_ns=4 cpu_ns=4 samples=1",
+                                       "_start;main;[vdso] wall_ns=2 cpu_ns=2 samples=1",
+                                       "_start;main;app+0x1ff0 wall_ns=8 cpu_ns=8 samples=1",
                                    }));
 }
 
@@ -473,8 +499,8 @@ TEST_F(SampleCollectorTest, WarningsOfLoadBiasesAndImagesAreGivenOnce) {
   fake->image_warnings = {"fake: no debug info"};
   start_app();
   collector->on_task(task(TaskEvent::Kind::Fork, 200, 200, 100, "", 7));
-  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain}));
-  collector->on_sample(sample(200, 200, 10, 1000, {kWork + 0x10, kRetInMain}));
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(200, 200, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
   const Profile p = build();
   EXPECT_EQ(p.threads.size(), 2u);
   EXPECT_EQ(std::count(warnings.begin(), warnings.end(), "cannot read /fake/libc.so"), 2)
@@ -485,9 +511,9 @@ TEST_F(SampleCollectorTest, WarningsOfLoadBiasesAndImagesAreGivenOnce) {
 TEST_F(SampleCollectorTest, TimelineKeepsTheMostRecentSamplesAndTheSystemCalls) {
   start_app();
   collector->set_timeline_events(2);
-  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain}));
-  collector->on_sample(sample(100, 100, 20, 2000, {kLeaf + 0x10, kRetInWork, kRetInMain}));
-  collector->on_sample(sample(100, 100, 30, 3000, {kWork + 0x10, kRetInMain}));
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 20, 2000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 30, 3000, {kWork + 0x10, kRetInMain, kRetInStart}));
   collector->on_syscall(system_call(100, 40, {kRead + 0x20, kRetInMain}, 0, "read", 5));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
@@ -499,8 +525,8 @@ TEST_F(SampleCollectorTest, TimelineKeepsTheMostRecentSamplesAndTheSystemCalls) 
     events.push_back(path + " @" + std::to_string(e.start_ns) + " +" + std::to_string(e.duration_ns));
   }
   std::sort(events.begin(), events.end());
-  EXPECT_EQ(events, (std::vector<std::string>{"main;read;[syscall] read @40 +5", "main;work @30 +3000",
-                                              "main;work;leaf @20 +2000"}));
+  EXPECT_EQ(events, (std::vector<std::string>{"_start;main;work @30 +3000", "_start;main;work;leaf @20 +2000",
+                                              "main;read;[syscall] read @40 +5"}));
   EXPECT_EQ(t.timeline.dropped, 1u) << "the oldest sample";
   ASSERT_TRUE(p.meta.timeline.has_value());
   EXPECT_EQ(p.meta.timeline->capacity, 2u);
@@ -508,11 +534,140 @@ TEST_F(SampleCollectorTest, TimelineKeepsTheMostRecentSamplesAndTheSystemCalls) 
 
 TEST_F(SampleCollectorTest, NoTimelineUnlessAsked) {
   start_app();
-  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain}));
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_TRUE(p.threads[0].timeline.events.empty());
   EXPECT_FALSE(p.meta.timeline.has_value());
+}
+
+// Honest stacks (SPEC §1.2): a stack whose outermost frame is not where a thread begins lost
+// its callers; it hangs under one [truncated] node, never as a root of its own.
+TEST_F(SampleCollectorTest, StacksThatDoNotReachARootHangUnderTruncated) {
+  start_app();
+  collector->on_sample(sample(100, 100, 10, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain}));  // main is no root
+  collector->on_sample(sample(100, 100, 30, 1000, {kLeaf + 0x10, kRetInWork}));              // a frame without fp
+  collector->on_sample(sample(100, 100, 40, 1000, {kLeaf + 0x10}));
+  Sample blocked = sample(100, 100, 50, 0, {kWork + 0x10});  // off-CPU stacks count too
+  blocked.switch_out = true;
+  collector->on_sample(std::move(blocked));
+  collector->on_switch(SwitchEvent{.pid = 100, .tid = 100, .time_ns = 80, .out = false});
+  const Profile p = build();
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
+                                       "[truncated]",
+                                       "[truncated];leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "[truncated];main",
+                                       "[truncated];main;work",
+                                       "[truncated];main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "[truncated];work wall_ns=30 offcpu_ns=30",
+                                       "[truncated];work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "_start",
+                                       "_start;main",
+                                       "_start;main;work",
+                                       "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                   }));
+  EXPECT_EQ(function(p, "[truncated]").kind, FunctionKind::Truncated);
+  EXPECT_EQ(collector->counts().truncated_stacks, 4u);
+  EXPECT_EQ(collector->counts().samples + collector->counts().off_cpu_samples, 5u);
+}
+
+// A thread begins in the C library's start_thread; a process in the C runtime's start code,
+// which a libc without symbols leaves unnamed: the unnamed frame that called main.
+TEST_F(SampleCollectorTest, ThreadStartsAndUnnamedStartCodeAreRoots) {
+  start_app();
+  collector->on_task(task(TaskEvent::Kind::Fork, 100, 101, 100, "", 5));
+  collector->on_sample(sample(100, 101, 10, 1000, {kLeaf + 0x10, kRetInWork, kStartThread + 0x40}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kWork + 0x10, kRetInMain, kLibcNoSymbol + 0x10}));
+  collector->on_sample(sample(100, 100, 30, 1000, {kLeaf + 0x10, kRetInWork, kLibcNoSymbol + 0x10}));  // not main
+  collector->on_sample(sample(100, 100, 40, 1000, {kLeaf + 0x10, kRetInWork, kRead + 0x40}));  // named, not a root
+  collector->on_sample(sample(100, 100, 45, 1000, {kMain + 0x10, kLibcStartMain + 0x40}));  // a versioned root
+  // The kernel has its own start_thread: a stack of kernel frames alone reached no user root.
+  fake->kernel.push_back({kKernelNoName, kKernelNoName + 0x100, "start_thread", {}});
+  collector->on_sample(sample(100, 100, 50, 1000, {}, {kKernelNoName + 0x10}));
+  const Profile p = build();
+  EXPECT_EQ(dump(p, thread(p, 101)), (std::vector<std::string>{
+                                         "start_thread",
+                                         "start_thread;work",
+                                         "start_thread;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                     }));
+  EXPECT_EQ(dump(p, thread(p, 100)), (std::vector<std::string>{
+                                         "[truncated]",
+                                         "[truncated];libc.so+0x180f",
+                                         "[truncated];libc.so+0x180f;work",
+                                         "[truncated];libc.so+0x180f;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                         "[truncated];read",
+                                         "[truncated];read;work",
+                                         "[truncated];read;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                                         "[truncated];start_thread wall_ns=1000 cpu_ns=1000 samples=1",
+                                         "__libc_start_main@@GLIBC_2.34",
+                                         "__libc_start_main@@GLIBC_2.34;main wall_ns=1000 cpu_ns=1000 samples=1",
+                                         "libc.so+0x180f",
+                                         "libc.so+0x180f;main",
+                                         "libc.so+0x180f;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                                     }));
+  EXPECT_EQ(collector->counts().truncated_stacks, 3u);
+}
+
+// A frame-pointer chain can run on past the program's entry through whatever the start code
+// left in rbp: what it shows outside an entry function (or outside the unnamed start code
+// that called main) is garbage and dropped. clone is no such entry: a program calls it.
+TEST_F(SampleCollectorTest, FramesReadPastTheEntryAreDropped) {
+  start_app();
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart, kRead + 0x40}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kWork + 0x10, kRetInMain, kLibcNoSymbol + 0x10, kRead + 0x40}));
+  collector->on_sample(sample(100, 100, 30, 1000, {kClone3 + 0x10, kRetInWork, kRead + 0x40}));
+  const Profile p = build();
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
+                                       "[truncated]",
+                                       "[truncated];read",
+                                       "[truncated];read;work",
+                                       "[truncated];read;work;clone3 wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "_start",
+                                       "_start;main",
+                                       "_start;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                                       "libc.so+0x180f",
+                                       "libc.so+0x180f;main",
+                                       "libc.so+0x180f;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                                   }));
+  EXPECT_EQ(collector->counts().truncated_stacks, 1u);
+}
+
+// An inlined function is the same function as its out-of-line copy (one id: per-function
+// views add both up); its nodes say they were inlined, and where they were called they do not.
+TEST_F(SampleCollectorTest, InlinedFramesAreMarkedAndShareTheirFunctionsId) {
+  start_app();
+  collector->on_sample(sample(100, 100, 10, 1000, {kLeafInline + 4, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kOuterHelper + 4, kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
+  const Profile p = build();
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(dump(p, p.threads[0]),
+            (std::vector<std::string>{
+                "_start",
+                "_start;main",
+                "_start;main;work",
+                "_start;main;work;leaf",
+                "_start;main;work;leaf;outer_helper [inlined]",
+                "_start;main;work;leaf;outer_helper [inlined];inner_helper [inlined] wall_ns=1000 cpu_ns=1000 samples=1",
+                "_start;main;work;leaf;outer_helper wall_ns=1000 cpu_ns=1000 samples=1",
+            }));
+  EXPECT_EQ(std::count_if(p.functions.begin(), p.functions.end(), [](const Function& f) { return f.name == "outer_helper"; }), 1);
+  EXPECT_EQ(function(p, "outer_helper").address, kOuterHelper - 0x400000) << "the out-of-line copy's entry";
+}
+
+// record --no-inline: as perf --no-inline, an address is its function's, whatever was inlined there.
+TEST_F(SampleCollectorTest, WithoutInlinedFramesTheEnclosingFunctionGetsTheTime) {
+  start_app();
+  collector->set_inlined_frames(false);
+  collector->on_sample(sample(100, 100, 10, 1000, {kLeafInline + 4, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 4, kRetInWork, kRetInMain, kRetInStart}));
+  const Profile p = build();
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
+                                                             "_start;main;work;leaf wall_ns=2000 cpu_ns=2000 samples=2"}));
+  for (const Function& f : p.functions) EXPECT_NE(f.name, "inner_helper");
 }
 
 }  // namespace

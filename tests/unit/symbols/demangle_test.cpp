@@ -26,6 +26,11 @@ TEST(Demangle, PlainNamesPassThrough) {
   EXPECT_EQ(demangle("_start"), "_start");
 }
 
+TEST(Demangle, PltStubsKeepTheirSuffix) {
+  EXPECT_EQ(demangle("_ZdlPv@plt"), "operator delete(void*)@plt");
+  EXPECT_EQ(demangle("sin@plt"), "sin@plt");
+}
+
 TEST(Demangle, MalformedNamesPassThrough) {
   EXPECT_EQ(demangle("_Z"), "_Z");
   EXPECT_EQ(demangle("_Zx"), "_Zx");

@@ -21,7 +21,8 @@ TEST(Facts, TypedFactsRoundTrip) {
   Profile p = test::small_profile();
   p.meta.exact = ExactFacts{.offcpu = false, .alloc = true, .include = "^f", .max_depth = 7, .unmatched_exits = 3};
   p.meta.sampling = SamplingFacts{.event = "cycles", .frequency_hz = 4999, .unwind = "dwarf", .samples = 12,
-                                  .lost_records = 2, .lost_samples = 1ull << 40};
+                                  .lost_records = 2, .lost_samples = 1ull << 40, .truncated_stacks = 5,
+                                  .inlined_frames = false};
   p.meta.syscalls = SyscallFacts{.selection = "file,!close", .stacks = "full", .events = 9, .unpaired_exits = 1};
   p.meta.compensated = true;
   p.meta.snapshot = true;
@@ -35,10 +36,22 @@ TEST(Facts, TypedFactsRoundTrip) {
   EXPECT_EQ(back.meta.sampling->event, "cycles");
   EXPECT_EQ(back.meta.sampling->frequency_hz, 4999u);
   EXPECT_EQ(back.meta.sampling->lost_samples, 1ull << 40);
+  EXPECT_EQ(back.meta.sampling->truncated_stacks, 5u);
+  EXPECT_FALSE(back.meta.sampling->inlined_frames);
   EXPECT_EQ(back.meta.syscalls->selection, "file,!close");
   EXPECT_EQ(back.meta.syscalls->unpaired_exits, 1u);
   EXPECT_TRUE(back.meta.compensated);
   EXPECT_TRUE(back.meta.snapshot);
+}
+
+// Files written before --no-inline existed showed inlined frames.
+TEST(Facts, SamplingFactsWithoutTheNewFieldsShowInlinedFrames) {
+  Profile p = test::small_profile();
+  p.meta.sampling = SamplingFacts{};
+  const Profile back = round_trip(p);
+  ASSERT_TRUE(back.meta.sampling);
+  EXPECT_TRUE(back.meta.sampling->inlined_frames);
+  EXPECT_EQ(back.meta.sampling->truncated_stacks, 0u);
 }
 
 TEST(Facts, AbsentFactsStayAbsent) {

@@ -47,6 +47,29 @@ TEST(InvalidPayload, DuplicateChildIsRejected) {
   expect_invalid(p, "node 2 repeats node 1: same parent 0 and function 0");
 }
 
+// An inlined frame and a call of one function under one caller are distinct paths; the
+// inlined list names nodes after the root, in increasing order.
+TEST(InvalidPayload, InlinedNodesAreDistinctPathsAndMustBeNodes) {
+  file::Profile p = test::minimal_payload();
+  tree_of(p)->add_parent(0);
+  tree_of(p)->add_function(0);
+  tree_of(p)->mutable_metrics(0)->add_values(5);
+  tree_of(p)->add_inlined(2);
+  Result<Profile> read = parse(p);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  const CallTree& t = read->threads[0].tree;
+  EXPECT_FALSE(t.node(1).inlined);
+  EXPECT_TRUE(t.node(2).inlined);
+  tree_of(p)->add_inlined(2);
+  expect_invalid(p, "inlined node 2 is not a node after the root in increasing order");
+  tree_of(p)->clear_inlined();
+  tree_of(p)->add_inlined(3);
+  expect_invalid(p, "inlined node 3 is not a node");
+  tree_of(p)->clear_inlined();
+  tree_of(p)->add_inlined(0);
+  expect_invalid(p, "inlined node 0 is not a node");
+}
+
 TEST(InvalidPayload, MetricColumnLengthMustMatchNodes) {
   file::Profile p = test::minimal_payload();
   tree_of(p)->mutable_metrics(0)->add_values(1);

@@ -50,6 +50,20 @@ TEST(ProfileFile, RoundTripKeepsEveryField) {
   test::expect_same_profile(profile, round_trip(profile));
 }
 
+// Sampled stacks mark inlined frames; one beside a call of the same function stays apart.
+TEST(ProfileFile, InlinedNodesRoundTrip) {
+  Profile p = test::rich_profile();
+  CallTree& tree = p.threads[0].tree;
+  const NodeId main = tree.find_child(kRootNode, 0);
+  const NodeId inlined = tree.child(main, 2, true);  // even, inlined beside the called even
+  tree.base(inlined)[Metric::Samples] = 4;
+  tree.base(tree.child(inlined, 3, true))[Metric::Samples] = 2;
+  const Profile back = round_trip(p);
+  test::expect_same_profile(p, back);
+  ASSERT_EQ(back.threads[0].tree.size(), tree.size());
+  EXPECT_TRUE(back.threads[0].tree.node(inlined).inlined);
+}
+
 TEST(ProfileFile, RoundTripOfEmptyProfile) {
   test::expect_same_profile(Profile{}, round_trip(Profile{}));
   Profile no_clock;  // every field at its proto3 default: the payload is zero bytes

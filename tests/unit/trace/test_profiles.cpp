@@ -172,8 +172,9 @@ void expect_same_profile(const Profile& expected, const Profile& actual) {
       EXPECT_EQ(en.first_child, an.first_child);
       EXPECT_EQ(en.next_sibling, an.next_sibling);
       EXPECT_EQ(en.base, an.base);
+      EXPECT_EQ(en.inlined, an.inlined);
       if (n != kRootNode) {
-        EXPECT_EQ(at.tree.find_child(an.parent, an.function), n);
+        EXPECT_EQ(at.tree.find_child(an.parent, an.function, an.inlined), n);
       }
     }
   }
