@@ -9,17 +9,16 @@ namespace {
 
 // The thread of the image that was running at `at`: the latest to start before it (an
 // exec keeps the pid and the exec'ing thread's tid; a dump's image starts before any of its
-// threads announces itself).
+// threads announces itself), else the earliest (clocks that disagree by a little).
 const ThreadNodes* find_thread(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
-  const ThreadNodes* best = nullptr;
+  const ThreadNodes *latest_before = nullptr, *earliest = nullptr;
   for (const ThreadNodes& t : nodes) {
     if (t.pid != pid || t.tid != tid) continue;
-    const bool before = t.image_start_ns <= at;
-    if (!best || (before && (best->image_start_ns > at || t.image_start_ns > best->image_start_ns)) ||
-        (!before && best->image_start_ns > at && t.image_start_ns < best->image_start_ns))
-      best = &t;
+    if (t.image_start_ns <= at && (!latest_before || t.image_start_ns > latest_before->image_start_ns))
+      latest_before = &t;
+    if (!earliest || t.image_start_ns < earliest->image_start_ns) earliest = &t;
   }
-  return best;
+  return latest_before ? latest_before : earliest;
 }
 
 Metrics leaf_metrics(const SyscallSums& s) {
