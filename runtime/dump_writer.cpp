@@ -249,7 +249,7 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
     const Frame& f = p.open_frames()[i];
-    wire::DumpOpenFrame o{f.node, f.inherited ? wire::kOpenFrameInherited : 0u, f.entry_tsc, f.child_ticks};
+    wire::DumpOpenFrame o{f.node, i < p.inherited_frames() ? wire::kOpenFrameInherited : 0u, f.entry_tsc, f.child_ticks};
     out.put(&o, sizeof o);
   }
   out.put(s.interrupts.nodes(), uint64_t(t.interrupt_node_count) * sizeof(wire::DumpNode));

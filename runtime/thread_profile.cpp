@@ -29,6 +29,7 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   prunes_ = 0;
   frames_[0] = Frame{0, 0, UINT64_MAX, now, 0};
   depth_ = 1;
+  inherited_depth_ = 1;
   overflow_ = 0;
   dropped_calls_ = 0;
   unmatched_exits_ = 0;
@@ -165,8 +166,8 @@ void ThreadProfile::restart(uint64_t now) {
   for (uint32_t i = 0; i < depth_; ++i) {
     frames_[i].entry_tsc = now;
     frames_[i].child_ticks = 0;
-    frames_[i].inherited = i > 0;
   }
+  inherited_depth_ = depth_;
   dropped_calls_ = 0;
   unmatched_exits_ = 0;
   depth_limited_calls_ = 0;

@@ -24,7 +24,7 @@ inline constexpr uint64_t kSameStackSpan = 1u << 20;
 
 struct Frame {
   uint32_t node;
-  uint32_t inherited;    // 1: open in the parent when it forked; its call is the parent's
+  uint32_t reserved;
   uint64_t sp;           // the caller's stack pointer at the hook call: orders frames by depth
   uint64_t entry_tsc;
   uint64_t child_ticks;  // time spent in callees that already returned
@@ -103,7 +103,6 @@ class ThreadProfile {
     }
     Frame* f = top + 1;
     f->node = child;
-    f->inherited = 0;
     f->sp = sp;
     f->entry_tsc = now;
     f->child_ticks = 0;
@@ -138,6 +137,9 @@ class ThreadProfile {
   uint32_t depth() const { return depth_ - 1; }              // frames, excluding the root
   uint32_t frame_capacity() const { return frame_capacity_; }
   const Frame* open_frames() const { return frames_ + 1; }   // outermost first
+  // The outermost open frames that were open in the parent at fork (restart): their calls
+  // are the parent's.
+  uint32_t inherited_frames() const { return inherited_depth_ - 1; }
   // Where the system-call probe reads the running node (wire/syscall_context.h).
   const uint32_t* depth_address() const { return &depth_; }
   const Frame* frames_address() const { return frames_; }
@@ -185,7 +187,7 @@ class ThreadProfile {
     DumpNode& n = nodes_[f->node];
     int64_t total = int64_t(now - f->entry_tsc);
     if (__builtin_expect(total < 0, 0)) total = 0;  // TSC skew between cores
-    if (__builtin_expect(f->inherited != 0, 0)) return pop_inherited(*f, n, uint64_t(total));
+    if (__builtin_expect(depth_ < inherited_depth_, 0)) return pop_inherited(*f, n, uint64_t(total));
     if (__builtin_expect(uint64_t(total) < min_ticks_, 0)) {
       ++short_calls_;  // its time stays with the caller
       return;
@@ -228,6 +230,7 @@ class ThreadProfile {
     const uint64_t self = total > f.child_ticks ? total - f.child_ticks : 0;
     n.self_ticks += self;
     frames_[depth_ - 1].child_ticks += total;
+    inherited_depth_ = depth_;  // the frames below stay inherited, new ones are pushed above
   }
   Frame* release_dead_frames(uint64_t sp, uint64_t now);
   bool find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now);
@@ -247,6 +250,9 @@ class ThreadProfile {
   // Hot fields first.
   uint32_t depth_ = 0;       // frames on the stack, including the root frame at index 0
   uint32_t overflow_ = 0;    // entries not pushed (limit or budget) still to be exited
+  // Frames below this index were open at the last fork (restart); frames are popped in
+  // order, so a frame popped below it is one of them, and no new frame is pushed below it.
+  uint32_t inherited_depth_ = 1;
   Frame* frames_ = nullptr;
   DumpNode* nodes_ = nullptr;
   uint32_t depth_limit_ = 0; // min(frame capacity, max depth + 1)
