@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/metrics.h"
+
 namespace callprof {
 
 // The function name of a system call's leaf in a calling context tree: "[syscall] write".
@@ -63,6 +65,30 @@ inline uint64_t DurationHistogram::quantile(double q) const {
   }
   return lower(counts_.rbegin()->first);
 }
+
+// The calls of one system call on one path (or from one exact-mode node): what its
+// `[syscall] NAME` leaf holds, summed as the calls arrive.
+struct SyscallSums {
+  uint64_t calls = 0, errors = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
+
+  void add(uint64_t ns, int err) {
+    ++calls;
+    errors += err != 0;
+    total_ns += ns;
+    min_ns = ns < min_ns ? ns : min_ns;
+    max_ns = ns > max_ns ? ns : max_ns;
+  }
+  // Into a leaf's metrics: Calls and Syscalls (both the count), SyscallNs, SyscallErrors,
+  // Min/MaxWallNs merged. WallNs is the caller's to decide.
+  void add_to(Metrics& m) const {
+    m[Metric::Calls] += calls;
+    m[Metric::Syscalls] += calls;
+    m[Metric::SyscallNs] += total_ns;
+    m[Metric::SyscallErrors] += errors;
+    m[Metric::MinWallNs] = min_ns < m[Metric::MinWallNs] ? min_ns : m[Metric::MinWallNs];
+    m[Metric::MaxWallNs] = max_ns > m[Metric::MaxWallNs] ? max_ns : m[Metric::MaxWallNs];
+  }
+};
 
 struct SyscallStats {
   std::string name;     // "write"

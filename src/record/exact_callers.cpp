@@ -23,12 +23,7 @@ const ThreadNodes* find_thread(const std::vector<ThreadNodes>& nodes, uint32_t p
 
 Metrics leaf_metrics(const SyscallSums& s) {
   Metrics m;
-  m[Metric::Calls] = s.calls;
-  m[Metric::Syscalls] = s.calls;
-  m[Metric::SyscallErrors] = s.errors;
-  m[Metric::SyscallNs] = s.total_ns;
-  m[Metric::MinWallNs] = s.min_ns;
-  m[Metric::MaxWallNs] = s.max_ns;
+  s.add_to(m);
   return m;
 }
 
@@ -42,16 +37,10 @@ void ExactCallerCalls::add(const syscalls::SyscallEvent& e, std::string_view nam
   if ((e.nr == kExecve || e.nr == kExecveat) && e.ret == 0 && image > 0) --image;
   ThreadCalls& t = threads_[ThreadKey{e.pid, e.tid, image}];
   t.first_ns = std::min(t.first_ns, int64_t(e.start_ns));
-  SyscallSums& s = t.sites[Site{e.context->node, e.nr, e.context->fn}];
-  ++s.calls;
-  s.errors += error != 0;
-  s.total_ns += duration_ns;
-  s.min_ns = std::min(s.min_ns, duration_ns);
-  s.max_ns = std::max(s.max_ns, duration_ns);
+  t.sites[Site{e.context->node, e.nr, e.context->fn}].add(duration_ns, error);
   SyscallStats& stats = t.stats[e.nr];
   if (stats.name.empty()) stats.name = std::string(name), stats.number = e.nr;
   stats.add(duration_ns, error);
-  ++calls_;
 }
 
 void ExactCallerCalls::attach(Profile& exact, const std::vector<ThreadNodes>& nodes) const {

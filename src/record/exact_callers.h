@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <map>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -18,18 +17,12 @@
 
 namespace callprof::record {
 
-// The calls of one system call from one node.
-struct SyscallSums {
-  uint64_t calls = 0, errors = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
-};
-
 class ExactCallerCalls {
  public:
   // One completed call that carries its caller (`e.context` is set).
   void add(const syscalls::SyscallEvent& e, std::string_view name, uint64_t duration_ns, int error);
   // A process image replaced its code: the node ids of its threads start again.
   void exec(uint32_t pid) { ++images_[pid]; }
-  uint64_t calls() const { return calls_; }
 
   // Hangs every call under its node in `exact`, each thread's per-call statistics merged
   // into the thread's. A call whose node is not in the dump any more (pruned, the id given
@@ -59,7 +52,6 @@ class ExactCallerCalls {
 
   std::map<ThreadKey, ThreadCalls> threads_;
   std::unordered_map<uint32_t, uint32_t> images_;  // pid -> execs seen
-  uint64_t calls_ = 0;
 };
 
 }  // namespace callprof::record

@@ -185,13 +185,8 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     const NodeId node = walk(tree, path);
     if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
     Metrics& m = tree.base(node);
-    m[Metric::Calls] += c.calls;
-    m[Metric::Syscalls] += c.calls;
-    m[Metric::SyscallNs] += c.total_ns;
-    m[Metric::SyscallErrors] += c.errors;
-    m[Metric::MinWallNs] = std::min(m[Metric::MinWallNs], c.min_ns);
-    m[Metric::MaxWallNs] = std::max(m[Metric::MaxWallNs], c.max_ns);
-    if (syscall_time_is_wall_) m[Metric::WallNs] += c.total_ns;
+    c.sums.add_to(m);
+    if (syscall_time_is_wall_) m[Metric::WallNs] += c.sums.total_ns;
   }
   for (const MeasuredPath& c : measured_) {
     if (c.pid != image.first || c.image != image.second) continue;

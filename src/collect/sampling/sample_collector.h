@@ -152,7 +152,7 @@ class SampleCollector : public RecordSink {
     uint32_t pid, tid, image;
     uint32_t first, count;  // frames in pcs_, outermost first
     std::string_view name;
-    uint64_t calls = 0, errors = 0, total_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
+    SyscallSums sums;
   };
   struct StringHash {
     using is_transparent = void;

@@ -166,11 +166,7 @@ void SampleCollector::on_syscall(const SyscallSample& call) {
   }
   SyscallPath& path = syscall_paths_[it->second];
   if (timeline_events_) syscall_calls_[call.tid].push({it->second, call.time_ns, call.duration_ns}, timeline_events_);
-  ++path.calls;
-  path.errors += call.error != 0;
-  path.total_ns += call.duration_ns;
-  path.min_ns = std::min(path.min_ns, call.duration_ns);
-  path.max_ns = std::max(path.max_ns, call.duration_ns);
+  path.sums.add(call.duration_ns, call.error);
   counts_.unwind_ns += now_ns() - start;
 }
 

@@ -287,7 +287,6 @@ static __always_inline enum context_result read_context(struct pending_call *cal
   call->rec.context_node = node;
   call->rec.context_fn = fn;
   call->rec.flags |= CALLPROF_SYSCALL_CONTEXT;
-  COUNT(context_calls);
   return CONTEXT_READ;
 }
 
@@ -326,7 +325,6 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
   enum context_result context = read_context(call);
   if (context == CONTEXT_RUNTIME) {
     call->active = nr == NR_EXIT || nr == NR_EXIT_GROUP ? CALL_IDLE : CALL_SKIPPED;
-    COUNT(runtime_calls);
     return 0;
   }
   bool placed = context == CONTEXT_READ;

@@ -82,9 +82,7 @@ struct callprof_syscall_counters {
   __u64 pending_failures; /* no per-thread storage at entry: the call was not recorded */
   __u64 unpaired_exits;   /* exit of a selected call without its entry (began before tracing) */
   __u64 window_failures;  /* the user stack window could not be read */
-  __u64 context_calls;    /* placed by the exact-mode runtime's shadow stack (no stack taken) */
   __u64 context_failures; /* a thread announced its shadow stack but it could not be read */
-  __u64 runtime_calls;    /* made by the exact-mode runtime itself: not recorded */
 };
 
 #endif /* CALLPROF_COLLECT_SYSCALLS_SYSCALL_RECORDS_H */

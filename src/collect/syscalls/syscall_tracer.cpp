@@ -324,9 +324,7 @@ TracerCounts SyscallTracer::counts() const {
     c.pending_failures += p.pending_failures;
     c.unpaired_exits += p.unpaired_exits;
     c.window_failures += p.window_failures;
-    c.context_calls += p.context_calls;
     c.context_failures += p.context_failures;
-    c.runtime_calls += p.runtime_calls;
   }
   return c;
 }

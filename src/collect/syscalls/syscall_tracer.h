@@ -98,9 +98,7 @@ struct TracerCounts {
   uint64_t pending_failures = 0;   // no per-thread storage at entry: the call went unrecorded
   uint64_t unpaired_exits = 0;     // exits without an entry (calls begun before tracing began)
   uint64_t window_failures = 0;    // the user stack window could not be read (event has none)
-  uint64_t context_calls = 0;      // placed by an exact-mode thread's shadow stack
   uint64_t context_failures = 0;   // an announced shadow stack could not be read (stack taken instead)
-  uint64_t runtime_calls = 0;      // made by the exact-mode runtime itself (writing its data): left out
   uint64_t malformed_records = 0;  // records user space could not decode (a bug; dropped)
 };
 
