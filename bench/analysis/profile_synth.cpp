@@ -435,7 +435,7 @@ uint64_t fill_metrics(const Options& o, const Program& p, CallTree& tree, const 
   const double period = 1e9 / 999;
   uint64_t sum = 0;
   for (NodeId i = 1; i < n; ++i) {
-    Metrics& m = tree.base(i);
+    MetricRowRef m = tree.base(i);
     const FunctionPlan& fp = p.plan[tree.node(i).function];
     double w = wall[i] * scale;
     if (o.sample) {
@@ -474,7 +474,7 @@ uint64_t fill_metrics(const Options& o, const Program& p, CallTree& tree, const 
 // One span per node: its total wall time, starting where its parent's earlier children
 // ended (after half the parent's self time), so the spans nest as calls do.
 Timeline synthetic_timeline(const CallTree& tree, int64_t start) {
-  const std::vector<Metrics> cum = cumulative(tree);
+  const MetricTable cum = cumulative(tree);
   std::vector<int64_t> cursor(tree.size());
   cursor[kRootNode] = start;
   Timeline t;
@@ -484,7 +484,7 @@ Timeline synthetic_timeline(const CallTree& tree, int64_t start) {
     const int64_t at = cursor[parent];
     const uint64_t total = cum[i][Metric::WallNs];
     cursor[parent] += int64_t(total);
-    cursor[i] = at + int64_t(tree.node(i).base[Metric::WallNs] / 2);
+    cursor[i] = at + int64_t(tree.base(i)[Metric::WallNs] / 2);
     t.events.push_back({i, at, total});
   }
   return t;
@@ -582,7 +582,7 @@ int main(int argc, char** argv) {
     s.frequency_hz = 999;
     s.unwind = "dwarf";
     for (const Thread& th : profile.threads)
-      for (const CallNode& n : th.tree.nodes()) s.samples += n.base[Metric::Samples];
+      s.samples += th.tree.base_table().sum(Metric::Samples);
   } else {
     meta.exact.emplace();
   }

@@ -60,7 +60,7 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
     if (e.depth) path += ';';
     append_frame(path, analysis.full_name(n.function));
     length.push_back(path.size());
-    if (const uint64_t v = n.base[metric]; v > 0) {
+    if (const uint64_t v = tree.base(e.id)[metric]; v > 0) {
       buf += path;
       buf += ' ';
       char digits[24];

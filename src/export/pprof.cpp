@@ -159,7 +159,7 @@ class PprofWriter {
   uint64_t new_location(std::span<const FunctionId> lines);
   uint64_t function_id(FunctionId f);
   void write_samples(const CallTree& tree, const google::protobuf::RepeatedPtrField<pb::Label>& labels);
-  void add_sample(const Metrics& base, const std::vector<uint64_t>& path,
+  void add_sample(MetricRow base, const std::vector<uint64_t>& path,
                   const google::protobuf::RepeatedPtrField<pb::Label>& labels);
   void flush() {
     chunk_.SerializePartialToCodedStream(&out_);
@@ -281,13 +281,13 @@ void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::Re
     }
     ids.clear();
     for (int64_t d = e.depth; d >= 0; d = int64_t(chain[size_t(d)]) - 1) ids.push_back(path[size_t(d)]);
-    add_sample(n.base, ids, labels);
+    add_sample(tree.base(e.id), ids, labels);
     push_children(e.id, e.depth + 1);
   }
 }
 
 // `path`: location ids, the leaf first.
-void PprofWriter::add_sample(const Metrics& base, const std::vector<uint64_t>& path,
+void PprofWriter::add_sample(MetricRow base, const std::vector<uint64_t>& path,
                              const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
   if (std::none_of(columns_.begin(), columns_.end(), [&](const Column& c) { return base[c.metric] != 0; })) return;
   pb::Sample* s = chunk_.add_sample();

@@ -69,7 +69,7 @@ void SpeedscopeWriter::scan(const CallTree& tree) {
   uint64_t total = 0;
   for (NodeId id = NodeId(tree.size()); id-- > 1;) {
     const CallNode& n = tree.node(id);
-    if (const uint64_t w = n.base[Metric::WallNs]; w > 0) {
+    if (const uint64_t w = tree.base(id)[Metric::WallNs]; w > 0) {
       total += w;
       live[id] = 1;
     }
@@ -178,7 +178,7 @@ void SpeedscopeWriter::write_profile(size_t k) {
     char digits[12];
     path.append(digits, std::to_chars(digits, digits + sizeof digits, frame - 1).ptr);
     length.push_back(path.size());
-    if (const uint64_t w = n.base[Metric::WallNs]; w > 0) {
+    if (const uint64_t w = tree.base(e.id)[Metric::WallNs]; w > 0) {
       buf_ += weights.empty() ? "[" : ",[";
       buf_ += path;
       buf_ += ']';

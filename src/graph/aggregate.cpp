@@ -13,15 +13,15 @@ namespace {
 
 uint64_t edge_key(FunctionId caller, FunctionId callee) { return (uint64_t(caller) << 32) | callee; }
 
-void add_node(FunctionRow& r, const Metrics& base, const Metrics& cum, bool outermost) {
+void add_node(FunctionRow& r, MetricRow base, MetricRow cum, bool outermost) {
   r.calls += base[Metric::Calls];
   r.indirect_calls += base[Metric::IndirectCalls];
   r.self_ns += base[Metric::WallNs];
   r.cpu_ns += base[Metric::CpuNs];
   r.offcpu_ns += base[Metric::OffCpuNs];
   r.self_samples += base[Metric::Samples];
-  r.self.merge(base);
-  if (outermost) r.total.add_sums(cum);
+  merge(r.self, base);
+  if (outermost) add_sums(r.total, cum);
   if (outermost) {
     r.total_ns += cum[Metric::WallNs];
     r.total_samples += cum[Metric::Samples];
@@ -74,7 +74,7 @@ std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantitie
         r.function = tree.node(i).function;
         return r;
       },
-      [&](FunctionRow& r, NodeId i) { add_node(r, tree.node(i).base, q.cum[i], q.level[i] == 0); });
+      [&](FunctionRow& r, NodeId i) { add_node(r, tree.base(i), q.cum[i], q.level[i] == 0); });
 }
 
 std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }
@@ -93,24 +93,25 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
         return r;
       },
       [&](EdgeRow& r, NodeId i) {
-        const Metrics& b = tree.node(i).base;
+        const MetricRow b = tree.base(i);
         r.calls += b[Metric::Calls];
         r.self_ns += b[Metric::WallNs];
-        r.self.merge(b);
+        merge(r.self, b);
         ++r.nodes;
         r.inlined_nodes += tree.node(i).inlined;
         if (q.level[i] == 0) {
           r.total_ns += q.cum[i][Metric::WallNs];
-          r.total.add_sums(q.cum[i]);
+          add_sums(r.total, q.cum[i]);
         } else {
           r.recursive_calls += b[Metric::Calls];
         }
       });
 }
 
-uint64_t grand_total_ns(const CallTree& tree) { return grand_total_ns(tree, cumulative(tree)); }
+// Every node's self time but the root's (which is no call's).
+uint64_t grand_total_ns(const CallTree& tree) { return tree.base_table().sum(Metric::WallNs, 1); }
 
-uint64_t grand_total_ns(const CallTree& tree, const std::vector<Metrics>& cum) {
+uint64_t grand_total_ns(const CallTree& tree, const MetricTable& cum) {
   uint64_t total = 0;
   for (NodeId c = tree.node(kRootNode).first_child; c != kNoNode; c = tree.node(c).next_sibling)
     total += cum[c][Metric::WallNs];

@@ -55,6 +55,6 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q);
 
 // The 100 % of every percentage: cum wall of the root's children.
 uint64_t grand_total_ns(const CallTree& tree);
-uint64_t grand_total_ns(const CallTree& tree, const std::vector<Metrics>& cum);
+uint64_t grand_total_ns(const CallTree& tree, const MetricTable& cum);
 
 }  // namespace callprof

@@ -73,12 +73,12 @@ class EdgeCollector {
       via_.emplace_back();
     }
     GraphEdge& e = edges_[it->second];
-    const uint64_t calls = tree.node(n).base[Metric::Calls];
+    const uint64_t calls = tree.base(n)[Metric::Calls];
     e.calls += calls;
     // A recursive re-entry adds no time, but its hidden caller is still a way in.
     if (folded) via_[it->second][tree.node(tree.node(n).parent).function] += q.level[n] == 0 ? q.cum[n][metric_] : 0;
     if (q.level[n] == 0) {
-      e.total.add_sums(q.cum[n]);
+      add_sums(e.total, q.cum[n]);
     } else {
       e.recursive_calls += calls;
       e.max_recursion = std::max(e.max_recursion, q.level[n]);

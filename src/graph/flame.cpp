@@ -9,7 +9,7 @@ namespace {
 
 class FlameLayouter {
  public:
-  FlameLayouter(const CallTree& tree, std::span<const Metrics> cum, const FlameLayoutOptions& o)
+  FlameLayouter(const CallTree& tree, const MetricTable& cum, const FlameLayoutOptions& o)
       : tree_(tree), cum_(cum), o_(o) {}
 
   FlameLayout run() {
@@ -57,7 +57,7 @@ class FlameLayouter {
         continue;
       }
       pending_.push_back(FlameFrame{.node = c, .function = tree_.node(c).function, .depth = depth, .parent = parent,
-                                    .x = x, .width = w, .self = tree_.node(c).base[o_.metric]});
+                                    .x = x, .width = w, .self = tree_.base(c)[o_.metric]});
       x += w;
     }
     if (narrow > 1 && narrow_width >= o_.min_width)
@@ -66,7 +66,7 @@ class FlameLayouter {
   }
 
   const CallTree& tree_;
-  std::span<const Metrics> cum_;
+  const MetricTable& cum_;
   const FlameLayoutOptions& o_;
   FlameLayout out_;
   std::vector<FlameFrame> pending_;  // the walk's stack
@@ -75,7 +75,7 @@ class FlameLayouter {
 
 }  // namespace
 
-FlameLayout flame_layout(const CallTree& tree, std::span<const Metrics> cum, const FlameLayoutOptions& options) {
+FlameLayout flame_layout(const CallTree& tree, const MetricTable& cum, const FlameLayoutOptions& options) {
   return FlameLayouter(tree, cum, options).run();
 }
 

@@ -44,6 +44,6 @@ struct FlameLayout {
 
 // The layout of `tree` with `cum` its cumulative metrics (cumulative(tree)). Iterative: a
 // deep recursion makes a deep tree, never a deep C++ stack.
-FlameLayout flame_layout(const CallTree& tree, std::span<const Metrics> cum, const FlameLayoutOptions& options);
+FlameLayout flame_layout(const CallTree& tree, const MetricTable& cum, const FlameLayoutOptions& options);
 
 }  // namespace callprof

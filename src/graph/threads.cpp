@@ -44,11 +44,11 @@ std::vector<ThreadTotals> thread_totals(const Profile& profile) {
   std::vector<ThreadTotals> out;
   for (const Thread& t : profile.threads) {
     ThreadTotals tt;
-    for (const CallNode& n : t.tree.nodes()) tt.calls += n.base[Metric::Calls];
+    const MetricTable& base = t.tree.base_table();
+    tt.calls = base.sum(Metric::Calls);
     tt.total_ns = grand_total_ns(t.tree);
-    const Metrics all = cumulative(t.tree)[kRootNode];
-    tt.cpu_ns = all[Metric::CpuNs];
-    tt.offcpu_ns = all[Metric::OffCpuNs];
+    tt.cpu_ns = base.sum(Metric::CpuNs);
+    tt.offcpu_ns = base.sum(Metric::OffCpuNs);
     out.push_back(tt);
   }
   return out;

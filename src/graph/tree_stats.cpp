@@ -12,7 +12,7 @@ size_t count_distinct(std::vector<uint64_t>& v) {
   return size_t(std::unique(v.begin(), v.end()) - v.begin());
 }
 
-void add_flags(TreeStats& s, const Metrics& b) {
+void add_flags(TreeStats& s, MetricRow b) {
   s.has_cpu |= b[Metric::CpuNs] != 0;
   s.has_offcpu |= b[Metric::OffCpuNs] != 0;
   s.has_samples |= b[Metric::Samples] != 0;
@@ -38,14 +38,14 @@ TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
     functions.push_back(n.function);
     s.has_inlined |= n.inlined;
     if (n.parent != kRootNode) edges.push_back((uint64_t(tree.node(n.parent).function) << 32) | n.function);
-    s.calls += n.base[Metric::Calls];
-    s.indirect_calls += n.base[Metric::IndirectCalls];
-    if (q.level[i] > 0) s.recursive_calls += n.base[Metric::Calls];
+    s.calls += tree.base(i)[Metric::Calls];
+    s.indirect_calls += tree.base(i)[Metric::IndirectCalls];
+    if (q.level[i] > 0) s.recursive_calls += tree.base(i)[Metric::Calls];
     if (q.level[i] > s.deepest_recursion_level) {
       s.deepest_recursion_level = q.level[i];
       s.deepest_recursion_function = n.function;
     }
-    add_flags(s, n.base);
+    add_flags(s, tree.base(i));
   }
   s.nodes = tree.size() - 1;
   s.functions = count_distinct(functions);
@@ -57,7 +57,7 @@ std::vector<NodeId> hottest_nodes(const CallTree& tree, size_t n, Metric by) {
   // (wall, id) pairs sort without chasing node pointers; ties go to the lower id.
   std::vector<std::pair<uint64_t, NodeId>> hot;
   for (NodeId i = 1; i < tree.size(); ++i)
-    if (const uint64_t w = tree.node(i).base[by]; w > 0) hot.push_back({w, i});
+    if (const uint64_t w = tree.base(i)[by]; w > 0) hot.push_back({w, i});
   auto hotter = [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   };

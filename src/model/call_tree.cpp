@@ -9,6 +9,7 @@ namespace callprof {
 
 CallTree::CallTree() {
   nodes_.push_back(CallNode{});
+  base_.push_back();
   last_child_.push_back(kNoNode);
 }
 
@@ -47,6 +48,7 @@ NodeId CallTree::append(NodeId parent, FunctionId function, bool inlined) {
   n.function = function;
   n.inlined = inlined;
   nodes_.push_back(n);
+  base_.push_back();
   last_child_.push_back(kNoNode);
   // Append to the sibling list so children keep their creation order.
   const NodeId last = last_child_[parent];
@@ -58,6 +60,7 @@ NodeId CallTree::append(NodeId parent, FunctionId function, bool inlined) {
 
 void CallTree::reserve(size_t nodes) {
   reserve_huge(nodes_, nodes);
+  base_.reserve(nodes);
   reserve_huge(last_child_, nodes);
   if (indexed_) index_.reserve(nodes);
 }
@@ -88,12 +91,8 @@ size_t CallTree::depth(NodeId id) const {
   return d;
 }
 
-std::vector<Metrics> cumulative(const CallTree& tree) {
-  std::vector<Metrics> cum;
-  reserve_huge(cum, tree.size());
-  for (size_t i = 0; i < tree.size(); ++i) cum.push_back(tree.node(NodeId(i)).base);
-  for (size_t i = tree.size(); i-- > 1;) cum[tree.node(NodeId(i)).parent].add_sums(cum[i]);
-  return cum;
+MetricTable cumulative(const CallTree& tree) {
+  return cumulative_rows(tree.base_table(), [&](size_t i) { return tree.node(NodeId(i)).parent; });
 }
 
 std::vector<uint32_t> recursion_levels(const CallTree& tree) {

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "model/metric_table.h"
 #include "model/metrics.h"
 
 namespace callprof {
@@ -24,7 +25,6 @@ struct CallNode {
   FunctionId function = kNoFunction;
   NodeId first_child = kNoNode;
   NodeId next_sibling = kNoNode;
-  Metrics base;
   // The frame was inlined into its parent's (sampled stacks, from DWARF): the function's
   // code ran inside the caller, no call happened. Part of the node's identity: a function
   // inlined at one call site and called at another of the same caller is two nodes.
@@ -37,7 +37,11 @@ class CallTree {
 
   size_t size() const { return nodes_.size(); }
   const CallNode& node(NodeId id) const { return nodes_[id]; }
-  Metrics& base(NodeId id) { return nodes_[id].base; }
+  // The node's own (self) metrics.
+  MetricRow base(NodeId id) const { return base_[id]; }
+  MetricRowRef base(NodeId id) { return base_[id]; }
+  const MetricTable& base_table() const { return base_; }
+  MetricTable& base_table() { return base_; }
   std::span<const CallNode> nodes() const { return nodes_; }
 
   // The child of `parent` for `function` (inlined or called), created (with empty
@@ -66,6 +70,7 @@ class CallTree {
   void ensure_index() const;
 
   std::vector<CallNode> nodes_;
+  MetricTable base_;  // row i: node i's metrics
   // Open addressing: a million-node tree is built by a million lookups here, and a
   // node-based map spent most of that time allocating and missing the cache. Built
   // lazily: a tree read from a file is mostly only walked.
@@ -78,7 +83,7 @@ class CallTree {
 
 // Derived per-node quantities; each returns one entry per node.
 // cum: base plus every descendant's base, for additive metrics (min/max stay the node's own).
-std::vector<Metrics> cumulative(const CallTree& tree);
+MetricTable cumulative(const CallTree& tree);
 // Recursion level: how many ancestors of the node carry the same function.
 std::vector<uint32_t> recursion_levels(const CallTree& tree);
 

@@ -80,13 +80,16 @@ struct SyscallSums {
   }
   // Into a leaf's metrics: Calls and Syscalls (both the count), SyscallNs, SyscallErrors,
   // Min/MaxWallNs merged. WallNs is the caller's to decide.
-  void add_to(Metrics& m) const {
+  // (`m`: a Metrics or a tree node's MetricRowRef.)
+  template <typename MetricVector>
+  void add_to(MetricVector&& m) const {
     m[Metric::Calls] += calls;
     m[Metric::Syscalls] += calls;
     m[Metric::SyscallNs] += total_ns;
     m[Metric::SyscallErrors] += errors;
-    m[Metric::MinWallNs] = min_ns < m[Metric::MinWallNs] ? min_ns : m[Metric::MinWallNs];
-    m[Metric::MaxWallNs] = max_ns > m[Metric::MaxWallNs] ? max_ns : m[Metric::MaxWallNs];
+    const uint64_t lo = m[Metric::MinWallNs], hi = m[Metric::MaxWallNs];
+    m[Metric::MinWallNs] = min_ns < lo ? min_ns : lo;
+    m[Metric::MaxWallNs] = max_ns > hi ? max_ns : hi;
   }
 };
 

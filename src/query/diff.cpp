@@ -49,14 +49,14 @@ struct Paths {
 
 void add_paths(const Analysis& a, bool is_base, Interner& names, Paths& paths) {
   const CallTree& t = a.tree();
-  const std::vector<Metrics>& cum = a.nodes().cum;
+  const MetricTable& cum = a.nodes().cum;
   std::vector<uint32_t> path_of(t.size(), Paths::kNoParent);
   for (NodeId id = 1; id < t.size(); ++id) {  // parents first
     const CallNode& n = t.node(id);
     path_of[id] = paths.at(path_of[n.parent], names.id(a, n.function));
     DiffSide& side = (is_base ? paths.base : paths.next)[path_of[id]];
-    side.calls += n.base[Metric::Calls];
-    side.self_ns += n.base[Metric::WallNs];
+    side.calls += t.base(id)[Metric::Calls];
+    side.self_ns += t.base(id)[Metric::WallNs];
     side.total_ns += cum[id][Metric::WallNs];
     side.present = true;
   }

@@ -16,7 +16,7 @@ class BasePaths {
  public:
   BasePaths(const Analysis& base, Metric metric) {
     const CallTree& t = base.tree();
-    const std::vector<Metrics>& cum = base.nodes().cum;
+    const MetricTable& cum = base.nodes().cum;
     std::vector<uint32_t> path_of(t.size(), kNoPath);
     for (NodeId id = 1; id < t.size(); ++id) {  // parents first
       const CallNode& n = t.node(id);

@@ -317,7 +317,7 @@ std::string FlameSvgWriter::numbers(const FlameFrame& f, size_t index) const {
   if (f.node != kNoNode && f.node != kRootNode && def_.unit != Unit::Count) {
     const auto& stats = a_.stats();
     if (stats.present[static_cast<size_t>(Metric::Calls)] && !stats.has_samples)
-      s += counted(a_.tree().node(f.node).base[Metric::Calls], "call") + ", ";
+      s += counted(a_.tree().base(f.node)[Metric::Calls], "call") + ", ";
     else if (stats.has_samples)
       s += counted(a_.nodes().cum[f.node][Metric::Samples], "sample") + ", ";
   }

@@ -28,7 +28,7 @@ struct Stanzas {
 
 // index, total%, edge%, the chosen columns (self, total, ...), calls, function.
 std::vector<std::string> row(const Stanzas& s, std::string index, std::string total_pct, std::string edge_pct,
-                             const Metrics& self, const Metrics& total, std::string calls, std::string name) {
+                             MetricView self, MetricView total, std::string calls, std::string name) {
   std::vector<std::string> cells = {std::move(index), std::move(total_pct), std::move(edge_pct)};
   for (const MetricColumnDef* c : s.columns) cells.push_back(column_cell(s.ctx, *c, self, total));
   cells.push_back(std::move(calls));

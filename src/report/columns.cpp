@@ -22,17 +22,17 @@ std::string show(uint64_t v, Unit u) {
 }
 
 template <Metric M>
-uint64_t self_of(const Metrics& s, const Metrics&) { return s[M]; }
+uint64_t self_of(MetricView s, MetricView) { return s[M]; }
 template <Metric M>
-uint64_t total_of(const Metrics&, const Metrics& t) { return t[M]; }
+uint64_t total_of(MetricView, MetricView t) { return t[M]; }
 template <Metric M, Unit U>
-std::string self_cell(const Metrics& s, const Metrics&, uint64_t) { return show(s[M], U); }
+std::string self_cell(MetricView s, MetricView, uint64_t) { return show(s[M], U); }
 template <Metric M, Unit U>
-std::string total_cell(const Metrics&, const Metrics& t, uint64_t) { return show(t[M], U); }
+std::string total_cell(MetricView, MetricView t, uint64_t) { return show(t[M], U); }
 
 uint64_t per_call(uint64_t v, uint64_t calls) { return calls ? v / calls : 0; }
 // Max is only meaningful where some single call was timed (min is set).
-uint64_t max_or_unset(const Metrics& s) { return s.has_min(Metric::MinWallNs) ? s[Metric::MaxWallNs] : Metrics::kUnset; }
+uint64_t max_or_unset(MetricView s) { return s.has_min(Metric::MinWallNs) ? s[Metric::MaxWallNs] : Metrics::kUnset; }
 uint64_t or_zero(uint64_t v) { return v == Metrics::kUnset ? 0 : v; }
 
 #define CALLPROF_PAIR(key, title, metric, unit, needs)                                             \
@@ -46,26 +46,26 @@ const std::vector<MetricColumnDef> kColumns = {
     {"samples", "samples", self_of<Metric::Samples>, self_cell<Metric::Samples, Unit::Count>, Needs::Samples},
     {"self", "self", self_of<Metric::WallNs>, self_cell<Metric::WallNs, Unit::Ns>},
     {"self%", "self%", self_of<Metric::WallNs>,
-     [](const Metrics& s, const Metrics&, uint64_t g) { return format_pct(s[Metric::WallNs], g); }},
+     [](MetricView s, MetricView, uint64_t g) { return format_pct(s[Metric::WallNs], g); }},
     {"sum%", "sum%", self_of<Metric::WallNs>, nullptr, Needs::Nothing, true},
     {"total", "total", total_of<Metric::WallNs>, total_cell<Metric::WallNs, Unit::Ns>},
     {"total%", "total%", total_of<Metric::WallNs>,
-     [](const Metrics&, const Metrics& t, uint64_t g) { return format_pct(t[Metric::WallNs], g); }},
-    {"avg", "avg self", [](const Metrics& s, const Metrics&) { return per_call(s[Metric::WallNs], s[Metric::Calls]); },
-     [](const Metrics& s, const Metrics&, uint64_t) {
+     [](MetricView, MetricView t, uint64_t g) { return format_pct(t[Metric::WallNs], g); }},
+    {"avg", "avg self", [](MetricView s, MetricView) { return per_call(s[Metric::WallNs], s[Metric::Calls]); },
+     [](MetricView s, MetricView, uint64_t) {
        return s[Metric::Calls] ? format_ns(s[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
      },
      Needs::Calls},
     {"avgtotal", "avg total",
-     [](const Metrics& s, const Metrics& t) { return per_call(t[Metric::WallNs], s[Metric::Calls]); },
-     [](const Metrics& s, const Metrics& t, uint64_t) {
+     [](MetricView s, MetricView t) { return per_call(t[Metric::WallNs], s[Metric::Calls]); },
+     [](MetricView s, MetricView t, uint64_t) {
        return s[Metric::Calls] ? format_ns(t[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
      },
      Needs::Calls},
-    {"min", "min self", [](const Metrics& s, const Metrics&) { return or_zero(s[Metric::MinWallNs]); },
-     [](const Metrics& s, const Metrics&, uint64_t) { return format_ns(s[Metric::MinWallNs]); }, Needs::MinMax},
-    {"max", "max self", [](const Metrics& s, const Metrics&) { return or_zero(max_or_unset(s)); },
-     [](const Metrics& s, const Metrics&, uint64_t) { return format_ns(max_or_unset(s)); }, Needs::MinMax},
+    {"min", "min self", [](MetricView s, MetricView) { return or_zero(s[Metric::MinWallNs]); },
+     [](MetricView s, MetricView, uint64_t) { return format_ns(s[Metric::MinWallNs]); }, Needs::MinMax},
+    {"max", "max self", [](MetricView s, MetricView) { return or_zero(max_or_unset(s)); },
+     [](MetricView s, MetricView, uint64_t) { return format_ns(max_or_unset(s)); }, Needs::MinMax},
     CALLPROF_PAIR("cpu", "cpu", Metric::CpuNs, Unit::Ns, Needs::Cpu),
     CALLPROF_PAIR("offcpu", "off-cpu", Metric::OffCpuNs, Unit::Ns, Needs::Cpu),
     CALLPROF_PAIR("preempted", "preempted", Metric::PreemptedNs, Unit::Ns, Needs::Cpu),
@@ -164,7 +164,7 @@ bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
   return true;
 }
 
-std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, const Metrics& self, const Metrics& total) {
+std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, MetricView self, MetricView total) {
   return column_known(ctx, c) && !c.running ? c.cell(self, total, ctx.grand_total_ns()) : std::string("-");
 }
 

@@ -29,9 +29,9 @@ struct MetricColumnDef {
   std::string_view title;  // table heading
   // The sort value (descending) from the row's self metrics (base; per function: merged
   // over its nodes) and total metrics (cum; per function: over its outermost nodes).
-  uint64_t (*value)(const Metrics& self, const Metrics& total);
+  uint64_t (*value)(MetricView self, MetricView total);
   // The cell text; `grand` is the report's grand total (for percentages).
-  std::string (*cell)(const Metrics& self, const Metrics& total, uint64_t grand);
+  std::string (*cell)(MetricView self, MetricView total, uint64_t grand);
   Needs needs = Needs::Nothing;
   // The cell is the running sum of the self column over the rows shown so far (pprof's
   // sum%): the view computes it; `cell` is not used.
@@ -42,7 +42,7 @@ struct MetricColumnDef {
 bool column_known(const ReportContext& ctx, const MetricColumnDef& c);
 // The cell text, "-" where the value is unknown (and for running columns, which the views
 // that support them compute).
-std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, const Metrics& self, const Metrics& total);
+std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, MetricView self, MetricView total);
 
 // Every column, in catalog order.
 const std::vector<MetricColumnDef>& metric_columns();

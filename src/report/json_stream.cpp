@@ -30,8 +30,8 @@ std::string fields_json(const std::vector<std::pair<std::string, std::optional<u
 // A node's object without its closing brace, so its children array can follow.
 std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId id) {
   const CallNode& n = ctx.tree().node(id);
-  const Metrics& b = n.base;
-  const Metrics& c = ctx.nodes().cum[id];
+  const MetricRow b = ctx.tree().base(id);
+  const MetricRow c = ctx.nodes().cum[id];
   const bool timed = b.has_min(Metric::MinWallNs);
   const bool cpu_measured = ctx.cpu_measured();
   std::string s = fmt::format(R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
@@ -60,8 +60,8 @@ const std::string& JsonNames::operator()(FunctionId f) const {
   return it->second;
 }
 
-std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, const Metrics& self,
-                                                                           const Metrics& total, bool self_cpu) {
+std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, MetricView self,
+                                                                           MetricView total, bool self_cpu) {
   std::vector<std::pair<std::string, std::optional<uint64_t>>> out;
   auto measured = [&](uint64_t v) { return ctx.cpu_measured() ? std::optional(v) : std::nullopt; };
   if (self_cpu) {

@@ -34,8 +34,8 @@ std::string json_string(std::string_view s);
 // switches, page_faults, alloc_calls, alloc_bytes, free_calls, excluded_calls and the syscall
 // metrics that the tree has, the self value and its "total_" twin. With `self_cpu`, cpu_ns
 // and offcpu_ns come first.
-std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, const Metrics& self,
-                                                                           const Metrics& total, bool self_cpu);
+std::vector<std::pair<std::string, std::optional<uint64_t>>> metric_fields(const ReportContext& ctx, MetricView self,
+                                                                           MetricView total, bool self_cpu);
 
 // One edge object (docs/json.md, "edge").
 std::string edge_json(const ReportContext& ctx, const EdgeRow& e, const JsonNames& names);

@@ -350,7 +350,7 @@ void write_node_columns(std::ostream& out, const ReportContext& ctx) {
   const CallTree& tree = ctx.tree();
   const NodeQuantities& q = ctx.nodes();
   const size_t n = order.ids.size();
-  auto base = [&](Metric m) { return [&, m](size_t i) { return tree.node(order.ids[i]).base[m]; }; };
+  auto base = [&](Metric m) { return [&, m](size_t i) { return tree.base(order.ids[i])[m]; }; };
   auto cum = [&](Metric m) { return [&, m](size_t i) { return q.cum[order.ids[i]][m]; }; };
   const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
   out << "\"nodes\": {\n\"count\": " << n;

@@ -103,7 +103,7 @@ void write_paths(const ReportContext& ctx, size_t top, std::ostream& out) {
     if (t.rows() == top) break;
     if (!on_path[id]) continue;
     const std::string path = ctx.path_text(tree.path_to(id));
-    const Metrics& b = tree.node(id).base;
+    const MetricRow b = tree.base(id);
     std::vector<std::string> cells = {std::to_string(b[ctx.sampled() ? Metric::Samples : Metric::Calls])};
     if (cpu) cells.push_back(format_ns(b[Metric::CpuNs]));
     cells.insert(cells.end(), {format_ns(b[Metric::WallNs]), format_pct(b[Metric::WallNs], ctx.grand_total_ns()), path});

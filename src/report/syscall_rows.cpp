@@ -38,7 +38,7 @@ std::vector<SyscallRow> syscall_rows(const ReportContext& ctx) {
   for (NodeId n = 1; n < tree.size(); ++n) {
     const std::string_view name = syscall_of(ctx, tree.node(n).function);
     if (name.empty()) continue;
-    const Metrics& m = tree.node(n).base;
+    const MetricRow m = tree.base(n);
     std::vector<FunctionId> callers = tree.path_to(tree.node(n).parent);
     by_name[std::string(name)].paths.push_back(
         SyscallPath{std::move(callers), m[Metric::Syscalls], m[Metric::SyscallErrors], m[Metric::SyscallNs]});
@@ -64,8 +64,8 @@ std::vector<SyscallFunctionRow> syscall_function_rows(const ReportContext& ctx) 
     const CallNode& node = tree.node(n);
     if (node.parent == kRootNode || syscall_of(ctx, node.function).empty()) continue;
     SyscallFunctionRow& r = rows[tree.node(node.parent).function];
-    r.direct += node.base[Metric::Syscalls];
-    r.direct_ns += node.base[Metric::SyscallNs];
+    r.direct += tree.base(n)[Metric::Syscalls];
+    r.direct_ns += tree.base(n)[Metric::SyscallNs];
   }
   for (const FunctionRow& f : ctx.functions()) {
     if (!syscall_of(ctx, f.function).empty() || f.total[Metric::Syscalls] == 0) continue;

@@ -23,7 +23,7 @@ constexpr size_t kMaxIndentLevels = 64;
 // The tree with its per-node quantities, from the context (computed once per report).
 struct NodeData {
   const CallTree& tree;
-  const std::vector<Metrics>& cum;
+  const MetricTable& cum;
   const std::vector<uint32_t>& level;
 };
 
@@ -50,8 +50,8 @@ Result<NodeLess> node_order(const ReportContext& ctx, const NodeData& d, std::st
   if (const MetricColumnDef* column = find_metric_column(key)) {
     auto value = column->value;
     return NodeLess([p, value, tie](NodeId a, NodeId b) {
-      const uint64_t va = value(p->tree.node(a).base, p->cum[a]);
-      const uint64_t vb = value(p->tree.node(b).base, p->cum[b]);
+      const uint64_t va = value(p->tree.base(a), p->cum[a]);
+      const uint64_t vb = value(p->tree.base(b), p->cum[b]);
       return va != vb ? va > vb : tie(a, b);
     });
   }
@@ -75,7 +75,7 @@ Table tree_table(const Columns& shown) {
 void add_node(Table& t, const ReportContext& ctx, const NodeData& d, const Columns& cols, NodeId id, size_t depth) {
   std::vector<std::string> cells = {std::to_string(depth), std::to_string(d.level[id])};
   cells.reserve(cols.size() + 3);
-  for (const MetricColumnDef* c : cols) cells.push_back(column_cell(ctx, *c, d.tree.node(id).base, d.cum[id]));
+  for (const MetricColumnDef* c : cols) cells.push_back(column_cell(ctx, *c, d.tree.base(id), d.cum[id]));
   // An inlined frame is its function all the same (flat and callers views add it up with
   // its calls); the tree says where the compiler inlined it.
   cells.push_back(indentation(depth).append(ctx.name(d.tree.node(id).function)).append(d.tree.node(id).inlined ? " [inlined]" : ""));
@@ -130,7 +130,7 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
     for (NodeId k = d.tree.node(e.id).first_child; k != kNoNode; k = d.tree.node(k).next_sibling) {
       if (!shown[k]) continue;
       if (double(d.cum[k][Metric::WallNs]) < floor) {
-        small.add_sums(d.cum[k]);
+        add_sums(small, d.cum[k]);
         ++small_count;
       } else {
         kids.push_back(k);

@@ -31,16 +31,15 @@ void put_tree(const CallTree& tree, file::CallTree* out) {
   }
   for (NodeId i = 1; i < nodes.size(); ++i)
     if (nodes[i].inlined) out->add_inlined(i);
-  const Metrics defaults;
-  for (size_t m = 0; m < kMetricCount; ++m) {
+  const MetricTable& base = tree.base_table();
+  for (size_t m = 0; m < kMetricCount; ++m) {  // in the metrics' order: the file's bytes do not depend on history
     const Metric metric = Metric(m);
-    const bool needed = std::any_of(nodes.begin(), nodes.end(),
-                                    [&](const CallNode& n) { return n.base[metric] != defaults[metric]; });
-    if (!needed) continue;
+    if (!base.has(metric)) continue;
+    const std::span<const uint64_t> values = base.column(metric);
+    if (std::all_of(values.begin(), values.end(), [&](uint64_t v) { return v == default_value(metric); })) continue;
     file::MetricColumn* column = out->add_metrics();
     column->set_name(std::string(kMetricInfo[m].name));
-    reserve(column->mutable_values(), nodes.size());
-    for (const CallNode& node : nodes) column->add_values(node.base[metric]);
+    column->mutable_values()->Add(values.begin(), values.end());
   }
 }
 
@@ -187,7 +186,7 @@ Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
   for (const file::MetricColumn& column : in.metrics()) {
     const Metric metric = metric_named(column.name());
     if (metric == Metric::kCount) continue;
-    for (int i = 0; i < column.values_size(); ++i) tree.base(NodeId(i))[metric] = column.values(i);
+    tree.base_table().set_column(metric, std::span<const uint64_t>(column.values().data(), column.values_size()));
   }
   return tree;
 }

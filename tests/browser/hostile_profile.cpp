@@ -41,7 +41,7 @@ FunctionId add_function(Profile& p, std::string name, FunctionKind kind = Functi
   return FunctionId(p.functions.size() - 1);
 }
 
-void set(Metrics& m, uint64_t calls, uint64_t self_ns) {
+void set(MetricRowRef m, uint64_t calls, uint64_t self_ns) {
   m[Metric::Calls] = calls;
   m[Metric::WallNs] = self_ns;
   m[Metric::CpuNs] = self_ns;

@@ -43,7 +43,7 @@ Profile threaded_profile() {
     const std::vector<FunctionId> path = {tid == 10 ? 0u : 2u, 1, 1, 1};
     for (size_t depth = 1; depth <= path.size(); ++depth) {
       const NodeId node = t.tree.path(std::span(path).first(depth));
-      Metrics& m = t.tree.base(node);
+      MetricRowRef m = t.tree.base(node);
       m[Metric::Calls] = depth;
       m[Metric::WallNs] = 100 * depth;
       m[Metric::MinWallNs] = depth;
@@ -79,7 +79,7 @@ Profile syscall_profile() {
   p.functions = {{"main", "", kNoModule, 0, "", 0}, {"[syscall] write", "", kNoModule, 0, "", 0}};
   Thread t;
   t.tid = 1;
-  Metrics& leaf = t.tree.base(t.tree.path(std::vector<FunctionId>{0, 1}));
+  MetricRowRef leaf = t.tree.base(t.tree.path(std::vector<FunctionId>{0, 1}));
   leaf[Metric::Calls] = leaf[Metric::Syscalls] = 3;
   leaf[Metric::SyscallNs] = leaf[Metric::WallNs] = 4500;
   leaf[Metric::SyscallErrors] = 1;

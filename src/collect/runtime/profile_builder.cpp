@@ -92,10 +92,10 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
 // A node whose calls were all too short to record (or that only the parent process
 // used, before a fork) has no calls of its own, but what was charged to it while it ran
 // (off-CPU time, allocations, ...) happened in its caller's time: it goes there.
-void fold_into(Metrics& into, const wire::DumpNodeMetrics& x, bool cpu_measured) {
+void fold_into(MetricRowRef into, const wire::DumpNodeMetrics& x, bool cpu_measured) {
   into[Metric::OffCpuNs] += x.offcpu_ns;
   into[Metric::PreemptedNs] += x.preempted_ns;
-  if (cpu_measured) into[Metric::CpuNs] -= std::min(into[Metric::CpuNs], x.offcpu_ns);
+  if (cpu_measured) into[Metric::CpuNs] -= std::min<uint64_t>(into[Metric::CpuNs], x.offcpu_ns);
   into[Metric::Switches] += x.switches;
   into[Metric::PageFaults] += x.faults;
   into[Metric::AllocCalls] += x.alloc_calls;

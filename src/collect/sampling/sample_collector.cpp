@@ -184,7 +184,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     CallTree& tree = trees[c.tid];
     const NodeId node = walk(tree, path);
     if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
-    Metrics& m = tree.base(node);
+    MetricRowRef m = tree.base(node);
     c.sums.add_to(m);
     if (syscall_time_is_wall_) m[Metric::WallNs] += c.sums.total_ns;
   }
@@ -193,11 +193,11 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     path.clear();
     for (uint64_t pc : c.pcs) add_frames(path, pc);
     CallTree& tree = trees[c.tid];
-    Metrics& m = tree.base(walk(tree, path));
+    MetricRowRef m = tree.base(walk(tree, path));
     m[Metric::Calls] += c.calls;
     m[Metric::WallNs] += c.self_ns;
-    m[Metric::MinWallNs] = std::min(m[Metric::MinWallNs], c.min_ns);
-    m[Metric::MaxWallNs] = std::max(m[Metric::MaxWallNs], c.max_ns);
+    m[Metric::MinWallNs] = std::min<uint64_t>(m[Metric::MinWallNs], c.min_ns);
+    m[Metric::MaxWallNs] = std::max<uint64_t>(m[Metric::MaxWallNs], c.max_ns);
   }
   for (const Stack* s : stacks) {
     path.clear();
@@ -215,7 +215,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     CallTree& tree = trees[s->tid];
     const NodeId node = walk(tree, path);
     if (timeline_events_) stack_nodes.push_back(node);
-    Metrics& m = tree.base(node);
+    MetricRowRef m = tree.base(node);
     m[Metric::WallNs] += s->weight_ns;
     if (s->off_cpu) {
       m[Metric::OffCpuNs] += s->weight_ns;

@@ -89,15 +89,14 @@ void hang(CallTree& tree, NodeId parent, FunctionId function, const Metrics& tra
   if (parent == kRootNode) {
     add[Metric::WallNs] = syscall_ns;
   } else {
-    Metrics& from = tree.base(parent);
-    const uint64_t moved = std::min(syscall_ns, from[Metric::WallNs]);
-    const uint64_t self = from[Metric::WallNs];
+    MetricRowRef from = tree.base(parent);
+    const uint64_t self = from[Metric::WallNs], offcpu = from[Metric::OffCpuNs];
+    const uint64_t moved = std::min(syscall_ns, self);
     from[Metric::WallNs] -= moved;
     add[Metric::WallNs] = moved;
     if (split_offcpu && self > 0) {
-      const uint64_t off = std::min(from[Metric::OffCpuNs],
-                                    uint64_t(double(moved) * double(from[Metric::OffCpuNs]) / double(self) + 0.5));
-      const uint64_t cpu = std::min(moved - off, from[Metric::CpuNs]);
+      const uint64_t off = std::min(offcpu, uint64_t(double(moved) * double(offcpu) / double(self) + 0.5));
+      const uint64_t cpu = std::min<uint64_t>(moved - off, from[Metric::CpuNs]);
       from[Metric::OffCpuNs] -= off;
       from[Metric::CpuNs] -= cpu;
       add[Metric::OffCpuNs] = off;
@@ -119,7 +118,7 @@ void attach_leaves(const Profile& exact, Thread& into, const Profile& traced, co
     const std::string_view name = name_of(traced, n.function);
     place[i] = place[n.parent];
     if (kind_of(traced, n.function) == FunctionKind::Syscall) {
-      hang(into.tree, place[i], map(n.function), n.base, split);
+      hang(into.tree, place[i], map(n.function), from.tree.base(i).metrics(), split);
     } else if (const NodeId c = child_named(exact, into.tree, place[i], name); c != kNoNode) {
       place[i] = c;
     }
@@ -131,11 +130,11 @@ Thread remapped(const Thread& from, FunctionMapper& map) {
   Thread out = from;
   out.tree = CallTree();
   std::vector<NodeId> node(from.tree.size(), kRootNode);
-  out.tree.base(kRootNode) = from.tree.node(kRootNode).base;
+  out.tree.base(kRootNode) = from.tree.base(kRootNode);
   for (NodeId i = 1; i < from.tree.size(); ++i) {
     const CallNode& n = from.tree.node(i);
     node[i] = out.tree.child(node[n.parent], map(n.function), n.inlined);
-    out.tree.base(node[i]).merge(n.base);  // merge: two traced functions may map to one
+    out.tree.base(node[i]).merge(from.tree.base(i));  // merge: two traced functions may map to one
   }
   remap_timeline(out.timeline, node);
   for (FunctionId& f : out.creator_path) f = map(f);

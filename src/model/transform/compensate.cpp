@@ -16,11 +16,11 @@ uint64_t minus(uint64_t v, double cost) {
 }
 
 // Calls that ran through the hooks: a `[syscall]` leaf's calls (attach_syscalls) ran none.
-uint64_t hooked_calls(const Metrics& m) { return m[Metric::Calls] - std::min(m[Metric::Calls], m[Metric::Syscalls]); }
+uint64_t hooked_calls(MetricRow m) { return m[Metric::Calls] - std::min(m[Metric::Calls], m[Metric::Syscalls]); }
 
 std::vector<uint64_t> child_calls(const CallTree& tree) {
   std::vector<uint64_t> calls(tree.size(), 0);
-  for (NodeId i = 1; i < tree.size(); ++i) calls[tree.node(i).parent] += hooked_calls(tree.node(i).base);
+  for (NodeId i = 1; i < tree.size(); ++i) calls[tree.node(i).parent] += hooked_calls(tree.base(i));
   return calls;
 }
 
@@ -37,7 +37,7 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
   CompensationStats stats;
   const std::vector<uint64_t> children = child_calls(tree);
   for (NodeId i = 1; i < tree.size(); ++i) {  // the root is no call: nothing to remove
-    Metrics& m = tree.base(i);
+    MetricRowRef m = tree.base(i);
     const uint64_t hooked = hooked_calls(m);
     // A system-call leaf: no hook ran, and its time is the traced duration, free of hook costs.
     if (hooked == 0 && m[Metric::Syscalls] > 0) continue;

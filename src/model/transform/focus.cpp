@@ -19,7 +19,7 @@ CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)
       image[i] = out.child(kRootNode, n.function);  // a virtual root: inlined or called, one node
     else
       continue;
-    out.base(image[i]).merge(n.base);
+    out.base(image[i]).merge(tree.base(i));
   }
   return out;
 }

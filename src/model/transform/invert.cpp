@@ -62,12 +62,12 @@ InvertedTree inverted_tree(const CallTree& tree, const std::function<bool(Functi
   InvertedTree out;
   out.self.resize(trie.tree().size());
   out.total.resize(trie.tree().size());
-  const std::vector<Metrics> cum = cumulative(tree);
+  const MetricTable cum = cumulative(tree);
   const std::vector<uint32_t> level = recursion_levels(tree);
   for (const Occurrence& o : found) {
-    out.self[o.endpoint].merge(tree.node(o.node).base);
+    merge(out.self[o.endpoint], tree.base(o.node));
     // An inner instance's cum lies inside its outermost instance's, already counted there.
-    if (level[o.node] == 0) out.total[o.endpoint].add_sums(cum[o.node]);
+    if (level[o.node] == 0) add_sums(out.total[o.endpoint], cum[o.node]);
   }
   // An inverted node's occurrences are those ending at it plus its children's, and children
   // come after their parent, so one backward pass sums them. Root children stop the sum.

@@ -64,15 +64,15 @@ TEST(ProfileBuilder, ConvertsClosesGraftsAndCounts) {
   ASSERT_NE(main, kNoNode);
   ASSERT_NE(work, kNoNode);
   // main was still open: closed at the thread's end, 10000 ticks, 600 of them in work.
-  EXPECT_EQ(tree.node(main).base[Metric::Calls], 1u);
-  EXPECT_EQ(tree.node(main).base[Metric::WallNs], 4700u);
-  EXPECT_EQ(tree.node(work).base[Metric::WallNs], 300u);
-  EXPECT_EQ(tree.node(work).base[Metric::MaxWallNs], 300u);
+  EXPECT_EQ(tree.base(main)[Metric::Calls], 1u);
+  EXPECT_EQ(tree.base(main)[Metric::WallNs], 4700u);
+  EXPECT_EQ(tree.base(work)[Metric::WallNs], 300u);
+  EXPECT_EQ(tree.base(work)[Metric::MaxWallNs], 300u);
   EXPECT_EQ(at(tree, p, {"0x1000", "0x3000"}), kNoNode) << "a path no call reached is left out";
   // The handler's call hangs under the node that was on top when the signal came.
   NodeId handler = at(tree, p, {"0x1000", "0x2000", "0x4000"});
   ASSERT_NE(handler, kNoNode);
-  EXPECT_EQ(tree.node(handler).base[Metric::WallNs], 20u);
+  EXPECT_EQ(tree.base(handler)[Metric::WallNs], 20u);
 
   EXPECT_EQ(p.threads[0].dropped_calls, 2u);
   EXPECT_EQ(r.unmatched_exits, 3u);

@@ -143,7 +143,7 @@ TEST(Pprof, OneSamplePerNodeWithItsSelfValues) {
   for (size_t t : a.threads()) {
     const Thread& thread = a.profile().threads[t];
     for (NodeId n = 1; n < thread.tree.size(); ++n) {
-      const Metrics& b = thread.tree.node(n).base;
+      const Metrics& b = thread.tree.base(n);
       if (!b[Metric::Calls] && !b[Metric::WallNs] && !b[Metric::CpuNs] && !b[Metric::OffCpuNs]) continue;
       ++expected;
       std::vector<std::string> path;
@@ -269,8 +269,8 @@ TEST(Pprof, AllocationsAddTheirSampleTypes) {
     alloc_bytes += uint64_t(s.value(r.column("alloc_bytes")));
   }
   for (NodeId n = 1; n < a.tree().size(); ++n) {
-    expected_calls += a.tree().node(n).base[Metric::AllocCalls];
-    expected_bytes += a.tree().node(n).base[Metric::AllocBytes];
+    expected_calls += a.tree().base(n)[Metric::AllocCalls];
+    expected_bytes += a.tree().base(n)[Metric::AllocBytes];
   }
   EXPECT_GT(expected_calls, 0u);
   EXPECT_EQ(alloc_calls, expected_calls);

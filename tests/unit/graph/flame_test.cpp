@@ -21,7 +21,7 @@ struct Laid {
 Laid lay(const char* stacks, FlameLayoutOptions options = {}) {
   Laid l{folded(stacks), {}};
   const CallTree& tree = l.profile.threads[0].tree;
-  const std::vector<Metrics> cum = cumulative(tree);
+  const MetricTable cum = cumulative(tree);
   l.layout = flame_layout(tree, cum, options);
   return l;
 }

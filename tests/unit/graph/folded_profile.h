@@ -115,7 +115,7 @@ class FoldedBuilder {
     for (std::string frame; std::getline(fs, frame, ';');) path.push_back(function(frame));
     Thread& t = current();
     const NodeId n = t.tree.path(path);
-    Metrics& b = t.tree.base(n);
+    MetricRowRef b = t.tree.base(n);
     const uint64_t calls = kv["calls"];
     const uint64_t each = calls ? wall / calls : wall;
     b[Metric::Calls] += calls;
@@ -132,7 +132,7 @@ class FoldedBuilder {
   void finish() {
     for (Thread& t : p_.threads)
       for (NodeId i = 1; i < t.tree.size(); ++i) {
-        Metrics& b = t.tree.base(i);
+        MetricRowRef b = t.tree.base(i);
         if (b[Metric::Calls] == 0) {
           b[Metric::Calls] = 1;
           b[Metric::MinWallNs] = b[Metric::MaxWallNs] = 0;

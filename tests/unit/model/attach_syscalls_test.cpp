@@ -21,7 +21,7 @@ Profile traced(std::string_view folded) {
     if (f.name.starts_with("[syscall]_")) f.name[9] = ' ';
   for (Thread& t : p.threads)
     for (NodeId i = 1; i < t.tree.size(); ++i) {
-      Metrics& m = t.tree.base(i);
+      MetricRowRef m = t.tree.base(i);
       if (!p.functions[t.tree.node(i).function].name.starts_with(kSyscallLeafPrefix)) {
         m = Metrics();  // callers only carry the path
         continue;
@@ -53,7 +53,7 @@ uint64_t get(const Profile& p, const std::vector<std::string>& path, Metric m, s
     ADD_FAILURE() << "no node at " << ::testing::PrintToString(path);
     return 0;
   }
-  return t.node(n).base[m];
+  return t.base(n)[m];
 }
 
 uint64_t cum(const Profile& p, const std::vector<std::string>& path, Metric m, size_t thread = 0) {
@@ -149,11 +149,11 @@ TEST(AttachSyscalls, MovedTimeIsClampedAtTheCallersSelf) {
 
 TEST(AttachSyscalls, LeafOfNoMatchingFrameHangsAtTheRootWithItsTime) {
   Profile exact = testing::folded("main 100\n");
-  const Metrics main_before = exact.threads[0].tree.node(at(exact, exact.threads[0].tree, {"main"})).base;
+  const Metrics main_before = exact.threads[0].tree.base(at(exact, exact.threads[0].tree, {"main"}));
   attach_syscalls(exact, traced("_start;_dl_start;_dl_map_object;[syscall]_mmap 400 calls=4\n"));
   EXPECT_EQ(get(exact, {"[syscall] mmap"}, Metric::WallNs), 400u);
   EXPECT_EQ(get(exact, {"[syscall] mmap"}, Metric::Syscalls), 4u);
-  EXPECT_EQ(exact.threads[0].tree.node(at(exact, exact.threads[0].tree, {"main"})).base, main_before);
+  EXPECT_EQ(exact.threads[0].tree.base(at(exact, exact.threads[0].tree, {"main"})), main_before);
   EXPECT_EQ(cum(exact, {}, Metric::WallNs), 500u) << "time exact mode did not see";
 }
 

@@ -20,7 +20,7 @@ struct Fixture {
 };
 
 void set(CallTree& t, NodeId n, uint64_t calls, uint64_t wall, uint64_t min, uint64_t max) {
-  Metrics& m = t.base(n);
+  MetricRowRef m = t.base(n);
   m[Metric::Calls] = calls;
   m[Metric::WallNs] = wall;
   m[Metric::MinWallNs] = min;
@@ -62,11 +62,11 @@ TEST(Compensate, SubtractsInnerOuterAndExcludedCosts) {
   compensate(f.p);
   const CallTree& t = f.p.threads[0].tree;
   // main: 1000 - 1*10 - (4 + 6 child calls)*5 - 3 excluded*2 = 934
-  EXPECT_EQ(t.node(f.main).base[Metric::WallNs], 934u);
+  EXPECT_EQ(t.base(f.main)[Metric::WallNs], 934u);
   // a: 400 - 4*10 - 8*5 = 320; b: 100 - 8*10 = 20; [pruned]: 300 - 6*10 = 240
-  EXPECT_EQ(t.node(f.a).base[Metric::WallNs], 320u);
-  EXPECT_EQ(t.node(f.b).base[Metric::WallNs], 20u);
-  EXPECT_EQ(t.node(f.pruned).base[Metric::WallNs], 240u);
+  EXPECT_EQ(t.base(f.a)[Metric::WallNs], 320u);
+  EXPECT_EQ(t.base(f.b)[Metric::WallNs], 20u);
+  EXPECT_EQ(t.base(f.pruned)[Metric::WallNs], 240u);
   EXPECT_TRUE(f.p.meta.compensated);
 }
 
@@ -74,14 +74,14 @@ TEST(Compensate, MinMaxLoseInnerCostClampedAtZero) {
   Fixture f = make();
   compensate(f.p);
   const CallTree& t = f.p.threads[0].tree;
-  EXPECT_EQ(t.node(f.a).base[Metric::MinWallNs], 40u);
-  EXPECT_EQ(t.node(f.a).base[Metric::MaxWallNs], 140u);
-  EXPECT_EQ(t.node(f.b).base[Metric::MinWallNs], 0u);  // 5 - 10
-  EXPECT_EQ(t.node(f.b).base[Metric::MaxWallNs], 10u);
-  EXPECT_FALSE(t.node(f.pruned).base.has_min(Metric::MinWallNs)) << "unset stays unset";
+  EXPECT_EQ(t.base(f.a)[Metric::MinWallNs], 40u);
+  EXPECT_EQ(t.base(f.a)[Metric::MaxWallNs], 140u);
+  EXPECT_EQ(t.base(f.b)[Metric::MinWallNs], 0u);  // 5 - 10
+  EXPECT_EQ(t.base(f.b)[Metric::MaxWallNs], 10u);
+  EXPECT_FALSE(t.base(f.pruned).has_min(Metric::MinWallNs)) << "unset stays unset";
   // main, one call: its single call's self is the compensated self (not 1000 - 10).
-  EXPECT_EQ(t.node(f.main).base[Metric::MinWallNs], 934u);
-  EXPECT_EQ(t.node(f.main).base[Metric::MaxWallNs], 934u);
+  EXPECT_EQ(t.base(f.main)[Metric::MinWallNs], 934u);
+  EXPECT_EQ(t.base(f.main)[Metric::MaxWallNs], 934u);
 }
 
 TEST(Compensate, MinMaxNeverExceedTheCompensatedSelf) {
@@ -91,9 +91,9 @@ TEST(Compensate, MinMaxNeverExceedTheCompensatedSelf) {
   set(t, n, 2, 100, 40, 60);
   t.base(t.find_child(n, 1))[Metric::Calls] = 10;
   compensate_tree(t, Process{.hook_inner_ns = 1, .hook_outer_ns = 5}, false);
-  EXPECT_EQ(t.node(n).base[Metric::WallNs], 48u);  // 100 - 2 - 50
-  EXPECT_EQ(t.node(n).base[Metric::MinWallNs], 39u);
-  EXPECT_EQ(t.node(n).base[Metric::MaxWallNs], 48u);  // 59 capped
+  EXPECT_EQ(t.base(n)[Metric::WallNs], 48u);  // 100 - 2 - 50
+  EXPECT_EQ(t.base(n)[Metric::MinWallNs], 39u);
+  EXPECT_EQ(t.base(n)[Metric::MaxWallNs], 48u);  // 59 capped
 }
 
 TEST(Compensate, CpuIsCompensatedWallMinusOffCpuWhenMeasured) {
@@ -101,24 +101,24 @@ TEST(Compensate, CpuIsCompensatedWallMinusOffCpuWhenMeasured) {
   f.p.threads[1].offcpu = Thread::OffCpu::Off;
   f.p.threads[1].pid = 1;  // now compensated too, but its CPU time was not measured
   compensate(f.p);
-  EXPECT_EQ(f.p.threads[0].tree.node(f.main).base[Metric::CpuNs], 934u);
-  EXPECT_EQ(f.p.threads[0].tree.node(f.a).base[Metric::CpuNs], 220u);  // 320 - 100 off-CPU
-  EXPECT_EQ(f.p.threads[0].tree.node(f.b).base[Metric::CpuNs], 20u);
-  EXPECT_EQ(f.p.threads[1].tree.node(f.a).base[Metric::CpuNs], 300u) << "left as is";
-  EXPECT_EQ(f.p.threads[1].tree.node(f.a).base[Metric::WallNs], 320u);
+  EXPECT_EQ(f.p.threads[0].tree.base(f.main)[Metric::CpuNs], 934u);
+  EXPECT_EQ(f.p.threads[0].tree.base(f.a)[Metric::CpuNs], 220u);  // 320 - 100 off-CPU
+  EXPECT_EQ(f.p.threads[0].tree.base(f.b)[Metric::CpuNs], 20u);
+  EXPECT_EQ(f.p.threads[1].tree.base(f.a)[Metric::CpuNs], 300u) << "left as is";
+  EXPECT_EQ(f.p.threads[1].tree.base(f.a)[Metric::WallNs], 320u);
 }
 
 TEST(Compensate, ProcessesWithoutConstantsAreLeftAlone) {
   Fixture f = make();
   const Fixture before = make();
   compensate(f.p);
-  EXPECT_EQ(f.p.threads[1].tree.node(f.main).base, before.p.threads[1].tree.node(f.main).base);
-  EXPECT_EQ(f.p.threads[1].tree.node(f.b).base, before.p.threads[1].tree.node(f.b).base);
+  EXPECT_EQ(f.p.threads[1].tree.base(f.main), before.p.threads[1].tree.base(f.main));
+  EXPECT_EQ(f.p.threads[1].tree.base(f.b), before.p.threads[1].tree.base(f.b));
   Fixture none = make();
   none.p.processes[0] = Process{.pid = 1};
   compensate(none.p);
   EXPECT_FALSE(none.p.meta.compensated);
-  EXPECT_EQ(none.p.threads[0].tree.node(f.main).base[Metric::WallNs], 1000u);
+  EXPECT_EQ(none.p.threads[0].tree.base(f.main)[Metric::WallNs], 1000u);
   EXPECT_FALSE(has_hook_costs(none.p));
   EXPECT_TRUE(has_hook_costs(f.p));
 }
@@ -127,7 +127,7 @@ TEST(Compensate, IsAppliedOnlyOnce) {
   Fixture f = make();
   compensate(f.p);
   compensate(f.p);
-  EXPECT_EQ(f.p.threads[0].tree.node(f.main).base[Metric::WallNs], 934u);
+  EXPECT_EQ(f.p.threads[0].tree.base(f.main)[Metric::WallNs], 934u);
 }
 
 TEST(Compensate, RoundsFractionalCostsAndClampsAtZero) {
@@ -136,11 +136,11 @@ TEST(Compensate, RoundsFractionalCostsAndClampsAtZero) {
   set(t, n, 3, 100, 30, 40);
   set(t, leaf, 1, 5, 5, 5);
   compensate_tree(t, Process{.hook_inner_ns = 0.4, .hook_outer_ns = 6.5}, false);
-  EXPECT_EQ(t.node(n).base[Metric::WallNs], 92u);  // 100 - 1.2 - 6.5 = 92.3
-  EXPECT_EQ(t.node(leaf).base[Metric::WallNs], 5u);  // 5 - 0.4 = 4.6 -> 5
+  EXPECT_EQ(t.base(n)[Metric::WallNs], 92u);  // 100 - 1.2 - 6.5 = 92.3
+  EXPECT_EQ(t.base(leaf)[Metric::WallNs], 5u);  // 5 - 0.4 = 4.6 -> 5
   compensate_tree(t, Process{.hook_inner_ns = 50}, false);
-  EXPECT_EQ(t.node(leaf).base[Metric::WallNs], 0u);
-  EXPECT_EQ(t.node(kRootNode).base[Metric::WallNs], 0u);
+  EXPECT_EQ(t.base(leaf)[Metric::WallNs], 0u);
+  EXPECT_EQ(t.base(kRootNode)[Metric::WallNs], 0u);
 }
 
 TEST(Compensate, SyscallLeavesPassedNoHooks) {
@@ -154,12 +154,12 @@ TEST(Compensate, SyscallLeavesPassedNoHooks) {
   t.base(write)[Metric::SyscallNs] = 300;
   t.base(write)[Metric::OffCpuNs] = 200;
   t.base(write)[Metric::CpuNs] = 60;  // less than wall - off: the caller had less CPU to give
-  const Metrics leaf = t.node(write).base;
+  const Metrics leaf = t.base(write);
   compensate_tree(t, Process{.hook_inner_ns = 10, .hook_outer_ns = 5}, true);
-  EXPECT_EQ(t.node(write).base, leaf) << "no hook ran for a system call";
+  EXPECT_EQ(t.base(write), leaf) << "no hook ran for a system call";
   // main: 1000 - 1*10 - 4*5 (a's calls; none for the 3 system calls) = 970
-  EXPECT_EQ(t.node(main).base[Metric::WallNs], 970u);
-  EXPECT_EQ(t.node(a).base[Metric::WallNs], 360u);  // 400 - 4*10
+  EXPECT_EQ(t.base(main)[Metric::WallNs], 970u);
+  EXPECT_EQ(t.base(a)[Metric::WallNs], 360u);  // 400 - 4*10
 }
 
 
@@ -176,7 +176,7 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
     for (size_t i = 0; i < size; ++i) {
       const NodeId parent = nodes[random() % nodes.size()];
       const NodeId n = t.child(parent, FunctionId(random() % 8));
-      Metrics& m = t.base(n);
+      MetricRowRef m = t.base(n);
       m[Metric::Calls] += 1 + random() % 1000;
       const uint64_t wall = random() % 2000000, off = wall == 0 ? 0 : random() % (wall + 1);
       m[Metric::WallNs] += wall;
@@ -192,15 +192,15 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
         compensate_tree(t, Process{.hook_inner_ns = 7.5 * scale, .hook_outer_ns = 3.25 * scale, .excluded_hook_ns = scale}, true);
     EXPECT_LE(stats.limited, stats.nodes);
     for (NodeId i = 1; i < t.size(); ++i) {
-      const Metrics& m = t.node(i).base;
+      const Metrics& m = t.base(i);
       ASSERT_EQ(m[Metric::CpuNs] + m[Metric::OffCpuNs], m[Metric::WallNs]) << "round " << round << " node " << i;
-      EXPECT_EQ(m[Metric::OffCpuNs], before.node(i).base[Metric::OffCpuNs]) << "waiting is never removed";
-      EXPECT_LE(m[Metric::WallNs], before.node(i).base[Metric::WallNs]);
+      EXPECT_EQ(m[Metric::OffCpuNs], before.base(i)[Metric::OffCpuNs]) << "waiting is never removed";
+      EXPECT_LE(m[Metric::WallNs], before.base(i)[Metric::WallNs]);
     }
     // Cum values: sums of self values over each subtree, so the invariant carries over.
     std::vector<uint64_t> cum_wall(t.size()), cum_cpu(t.size()), cum_off(t.size());
     for (NodeId i = t.size(); i-- > 1;) {
-      const Metrics& m = t.node(i).base;
+      const Metrics& m = t.base(i);
       cum_wall[i] += m[Metric::WallNs];
       cum_cpu[i] += m[Metric::CpuNs];
       cum_off[i] += m[Metric::OffCpuNs];
@@ -214,15 +214,15 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
 TEST(Compensate, NodesWithLessCpuThanTheCostAreCountedAndKeepTheirWaiting) {
   CallTree t;
   const NodeId n = t.child(kRootNode, 0);
-  Metrics& m = t.base(n);
+  MetricRowRef m = t.base(n);
   m[Metric::Calls] = 100;
   m[Metric::WallNs] = 1500;  // 1000 of it blocked, 500 on the CPU
   m[Metric::OffCpuNs] = 1000;
   m[Metric::CpuNs] = 500;
   const CompensationStats stats = compensate_tree(t, Process{.hook_inner_ns = 8}, true);  // 800 > 500
-  EXPECT_EQ(t.node(n).base[Metric::WallNs], 1000u);
-  EXPECT_EQ(t.node(n).base[Metric::CpuNs], 0u);
-  EXPECT_EQ(t.node(n).base[Metric::OffCpuNs], 1000u);
+  EXPECT_EQ(t.base(n)[Metric::WallNs], 1000u);
+  EXPECT_EQ(t.base(n)[Metric::CpuNs], 0u);
+  EXPECT_EQ(t.base(n)[Metric::OffCpuNs], 1000u);
   EXPECT_EQ(stats.nodes, 1u);
   EXPECT_EQ(stats.limited, 1u);
   EXPECT_DOUBLE_EQ(stats.unremoved_ns, 300.0);

@@ -37,16 +37,16 @@ TEST(Focus, OnAKeepsItsExactCumWithBAndCUnderIt) {
   EXPECT_EQ(cumulative(f)[a][Metric::WallNs], 162000000u);  // 1 + 1 + 120 + 40 ms
   EXPECT_EQ(cumulative(f)[a][Metric::Calls], 83u);          // A, B, C once; D 80 times
   EXPECT_EQ(functions_of(f, f.children(a)), (std::vector<FunctionId>{id(p, "B"), id(p, "C")}));
-  EXPECT_EQ(f.node(at(p, f, {"A", "B", "D"})).base[Metric::WallNs], 120000000u);
-  EXPECT_EQ(f.node(at(p, f, {"A", "C", "D"})).base[Metric::Calls], 40u);
-  EXPECT_EQ(f.node(kRootNode).base, Metrics()) << "the root carries nothing";
+  EXPECT_EQ(f.base(at(p, f, {"A", "B", "D"}))[Metric::WallNs], 120000000u);
+  EXPECT_EQ(f.base(at(p, f, {"A", "C", "D"}))[Metric::Calls], 40u);
+  EXPECT_EQ(f.base(kRootNode), Metrics()) << "the root carries nothing";
 }
 
 TEST(Focus, OnDMergesBothDNodesByKind) {
   const Profile p = testing::folded(kCounterExample);
   const CallTree f = focused_tree(p.threads[0].tree, named(p, {"D"}));
   ASSERT_EQ(f.size(), 2u);
-  const Metrics& d = f.node(at(p, f, {"D"})).base;
+  const Metrics& d = f.base(at(p, f, {"D"}));
   EXPECT_EQ(d[Metric::Calls], 80u);
   EXPECT_EQ(d[Metric::WallNs], 160000000u);
   EXPECT_EQ(d[Metric::CpuNs], 140000000u);
@@ -58,7 +58,7 @@ TEST(Focus, NothingMatchingLeavesTheRootAlone) {
   const Profile p = testing::folded(kCounterExample);
   const CallTree f = focused_tree(p.threads[0].tree, [](FunctionId) { return false; });
   EXPECT_EQ(f.size(), 1u);
-  EXPECT_EQ(f.node(kRootNode).base, Metrics());
+  EXPECT_EQ(f.base(kRootNode), Metrics());
 }
 
 TEST(Focus, NestedMatchesStayInsideTheOutermostSubtree) {
@@ -72,7 +72,7 @@ TEST(Focus, SeveralFunctionsEachBecomeARootChild) {
   const Profile p = testing::folded(kCounterExample);
   const CallTree f = focused_tree(p.threads[0].tree, named(p, {"B", "C"}));
   EXPECT_EQ(functions_of(f, f.children(kRootNode)), (std::vector<FunctionId>{id(p, "B"), id(p, "C")}));
-  const std::vector<Metrics> cum = cumulative(f);
+  const MetricTable cum = cumulative(f);
   EXPECT_EQ(cum[at(p, f, {"B"})][Metric::WallNs], 121000000u);
   EXPECT_EQ(cum[at(p, f, {"C"})][Metric::WallNs], 41000000u);
 }
@@ -84,13 +84,13 @@ TEST(Focus, MutualRecursionCountsTheOutermostNodeOnce) {
   const CallTree f = focused_tree(tree, named(p, {"B"}));
   ASSERT_EQ(functions_of(f, f.children(kRootNode)), (std::vector<FunctionId>{id(p, "B")}));
   EXPECT_EQ(f.size(), 4u);  // root, B, B > A, B > A > B
-  const std::vector<Metrics> cum = cumulative(f);
+  const MetricTable cum = cumulative(f);
   EXPECT_EQ(cum[at(p, f, {"B"})], cumulative(tree)[at(p, tree, {"main", "A", "B"})]);
   EXPECT_EQ(cum[at(p, f, {"B"})][Metric::WallNs], 17u);
   EXPECT_EQ(cum[at(p, f, {"B"})][Metric::Calls], 4u);  // outer B, inner A, inner B twice
   const NodeId inner = at(p, f, {"B", "A", "B"});
   ASSERT_NE(inner, kNoNode) << "the inner B stays inside the outer one";
-  EXPECT_EQ(f.node(inner).base[Metric::Calls], 2u);
+  EXPECT_EQ(f.base(inner)[Metric::Calls], 2u);
 }
 
 TEST(Focus, HundredThousandDeepChainNeedsNoRecursion) {
@@ -116,19 +116,19 @@ TEST(Focus, RandomTreesMatchANaiveReRooting) {
     // Naively: each node below its outermost matching ancestor-or-self, by the path from there.
     std::map<std::vector<FunctionId>, Metrics> expected;
     Metrics outermost_cum;
-    const std::vector<Metrics> cum = cumulative(tree);
+    const MetricTable cum = cumulative(tree);
     for (NodeId n = 1; n < tree.size(); ++n) {
       const std::vector<FunctionId> path = tree.path_to(n);
       size_t top = 0;
       while (top < path.size() && !chosen[path[top]]) ++top;
       if (top == path.size()) continue;
-      expected[std::vector<FunctionId>(path.begin() + long(top), path.end())].merge(tree.node(n).base);
+      expected[std::vector<FunctionId>(path.begin() + long(top), path.end())].merge(tree.base(n));
       if (top + 1 == path.size()) outermost_cum.add_sums(cum[n]);
     }
     ASSERT_EQ(f.size(), expected.size() + 1) << "round " << round;
-    for (NodeId n = 1; n < f.size(); ++n) EXPECT_EQ(f.node(n).base, expected[f.path_to(n)]) << "round " << round;
+    for (NodeId n = 1; n < f.size(); ++n) EXPECT_EQ(f.base(n), expected[f.path_to(n)]) << "round " << round;
     Metrics root_children_cum;
-    const std::vector<Metrics> fcum = cumulative(f);
+    const MetricTable fcum = cumulative(f);
     for (NodeId c : f.children(kRootNode)) root_children_cum.add_sums(fcum[c]);
     EXPECT_EQ(root_children_cum, outermost_cum) << "round " << round;
   }

@@ -66,7 +66,7 @@ TEST(Graft, ThreadsGoUnderTheirCreatorsPathRecursively) {
   EXPECT_NE(at(p, g, {"main", "spawn", "worker", "E", "sub", "F"}), kNoNode) << "grandchild under its creator";
   EXPECT_NE(at(p, g, {"main", "worker", "G"}), kNoNode) << "longest existing prefix of the creator path";
   EXPECT_NE(at(p, g, {"x"}), kNoNode) << "creator not in the profile: at the root";
-  EXPECT_EQ(g.node(at(p, g, {"main", "spawn", "worker", "E"})).base[Metric::Calls], 5u);
+  EXPECT_EQ(g.base(at(p, g, {"main", "spawn", "worker", "E"}))[Metric::Calls], 5u);
 }
 
 TEST(Graft, PreservesEveryTotalExactly) {
@@ -107,7 +107,7 @@ TEST(MergeByStartRoutine, OneNodePerRoutine) {
   EXPECT_NE(at(p, s, {"[thread] sub", "sub", "F"}), kNoNode);
   EXPECT_NE(at(p, s, {"main", "work"}), kNoNode);
   EXPECT_EQ(p.functions[before].module, kNoModule);
-  EXPECT_EQ(s.node(at(p, s, {"[2 threads] worker"})).base[Metric::Calls], 0u);
+  EXPECT_EQ(s.base(at(p, s, {"[2 threads] worker"}))[Metric::Calls], 0u);
 }
 
 TEST(Lineage, ExecImagesAndReusedTidsResolveByStartTime) {

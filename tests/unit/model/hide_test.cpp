@@ -27,28 +27,28 @@ TEST(Hide, BFoldsIntoAAndDMovesUnderA) {
   const CallTree& tree = p.threads[0].tree;
   const CallTree h = hidden_tree(tree, named(p, {"B"}));
   EXPECT_EQ(at(p, h, {"main", "A", "B"}), kNoNode);
-  const Metrics& a = h.node(at(p, h, {"main", "A"})).base;
-  const Metrics& a_before = tree.node(at(p, tree, {"main", "A"})).base;
+  const Metrics& a = h.base(at(p, h, {"main", "A"}));
+  const Metrics& a_before = tree.base(at(p, tree, {"main", "A"}));
   EXPECT_EQ(a[Metric::WallNs], 1000000u) << "B's self";
   EXPECT_EQ(a[Metric::Calls], 1u) << "A's calls, not B's";
   EXPECT_EQ(a[Metric::MinWallNs], a_before[Metric::MinWallNs]);
   EXPECT_EQ(a[Metric::MaxWallNs], a_before[Metric::MaxWallNs]);
-  const Metrics& d = h.node(at(p, h, {"main", "A", "D"})).base;
-  EXPECT_EQ(d, tree.node(at(p, tree, {"main", "A", "B", "D"})).base) << "merged with nothing";
+  const Metrics& d = h.base(at(p, h, {"main", "A", "D"}));
+  EXPECT_EQ(d, tree.base(at(p, tree, {"main", "A", "B", "D"}))) << "merged with nothing";
   EXPECT_EQ(d[Metric::Calls], 40u);
   EXPECT_EQ(cumulative(h)[at(p, h, {"main", "A"})][Metric::WallNs], 162000000u) << "A's total unchanged";
-  EXPECT_EQ(h.node(at(p, h, {"main", "A", "C", "D"})).base[Metric::WallNs], 40000000u);
+  EXPECT_EQ(h.base(at(p, h, {"main", "A", "C", "D"}))[Metric::WallNs], 40000000u);
 }
 
 TEST(Hide, BAndCTogetherMergeTheirDsByKind) {
   const Profile p = testing::folded(kCounterExample);
   const CallTree h = hidden_tree(p.threads[0].tree, named(p, {"B", "C"}));
-  const Metrics& d = h.node(at(p, h, {"main", "A", "D"})).base;
+  const Metrics& d = h.base(at(p, h, {"main", "A", "D"}));
   EXPECT_EQ(d[Metric::Calls], 80u);
   EXPECT_EQ(d[Metric::WallNs], 160000000u);
   EXPECT_EQ(d[Metric::MinWallNs], 900000u);
   EXPECT_EQ(d[Metric::MaxWallNs], 3100000u);
-  EXPECT_EQ(h.node(at(p, h, {"main", "A"})).base[Metric::WallNs], 2000000u);
+  EXPECT_EQ(h.base(at(p, h, {"main", "A"}))[Metric::WallNs], 2000000u);
   EXPECT_EQ(h.children(at(p, h, {"main", "A"})).size(), 1u);
 }
 
@@ -59,9 +59,9 @@ TEST(Hide, RecursiveFunctionFoldsAllTheWayIntoItsFirstKeptCaller) {
   const CallTree h = hidden_tree(tree, named(p, {"X"}));
   ASSERT_EQ(h.size(), 3u);  // root, main, main > Y
   const NodeId main = at(p, h, {"main"});
-  EXPECT_EQ(h.node(main).base[Metric::WallNs], 35u);
-  EXPECT_EQ(h.node(main).base[Metric::Calls], 1u);
-  EXPECT_EQ(h.node(at(p, h, {"main", "Y"})).base[Metric::Calls], 2u);
+  EXPECT_EQ(h.base(main)[Metric::WallNs], 35u);
+  EXPECT_EQ(h.base(main)[Metric::Calls], 1u);
+  EXPECT_EQ(h.base(at(p, h, {"main", "Y"}))[Metric::Calls], 2u);
   EXPECT_EQ(cumulative(h)[main][Metric::WallNs], cumulative(tree)[at(p, tree, {"main"})][Metric::WallNs]);
 }
 
@@ -70,18 +70,18 @@ TEST(Hide, KeptFunctionUnderAHiddenOneBecomesItsOwnCallee) {
   const Profile p = testing::folded("main;A;B;A 10\nmain;A 5\n");
   const CallTree h = hidden_tree(p.threads[0].tree, named(p, {"B"}));
   ASSERT_NE(at(p, h, {"main", "A", "A"}), kNoNode);
-  EXPECT_EQ(h.node(at(p, h, {"main", "A", "A"})).base[Metric::WallNs], 10u);
-  EXPECT_EQ(h.node(at(p, h, {"main", "A"})).base[Metric::WallNs], 5u);
+  EXPECT_EQ(h.base(at(p, h, {"main", "A", "A"}))[Metric::WallNs], 10u);
+  EXPECT_EQ(h.base(at(p, h, {"main", "A"}))[Metric::WallNs], 5u);
 }
 
 TEST(Hide, RootChildFoldsIntoTheRoot) {
   const Profile p = testing::folded("main 5\nmain;A 10\nmain;B 3 calls=3\n");
   const CallTree h = hidden_tree(p.threads[0].tree, named(p, {"main"}));
   EXPECT_EQ(h.children(kRootNode), (std::vector<NodeId>{at(p, h, {"A"}), at(p, h, {"B"})}));
-  EXPECT_EQ(h.node(kRootNode).base[Metric::WallNs], 5u);
-  EXPECT_EQ(h.node(kRootNode).base[Metric::Calls], 0u) << "main's calls are not the root's";
+  EXPECT_EQ(h.base(kRootNode)[Metric::WallNs], 5u);
+  EXPECT_EQ(h.base(kRootNode)[Metric::Calls], 0u) << "main's calls are not the root's";
   EXPECT_EQ(cumulative(h)[kRootNode][Metric::WallNs], 18u);
-  EXPECT_EQ(h.node(at(p, h, {"B"})).base[Metric::Calls], 3u);
+  EXPECT_EQ(h.base(at(p, h, {"B"}))[Metric::Calls], 3u);
 }
 
 TEST(Hide, NothingMatchingCopiesTheTree) {
@@ -91,7 +91,7 @@ TEST(Hide, NothingMatchingCopiesTheTree) {
   ASSERT_EQ(h.size(), tree.size());
   for (NodeId n = 0; n < tree.size(); ++n) {
     EXPECT_EQ(h.path_to(n), tree.path_to(n));
-    EXPECT_EQ(h.node(n).base, tree.node(n).base);
+    EXPECT_EQ(h.base(n), tree.base(n));
   }
 }
 
@@ -128,22 +128,22 @@ TEST(Hide, RandomTreesMatchANaiveFoldAndKeepTotals) {
     // to the path of its kept ancestors.
     std::map<std::vector<FunctionId>, Metrics> expected;
     std::map<std::vector<FunctionId>, Metrics> expected_cum;  // over kept nodes of that kept path
-    const std::vector<Metrics> cum = cumulative(tree);
+    const MetricTable cum = cumulative(tree);
     for (NodeId n = 1; n < tree.size(); ++n) {
       std::vector<FunctionId> kept = tree.path_to(n);
       std::erase_if(kept, [&](FunctionId fn) { return hidden[fn]; });
       if (!hidden[tree.node(n).function]) {
-        expected[kept].merge(tree.node(n).base);
+        expected[kept].merge(tree.base(n));
         expected_cum[kept].add_sums(without_calls(cum[n]));
       } else {
-        expected[kept].add_sums(without_calls(tree.node(n).base));
+        expected[kept].add_sums(without_calls(tree.base(n)));
       }
     }
-    expected[{}].merge(tree.node(kRootNode).base);
+    expected[{}].merge(tree.base(kRootNode));
     ASSERT_EQ(h.size(), expected.size()) << "round " << round;
-    const std::vector<Metrics> hcum = cumulative(h);
+    const MetricTable hcum = cumulative(h);
     for (NodeId n = 0; n < h.size(); ++n) {
-      EXPECT_EQ(h.node(n).base, expected[h.path_to(n)]) << "round " << round;
+      EXPECT_EQ(h.base(n), expected[h.path_to(n)]) << "round " << round;
       if (n != kRootNode) {
         EXPECT_EQ(without_calls(hcum[n]), expected_cum[h.path_to(n)]) << "round " << round;
       }

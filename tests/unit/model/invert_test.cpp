@@ -57,7 +57,7 @@ TEST(Invert, CallersOfDSplitItsTimeThreeToOne) {
   }
   EXPECT_EQ(inv.self[kRootNode], Metrics());
   EXPECT_EQ(inv.total[kRootNode], Metrics());
-  EXPECT_EQ(t.node(d).base, Metrics()) << "the numbers live in self and total";
+  EXPECT_EQ(t.base(d), Metrics()) << "the numbers live in self and total";
 }
 
 TEST(Invert, NothingMatchingGivesTheRootAlone) {
@@ -180,7 +180,7 @@ TEST(Invert, RandomTreesMatchANaiveInversion) {
     // Naively: every matching node adds to each prefix of its reversed path.
     std::map<std::vector<FunctionId>, Metrics> self, total;
     std::map<FunctionId, Metrics> outermost_cum;
-    const std::vector<Metrics> cum = cumulative(tree);
+    const MetricTable cum = cumulative(tree);
     for (NodeId n = 1; n < tree.size(); ++n) {
       const FunctionId fn = tree.node(n).function;
       if (!chosen[fn]) continue;
@@ -190,7 +190,7 @@ TEST(Invert, RandomTreesMatchANaiveInversion) {
       if (outermost) outermost_cum[fn].add_sums(cum[n]);
       for (size_t len = 1; len <= std::min(reversed.size(), max_depth + 1); ++len) {
         const std::vector<FunctionId> prefix(reversed.begin(), reversed.begin() + long(len));
-        self[prefix].merge(tree.node(n).base);
+        self[prefix].merge(tree.base(n));
         Metrics& prefix_total = total[prefix];  // present, if empty, for inner occurrences too
         if (outermost) prefix_total.add_sums(cum[n]);
       }

@@ -46,7 +46,7 @@ std::string dump(const Profile& p) {
     for (NodeId i = 1; i < t.tree.size(); ++i) {
       const CallNode& n = t.tree.node(i);
       s += "\n  " + std::to_string(n.parent) + " " + std::to_string(n.function);
-      for (size_t k = 0; k < kMetricCount; ++k) s += " " + std::to_string(n.base[Metric(k)]);
+      for (size_t k = 0; k < kMetricCount; ++k) s += " " + std::to_string(t.tree.base(i)[Metric(k)]);
     }
   }
   return s;

@@ -22,7 +22,7 @@ uint64_t calls_at(const CallTree& t, std::vector<FunctionId> p) {
     at = t.find_child(at, f);
     if (at == kNoNode) return 0;
   }
-  return t.node(at).base[Metric::Calls];
+  return t.base(at)[Metric::Calls];
 }
 
 TEST(Merge, InlinedNodesStayApartFromCalledOnes) {
@@ -34,8 +34,8 @@ TEST(Merge, InlinedNodesStayApartFromCalledOnes) {
   const NodeId one = a.find_child(kRootNode, 1);
   ASSERT_NE(a.find_child(one, 2, true), kNoNode);
   ASSERT_NE(a.find_child(one, 2), kNoNode);
-  EXPECT_EQ(a.node(a.find_child(one, 2, true)).base[Metric::WallNs], 7u);
-  EXPECT_EQ(a.node(a.find_child(one, 2)).base[Metric::WallNs], 5u);
+  EXPECT_EQ(a.base(a.find_child(one, 2, true))[Metric::WallNs], 7u);
+  EXPECT_EQ(a.base(a.find_child(one, 2))[Metric::WallNs], 5u);
 }
 
 TEST(Merge, SamePathsCombineNewPathsAppear) {
@@ -45,7 +45,7 @@ TEST(Merge, SamePathsCombineNewPathsAppear) {
   EXPECT_EQ(calls_at(a, {1, 2}), 7u);
   EXPECT_EQ(calls_at(a, {1, 3}), 1u);
   EXPECT_EQ(calls_at(a, {5}), 2u);
-  EXPECT_EQ(a.node(a.find_child(a.find_child(kRootNode, 1), 2)).base[Metric::MinWallNs], 3u);
+  EXPECT_EQ(a.base(a.find_child(a.find_child(kRootNode, 1), 2))[Metric::MinWallNs], 3u);
 }
 
 TEST(Merge, IsCommutativeAndAssociativeOnCalls) {

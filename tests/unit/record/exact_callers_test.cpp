@@ -60,10 +60,10 @@ TEST(ExactCallers, CallsHangUnderTheirNodeAndTakeTheirTime) {
   calls.attach(f.p, f.nodes);
   const CallNode* read = f.leaf(f.work, "[syscall] read");
   ASSERT_NE(read, nullptr);
-  EXPECT_EQ(read->base[Metric::Calls], 2u);
-  EXPECT_EQ(read->base[Metric::SyscallErrors], 1u);
-  EXPECT_EQ(read->base[Metric::WallNs], 400u);
-  EXPECT_EQ(f.p.threads[0].tree.node(f.work).base[Metric::WallNs], 9600u) << "the time moves out of the caller";
+  EXPECT_EQ(f.p.threads[0].tree.base(NodeId(read - f.p.threads[0].tree.nodes().data()))[Metric::Calls], 2u);
+  EXPECT_EQ(f.p.threads[0].tree.base(NodeId(read - f.p.threads[0].tree.nodes().data()))[Metric::SyscallErrors], 1u);
+  EXPECT_EQ(f.p.threads[0].tree.base(NodeId(read - f.p.threads[0].tree.nodes().data()))[Metric::WallNs], 400u);
+  EXPECT_EQ(f.p.threads[0].tree.base(f.work)[Metric::WallNs], 9600u) << "the time moves out of the caller";
   ASSERT_NE(f.leaf(f.main, "[syscall] write"), nullptr);
   EXPECT_EQ(f.p.meta.syscalls->exact_callers, 3u);
   EXPECT_EQ(f.p.meta.syscalls->exact_callers_unplaced, 0u);
@@ -104,7 +104,7 @@ TEST(ExactCallers, AfterAnExecTheNewImagesNodesCount) {
   ASSERT_NE(f.leaf(f.main, "[syscall] read"), nullptr);
   const CallTree& t2 = f.p.threads[1].tree;
   ASSERT_NE(t2.node(other).first_child, kNoNode);
-  EXPECT_EQ(t2.node(t2.node(other).first_child).base[Metric::Calls], 1u);
+  EXPECT_EQ(t2.base(t2.node(other).first_child)[Metric::Calls], 1u);
   EXPECT_EQ(f.p.meta.syscalls->exact_callers_unplaced, 0u);
 }
 

@@ -70,7 +70,7 @@ inline Profile exact_profile() {
   const FunctionId main = 0;
   const NodeId leaf = c.tree.path(std::vector<FunctionId>{main, work});
   c.tree.base(c.tree.node(leaf).parent)[Metric::Calls] = 1;
-  Metrics& m = c.tree.base(leaf);
+  MetricRowRef m = c.tree.base(leaf);
   m[Metric::Calls] = 1;
   m[Metric::WallNs] = m[Metric::CpuNs] = 1000000;
   m[Metric::MinWallNs] = m[Metric::MaxWallNs] = 1000000;
@@ -123,7 +123,7 @@ inline Profile sampled_profile() {
       "[truncated];hot_leaf@/usr/bin/app 7000000 samples=7\n");
   for (Thread& t : p.threads)
     for (NodeId n = 1; n < t.tree.size(); ++n) {
-      Metrics& m = t.tree.base(n);
+      MetricRowRef m = t.tree.base(n);
       m[Metric::Calls] = 0;  // sampling counts no calls and times no single call
       m[Metric::MinWallNs] = Metrics::kUnset;
       m[Metric::MaxWallNs] = 0;
@@ -150,7 +150,7 @@ inline Profile inlined_profile() {
   for (FunctionId f = 0; f < p.functions.size(); ++f)
     if (p.functions[f].name == "squares") squares = f;
   const NodeId compute = t.find_child(t.find_child(kRootNode, 0), 1);
-  Metrics& inlined = t.base(t.child(compute, squares, true));
+  MetricRowRef inlined = t.base(t.child(compute, squares, true));
   inlined[Metric::WallNs] = 200000000;
   inlined[Metric::Samples] = 200;
   for (NodeId n = 1; n < t.size(); ++n) {
@@ -177,7 +177,7 @@ inline Profile syscall_profile() {
   p.meta.mode = "syscall";
   for (Thread& t : p.threads)
     for (NodeId n = 1; n < t.tree.size(); ++n) {
-      Metrics& m = t.tree.base(n);
+      MetricRowRef m = t.tree.base(n);
       if (!p.functions[t.tree.node(n).function].name.starts_with("[syscall]")) continue;
       m[Metric::Syscalls] = m[Metric::Calls];
       m[Metric::SyscallNs] = m[Metric::WallNs];

@@ -173,7 +173,7 @@ class SampleCollectorTest : public ::testing::Test {
       for (NodeId at : nodes)
         line += (line.empty() ? "" : ";") + p.functions[t.tree.node(at).function].name +
                 (t.tree.node(at).inlined ? " [inlined]" : "");
-      const Metrics& m = t.tree.node(n).base;
+      const Metrics& m = t.tree.base(n);
       for (size_t i = 0; i < kMetricCount; ++i) {
         const auto metric = Metric(i);
         const bool set = kMetricInfo[i].merge == MergeKind::Min ? m.has_min(metric) : m[metric] != 0;

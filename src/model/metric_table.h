@@ -1,0 +1,215 @@
+// A table of metric vectors, one row per calling-context-tree node, that stores only the
+// metrics some row has (one column each). A node used to carry all 18 metrics inline: an
+// exact profile uses 6 to 9 of them, a sampled one 2 or 3, and on a million-node profile the
+// unused ones were most of the memory every view had to fault in and zero (bench/analysis).
+//
+// A metric no row has reads as its default (0, or Metrics::kUnset for a minimum); writing a
+// non-default value to such a metric adds its column. Rows are read through MetricRow and
+// written through MetricRowRef, small handles that stay valid while rows are only read or
+// written, not added.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "model/metrics.h"
+
+namespace callprof {
+
+class MetricTable;
+
+// The default a metric has in a fresh Metrics (the identity of its merge kind).
+inline constexpr uint64_t default_value(Metric m) {
+  return info(m).merge == MergeKind::Min ? Metrics::kUnset : 0;
+}
+
+// One row, read-only.
+class MetricRow {
+ public:
+  MetricRow(const MetricTable& table, size_t row) : table_(&table), row_(row) {}
+  uint64_t operator[](Metric m) const;
+  bool has_min(Metric m) const { return (*this)[m] != Metrics::kUnset; }
+  Metrics metrics() const;
+  operator Metrics() const { return metrics(); }  // NOLINT: a row is a metric vector
+  // f(Metric, value) for each metric the table has a column for.
+  template <typename F>
+  void for_each(F&& f) const;
+
+ private:
+  const MetricTable* table_;
+  size_t row_;
+};
+
+// One row, writable.
+class MetricRowRef {
+ public:
+  // One metric of the row: reads without adding a column, writes add it when needed.
+  class Cell {
+   public:
+    Cell(MetricTable& table, size_t row, Metric m) : table_(&table), row_(row), metric_(m) {}
+    operator uint64_t() const;  // NOLINT: reads as the value
+    Cell& operator=(uint64_t v);
+    Cell& operator=(const Cell& other) { return *this = uint64_t(other); }
+    Cell& operator+=(uint64_t v) { return *this = uint64_t(*this) + v; }
+    Cell& operator-=(uint64_t v) { return *this = uint64_t(*this) - v; }
+
+   private:
+    MetricTable* table_;
+    size_t row_;
+    Metric metric_;
+  };
+
+  MetricRowRef(MetricTable& table, size_t row) : table_(&table), row_(row) {}
+  MetricRowRef(const MetricRowRef&) = default;
+  // Assignment copies the values, never rebinds the handle.
+  const MetricRowRef& operator=(const MetricRowRef& other) const { return *this = MetricRow(other); }
+  Cell operator[](Metric m) const { return Cell(*table_, row_, m); }
+  bool has_min(Metric m) const { return MetricRow(*this)[m] != Metrics::kUnset; }
+  operator MetricRow() const { return MetricRow(*table_, row_); }  // NOLINT
+  operator Metrics() const { return MetricRow(*this).metrics(); }  // NOLINT
+  Metrics metrics() const { return MetricRow(*this).metrics(); }
+  // Every metric set to `m`'s.
+  const MetricRowRef& operator=(const Metrics& m) const;
+  const MetricRowRef& operator=(MetricRow m) const;
+  // Each metric combined by its merge kind (as Metrics::merge).
+  void merge(const Metrics& m) const;
+  void merge(MetricRow m) const;
+  void merge(const MetricRowRef& m) const { merge(MetricRow(m)); }
+  // Only the additive metrics added (as Metrics::add_sums).
+  void add_sums(MetricRow m) const;
+
+ private:
+  MetricTable* table_;
+  size_t row_;
+};
+
+class MetricTable {
+ public:
+  MetricTable() { slot_.fill(-1); }
+  MetricTable(const MetricTable& other);
+  MetricTable(MetricTable&& other) noexcept = default;
+  MetricTable& operator=(const MetricTable& other);
+  MetricTable& operator=(MetricTable&& other) noexcept = default;
+
+  size_t size() const { return rows_; }
+  // Room for `rows` rows in each column (on huge pages when large).
+  void reserve(size_t rows);
+  // One more row, every metric at its default.
+  void push_back();
+
+  MetricRow operator[](size_t row) const { return MetricRow(*this, row); }
+  MetricRowRef operator[](size_t row) { return MetricRowRef(*this, row); }
+
+  bool has(Metric m) const { return slot_[size_t(m)] >= 0; }
+  uint64_t get(size_t row, Metric m) const {
+    const int s = slot_[size_t(m)];
+    return s < 0 ? default_value(m) : data_[size_t(s) * capacity_ + row];
+  }
+  void set(size_t row, Metric m, uint64_t v);
+  // The metrics that have a column, in column order.
+  std::span<const Metric> metrics() const { return metrics_; }
+  // A metric's column (one value per row); it must exist.
+  std::span<const uint64_t> column(Metric m) const { return {column_data(size_t(slot_[size_t(m)])), rows_}; }
+  std::span<uint64_t> column(Metric m) { return {column_data(size_t(slot_[size_t(m)])), rows_}; }
+  // An additive metric summed over the rows from `first` on.
+  uint64_t sum(Metric m, size_t first = 0) const {
+    uint64_t s = 0;
+    if (has(m))
+      for (uint64_t v : column(m).subspan(first < rows_ ? first : rows_)) s += v;
+    return s;
+  }
+  // The metric's column, added (at its default) when absent.
+  std::span<uint64_t> column_for(Metric m);
+  // The metric's column set to `values` (one per row), added when absent.
+  void set_column(Metric m, std::span<const uint64_t> values);
+  // `from`'s rows merged into this table's rows `to[i]` (one per row of `from`), metric by
+  // metric by its merge kind; columns `from` has and this one lacks are added.
+  void merge_rows(const MetricTable& from, std::span<const uint32_t> to);
+
+ private:
+  uint64_t* column_data(size_t slot) const { return data_.get() + slot * capacity_; }
+  // Room for `rows` rows: a new block, the columns in use copied.
+  void grow(size_t rows);
+
+  std::array<int8_t, kMetricCount> slot_;  // column of each metric, -1 when none
+  std::vector<Metric> metrics_;            // by column
+  // One block with room for every metric's column, `capacity_` rows each: column s at
+  // [s * capacity_, s * capacity_ + rows_). Left uninitialised, so only the columns in use
+  // are ever touched (and faulted in); a new column never moves the others.
+  std::unique_ptr<uint64_t[]> data_;
+  size_t capacity_ = 0;
+  size_t rows_ = 0;
+};
+
+// Read access to a metric vector wherever it lives, a Metrics or a table's row, for code
+// that takes both (report columns). Only for parameters: it may view a temporary.
+class MetricView {
+ public:
+  MetricView(const Metrics& m) : dense_(&m) {}                               // NOLINT
+  MetricView(MetricRow r) : row_(r) {}                                       // NOLINT
+  MetricView(MetricRowRef r) : row_(MetricRow(r)) {}                         // NOLINT
+  uint64_t operator[](Metric m) const { return dense_ ? (*dense_)[m] : row_[m]; }
+  bool has_min(Metric m) const { return (*this)[m] != Metrics::kUnset; }
+
+ private:
+  const Metrics* dense_ = nullptr;
+  MetricRow row_ = MetricRow(kNoTable, 0);
+  static const MetricTable kNoTable;
+};
+
+// Equal when every metric is.
+inline bool operator==(MetricView a, MetricView b) {
+  for (size_t i = 0; i < kMetricCount; ++i)
+    if (a[Metric(i)] != b[Metric(i)]) return false;
+  return true;
+}
+
+// A row combined into a metric vector, metric by metric (as Metrics::merge / add_sums),
+// without building a vector for the row.
+inline void merge(Metrics& into, MetricRow row) {
+  row.for_each([&](Metric m, uint64_t v) {
+    uint64_t& x = into[m];
+    switch (info(m).merge) {
+      case MergeKind::Sum: x += v; break;
+      case MergeKind::Min: x = v < x ? v : x; break;
+      case MergeKind::Max: x = v > x ? v : x; break;
+    }
+  });
+}
+inline void add_sums(Metrics& into, MetricRow row) {
+  row.for_each([&](Metric m, uint64_t v) {
+    if (info(m).merge == MergeKind::Sum) into[m] += v;
+  });
+}
+
+// Totals: each row plus every descendant's row for the additive metrics; minimum and maximum
+// stay each row's own. `parent[i] < i` for every row but 0.
+template <typename Parent>
+MetricTable cumulative_rows(const MetricTable& base, Parent parent_of) {
+  MetricTable cum = base;
+  for (Metric m : cum.metrics()) {
+    if (info(m).merge != MergeKind::Sum) continue;
+    std::span<uint64_t> col = cum.column(m);
+    for (size_t i = col.size(); i-- > 1;) col[parent_of(i)] += col[i];
+  }
+  return cum;
+}
+
+inline uint64_t MetricRow::operator[](Metric m) const { return table_->get(row_, m); }
+
+template <typename F>
+void MetricRow::for_each(F&& f) const {
+  for (Metric m : table_->metrics()) f(m, table_->get(row_, m));
+}
+
+inline MetricRowRef::Cell::operator uint64_t() const { return table_->get(row_, metric_); }
+
+inline MetricRowRef::Cell& MetricRowRef::Cell::operator=(uint64_t v) {
+  table_->set(row_, metric_, v);
+  return *this;
+}
+
+}  // namespace callprof
