@@ -11,6 +11,7 @@
 
 #include "closed_modules.h"
 #include "clock.h"
+#include "context_store.h"
 #include "libcalls.h"
 #include "process.h"
 #include "raw_syscall.h"
@@ -376,6 +377,8 @@ void write_dump(int death_signal) {
   if (self) self->busy = 1;  // our own calls must not be profiled
   uint64_t now = ticks();
   if (self) self->interrupts.unwind_all(now);  // exit() called from a signal handler
+  // Coroutines still suspended end with the image, as of when they were suspended.
+  if (self) close_all_saved(static_cast<ContextStore*>(self->contexts), self->profile);
 
   wire::DumpHeader h{};
   h.death_signal = uint32_t(death_signal);

@@ -10,6 +10,7 @@
 
 #include "alt_stack.h"
 #include "clock.h"
+#include "context_store.h"
 #include "function_plan.h"
 #include "hook_calibration.h"
 #include "libcalls.h"
@@ -115,6 +116,7 @@ void after_fork_in_child() {
   announce_syscall_context(self);  // a new task: the probe knows nothing of it
   self->profile.restart(now);
   self->interrupts.restart(now);
+  inherit_saved(static_cast<ContextStore*>(self->contexts), now);
   self->start_tsc = now;
   self->tid = sys::gettid();
   self->creator_tid = 0;
@@ -240,6 +242,8 @@ void finish_thread(ThreadState* s, bool release) {
   uint64_t now = ticks();
   close_thread_events(s, true);
   s->profile.unwind_all(now);
+  // Coroutines still suspended end with the thread, as of when they were suspended.
+  close_all_saved(static_cast<ContextStore*>(s->contexts), s->profile);
   s->interrupts.unwind_all(now);
   s->end_tsc = now;
   sys::call(SYS_prctl, PR_GET_NAME, sys::p(s->name));
@@ -250,6 +254,8 @@ void finish_thread(ThreadState* s, bool release) {
     pthread_setspecific(g_exit_key, nullptr);
     withdraw_syscall_context();
     detach_alt_stack();
+    release_context_store(s->contexts);
+    s->contexts = nullptr;
     const TreeLayout l = main_layout(s->profile.frame_capacity());
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
     sys::madvise(tree, l.timeline, MADV_DONTNEED);
