@@ -10,6 +10,7 @@
 
 #include "alt_stack.h"
 #include "clock.h"
+#include "closed_modules.h"
 #include "context_store.h"
 #include "function_plan.h"
 #include "hook_calibration.h"
@@ -117,6 +118,7 @@ void after_fork_in_child() {
   self->profile.restart(now);
   self->interrupts.restart(now);
   inherit_saved(static_cast<ContextStore*>(self->contexts), now);
+  follow_closed_modules(self);  // a poke may have gone to the parent's ring
   self->start_tsc = now;
   self->tid = sys::gettid();
   self->creator_tid = 0;
@@ -188,6 +190,7 @@ ThreadState* set_up_thread() {
   static int calibrated = 0;
   if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
   s->profile.set_callbacks(function_flags, checkpoint_reached);
+  s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}

@@ -173,6 +173,18 @@ void ThreadProfile::put_frames(const Frame* in, const Segment& segment, uint64_t
   if (depth_ > 1) frames_[depth_ - 1].child_ticks += away;
 }
 
+void ThreadProfile::relocate_functions(uint64_t start, uint64_t end, uint64_t to) {
+  auto move = [&](uint64_t& a) {
+    if (a >= start && a < end) a = a - start + to;
+  };
+  for (uint32_t i = 1; i < node_count_; ++i) {
+    move(nodes_[i].fn);
+    move(nodes_[i].callsite);
+  }
+  for (uint32_t i = 0; i <= slot_mask_; ++i) move(slots_[i].fn);
+  for (uint32_t i = 0; i < timeline_capacity_; ++i) move(timeline_[i].fn);
+}
+
 void ThreadProfile::restart(uint64_t now) {
   for (uint32_t i = 0; i < node_count_; ++i) {
     nodes_[i].calls = 0;

@@ -144,6 +144,10 @@ class ThreadProfile {
   // ticks the context spent suspended, which are not the top frame's own time (nor its
   // callers'), so they count as time spent below it.
   void put_frames(const Frame* in, const Segment& segment, uint64_t away);
+  // A library was unloaded: its functions' nodes (and index slots, timeline events, call
+  // sites) move from [start, end) to the same offsets from `to`, so that a library loaded
+  // later at those addresses gets nodes of its own (closed_modules.cpp).
+  void relocate_functions(uint64_t start, uint64_t end, uint64_t to);
   // After fork: forget all metrics; the frames still open restart at `now`, as context:
   // their calls were the parent's, so their returns here count none.
   void restart(uint64_t now);
