@@ -59,6 +59,28 @@ ClosedModule* table() {
 uint32_t closed_module_count() { return __atomic_load_n(&g_committed, __ATOMIC_ACQUIRE); }
 const ClosedModule& closed_module(uint32_t i) { return g_table[i]; }
 
+bool retired_module(uint32_t i, wire::DumpModule* out) {
+  const wire::DumpModule& m = closed_module(i).module;
+  if (m.end <= m.start || m.end - m.start > kRetiredSpan) return false;
+  const uint64_t to = kRetiredBase + uint64_t(i) * kRetiredSpan;
+  *out = m;
+  out->start = to;
+  out->end = to + (m.end - m.start);
+  out->bias = m.bias - m.start + to;
+  return true;
+}
+
+void follow_closed_modules(ThreadState* s) {
+  const uint32_t closed = closed_module_count();
+  for (; s->closed_seen < closed; ++s->closed_seen) {
+    wire::DumpModule r;
+    if (!retired_module(s->closed_seen, &r)) continue;
+    const wire::DumpModule& m = closed_module(s->closed_seen).module;
+    s->profile.relocate_functions(m.start, m.end, r.start);
+    s->interrupts.relocate_functions(m.start, m.end, r.start);
+  }
+}
+
 }  // namespace callprof::rt
 
 using namespace callprof::rt;
@@ -86,6 +108,11 @@ extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   t[slot] = taken;
   // Entries are published in slot order, so the count only ever covers complete ones.
   while (__atomic_load_n(&g_committed, __ATOMIC_ACQUIRE) != slot) {}
-  __atomic_store_n(&g_committed, slot + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_committed, slot + 1, __ATOMIC_SEQ_CST);
+  // Every thread moves its nodes of the library before its next call is recorded (so
+  // before any call into a library loaded after this dlclose returns).
+  // Threads that ended are moved by the dump writer (dump_writer.cpp).
+  for (ThreadState* s = first_thread(); s; s = s->next)
+    if (!__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) poke_thread(s);
   return rc;
 }

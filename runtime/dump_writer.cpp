@@ -11,6 +11,7 @@
 
 #include "closed_modules.h"
 #include "clock.h"
+#include "context_store.h"
 #include "libcalls.h"
 #include "process.h"
 #include "raw_syscall.h"
@@ -194,6 +195,23 @@ uint32_t kept_closed_modules(bool* keep, uint32_t cap) {
   return n;
 }
 
+// The retired copies of the closed modules (closed_modules.h): where their nodes went.
+uint32_t write_retired_modules(Output* out, uint32_t closed) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < closed; ++i) {
+    wire::DumpModule m;
+    if (!retired_module(i, &m)) continue;
+    ++n;
+    if (!out) continue;
+    const ClosedModule& c = closed_module(i);
+    out->put(&m, sizeof m);
+    out->put(c.path, m.path_bytes);
+    out->put(c.build_id, m.build_id_bytes);
+    out->pad_to_8(m.path_bytes + m.build_id_bytes);
+  }
+  return n;
+}
+
 void write_closed_modules(Output& out, const bool* keep, uint32_t cap) {
   for (uint32_t i = 0; i < cap; ++i) {
     if (!keep[i]) continue;
@@ -223,6 +241,9 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   bool exited_before = __atomic_load_n(&s.finished, __ATOMIC_ACQUIRE);
   const bool ring_usable = !exited_before && !__atomic_load_n(&s.tearing_down, __ATOMIC_ACQUIRE);
   if (own && ring_usable) drain_events(&s);
+  // A thread that ended has no next hook to move its nodes of closed libraries; dumps are
+  // written one at a time, so here nobody else touches them.
+  if (own || exited_before) follow_closed_modules(&s);
   memcpy(t.name, s.name, sizeof t.name);
   if (!exited_before) read_thread_name(s, t.name, sizeof t.name);
   t.tid = s.tid;
@@ -333,7 +354,9 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   static bool keep_closed[1024];
-  h.module_count = count.count + kept_closed_modules(keep_closed, 1024);
+  const uint32_t closed = closed_module_count();  // one count for both passes
+  const uint32_t retired = write_retired_modules(nullptr, closed);
+  h.module_count = count.count + kept_closed_modules(keep_closed, 1024) + retired;
   for (ThreadState* s = first_thread(); s; s = s->next) ++h.thread_count;
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
@@ -345,6 +368,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   ModuleScan scan{&out, 0, true};
   dl_iterate_phdr(write_module, &scan);
   write_closed_modules(out, keep_closed, 1024);
+  const bool retired_written = write_retired_modules(&out, closed) == retired;
   write_libcalls(out);
   uint32_t threads = 0;
   const uint32_t me = sys::gettid();
@@ -354,7 +378,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
     write_thread(out, *s, now, h.mono_end_ns, h.snapshot_seq == 0, own);
     if (!own) release_thread(s);
   }
-  return out.finish() && scan.count == count.count && threads == h.thread_count;
+  return out.finish() && scan.count == count.count && retired_written && threads == h.thread_count;
 }
 
 }  // namespace
@@ -376,6 +400,8 @@ void write_dump(int death_signal) {
   if (self) self->busy = 1;  // our own calls must not be profiled
   uint64_t now = ticks();
   if (self) self->interrupts.unwind_all(now);  // exit() called from a signal handler
+  // Coroutines still suspended end with the image, as of when they were suspended.
+  if (self) close_all_saved(static_cast<ContextStore*>(self->contexts), self->profile);
 
   wire::DumpHeader h{};
   h.death_signal = uint32_t(death_signal);

@@ -10,6 +10,8 @@
 
 #include "alt_stack.h"
 #include "clock.h"
+#include "closed_modules.h"
+#include "context_store.h"
 #include "function_plan.h"
 #include "hook_calibration.h"
 #include "libcalls.h"
@@ -115,6 +117,8 @@ void after_fork_in_child() {
   announce_syscall_context(self);  // a new task: the probe knows nothing of it
   self->profile.restart(now);
   self->interrupts.restart(now);
+  inherit_saved(static_cast<ContextStore*>(self->contexts), now);
+  follow_closed_modules(self);  // a poke may have gone to the parent's ring
   self->start_tsc = now;
   self->tid = sys::gettid();
   self->creator_tid = 0;
@@ -186,6 +190,7 @@ ThreadState* set_up_thread() {
   static int calibrated = 0;
   if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
   s->profile.set_callbacks(function_flags, checkpoint_reached);
+  s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
@@ -240,6 +245,8 @@ void finish_thread(ThreadState* s, bool release) {
   uint64_t now = ticks();
   close_thread_events(s, true);
   s->profile.unwind_all(now);
+  // Coroutines still suspended end with the thread, as of when they were suspended.
+  close_all_saved(static_cast<ContextStore*>(s->contexts), s->profile);
   s->interrupts.unwind_all(now);
   s->end_tsc = now;
   sys::call(SYS_prctl, PR_GET_NAME, sys::p(s->name));
@@ -250,6 +257,8 @@ void finish_thread(ThreadState* s, bool release) {
     pthread_setspecific(g_exit_key, nullptr);
     withdraw_syscall_context();
     detach_alt_stack();
+    release_context_store(s->contexts);
+    s->contexts = nullptr;
     const TreeLayout l = main_layout(s->profile.frame_capacity());
     char* tree = static_cast<char*>(s->mapping) + main_tree_offset();
     sys::madvise(tree, l.timeline, MADV_DONTNEED);

@@ -41,6 +41,8 @@ struct ThreadState {
   char name[16];
   JumpTarget jump_targets[kJumpTargets];  // the most recent setjmps, round robin
   uint32_t next_jump_target;
+  uint32_t closed_seen;       // closed libraries whose nodes this thread has moved (closed_modules.h)
+  void* contexts;             // suspended coroutines' frames (context_store.h), mapped at the first switch
   ThreadState* next;          // registry link
   void* mapping;              // the one mapping holding this struct and its memory
   uint64_t mapping_bytes;

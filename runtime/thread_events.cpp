@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "closed_modules.h"
 #include "process.h"
 #include "raw_syscall.h"
 
@@ -88,8 +89,21 @@ void open_thread_events(ThreadState* s, const EventOptions& o) {
   e.state = wire::kOffCpuMeasured;
 }
 
+namespace {
+const volatile uint64_t g_poked_head = UINT64_MAX;  // no ring offset reaches it
+}  // namespace
+
+void poke_thread(ThreadState* s) { __atomic_store_n(&s->events.head, &g_poked_head, __ATOMIC_SEQ_CST); }
+
 void drain_events(ThreadState* s) {
   ThreadEvents& e = s->events;
+  if (__atomic_load_n(&e.head, __ATOMIC_SEQ_CST) == &g_poked_head) {
+    // Back to the real head first: a poke that comes after this is seen at the next hook.
+    const volatile uint64_t* real =
+        e.page ? reinterpret_cast<const volatile uint64_t*>(&ring_page(e)->data_head) : &e.consumed;
+    __atomic_store_n(&e.head, real, __ATOMIC_SEQ_CST);
+    follow_closed_modules(s);
+  }
   if (!e.page) return;
   perf_event_mmap_page* pg = ring_page(e);
   const uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);

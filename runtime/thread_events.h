@@ -35,6 +35,10 @@ struct EventOptions {
 void open_thread_events(ThreadState* s, const EventOptions& options);
 // Charge what the ring holds to the top of the thread's stack. Only the owning thread.
 void drain_events(ThreadState* s);
+// Makes the thread's next hook run drain_events, which then follows the libraries closed
+// meanwhile (closed_modules.h), at no cost to the hooks: the thread's head pointer is
+// pointed at a word that never equals what it consumed. Any thread may call it.
+void poke_thread(ThreadState* s);
 // Release the ring (thread exit, or after fork: the ring is the parent thread's).
 void close_thread_events(ThreadState* s, bool drain);
 // Off-CPU time of another thread not yet charged: records it has not consumed, and a

@@ -155,6 +155,36 @@ void ThreadProfile::unwind_all(uint64_t now) {
   overflow_ = 0;
 }
 
+ThreadProfile::Segment ThreadProfile::take_frames(Frame* out) {
+  const Segment taken{depth_ - 1, overflow_, inherited_depth_, skipping_by_choice_};
+  memcpy(out, frames_ + 1, uint64_t(depth_ - 1) * sizeof(Frame));
+  depth_ = 1;
+  overflow_ = 0;
+  inherited_depth_ = 1;
+  return taken;
+}
+
+void ThreadProfile::put_frames(const Frame* in, const Segment& segment, uint64_t away) {
+  memcpy(frames_ + 1, in, uint64_t(segment.depth) * sizeof(Frame));
+  depth_ = segment.depth + 1;
+  overflow_ = segment.overflow;
+  inherited_depth_ = segment.inherited_depth;
+  skipping_by_choice_ = segment.skipping_by_choice != 0;
+  if (depth_ > 1) frames_[depth_ - 1].child_ticks += away;
+}
+
+void ThreadProfile::relocate_functions(uint64_t start, uint64_t end, uint64_t to) {
+  auto move = [&](uint64_t& a) {
+    if (a >= start && a < end) a = a - start + to;
+  };
+  for (uint32_t i = 1; i < node_count_; ++i) {
+    move(nodes_[i].fn);
+    move(nodes_[i].callsite);
+  }
+  for (uint32_t i = 0; i <= slot_mask_; ++i) move(slots_[i].fn);
+  for (uint32_t i = 0; i < timeline_capacity_; ++i) move(timeline_[i].fn);
+}
+
 void ThreadProfile::restart(uint64_t now) {
   for (uint32_t i = 0; i < node_count_; ++i) {
     nodes_[i].calls = 0;

@@ -128,6 +128,26 @@ class ThreadProfile {
   void unwind_to_depth(uint32_t depth, uint64_t now);
   // Close every frame (thread exit).
   void unwind_all(uint64_t now);
+  // Stack switching (coroutines, context_switch.cpp): the frames open above the root leave
+  // with a context that is suspended and come back when it resumes, so each context's
+  // calls stay on its own shadow stack.
+  struct Segment {
+    uint32_t depth;           // frames taken, excluding the root
+    uint32_t overflow;        // skipped calls still to exit (see skip_call)
+    uint32_t inherited_depth;
+    uint32_t skipping_by_choice;
+  };
+  // Copies the open frames above the root, outermost first, to `out` (room for depth())
+  // and leaves only the root.
+  Segment take_frames(Frame* out);
+  // Puts back frames taken by take_frames onto a stack holding only the root. `away`: the
+  // ticks the context spent suspended, which are not the top frame's own time (nor its
+  // callers'), so they count as time spent below it.
+  void put_frames(const Frame* in, const Segment& segment, uint64_t away);
+  // A library was unloaded: its functions' nodes (and index slots, timeline events, call
+  // sites) move from [start, end) to the same offsets from `to`, so that a library loaded
+  // later at those addresses gets nodes of its own (closed_modules.cpp).
+  void relocate_functions(uint64_t start, uint64_t end, uint64_t to);
   // After fork: forget all metrics; the frames still open restart at `now`, as context:
   // their calls were the parent's, so their returns here count none.
   void restart(uint64_t now);

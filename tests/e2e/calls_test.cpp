@@ -60,6 +60,29 @@ TEST_P(Calls, FunctionsOfAClosedLibraryKeepTheirNames) {
   expect_function_calls(r, {{"lib_work", 3}, {"lib_inner", 3}});
 }
 
+// Library B loaded where library A was, after A was closed: A's and B's functions share
+// addresses, yet they are different functions, each with its own name and calls (they
+// were one node, named after one of them; issue 14.5).
+TEST_P(Calls, LibrariesLoadedAtTheSameAddressStayApart) {
+  std::vector<std::string> libs;
+  for (const char* name : {"alpha", "beta"}) {
+    libs.push_back((dir() / ("lib" + std::string(name) + ".so")).string());
+    const RunResult built = run({toolchain(GetParam()).c, "-O2", "-g", "-finstrument-functions", "-shared", "-fPIC",
+                                 "-I", E2E_PROGRAMS, std::string("-DLIB=") + name,
+                                 std::string(E2E_PROGRAMS) + "/dlreused_lib.c", "-o", libs.back()},
+                                dir());
+    ASSERT_EQ(built.exit, exited(0)) << built.err;
+  }
+  std::string out;
+  const Report r = record_and_report(build("dlreused.c", {"-g", "-ldl"}), libs, &out);
+  if (out != "same\n") GTEST_SKIP() << "the loader put the second library elsewhere (" << out << "): nothing to show";
+  expect_path_calls(r, {{{"main", "use_library"}, 2},
+                        {{"main", "use_library", "alpha_work", "alpha_inner"}, 3},
+                        {{"main", "use_library", "beta_work", "beta_inner"}, 5}});
+  expect_function_calls(r, {{"alpha_work", 3}, {"alpha_inner", 3}, {"beta_work", 5}, {"beta_inner", 5}});
+  expect_report_invariants(r);
+}
+
 TEST_P(GprofSplit, EdgesCarryMeasuredNotApportionedTime) {
   std::string out;
   const Report r = record_and_report(build("gprof_split.c"), {}, &out);
