@@ -134,20 +134,24 @@ TEST_P(Probes, CallsPerFunctionCallerAndPathAreExact) {
                           {{"main", "tail_target"}, 4}});
   const json& facts = probe_facts(r);
   EXPECT_EQ(u64(facts, "probed"), 5u);
-  EXPECT_GE(u64(facts, "sites"), 10u) << "an entry and at least one exit per function";
+  // An entry, and exits or a return probe, per function; via_tail (`add; jmp tail_target`)
+  // may have one probe, on its tail jump, that is both.
+  EXPECT_GE(u64(facts, "sites"), 9u) << "an entry and at least one exit per function";
   EXPECT_EQ(u64(facts, "refused_sites"), 0u);
   EXPECT_EQ(u64(facts, "entries"), 72u);
-  EXPECT_EQ(u64(facts, "exits"), 72u);
+  // When via_tail's entry probe sits on its tail jump, its 4 hits are entries only.
+  const uint64_t exits = u64(facts, "exits");
+  EXPECT_TRUE(exits == 72u || (exits == 68u && u64(facts, "sites") == 9u)) << facts.dump();
   EXPECT_EQ(u64(facts, "unwound"), 0u);
   EXPECT_EQ(u64(facts, "unfinished"), 0u);
   EXPECT_EQ(u64(facts, "unmatched_exits"), 0u);
-  EXPECT_EQ(u64(facts, "estimated_distortion_ns"), 144 * u64(facts, "cost_per_hit_ns"));
+  EXPECT_EQ(u64(facts, "estimated_distortion_ns"), (72 + exits) * u64(facts, "cost_per_hit_ns"));
   expect_report_invariants(r);
   // The text header says what was probed and what it cost.
   RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
   EXPECT_EQ(text.exit, exited(0)) << text.err;
   EXPECT_NE(text.out.find("# probes:   5 functions"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("72 entries, 72 exits"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("72 entries, " + std::to_string(exits) + " exits"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("# cost:"), std::string::npos) << text.out;
 }
 

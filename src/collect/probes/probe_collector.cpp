@@ -10,14 +10,29 @@ std::vector<UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions
   std::vector<UprobeSite> out;
   sites.clear();
   for (uint32_t i = 0; i < functions.size(); ++i) {
-    out.push_back({functions[i].module, functions[i].entry_offset, true});
-    sites.push_back({i, true});
-    for (uint64_t exit : functions[i].exit_offsets) {
-      out.push_back({functions[i].module, exit, false});
-      sites.push_back({i, false});
+    const ProbeFunction& f = functions[i];
+    out.push_back({f.module, f.entry_site, true});
+    sites.push_back({i, ProbeSite::Kind::Entry, f.entry_emulated});
+    if (f.returns) {
+      out.push_back({f.module, f.entry_site, false, true});
+      sites.push_back({i, ProbeSite::Kind::Return, false});
+    }
+    for (size_t k = 0; k < f.exit_offsets.size(); ++k) {
+      out.push_back({f.module, f.exit_offsets[k], false});
+      sites.push_back({i, ProbeSite::Kind::Exit, k < f.exit_emulated.size() && f.exit_emulated[k]});
     }
   }
   return out;
+}
+
+void ProbeCollector::set_costs(const ProbeCosts& costs, bool compensate) {
+  site_ns_.clear();
+  if (!costs.measured()) return;
+  for (const ProbeSite& s : sites_)
+    site_ns_.push_back(s.kind == ProbeSite::Kind::Return ? costs.return_ns
+                       : s.emulated                      ? costs.emulated_ns
+                                                         : costs.single_step_ns);
+  compensated_ = compensate;
 }
 
 ProbeCollector::ProbeCollector(SampleCollector& stacks, std::vector<ProbeFunction> functions,
@@ -28,23 +43,36 @@ void ProbeCollector::on_sample(Sample&& s) {
   auto it = event_sites_.find(s.id);
   if (it == event_sites_.end()) return stacks_.on_sample(std::move(s));
   const ProbeSite& site = sites_[it->second];
-  ++(site.entry ? counts_.entries : counts_.exits);
+  const bool entry = site.kind == ProbeSite::Kind::Entry;
+  ++(entry ? counts_.entries : counts_.exits);
+  counts_.emulated += site.emulated;
+  counts_.returns += site.kind == ProbeSite::Kind::Return;
+  const uint64_t cost = site_ns_.empty() ? 0 : site_ns_[it->second];
+  probe_time_ns_ += cost;
   if (!s.has_user_regs) {
     ++counts_.without_registers;
     return;
   }
-  if (site.entry) return on_entry(s, site);
+  // Half of a hit's cost falls inside the call it enters or leaves (OpenFrame::probe_ns).
+  const uint64_t inside = compensated_ ? cost / 2 : 0;
+  if (entry) return on_entry(s, site, inside);
   stacks_.note_hit(s.pid, s.tid, s.time_ns);
-  pairing_.exit(s.tid, s.time_ns, s.regs[kDwarfSp]);
+  // A return probe fires after the ret, which popped the return address the entry's stack
+  // pointer pointed at.
+  const uint64_t sp = s.regs[kDwarfSp] - (site.kind == ProbeSite::Kind::Return ? 8 : 0);
+  pairing_.exit(s.tid, s.time_ns, sp, inside);
 }
 
 // The path: the probed caller's path, then the unprobed frames between it and this entry
 // (found by looking for the caller's code in the unwound stack), then this function; with
 // no probed caller, the whole unwound stack. Interned by the caller's path and what this
 // entry adds, so an entry costs what it adds, not the depth of its path.
-void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
+void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site, uint64_t probe_ns) {
   const std::vector<uint64_t>& frames = stacks_.entry_frames(s);  // innermost first
   const uint64_t sp = s.regs[kDwarfSp];
+  // The probe may sit a few instructions into the function: the path names its start.
+  const ProbeFunction& f = functions_[site.function];
+  const uint64_t ip = s.ip - (f.entry_site - f.entry_offset);
   const OpenFrame* parent = pairing_.enter(s.tid, s.time_ns, sp);
   scratch_.clear();
   if (parent) {
@@ -56,10 +84,12 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   } else {
     for (size_t j = frames.size(); j-- > 1;) scratch_.push_back(frames[j]);
   }
-  scratch_.push_back(s.ip);
+  scratch_.push_back(ip);
   const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), parent ? parent->path : kNoParent);
-  pairing_.open(s.tid, OpenFrame{site.function, path, sp, s.ip, s.time_ns, 0});
-  if (functions_[site.function].entry_exits) pairing_.exit(s.tid, s.time_ns, sp);
+  OpenFrame frame{site.function, path, sp, ip, s.time_ns, 0};
+  frame.probe_ns = probe_ns;
+  pairing_.open(s.tid, frame);
+  if (f.entry_exits) pairing_.exit(s.tid, s.time_ns, sp, probe_ns);
 }
 
 uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent) {

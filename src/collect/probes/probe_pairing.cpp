@@ -7,10 +7,11 @@ void ProbePairing::close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64
   stack.pop_back();
   const uint64_t total = time_ns > f.start_ns ? time_ns - f.start_ns : 0;
   uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
-  const uint64_t probes = cost_per_hit_ns_ * (1 + uint64_t(f.children));
+  const uint64_t probes = f.probe_ns + f.child_probe_ns;
   self = self > probes ? self - probes : 0;
   if (!stack.empty()) {
     stack.back().child_ns += total;
+    stack.back().child_probe_ns += f.probe_ns;
     ++stack.back().children;
   }
   ++counts_.calls;
@@ -29,7 +30,7 @@ const OpenFrame* ProbePairing::enter(uint32_t tid, uint64_t time_ns, uint64_t sp
 
 void ProbePairing::open(uint32_t tid, const OpenFrame& frame) { threads_[tid].push_back(frame); }
 
-void ProbePairing::exit(uint32_t tid, uint64_t time_ns, uint64_t sp) {
+void ProbePairing::exit(uint32_t tid, uint64_t time_ns, uint64_t sp, uint64_t probe_ns) {
   auto it = threads_.find(tid);
   if (it == threads_.end() || it->second.empty()) {
     ++counts_.unmatched_exits;
@@ -45,6 +46,7 @@ void ProbePairing::exit(uint32_t tid, uint64_t time_ns, uint64_t sp) {
     ++counts_.unmatched_exits;
     return;
   }
+  stack.back().probe_ns += probe_ns;
   close_top(tid, stack, time_ns);
 }
 

@@ -20,6 +20,10 @@ struct OpenFrame {
   uint64_t entry_ip = 0;  // where the function is mapped in this process
   uint64_t start_ns = 0, child_ns = 0;  // child_ns: time in probed calls made from it
   uint32_t children = 0;                // probed calls made from it
+  // Compensation: the probes' own time inside this call's measured self time — the part
+  // of its entry hit after the timestamp and of its exit hit before it (taken as half of
+  // each), and the same for every probed call it made (child_probe_ns).
+  uint64_t probe_ns = 0, child_probe_ns = 0;
 };
 
 class CallSink {
@@ -32,19 +36,16 @@ class CallSink {
 class ProbePairing {
  public:
   explicit ProbePairing(CallSink& sink) : sink_(sink) {}
-  // Subtract the probes' own time from self times: each call's measured self holds about
-  // one hit's cost for its own entry and exit (the part after the entry's timestamp and
-  // before the exit's) and one for each probed call it made (the part before that call's
-  // entry timestamp and after its exit's). 0: raw times.
-  void set_cost_per_hit_ns(uint64_t ns) { cost_per_hit_ns_ = ns; }
 
   // An entry hit, step 1: closes the frames the thread has left, and returns the innermost
   // frame still open (the probed caller of the new call), or null.
   const OpenFrame* enter(uint32_t tid, uint64_t time_ns, uint64_t sp);
   // Step 2: opens the new frame (after the caller chose its path from the parent's).
   void open(uint32_t tid, const OpenFrame& frame);
-  // An exit hit (a ret or tail jump of some probed function).
-  void exit(uint32_t tid, uint64_t time_ns, uint64_t sp);
+  // An exit hit (a ret or tail jump of some probed function, or a return probe's hit with
+  // the stack pointer the function had at entry); probe_ns: its share of the exit's cost
+  // inside the call (OpenFrame::probe_ns), 0 for raw times.
+  void exit(uint32_t tid, uint64_t time_ns, uint64_t sp, uint64_t probe_ns = 0);
   // The thread ended, or the recording did: what is still open closes at time_ns.
   void end_thread(uint32_t tid, uint64_t time_ns);
   void end_all(uint64_t time_ns);
@@ -62,7 +63,6 @@ class ProbePairing {
  private:
   void close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns);
   CallSink& sink_;
-  uint64_t cost_per_hit_ns_ = 0;
   std::unordered_map<uint32_t, std::vector<OpenFrame>> threads_;
   Counts counts_;
 };

@@ -24,9 +24,13 @@ class Recorder : public CallSink {
 class PairingTest : public ::testing::Test {
  protected:
   // Opens a frame of `function` on `path` at time t with stack pointer sp.
-  const OpenFrame* enter(uint32_t tid, uint64_t t, uint64_t sp, uint32_t function, uint32_t path) {
+  // probe_ns: the entry hit's share of the probes' time inside the call.
+  const OpenFrame* enter(uint32_t tid, uint64_t t, uint64_t sp, uint32_t function, uint32_t path,
+                         uint64_t probe_ns = 0) {
     const OpenFrame* parent = pairing.enter(tid, t, sp);
-    pairing.open(tid, OpenFrame{function, path, sp, 0x1000 + function, t, 0});
+    OpenFrame f{function, path, sp, 0x1000 + function, t, 0};
+    f.probe_ns = probe_ns;
+    pairing.open(tid, f);
     return parent;
   }
   Recorder sink;
@@ -131,20 +135,32 @@ TEST_F(PairingTest, FramesCopyForAForkedChild) {
 namespace callprof::probes {
 namespace {
 
-// With a cost of 5 per hit: the child's self loses 5 (its own hits' inner halves), the
-// parent's 5 for its own and 5 for the child's outer halves; never below zero.
+// With 2 per entry and 3 per exit inside each call: the child's self loses 5 (its own hits'
+// inner parts), the parent's 5 for its own and 5 for each child's outer parts; never below
+// zero.
 TEST_F(PairingTest, CompensationSubtractsTheProbesOwnTime) {
-  pairing.set_cost_per_hit_ns(5);
-  enter(1, 100, 0x7000, 0, 10);
-  enter(1, 110, 0x6f00, 1, 11);
-  pairing.exit(1, 130, 0x6f00);
-  enter(1, 140, 0x6f00, 1, 11);
-  pairing.exit(1, 142, 0x6f00);
-  pairing.exit(1, 200, 0x7000);
+  enter(1, 100, 0x7000, 0, 10, 2);
+  enter(1, 110, 0x6f00, 1, 11, 2);
+  pairing.exit(1, 130, 0x6f00, 3);
+  enter(1, 140, 0x6f00, 1, 11, 2);
+  pairing.exit(1, 142, 0x6f00, 3);
+  pairing.exit(1, 200, 0x7000, 3);
   ASSERT_EQ(sink.calls.size(), 3u);
   EXPECT_EQ(sink.calls[0], (Call{1, 11, 20, 15}));
   EXPECT_EQ(sink.calls[1], (Call{1, 11, 2, 0}));
   EXPECT_EQ(sink.calls[2], (Call{1, 10, 100, 78 - 15}));  // 100 - 22 in children, - 5 * (1 + 2)
+}
+
+// Probes of different costs (an emulated entry, a return probe; a single-stepped entry and
+// exit): each call loses what its own kinds of hit cost, its parent what its children's do.
+TEST_F(PairingTest, CompensationFollowsEachHitsCost) {
+  enter(1, 0, 0x7000, 0, 10, 15);     // single-stepped entry
+  enter(1, 100, 0x6f00, 1, 11, 5);    // emulated entry of a leaf
+  pairing.exit(1, 200, 0x6f00, 1);    // its return probe
+  pairing.exit(1, 1000, 0x7000, 15);  // single-stepped ret
+  ASSERT_EQ(sink.calls.size(), 2u);
+  EXPECT_EQ(sink.calls[0], (Call{1, 11, 100, 94}));
+  EXPECT_EQ(sink.calls[1], (Call{1, 10, 1000, 1000 - 100 - 30 - 6}));
 }
 
 }  // namespace
