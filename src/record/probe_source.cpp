@@ -57,7 +57,7 @@ std::vector<std::string> attached_modules(pid_t pid) {
 Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vector<std::string>& modules,
                                          Reporter& reporter) {
   const ProbeArgs& a = args.probes;
-  auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit});
+  auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit, !a.no_return_probes});
   if (!plan) return plan.error();
   if (plan->matched > plan->functions.size())
     reporter.warn(fmt::format("{} functions match --probe; probing the first {} (--probe-limit; or narrow --probe "

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 #include <filesystem>
 #include <vector>
 
@@ -66,6 +67,29 @@ namespace {
 
 using namespace sampling;
 
+// Per calibration function, the time from each call's entry hit to its exit hit: the
+// probes' time inside a call whose own code takes a nanosecond.
+class InsideTimes : public RecordSink {
+ public:
+  std::unordered_map<uint64_t, ProbeSite> sites;  // by event id
+  std::vector<std::vector<int64_t>> inside;       // by function
+  void on_sample(Sample&& s) override {
+    auto it = sites.find(s.id);
+    if (it == sites.end()) return;
+    const ProbeSite& site = it->second;
+    if (site.function >= inside.size()) inside.resize(site.function + 1), entered_.resize(site.function + 1, 0);
+    if (site.kind == ProbeSite::Kind::Entry) {
+      entered_[site.function] = s.time_ns;
+    } else if (entered_[site.function] && s.time_ns >= entered_[site.function]) {
+      inside[site.function].push_back(int64_t(s.time_ns - entered_[site.function]));
+      entered_[site.function] = 0;
+    }
+  }
+
+ private:
+  std::vector<uint64_t> entered_;
+};
+
 class Events {
  public:
   ~Events() {
@@ -87,6 +111,8 @@ class Events {
       auto fd = open_event(attr, 0, -1, "cannot measure the cost of a probe");
       if (!fd) return fd.error();
       fds_.push_back(*fd);
+      uint64_t event_id = 0;
+      if (ioctl(*fd, PERF_EVENT_IOC_ID, &event_id) == 0) times_.sites[event_id] = kinds[i];
       if (fds_.size() == 1) {
         auto ring = PerfRing::map(*fd, 1 << 20);
         if (!ring) return ring.error();
@@ -101,13 +127,20 @@ class Events {
     for (int fd : fds_) ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
   }
   void drain(const DecodeFormat& format) {
-    RecordSink ignore;
     DecodeStats stats;
-    ring_.drain(format, ignore, stats);
+    ring_.drain(format, times_, stats);
   }
   size_t sites() const { return fds_.size(); }
+  // The median time inside a call of function `f` (uprobe_sites' numbering), 0 if none.
+  uint64_t inside_ns(uint32_t f) {
+    if (f >= times_.inside.size() || times_.inside[f].empty()) return 0;
+    std::vector<int64_t>& v = times_.inside[f];
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return uint64_t(v[v.size() / 2]);
+  }
 
  private:
+  InsideTimes times_;
   UprobeDefinitions definitions_;  // declared first: removed after the events are closed
   std::vector<int> fds_;
   PerfRing ring_;
@@ -131,13 +164,18 @@ Result<ProbeCosts> measure_probe_costs(const SamplingOptions& options) {
   if (!pattern) return pattern.error();
   auto found = find_probe_functions(self, *pattern);
   if (!found) return found.error();
-  auto placed = [&](const char* name, bool emulated, bool returns) {
-    return std::any_of(found->begin(), found->end(), [&](const ProbeFunction& f) {
-      return f.name == name && f.entry_emulated == emulated && f.returns == returns;
-    });
+  // Each one's index in `found`, if it is placed as intended.
+  auto placed = [&](const char* name, bool emulated, bool returns) -> int {
+    for (size_t i = 0; i < found->size(); ++i) {
+      const ProbeFunction& f = (*found)[i];
+      if (f.name == name) return f.entry_emulated == emulated && f.returns == returns ? int(i) : -1;
+    }
+    return -1;
   };
-  if (found->size() != 3 || !placed("callprof_probe_cal_stepped", false, false) ||
-      !placed("callprof_probe_cal_leaf_stepped", false, true) || !placed("callprof_probe_cal_leaf_emulated", true, true))
+  const int fs = placed("callprof_probe_cal_stepped", false, false),
+            fls = placed("callprof_probe_cal_leaf_stepped", false, true),
+            fle = placed("callprof_probe_cal_leaf_emulated", true, true);
+  if (found->size() != 3 || fs < 0 || fls < 0 || fle < 0)
     return make_error("cannot measure the cost of a probe: the calibration functions in " + self +
                       " are not placed as intended");
   Events events;
@@ -170,7 +208,8 @@ Result<ProbeCosts> measure_probe_costs(const SamplingOptions& options) {
   if (s <= 0) return make_error("cannot measure the cost of a probe: the machine is too busy to tell");
   const int64_t r = std::max<int64_t>(0, median(leaf_stepped) - s);
   const int64_t e = std::max<int64_t>(0, median(leaf_emulated) - r);
-  return ProbeCosts{uint64_t(s), uint64_t(e), uint64_t(r)};
+  return ProbeCosts{uint64_t(s), uint64_t(e), uint64_t(r), events.inside_ns(uint32_t(fs)),
+                    events.inside_ns(uint32_t(fls)), events.inside_ns(uint32_t(fle))};
 }
 
 }  // namespace callprof::probes

@@ -15,6 +15,9 @@ namespace callprof::probes {
 // hit the kernel's trampoline and its uretprobe system call.
 struct ProbeCosts {
   uint64_t single_step_ns = 0, emulated_ns = 0, return_ns = 0;
+  // Of a call's probes, the time between its entry's timestamp and its exit's (what
+  // compensation takes from its self time; HitCosts): by kinds of entry and exit.
+  uint64_t inside_stepped_ns = 0, inside_stepped_return_ns = 0, inside_emulated_return_ns = 0;
   bool measured() const { return single_step_ns > 0; }
 };
 

@@ -25,13 +25,26 @@ std::vector<UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions
   return out;
 }
 
+namespace {
+
+HitKind hit_kind(const ProbeSite& s) {
+  return s.kind == ProbeSite::Kind::Return ? HitKind::Return : s.emulated ? HitKind::Emulated : HitKind::SingleStepped;
+}
+
+}  // namespace
+
 void ProbeCollector::set_costs(const ProbeCosts& costs, bool compensate) {
   site_ns_.clear();
   if (!costs.measured()) return;
-  for (const ProbeSite& s : sites_)
-    site_ns_.push_back(s.kind == ProbeSite::Kind::Return ? costs.return_ns
-                       : s.emulated                      ? costs.emulated_ns
-                                                         : costs.single_step_ns);
+  HitCosts hc;
+  hc.hit_ns[size_t(HitKind::SingleStepped)] = costs.single_step_ns;
+  hc.hit_ns[size_t(HitKind::Emulated)] = costs.emulated_ns;
+  hc.hit_ns[size_t(HitKind::Return)] = costs.return_ns;
+  hc.inside_stepped_ns = costs.inside_stepped_ns;
+  hc.inside_stepped_return_ns = costs.inside_stepped_return_ns;
+  hc.inside_emulated_return_ns = costs.inside_emulated_return_ns;
+  for (const ProbeSite& s : sites_) site_ns_.push_back(hc.hit(hit_kind(s)));
+  if (compensate) pairing_.set_costs(hc);
   compensated_ = compensate;
 }
 
@@ -53,21 +66,19 @@ void ProbeCollector::on_sample(Sample&& s) {
     ++counts_.without_registers;
     return;
   }
-  // Half of a hit's cost falls inside the call it enters or leaves (OpenFrame::probe_ns).
-  const uint64_t inside = compensated_ ? cost / 2 : 0;
-  if (entry) return on_entry(s, site, inside);
+  if (entry) return on_entry(s, site);
   stacks_.note_hit(s.pid, s.tid, s.time_ns);
   // A return probe fires after the ret, which popped the return address the entry's stack
   // pointer pointed at.
   const uint64_t sp = s.regs[kDwarfSp] - (site.kind == ProbeSite::Kind::Return ? 8 : 0);
-  pairing_.exit(s.tid, s.time_ns, sp, inside);
+  pairing_.exit(s.tid, s.time_ns, sp, hit_kind(site));
 }
 
 // The path: the probed caller's path, then the unprobed frames between it and this entry
 // (found by looking for the caller's code in the unwound stack), then this function; with
 // no probed caller, the whole unwound stack. Interned by the caller's path and what this
 // entry adds, so an entry costs what it adds, not the depth of its path.
-void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site, uint64_t probe_ns) {
+void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   const std::vector<uint64_t>& frames = stacks_.entry_frames(s);  // innermost first
   const uint64_t sp = s.regs[kDwarfSp];
   // The probe may sit a few instructions into the function: the path names its start.
@@ -87,9 +98,9 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site, uint64_t p
   scratch_.push_back(ip);
   const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), parent ? parent->path : kNoParent);
   OpenFrame frame{site.function, path, sp, ip, s.time_ns, 0};
-  frame.probe_ns = probe_ns;
+  frame.entry_kind = hit_kind(site);
   pairing_.open(s.tid, frame);
-  if (f.entry_exits) pairing_.exit(s.tid, s.time_ns, sp, probe_ns);
+  if (f.entry_exits) pairing_.exit(s.tid, s.time_ns, sp, hit_kind(site));
 }
 
 uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent) {

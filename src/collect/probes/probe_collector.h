@@ -69,7 +69,7 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
     uint64_t calls = 0, self_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
   };
   void on_call(uint32_t tid, uint32_t path, uint64_t total_ns, uint64_t self_ns) override;
-  void on_entry(const sampling::Sample& s, const ProbeSite& site, uint64_t probe_ns);
+  void on_entry(const sampling::Sample& s, const ProbeSite& site);
   // The path of `parent` (kNoParent: none) followed by scratch_.
   static constexpr uint32_t kNoParent = UINT32_MAX;
   uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent);
