@@ -33,11 +33,11 @@ prog=$tmp/probe_loop
 # leaf), or with --no-return-probes probes its `ret`; bpftrace-timed adds a uretprobe.
 # The -framed variants call fn_framed, whose first instruction (push %rbp) is emulated.
 variants=(plain callprof callprof-exits bpftrace bpftrace-count bpftrace-timed perf-probe
-  plain-framed callprof-framed bpftrace-count-framed)
+  plain-framed callprof-framed callprof-framed-exits bpftrace-count-framed)
 declare -A RUNS SEEN UNAVAILABLE HITS COST
 HITS=([plain]=0 [callprof]=2 [callprof-exits]=2 [bpftrace]=1 [bpftrace-count]=1 [bpftrace-timed]=2 [perf-probe]=1
-  [plain-framed]=0 [callprof-framed]=2 [bpftrace-count-framed]=1)
-declare -A FN=([callprof]=fn [callprof-exits]=fn [callprof-framed]=fn_framed)
+  [plain-framed]=0 [callprof-framed]=2 [callprof-framed-exits]=2 [bpftrace-count-framed]=1)
+declare -A FN=([callprof]=fn [callprof-exits]=fn [callprof-framed]=fn_framed [callprof-framed-exits]=fn_framed)
 command -v bpftrace >/dev/null || UNAVAILABLE[bpftrace]="not installed" UNAVAILABLE[bpftrace-count]="not installed" \
   UNAVAILABLE[bpftrace-timed]="not installed" UNAVAILABLE[bpftrace-count-framed]="not installed"
 if ! command -v perf >/dev/null; then
@@ -58,6 +58,9 @@ command_of() {
       cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --no-return-probes --probe '^fn$' -- "$prog" "$N") ;;
     callprof-framed)
       cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe '^fn_framed$' -- "$prog" "$N" framed) ;;
+    callprof-framed-exits)
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --no-return-probes --probe '^fn_framed$' --
+        "$prog" "$N" framed) ;;
     bpftrace-count-framed) cmd=(bpftrace -e "uprobe:$prog:fn_framed { @ = count(); }" -c "$prog $N framed") ;;
     bpftrace) cmd=(bpftrace -e "uprobe:$prog:fn { @[ustack] = count(); }" -c "$prog $N") ;;
     bpftrace-count) cmd=(bpftrace -e "uprobe:$prog:fn { @ = count(); }" -c "$prog $N") ;;
@@ -133,8 +136,9 @@ echo "  callprof probes the entry of fn (single-stepped: lea) and returns throug
 echo "  2 hits per call, and times every call; callprof-exits (--no-return-probes) probes fn's ret instead"
 echo "  (single-stepped too); bpftrace and bpftrace-count one uprobe per call, no timing; bpftrace-timed a"
 echo "  uprobe and a uretprobe (stack, duration); perf-probe one uprobe per call, each a sample written to"
-echo "  perf.data. The -framed variants probe fn_framed (push %rbp first: emulated), over plain-framed."
-for v in callprof callprof-exits callprof-framed; do
+echo "  perf.data. The -framed variants probe fn_framed (push %rbp first: emulated), over plain-framed;"
+echo "  callprof-framed-exits probes its entry and its ret (single-stepped)."
+for v in callprof callprof-exits callprof-framed callprof-framed-exits; do
   [[ -n ${COST[$v]:-} ]] || continue
   echo "$v: its own measure of a hit (meta.probes.cost_per_hit_ns, mean over the hits of their kinds' costs" \
     "calibrated at start), per run: ${COST[$v]}ns; median $(median "${COST[$v]}") ns"
@@ -152,7 +156,7 @@ if [[ -n ${RUNS[bpftrace-count-framed]:-} && -n ${RUNS[callprof-framed]:-} ]]; t
   c=$(per_call callprof-framed) b=$(per_call bpftrace-count-framed)
   echo "  framed: callprof $c ns vs bpftrace-count $b ns per call: $(awk -v c="$c" -v b="$b" 'BEGIN { print c <= b ? "PASS" : "MISS" }')"
 fi
-for v in callprof callprof-exits callprof-framed; do
+for v in callprof callprof-exits callprof-framed callprof-framed-exits; do
   verdict=MISS; [[ ${SEEN[$v]:-} == "$N" ]] && verdict=PASS
   echo "Count: $v's profile has ${SEEN[$v]:-no} calls of ${FN[$v]}: $verdict (expected $N)"
   [[ $verdict == PASS ]] || status=1

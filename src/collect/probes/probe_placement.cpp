@@ -93,7 +93,7 @@ bool harmless(csh handle, const cs_insn& insn) {
   for (uint8_t i = 0; i < x86.op_count; ++i) {
     const cs_x86_op& op = x86.operands[i];
     if (op.type == X86_OP_MEM && insn.id != X86_INS_LEA && insn.id != X86_INS_NOP) return false;
-    if (op.type == X86_OP_MEM && (op.mem.base == X86_REG_RIP || op.mem.segment != X86_REG_INVALID)) return false;
+    if (op.type == X86_OP_MEM && op.mem.segment != X86_REG_INVALID) return false;
     if (op.type == X86_OP_REG && gpr(op.reg) < 0) return false;
   }
   cs_regs read, written;
@@ -116,12 +116,11 @@ bool uprobe_emulates(const uint8_t* code, size_t size) {
   if (is_kernel_nop(code, size)) return true;
   if (size == 1 && code[0] >= 0x50 && code[0] <= 0x57) return true;                     // push reg
   if (size == 2 && code[0] == 0x41 && code[1] >= 0x50 && code[1] <= 0x57) return true;  // push r8-r15
-  // Branches, after their prefixes (none may be 0x66: the kernel refuses to emulate those).
+  // Branches, after their prefixes: bnd (f2) and rep (f3) are taken; the kernel refuses to
+  // emulate a branch with 0x66 and to probe any instruction with a segment prefix (2e, 3e
+  // `notrack`...) at all.
   size_t p = 0;
-  while (p < size && (code[p] == 0xf2 || code[p] == 0xf3 || code[p] == 0x3e || code[p] == 0x2e || code[p] == 0x66)) {
-    if (code[p] == 0x66) return false;
-    ++p;
-  }
+  while (p < size && (code[p] == 0xf2 || code[p] == 0xf3)) ++p;
   const size_t rest = size - p;
   const uint8_t op = p < size ? code[p] : 0;
   if ((op == 0xeb || (op >= 0x70 && op <= 0x7f)) && rest == 2) return true;  // jmp rel8, jcc rel8

@@ -43,6 +43,7 @@ TEST(UprobeEmulates, RelativeBranches) {
   EXPECT_TRUE(emulates({0x0f, 0x85, 0x00, 0x01, 0x00, 0x00}));  // jne rel32
   EXPECT_TRUE(emulates({0xf2, 0xe9, 0x00, 0x01, 0x00, 0x00}));  // bnd jmp
   EXPECT_FALSE(emulates({0x66, 0xe8, 0x00, 0x01}));             // callw: refused to emulate
+  EXPECT_FALSE(emulates({0x3e, 0x74, 0x05}));                   // ds je: refused to probe
   EXPECT_FALSE(emulates({0xff, 0xe0}));                         // jmp *%rax
   EXPECT_FALSE(emulates({0xc3}));                               // ret
   EXPECT_FALSE(emulates({0x48, 0x8d, 0x47, 0x01}));             // lea 1(%rdi),%rax
@@ -86,8 +87,9 @@ TEST(PlaceProbes, NotPastWhatChangesTheStackOrCalleeSavedRegisters) {
 TEST(PlaceProbes, NotPastMemoryAccesses) {
   // mov (%rdi),%rax; push %rbp: the load may fault before the call is counted
   EXPECT_EQ(place({0x48, 0x8b, 0x07, 0x55, 0x5d, 0xc3}).entry, 0u);
-  // lea 8(%rdi),%rax computes an address without reading it
+  // lea 8(%rdi),%rax and lea 0x10(%rip),%rax compute an address without reading it
   EXPECT_EQ(place({0x48, 0x8d, 0x47, 0x08, 0x55, 0x5d, 0xc3}).entry, 4u);
+  EXPECT_EQ(place({0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00, 0x55, 0x5d, 0xc3}).entry, 7u);
 }
 
 TEST(PlaceProbes, NotPastAnInstructionSomethingJumpsTo) {
