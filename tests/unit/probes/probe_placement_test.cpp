@@ -110,7 +110,7 @@ TEST(PlaceProbes, NotMovedWhenAnIndirectJumpCouldGoAnywhere) {
   EXPECT_EQ(place({0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x5d, 0xff, 0xe0}).entry, 0u);
 }
 
-TEST(PlaceProbes, NoFurtherThanTheFirstInstructionsAndNotPastAStepppedBranch) {
+TEST(PlaceProbes, NoFurtherThanTheFirstInstructionsAndNotPastARet) {
   std::vector<uint8_t> long_prefix;
   for (int i = 0; i < 12; ++i) long_prefix.insert(long_prefix.end(), {0x48, 0x89, 0xf8});  // mov %rdi,%rax
   long_prefix.insert(long_prefix.end(), {0x55, 0x5d, 0xc3});

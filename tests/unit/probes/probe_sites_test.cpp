@@ -79,6 +79,18 @@ TEST(FindProbeFunctions, FindsOwnFunctionsWithEntryAndExits) {
   }
 }
 
+// --no-return-probes: a leaf keeps probes on its rets.
+TEST(FindProbeFunctions, WithoutReturnProbesALeafGetsExitProbes) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  auto pattern = Pattern::compile("^probes_test_leaf$", "--probe");
+  ASSERT_TRUE(pattern);
+  auto found = find_probe_functions(self, *pattern, false);
+  ASSERT_TRUE(found);
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_FALSE(found->front().returns);
+  EXPECT_FALSE(found->front().exit_offsets.empty());
+}
+
 TEST(FindProbeFunctions, MatchesDemangledNamesAndSkipsColdParts) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   auto pattern = Pattern::compile("FindExits", "--probe");  // the test classes' methods, demangled
