@@ -60,11 +60,11 @@ bool is_kernel_nop(const uint8_t* code, size_t size) {
 // 0..15 for the parts of a general-purpose register, -1 for any other register.
 int gpr(unsigned reg) {
   static const unsigned families[16][4] = {
-      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL},     {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL},
-      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL},     {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL},
-      {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL},    {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL},
-      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL},    {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL},
-      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B},    {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B},
+      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL},      {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL},
+      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL},      {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL},
+      {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL},     {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL},
+      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL},     {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL},
+      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B},     {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B},
       {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B}, {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B},
       {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B}, {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B},
       {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B}, {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B}};
@@ -82,9 +82,22 @@ int gpr(unsigned reg) {
 // callee-saved rbx, rbp, r12-r15) — so the stack at the moved probe is the entry's.
 bool harmless(csh handle, const cs_insn& insn) {
   switch (insn.id) {
-    case X86_INS_ENDBR64: case X86_INS_ENDBR32: case X86_INS_NOP: case X86_INS_MOV: case X86_INS_MOVABS:
-    case X86_INS_MOVZX: case X86_INS_MOVSX: case X86_INS_MOVSXD: case X86_INS_LEA: case X86_INS_XOR:
-    case X86_INS_AND: case X86_INS_OR: case X86_INS_ADD: case X86_INS_SUB: case X86_INS_CMP: case X86_INS_TEST:
+    case X86_INS_ENDBR64:
+    case X86_INS_ENDBR32:
+    case X86_INS_NOP:
+    case X86_INS_MOV:
+    case X86_INS_MOVABS:
+    case X86_INS_MOVZX:
+    case X86_INS_MOVSX:
+    case X86_INS_MOVSXD:
+    case X86_INS_LEA:
+    case X86_INS_XOR:
+    case X86_INS_AND:
+    case X86_INS_OR:
+    case X86_INS_ADD:
+    case X86_INS_SUB:
+    case X86_INS_CMP:
+    case X86_INS_TEST:
       break;
     default:
       return false;
@@ -123,8 +136,8 @@ bool uprobe_emulates(const uint8_t* code, size_t size) {
   while (p < size && (code[p] == 0xf2 || code[p] == 0xf3)) ++p;
   const size_t rest = size - p;
   const uint8_t op = p < size ? code[p] : 0;
-  if ((op == 0xeb || (op >= 0x70 && op <= 0x7f)) && rest == 2) return true;  // jmp rel8, jcc rel8
-  if ((op == 0xe9 || op == 0xe8) && rest == 5) return true;                   // jmp rel32, call rel32
+  if ((op == 0xeb || (op >= 0x70 && op <= 0x7f)) && rest == 2) return true;      // jmp rel8, jcc rel8
+  if ((op == 0xe9 || op == 0xe8) && rest == 5) return true;                      // jmp rel32, call rel32
   return op == 0x0f && rest == 6 && code[p + 1] >= 0x80 && code[p + 1] <= 0x8f;  // jcc rel32
 }
 

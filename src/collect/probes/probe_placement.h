@@ -31,12 +31,12 @@ using ColdParts = std::vector<std::pair<uint64_t, uint64_t>>;  // [start, end), 
 bool uprobe_emulates(const uint8_t* code, size_t size);
 
 struct Placement {
-  uint64_t entry = 0;             // offset of the entry probe from the function's start
-  bool entry_emulated = false;    // the kernel emulates the instruction there
-  bool leaf = false;              // may exit through a uretprobe at the entry instead
-  std::vector<uint64_t> exits;    // offsets of its ret and tail-jump instructions, but 0
+  uint64_t entry = 0;                // offset of the entry probe from the function's start
+  bool entry_emulated = false;       // the kernel emulates the instruction there
+  bool leaf = false;                 // may exit through a uretprobe at the entry instead
+  std::vector<uint64_t> exits;       // offsets of its ret and tail-jump instructions, but 0
   std::vector<bool> exits_emulated;  // per exit: the kernel emulates it (a tail jmp, not a ret)
-  bool entry_exits = false;       // its first instruction leaves it (a function that is `jmp other`)
+  bool entry_exits = false;          // its first instruction leaves it (a function that is `jmp other`)
 };
 
 // The placement for the code of one function at `address` (its bytes in `code`).

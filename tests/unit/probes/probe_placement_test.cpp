@@ -14,11 +14,11 @@ namespace {
 bool emulates(std::vector<uint8_t> bytes) { return uprobe_emulates(bytes.data(), bytes.size()); }
 
 TEST(UprobeEmulates, PushOfARegister) {
-  EXPECT_TRUE(emulates({0x55}));        // push %rbp
-  EXPECT_TRUE(emulates({0x53}));        // push %rbx
-  EXPECT_TRUE(emulates({0x41, 0x57}));  // push %r15
-  EXPECT_FALSE(emulates({0x48, 0x55}));  // rex.W push %rbp: only 0x41 is taken
-  EXPECT_FALSE(emulates({0x6a, 0x01}));  // push $1
+  EXPECT_TRUE(emulates({0x55}));                     // push %rbp
+  EXPECT_TRUE(emulates({0x53}));                     // push %rbx
+  EXPECT_TRUE(emulates({0x41, 0x57}));               // push %r15
+  EXPECT_FALSE(emulates({0x48, 0x55}));              // rex.W push %rbp: only 0x41 is taken
+  EXPECT_FALSE(emulates({0x6a, 0x01}));              // push $1
   EXPECT_FALSE(emulates({0xff, 0x35, 0, 0, 0, 0}));  // push mem
 }
 
@@ -28,18 +28,18 @@ TEST(UprobeEmulates, NopsTheKernelKnows) {
   EXPECT_TRUE(emulates({0x0f, 0x1f, 0x00}));
   EXPECT_TRUE(emulates({0x0f, 0x1f, 0x44, 0x00, 0x00}));
   EXPECT_TRUE(emulates({0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}));
-  EXPECT_FALSE(emulates({0xf3, 0x90}));  // pause
-  EXPECT_FALSE(emulates({0x41, 0x90}));  // xchg %r8,%rax
+  EXPECT_FALSE(emulates({0xf3, 0x90}));                                            // pause
+  EXPECT_FALSE(emulates({0x41, 0x90}));                                            // xchg %r8,%rax
   EXPECT_FALSE(emulates({0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}));  // cs nopw: refused
-  EXPECT_FALSE(emulates({0xf3, 0x0f, 0x1e, 0xfa}));  // endbr64: single-stepped (measured)
-  EXPECT_FALSE(emulates({0x48, 0x89, 0xff}));        // mov %rdi,%rdi: only 6.18+ insn_is_nop()
+  EXPECT_FALSE(emulates({0xf3, 0x0f, 0x1e, 0xfa}));                                // endbr64: single-stepped (measured)
+  EXPECT_FALSE(emulates({0x48, 0x89, 0xff}));  // mov %rdi,%rdi: only 6.18+ insn_is_nop()
 }
 
 TEST(UprobeEmulates, RelativeBranches) {
-  EXPECT_TRUE(emulates({0xeb, 0x10}));                    // jmp rel8
-  EXPECT_TRUE(emulates({0xe9, 0x00, 0x01, 0x00, 0x00}));  // jmp rel32
-  EXPECT_TRUE(emulates({0xe8, 0x00, 0x01, 0x00, 0x00}));  // call rel32
-  EXPECT_TRUE(emulates({0x74, 0x05}));                    // je rel8
+  EXPECT_TRUE(emulates({0xeb, 0x10}));                          // jmp rel8
+  EXPECT_TRUE(emulates({0xe9, 0x00, 0x01, 0x00, 0x00}));        // jmp rel32
+  EXPECT_TRUE(emulates({0xe8, 0x00, 0x01, 0x00, 0x00}));        // call rel32
+  EXPECT_TRUE(emulates({0x74, 0x05}));                          // je rel8
   EXPECT_TRUE(emulates({0x0f, 0x85, 0x00, 0x01, 0x00, 0x00}));  // jne rel32
   EXPECT_TRUE(emulates({0xf2, 0xe9, 0x00, 0x01, 0x00, 0x00}));  // bnd jmp
   EXPECT_FALSE(emulates({0x66, 0xe8, 0x00, 0x01}));             // callw: refused to emulate
@@ -119,14 +119,14 @@ TEST(PlaceProbes, NoFurtherThanTheFirstInstructionsAndNotPastARet) {
 }
 
 TEST(PlaceProbes, LeavesCallNothingAndLeaveOnlyByRet) {
-  EXPECT_TRUE(place({0x48, 0x8d, 0x47, 0x01, 0xc3}).leaf);               // lea; ret
+  EXPECT_TRUE(place({0x48, 0x8d, 0x47, 0x01, 0xc3}).leaf);                    // lea; ret
   EXPECT_TRUE(place({0x85, 0xff, 0x74, 0x01, 0xc3, 0x31, 0xc0, 0xc3}).leaf);  // test; je (inside); ret; xor; ret
-  EXPECT_FALSE(place({0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3}).leaf);        // call
-  EXPECT_FALSE(place({0xff, 0xd0, 0xc3}).leaf);                          // call *%rax
-  EXPECT_FALSE(place({0x90, 0xe9, 0x00, 0x10, 0x00, 0x00}).leaf);        // nop; jmp out (tail call)
-  EXPECT_FALSE(place({0x90, 0xff, 0xe0}).leaf);                          // nop; jmp *%rax
-  EXPECT_FALSE(place({0x0f, 0x05, 0xc3}).leaf);                          // syscall; ret
-  EXPECT_FALSE(place({0x0f, 0x0b}).leaf);                                // ud2
+  EXPECT_FALSE(place({0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3}).leaf);             // call
+  EXPECT_FALSE(place({0xff, 0xd0, 0xc3}).leaf);                               // call *%rax
+  EXPECT_FALSE(place({0x90, 0xe9, 0x00, 0x10, 0x00, 0x00}).leaf);             // nop; jmp out (tail call)
+  EXPECT_FALSE(place({0x90, 0xff, 0xe0}).leaf);                               // nop; jmp *%rax
+  EXPECT_FALSE(place({0x0f, 0x05, 0xc3}).leaf);                               // syscall; ret
+  EXPECT_FALSE(place({0x0f, 0x0b}).leaf);                                     // ud2
   // jne to a cold part, which may call (a throw, an abort)
   EXPECT_FALSE(place({0x85, 0xff, 0x0f, 0x85, 0xf8, 0x0f, 0x00, 0x00, 0xc3}, {{0x2000, 0x2040}}).leaf);
   // a function that is only `jmp other` is its own exit: no leaf
