@@ -29,12 +29,17 @@ trap cleanup EXIT
 prog=$tmp/probe_loop
 "${BENCH_CC:-cc}" -O2 -g "$script_dir/probe_loop.c" -o "$prog" || die "cannot build probe_loop.c"
 
-# Hits per call: callprof probes the entry and the `ret`; bpftrace-timed adds a uretprobe.
-variants=(plain callprof bpftrace bpftrace-count bpftrace-timed perf-probe)
+# Hits per call: callprof probes fn's entry and returns through a uretprobe (fn is a
+# leaf), or with --no-return-probes probes its `ret`; bpftrace-timed adds a uretprobe.
+# The -framed variants call fn_framed, whose first instruction (push %rbp) is emulated.
+variants=(plain callprof callprof-exits bpftrace bpftrace-count bpftrace-timed perf-probe
+  plain-framed callprof-framed callprof-framed-exits bpftrace-count-framed)
 declare -A RUNS SEEN UNAVAILABLE HITS COST
-HITS=([plain]=0 [callprof]=2 [bpftrace]=1 [bpftrace-count]=1 [bpftrace-timed]=2 [perf-probe]=1)
+HITS=([plain]=0 [callprof]=2 [callprof-exits]=2 [bpftrace]=1 [bpftrace-count]=1 [bpftrace-timed]=2 [perf-probe]=1
+  [plain-framed]=0 [callprof-framed]=2 [callprof-framed-exits]=2 [bpftrace-count-framed]=1)
+declare -A FN=([callprof]=fn [callprof-exits]=fn [callprof-framed]=fn_framed [callprof-framed-exits]=fn_framed)
 command -v bpftrace >/dev/null || UNAVAILABLE[bpftrace]="not installed" UNAVAILABLE[bpftrace-count]="not installed" \
-  UNAVAILABLE[bpftrace-timed]="not installed"
+  UNAVAILABLE[bpftrace-timed]="not installed" UNAVAILABLE[bpftrace-count-framed]="not installed"
 if ! command -v perf >/dev/null; then
   UNAVAILABLE[perf-probe]="perf not installed"
 elif out=$(perf probe -x "$prog" -a fn 2>&1); then
@@ -47,7 +52,16 @@ fi
 command_of() {
   case $1 in
     plain) cmd=("$prog" "$N") ;;
+    plain-framed) cmd=("$prog" "$N" framed) ;;
     callprof) cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe '^fn$' -- "$prog" "$N") ;;
+    callprof-exits)  # every exit probed, as before return probes: fn's entry and its ret, single-stepped
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --no-return-probes --probe '^fn$' -- "$prog" "$N") ;;
+    callprof-framed)
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe '^fn_framed$' -- "$prog" "$N" framed) ;;
+    callprof-framed-exits)
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --no-return-probes --probe '^fn_framed$' --
+        "$prog" "$N" framed) ;;
+    bpftrace-count-framed) cmd=(bpftrace -e "uprobe:$prog:fn_framed { @ = count(); }" -c "$prog $N framed") ;;
     bpftrace) cmd=(bpftrace -e "uprobe:$prog:fn { @[ustack] = count(); }" -c "$prog $N") ;;
     bpftrace-count) cmd=(bpftrace -e "uprobe:$prog:fn { @ = count(); }" -c "$prog $N") ;;
     bpftrace-timed)  # what callprof records, in bpftrace: the stack and the duration of every call
@@ -76,12 +90,12 @@ run() {
   fi
   RUNS[$v]+="$(grep -o 'elapsed_ns=[0-9]*' "$tmp/out" | cut -d= -f2) "
   case $v in
-    callprof)
-      read -r seen cost < <("$callprof" report -i "$tmp/callprof.data" --json |
-        jq -r '"\([.functions[] | select(.name == "fn") | .calls] | add // 0) \(.metadata.probes.cost_per_hit_ns)"')
-      COST[callprof]+="$cost " ;;
+    callprof*)
+      read -r seen cost < <("$callprof" report -i "$tmp/callprof.data" --json | jq -r --arg fn "${FN[$v]}" \
+        '"\([.functions[] | select(.name == $fn) | .calls] | add // 0) \(.metadata.probes.cost_per_hit_ns)"')
+      COST[$v]+="$cost " ;;
     bpftrace) seen=$(awk '/^\]: [0-9]+$/ { s += $2 } END { print s + 0 }' "$tmp/out") ;;
-    bpftrace-count) seen=$(awk '/^@: [0-9]+$/ { print $2 }' "$tmp/out") ;;
+    bpftrace-count*) seen=$(awk '/^@: [0-9]+$/ { print $2 }' "$tmp/out") ;;
     bpftrace-timed) seen=$(awk '/^@n: [0-9]+$/ { print $2 }' "$tmp/out") ;;
     perf-probe) seen=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
       rm -f "$tmp/perf.data" ;;
@@ -98,8 +112,10 @@ for (( r = 1; r <= REPEAT; r++ )); do
   done
 done
 
-per_call() {  # per_call VARIANT: added ns per call over plain
-  awk -v m="$(median "${RUNS[$1]}")" -v b="$(median "${RUNS[plain]}")" -v n="$N" 'BEGIN { printf "%.0f", (m - b) / n }'
+per_call() {  # per_call VARIANT: added ns per call over plain (plain-framed for the -framed ones)
+  local base=plain
+  [[ $1 == *-framed ]] && base=plain-framed
+  awk -v m="$(median "${RUNS[$1]}")" -v b="$(median "${RUNS[$base]}")" -v n="$N" 'BEGIN { printf "%.0f", (m - b) / n }'
 }
 bpf=
 [[ -n ${RUNS[bpftrace]:-} ]] && bpf=$(per_call bpftrace)
@@ -107,7 +123,7 @@ printf '%-15s %9s %5s %12s %11s %12s %12s\n' variant "loop ms" hits "added ns/ca
 for v in "${variants[@]}"; do
   if [[ -z ${RUNS[$v]:-} ]]; then printf '%-15s %s\n' "$v" "unavailable: ${UNAVAILABLE[$v]:-no runs}"; continue; fi
   loop=$(awk -v m="$(median "${RUNS[$v]}")" 'BEGIN { printf "%.1f", m / 1e6 }')
-  if [[ $v == plain ]]; then printf '%-15s %9s %5s %12s %11s %12s %12s\n' plain "$loop" 0 - - - -; continue; fi
+  if [[ $v == plain* ]]; then printf '%-15s %9s %5s %12s %11s %12s %12s\n' "$v" "$loop" 0 - - - -; continue; fi
   a=$(per_call "$v")
   h=$(awk -v a="$a" -v k="${HITS[$v]}" 'BEGIN { printf "%.0f", a / k }')
   x=-
@@ -116,13 +132,17 @@ for v in "${variants[@]}"; do
 done
 echo "  added ns/call: (median loop time - plain's) / calls; ns/hit: that / hits per call; x bpftrace: added"
 echo "  per call / bpftrace's (uprobe, count by user stack). calls seen: as counted by the tool (last run)."
-echo "  callprof probes the entry and the ret of fn (2 hits per call) and times every call; bpftrace and"
-echo "  bpftrace-count one uprobe per call, no timing; bpftrace-timed a uprobe and a uretprobe (stack, duration);"
-echo "  perf-probe one uprobe per call, each a sample written to perf.data."
-if [[ -n ${COST[callprof]:-} ]]; then
-  echo "callprof's own measure of a hit (meta.probes.cost_per_hit_ns, calibration at start), per run: ${COST[callprof]}ns;" \
-    "median $(median "${COST[callprof]}") ns"
-fi
+echo "  callprof probes the entry of fn (single-stepped: lea) and returns through a uretprobe (fn is a leaf),"
+echo "  2 hits per call, and times every call; callprof-exits (--no-return-probes) probes fn's ret instead"
+echo "  (single-stepped too); bpftrace and bpftrace-count one uprobe per call, no timing; bpftrace-timed a"
+echo "  uprobe and a uretprobe (stack, duration); perf-probe one uprobe per call, each a sample written to"
+echo "  perf.data. The -framed variants probe fn_framed (push %rbp first: emulated), over plain-framed;"
+echo "  callprof-framed-exits probes its entry and its ret (single-stepped)."
+for v in callprof callprof-exits callprof-framed callprof-framed-exits; do
+  [[ -n ${COST[$v]:-} ]] || continue
+  echo "$v: its own measure of a hit (meta.probes.cost_per_hit_ns, mean over the hits of their kinds' costs" \
+    "calibrated at start), per run: ${COST[$v]}ns; median $(median "${COST[$v]}") ns"
+done
 
 status=0
 echo "Target (issue 13): callprof's added cost per call (2 hits, timed) <= bpftrace-count's (1 hit, count only)"
@@ -132,7 +152,13 @@ if [[ -n ${RUNS[bpftrace-count]:-} ]]; then
 else
   echo "  bpftrace-count unavailable (${UNAVAILABLE[bpftrace-count]:-}): not judged"
 fi
-verdict=MISS; [[ ${SEEN[callprof]} == "$N" ]] && verdict=PASS
-echo "Count: callprof's profile has ${SEEN[callprof]} calls of fn: $verdict (expected $N)"
-[[ $verdict == PASS ]] || status=1
+if [[ -n ${RUNS[bpftrace-count-framed]:-} && -n ${RUNS[callprof-framed]:-} ]]; then
+  c=$(per_call callprof-framed) b=$(per_call bpftrace-count-framed)
+  echo "  framed: callprof $c ns vs bpftrace-count $b ns per call: $(awk -v c="$c" -v b="$b" 'BEGIN { print c <= b ? "PASS" : "MISS" }')"
+fi
+for v in callprof callprof-exits callprof-framed callprof-framed-exits; do
+  verdict=MISS; [[ ${SEEN[$v]:-} == "$N" ]] && verdict=PASS
+  echo "Count: $v's profile has ${SEEN[$v]:-no} calls of ${FN[$v]}: $verdict (expected $N)"
+  [[ $verdict == PASS ]] || status=1
+done
 exit $status

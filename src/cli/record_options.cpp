@@ -92,6 +92,10 @@ void add_probe_options(CLI::App& app, record::ProbeArgs& p) {
       ->group(group);
   add_count_option(app, "--probe-limit", p.limit, "Probe at most this many functions (the first ones found)", 1, 20000)
       ->group(group);
+  app.add_flag("--no-return-probes", p.no_return_probes,
+               "Probe the rets of leaf functions too, instead of a cheaper return probe (uretprobe) that puts the "
+               "kernel's trampoline on the stack while they run (docs/probes.md)")
+      ->group(group);
 }
 
 void add_syscall_options(CLI::App& app, record::SyscallArgs& s) {

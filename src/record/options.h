@@ -48,6 +48,7 @@ struct ProbeArgs {
   std::vector<std::string> functions;  // --probe: RE2 patterns on function names
   std::string modules;                 // --probe-module: RE2 pattern on module paths
   uint32_t limit = 1000;               // functions probed at most
+  bool no_return_probes = false;       // leaves too get exit probes, not a return probe (uretprobe)
 };
 
 struct RecordArgs {

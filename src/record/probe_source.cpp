@@ -57,7 +57,7 @@ std::vector<std::string> attached_modules(pid_t pid) {
 Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vector<std::string>& modules,
                                          Reporter& reporter) {
   const ProbeArgs& a = args.probes;
-  auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit});
+  auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit, !a.no_return_probes});
   if (!plan) return plan.error();
   if (plan->matched > plan->functions.size())
     reporter.warn(fmt::format("{} functions match --probe; probing the first {} (--probe-limit; or narrow --probe "
@@ -82,18 +82,22 @@ void ProbeSource::configure(sampling::SamplingOptions& o, size_t threads, Report
   o.ring_bytes = 8 << 20;
   while (o.ring_bytes < (32u << 20) && o.ring_bytes * 2 * cpus <= (256u << 20)) o.ring_bytes *= 2;
   raise_file_limit((o.uprobes.size() + 2) * threads * size_t(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))) + 256);
-  auto cost = probes::measure_probe_cost_ns(o);
-  if (cost) cost_ns_ = *cost;
-  else reporter.warn(cost.error().message);
+  auto costs = probes::measure_probe_costs(o);
+  if (costs) costs_ = *costs;
+  else reporter.warn(costs.error().message);
   reporter.note(fmt::format("probe mode: {} function{} ({} probe sites){}", plan_.functions.size(),
                             plan_.functions.size() == 1 ? "" : "s", o.uprobes.size(),
-                            cost ? fmt::format(", {:.2f} µs per hit measured", double(cost_ns_) / 1e3) : std::string()));
+                            costs ? fmt::format(", µs per hit measured: {:.2f} single-stepped, {:.2f} emulated, "
+                                                "{:.2f} return probe",
+                                                double(costs_.single_step_ns) / 1e3, double(costs_.emulated_ns) / 1e3,
+                                                double(costs_.return_ns) / 1e3)
+                                  : std::string()));
 }
 
 sampling::RecordSink& ProbeSource::start(sampling::SampleCollector& stacks, const sampling::PerfSession& session) {
   collector_ = std::make_unique<probes::ProbeCollector>(stacks, plan_.functions, sites_);
   collector_->set_event_sites(session.uprobe_sites());
-  if (compensate_) collector_->set_cost_per_hit_ns(cost_ns_);
+  collector_->set_costs(costs_, compensate_);
   return *collector_;
 }
 
@@ -114,7 +118,11 @@ void ProbeSource::annotate(Profile& profile, const sampling::PerfSession& sessio
   x.unwound = c.pairing.unwound;
   x.unfinished = c.pairing.unfinished;
   x.unmatched_exits = c.pairing.unmatched_exits;
-  x.cost_per_hit_ns = cost_ns_;
+  // The mean over this recording's hits, each at the cost of its kind: hits × this is the
+  // estimated distortion.
+  const uint64_t hits = c.entries + c.exits;
+  x.cost_per_hit_ns = hits && collector_ ? collector_->probe_time_ns() / hits
+                      : costs_.measured() ? costs_.single_step_ns : 0;
   x.lost = session.stats().decode.lost_records + session.stats().decode.lost_samples;
   profile.meta.compensated = collector_ && collector_->compensated();
   if (x.lost) {

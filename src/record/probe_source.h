@@ -42,7 +42,7 @@ class ProbeSource {
   bool compensate_ = true;
   probes::ProbePlan plan_;
   std::vector<probes::ProbeSite> sites_;
-  uint64_t cost_ns_ = 0;
+  probes::ProbeCosts costs_;
   std::unique_ptr<probes::ProbeCollector> collector_;
 };
 

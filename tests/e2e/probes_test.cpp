@@ -134,20 +134,24 @@ TEST_P(Probes, CallsPerFunctionCallerAndPathAreExact) {
                           {{"main", "tail_target"}, 4}});
   const json& facts = probe_facts(r);
   EXPECT_EQ(u64(facts, "probed"), 5u);
-  EXPECT_GE(u64(facts, "sites"), 10u) << "an entry and at least one exit per function";
+  // An entry, and exits or a return probe, per function; via_tail (`add; jmp tail_target`)
+  // may have one probe, on its tail jump, that is both.
+  EXPECT_GE(u64(facts, "sites"), 9u) << "an entry and at least one exit per function";
   EXPECT_EQ(u64(facts, "refused_sites"), 0u);
   EXPECT_EQ(u64(facts, "entries"), 72u);
-  EXPECT_EQ(u64(facts, "exits"), 72u);
+  // When via_tail's entry probe sits on its tail jump, its 4 hits are entries only.
+  const uint64_t exits = u64(facts, "exits");
+  EXPECT_TRUE(exits == 72u || (exits == 68u && u64(facts, "sites") == 9u)) << facts.dump();
   EXPECT_EQ(u64(facts, "unwound"), 0u);
   EXPECT_EQ(u64(facts, "unfinished"), 0u);
   EXPECT_EQ(u64(facts, "unmatched_exits"), 0u);
-  EXPECT_EQ(u64(facts, "estimated_distortion_ns"), 144 * u64(facts, "cost_per_hit_ns"));
+  EXPECT_EQ(u64(facts, "estimated_distortion_ns"), (72 + exits) * u64(facts, "cost_per_hit_ns"));
   expect_report_invariants(r);
   // The text header says what was probed and what it cost.
   RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
   EXPECT_EQ(text.exit, exited(0)) << text.err;
   EXPECT_NE(text.out.find("# probes:   5 functions"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("72 entries, 72 exits"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("72 entries, " + std::to_string(exits) + " exits"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("# cost:"), std::string::npos) << text.out;
 }
 
@@ -236,9 +240,10 @@ TEST_P(Probes, FourThreadsHaveTheirOwnExactCounts) {
   expect_report_invariants(r);
 }
 
-// A C++ exception through probed frames: no return probe (a uretprobe would make the
-// unwinder call std::terminate), so the program behaves as without callprof; the frames it
-// skips are closed by the next hit above them and counted as unwound.
+// A C++ exception through probed frames: no return probe on them (a uretprobe would make
+// the unwinder call std::terminate), so the program behaves as without callprof; the frames
+// it skips are closed by the next hit above them and counted as unwound. The leaf scale,
+// called by thrower before it throws, has a return probe: nothing unwinds through a leaf.
 TEST_P(Probes, AnExceptionThroughProbedFramesChangesNothingAndIsCountedAsUnwound) {
   require_cxx();
   if (IsSkipped()) return;
@@ -247,17 +252,19 @@ TEST_P(Probes, AnExceptionThroughProbedFramesChangesNothingAndIsCountedAsUnwound
   ASSERT_EQ(alone.exit, exited(0)) << alone.err;
   ASSERT_EQ(alone.out, "caught 40 returned 10\n");
   const RunResult recorded = run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe",
-                                  "^thrower", "--probe", "^middle", "--probe", "^catcher", "--", binary},
+                                  "^thrower", "--probe", "^middle", "--probe", "^catcher", "--probe", "^scale", "--",
+                                  binary},
                                  dir());
   EXPECT_EQ(recorded.exit, exited(0)) << recorded.err;
   EXPECT_EQ(recorded.out, alone.out);
   EXPECT_EQ(recorded.err, "");
   const Report r = report();
   expect_no_lost_hits(r);
-  expect_function_calls(r, {{"catcher", 50}, {"middle", 50}, {"thrower", 50}});
-  expect_suffix_calls(r, {{{"main", "catcher", "middle", "thrower"}, 50}});
+  expect_function_calls(r, {{"catcher", 50}, {"middle", 50}, {"thrower", 50}, {"scale", 50}});
+  expect_suffix_calls(r, {{{"main", "catcher", "middle", "thrower"}, 50},
+                          {{"main", "catcher", "middle", "thrower", "scale"}, 50}});
   const json& facts = probe_facts(r);
-  EXPECT_EQ(u64(facts, "entries"), 150u);
+  EXPECT_EQ(u64(facts, "entries"), 200u);
   EXPECT_EQ(u64(facts, "unwound"), 80u) << "40 exceptions, each past thrower and middle";
   EXPECT_EQ(u64(facts, "unfinished"), 0u);
   // GCC moves the throw to thrower's .cold part: the jump there is not an exit.

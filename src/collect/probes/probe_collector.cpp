@@ -10,14 +10,42 @@ std::vector<UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions
   std::vector<UprobeSite> out;
   sites.clear();
   for (uint32_t i = 0; i < functions.size(); ++i) {
-    out.push_back({functions[i].module, functions[i].entry_offset, true});
-    sites.push_back({i, true});
-    for (uint64_t exit : functions[i].exit_offsets) {
-      out.push_back({functions[i].module, exit, false});
-      sites.push_back({i, false});
+    const ProbeFunction& f = functions[i];
+    out.push_back({f.module, f.entry_site, true});
+    sites.push_back({i, ProbeSite::Kind::Entry, f.entry_emulated});
+    if (f.returns) {
+      out.push_back({f.module, f.entry_site, false, true});
+      sites.push_back({i, ProbeSite::Kind::Return, false});
+    }
+    for (size_t k = 0; k < f.exit_offsets.size(); ++k) {
+      out.push_back({f.module, f.exit_offsets[k], false});
+      sites.push_back({i, ProbeSite::Kind::Exit, k < f.exit_emulated.size() && f.exit_emulated[k]});
     }
   }
   return out;
+}
+
+namespace {
+
+HitKind hit_kind(const ProbeSite& s) {
+  return s.kind == ProbeSite::Kind::Return ? HitKind::Return : s.emulated ? HitKind::Emulated : HitKind::SingleStepped;
+}
+
+}  // namespace
+
+void ProbeCollector::set_costs(const ProbeCosts& costs, bool compensate) {
+  site_ns_.clear();
+  if (!costs.measured()) return;
+  HitCosts hc;
+  hc.hit_ns[size_t(HitKind::SingleStepped)] = costs.single_step_ns;
+  hc.hit_ns[size_t(HitKind::Emulated)] = costs.emulated_ns;
+  hc.hit_ns[size_t(HitKind::Return)] = costs.return_ns;
+  hc.inside_stepped_ns = costs.inside_stepped_ns;
+  hc.inside_stepped_return_ns = costs.inside_stepped_return_ns;
+  hc.inside_emulated_return_ns = costs.inside_emulated_return_ns;
+  for (const ProbeSite& s : sites_) site_ns_.push_back(hc.hit(hit_kind(s)));
+  if (compensate) pairing_.set_costs(hc);
+  compensated_ = compensate;
 }
 
 ProbeCollector::ProbeCollector(SampleCollector& stacks, std::vector<ProbeFunction> functions,
@@ -28,14 +56,22 @@ void ProbeCollector::on_sample(Sample&& s) {
   auto it = event_sites_.find(s.id);
   if (it == event_sites_.end()) return stacks_.on_sample(std::move(s));
   const ProbeSite& site = sites_[it->second];
-  ++(site.entry ? counts_.entries : counts_.exits);
+  const bool entry = site.kind == ProbeSite::Kind::Entry;
+  ++(entry ? counts_.entries : counts_.exits);
+  counts_.emulated += site.emulated;
+  counts_.returns += site.kind == ProbeSite::Kind::Return;
+  const uint64_t cost = site_ns_.empty() ? 0 : site_ns_[it->second];
+  probe_time_ns_ += cost;
   if (!s.has_user_regs) {
     ++counts_.without_registers;
     return;
   }
-  if (site.entry) return on_entry(s, site);
+  if (entry) return on_entry(s, site);
   stacks_.note_hit(s.pid, s.tid, s.time_ns);
-  pairing_.exit(s.tid, s.time_ns, s.regs[kDwarfSp]);
+  // A return probe fires after the ret, which popped the return address the entry's stack
+  // pointer pointed at.
+  const uint64_t sp = s.regs[kDwarfSp] - (site.kind == ProbeSite::Kind::Return ? 8 : 0);
+  pairing_.exit(s.tid, s.time_ns, sp, hit_kind(site));
 }
 
 // The path: the probed caller's path, then the unprobed frames between it and this entry
@@ -45,6 +81,9 @@ void ProbeCollector::on_sample(Sample&& s) {
 void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   const std::vector<uint64_t>& frames = stacks_.entry_frames(s);  // innermost first
   const uint64_t sp = s.regs[kDwarfSp];
+  // The probe may sit a few instructions into the function: the path names its start.
+  const ProbeFunction& f = functions_[site.function];
+  const uint64_t ip = s.ip - (f.entry_site - f.entry_offset);
   const OpenFrame* parent = pairing_.enter(s.tid, s.time_ns, sp);
   scratch_.clear();
   if (parent) {
@@ -56,10 +95,12 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   } else {
     for (size_t j = frames.size(); j-- > 1;) scratch_.push_back(frames[j]);
   }
-  scratch_.push_back(s.ip);
+  scratch_.push_back(ip);
   const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), parent ? parent->path : kNoParent);
-  pairing_.open(s.tid, OpenFrame{site.function, path, sp, s.ip, s.time_ns, 0});
-  if (functions_[site.function].entry_exits) pairing_.exit(s.tid, s.time_ns, sp);
+  OpenFrame frame{site.function, path, sp, ip, s.time_ns, 0};
+  frame.entry_kind = hit_kind(site);
+  pairing_.open(s.tid, frame);
+  if (f.entry_exits) pairing_.exit(s.tid, s.time_ns, sp, hit_kind(site));
 }
 
 uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent) {

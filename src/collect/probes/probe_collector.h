@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collect/probes/probe_calibration.h"
 #include "collect/probes/probe_pairing.h"
 #include "collect/probes/probe_sites.h"
 #include "collect/sampling/perf_options.h"
@@ -15,14 +16,17 @@
 
 namespace callprof::probes {
 
-// What a uprobe site is: the entry or an exit of one probed function.
+// What a uprobe site is: the entry, an exit (ret or tail jump) or the return probe of one
+// probed function, and whether the kernel emulates its instruction (cheaper hits).
 struct ProbeSite {
+  enum class Kind : uint8_t { Entry, Exit, Return };
   uint32_t function = 0;
-  bool entry = true;
+  Kind kind = Kind::Entry;
+  bool emulated = false;
 };
 
-// The uprobe sites of `functions` (each function's entry, then its exits), and in `sites`
-// what each one is, index for index.
+// The uprobe sites of `functions` (each function's entry, then its exits or its return
+// probe), and in `sites` what each one is, index for index.
 std::vector<sampling::UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions,
                                                std::vector<ProbeSite>& sites);
 
@@ -30,11 +34,11 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
  public:
   ProbeCollector(sampling::SampleCollector& stacks, std::vector<ProbeFunction> functions, std::vector<ProbeSite> sites);
 
-  void set_cost_per_hit_ns(uint64_t ns) {
-    pairing_.set_cost_per_hit_ns(ns);
-    compensated_ = ns > 0;
-  }
+  // What each kind of hit costs; `compensate`: subtract it from self times.
+  void set_costs(const ProbeCosts& costs, bool compensate);
   bool compensated() const { return compensated_; }
+  // The hits' estimated cost, from the kind of each (0 when not measured).
+  uint64_t probe_time_ns() const { return probe_time_ns_; }
   // The session's event ids of each site (PerfSession::uprobe_sites()).
   void set_event_sites(const std::unordered_map<uint64_t, uint32_t>& ids) { event_sites_ = ids; }
 
@@ -48,7 +52,11 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   void finish(uint64_t end_ns);
 
   struct Counts {
+    // exits: return probes' hits too; an entry that is also the exit (one probe on a tail
+    // jump) counts as an entry only
     uint64_t entries = 0, exits = 0;
+    uint64_t emulated = 0;            // hits on instructions the kernel emulates
+    uint64_t returns = 0;             // hits of return probes
     uint64_t without_registers = 0;  // hits that could not be paired (no stack pointer)
     ProbePairing::Counts pairing;
   };
@@ -79,6 +87,8 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   std::string key_;
   Counts counts_;
   bool compensated_ = false;
+  std::vector<uint64_t> site_ns_;  // per site: what a hit costs
+  uint64_t probe_time_ns_ = 0;
   std::unordered_map<uint32_t, uint64_t> exit_times_;  // threads that ended: their frames close there
 };
 

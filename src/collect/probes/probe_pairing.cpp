@@ -1,16 +1,40 @@
 #include "collect/probes/probe_pairing.h"
 
+#include <algorithm>
+
 namespace callprof::probes {
 
-void ProbePairing::close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns) {
+uint64_t HitCosts::inside(HitKind entry, const HitKind* exit) const {
+  if (!exit) {
+    const HitKind ret = HitKind::SingleStepped;
+    return inside(entry, &ret) / 2;
+  }
+  if (*exit == HitKind::Return)
+    return entry == HitKind::Emulated ? inside_emulated_return_ns : inside_stepped_return_ns;
+  // A ret or a tail jump: its single step (or emulation) comes after its timestamp, outside
+  // the call. An emulated entry spares the single step that follows its timestamp.
+  if (entry == HitKind::SingleStepped) return inside_stepped_ns;
+  const uint64_t spared = hit(HitKind::SingleStepped) - std::min(hit(HitKind::SingleStepped), hit(entry));
+  return inside_stepped_ns > spared ? inside_stepped_ns - spared : 0;
+}
+
+uint64_t HitCosts::outside(HitKind entry, const HitKind* exit) const {
+  const uint64_t all = hit(entry) + (exit ? hit(*exit) : 0), in = inside(entry, exit);
+  return all > in ? all - in : 0;
+}
+
+void ProbePairing::close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns, const HitKind* exit) {
   const OpenFrame f = stack.back();
   stack.pop_back();
   const uint64_t total = time_ns > f.start_ns ? time_ns - f.start_ns : 0;
   uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
-  const uint64_t probes = cost_per_hit_ns_ * (1 + uint64_t(f.children));
-  self = self > probes ? self - probes : 0;
+  if (compensate_) {
+    const uint64_t probes = costs_.inside(f.entry_kind, exit) + f.child_probe_ns;
+    self = self > probes ? self - probes : 0;
+  }
   if (!stack.empty()) {
     stack.back().child_ns += total;
+    if (compensate_) stack.back().child_probe_ns += costs_.outside(f.entry_kind, exit);
     ++stack.back().children;
   }
   ++counts_.calls;
@@ -29,7 +53,7 @@ const OpenFrame* ProbePairing::enter(uint32_t tid, uint64_t time_ns, uint64_t sp
 
 void ProbePairing::open(uint32_t tid, const OpenFrame& frame) { threads_[tid].push_back(frame); }
 
-void ProbePairing::exit(uint32_t tid, uint64_t time_ns, uint64_t sp) {
+void ProbePairing::exit(uint32_t tid, uint64_t time_ns, uint64_t sp, HitKind kind) {
   auto it = threads_.find(tid);
   if (it == threads_.end() || it->second.empty()) {
     ++counts_.unmatched_exits;
@@ -45,7 +69,7 @@ void ProbePairing::exit(uint32_t tid, uint64_t time_ns, uint64_t sp) {
     ++counts_.unmatched_exits;
     return;
   }
-  close_top(tid, stack, time_ns);
+  close_top(tid, stack, time_ns, &kind);
 }
 
 void ProbePairing::end_thread(uint32_t tid, uint64_t time_ns) {

@@ -13,6 +13,25 @@
 
 namespace callprof::probes {
 
+// What a probe hit is, for its cost: the kernel single-stepped its instruction, emulated
+// it, or it is a return probe's (the trampoline and the uretprobe system call).
+enum class HitKind : uint8_t { SingleStepped, Emulated, Return };
+
+// The probes' own time in measured times, from the calibration (probe_calibration.h): what
+// a hit costs by kind, and how much of a call's probes falls between its entry's timestamp
+// and its exit's — inside its measured time — measured for three pairs of kinds. The rest
+// of its hits' cost falls in its caller's self time.
+struct HitCosts {
+  uint64_t hit_ns[3] = {0, 0, 0};  // by HitKind
+  uint64_t inside_stepped_ns = 0;  // single-stepped entry, single-stepped exit (a ret)
+  uint64_t inside_stepped_return_ns = 0;   // single-stepped entry, return probe
+  uint64_t inside_emulated_return_ns = 0;  // emulated entry, return probe
+  uint64_t hit(HitKind k) const { return hit_ns[size_t(k)]; }
+  // An exit of kind `exit`; none (the frame was left without one): half of what one would add.
+  uint64_t inside(HitKind entry, const HitKind* exit) const;
+  uint64_t outside(HitKind entry, const HitKind* exit) const;
+};
+
 struct OpenFrame {
   uint32_t function = 0;  // index of the probed function
   uint32_t path = 0;      // the caller's id of this call's path (calling context)
@@ -20,6 +39,10 @@ struct OpenFrame {
   uint64_t entry_ip = 0;  // where the function is mapped in this process
   uint64_t start_ns = 0, child_ns = 0;  // child_ns: time in probed calls made from it
   uint32_t children = 0;                // probed calls made from it
+  HitKind entry_kind = HitKind::SingleStepped;
+  // Compensation: the probes' time in the calls it made that fell in its own time (the
+  // parts of their entry hits before the timestamp and of their exits after it).
+  uint64_t child_probe_ns = 0;
 };
 
 class CallSink {
@@ -32,19 +55,20 @@ class CallSink {
 class ProbePairing {
  public:
   explicit ProbePairing(CallSink& sink) : sink_(sink) {}
-  // Subtract the probes' own time from self times: each call's measured self holds about
-  // one hit's cost for its own entry and exit (the part after the entry's timestamp and
-  // before the exit's) and one for each probed call it made (the part before that call's
-  // entry timestamp and after its exit's). 0: raw times.
-  void set_cost_per_hit_ns(uint64_t ns) { cost_per_hit_ns_ = ns; }
+  // Subtract the probes' own time from self times (HitCosts); not called: raw times.
+  void set_costs(const HitCosts& costs) {
+    costs_ = costs;
+    compensate_ = true;
+  }
 
   // An entry hit, step 1: closes the frames the thread has left, and returns the innermost
   // frame still open (the probed caller of the new call), or null.
   const OpenFrame* enter(uint32_t tid, uint64_t time_ns, uint64_t sp);
   // Step 2: opens the new frame (after the caller chose its path from the parent's).
   void open(uint32_t tid, const OpenFrame& frame);
-  // An exit hit (a ret or tail jump of some probed function).
-  void exit(uint32_t tid, uint64_t time_ns, uint64_t sp);
+  // An exit hit (a ret or tail jump of some probed function, or a return probe's hit with
+  // the stack pointer the function had at entry).
+  void exit(uint32_t tid, uint64_t time_ns, uint64_t sp, HitKind kind = HitKind::SingleStepped);
   // The thread ended, or the recording did: what is still open closes at time_ns.
   void end_thread(uint32_t tid, uint64_t time_ns);
   void end_all(uint64_t time_ns);
@@ -60,9 +84,11 @@ class ProbePairing {
   std::vector<OpenFrame> frames(uint32_t tid) const;  // outermost first
 
  private:
-  void close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns);
+  // exit: the kind of the exit hit that closes it, none when it was left without one.
+  void close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64_t time_ns, const HitKind* exit = nullptr);
   CallSink& sink_;
-  uint64_t cost_per_hit_ns_ = 0;
+  HitCosts costs_;
+  bool compensate_ = false;
   std::unordered_map<uint32_t, std::vector<OpenFrame>> threads_;
   Counts counts_;
 };

@@ -9,7 +9,7 @@ namespace callprof::probes {
 
 size_t ProbePlan::sites() const {
   size_t n = 0;
-  for (const ProbeFunction& f : functions) n += 1 + f.exit_offsets.size();
+  for (const ProbeFunction& f : functions) n += 1 + f.returns + f.exit_offsets.size();
   return n;
 }
 
@@ -31,7 +31,7 @@ Result<ProbePlan> plan_probes(const std::vector<std::string>& modules, const Pro
   for (const std::string& module : modules) {
     if (module_pattern && !module_pattern->search(module)) continue;
     searched.push_back(module);
-    auto found = find_probe_functions(module, *functions);
+    auto found = find_probe_functions(module, *functions, request.return_probes);
     if (!found) {
       if (modules.size() == 1) return found.error();
       continue;

@@ -14,6 +14,7 @@ struct ProbeRequest {
   std::vector<std::string> functions;  // RE2 patterns, searched in demangled and linkage names
   std::string modules;                 // RE2 pattern on module paths; "" for every module
   size_t limit = 1000;                 // functions probed at most
+  bool return_probes = true;           // leaves exit through a return probe (probe_placement.h)
 };
 
 struct ProbePlan {

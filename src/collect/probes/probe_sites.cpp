@@ -1,6 +1,5 @@
 #include "collect/probes/probe_sites.h"
 
-#include <capstone/capstone.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -33,49 +32,30 @@ std::vector<Segment> executable_segments(Elf* elf) {
   return out;
 }
 
-struct CapstoneHandle {
-  csh handle = 0;
-  bool ok = false;
-  CapstoneHandle() {
-    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK;
-    if (ok) cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+// Where code may enter a function other than at its start: the starts of other functions
+// (an alias in the middle of another, as hand-written assembly has), and the targets of
+// the branches in cold parts (back into their functions). Sorted.
+std::vector<uint64_t> entry_points(int fd, const std::vector<Segment>& segments, const std::vector<ElfFunction>& symbols,
+                                   const ColdParts& cold, std::vector<uint8_t>& code) {
+  std::vector<uint64_t> out;
+  for (const ElfFunction& f : symbols) out.push_back(f.address);
+  for (const auto& [start, end] : cold) {
+    auto seg = std::find_if(segments.begin(), segments.end(), [&](const Segment& s) {
+      return start >= s.vaddr && end <= s.vaddr + std::min(s.memsz, s.filesz);
+    });
+    if (seg == segments.end()) continue;
+    code.resize(end - start);
+    if (pread(fd, code.data(), code.size(), off_t(start - seg->vaddr + seg->offset)) != ssize_t(code.size())) continue;
+    for (uint64_t t : branch_targets(code.data(), code.size(), start)) out.push_back(t);
   }
-  ~CapstoneHandle() {
-    if (ok) cs_close(&handle);
-  }
-};
-
-bool in_cold_part(const ColdParts& cold, uint64_t address) {
-  auto after = std::upper_bound(cold.begin(), cold.end(), std::make_pair(address, UINT64_MAX));
-  return after != cold.begin() && address < std::prev(after)->second;
-}
-
-bool is_direct_jump_out(const cs_insn& insn, uint64_t start, uint64_t end, const ColdParts& cold) {
-  if (insn.id != X86_INS_JMP || !insn.detail) return false;
-  const cs_x86& x86 = insn.detail->x86;
-  if (x86.op_count != 1 || x86.operands[0].type != X86_OP_IMM) return false;
-  const uint64_t target = uint64_t(x86.operands[0].imm);
-  return (target < start || target >= end) && !in_cold_part(cold, target);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
 
-std::vector<uint64_t> find_exits(const uint8_t* code, size_t size, uint64_t address, const ColdParts& cold) {
-  static thread_local CapstoneHandle cs;
-  std::vector<uint64_t> exits;
-  if (!cs.ok) return exits;
-  std::unique_ptr<cs_insn, void (*)(cs_insn*)> insn(cs_malloc(cs.handle), [](cs_insn* i) { cs_free(i, 1); });
-  const uint8_t* p = code;
-  size_t left = size;
-  uint64_t at = address;
-  while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get())) {
-    if (insn->id == X86_INS_RET || is_direct_jump_out(*insn, address, address + size, cold))
-      exits.push_back(insn->address - address);
-  }
-  return exits;
-}
-
-Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& module, const Pattern& functions) {
+Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& module, const Pattern& functions,
+                                                        bool return_probes) {
   int fd = open(module.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open " + module + ": " + std::strerror(errno));
   elf_version(EV_CURRENT);
@@ -92,9 +72,10 @@ Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& modul
   for (const ElfFunction& f : *symbols)
     if (f.linkage_name.find(".cold") != std::string::npos) cold.emplace_back(f.address, f.address + f.size);
   std::sort(cold.begin(), cold.end());
+  std::vector<uint8_t> code;
+  const std::vector<uint64_t> entries = entry_points(fd, segments, *symbols, cold, code);
   std::vector<ProbeFunction> out;
   std::set<uint64_t> seen;
-  std::vector<uint8_t> code;
   for (ElfFunction& sym : *symbols) {
     // GCC's cold parts (`f.cold`) are jumped into from their function, never called.
     if (sym.size == 0 || sym.indirect || seen.count(sym.address) || sym.linkage_name.find(".cold") != std::string::npos)
@@ -105,13 +86,27 @@ Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& modul
     });
     if (seg == segments.end()) continue;
     seen.insert(sym.address);
-    ProbeFunction f{module, std::move(sym.name), sym.address, sym.size, sym.address - seg->vaddr + seg->offset, {}};
+    ProbeFunction f;
+    f.module = module;
+    f.name = std::move(sym.name);
+    f.address = sym.address;
+    f.size = sym.size;
+    f.entry_offset = f.entry_site = sym.address - seg->vaddr + seg->offset;
     code.resize(sym.size);
-    if (pread(fd, code.data(), code.size(), off_t(f.entry_offset)) == ssize_t(code.size()))
-      for (uint64_t exit : find_exits(code.data(), code.size(), sym.address, cold)) {
-        if (exit == 0) f.entry_exits = true;
-        else f.exit_offsets.push_back(f.entry_offset + exit);
-      }
+    if (pread(fd, code.data(), code.size(), off_t(f.entry_offset)) == ssize_t(code.size())) {
+      auto first = std::upper_bound(entries.begin(), entries.end(), sym.address);
+      const std::vector<uint64_t> inside(first, std::lower_bound(first, entries.end(), sym.address + sym.size));
+      const Placement pl = place_probes(code.data(), code.size(), sym.address, cold, inside);
+      f.entry_site = f.entry_offset + pl.entry;
+      f.entry_emulated = pl.entry_emulated;
+      f.entry_exits = pl.entry_exits;
+      f.returns = return_probes && pl.leaf;
+      if (!f.returns)
+        for (size_t i = 0; i < pl.exits.size(); ++i) {
+          f.exit_offsets.push_back(f.entry_offset + pl.exits[i]);
+          f.exit_emulated.push_back(pl.exits_emulated[i]);
+        }
+    }
     out.push_back(std::move(f));
   }
   elf_end(elf);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,17 +30,25 @@ class OrderedSink : public RecordSink {
   // and a thread's hits and switches must stay in order. Mappings and tasks always go, as
   // the system calls traced beside the session need them now.
   void flush(uint64_t up_to_ns = UINT64_MAX) {
-    std::stable_sort(held_.begin(), held_.end(), [](const Held& a, const Held& b) { return a.time < b.time; });
-    std::vector<Held> later;
-    for (Held& h : held_) {
+    // Sorted by reference (time, index), not by moving the records (a sample is ~250 bytes
+    // and its buffers): in probe mode every hit is a record, and moving them through the
+    // sort's buffer and a fresh vector each round was a fifth of the reader's time. Stable:
+    // equal times keep ring order. What stays goes to the spare vector, in time order; the
+    // two swap, keeping their capacity from round to round.
+    order_.resize(held_.size());
+    for (uint32_t i = 0; i < held_.size(); ++i) order_[i] = {held_[i].time, i};
+    std::stable_sort(order_.begin(), order_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [time, i] : order_) {
+      Held& h = held_[i];
       const bool orderable = std::holds_alternative<Sample>(h.record) || std::holds_alternative<SwitchEvent>(h.record);
-      if (orderable && h.time > up_to_ns) later.push_back(std::move(h));
+      if (orderable && h.time > up_to_ns) spare_.push_back(std::move(h));
       else if (auto* s = std::get_if<Sample>(&h.record)) next_.on_sample(std::move(*s));
       else if (auto* m = std::get_if<Mapping>(&h.record)) next_.on_mapping(std::move(*m));
       else if (auto* t = std::get_if<TaskEvent>(&h.record)) next_.on_task(std::move(*t));
       else next_.on_switch(std::get<SwitchEvent>(h.record));
     }
-    held_ = std::move(later);
+    held_.swap(spare_);
+    spare_.clear();
   }
 
  private:
@@ -53,7 +62,8 @@ class OrderedSink : public RecordSink {
   }
 
   RecordSink& next_;
-  std::vector<Held> held_;
+  std::vector<Held> held_, spare_;
+  std::vector<std::pair<uint64_t, uint32_t>> order_;  // (time, index in held_)
 };
 
 }  // namespace callprof::sampling

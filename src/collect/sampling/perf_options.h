@@ -24,6 +24,7 @@ struct UprobeSite {
   std::string path;
   uint64_t offset = 0;
   bool needs_stack = true;  // false: only the registers (an exit needs its stack pointer)
+  bool ret = false;         // a return probe (uretprobe) of the function entered at `offset`
 };
 
 struct SamplingOptions {

@@ -99,7 +99,8 @@ Result<UprobeDefinitions> UprobeDefinitions::define(const std::vector<UprobeSite
   for (uint32_t i = 0; i < sites.size(); ++i) {
     const std::string& path = sites[i].path;
     if (path.find_first_of(" \t\n:") != std::string::npos) continue;  // not expressible in the syntax
-    lines.push_back(fmt::format("p:{}/{} {}:{:#x}", d.group_, event_name(i), path, sites[i].offset));
+    lines.push_back(fmt::format("{}:{}/{} {}:{:#x}", sites[i].ret ? 'r' : 'p', d.group_, event_name(i), path,
+                                sites[i].offset));
     d.defined_.push_back(i);
   }
   std::string error;

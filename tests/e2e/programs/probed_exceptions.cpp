@@ -1,7 +1,8 @@
-// Exceptions through probed frames: main -> catcher x50 -> middle x1 -> thrower x1;
-// thrower throws on 40 of the 50 calls (i % 5 != 0) and catcher catches, so each
-// exception skips the exits of thrower and middle: 80 frames left without a return.
-// Prints what it caught and exits with status 0.
+// Exceptions through probed frames: main -> catcher x50 -> middle x1 -> thrower x1 ->
+// scale x1; thrower throws on 40 of the 50 calls (i % 5 != 0) and catcher catches, so
+// each exception skips the exits of thrower and middle: 80 frames left without a return.
+// scale is a leaf (it calls nothing): probed, it returns through a uretprobe before the
+// throw. Prints what it caught and exits with status 0.
 #include <cstdio>
 #include <stdexcept>
 
@@ -9,9 +10,15 @@
 
 static volatile int sink;
 
+E2E_FN int scale(int i) {
+  __asm__ volatile("" : "+r"(i));
+  return i * 3;
+}
+
 E2E_FN int thrower(int i) {
+  const int s = scale(i);
   if (i % 5 != 0) throw std::runtime_error("odd");
-  sink = sink + i;
+  sink = sink + s;
   return i;
 }
 

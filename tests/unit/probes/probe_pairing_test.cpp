@@ -23,10 +23,14 @@ class Recorder : public CallSink {
 
 class PairingTest : public ::testing::Test {
  protected:
-  // Opens a frame of `function` on `path` at time t with stack pointer sp.
-  const OpenFrame* enter(uint32_t tid, uint64_t t, uint64_t sp, uint32_t function, uint32_t path) {
+  // Opens a frame of `function` on `path` at time t with stack pointer sp, entered by a
+  // hit of kind `kind`.
+  const OpenFrame* enter(uint32_t tid, uint64_t t, uint64_t sp, uint32_t function, uint32_t path,
+                         HitKind kind = HitKind::SingleStepped) {
     const OpenFrame* parent = pairing.enter(tid, t, sp);
-    pairing.open(tid, OpenFrame{function, path, sp, 0x1000 + function, t, 0});
+    OpenFrame f{function, path, sp, 0x1000 + function, t, 0};
+    f.entry_kind = kind;
+    pairing.open(tid, f);
     return parent;
   }
   Recorder sink;
@@ -131,10 +135,23 @@ TEST_F(PairingTest, FramesCopyForAForkedChild) {
 namespace callprof::probes {
 namespace {
 
-// With a cost of 5 per hit: the child's self loses 5 (its own hits' inner halves), the
-// parent's 5 for its own and 5 for the child's outer halves; never below zero.
+HitCosts costs(uint64_t stepped, uint64_t emulated, uint64_t ret, uint64_t inside_stepped, uint64_t inside_stepped_return,
+                uint64_t inside_emulated_return) {
+  HitCosts c;
+  c.hit_ns[size_t(HitKind::SingleStepped)] = stepped;
+  c.hit_ns[size_t(HitKind::Emulated)] = emulated;
+  c.hit_ns[size_t(HitKind::Return)] = ret;
+  c.inside_stepped_ns = inside_stepped;
+  c.inside_stepped_return_ns = inside_stepped_return;
+  c.inside_emulated_return_ns = inside_emulated_return;
+  return c;
+}
+
+// Hits of 5, of which 5 per call fall inside it: the child's self loses 5 (its own hits'
+// inner parts), the parent's 5 for its own and 5 for each child's outer parts; never below
+// zero.
 TEST_F(PairingTest, CompensationSubtractsTheProbesOwnTime) {
-  pairing.set_cost_per_hit_ns(5);
+  pairing.set_costs(costs(5, 5, 5, 5, 5, 5));
   enter(1, 100, 0x7000, 0, 10);
   enter(1, 110, 0x6f00, 1, 11);
   pairing.exit(1, 130, 0x6f00);
@@ -145,6 +162,36 @@ TEST_F(PairingTest, CompensationSubtractsTheProbesOwnTime) {
   EXPECT_EQ(sink.calls[0], (Call{1, 11, 20, 15}));
   EXPECT_EQ(sink.calls[1], (Call{1, 11, 2, 0}));
   EXPECT_EQ(sink.calls[2], (Call{1, 10, 100, 78 - 15}));  // 100 - 22 in children, - 5 * (1 + 2)
+}
+
+// Probes of different costs: a call loses what falls inside it for its kinds of entry and
+// exit, its parent the rest of the call's hits.
+TEST_F(PairingTest, CompensationFollowsEachHitsKind) {
+  // Hits: 30 single-stepped, 10 emulated, 4 a return probe's; inside a call: 30 (stepped
+  // entry and ret), 28 (stepped entry, return probe), 8 (emulated entry, return probe).
+  pairing.set_costs(costs(30, 10, 4, 30, 28, 8));
+  enter(1, 0, 0x7000, 0, 10);                          // single-stepped entry
+  enter(1, 100, 0x6f00, 1, 11, HitKind::Emulated);     // a leaf's emulated entry
+  pairing.exit(1, 200, 0x6f00, HitKind::Return);       // its return probe
+  enter(1, 300, 0x6f00, 2, 12, HitKind::Emulated);     // emulated entry, single-stepped ret:
+  pairing.exit(1, 400, 0x6f00, HitKind::SingleStepped);  // the entry spared a single step (20)
+  pairing.exit(1, 1000, 0x7000, HitKind::SingleStepped);
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[0], (Call{1, 11, 100, 100 - 8}));
+  EXPECT_EQ(sink.calls[1], (Call{1, 12, 100, 100 - 10}));
+  // 200 in children; 30 inside itself; outside its children: 10 + 4 - 8 and 10 + 30 - 10
+  EXPECT_EQ(sink.calls[2], (Call{1, 10, 1000, 1000 - 200 - 30 - 6 - 30}));
+}
+
+// A frame left without an exit (an exception) loses half of what an exit would have left.
+TEST_F(PairingTest, CompensationOfAFrameLeftWithoutExit) {
+  pairing.set_costs(costs(30, 10, 4, 30, 28, 8));
+  enter(1, 0, 0x7000, 0, 10);
+  enter(1, 100, 0x6f00, 1, 11);
+  pairing.exit(1, 1000, 0x7000);  // the child is unwound here
+  ASSERT_EQ(sink.calls.size(), 2u);
+  EXPECT_EQ(sink.calls[0], (Call{1, 11, 900, 900 - 15}));
+  EXPECT_EQ(sink.calls[1], (Call{1, 10, 1000, 1000 - 900 - 30 - 15}));  // outside: 30 - 15
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ TEST(OptionRules, NoInlineIsASamplingOption) {
 TEST(OptionRules, ProbeModeOptions) {
   RecordArgs a;
   a.probes.functions = {"^f$"};
-  a.given = {"--probe", "--probe-module", "--probe-limit", "--freq", "--call-graph", "--no-compensation", "--syscalls"};
+  a.given = {"--probe",     "--probe-module",    "--probe-limit", "--no-return-probes",
+             "--freq",      "--call-graph",      "--no-compensation", "--syscalls"};
   EXPECT_TRUE(check_options_apply(a, Mode::Probe, ""));
   a.given = {"--alloc"};
   EXPECT_EQ(check_options_apply(a, Mode::Probe, "").error().message,
@@ -49,6 +50,8 @@ TEST(OptionRules, ProbeModeOptions) {
   EXPECT_EQ(refusal({"--probe"}, Mode::Exact), "--probe is a probe-mode option, but this recording is in exact mode");
   EXPECT_EQ(refusal({"--probe-module"}, Mode::Sample),
             "--probe-module is a probe-mode option, but this recording is in sample mode");
+  EXPECT_EQ(refusal({"--no-return-probes"}, Mode::Sample),
+            "--no-return-probes is a probe-mode option, but this recording is in sample mode");
   EXPECT_EQ(refusal({}, Mode::Probe), "probe mode needs --probe REGEX (the functions to probe)");
 }
 
