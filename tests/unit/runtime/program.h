@@ -42,12 +42,14 @@ class Program {
     p.init(m, 0);
   }
   // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
+  // As the hooks do (hook_path.h), a function the thread folded skips the clock and the stack.
   void call(uint64_t fn, uint64_t at) {
     sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
+    if (p.folded(fn)) return p.count_folded(fn, 0);
     p.enter(fn, 0, sp_.back(), at);
   }
   void ret(uint64_t fn, uint64_t at) {
-    p.exit(fn, sp_.back(), at);
+    if (!p.folded(fn)) p.exit(fn, sp_.back(), at);
     sp_.pop_back();
   }
   // Leave `frames` frames without exit hooks (what longjmp or an exception does).
