@@ -9,9 +9,9 @@
 //   caller    a function that calls the leaf: the extra time per pair less the leaf's;
 //   recursive a tiny doubly recursive function (what the hooks stop the compiler doing,
 //             turning half the calls into a loop, is part of their cost there).
-// Each round measures every loop back to back; per situation the first quartile of the
-// rounds' differences counts (the minimum of each loop separately proved unstable:
-// differences of minima of noisy samples). Costs are
+// Each round measures every loop back to back; per situation the median round counts (the
+// minimum of each loop separately proved unstable: differences of minima of noisy samples;
+// a low quartile measured below what programs then paid, under load and even quiet). Costs are
 // kept in 1/65536 ticks: whole ticks lost up to half a nanosecond per call.
 #include "hook_calibration.h"
 
@@ -77,17 +77,14 @@ uint64_t leaf_self_ticks(const ThreadProfile& p, const Workload& w) {
   return 0;
 }
 
-// The first quartile of the rounds: a busy neighbour core slows the hooked loops more than
-// the short plain ones, so higher rounds measure the load, not the hooks (the median was
-// seen 10-25 % above the cost a quiet run of a program paid).
-uint64_t typical(uint64_t* v, int n) {
+uint64_t median(uint64_t* v, int n) {
   for (int i = 1; i < n; ++i)  // insertion sort: 15 values
     for (int j = i; j > 0 && v[j] < v[j - 1]; --j) {
       uint64_t t = v[j];
       v[j] = v[j - 1];
       v[j - 1] = t;
     }
-  return v[n / 4];
+  return v[n / 2];
 }
 
 // (a - b) per call in 1/kHookCostScale ticks, 0 when b >= a.
@@ -121,11 +118,11 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost) {
     pair[r] = per_call(caller_hooked, caller_plain, kCalls);
     recursive[r] = per_call(rec_hooked, rec_plain, recursive_total);
   }
-  const uint64_t t = typical(total, kRounds), p = typical(pair, kRounds);
-  uint64_t i = typical(inner, kRounds);
+  const uint64_t t = median(total, kRounds), p = median(pair, kRounds);
+  uint64_t i = median(inner, kRounds);
   if (i > t) i = t;
-  *cost = wire::DumpHookCosts{i,          t - i, typical(excluded, kRounds), typical(folded, kRounds), p > t ? p - t : 0,
-                              typical(recursive, kRounds)};
+  *cost = wire::DumpHookCosts{i,          t - i, median(excluded, kRounds), median(folded, kRounds), p > t ? p - t : 0,
+                              median(recursive, kRounds)};
 }
 
 }  // namespace
