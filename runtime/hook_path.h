@@ -27,7 +27,8 @@ __attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t
 // Excluded functions are recognised before anything else (no clock read). The clock is read
 // before the bookkeeping: measured faster here than reading it only for recorded calls
 // (the read overlaps the lookup).
-__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp) {
+// `hook_ret`: where the compiler's enter hook returns to (0: not a compiler hook).
+__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t hook_ret = 0) {
   if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {
@@ -39,7 +40,7 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
   const uint64_t now = ticks();
-  s->profile.enter(fn, callsite, sp, now);
+  s->profile.enter(fn, callsite, sp, now, hook_ret);
   s->busy = 0;
 }
 

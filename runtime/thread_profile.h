@@ -36,6 +36,13 @@ struct NodeSlot {        // open-addressing index from (parent, fn) to node; fn 
   uint32_t node;
 };
 
+// An instrumented function calls its enter hook within its first bytes; an inlined copy
+// calls it from its host's code, elsewhere (the hooks name the out-of-line copy).
+inline constexpr uint64_t kHookCallSpan = 64;
+inline bool inlined_hooks(uint64_t fn, uint64_t hook_ret) {
+  return hook_ret != 0 && (hook_ret < fn || hook_ret - fn >= kHookCallSpan);
+}
+
 inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
   uint64_t h = fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
   return uint32_t(h >> 32);
@@ -98,15 +105,16 @@ class ThreadProfile {
     on_checkpoint_ = checkpoint;
   }
 
-  // Hot path: a function is entered. `sp` orders frames (lower = deeper).
-  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
+  // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
+  // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
+  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now, uint64_t hook_ret = 0) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, now);
     if (__builtin_expect(overflow_ != 0 || depth_ == depth_limit_, 0)) return skip_call();
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
-      child = next_child(parent, top->node, fn, callsite);
+      child = next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
       if (child == kNoNode) return skip_call();
     }
     if (__builtin_expect(nodes_[child].flags & wire::kNodeExcluded, 0)) {

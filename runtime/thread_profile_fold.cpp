@@ -32,6 +32,9 @@ void ThreadProfile::consider_fold(uint32_t node) {
   // Only a function with no role of its own (checkpoint, excluded, pinned), no call of it
   // still open (recursion: its outer frames would never close) and no callee but folded
   // ones (a wrapper of real work keeps its place in the tree).
+  // And only an inlined helper: a function really called is one the plain build calls too,
+  // whose time a sampling profile shows as its own.
+  if (!(n.callsite & wire::kCallsiteInlined)) return;
   if (n.flags != 0 || !only_folded_children(node)) return;
   for (uint32_t i = 1; i < depth_; ++i)
     if (nodes_[frames_[i].node].fn == n.fn) return;

@@ -132,6 +132,11 @@ inline constexpr uint32_t kNodeAutoFolded = 1u << 3;
 // A node whose fn is 0 (other than the root) is free: pruned and not reused yet. Live
 // nodes' parents are live, but after pruning a parent may have a higher index.
 
+// DumpNode::callsite's top bit: the node's first call ran its hooks from another function's
+// code (an inlined instance: the enter hook returned outside the function's first bytes).
+// Readers mask it off; auto-fold folds only such nodes.
+inline constexpr uint64_t kCallsiteInlined = uint64_t(1) << 63;
+
 // One calling-context-tree node (one cache line). Node 0 is the root (fn 0). The two hint fields are the runtime's lookup caches: readers ignore them.
 struct DumpNode {
   uint32_t parent;

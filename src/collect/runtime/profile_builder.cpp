@@ -151,7 +151,7 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
     Metrics m = metrics_of(src, i, clock);
     // The runtime keeps the first call site of each path: its kind stands for the path's.
-    if (syms.indirect_call(d.callsite)) m[Metric::IndirectCalls] = d.calls;
+    if (syms.indirect_call(d.callsite & ~wire::kCallsiteInlined)) m[Metric::IndirectCalls] = d.calls;
     tree.base(mapped[i]).merge(m);
   }
   if (!src.metrics.empty() && !mapped.empty() && mapped[0] == kRootNode) tree.base(kRootNode).merge(metrics_of(src, 0, clock));

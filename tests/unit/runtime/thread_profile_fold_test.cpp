@@ -12,8 +12,9 @@ namespace {
 // Function ids in distinct slots of the folded-function table (it is indexed by address / 16).
 enum : uint64_t { OUTER = 0x5010, HELPER = 0x5020 };
 
-// Threshold 5 ticks of average self time, checked every 4 calls.
-Program folding(ProgramOptions o = {}) {
+// Threshold 5 ticks of average self time, checked every 4 calls; the calls are inlined
+// copies (their hooks run from the caller's code) unless `o` says otherwise.
+Program folding(ProgramOptions o = {.inlined = true}) {
   Program prog(o);
   prog.p.set_auto_fold(AutoFold{5, 4});
   return prog;
@@ -73,6 +74,18 @@ TEST(AutoFold, FunctionsAboveTheThresholdStayHooked) {
   prog.ret(MAIN, t);
   EXPECT_FALSE(prog.p.folded(A));
   EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 64u * 6u);
+}
+
+TEST(AutoFold, TinyFunctionsReallyCalledStayHooked) {
+  // Not inlined in the program: the plain build calls it too, and a sampling profile shows
+  // its time as its own.
+  Program prog = folding(ProgramOptions{});
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 64, 1, t);
+  prog.ret(MAIN, t);
+  EXPECT_FALSE(prog.p.folded(A));
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 64u);
 }
 
 TEST(AutoFold, RecursiveFunctionsAreNeverFolded) {
@@ -140,6 +153,7 @@ TEST(AutoFold, PrunedFoldedNodesLeaveTheirEntries) {
   ProgramOptions o;
   o.node_capacity = 16;
   o.prunable = true;
+  o.inlined = true;
   Program prog = folding(o);
   uint64_t t = 0;
   prog.call(MAIN, t);
