@@ -21,6 +21,8 @@ struct RuntimeConfig {
   bool alloc = false;                // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;
   bool compensate = true;            // measure the hooks' own cost at start-up
+  bool auto_fold = true;             // fold functions whose calls are consistently tiny (thread_profile_fold.cpp)
+  uint64_t auto_fold_ns = 0;         // their average self time below this; 0: from the calibration
   bool syscall_context = false;      // announce each thread's shadow stack to --syscalls' probe
   int snapshot_signal = 0;
   uint32_t snapshot_interval_ms = 0;

@@ -266,6 +266,8 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   t.lost_events = s.events.lost;
   t.prunes = p.prunes();
   t.offcpu_state = s.events.state;
+  t.folded_node_count = p.folded_node_count();
+  t.auto_fold_refused = p.fold_refused();
   out.put(&t, sizeof t);
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
@@ -280,6 +282,7 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
     out.put(&tl, sizeof tl);
     for (uint32_t i = 0; i < tl.count; ++i) out.put(&p.timeline_event(i), sizeof(wire::DumpTimelineEvent));
   }
+  out.put(p.folded_nodes(), uint64_t(t.folded_node_count) * sizeof(wire::DumpFoldedNode));
 }
 
 void write_libcalls(Output& out) {
@@ -347,9 +350,8 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
   h.flags = (p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0) | (p.config.timeline_events ? wire::kDumpHasTimeline : 0);
-  h.hook_inner_ticks = p.hook_cost.inner_ticks;
-  h.hook_outer_ticks = p.hook_cost.outer_ticks;
-  h.excluded_hook_ticks = p.hook_cost.excluded_ticks;
+  for (int i = 0; i < 2; ++i) h.hook_costs[i] = p.hook_costs[i];
+  h.auto_fold_ticks = p.auto_fold.max_self_ticks;
   h.libcall_count = libcall_count();
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);

@@ -1,45 +1,79 @@
-// The calibration runs a real instrumented loop (calibration_loop.c, built with the
-// compiler's hooks, calling them through the PLT as programs do) and the same loop built
+// The calibration runs real instrumented loops (calibration_loop.c, built with each
+// compiler's hooks, calling them through the PLT as programs do) and the same loops built
 // without hooks, on the first thread's own state (the hooks' speed depends on where its
-// memory lies: a scratch state elsewhere measured 12 ns where the thread paid 21). Per call, the hooked loop's extra time is the
-// whole cost of the hooks; the part of it inside the leaf's own self time ("inner") is the
-// leaf's measured self time minus its plain cost; the rest lands in the caller ("outer").
-// The same with a leaf classified as excluded gives the cost of an excluded call. Each
-// round measures the three loops back to back; the median round counts (the minimum of
-// each loop separately proved unstable: differences of minima of noisy samples).
+// memory lies: a scratch state elsewhere measured 12 ns where the thread paid 21). Per call,
+// a hooked loop's extra time is the whole cost of the hooks in that situation:
+//   leaf      a leaf called from a loop; the part inside the leaf's own self time ("inner")
+//             is its measured self time minus its plain cost, the rest lands in the caller;
+//   excluded  the same leaf, classified as excluded; folded: the same, folded (auto-fold);
+//   caller    a function that calls the leaf: the extra time per pair less the leaf's;
+//   recursive a tiny doubly recursive function (what the hooks stop the compiler doing,
+//             turning half the calls into a loop, is part of their cost there).
+// Each round measures every loop back to back; per situation the median round counts (the
+// minimum of each loop separately proved unstable: differences of minima of noisy samples;
+// a low quartile measured below what programs then paid, under load and even quiet). Costs are
+// kept in 1/65536 ticks: whole ticks lost up to half a nanosecond per call.
 #include "hook_calibration.h"
 
 #include "clock.h"
 
+#define CALIB_DECLARE(c)                                                   \
+  unsigned long callprof_calib_leaf_##c##_hooked(unsigned long);           \
+  unsigned long callprof_calib_excluded_##c##_hooked(unsigned long);       \
+  unsigned long callprof_calib_loop_##c##_hooked(unsigned long, int, unsigned long); \
+  unsigned long callprof_calib_loop_##c##_plain(unsigned long, int, unsigned long);
+
 extern "C" {
-unsigned long callprof_calib_leaf_hooked(unsigned long);
-unsigned long callprof_calib_excluded_hooked(unsigned long);
-unsigned long callprof_calib_loop_hooked(unsigned long n, int excluded);
-unsigned long callprof_calib_loop_plain(unsigned long n, int excluded);
+#if CALLPROF_CALIB_gcc
+CALIB_DECLARE(gcc)
+#endif
+#if CALLPROF_CALIB_clang
+CALIB_DECLARE(clang)
+#endif
 }
 
 namespace callprof::rt {
 namespace {
 
-constexpr int kRounds = 15;
-constexpr unsigned long kCalls = 5000;
-volatile unsigned long g_sink;
+using Loop = unsigned long (*)(unsigned long, int, unsigned long);
+struct Workload {
+  Loop hooked, plain;
+  uint64_t leaf, excluded, loop;  // function addresses, as the hooks see them
+};
 
-uint32_t classify_for_calibration(uint64_t fn) {
-  return fn == reinterpret_cast<uint64_t>(&callprof_calib_excluded_hooked) ? wire::kNodeExcluded : 0;
+constexpr int kRounds = 15;
+constexpr unsigned long kCalls = 4000;
+constexpr unsigned long kRecursionDepth = 12;  // 465 calls per top-level call
+constexpr unsigned long kRecursiveTops = 8;
+constexpr int kLeaf = 0, kExcluded = 1, kCaller = 2, kRecursive = 3;
+volatile unsigned long g_sink;
+uint64_t g_excluded_fn;
+
+uint32_t classify_for_calibration(uint64_t fn) { return fn == g_excluded_fn ? wire::kNodeExcluded : 0; }
+
+// Calls the recursive function makes from one top-level call of depth d: 2 fib(d+1) - 1.
+uint64_t recursive_calls(unsigned long d) {
+  uint64_t a = 0, b = 1;
+  for (unsigned long i = 0; i <= d; ++i) {
+    const uint64_t t = a + b;
+    a = b;
+    b = t;
+  }
+  return 2 * a - 1;
 }
 
-// Ticks one run of the loop takes.
-uint64_t time_loop(unsigned long (*loop)(unsigned long, int), int excluded) {
+// Ticks one run of a loop takes.
+uint64_t time_loop(Loop loop, int kind) {
+  const unsigned long n = kind == kRecursive ? kRecursiveTops : kCalls;
   uint64_t start = ticks();
-  g_sink = loop(kCalls, excluded);
+  g_sink = loop(n, kind, kRecursionDepth);
   return ticks() - start;
 }
 
-// Self ticks recorded so far for the hooked leaf.
-uint64_t leaf_self_ticks(const ThreadProfile& p) {
+// Self ticks recorded so far for the leaf called by the loop itself.
+uint64_t leaf_self_ticks(const ThreadProfile& p, const Workload& w) {
   for (uint32_t i = 1; i < p.node_count(); ++i)
-    if (p.nodes()[i].fn == reinterpret_cast<uint64_t>(&callprof_calib_leaf_hooked)) return p.nodes()[i].self_ticks;
+    if (p.nodes()[i].fn == w.leaf && p.nodes()[p.nodes()[i].parent].fn == w.loop) return p.nodes()[i].self_ticks;
   return 0;
 }
 
@@ -53,31 +87,69 @@ uint64_t median(uint64_t* v, int n) {
   return v[n / 2];
 }
 
+// (a - b) per call in 1/kHookCostScale ticks, 0 when b >= a.
+uint64_t per_call(uint64_t a, uint64_t b, uint64_t calls) {
+  return a > b ? (a - b) * wire::kHookCostScale / calls : 0;
+}
+
+void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost) {
+  g_excluded_fn = w.excluded;
+  for (int kind = kLeaf; kind <= kRecursive; ++kind) time_loop(w.hooked, kind);  // warm up: nodes, caches
+  uint64_t total[kRounds], inner[kRounds], excluded[kRounds], folded[kRounds], pair[kRounds], recursive[kRounds];
+  const uint64_t recursive_total = recursive_calls(kRecursionDepth) * kRecursiveTops;
+  for (int r = 0; r < kRounds; ++r) {
+    const uint64_t plain = time_loop(w.plain, kLeaf);
+    const uint64_t self_before = leaf_self_ticks(s->profile, w);
+    const uint64_t hooked = time_loop(w.hooked, kLeaf);
+    const uint64_t leaf = leaf_self_ticks(s->profile, w) - self_before;
+    const uint64_t excl = time_loop(w.hooked, kExcluded);
+    s->profile.fold(w.excluded);  // the same calls, folded at run time (auto-fold)
+    const uint64_t fold = time_loop(w.hooked, kExcluded);
+    s->profile.clear_folds();
+    const uint64_t caller_plain = time_loop(w.plain, kCaller);
+    const uint64_t caller_hooked = time_loop(w.hooked, kCaller);
+    const uint64_t rec_plain = time_loop(w.plain, kRecursive);
+    const uint64_t rec_hooked = time_loop(w.hooked, kRecursive);
+    // The plain loop's time per call stands for the leaf's own cost.
+    total[r] = per_call(hooked, plain, kCalls);
+    inner[r] = per_call(leaf, plain, kCalls);
+    excluded[r] = per_call(excl, plain, kCalls);
+    folded[r] = per_call(fold, plain, kCalls);
+    pair[r] = per_call(caller_hooked, caller_plain, kCalls);
+    recursive[r] = per_call(rec_hooked, rec_plain, recursive_total);
+  }
+  const uint64_t t = median(total, kRounds), p = median(pair, kRounds);
+  uint64_t i = median(inner, kRounds);
+  if (i > t) i = t;
+  *cost = wire::DumpHookCosts{i,          t - i, median(excluded, kRounds), median(folded, kRounds), p > t ? p - t : 0,
+                              median(recursive, kRounds)};
+}
+
 }  // namespace
 
-void calibrate_hooks(ThreadState* s, HookCost* cost) {
+void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs) {
   ThreadState* saved = t_state;
   t_state = s;
   s->profile.set_callbacks(classify_for_calibration, nullptr);
-  time_loop(callprof_calib_loop_hooked, 0);  // warm up: nodes, caches, branch predictors
-  uint64_t total[kRounds], inner[kRounds], excluded[kRounds];
-  for (int r = 0; r < kRounds; ++r) {
-    uint64_t plain = time_loop(callprof_calib_loop_plain, 0);
-    uint64_t self_before = leaf_self_ticks(s->profile);
-    uint64_t hooked = time_loop(callprof_calib_loop_hooked, 0);
-    uint64_t leaf = leaf_self_ticks(s->profile) - self_before;
-    uint64_t excl = time_loop(callprof_calib_loop_hooked, 1);
-    // Per call, in ticks; the plain loop's time per call stands for the leaf's own cost.
-    total[r] = hooked > plain ? (hooked - plain) / kCalls : 0;
-    inner[r] = leaf > plain ? (leaf - plain) / kCalls : 0;
-    excluded[r] = excl > plain ? (excl - plain) / kCalls : 0;
-  }
+#if CALLPROF_CALIB_gcc
+  calibrate(s,
+            Workload{callprof_calib_loop_gcc_hooked, callprof_calib_loop_gcc_plain,
+                     reinterpret_cast<uint64_t>(&callprof_calib_leaf_gcc_hooked),
+                     reinterpret_cast<uint64_t>(&callprof_calib_excluded_gcc_hooked),
+                     reinterpret_cast<uint64_t>(&callprof_calib_loop_gcc_hooked)},
+            &costs[wire::kHooksGcc]);
+#endif
+#if CALLPROF_CALIB_clang
+  calibrate(s,
+            Workload{callprof_calib_loop_clang_hooked, callprof_calib_loop_clang_plain,
+                     reinterpret_cast<uint64_t>(&callprof_calib_leaf_clang_hooked),
+                     reinterpret_cast<uint64_t>(&callprof_calib_excluded_clang_hooked),
+                     reinterpret_cast<uint64_t>(&callprof_calib_loop_clang_hooked)},
+            &costs[wire::kHooksClang]);
+#endif
   t_state = saved;
-  // The calibration's three nodes stay, with no calls: the recorder leaves them out.
+  // The calibration's nodes stay, with no calls: the recorder leaves them out.
   s->profile.restart(ticks());
-  uint64_t t = median(total, kRounds), i = median(inner, kRounds);
-  if (i > t) i = t;
-  *cost = HookCost{i, t - i, median(excluded, kRounds)};
 }
 
 double measure_tsc_rate() {

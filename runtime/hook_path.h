@@ -17,10 +17,18 @@ __attribute__((noinline)) inline void count_excluded_call() {
   if (DumpNodeMetrics* m = s->profile.top_metrics()) ++m->excluded_calls;
 }
 
+// A call of a function this thread folded (auto-fold): counted on its node, no clock read.
+__attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t fn, uint64_t callsite) {
+  s->busy = 1;
+  s->profile.count_folded(fn, callsite);
+  s->busy = 0;
+}
+
 // Excluded functions are recognised before anything else (no clock read). The clock is read
 // before the bookkeeping: measured faster here than reading it only for recorded calls
 // (the read overlaps the lookup).
-__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp) {
+// `hook_ret`: where the compiler's enter hook returns to (0: not a compiler hook).
+__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t hook_ret = 0) {
   if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {
@@ -28,10 +36,11 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
     if (!s) return;
   }
   if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, ticks());
+  if (__builtin_expect(s->profile.folded(fn), 0)) return count_folded_call(s, fn, callsite);
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
   const uint64_t now = ticks();
-  s->profile.enter(fn, callsite, sp, now);
+  s->profile.enter(fn, callsite, sp, now, hook_ret);
   s->busy = 0;
 }
 
@@ -39,6 +48,8 @@ __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
   if (__builtin_expect(known_excluded(fn), 0)) return;
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) return;
+  // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere).
+  if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return;
   const uint64_t now = ticks();
   if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, now);
   s->busy = 1;

@@ -140,7 +140,8 @@ void initialize() {
   // Fast exclusion counts excluded calls in the caller's node metrics: only with them.
   load_function_plan(g_process.config.functions_file, g_process.config.node_metrics());
   RuntimeConfig& c = g_process.config;
-  if (c.compensate || c.min_duration_ns > 0 || c.timeline_events > 0) g_process.ticks_per_ns = measure_tsc_rate();
+  if (c.compensate || c.auto_fold || c.min_duration_ns > 0 || c.timeline_events > 0)
+    g_process.ticks_per_ns = measure_tsc_rate();
   c.limits.min_ticks = uint64_t(double(c.min_duration_ns) * g_process.ticks_per_ns);
   if (c.timeline_events > 0) c.limits.timeline_min_ticks = uint64_t(double(c.timeline_min_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();
@@ -149,6 +150,21 @@ void initialize() {
 
 void* reserve(uint64_t bytes) {
   return sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+}
+
+// A call path is folded when its average self time (hooks included) stays below the
+// hooks' own cost plus the part of it inside the callee: its body costs less than the
+// hooks. Without a calibration, or by choice (CALLPROF_AUTO_FOLD_NS), a fixed time.
+AutoFold auto_fold_for(const RuntimeConfig& c, const wire::DumpHookCosts* costs, double ticks_per_ns) {
+  if (!c.auto_fold) return AutoFold{};
+  uint64_t scaled = 0;
+  for (int i = 0; i < 2; ++i) {
+    const uint64_t leaf = 2 * costs[i].leaf_inner + costs[i].leaf_outer;
+    if (leaf > scaled) scaled = leaf;
+  }
+  uint64_t ticks = scaled / wire::kHookCostScale;
+  if (c.auto_fold_ns > 0 || ticks == 0) ticks = uint64_t(double(c.auto_fold_ns ? c.auto_fold_ns : 30) * ticks_per_ns);
+  return AutoFold{ticks, 1024};
 }
 
 // A thread state in fresh memory, trees initialised, not yet registered.
@@ -188,7 +204,11 @@ ThreadState* set_up_thread() {
   open_thread_events(s, c.events);
   // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
   static int calibrated = 0;
-  if (c.compensate && !__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) calibrate_hooks(s, &g_process.hook_cost);
+  if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
+    if (c.compensate) calibrate_hooks(s, g_process.hook_costs);
+    g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
+  }
+  s->profile.set_auto_fold(g_process.auto_fold);
   s->profile.set_callbacks(function_flags, checkpoint_reached);
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);

@@ -70,20 +70,15 @@ uint32_t setjmp_depth(ThreadState* s, uint64_t env);
 // First thread state of the list of this process's threads.
 ThreadState* first_thread();
 
-// The hooks' own cost per call, measured at start-up (hook_calibration.cpp).
-struct HookCost {
-  uint64_t inner_ticks;     // inside the callee's self time
-  uint64_t outer_ticks;     // in the caller's self time
-  uint64_t excluded_ticks;  // a call of an excluded function, in the caller's self time
-};
-
 struct ProcessInfo {
   bool enabled;
   uint32_t pid, ppid;
   uint64_t tsc_start, mono_start_ns;
   int64_t realtime_start_ns;
   RuntimeConfig config;
-  HookCost hook_cost;
+  // The hooks' own cost per call, measured at start-up (hook_calibration.cpp), per compiler.
+  wire::DumpHookCosts hook_costs[2];
+  AutoFold auto_fold;       // set once the hooks' cost is known; max_self_ticks 0: off
   double ticks_per_ns;      // measured at start-up; 0 when not measured
 };
 const ProcessInfo& process();

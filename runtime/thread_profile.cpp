@@ -35,6 +35,8 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   unmatched_exits_ = 0;
   depth_limited_calls_ = 0;
   short_calls_ = 0;
+  set_auto_fold(AutoFold{});
+  clear_folds();
 }
 
 void ThreadProfile::set_limits(const ThreadLimits& limits) {
@@ -205,6 +207,8 @@ void ThreadProfile::restart(uint64_t now) {
   prunes_ = 0;
   timeline_next_ = timeline_count_ = 0;
   timeline_dropped_ = 0;
+  // Folded functions stay folded; their nodes' calls from now on are all folded ones.
+  folded_node_count_ = 0;
 }
 
 }  // namespace callprof::rt

@@ -36,6 +36,13 @@ struct NodeSlot {        // open-addressing index from (parent, fn) to node; fn 
   uint32_t node;
 };
 
+// An instrumented function calls its enter hook within its first bytes; an inlined copy
+// calls it from its host's code, elsewhere (the hooks name the out-of-line copy).
+inline constexpr uint64_t kHookCallSpan = 64;
+inline bool inlined_hooks(uint64_t fn, uint64_t hook_ret) {
+  return hook_ret != 0 && (hook_ret < fn || hook_ret - fn >= kHookCallSpan);
+}
+
 inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
   uint64_t h = fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
   return uint32_t(h >> 32);
@@ -72,6 +79,18 @@ struct ThreadLimits {
   uint64_t timeline_min_ticks = UINT64_MAX;  // calls at least this long go on the timeline
 };
 
+// Auto-fold (docs/modes.md, "Tiny functions folded at run time"): a leaf call path whose
+// average self time is below `max_self_ticks` after `check_every` calls (and at every
+// multiple) has its function folded in this thread: later calls of it take the excluded
+// path (counted on their node, their time in the caller's self), without reading the clock.
+struct AutoFold {
+  uint64_t max_self_ticks = 0;  // 0: off
+  uint32_t check_every = 1024;  // a power of two
+};
+inline constexpr uint32_t kFoldSlots = 128;       // functions folded per thread, direct-mapped
+inline constexpr uint32_t kMaxFoldedNodes = 256;  // nodes per thread with calls from before their fold
+using wire::DumpFoldedNode;
+
 // Flags (wire::kNode*) for a function's new nodes: filters and checkpoints.
 using NodeClassifier = uint32_t (*)(uint64_t fn);
 // A call of a checkpoint function returned (the profile is consistent at this point).
@@ -86,15 +105,16 @@ class ThreadProfile {
     on_checkpoint_ = checkpoint;
   }
 
-  // Hot path: a function is entered. `sp` orders frames (lower = deeper).
-  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
+  // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
+  // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
+  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now, uint64_t hook_ret = 0) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, now);
     if (__builtin_expect(overflow_ != 0 || depth_ == depth_limit_, 0)) return skip_call();
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
-      child = next_child(parent, top->node, fn, callsite);
+      child = next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
       if (child == kNoNode) return skip_call();
     }
     if (__builtin_expect(nodes_[child].flags & wire::kNodeExcluded, 0)) {
@@ -108,6 +128,28 @@ class ThreadProfile {
     f->child_ticks = 0;
     ++depth_;
   }
+
+  // Folded functions (auto-fold): the hooks test this before reading the clock.
+  bool folded(uint64_t fn) const { return folded_fns_[fold_slot(fn)] == fn; }
+  // Hot path of a folded function's entry: counted on its node under the running frame.
+  inline void count_folded(uint64_t fn, uint64_t callsite) {
+    if (__builtin_expect(overflow_ != 0, 0)) return;
+    DumpNode& parent = nodes_[frames_[depth_ - 1].node];
+    const uint32_t child = parent.last_child;
+    if (__builtin_expect(nodes_[child].fn == fn, 1)) {
+      ++nodes_[child].calls;
+      return;
+    }
+    count_folded_slow(fn, callsite);
+  }
+  void set_auto_fold(const AutoFold& fold);
+  // Folds `fn` now, whatever its calls (calibration, tests); false when there is no room.
+  bool fold(uint64_t fn);
+  // Forget every fold (the nodes keep their flags): after the calibration.
+  void clear_folds();
+  uint32_t folded_node_count() const { return folded_node_count_; }
+  const DumpFoldedNode* folded_nodes() const { return folded_nodes_; }
+  uint32_t fold_refused() const { return fold_refused_; }
 
   // Hot path: a function returns.
   inline void exit(uint64_t fn, uint64_t sp, uint64_t now) {
@@ -222,7 +264,14 @@ class ThreadProfile {
     // Without a timeline the bound is UINT64_MAX: one compare, never taken.
     if (__builtin_expect(uint64_t(total) >= timeline_min_ticks_, 0)) record_timeline(f->node, n.fn, f->entry_tsc, now);
     if (__builtin_expect(n.flags != 0, 0)) flagged_return(n);
+    // Off: the mask has every bit set and calls are never 0 here.
+    if (__builtin_expect((n.calls & fold_mask_) == 0, 0)) consider_fold(f->node);
   }
+  static uint32_t fold_slot(uint64_t fn) { return uint32_t(fn >> 4) & (kFoldSlots - 1); }
+  void consider_fold(uint32_t node);
+  bool only_folded_children(uint32_t node) const;
+  void count_folded_slow(uint64_t fn, uint64_t callsite);
+  void forget_pruned_folds();
 
   // A different callee than last time from `parent`: first try the one that followed the
   // last callee before (loops that call several functions in turn), then the index.
@@ -279,6 +328,7 @@ class ThreadProfile {
   uint32_t frame_capacity_ = 0;
   uint64_t min_ticks_ = 0;
   uint64_t timeline_min_ticks_ = UINT64_MAX;
+  uint64_t fold_mask_ = UINT64_MAX;  // AutoFold::check_every - 1 when auto-fold is on
   uint32_t node_count_ = 0;  // high-water mark: nodes below it are live or on the free list
   uint32_t node_capacity_ = 0;
   uint32_t slot_mask_ = 0;
@@ -300,6 +350,11 @@ class ThreadProfile {
   uint32_t timeline_next_ = 0;
   uint32_t timeline_count_ = 0;
   uint64_t timeline_dropped_ = 0;
+  uint64_t fold_max_self_ticks_ = 0;
+  uint32_t folded_node_count_ = 0;
+  uint32_t fold_refused_ = 0;
+  uint64_t folded_fns_[kFoldSlots] = {};
+  DumpFoldedNode folded_nodes_[kMaxFoldedNodes];
 };
 
 }  // namespace callprof::rt

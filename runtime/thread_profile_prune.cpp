@@ -164,6 +164,7 @@ bool ThreadProfile::prune() {
   if (mark_kept(s, live) >= live) return false;
   fold_removed(s, live);
   rebuild_index();
+  forget_pruned_folds();
   ++prunes_;
   // A prune that frees little (everything is on the stack or pinned) would repeat at every
   // new node: stop pruning, and let calls beyond the budget be dropped and counted.

@@ -20,6 +20,11 @@
 #   BENCH_KEEP=0            1: keep the scratch directory
 #   BENCH_RUNTIME_BEFORE=   another libcallprof-rt.so (e.g. the main branch's build) recorded
 #                           in the same run, to compare the hooks' cost before and after a change
+#   BENCH_CALLPROF_BEFORE=  the same with another callprof binary and the runtime next to it
+#                           (when the runtime's dump format changed, the two go together)
+# The callprof variants record with --no-auto-fold: the SPEC's bar is the hooks' cost per
+# call, and the benchmark's leaf is tiny enough to be folded; 'auto-fold (default)' shows
+# what a default recording costs.
 # Exit status: 0 (whatever the timing verdicts: they depend on the machine's load), 1 when
 # the profile's call count is wrong, 2 on errors (missing build, a run failed, checksums).
 set -euo pipefail
@@ -33,6 +38,7 @@ UDIV=${BENCH_UFTRACE_DIV:-10}
 UREPEAT=${BENCH_UFTRACE_REPEAT:-3}
 WITH_UFTRACE=${BENCH_UFTRACE:-1}
 RT_BEFORE=${BENCH_RUNTIME_BEFORE:-}
+CP_BEFORE=${BENCH_CALLPROF_BEFORE:-}
 
 prog=$build/bench/callheavy
 plain_prog=$build/bench/callheavy_plain
@@ -120,19 +126,21 @@ for (( r = 1; r <= REPEAT; r++ )); do
   [[ -t 2 ]] && printf '\rround %d/%d ...' "$r" "$REPEAT" >&2
   # Start-up and post-processing alone (0 iterations), for the 'fixed' column.
   run_one plain_0 0 - "$plain_prog" 0
-  run_one callprof_0 0 "$tmp/zero.callprof" "$callprof" record -q -o "$tmp/zero.callprof" -- "$prog" 0
+  run_one callprof_0 0 "$tmp/zero.callprof" "$callprof" record -q --no-auto-fold -o "$tmp/zero.callprof" -- "$prog" 0
   [[ $WITH_UFTRACE == 1 ]] && run_one uftrace_0 0 "$tmp/uftrace0.data" "$uftrace" record -d "$tmp/uftrace0.data" "$prog" 0
   run_one plain "$N" - "$plain_prog" "$N"
   run_one nop "$N" - "$prog" "$N"
   run_one floor "$N" - env LD_PRELOAD="$floor_lib" "$prog" "$N"
-  run_one callprof "$N" "$cp_profile" "$callprof" record -q -o "$cp_profile" -- "$prog" "$N"
-  run_one callprof_nooff "$N" "$tmp/nooff.callprof" "$callprof" record -q --no-offcpu -o "$tmp/nooff.callprof" -- "$prog" "$N"
-  run_one callprof_excl "$N" "$tmp/excl.callprof" "$callprof" record -q --include '^main$' -o "$tmp/excl.callprof" -- "$prog" "$N"
-  run_one callprof_tl "$N" "$tmp/tl.callprof" "$callprof" record -q --timeline -o "$tmp/tl.callprof" -- "$prog" "$N"
-  run_one callprof_tl0 "$N" "$tmp/tl0.callprof" "$callprof" record -q --timeline --timeline-min-duration 0 -o "$tmp/tl0.callprof" -- "$prog" "$N"
-  [[ -n $RT_BEFORE ]] && run_one callprof_before "$N" "$tmp/before.callprof" env CALLPROF_RUNTIME="$RT_BEFORE" "$callprof" record -q -o "$tmp/before.callprof" -- "$prog" "$N"
+  run_one callprof "$N" "$cp_profile" "$callprof" record -q --no-auto-fold -o "$cp_profile" -- "$prog" "$N"
+  run_one callprof_nooff "$N" "$tmp/nooff.callprof" "$callprof" record -q --no-auto-fold --no-offcpu -o "$tmp/nooff.callprof" -- "$prog" "$N"
+  run_one callprof_excl "$N" "$tmp/excl.callprof" "$callprof" record -q --no-auto-fold --include '^main$' -o "$tmp/excl.callprof" -- "$prog" "$N"
+  run_one callprof_tl "$N" "$tmp/tl.callprof" "$callprof" record -q --no-auto-fold --timeline -o "$tmp/tl.callprof" -- "$prog" "$N"
+  run_one callprof_tl0 "$N" "$tmp/tl0.callprof" "$callprof" record -q --no-auto-fold --timeline --timeline-min-duration 0 -o "$tmp/tl0.callprof" -- "$prog" "$N"
+  run_one callprof_fold "$N" "$tmp/fold.callprof" "$callprof" record -q -o "$tmp/fold.callprof" -- "$prog" "$N"
+  [[ -n $RT_BEFORE ]] && run_one callprof_before "$N" "$tmp/before.callprof" env CALLPROF_RUNTIME="$RT_BEFORE" "$callprof" record -q --no-auto-fold -o "$tmp/before.callprof" -- "$prog" "$N"
+  [[ -n $CP_BEFORE ]] && run_one callprof_before "$N" "$tmp/before.callprof" "$CP_BEFORE" record -q -o "$tmp/before.callprof" -- "$prog" "$N"
   run_one plain_small "$n_small" - "$plain_prog" "$n_small"
-  run_one callprof_small "$n_small" "$cp_profile_small" "$callprof" record -q -o "$cp_profile_small" -- "$prog" "$n_small"
+  run_one callprof_small "$n_small" "$cp_profile_small" "$callprof" record -q --no-auto-fold -o "$cp_profile_small" -- "$prog" "$n_small"
   if [[ $WITH_UFTRACE == 1 && r -le UREPEAT ]]; then
     if (( n_uftrace != n_small )); then run_one plain_uftrace "$n_uftrace" - "$plain_prog" "$n_uftrace"; fi
     run_one uftrace "$n_uftrace" "$uf_dir" "$uftrace" record -d "$uf_dir" "$prog" "$n_uftrace"
@@ -159,7 +167,7 @@ for v in "${!WALLS[@]}"; do
 done
 baseline_of() {
   case $1 in
-    plain|nop|floor|callprof|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_before) echo plain ;;
+    plain|nop|floor|callprof|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_fold|callprof_before) echo plain ;;
     plain_0|callprof_0|uftrace_0) echo plain_0 ;;
     plain_small|callprof_small) echo plain_small ;;
     uftrace) (( n_uftrace == n_small )) && echo plain_small || echo plain_uftrace ;;
@@ -175,7 +183,7 @@ done
 # Fixed cost: the variant's run with 0 iterations minus the plain run with 0 iterations.
 fixed_of() {
   case $1 in
-    callprof|callprof_small|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_before) calc "(${WALL[callprof_0]} - ${WALL[plain_0]}) * 1e3" ;;
+    callprof|callprof_small|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_fold|callprof_before) calc "(${WALL[callprof_0]} - ${WALL[plain_0]}) * 1e3" ;;
     uftrace) calc "(${WALL[uftrace_0]} - ${WALL[plain_0]}) * 1e3" ;;
     *) echo - ;;
   esac
@@ -191,6 +199,7 @@ label() {
     callprof_excl) echo "  all but main excluded" ;;
     callprof_tl) echo "  --timeline" ;;
     callprof_tl0) echo "  --timeline, min 0" ;;
+    callprof_fold) echo "  auto-fold (default)" ;;
     callprof_before) echo "  runtime before" ;;
     plain_small) echo "plain N/10" ;;
     callprof_small) echo "callprof record N/10" ;;
@@ -202,8 +211,8 @@ spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { h
 hdr='%-22s %10s %7s %6s %7s %6s %7s %7s %6s %6s %6s %6s %10s\n'
 printf "$hdr" "" "" "wall" "" "added" "" "cpu" "added" "" "fixed" "prog" "peak" "profile"
 printf "$hdr" variant calls "s" spread "ns/call" "xfloor" "s" "ns/call" "xfloor" "ms" "RSS" "RSS" "bytes"
-order=(plain nop floor callprof callprof_nooff callprof_excl callprof_tl callprof_tl0)
-[[ -n $RT_BEFORE ]] && order+=(callprof_before)
+order=(plain nop floor callprof callprof_nooff callprof_excl callprof_tl callprof_tl0 callprof_fold)
+[[ -n $RT_BEFORE || -n $CP_BEFORE ]] && order+=(callprof_before)
 order+=(plain_small callprof_small)
 [[ $WITH_UFTRACE == 1 ]] && { (( n_uftrace != n_small )) && order+=(plain_uftrace); order+=(uftrace); }
 for v in "${order[@]}"; do
@@ -253,9 +262,11 @@ printf '  --timeline, calls below 10 us (callprof_tl - callprof)   %6.2f ns/call
   "$(calc "${ADDED[callprof_tl]} - ${ADDED[callprof]}")" "$(calc "${ADDED_CPU[callprof_tl]} - ${ADDED_CPU[callprof]}")"
 printf '  --timeline-min-duration 0: every call on the ring        %6.2f ns/call  [%6.2f]\n' \
   "$(calc "${ADDED[callprof_tl0]} - ${ADDED[callprof]}")" "$(calc "${ADDED_CPU[callprof_tl0]} - ${ADDED_CPU[callprof]}")"
-if [[ -n $RT_BEFORE ]]; then
+printf '  a call of a folded function (auto-fold, the default)     %6.2f ns/call  [%6.2f]  = %.2f x the floor\n' \
+  "${ADDED[callprof_fold]}" "${ADDED_CPU[callprof_fold]}" "$(calc "${ADDED[callprof_fold]} / ${ADDED[floor]}")"
+if [[ -n $RT_BEFORE || -n $CP_BEFORE ]]; then
   printf '  this runtime without --timeline - the one before        %6.2f ns/call  [%6.2f]  (%s)\n' \
-    "$(calc "${ADDED[callprof]} - ${ADDED[callprof_before]}")" "$(calc "${ADDED_CPU[callprof]} - ${ADDED_CPU[callprof_before]}")" "$RT_BEFORE"
+    "$(calc "${ADDED[callprof]} - ${ADDED[callprof_before]}")" "$(calc "${ADDED_CPU[callprof]} - ${ADDED_CPU[callprof_before]}")" "${RT_BEFORE:-$CP_BEFORE}"
 fi
 echo
 

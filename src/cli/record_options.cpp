@@ -20,6 +20,10 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->group(what);
   app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
       ->group(what);
+  app.add_flag("--no-auto-fold", a.no_auto_fold,
+               "Keep hooking functions whose calls are consistently tiny (by default the runtime folds them into "
+               "their callers, as inlined code, and lists them)")
+      ->group(what);
   auto* filters = "Filters and limits (exact mode)";
   app.add_option("--include", a.functions.include, "Record only functions whose name matches (regex; repeatable)")
       ->allow_extra_args(false)->group(filters);

@@ -28,6 +28,7 @@ enum class Metric : uint8_t {
   Syscalls,       // system calls made here (on `[syscall] NAME` leaves; cum: made below a path)
   SyscallNs,      // their durations, entry to exit
   SyscallErrors,  // of Syscalls, those that returned an error
+  FoldedCalls,    // of Calls, those made after the runtime folded the function (auto-fold): their time is in the caller's self
   kCount
 };
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kCount);
@@ -59,6 +60,7 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetricInfo = {{
     {"syscalls", "count", MergeKind::Sum},
     {"syscall_ns", "ns", MergeKind::Sum},
     {"syscall_errors", "count", MergeKind::Sum},
+    {"folded_calls", "count", MergeKind::Sum},
 }};
 
 inline constexpr const MetricInfo& info(Metric m) { return kMetricInfo[static_cast<size_t>(m)]; }

@@ -63,6 +63,16 @@ struct Process {
   double hook_inner_ns = 0;
   double hook_outer_ns = 0;
   double excluded_hook_ns = 0;
+  double folded_hook_ns = 0;     // a call of a function folded at run time (auto-fold), in the caller's self time
+  // The whole cost of a call (inner + outer) where it measured differently: a call of a
+  // function that has callees, and a recursive call (docs/design.md, "Compensation").
+  // Zero: not measured (older profiles): the leaf's constants apply.
+  double hook_caller_ns = 0;
+  double hook_recursive_ns = 0;
+  std::string hook_compiler;     // whose hooks the constants are for: "gcc", "clang" or ""
+  // Auto-fold's threshold: call paths whose average self time (hooks included) stayed
+  // below it had their function folded (Metric::FoldedCalls); 0: auto-fold was off.
+  double auto_fold_ns = 0;
 };
 
 struct Thread {

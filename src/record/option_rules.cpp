@@ -40,6 +40,7 @@ constexpr Rule kRules[] = {
     {"--alloc", kExact, "an exact-mode option"},
     {"--libcalls", kExact, "an exact-mode option"},
     {"--no-compensation", kExact | kProbe, "an exact- and probe-mode option"},
+    {"--no-auto-fold", kExact, "an exact-mode option"},
     {"--include", kExact, "an exact-mode filter"},
     {"--exclude", kExact, "an exact-mode filter"},
     {"--include-module", kExact, "an exact-mode filter"},

@@ -60,6 +60,7 @@ struct RecordArgs {
   bool alloc = false;
   bool libcalls = false;
   bool raw_clock = false;           // --no-compensation: do not calibrate the hooks
+  bool no_auto_fold = false;        // --no-auto-fold: keep hooking tiny functions
   FunctionSelection functions;
   uint32_t max_depth = 0;           // 0: no limit
   std::string min_duration;         // e.g. "10us"; "" none

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "graph/folded.h"
 #include "model/transform/compensate.h"
 #include "report/text.h"
 
@@ -25,6 +26,25 @@ std::string hook_cost(const Profile& p) {
   }
   if (!any) return "";
   return lo == hi ? fmt::format("{:.1f} ns/call", lo) : fmt::format("{:.1f}-{:.1f} ns/call", lo, hi);
+}
+
+// Auto-fold (docs/modes.md): which functions the runtime stopped hooking, and what that means.
+void write_folded_line(std::ostream& out, const ReportContext& ctx) {
+  const std::vector<FoldedFunction> folded = folded_functions(ctx.profile());
+  if (folded.empty()) return;
+  double threshold = 0;
+  for (const Process& p : ctx.profile().processes) threshold = std::max(threshold, p.auto_fold_ns);
+  uint64_t calls = 0;
+  std::string names;
+  for (size_t i = 0; i < folded.size(); ++i) {
+    calls += folded[i].folded_calls;
+    if (i < 8) names += (i ? ", " : "") + escape_text(ctx.name(folded[i].function));
+  }
+  if (folded.size() > 8) names += fmt::format(", ... ({} more: report --json lists them)", folded.size() - 8);
+  out << fmt::format("# folded:   {} function{} with calls consistently under {:.0f} ns ran unhooked after a first "
+                     "check ({} calls): counted, their time in their callers' self (record --no-auto-fold keeps "
+                     "them hooked): {}\n",
+                     folded.size(), folded.size() == 1 ? "" : "s", threshold, calls, names);
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
@@ -98,6 +118,7 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
+  write_folded_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
     out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "
                        "times are estimates (samples x period)\n",

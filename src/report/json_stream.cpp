@@ -18,7 +18,7 @@ std::string opt(uint64_t v, bool present) { return present ? std::to_string(v) :
 constexpr Metric kExtraMetrics[] = {Metric::PreemptedNs, Metric::Switches,   Metric::PageFaults,
                                     Metric::AllocCalls,  Metric::AllocBytes, Metric::FreeCalls,
                                     Metric::ExcludedCalls, Metric::Syscalls,  Metric::SyscallNs,
-                                    Metric::SyscallErrors};
+                                    Metric::SyscallErrors, Metric::FoldedCalls};
 
 // `,"key":value` for each field.
 std::string fields_json(const std::vector<std::pair<std::string, std::optional<uint64_t>>>& fields) {

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 
+#include "graph/folded.h"
 #include "graph/modules.h"
 #include "graph/node_filter.h"
 #include "graph/threads.h"
@@ -188,6 +189,7 @@ std::vector<json> threads(const ReportContext& ctx) {
                    {"short_calls", t.short_calls},
                    {"lost_events", t.lost_events},
                    {"prunes", t.prunes},
+                   {"folded_functions", folded_functions(t).size()},
                    {"timeline_events", t.timeline.events.size()},
                    {"timeline_dropped", t.timeline.dropped},
                    {"offcpu", offcpu_state(t.offcpu)},
@@ -275,7 +277,12 @@ std::vector<json> processes(const Profile& p) {
                    {"complete", pr.complete},
                    {"hook_inner_ns", pr.hook_inner_ns},
                    {"hook_outer_ns", pr.hook_outer_ns},
-                   {"excluded_hook_ns", pr.excluded_hook_ns}});
+                   {"excluded_hook_ns", pr.excluded_hook_ns},
+                   {"hook_caller_ns", pr.hook_caller_ns},
+                   {"hook_recursive_ns", pr.hook_recursive_ns},
+                   {"folded_hook_ns", pr.folded_hook_ns},
+                   {"hook_compiler", pr.hook_compiler.empty() ? json(nullptr) : json(pr.hook_compiler)},
+                   {"auto_fold_ns", pr.auto_fold_ns}});
   return out;
 }
 
@@ -409,6 +416,10 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   const CompensationStats& c = ctx.compensation();
   out << "\"compensation\": "
       << dump(json{{"nodes", c.nodes}, {"limited", c.limited}, {"unremoved_ns", uint64_t(c.unremoved_ns)}}) << ",\n";
+  json folded = json::array();
+  for (const FoldedFunction& f : folded_functions(ctx.profile()))
+    folded.push_back({{"name", ctx.analysis().full_name(f.function)}, {"calls", f.calls}, {"folded_calls", f.folded_calls}});
+  out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";
   out << "\"summary\": " << dump(summary(ctx)) << ",\n";

@@ -9,6 +9,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "graph/folded.h"
 #include "graph/threads.h"
 #include "model/lineage.h"
 #include "report/header.h"
@@ -40,6 +41,14 @@ struct ThreadData {
   int64_t origin = earliest_thread_start_ns(ctx.profile());
   bool lost = std::any_of(ctx.profile().threads.begin(), ctx.profile().threads.end(),
                           [](const Thread& t) { return t.lost_events > 0; });
+  std::vector<size_t> folded = folded_counts(ctx.profile());  // functions auto-folded per thread
+  bool any_folded = std::any_of(folded.begin(), folded.end(), [](size_t n) { return n > 0; });
+
+  static std::vector<size_t> folded_counts(const Profile& p) {
+    std::vector<size_t> out;
+    for (const Thread& t : p.threads) out.push_back(folded_functions(t).size());
+    return out;
+  }
 };
 
 // -1 when the thread has no end time yet.
@@ -117,6 +126,7 @@ void add_thread(Table& t, const ThreadData& d, size_t i, uint32_t depth) {
   cells.push_back(th.finished ? "finished" : "running");
   cells.push_back(std::to_string(th.dropped_calls + th.depth_limited_calls + th.short_calls));
   if (d.lost) cells.push_back(std::to_string(th.lost_events));
+  if (d.any_folded) cells.push_back(std::to_string(d.folded[i]));
   t.add_row(std::move(cells));
 }
 
@@ -130,6 +140,7 @@ Table thread_table(const ThreadData& d) {
   cols.push_back({"state", Align::Left});
   cols.push_back({"not recorded"});
   if (d.lost) cols.push_back({"lost events"});
+  if (d.any_folded) cols.push_back({"folded"});
   return Table(std::move(cols));
 }
 

@@ -117,6 +117,11 @@ void put_process(const Process& p, file::Process* out) {
   out->set_hook_inner_ns(p.hook_inner_ns);
   out->set_hook_outer_ns(p.hook_outer_ns);
   out->set_excluded_hook_ns(p.excluded_hook_ns);
+  out->set_hook_caller_ns(p.hook_caller_ns);
+  out->set_hook_recursive_ns(p.hook_recursive_ns);
+  out->set_hook_compiler(p.hook_compiler);
+  out->set_folded_hook_ns(p.folded_hook_ns);
+  out->set_auto_fold_ns(p.auto_fold_ns);
   out->set_host(p.host);
 }
 
@@ -133,6 +138,11 @@ Process take_process(const file::Process& in) {
   p.hook_inner_ns = in.hook_inner_ns();
   p.hook_outer_ns = in.hook_outer_ns();
   p.excluded_hook_ns = in.excluded_hook_ns();
+  p.hook_caller_ns = in.hook_caller_ns();
+  p.hook_recursive_ns = in.hook_recursive_ns();
+  p.hook_compiler = in.hook_compiler();
+  p.folded_hook_ns = in.folded_hook_ns();
+  p.auto_fold_ns = in.auto_fold_ns();
   p.host = in.host();
   return p;
 }

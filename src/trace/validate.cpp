@@ -117,7 +117,11 @@ Status validate_thread(const file::Thread& thread, size_t index, size_t function
 Status validate_process(const file::Process& process, size_t index) {
   const std::pair<const char*, double> constants[] = {{"hook_inner_ns", process.hook_inner_ns()},
                                                       {"hook_outer_ns", process.hook_outer_ns()},
-                                                      {"excluded_hook_ns", process.excluded_hook_ns()}};
+                                                      {"excluded_hook_ns", process.excluded_hook_ns()},
+                                                      {"hook_caller_ns", process.hook_caller_ns()},
+                                                      {"hook_recursive_ns", process.hook_recursive_ns()},
+                                                      {"folded_hook_ns", process.folded_hook_ns()},
+                                                      {"auto_fold_ns", process.auto_fold_ns()}};
   for (const auto& [name, value] : constants)
     if (!(value >= 0 && value <= kMaxHookNs))
       return invalid(fmt::format("process {} with pid {}", index, process.pid()),

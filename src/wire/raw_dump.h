@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 2;
+inline constexpr uint32_t kDumpVersion = 3;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -18,7 +18,23 @@ inline constexpr uint32_t kDumpVersion = 2;
 //   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame,
 //                    interrupt_node_count x DumpNode,
 //                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics,
-//                    DumpTimeline and its count x DumpTimelineEvent when flags has kDumpHasTimeline }
+//                    DumpTimeline and its count x DumpTimelineEvent when flags has kDumpHasTimeline,
+//                    folded_node_count x DumpFoldedNode }
+// What the hooks cost per call, in 1/kHookCostScale TSC ticks (fractions of a tick add up
+// over millions of calls). All zero: not measured (no compensation, or no such compiler).
+inline constexpr uint64_t kHookCostScale = 1u << 16;
+inline constexpr uint32_t kHooksGcc = 0;
+inline constexpr uint32_t kHooksClang = 1;
+struct DumpHookCosts {
+  uint64_t leaf_inner;   // a call of a leaf (no callees), inside its own self time
+  uint64_t leaf_outer;   // ... in its caller's self time
+  uint64_t excluded;     // a call of an excluded function, in the caller's self time
+  uint64_t folded;       // a call of a function folded at run time, in the caller's self time
+  uint64_t caller;       // a call of a function with callees: the whole cost (inner + outer)
+  uint64_t recursive;    // a recursive call: the whole cost, with what it stops the compiler doing
+};
+static_assert(sizeof(DumpHookCosts) == 48);
+
 struct DumpHeader {
   char magic[8];
   uint32_t version;
@@ -34,17 +50,16 @@ struct DumpHeader {
   uint32_t thread_count;
   uint32_t cmdline_bytes;
   uint32_t flags;            // kDump* bits below
-  // Overhead compensation, measured by the runtime at start-up (see docs/design.md):
-  uint64_t hook_inner_ticks;     // per call, inside the callee's own self time
-  uint64_t hook_outer_ticks;     // per call, in the caller's self time
-  uint64_t excluded_hook_ticks;  // per call of an excluded function, in the caller's self time
   uint32_t snapshot_seq;     // 0: the final dump of the image; n: its n-th snapshot
   uint32_t death_signal;     // the fatal signal that ended the image, 0 when none
   uint32_t libcall_count;
   uint32_t reserved32;
-  uint64_t reserved;
+  uint64_t auto_fold_ticks;  // auto-fold: paths whose average self time per call stayed below this were folded; 0: off
+  // Overhead compensation, measured by the runtime at start-up (docs/design.md,
+  // "Compensation"), for the hooks as each compiler emits them: [kHooksGcc], [kHooksClang].
+  DumpHookCosts hook_costs[2];
 };
-static_assert(sizeof(DumpHeader) == 128);
+static_assert(sizeof(DumpHeader) == 200);
 
 // (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread
@@ -92,7 +107,8 @@ struct DumpThread {
   uint64_t lost_events;           // context-switch/fault records the kernel could not deliver
   uint32_t prunes;                // times the node budget was exceeded and the tree pruned
   uint32_t offcpu_state;          // kOffCpu* below
-  uint64_t reserved;
+  uint32_t folded_node_count;     // DumpFoldedNode entries that end the thread's records
+  uint32_t auto_fold_refused;     // functions that qualified but found no room to fold (saturating)
 };
 static_assert(sizeof(DumpThread) == 128);
 
@@ -108,8 +124,18 @@ inline constexpr uint64_t kPrunedFn = 1;
 inline constexpr uint32_t kNodeCheckpoint = 1u << 0;  // a snapshot is taken when a call of it returns
 inline constexpr uint32_t kNodeExcluded = 1u << 1;    // filtered out: calls counts calls made, nothing else
 inline constexpr uint32_t kNodePinned = 1u << 2;      // referenced from elsewhere (thread creation): never pruned
+// Folded at run time (auto-fold: its function's calls were consistently tiny): also
+// kNodeExcluded. `calls` counts every call; the DumpFoldedNode list of the thread says how
+// many of them ran through the hooks (their self time is the node's), the rest were folded
+// (counted here, their time in the caller's self). A node with no entry had all its calls folded.
+inline constexpr uint32_t kNodeAutoFolded = 1u << 3;
 // A node whose fn is 0 (other than the root) is free: pruned and not reused yet. Live
 // nodes' parents are live, but after pruning a parent may have a higher index.
+
+// DumpNode::callsite's top bit: the node's first call ran its hooks from another function's
+// code (an inlined instance: the enter hook returned outside the function's first bytes).
+// Readers mask it off; auto-fold folds only such nodes.
+inline constexpr uint64_t kCallsiteInlined = uint64_t(1) << 63;
 
 // One calling-context-tree node (one cache line). Node 0 is the root (fn 0). The two hint fields are the runtime's lookup caches: readers ignore them.
 struct DumpNode {
@@ -139,6 +165,14 @@ struct DumpNodeMetrics {
   uint64_t excluded_calls;   // calls of filtered-out functions made from here (their hook cost is here)
 };
 static_assert(sizeof(DumpNodeMetrics) == 64);
+
+// A node folded at run time (kNodeAutoFolded) that had calls through the hooks before.
+struct DumpFoldedNode {
+  uint32_t node;
+  uint32_t reserved;
+  uint64_t hooked_calls;     // of the node's calls, those made before the fold
+};
+static_assert(sizeof(DumpFoldedNode) == 16);
 
 // A frame still active at dump time; the reader closes it at the thread's end_tsc.
 // Frames are listed outermost first.

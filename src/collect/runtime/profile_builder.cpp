@@ -9,6 +9,7 @@
 #include <map>
 
 #include "collect/runtime/process_symbols.h"
+#include "symbols/elf_compiler.h"
 #include "util/strings.h"
 
 namespace callprof {
@@ -64,14 +65,30 @@ struct NodeSource {
   const std::vector<wire::DumpNode>& nodes;
   const std::vector<wire::DumpNodeMetrics>& metrics;  // empty: none
   bool cpu_measured;
+  std::vector<uint64_t> folded{};  // per node, calls made after an auto-fold; empty: none
 };
+
+// An auto-folded node counts every call; those its DumpFoldedNode entry does not name as
+// made through the hooks (all, without an entry) were folded.
+std::vector<uint64_t> folded_calls(const RawThread& t) {
+  std::vector<uint64_t> folded;
+  for (uint32_t i = 1; i < t.nodes.size(); ++i) {
+    if (!(t.nodes[i].flags & wire::kNodeAutoFolded)) continue;
+    if (folded.empty()) folded.assign(t.nodes.size(), 0);
+    folded[i] = t.nodes[i].calls;
+  }
+  for (const wire::DumpFoldedNode& f : t.folded)
+    if (!folded.empty()) folded[f.node] -= std::min(folded[f.node], f.hooked_calls);
+  return folded;
+}
 
 Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
   const wire::DumpNode& d = src.nodes[i];
   Metrics m;
   m[Metric::Calls] = d.calls;
   m[Metric::WallNs] = clock.span(d.self_ticks);
-  if (d.calls > 0) {
+  if (!src.folded.empty()) m[Metric::FoldedCalls] = src.folded[i];
+  if (d.calls > m[Metric::FoldedCalls]) {
     m[Metric::MinWallNs] = clock.span(d.min_self_ticks);
     m[Metric::MaxWallNs] = clock.span(d.max_self_ticks);
   }
@@ -122,7 +139,7 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
     uint32_t i = order[k];
     const wire::DumpNode& d = nodes[i];
     if (mapped[i] != kNoNode || mapped[d.parent] == kNoNode) continue;
-    if (d.flags & wire::kNodeExcluded) {
+    if ((d.flags & wire::kNodeExcluded) && !(d.flags & wire::kNodeAutoFolded)) {
       if (d.calls > 0) tree.base(mapped[d.parent])[Metric::ExcludedCalls] += d.calls;
       continue;
     }
@@ -134,7 +151,7 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
     Metrics m = metrics_of(src, i, clock);
     // The runtime keeps the first call site of each path: its kind stands for the path's.
-    if (syms.indirect_call(d.callsite)) m[Metric::IndirectCalls] = d.calls;
+    if (syms.indirect_call(d.callsite & ~wire::kCallsiteInlined)) m[Metric::IndirectCalls] = d.calls;
     tree.base(mapped[i]).merge(m);
   }
   if (!src.metrics.empty() && !mapped.empty() && mapped[0] == kRootNode) tree.base(kRootNode).merge(metrics_of(src, 0, clock));
@@ -146,7 +163,8 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
   mapped[0] = kRootNode;
   std::vector<wire::DumpNodeMetrics> metrics = t.metrics;
   std::vector<wire::DumpNode> nodes = with_open_frames_closed(t, metrics);
-  add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured}, syms, clock, tree, mapped);
+  add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured, folded_calls(t)}, syms, clock,
+            tree, mapped);
   // Signal handlers that interrupted a hook: each context node names the main-tree node
   // that was running; graft its calls there (at the root if that path was left out).
   std::vector<NodeId> graft(t.interrupts.size(), kNoNode);
@@ -188,6 +206,29 @@ Thread::OffCpu offcpu_state(uint32_t s) {
   return s == wire::kOffCpuUnavailable ? Thread::OffCpu::Unavailable : Thread::OffCpu::Off;
 }
 
+bool measured(const wire::DumpHookCosts& c) {
+  return c.leaf_inner || c.leaf_outer || c.excluded || c.caller || c.recursive;
+}
+
+// The constants measured for the compiler that built the program (its executable, the
+// first module: an instrumented library of the other compiler gets them too), or the
+// other compiler's when the runtime could not measure its.
+void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) {
+  const std::string compiler = d.modules.empty() ? "" : elf_compiler(d.modules[0].path);
+  uint32_t which = compiler == "clang" ? wire::kHooksClang : wire::kHooksGcc;
+  if (!measured(d.header.hook_costs[which])) which = 1 - which;
+  const wire::DumpHookCosts& c = d.header.hook_costs[which];
+  if (!measured(c)) return;
+  const double ns = ns_per_tick / double(wire::kHookCostScale);
+  proc.hook_inner_ns = double(c.leaf_inner) * ns;
+  proc.hook_outer_ns = double(c.leaf_outer) * ns;
+  proc.excluded_hook_ns = double(c.excluded) * ns;
+  proc.folded_hook_ns = double(c.folded) * ns;
+  proc.hook_caller_ns = double(c.caller) * ns;
+  proc.hook_recursive_ns = double(c.recursive) * ns;
+  proc.hook_compiler = which == wire::kHooksClang ? "clang" : "gcc";
+}
+
 void add_process(const RawProcessDump& d, double rate, FunctionTable& table, SymbolizerCache& symbolizers,
                  BuildResult& out) {
   ProcessSymbols syms(d, table, symbolizers);
@@ -202,9 +243,8 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
   proc.end_ns = clock.ns(d.header.tsc_end);
   proc.death_signal = int(d.header.death_signal);
   proc.complete = d.header.snapshot_seq == 0;
-  proc.hook_inner_ns = double(d.header.hook_inner_ticks) * rate;
-  proc.hook_outer_ns = double(d.header.hook_outer_ticks) * rate;
-  proc.excluded_hook_ns = double(d.header.excluded_hook_ticks) * rate;
+  set_hook_costs(d, rate, proc);
+  proc.auto_fold_ns = double(d.header.auto_fold_ticks) * rate;
   p.processes.push_back(std::move(proc));
   std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();

@@ -88,6 +88,10 @@ Status read_thread(Cursor& c, RawThread& t, bool metrics, bool timeline) {
     if (t.timeline_info.count > t.timeline_info.capacity) return c.error("timeline holds more events than its ring");
     if (!c.get_array(t.timeline_info.count, t.timeline)) return c.error("timeline cut short");
   }
+  if (!c.get_array(t.info.folded_node_count, t.folded)) return c.error("folded nodes cut short");
+  for (const auto& f : t.folded)
+    if (f.node >= t.nodes.size() || f.hooked_calls > t.nodes[f.node].calls)
+      return c.error("folded node entry names a missing node or more calls than it has");
   for (uint32_t i = 1; i < t.nodes.size(); ++i)
     if (t.nodes[i].fn != 0 && t.nodes[i].parent >= t.nodes.size())
       return c.error("node " + std::to_string(i) + " has a missing parent");

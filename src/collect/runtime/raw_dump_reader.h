@@ -33,6 +33,7 @@ struct RawThread {
   bool has_timeline = false;                   // the dump has timelines (record --timeline)
   wire::DumpTimeline timeline_info{};
   std::vector<wire::DumpTimelineEvent> timeline;  // oldest first; nodes checked by the builder
+  std::vector<wire::DumpFoldedNode> folded;       // auto-folded nodes' calls from before the fold
 };
 
 struct RawProcessDump {

@@ -16,7 +16,40 @@ uint64_t minus(uint64_t v, double cost) {
 }
 
 // Calls that ran through the hooks: a `[syscall]` leaf's calls (attach_syscalls) ran none.
-uint64_t hooked_calls(MetricRow m) { return m[Metric::Calls] - std::min(m[Metric::Calls], m[Metric::Syscalls]); }
+// Nor did the calls of a function folded at run time (auto-fold): they cost folded_hook_ns,
+// in the caller.
+uint64_t hooked_calls(MetricRow m) {
+  const uint64_t not_hooked = m[Metric::Syscalls] + m[Metric::FoldedCalls];
+  return m[Metric::Calls] - std::min(m[Metric::Calls], not_hooked);
+}
+
+// What one hooked call of a node costs, inside its self time and in its parent's.
+struct CallCost {
+  double inner = 0, outer = 0;
+};
+
+// The whole cost of a call in a situation, split between callee and caller as the leaf's is.
+CallCost split(const Process& c, double whole) {
+  const double leaf = c.hook_inner_ns + c.hook_outer_ns;
+  if (leaf <= 0) return {0, whole};
+  const double inner = whole * c.hook_inner_ns / leaf;
+  return {inner, whole - inner};
+}
+
+// Per node, its situation's cost: recursive (an ancestor is the same function), caller
+// (it has hooked callees) or leaf. Constants a profile lacks fall back to the leaf's.
+std::vector<CallCost> call_costs(const CallTree& tree, const Process& c, const std::vector<uint64_t>& children) {
+  const std::vector<uint32_t> level = recursion_levels(tree);
+  const double leaf = c.hook_inner_ns + c.hook_outer_ns;
+  const double caller = c.hook_caller_ns > 0 ? c.hook_caller_ns : leaf;
+  const double recursive = c.hook_recursive_ns > 0 ? c.hook_recursive_ns : caller;
+  const CallCost leaf_cost{c.hook_inner_ns, c.hook_outer_ns}, caller_cost = split(c, caller),
+                 recursive_cost = split(c, recursive);
+  std::vector<CallCost> costs(tree.size());
+  for (NodeId i = 1; i < tree.size(); ++i)
+    costs[i] = level[i] > 0 ? recursive_cost : children[i] > 0 ? caller_cost : leaf_cost;
+  return costs;
+}
 
 std::vector<uint64_t> child_calls(const CallTree& tree) {
   std::vector<uint64_t> calls(tree.size(), 0);
@@ -24,9 +57,21 @@ std::vector<uint64_t> child_calls(const CallTree& tree) {
   return calls;
 }
 
+// Per node, the outer cost its children's hooked (and folded) calls left in its self time.
+std::vector<double> outer_costs(const CallTree& tree, const Process& c, const std::vector<CallCost>& costs) {
+  std::vector<double> outer(tree.size(), 0);
+  for (NodeId i = 1; i < tree.size(); ++i)
+    outer[tree.node(i).parent] += double(hooked_calls(tree.base(i))) * costs[i].outer +
+                                  double(tree.base(i)[Metric::FoldedCalls]) * c.folded_hook_ns;
+  return outer;
+}
+
 }  // namespace
 
-bool has_hook_costs(const Process& p) { return p.hook_inner_ns > 0 || p.hook_outer_ns > 0 || p.excluded_hook_ns > 0; }
+bool has_hook_costs(const Process& p) {
+  return p.hook_inner_ns > 0 || p.hook_outer_ns > 0 || p.excluded_hook_ns > 0 || p.hook_caller_ns > 0 ||
+         p.hook_recursive_ns > 0 || p.folded_hook_ns > 0;
+}
 
 bool has_hook_costs(const Profile& profile) {
   return std::any_of(profile.processes.begin(), profile.processes.end(),
@@ -35,14 +80,15 @@ bool has_hook_costs(const Profile& profile) {
 
 CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_measured) {
   CompensationStats stats;
-  const std::vector<uint64_t> children = child_calls(tree);
+  const std::vector<CallCost> costs = call_costs(tree, c, child_calls(tree));
+  const std::vector<double> outer = outer_costs(tree, c, costs);
   for (NodeId i = 1; i < tree.size(); ++i) {  // the root is no call: nothing to remove
     MetricRowRef m = tree.base(i);
     const uint64_t hooked = hooked_calls(m);
     // A system-call leaf: no hook ran, and its time is the traced duration, free of hook costs.
     if (hooked == 0 && m[Metric::Syscalls] > 0) continue;
-    const double cost = double(hooked) * c.hook_inner_ns + double(children[i]) * c.hook_outer_ns +
-                        double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
+    const double inner = costs[i].inner;
+    const double cost = double(hooked) * inner + outer[i] + double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
     if (cost <= 0) continue;
     ++stats.nodes;
     // The hooks ran on the CPU: their cost comes out of the on-CPU share, never the waiting.
@@ -58,8 +104,8 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
     const uint64_t self = m[Metric::WallNs];
     const bool one = hooked == 1;
     if (m.has_min(Metric::MinWallNs))
-      m[Metric::MinWallNs] = one ? self : std::min(self, minus(m[Metric::MinWallNs], c.hook_inner_ns));
-    m[Metric::MaxWallNs] = one ? self : std::min(self, minus(m[Metric::MaxWallNs], c.hook_inner_ns));
+      m[Metric::MinWallNs] = one ? self : std::min(self, minus(m[Metric::MinWallNs], inner));
+    m[Metric::MaxWallNs] = one ? self : std::min(self, minus(m[Metric::MaxWallNs], inner));
     if (cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - off;
   }
   return stats;

@@ -12,20 +12,25 @@ bool has_hook_costs(const Profile& profile);
 bool has_hook_costs(const Process& process);
 
 // Per node of each thread's tree, with its process image's constants:
-//   self' = max(0, self - calls*hook_inner - child_calls*hook_outer - excluded_calls*excluded_hook)
-// where calls are the node's hooked calls, Calls - min(Calls, Syscalls) (system calls
-// attached as `[syscall]` leaves, see attach_syscalls.h, passed no hook), child_calls
-// sums the hooked calls of every child node ([pruned] included, so a pruned subtree's
-// outer costs land on its parent: the subtree's cum stays exact) and excluded_calls is
-// the node's ExcludedCalls. Min/max self lose hook_inner (not below 0) and are capped at
-// self' (for a node of one call both become self'). A node whose calls are all system
-// calls is left alone (its time is the traced duration, moved out of its parent).
+//   self' = self - calls*inner(node) - Σ children calls(child)*outer(child) - excluded_calls*excluded_hook
+// A node's inner/outer are its situation's: a recursive node (an ancestor is the same
+// function) pays hook_recursive_ns per call, a node with hooked callees (a caller)
+// hook_caller_ns, a leaf hook_inner_ns + hook_outer_ns; a situation's whole cost splits
+// between callee (inner) and caller (outer) as the leaf's does, and a constant a profile
+// lacks (0) falls back to the leaf's. calls are the node's hooked calls,
+// Calls - min(Calls, Syscalls + FoldedCalls) (system calls attached as `[syscall]` leaves,
+// see attach_syscalls.h, passed no hook; a call made after the runtime folded its function
+// costs its caller folded_hook_ns instead, as an outer cost); children include [pruned] (so a pruned subtree's
+// outer costs land on its parent: the subtree's cum stays exact); excluded_calls is the
+// node's ExcludedCalls. Min/max self lose the node's inner cost (not below 0) and are
+// capped at self' (for a node of one call both become self'). A node whose calls are all
+// system calls is left alone (its time is the traced duration, moved out of its parent).
 // The hooks run on the CPU, so their cost comes out of the node's on-CPU share of its self
 // time (self - OffCpuNs; all of self when off-CPU time was not measured), never out of its
 // off-CPU time: the waiting was real. So CpuNs + OffCpuNs = self' holds after compensation
 // (CpuNs becomes self' - OffCpuNs when measured). A node whose on-CPU share is smaller than
 // the estimated cost keeps its off-CPU time (or 0): it is counted as `limited` (the
-// constant overestimates the hooks there: tiny recursive functions, for instance).
+// constants overestimate the hooks there).
 // Threads of processes without constants are left alone. Sets meta.compensated
 // when anything was compensated; does nothing on a profile already marked so.
 struct CompensationStats {

@@ -88,5 +88,38 @@ TEST(ProfileBuilder, WithoutCalibrationSaysTimesAreTicks) {
   EXPECT_NE(r.warnings.back().find("TSC ticks"), std::string::npos);
 }
 
+// Auto-fold: a folded node keeps every call; those after the fold are FoldedCalls, and a
+// node folded from its first call has no min/max of its own. The hook costs come in
+// 1/65536 ticks, for the compiler that built the program (no file here: GCC's set).
+TEST(ProfileBuilder, FoldedNodesKeepTheirCallsAndCostsKeepTheirFractions) {
+  RawProcessDump d = sample();
+  RawThread& t = d.threads[0];
+  constexpr uint32_t kFolded = wire::kNodeExcluded | wire::kNodeAutoFolded;
+  t.nodes.push_back(node(2, kIdle, 10, 8));  // work -> idle: 4 hooked calls (8 ticks), 6 folded
+  t.nodes.back().flags = kFolded;
+  t.nodes.push_back(node(1, kIdle, 5, 0));  // main -> idle: folded from its first call
+  t.nodes.back().flags = kFolded;
+  t.nodes.back().min_self_ticks = UINT64_MAX;
+  t.folded = {wire::DumpFoldedNode{4, 0, 4}};
+  t.info.folded_node_count = 1;
+  d.header.hook_costs[wire::kHooksGcc] = wire::DumpHookCosts{3 * wire::kHookCostScale / 2, 0, 0, 0, 0, 0};
+  d.header.auto_fold_ticks = 60;
+  BuildResult r = build_profile({d});
+  const Profile& p = r.profile;
+  const CallTree& tree = p.threads[0].tree;
+  const NodeId hooked_first = at(tree, p, {"0x1000", "0x2000", "0x3000"}), always = at(tree, p, {"0x1000", "0x3000"});
+  ASSERT_NE(hooked_first, kNoNode);
+  ASSERT_NE(always, kNoNode);
+  EXPECT_EQ(tree.base(hooked_first)[Metric::Calls], 10u);
+  EXPECT_EQ(tree.base(hooked_first)[Metric::FoldedCalls], 6u);
+  EXPECT_EQ(tree.base(hooked_first)[Metric::WallNs], 4u);
+  EXPECT_EQ(tree.base(always)[Metric::Calls], 5u);
+  EXPECT_EQ(tree.base(always)[Metric::FoldedCalls], 5u);
+  EXPECT_FALSE(tree.base(always).has_min(Metric::MinWallNs)) << "no call of its own was timed";
+  EXPECT_DOUBLE_EQ(p.processes[0].hook_inner_ns, 0.75) << "1.5 ticks at two ticks per ns";
+  EXPECT_EQ(p.processes[0].hook_compiler, "gcc");
+  EXPECT_DOUBLE_EQ(p.processes[0].auto_fold_ns, 30.0);
+}
+
 }  // namespace
 }  // namespace callprof

@@ -228,5 +228,47 @@ TEST(Compensate, NodesWithLessCpuThanTheCostAreCountedAndKeepTheirWaiting) {
   EXPECT_DOUBLE_EQ(stats.unremoved_ns, 300.0);
 }
 
+// Situations (issue 14, item 11): a recursive node pays the recursive cost, a node with
+// hooked callees the caller's, a leaf the leaf's; each split 40/60 between callee and caller
+// as the leaf's 4/6 is. A folded child's calls cost its caller folded_hook_ns each.
+TEST(Compensate, EachNodePaysItsSituationsCost) {
+  CallTree t;
+  const NodeId main = t.child(kRootNode, 0), f = t.child(main, 1), ff = t.child(f, 1), g = t.child(main, 2),
+               h = t.child(main, 3), hg = t.child(h, 2), k = t.child(main, 4);
+  set(t, main, 1, 1000, 1000, 1000);
+  set(t, f, 2, 500, 200, 300);
+  set(t, ff, 4, 100, 20, 30);
+  set(t, g, 3, 100, 30, 40);
+  set(t, h, 1, 100, 100, 100);
+  set(t, hg, 5, 100, 20, 20);
+  t.base(k)[Metric::Calls] = 10;
+  t.base(k)[Metric::FoldedCalls] = 10;  // every call of k ran unhooked
+  const Process c{.hook_inner_ns = 4, .hook_outer_ns = 6, .folded_hook_ns = 2, .hook_caller_ns = 20,
+                  .hook_recursive_ns = 30};
+  const CompensationStats stats = compensate_tree(t, c, false);
+  // main (caller: inner 8): 1000 - 8 - (f 2*12 + g 3*6 + h 1*12 + k 10*2) = 918
+  EXPECT_EQ(t.base(main)[Metric::WallNs], 918u);
+  // f (caller, level 0): 500 - 2*8 - ff 4*18 = 412; ff (recursive: inner 12): 100 - 48 = 52
+  EXPECT_EQ(t.base(f)[Metric::WallNs], 412u);
+  EXPECT_EQ(t.base(ff)[Metric::WallNs], 52u);
+  EXPECT_EQ(t.base(ff)[Metric::MinWallNs], 8u) << "min loses the node's own inner cost";
+  // g (leaf): 100 - 3*4 = 88; h (caller): 100 - 8 - 5*6 = 62; h>g (leaf): 100 - 20 = 80
+  EXPECT_EQ(t.base(g)[Metric::WallNs], 88u);
+  EXPECT_EQ(t.base(h)[Metric::WallNs], 62u);
+  EXPECT_EQ(t.base(hg)[Metric::WallNs], 80u);
+  EXPECT_EQ(t.base(k)[Metric::WallNs], 0u);
+  EXPECT_EQ(stats.limited, 0u);
+}
+
+TEST(Compensate, ProfilesWithoutSituationConstantsUseTheLeafsEverywhere) {
+  CallTree t;
+  const NodeId f = t.child(kRootNode, 1), ff = t.child(f, 1);
+  set(t, f, 1, 100, 100, 100);
+  set(t, ff, 2, 100, 50, 50);
+  compensate_tree(t, Process{.hook_inner_ns = 4, .hook_outer_ns = 6}, false);
+  EXPECT_EQ(t.base(f)[Metric::WallNs], 100u - 4u - 2u * 6u);
+  EXPECT_EQ(t.base(ff)[Metric::WallNs], 100u - 2u * 4u);
+}
+
 }  // namespace
 }  // namespace callprof

@@ -56,7 +56,7 @@ using V = std::vector<std::string>;
 
 TEST(Json, TopLevelSectionsAndKeys) {
   const ordered d = ordered::parse(report_text(testing::counter_example_profile()));
-  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "compensation", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
+  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "compensation", "auto_fold", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
                         "processes", "modules", "syscalls", "by_process", "by_thread"}));
   EXPECT_EQ(d["schema_version"], 2);
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
@@ -75,9 +75,11 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                    "children"}));
   EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "host", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
                                       "end_ns", "finished", "dropped_calls", "depth_limited_calls", "short_calls",
-                                      "lost_events", "prunes", "timeline_events", "timeline_dropped", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
+                                      "lost_events", "prunes", "folded_functions", "timeline_events", "timeline_dropped", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
   EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal",
-                                        "complete", "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns"}));
+                                        "complete", "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns",
+                                        "hook_caller_ns", "hook_recursive_ns", "folded_hook_ns", "hook_compiler",
+                                        "auto_fold_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
 }

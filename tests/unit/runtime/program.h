@@ -16,6 +16,7 @@ struct ProgramOptions {
   bool metrics = false;
   bool prunable = false;
   uint32_t timeline = 0;  // timeline ring capacity, 0: none
+  bool inlined = false;   // the hooks run from the host's code, as for an inlined copy
 };
 
 class Program {
@@ -23,7 +24,8 @@ class Program {
   explicit Program(uint32_t node_capacity = 1024, uint32_t frame_capacity = 256)
       : Program(ProgramOptions{node_capacity, frame_capacity}) {}
   explicit Program(const ProgramOptions& o)
-      : nodes_(o.node_capacity), slots_(slot_count_for(o.node_capacity)), frames_(o.frame_capacity) {
+      : nodes_(o.node_capacity), slots_(slot_count_for(o.node_capacity)), frames_(o.frame_capacity),
+        inlined_(o.inlined) {
     ThreadMemory m{nodes_.data(), o.node_capacity, slots_.data(), uint32_t(slots_.size()), frames_.data(),
                    o.frame_capacity};
     if (o.metrics) {
@@ -42,12 +44,15 @@ class Program {
     p.init(m, 0);
   }
   // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
+  // As the hooks do (hook_path.h), a function the thread folded skips the clock and the stack.
   void call(uint64_t fn, uint64_t at) {
     sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
-    p.enter(fn, 0, sp_.back(), at);
+    if (p.folded(fn)) return p.count_folded(fn, 0);
+    // A real call's enter hook returns a few bytes into the function; an inlined copy's, far away.
+    p.enter(fn, 0, sp_.back(), at, inlined_ ? fn + 0x100000 : fn + 16);
   }
   void ret(uint64_t fn, uint64_t at) {
-    p.exit(fn, sp_.back(), at);
+    if (!p.folded(fn)) p.exit(fn, sp_.back(), at);
     sp_.pop_back();
   }
   // Leave `frames` frames without exit hooks (what longjmp or an exception does).
@@ -78,6 +83,7 @@ class Program {
   std::vector<uint64_t> scratch_;
   std::vector<DumpTimelineEvent> timeline_;
   std::vector<uint64_t> sp_;
+  bool inlined_ = false;
 };
 
 enum : uint64_t { MAIN = 0x100, A, B, C, D, F, G, INLINED };

@@ -1,0 +1,96 @@
+// End-to-end: tiny functions folded at run time (auto-fold, issue 14 item 12). A program of
+// small static helpers (programs/helpers.c): the helpers are folded and listed, their calls
+// still counted, their time in the caller's self; the real work is untouched; main's total
+// still describes the uninstrumented program; --no-auto-fold gives the hooked profile.
+#include <algorithm>
+#include <set>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class AutoFold : public E2ETest {};
+E2E_INSTANTIATE(AutoFold);
+
+constexpr uint64_t kCalls = 2000000;
+
+double value_after(const std::string& out, const std::string& key) {
+  size_t at = out.find(key + "=");
+  if (at == std::string::npos) throw std::runtime_error("no " + key + " in:\n" + out);
+  return std::stod(out.substr(at + key.size() + 1));
+}
+
+std::set<std::string> folded_names(const Report& r) {
+  std::set<std::string> names;
+  for (const json& f : r.doc().at("auto_fold").at("functions")) names.insert(f.at("name").get<std::string>());
+  return names;
+}
+
+uint64_t folded_calls(const json& function) {
+  return function.contains("folded_calls") ? u64(function, "folded_calls") : 0;
+}
+
+TEST_P(AutoFold, TinyHelpersAreFoldedCountedAndListed) {
+  const std::string binary = build("helpers.c");
+  std::string out;
+  const Report r = record_and_report(binary, {}, &out);
+  const std::set<std::string> folded = folded_names(r);
+  for (const char* helper : {"mix", "clamp", "lookup"}) {
+    EXPECT_TRUE(folded.count(helper)) << helper << " is listed as folded";
+    const json& f = r.function(helper);
+    EXPECT_EQ(u64(f, "calls"), kCalls) << helper << ": every call still counted";
+    EXPECT_GT(folded_calls(f), kCalls * 9 / 10) << helper << ": most calls ran unhooked";
+  }
+  for (const char* kept : {"main", "work", "slow"}) EXPECT_FALSE(folded.count(kept)) << kept << " is not tiny";
+  EXPECT_EQ(u64(r.function("slow"), "calls"), kCalls / 10000);
+  // slow's 200 calls of 200 us each are its own, folding or not.
+  EXPECT_GT(double(u64(r.function("slow"), "self_ns")), 0.9 * 200 * 200e3);
+  // The folded calls' time is the caller's: the helpers keep only their first calls' time.
+  EXPECT_LT(u64(r.function("mix"), "self_ns"), u64(r.function("work"), "self_ns"));
+  EXPECT_EQ(r.threads().at(0).at("folded_functions").get<uint64_t>(), folded.size());
+  const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());  // the header names them
+  EXPECT_NE(text.out.find("# folded:   "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("mix"), std::string::npos);
+}
+
+TEST_P(AutoFold, MainStillDescribesTheUninstrumentedRunAndTheRunIsCheaper) {
+  const std::string plain = build("helpers.c", {"-DE2E_PLAIN"});
+  double plain_ns = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    RunResult p = run({plain}, dir());
+    ASSERT_EQ(p.exit, exited(0));
+    plain_ns = std::min(plain_ns, value_after(p.out, "elapsed_ns"));
+  }
+  const std::string binary = build("helpers.c");
+  double folded_main = 1e30, folded_raw = 1e30, hooked_raw = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const Report r = record_and_report(binary);
+    folded_main = std::min(folded_main, double(u64(r.function("main"), "total_ns")));
+    folded_raw = std::min(folded_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
+    record_with({"--no-auto-fold"}, binary);
+    hooked_raw = std::min(hooked_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
+  }
+  measured("plain_ms", plain_ns / 1e6);
+  measured("main_total_folded_ms", folded_main / 1e6);
+  measured("main_raw_folded_ms", folded_raw / 1e6);
+  measured("main_raw_hooked_ms", hooked_raw / 1e6);
+  EXPECT_LT(folded_raw, hooked_raw) << "folded calls cost less than hooked ones";
+  EXPECT_GT(folded_main, 0.5 * plain_ns);
+  EXPECT_LT(folded_main, 2.0 * plain_ns) << "main's compensated total is the uninstrumented run's, roughly";
+}
+
+TEST_P(AutoFold, NoAutoFoldKeepsEveryFunctionHooked) {
+  const std::string binary = build("helpers.c");
+  const Report r = record_with({"--no-auto-fold"}, binary);
+  EXPECT_TRUE(folded_names(r).empty());
+  for (const char* helper : {"mix", "clamp", "lookup"}) {
+    EXPECT_EQ(u64(r.function(helper), "calls"), kCalls);
+    EXPECT_EQ(folded_calls(r.function(helper)), 0u);
+  }
+  EXPECT_EQ(u64(r.node({"main", "work", "lookup", "clamp"}), "calls"), kCalls) << "the hooked tree, as before";
+  EXPECT_EQ(r.threads().at(0).at("folded_functions").get<uint64_t>(), 0u);
+}
+
+}  // namespace
+}  // namespace e2e

@@ -1,0 +1,175 @@
+// Auto-fold driven with a fake clock: a function whose calls stay tiny is folded after
+// `check_every` calls (its later calls counted on its node, their time in the caller's
+// self), and what must never be folded is not: slow functions, recursion, wrappers of
+// real work, and everything when auto-fold is off.
+#include <gtest/gtest.h>
+
+#include "program.h"
+
+namespace callprof::rt {
+namespace {
+
+// Function ids in distinct slots of the folded-function table (it is indexed by address / 16).
+enum : uint64_t { OUTER = 0x5010, HELPER = 0x5020 };
+
+// Threshold 5 ticks of average self time, checked every 4 calls; the calls are inlined
+// copies (their hooks run from the caller's code) unless `o` says otherwise.
+Program folding(ProgramOptions o = {.inlined = true}) {
+  Program prog(o);
+  prog.p.set_auto_fold(AutoFold{5, 4});
+  return prog;
+}
+
+// `n` calls of fn from the current top, each `each` ticks long, from time t.
+void calls(Program& prog, uint64_t fn, int n, uint64_t each, uint64_t& t) {
+  for (int i = 0; i < n; ++i) {
+    prog.call(fn, t);
+    t += each;
+    prog.ret(fn, t);
+  }
+}
+
+TEST(AutoFold, TinyLeafIsFoldedAndItsLaterCallsCountedWithTimeInTheCaller) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 2, t);  // 4 calls of 2 ticks: average 2 < 5, folded at the 4th return
+  ASSERT_TRUE(prog.p.folded(A));
+  calls(prog, A, 6, 2, t);
+  prog.ret(MAIN, t += 1);
+  const DumpNode* a = prog.at({MAIN, A});
+  EXPECT_EQ(a->calls, 10u) << "every call counted";
+  EXPECT_EQ(a->self_ticks, 8u) << "only the calls before the fold have time of their own";
+  EXPECT_EQ(a->flags, wire::kNodeExcluded | wire::kNodeAutoFolded);
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 12u + 1u) << "the folded calls' time is the caller's";
+  ASSERT_EQ(prog.p.folded_node_count(), 1u);
+  EXPECT_EQ(prog.p.folded_nodes()[0].node, prog.index_of(a));
+  EXPECT_EQ(prog.p.folded_nodes()[0].hooked_calls, 4u);
+  EXPECT_EQ(prog.p.depth(), 0u) << "no frame left behind";
+}
+
+TEST(AutoFold, NewPathsOfAFoldedFunctionAreFoldedFromTheirFirstCall) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 1, t);
+  prog.call(B, t);
+  calls(prog, A, 3, 1, t);
+  prog.ret(B, t += 2);
+  prog.ret(MAIN, t);
+  const DumpNode* ba = prog.at({MAIN, B, A});
+  ASSERT_NE(ba, nullptr);
+  EXPECT_EQ(ba->calls, 3u);
+  EXPECT_EQ(ba->self_ticks, 0u);
+  EXPECT_TRUE(ba->flags & wire::kNodeAutoFolded);
+  EXPECT_EQ(prog.p.folded_node_count(), 1u) << "no entry: all its calls were folded";
+  EXPECT_EQ(prog.at({MAIN, B})->self_ticks, 5u);
+}
+
+TEST(AutoFold, FunctionsAboveTheThresholdStayHooked) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 64, 6, t);
+  prog.ret(MAIN, t);
+  EXPECT_FALSE(prog.p.folded(A));
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 64u * 6u);
+}
+
+TEST(AutoFold, TinyFunctionsReallyCalledStayHooked) {
+  // Not inlined in the program: the plain build calls it too, and a sampling profile shows
+  // its time as its own.
+  Program prog = folding(ProgramOptions{});
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 64, 1, t);
+  prog.ret(MAIN, t);
+  EXPECT_FALSE(prog.p.folded(A));
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 64u);
+}
+
+TEST(AutoFold, RecursiveFunctionsAreNeverFolded) {
+  // The deepest level of a recursion is a tiny leaf, but its outer calls are still open.
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  prog.call(F, t);
+  calls(prog, F, 16, 1, t);
+  prog.ret(F, t += 1);
+  prog.ret(MAIN, t);
+  EXPECT_FALSE(prog.p.folded(F));
+  EXPECT_EQ(prog.at({MAIN, F, F})->calls, 16u);
+  EXPECT_EQ(prog.at({MAIN, F})->calls, 1u);
+}
+
+TEST(AutoFold, WrappersOfRealWorkKeepTheirPlaceButHelpersOfHelpersFold) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  for (int i = 0; i < 8; ++i) {  // A: 1 tick of its own around B, which works 100
+    prog.call(A, t);
+    calls(prog, B, 1, 100, t);
+    prog.ret(A, t += 1);
+  }
+  EXPECT_FALSE(prog.p.folded(A));
+  for (int i = 0; i < 8; ++i) {  // OUTER: 1 tick of its own around the tiny HELPER, folded first
+    prog.call(OUTER, t);
+    calls(prog, HELPER, 1, 1, t);
+    prog.ret(OUTER, t += 1);
+  }
+  prog.ret(MAIN, t);
+  EXPECT_TRUE(prog.p.folded(HELPER));
+  EXPECT_TRUE(prog.p.folded(OUTER)) << "its only callee is folded: it is as tiny as a leaf";
+  EXPECT_EQ(prog.at({MAIN, OUTER})->calls, 8u);
+  EXPECT_EQ(prog.at({MAIN, OUTER, HELPER})->calls, 4u) << "HELPER's calls made inside OUTER before OUTER was folded";
+  EXPECT_EQ(prog.at({MAIN, HELPER})->calls, 4u) << "and the later ones, in OUTER's caller (OUTER is no frame now)";
+}
+
+TEST(AutoFold, OffByDefault) {
+  Program prog;
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4096, 1, t);
+  prog.ret(MAIN, t);
+  EXPECT_FALSE(prog.p.folded(A));
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 4096u);
+  EXPECT_EQ(prog.p.folded_node_count(), 0u);
+}
+
+TEST(AutoFold, AfterForkTheFoldedFunctionsStayFoldedAndTheirCallsAreTheChilds) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 1, t);
+  prog.p.restart(t);
+  calls(prog, A, 3, 1, t);
+  prog.ret(MAIN, t);
+  EXPECT_TRUE(prog.p.folded(A));
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 3u);
+  EXPECT_EQ(prog.p.folded_node_count(), 0u) << "none of the child's calls went through the hooks";
+}
+
+TEST(AutoFold, PrunedFoldedNodesLeaveTheirEntries) {
+  ProgramOptions o;
+  o.node_capacity = 16;
+  o.prunable = true;
+  o.inlined = true;
+  Program prog = folding(o);
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  prog.call(B, t);
+  calls(prog, A, 4, 1, t);  // MAIN>B>A folded, with an entry
+  prog.ret(B, t += 1);
+  ASSERT_EQ(prog.p.folded_node_count(), 1u);
+  for (uint64_t fn = 0x1000; fn < 0x1000 + 40; ++fn) calls(prog, fn, 1, 1000, t);  // forces prunes
+  prog.ret(MAIN, t);
+  ASSERT_GT(prog.p.prunes(), 0u);
+  for (uint32_t i = 0; i < prog.p.folded_node_count(); ++i) {
+    const DumpNode& n = prog.p.nodes()[prog.p.folded_nodes()[i].node];
+    EXPECT_EQ(n.fn, A) << "an entry names a live folded node of A";
+    EXPECT_TRUE(n.flags & wire::kNodeAutoFolded);
+  }
+}
+
+}  // namespace
+}  // namespace callprof::rt
