@@ -114,13 +114,12 @@ FunctionId remap(const std::vector<FunctionId>& map, FunctionId f) { return f < 
 CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, std::vector<NodeId>& node) {
   CallTree out;
   out.reserve(in.size());  // at most as many nodes: no reallocation while it grows
-  out.base(kRootNode) = in.base(kRootNode);
   node.assign(in.size(), kRootNode);
   for (NodeId i = 1; i < in.size(); ++i) {
     const CallNode& n = in.node(i);
     node[i] = out.child(node[n.parent], remap(map, n.function), n.inlined);
-    out.base(node[i]).merge(in.base(i));
   }
+  out.base_table().merge_rows(in.base_table(), node);  // column by column; the root onto the root
   return out;
 }
 
