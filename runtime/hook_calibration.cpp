@@ -121,7 +121,7 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost) {
   const uint64_t t = median(total, kRounds), p = median(pair, kRounds);
   uint64_t i = median(inner, kRounds);
   if (i > t) i = t;
-  *cost = wire::DumpHookCosts{i,          t - i, median(excluded, kRounds), median(folded, kRounds), p > t ? p - t : 0,
+  *cost = wire::DumpHookCosts{i, t - i, median(excluded, kRounds), median(folded, kRounds), p > t ? p - t : 0,
                               median(recursive, kRounds)};
 }
 
@@ -131,22 +131,21 @@ void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs) {
   ThreadState* saved = t_state;
   t_state = s;
   s->profile.set_callbacks(classify_for_calibration, nullptr);
+// One compiler's copy of the calibration functions (calibration_loop.c, built by each).
+#define CALLPROF_CALIB_WORKLOAD(cc)                                                              \
+  Workload {                                                                                      \
+    callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain,                          \
+        reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),                           \
+        reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked),                       \
+        reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)                            \
+  }
 #if CALLPROF_CALIB_gcc
-  calibrate(s,
-            Workload{callprof_calib_loop_gcc_hooked, callprof_calib_loop_gcc_plain,
-                     reinterpret_cast<uint64_t>(&callprof_calib_leaf_gcc_hooked),
-                     reinterpret_cast<uint64_t>(&callprof_calib_excluded_gcc_hooked),
-                     reinterpret_cast<uint64_t>(&callprof_calib_loop_gcc_hooked)},
-            &costs[wire::kHooksGcc]);
+  calibrate(s, CALLPROF_CALIB_WORKLOAD(gcc), &costs[wire::kHooksGcc]);
 #endif
 #if CALLPROF_CALIB_clang
-  calibrate(s,
-            Workload{callprof_calib_loop_clang_hooked, callprof_calib_loop_clang_plain,
-                     reinterpret_cast<uint64_t>(&callprof_calib_leaf_clang_hooked),
-                     reinterpret_cast<uint64_t>(&callprof_calib_excluded_clang_hooked),
-                     reinterpret_cast<uint64_t>(&callprof_calib_loop_clang_hooked)},
-            &costs[wire::kHooksClang]);
+  calibrate(s, CALLPROF_CALIB_WORKLOAD(clang), &costs[wire::kHooksClang]);
 #endif
+#undef CALLPROF_CALIB_WORKLOAD
   t_state = saved;
   // The calibration's nodes stay, with no calls: the recorder leaves them out.
   s->profile.restart(ticks());

@@ -7,8 +7,6 @@
 
 namespace callprof {
 
-const MetricTable MetricView::kNoTable;
-
 Metrics MetricRow::metrics() const {
   Metrics out;
   for_each([&](Metric m, uint64_t v) { out[m] = v; });
@@ -51,12 +49,6 @@ void MetricRowRef::merge(const Metrics& m) const {
 void MetricRowRef::merge(MetricRow m) const {
   m.for_each([&](Metric metric, uint64_t v) {
     if (v != default_value(metric)) table_->set(row_, metric, merged(metric, table_->get(row_, metric), v));
-  });
-}
-
-void MetricRowRef::add_sums(MetricRow m) const {
-  m.for_each([&](Metric metric, uint64_t v) {
-    if (v != 0 && info(metric).merge == MergeKind::Sum) table_->set(row_, metric, table_->get(row_, metric) + v);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -78,8 +79,6 @@ class MetricRowRef {
   void merge(const Metrics& m) const;
   void merge(MetricRow m) const;
   void merge(const MetricRowRef& m) const { merge(MetricRow(m)); }
-  // Only the additive metrics added (as Metrics::add_sums).
-  void add_sums(MetricRow m) const;
 
  private:
   MetricTable* table_;
@@ -121,8 +120,6 @@ class MetricTable {
       for (uint64_t v : column(m).subspan(first < rows_ ? first : rows_)) s += v;
     return s;
   }
-  // The metric's column, added (at its default) when absent.
-  std::span<uint64_t> column_for(Metric m);
   // The metric's column set to `values` (one per row), added when absent.
   void set_column(Metric m, std::span<const uint64_t> values);
   // `from`'s rows merged into this table's rows `to[i]` (one per row of `from`), metric by
@@ -130,6 +127,8 @@ class MetricTable {
   void merge_rows(const MetricTable& from, std::span<const uint32_t> to);
 
  private:
+  // The metric's column, added (at its default) when absent.
+  std::span<uint64_t> column_for(Metric m);
   uint64_t* column_data(size_t slot) const { return data_.get() + slot * capacity_; }
   // Room for `rows` rows: a new block, the columns in use copied.
   void grow(size_t rows);
@@ -148,16 +147,15 @@ class MetricTable {
 // that takes both (report columns). Only for parameters: it may view a temporary.
 class MetricView {
  public:
-  MetricView(const Metrics& m) : dense_(&m) {}                               // NOLINT
-  MetricView(MetricRow r) : row_(r) {}                                       // NOLINT
-  MetricView(MetricRowRef r) : row_(MetricRow(r)) {}                         // NOLINT
-  uint64_t operator[](Metric m) const { return dense_ ? (*dense_)[m] : row_[m]; }
+  MetricView(const Metrics& m) : dense_(&m) {}                          // NOLINT
+  MetricView(MetricRow r) : row_(r) {}                                  // NOLINT
+  MetricView(const MetricRowRef& r) : row_(MetricRow(r)) {}             // NOLINT
+  uint64_t operator[](Metric m) const { return dense_ ? (*dense_)[m] : (*row_)[m]; }
   bool has_min(Metric m) const { return (*this)[m] != Metrics::kUnset; }
 
  private:
   const Metrics* dense_ = nullptr;
-  MetricRow row_ = MetricRow(kNoTable, 0);
-  static const MetricTable kNoTable;
+  std::optional<MetricRow> row_;
 };
 
 // Equal when every metric is.
