@@ -16,6 +16,7 @@
 
 #include "export/block_output.h"
 #include "export/export.h"
+#include "export/function_texts.h"
 #include "export/json_text.h"
 
 namespace callprof {
@@ -31,7 +32,7 @@ struct Span {
 
 class ChromeWriter : public BlockOutput {
  public:
-  ChromeWriter(const Analysis& a, std::ostream& out) : BlockOutput(out), a_(a) {}
+  ChromeWriter(const Analysis& a, std::ostream& out) : BlockOutput(out), a_(a), names_(a, json_string) {}
 
   void write();
 
@@ -68,6 +69,7 @@ class ChromeWriter : public BlockOutput {
   bool focus_keeps_path(const CallTree& tree, NodeId node) const;
 
   const Analysis& a_;
+  FunctionTexts<std::string (*)(std::string_view)> names_;  // JSON string literals
   bool first_ = true;
   int64_t base_ns_ = 0;
   std::map<std::pair<std::string, uint32_t>, uint32_t> pids_, tids_;  // (host, id) -> trace id
@@ -217,7 +219,7 @@ void ChromeWriter::write_spans(std::vector<Span>& spans, uint32_t pid, uint32_t 
     buf_ += ",\"cat\":\"";
     buf_ += category;
     buf_ += "\",\"name\":";
-    buf_ += json_string(a_.full_name(s.function));
+    buf_ += names_[s.function];
     buf_ += '}';
     maybe_flush();
   }

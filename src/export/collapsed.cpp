@@ -5,10 +5,13 @@
 // become C escapes (escape_text, as on the terminal, where this output often goes).
 // The output is as large as the paths are long (every line repeats its whole path: 780 MB
 // for 350 k paths of C++ names 21 frames deep), so it is streamed in 1 MiB blocks.
+#include <algorithm>
 #include <charconv>
 #include <string>
+#include <vector>
 
 #include "export/export.h"
+#include "export/function_texts.h"
 #include "util/escape.h"
 
 namespace callprof {
@@ -27,13 +30,13 @@ Metric metric_of(CollapsedValue v) {
 
 constexpr size_t kFlushBytes = size_t(1) << 20;
 
-// Appends a frame as the format can hold it.
-void append_frame(std::string& path, std::string_view name) {
-  const size_t at = path.size();
-  path += escape_text(name.empty() ? "[unknown]" : name);
-  for (size_t i = at; i < path.size(); ++i)
-    if (path[i] == ';') path[i] = ':';
+// A frame as the format can hold it.
+std::string frame_text(std::string_view name) {
+  std::string frame = escape_text(name.empty() ? "[unknown]" : name);
+  std::replace(frame.begin(), frame.end(), ';', ':');
+  return frame;
 }
+
 
 }  // namespace
 
@@ -49,6 +52,7 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
   std::vector<Entry> stack;
   for (NodeId k = tree.node(kRootNode).first_child; k != kNoNode; k = tree.node(k).next_sibling) stack.push_back({k, 0});
   std::vector<size_t> length;  // path text length up to and including each depth
+  FunctionTexts frames(analysis, frame_text);
   std::string path, buf;
   buf.reserve(kFlushBytes + 4096);
   while (!stack.empty()) {
@@ -58,7 +62,7 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
     length.resize(e.depth);
     path.resize(e.depth ? length.back() : 0);
     if (e.depth) path += ';';
-    append_frame(path, analysis.full_name(n.function));
+    path += frames[n.function];
     length.push_back(path.size());
     if (const uint64_t v = tree.base(e.id)[metric]; v > 0) {
       buf += path;
