@@ -24,6 +24,7 @@ Run add_attach(CLI::App& app) {
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);
+  add_timeline_options(app, a);
   app.footer("Example: callprof attach 1234 --duration 10 --call-graph dwarf --syscalls write,read");
   return [cli, &app]() { return run_recording(*cli, app); };
 }

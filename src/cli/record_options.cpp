@@ -49,17 +49,21 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);
-  auto* timeline = "Timeline (chrome export; exact mode, and sample mode's sample times)";
-  app.add_flag("--timeline", a.timeline, "Keep when calls happened, per thread (export --format chrome)")->group(timeline);
+  add_timeline_options(app, a);
+  app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
+  app.positionals_at_end();
+}
+
+void add_timeline_options(CLI::App& app, record::RecordArgs& a) {
+  auto* group = "Timeline (chrome export: exact mode's calls, sampled stacks' and system calls' times)";
+  app.add_flag("--timeline", a.timeline, "Keep when calls happened, per thread (export --format chrome)")->group(group);
   add_duration_option(app, "--timeline-min-duration", a.timeline_min_duration,
                       "Calls shorter than this stay off the timeline (0: every call)", true)
       ->default_str(a.timeline_min_duration)
-      ->group(timeline);
+      ->group(group);
   add_count_option(app, "--timeline-events", a.timeline_events,
                    "Events kept per thread; older ones are dropped and counted", 1, 1u << 24)
-      ->group(timeline);
-  app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
-  app.positionals_at_end();
+      ->group(group);
 }
 
 void add_sampling_options(CLI::App& app, record::SamplingArgs& s) {

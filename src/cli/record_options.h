@@ -19,6 +19,8 @@ void add_record_options(CLI::App& app, RecordCli& cli);
 void add_sampling_options(CLI::App& app, record::SamplingArgs& args);
 void add_syscall_options(CLI::App& app, record::SyscallArgs& args);
 void add_probe_options(CLI::App& app, record::ProbeArgs& args);
+// --timeline and its bounds (record and attach).
+void add_timeline_options(CLI::App& app, record::RecordArgs& args);
 
 // The long names of the options the user gave on `app` (CLI11's count, not a comparison
 // with defaults): the session refuses those that do not apply to the mode.

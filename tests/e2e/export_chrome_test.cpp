@@ -178,6 +178,37 @@ TEST_P(ChromeExportTest, SampleModeTimelineShowsWhereTheSamplesFell) {
   EXPECT_LE(kept, samples);
 }
 
+TEST_P(ChromeExportTest, AttachKeepsTheTimelineOfARunningProcess) {
+  const std::string bin = build_plain("sampled.c", {"-fno-omit-frame-pointer"});
+  attach_to_running({bin, "forever"}, {"--duration", "1", "--call-graph", "fp", "--timeline"}, 200);
+  const json trace = export_chrome();
+  expect_well_formed(trace);
+  EXPECT_EQ(trace.at("otherData").at("mode"), "sample");
+  const auto heavy = calls_named(trace, "heavy"), works = calls_named(trace, "work");
+  ASSERT_FALSE(heavy.empty());
+  double heavy_us = 0, first = 1e300, last = 0;
+  for (const Call& c : heavy) {
+    heavy_us += c.dur;
+    first = std::min(first, c.ts);
+    last = std::max(last, c.end());
+    EXPECT_EQ(std::count_if(works.begin(), works.end(), [&](const Call& w) { return c.inside(w); }), 1)
+        << "heavy at " << c.ts << " is not inside a work span";
+  }
+  // One second of a program that works three quarters of its time in heavy(): the spans
+  // cover a good part of that second, and spread over most of it (wide margins).
+  EXPECT_GT(heavy_us, 1e6 * 0.3);
+  EXPECT_LT(heavy_us, 1e6 * 1.2);
+  EXPECT_GT(last - first, 1e6 * 0.5);
+}
+
+TEST_P(ChromeExportTest, AttachRefusesExactModesTimelineBound) {
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "--timeline", "--timeline-min-duration", "1ms", "--duration", "1", "1"}, dir());
+  EXPECT_EQ(r.exit, exited(2));
+  EXPECT_NE(r.err.find("--timeline-min-duration"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 E2E_INSTANTIATE(ChromeExportTest);
 
 }  // namespace
