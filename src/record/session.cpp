@@ -507,6 +507,10 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
     reporter_.note(fmt::format("wrote {}: {} calls of {} probed function{}, {} hits (~{:.1f} ms of probe cost), {} thread{}",
                                path, probes_->calls(), f.probed, f.probed == 1 ? "" : "s", f.entries + f.exits,
                                double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, p.threads.size(), s));
+    reporter_.note(fmt::format("processing: {:.1f} ms for the entry stacks ({} walked by frame rules, {} unwound by "
+                               "libdwfl), {:.1f} ms symbolizing and building",
+                               double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds,
+                               double(c.build_ns) / 1e6));
     return;
   }
   const auto& decode = perf_->stats().decode;

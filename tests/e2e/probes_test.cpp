@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <fcntl.h>
 #include <fstream>
@@ -285,6 +286,27 @@ TEST_P(Probes, DurationsOfSleepingCallsAreMeasured) {
   const json& node = r.node(paths.front());
   EXPECT_GE(u64(node, "min_self_ns"), 2'000'000u) << "a sleep of 2 ms never ends sooner";
   EXPECT_LE(u64(node, "min_self_ns"), u64(node, "max_self_ns"));
+}
+
+// The entry stacks of -O2 code without frame pointers are walked by the CFI's frame rules
+// up to _start, whose CFI marks it outermost: libdwfl's full unwinder (memoized by the
+// stack's bytes, which a loop's counters change at every call) is left for the rare rule
+// the walk cannot read. Before _start was known as outermost, every hit went to libdwfl.
+TEST_P(Probes, EntryStacksAreWalkedByFrameRulesToTheOutermostFrame) {
+  const std::string binary = build_plain("probed.c");
+  const RunResult r = run({E2E_CALLPROF, "record", "-o", "profile.callprof", "--mode", "probe", "--probe",
+                           "^(leaf|outer|other)$", "--", binary},
+                          dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  uint64_t walked = 0, unwound = 0;
+  const size_t at = r.err.find("walked by frame rules");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const size_t open = r.err.rfind('(', at);
+  ASSERT_EQ(std::sscanf(r.err.c_str() + open, "(%lu walked by frame rules, %lu unwound by libdwfl)", &walked, &unwound), 2)
+      << r.err;
+  EXPECT_EQ(walked + unwound, 3u + 2 + 59) << "one stack per entry hit: outer, other and leaf";
+  EXPECT_LE(unwound, 5u) << r.err;
+  expect_suffix_calls(report(), {{{"main", "outer", "leaf"}, 30}, {{"main", "other", "leaf"}, 10}, {{"main", "leaf"}, 7}});
 }
 
 // More matches than --probe-limit: the first ones found are probed, the others not, and

@@ -41,6 +41,7 @@ bool SampleCollector::walk_syscall_entry(const SyscallSample& call, std::vector<
     const FrameRule rule = unwinder_.frame_rule(call.pid, lookup);
     if (rule.kind == FrameRule::Unknown) return false;
     out.push_back(lookup);
+    if (rule.kind == FrameRule::Outermost) return true;
     if (rule.kind == FrameRule::BpBased) {
       chain_after_bp();
       return true;

@@ -62,8 +62,9 @@ class AddressSpace;
 // How a frame at some pc finds its caller (x86-64 CFI, the common cases only): the CFA is
 // sp + offset, or rbp-based (the function keeps a frame pointer), or something else. The
 // return address is at CFA - 8; `saves_bp` says the caller's rbp is stored at CFA + bp_offset.
+// Outermost: the CFI says the frame has no caller (_start, a thread's first frame).
 struct FrameRule {
-  enum Kind : uint8_t { SpOffset, BpBased, Unknown } kind = Unknown;
+  enum Kind : uint8_t { SpOffset, BpBased, Outermost, Unknown } kind = Unknown;
   int32_t offset = 0;
   bool saves_bp = false;
   int32_t bp_offset = 0;

@@ -13,7 +13,7 @@
 namespace callprof::sampling {
 namespace {
 
-constexpr unsigned kRegBp = 6, kRegSp = 7;
+constexpr unsigned kRegBp = 6, kRegSp = 7, kRegRa = 16;
 
 FrameRule rule_at(Dwfl* dwfl, uint64_t pc) {
   FrameRule rule;
@@ -25,6 +25,16 @@ FrameRule rule_at(Dwfl* dwfl, uint64_t pc) {
   if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
     cfi = dwfl_module_dwarf_cfi(module, &bias);
     if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) return rule;
+  }
+  // The outermost frame (_start, a thread's clone): CFI marks its return address undefined
+  // (libdw: no operations, *ops pointing at the caller's array).
+  Dwarf_Op ra_mem[3];
+  Dwarf_Op* ra_ops = nullptr;
+  size_t ra_nops = 0;
+  if (dwarf_frame_register(frame, kRegRa, ra_mem, &ra_ops, &ra_nops) == 0 && ra_nops == 0 && ra_ops == ra_mem) {
+    free(frame);
+    rule.kind = FrameRule::Outermost;
+    return rule;
   }
   Dwarf_Op* ops = nullptr;
   size_t nops = 0;
