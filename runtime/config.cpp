@@ -67,6 +67,7 @@ bool read_config(RuntimeConfig* c) {
   c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
   c->compensate = env_flag("CALLPROF_COMPENSATE", true);
   c->auto_fold = env_flag("CALLPROF_AUTO_FOLD", true);
+  c->ordered_clock = env_flag("CALLPROF_ORDERED_CLOCK", false);
   c->auto_fold_ns = env_u64("CALLPROF_AUTO_FOLD_NS", 0, 1, 1000000);
   c->syscall_context = env_flag("CALLPROF_SYSCALL_CONTEXT", false);
   c->snapshot_signal = int(env_u64("CALLPROF_SNAPSHOT_SIGNAL", 0, 1, 64));

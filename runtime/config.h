@@ -22,6 +22,7 @@ struct RuntimeConfig {
   bool libcalls = false;
   bool compensate = true;            // measure the hooks' own cost at start-up
   bool auto_fold = true;             // fold functions whose calls are consistently tiny (thread_profile_fold.cpp)
+  bool ordered_clock = false;        // lfence before the clock read at returns (clock.h)
   uint64_t auto_fold_ns = 0;         // their average self time below this; 0: from the calibration
   bool syscall_context = false;      // announce each thread's shadow stack to --syscalls' probe
   int snapshot_signal = 0;

@@ -10,6 +10,9 @@
 
 namespace callprof::rt {
 
+// record --ordered-clock: returns read the clock after the callee's work completed.
+extern bool g_ordered_clock;
+
 // A call of a function known to be filtered out: only counted, at the calling path.
 __attribute__((noinline)) inline void count_excluded_call() {
   ThreadState* s = t_state;
@@ -50,7 +53,7 @@ __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
   if (__builtin_expect(s == nullptr, 0)) return;
   // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere).
   if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return;
-  const uint64_t now = ticks();
+  const uint64_t now = __builtin_expect(g_ordered_clock, 0) ? ordered_ticks() : ticks();
   if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, now);
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);

@@ -22,6 +22,7 @@
 namespace callprof::rt {
 
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+bool g_ordered_clock = false;
 
 namespace {
 
@@ -131,6 +132,7 @@ void after_fork_in_child() {
 void initialize() {
   g_process.enabled = read_config(&g_process.config);
   if (!g_process.enabled) return;
+  g_ordered_clock = g_process.config.ordered_clock;
   g_process.pid = sys::getpid();
   g_process.ppid = sys::getppid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);

@@ -24,6 +24,10 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
                "Keep hooking functions whose calls are consistently tiny (by default the runtime folds them into "
                "their callers, as inlined code, and lists them)")
       ->group(what);
+  app.add_flag("--ordered-clock", a.ordered_clock,
+               "At each return, read the clock only once the function's own work is done (lfence): time a "
+               "function spends waiting on memory stays its own instead of going to its caller; costs every call")
+      ->group(what);
   auto* filters = "Filters and limits (exact mode)";
   app.add_option("--include", a.functions.include, "Record only functions whose name matches (regex; repeatable)")
       ->allow_extra_args(false)->group(filters);

@@ -109,6 +109,7 @@ void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {
   x.alloc = a.alloc;
   x.faults = a.faults;
   x.libcalls = a.libcalls;
+  x.ordered_clock = a.ordered_clock;
   x.include = join(a.functions.include, " ");
   x.exclude = join(a.functions.exclude, " ");
   x.include_module = join(a.functions.include_modules, " ");

@@ -61,6 +61,7 @@ struct RecordArgs {
   bool libcalls = false;
   bool raw_clock = false;           // --no-compensation: do not calibrate the hooks
   bool no_auto_fold = false;        // --no-auto-fold: keep hooking tiny functions
+  bool ordered_clock = false;       // --ordered-clock: returns wait for the callee's work before reading the clock
   FunctionSelection functions;
   uint32_t max_depth = 0;           // 0: no limit
   std::string min_duration;         // e.g. "10us"; "" none

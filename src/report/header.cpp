@@ -49,6 +49,8 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
   const std::string cost = hook_cost(ctx.profile());
+  if (const auto& x = ctx.profile().meta.exact; x && x->ordered_clock)
+    out << "# clock:    returns timed once the function's work completed (record --ordered-clock)\n";
   if (ctx.compensated()) {
     out << "# times:    compensated for measured hook overhead" << (cost.empty() ? "" : " (" + cost + ")")
         << "; --raw for raw numbers\n";

@@ -19,7 +19,8 @@ Profile round_trip(const Profile& profile) {
 
 TEST(Facts, TypedFactsRoundTrip) {
   Profile p = test::small_profile();
-  p.meta.exact = ExactFacts{.offcpu = false, .alloc = true, .include = "^f", .max_depth = 7, .unmatched_exits = 3};
+  p.meta.exact = ExactFacts{.offcpu = false, .alloc = true, .ordered_clock = true, .include = "^f", .max_depth = 7,
+                            .unmatched_exits = 3};
   p.meta.sampling = SamplingFacts{.event = "cycles", .frequency_hz = 4999, .unwind = "dwarf", .samples = 12,
                                   .lost_records = 2, .lost_samples = 1ull << 40, .truncated_stacks = 5,
                                   .inlined_frames = false};
@@ -30,6 +31,7 @@ TEST(Facts, TypedFactsRoundTrip) {
   ASSERT_TRUE(back.meta.exact && back.meta.sampling && back.meta.syscalls);
   EXPECT_FALSE(back.meta.exact->offcpu);
   EXPECT_TRUE(back.meta.exact->alloc);
+  EXPECT_TRUE(back.meta.exact->ordered_clock);
   EXPECT_EQ(back.meta.exact->include, "^f");
   EXPECT_EQ(back.meta.exact->max_depth, 7u);
   EXPECT_EQ(back.meta.exact->unmatched_exits, 3u);
