@@ -12,7 +12,8 @@
 #   bench/analysis/exports.sh [BUILD_DIR]     (default: the repository's build/)
 #
 # Environment: BENCH_NODES=1000000, BENCH_THREADS=4, BENCH_FUNCTIONS=5000, BENCH_SEED=1,
-# BENCH_REPEAT=3, BENCH_MERGE_INPUTS=100, BENCH_MERGE_NODES=50000, BENCH_TMP=, BENCH_KEEP=0.
+# BENCH_REPEAT=3, BENCH_MERGE_INPUTS=100, BENCH_MERGE_NODES=50000, BENCH_TMP=, BENCH_KEEP=0,
+# BENCH_ONLY= (exports or merge: run that part alone).
 # Needs callprof and profile_synth built. Exit status 0 whatever the verdicts; 2 on errors.
 set -euo pipefail
 
@@ -23,6 +24,8 @@ NODES=${BENCH_NODES:-1000000}
 THREADS=${BENCH_THREADS:-4}
 FUNCTIONS=${BENCH_FUNCTIONS:-5000}
 SEED=${BENCH_SEED:-1}
+ONLY=${BENCH_ONLY:-}
+[[ -z $ONLY || $ONLY == exports || $ONLY == merge ]] || die "BENCH_ONLY must be exports or merge, not '$ONLY'"
 INPUTS=${BENCH_MERGE_INPUTS:-100}
 MERGE_NODES=${BENCH_MERGE_NODES:-50000}
 synth=$build/bench/profile_synth
@@ -62,6 +65,7 @@ echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 
 # ---------------------------------------------------------------------------------------
 # 1. Exports of a 1 M-node profile.
+if [[ $ONLY != merge ]]; then
 plain=$tmp/synth.data timeline=$tmp/synth-timeline.data
 "$synth" --nodes "$NODES" --threads "$THREADS" --functions "$FUNCTIONS" --seed "$SEED" -o "$plain" >/dev/null 2>"$tmp/synth.err" ||
   { cat "$tmp/synth.err" >&2; die "profile_synth failed"; }
@@ -114,6 +118,8 @@ for f in "${formats[@]}"; do
 done
 echo "  Each: callprof export -i PROFILE -f FORMAT -o FILE (chrome: the profile with a timeline)."
 (( miss == 0 )) && echo "Target (3 s per format): PASS for every format" || echo "Target (3 s per format): MISS for $miss format(s)"
+fi
+[[ $ONLY == exports ]] && exit 0
 
 # ---------------------------------------------------------------------------------------
 # 2. Merge of many runs.

@@ -22,13 +22,14 @@ Run add_merge(CLI::App& app) {
   app.add_flag("--force", a->options.force, "Merge profiles of different programs or modes, functions by name");
   app.add_flag("-q,--quiet", a->quiet, "No summary line");
   return [a]() {
-    std::vector<Profile> profiles;
+    // One input at a time: each is read, added and dropped before the next is read.
+    ProfileMerger merger(a->options);
     for (const std::string& path : a->inputs) {
       auto p = read_profile(path);
       if (!p) return fail(p.error().message);
-      profiles.push_back(std::move(p).value());
+      if (Status s = merger.add(std::move(p).value()); !s) return fail(s.error().message);
     }
-    auto merged = merge_profiles(std::move(profiles), a->options);
+    auto merged = merger.finish();
     if (!merged) return fail(merged.error().message);
     // write_profile writes beside the output and renames: a reader sees the old file or the new one.
     if (Status s = write_profile(*merged, a->output); !s) return fail(s.error().message);

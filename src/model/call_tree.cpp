@@ -65,6 +65,17 @@ void CallTree::reserve(size_t nodes) {
   if (indexed_) index_.reserve(nodes);
 }
 
+bool CallTree::renumber_functions(std::span<const FunctionId> map) {
+  for (NodeId i = 1; i < nodes_.size(); ++i)
+    if (nodes_[i].function >= map.size()) return false;
+  for (NodeId i = 1; i < nodes_.size(); ++i) nodes_[i].function = map[nodes_[i].function];
+  // The index is keyed by function: rebuilt at the next lookup, and its memory freed now.
+  index_ = {};
+  inlined_index_ = {};
+  indexed_ = false;
+  return true;
+}
+
 NodeId CallTree::path(std::span<const FunctionId> functions) {
   NodeId at = kRootNode;
   for (FunctionId f : functions) at = child(at, f);

@@ -59,6 +59,11 @@ class CallTree {
   NodeId path(std::span<const FunctionId> functions);
   // Room for `nodes` nodes in all, so building a large tree does not reallocate as it grows.
   void reserve(size_t nodes);
+  // Every node's function f becomes map[f], in place: for a table renumbered one to one
+  // (merging profiles), where building a new tree would only copy this one. `map` must not
+  // send two functions of the tree to one. False, and the tree unchanged, when a node's
+  // function is outside the map.
+  bool renumber_functions(std::span<const FunctionId> map);
 
   std::vector<NodeId> children(NodeId id) const;
   // Functions from the root's child down to `id` (inclusive).

@@ -137,7 +137,7 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
   return out;
 }
 
-Result<std::vector<uint8_t>> wrap_payload(std::span<const uint8_t> payload) {
+Result<ByteBuffer> wrap_payload_buffer(std::span<const uint8_t> payload) {
   if (payload.size() > kMaxPayloadSize)
     return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})",
                                   payload.size(), kMaxPayloadSize));
@@ -146,21 +146,29 @@ Result<std::vector<uint8_t>> wrap_payload(std::span<const uint8_t> payload) {
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, kCompressionLevel);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
-  std::vector<uint8_t> file(kHeaderSize + ZSTD_compressBound(payload.size()));
-  const size_t frame_size = ZSTD_compress2(cctx.get(), file.data() + kHeaderSize, file.size() - kHeaderSize,
-                                           payload.data(), payload.size());
+  // Room for the worst case, uninitialised: only the bytes zstd writes are ever touched.
+  const size_t bound = ZSTD_compressBound(payload.size());
+  ByteBuffer file;
+  uint8_t* header = file.extend(kHeaderSize + bound);
+  const size_t frame_size = ZSTD_compress2(cctx.get(), header + kHeaderSize, bound, payload.data(), payload.size());
   if (ZSTD_isError(frame_size))
     return make_error(fmt::format("cannot compress the profile: {}", ZSTD_getErrorName(frame_size)));
   if (payload.size() > frame_size * kMaxCompressionRatio + kRatioAllowance)
     return make_error(fmt::format("profile compresses {}-fold, above the {}-fold a reader accepts (docs/format.md, Limits)",
                                   payload.size() / std::max<size_t>(frame_size, 1), kMaxCompressionRatio));
-  file.resize(kHeaderSize + frame_size);
-  std::copy(kMagic.begin(), kMagic.end(), file.begin());
-  put_le(file.data() + 8, kProfileFormatVersion, 4);
-  put_le(file.data() + 12, 0, 4);
-  put_le(file.data() + 16, payload.size(), 8);
-  put_le(file.data() + 24, frame_size, 8);
+  file.truncate(kHeaderSize + frame_size);
+  std::copy(kMagic.begin(), kMagic.end(), header);
+  put_le(header + 8, kProfileFormatVersion, 4);
+  put_le(header + 12, 0, 4);
+  put_le(header + 16, payload.size(), 8);
+  put_le(header + 24, frame_size, 8);
   return file;
+}
+
+Result<std::vector<uint8_t>> wrap_payload(std::span<const uint8_t> payload) {
+  Result<ByteBuffer> file = wrap_payload_buffer(payload);
+  if (!file) return file.error();
+  return std::vector<uint8_t>(file->bytes().begin(), file->bytes().end());
 }
 
 }  // namespace callprof::trace

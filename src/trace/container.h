@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/byte_buffer.h"
 #include "util/result.h"
 
 namespace callprof::trace {
@@ -42,6 +43,8 @@ Status check_payload_length(const FileHeader& header, uint64_t available);
 Result<std::string> decompress_payload(const FileHeader& header, std::span<const uint8_t> frame);
 
 // Header plus zstd frame (level 3, content size and checksum recorded) around `payload`.
+Result<ByteBuffer> wrap_payload_buffer(std::span<const uint8_t> payload);
+// The same in a vector.
 Result<std::vector<uint8_t>> wrap_payload(std::span<const uint8_t> payload);
 
 }  // namespace callprof::trace

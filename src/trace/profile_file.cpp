@@ -32,16 +32,10 @@ auto guarded(std::string_view context, Body&& body) -> decltype(body()) {
   }
 }
 
-Result<std::vector<uint8_t>> serialize_unguarded(const Profile& profile) {
-  const file::Profile message = trace::to_proto(profile);
-  const size_t size = message.ByteSizeLong();
-  if (size > trace::kMaxPayloadSize)
-    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})",
-                                  size, trace::kMaxPayloadSize));
-  std::vector<uint8_t> payload(size);
-  if (!message.SerializeToArray(payload.data(), int(size)))
-    return make_error("cannot encode the profile (protobuf serialization failed)");
-  return trace::wrap_payload(payload);
+Result<trace::ByteBuffer> serialize_unguarded(const Profile& profile) {
+  trace::ByteBuffer payload;
+  if (Status s = trace::serialize_payload(profile, payload); !s) return s.error();
+  return trace::wrap_payload_buffer(payload.bytes());
 }
 
 Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name) {
@@ -83,14 +77,18 @@ Result<Profile> read_unguarded(const std::string& path) {
 }  // namespace
 
 Result<std::vector<uint8_t>> serialize_profile(const Profile& profile) {
-  return guarded("cannot serialize the profile", [&] { return serialize_unguarded(profile); });
+  return guarded("cannot serialize the profile", [&]() -> Result<std::vector<uint8_t>> {
+    Result<trace::ByteBuffer> file = serialize_unguarded(profile);
+    if (!file) return file.error();
+    return std::vector<uint8_t>(file->bytes().begin(), file->bytes().end());
+  });
 }
 
 Status write_profile(const Profile& profile, const std::string& path) {
   return guarded("cannot write " + path, [&]() -> Status {
-    Result<std::vector<uint8_t>> bytes = serialize_unguarded(profile);
+    Result<trace::ByteBuffer> bytes = serialize_unguarded(profile);
     if (!bytes) return make_error(fmt::format("cannot write {}: {}", path, bytes.error().message));
-    return trace::write_file_atomically(path, *bytes);
+    return trace::write_file_atomically(path, bytes->bytes());
   });
 }
 

@@ -9,6 +9,7 @@
 #include <climits>
 #include <optional>
 
+#include "trace/container.h"
 #include "trace/metadata_convert.h"
 #include "trace/validate.h"
 #include "util/parallel.h"
@@ -244,7 +245,10 @@ Result<Thread> take_thread(const file::Thread& in, size_t index) {
 
 }  // namespace
 
-file::Profile to_proto(const Profile& profile) {
+namespace {
+
+// Everything but the threads.
+file::Profile head_to_proto(const Profile& profile) {
   file::Profile out;
   put_metadata(profile.meta, out.mutable_metadata());
   for (const Module& m : profile.modules) {
@@ -263,8 +267,44 @@ file::Profile to_proto(const Profile& profile) {
     function->set_kind(to_proto(f.kind));
   }
   for (const Process& p : profile.processes) put_process(p, out.add_processes());
+  return out;
+}
+
+// `threads` is the last field of Profile: a message's fields are written in number order,
+// so the head's bytes followed by each thread as a length-delimited field 5 are the bytes
+// of the whole message.
+static_assert(file::Profile::kThreadsFieldNumber == 5 && file::Profile::kProcessesFieldNumber == 4);
+constexpr uint8_t kThreadTag = (5 << 3) | 2;  // field 5, wire type LEN
+
+}  // namespace
+
+file::Profile to_proto(const Profile& profile) {
+  file::Profile out = head_to_proto(profile);
   for (const Thread& t : profile.threads) put_thread(t, out.add_threads());
   return out;
+}
+
+Status serialize_payload(const Profile& profile, ByteBuffer& out) {
+  const file::Profile head = head_to_proto(profile);
+  uint64_t total = head.ByteSizeLong();
+  if (total <= kMaxPayloadSize) head.SerializeWithCachedSizesToArray(out.extend(total));
+  file::Thread message;  // reused: its fields keep their room from one thread to the next
+  for (const Thread& t : profile.threads) {
+    message.Clear();
+    put_thread(t, &message);
+    const size_t size = message.ByteSizeLong();
+    const size_t field = 1 + google::protobuf::io::CodedOutputStream::VarintSize64(size) + size;
+    total += field;
+    if (total > kMaxPayloadSize) continue;  // counted on, for the message
+    uint8_t* at = out.extend(field);
+    *at++ = kThreadTag;
+    at = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(size, at);
+    message.SerializeWithCachedSizesToArray(at);
+  }
+  if (total > kMaxPayloadSize)
+    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})", total,
+                                  kMaxPayloadSize));
+  return Ok{};
 }
 
 Result<Profile> from_proto(const file::Profile& payload) {

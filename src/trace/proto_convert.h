@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/profile.h"
+#include "trace/byte_buffer.h"
 #include "trace/profile.pb.h"
 #include "util/result.h"
 
@@ -9,6 +10,10 @@ namespace callprof::trace {
 
 // Trees are written columnar, with only the metric columns that hold a non-default value.
 file::Profile to_proto(const Profile& profile);
+// Appends the payload's bytes, the same as to_proto(profile) serialised, to `out`, built one
+// thread at a time: the whole message, several times the size of the trees, is never held.
+// Fails (one line) when the payload would exceed kMaxPayloadSize.
+Status serialize_payload(const Profile& profile, ByteBuffer& out);
 
 // Validates the message (validate_payload) and rebuilds the model. Errors read
 // "invalid (...)", without the file name.

@@ -1,59 +1,50 @@
-// Merging profiles: unify the tables by identity, remap every function id, sort.
+// Merging profiles: each input's tables unified by identity as it comes (its functions given
+// provisional ids), its records kept; at the end the tables are sorted, which fixes every id,
+// and each thread's functions are renumbered once.
 #include "model/transform/merge_profiles.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <numeric>
-#include <set>
 #include <string>
 #include <tuple>
+
+#include "model/transform/merge_metadata.h"
 
 namespace callprof {
 namespace {
 
-std::string program_of(const Profile& p) {
-  const std::string_view cmd = p.meta.command;
+std::string program_of(const Metadata& m) {
+  const std::string_view cmd = m.command;
   const std::string_view exe = cmd.substr(0, cmd.find(' '));
   const size_t slash = exe.rfind('/');
   return std::string(slash == std::string_view::npos ? exe : exe.substr(slash + 1));
 }
 
-Status check_compatible(const std::vector<Profile>& ps, const MergeOptions& o) {
-  for (const Profile& p : ps) {
-    const Profile& first = ps.front();
-    if (p.meta.compensated != first.meta.compensated)
-      return make_error("cannot merge a compensated profile with a raw one");
-    if (o.force) continue;
-    if (p.meta.mode != first.meta.mode)
-      return make_error("profiles of different modes ('" + first.meta.mode + "' and '" + p.meta.mode +
-                        "'): --force merges them anyway, functions by name");
-    if (program_of(p) != program_of(first))
-      return make_error("profiles of different programs ('" + program_of(first) + "' and '" + program_of(p) +
-                        "'): --force merges them anyway, functions by name");
-  }
+Status check_compatible(const Metadata& first, const Metadata& m, const MergeOptions& o) {
+  if (m.compensated != first.compensated) return make_error("cannot merge a compensated profile with a raw one");
+  if (o.force) return Ok{};
+  if (m.mode != first.mode)
+    return make_error("profiles of different modes ('" + first.mode + "' and '" + m.mode +
+                      "'): --force merges them anyway, functions by name");
+  if (program_of(m) != program_of(first))
+    return make_error("profiles of different programs ('" + program_of(first) + "' and '" + program_of(m) +
+                      "'): --force merges them anyway, functions by name");
   return Ok{};
 }
 
 // A module's identity: its build id, else its path.
 std::string module_key(const Module& m) { return m.build_id.empty() ? "path:" + m.path : "id:" + m.build_id; }
 
-using FunctionKey = std::tuple<std::string, std::string, FunctionKind>;  // module key, name, kind
+using FunctionKey = std::tuple<std::string, std::string, FunctionKind>;  // module key ("" by name), name, kind
 
 struct Unified {
-  Function function;   // its module field is resolved through `module`
+  FunctionKey key;
+  Function function;   // its module field is resolved through `module` at the end
   std::string module;  // the module's key, "" for none
 };
-
-struct Tables {
-  std::map<std::string, Module> modules;  // by key
-  std::map<FunctionKey, Unified> functions;
-};
-
-FunctionKey function_key(const Profile& p, const Function& f, bool by_name_only) {
-  const std::string mod = by_name_only || f.module >= p.modules.size() ? "" : module_key(p.modules[f.module]);
-  return {mod, f.name, f.kind};
-}
 
 // Attributes that differ between builds (file, line, address) resolve to the smallest, so
 // the choice does not depend on the order of the inputs.
@@ -68,49 +59,10 @@ void unify(Unified& u, const Function& f, const std::string& module) {
   }
 }
 
-Tables collect_tables(const std::vector<Profile>& ps, bool by_name_only) {
-  Tables t;
-  for (const Profile& p : ps) {
-    for (const Module& m : p.modules) t.modules.try_emplace(module_key(m), m);
-    for (const Function& f : p.functions) {
-      const std::string mod = f.module < p.modules.size() ? module_key(p.modules[f.module]) : "";
-      auto [it, added] = t.functions.try_emplace(function_key(p, f, by_name_only), Unified{f, mod});
-      if (!added) unify(it->second, f, mod);
-    }
-  }
-  return t;
-}
-
-// The merged tables as vectors (in key order), and per input its function id map.
-struct Ids {
-  std::vector<std::vector<FunctionId>> function;  // [input][old id] -> new id
-};
-
-Ids assign_ids(const std::vector<Profile>& ps, const Tables& t, bool by_name_only, Profile& out) {
-  std::map<std::string, ModuleId> module_ids;
-  for (const auto& [key, m] : t.modules) {
-    module_ids[key] = ModuleId(out.modules.size());
-    out.modules.push_back(m);
-  }
-  std::map<FunctionKey, FunctionId> function_ids;
-  for (const auto& [key, u] : t.functions) {
-    function_ids[key] = FunctionId(out.functions.size());
-    Function f = u.function;
-    f.module = u.module.empty() ? kNoModule : module_ids.at(u.module);
-    out.functions.push_back(std::move(f));
-  }
-  Ids ids;
-  for (const Profile& p : ps) {
-    std::vector<FunctionId>& map = ids.function.emplace_back();
-    for (const Function& f : p.functions) map.push_back(function_ids.at(function_key(p, f, by_name_only)));
-  }
-  return ids;
-}
-
 FunctionId remap(const std::vector<FunctionId>& map, FunctionId f) { return f < map.size() ? map[f] : f; }
 
-// The thread's tree with new function ids; nodes that become equal paths merge by kind.
-// `node` gets each old node's new id (for the timeline).
+// The thread's tree with new function ids, node by node: nodes that become equal paths
+// merge. `node` gets each old node's new id (for the timeline).
 CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, std::vector<NodeId>& node) {
   CallTree out;
   out.reserve(in.size());  // at most as many nodes: no reallocation while it grows
@@ -123,21 +75,21 @@ CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, s
   return out;
 }
 
-void add_records(const Profile& p, const std::vector<FunctionId>& map, Profile& out) {
-  for (Process proc : p.processes) {
-    if (proc.host.empty()) proc.host = p.meta.hostname;
-    out.processes.push_back(std::move(proc));
+// The thread with the merged function ids. When `one_to_one` (no two of its input's functions
+// became one) its tree keeps every node: renumbered in place.
+void renumber(Thread& t, const std::vector<FunctionId>& map, bool one_to_one) {
+  std::vector<NodeId> node_map;
+  if (one_to_one && t.tree.renumber_functions(map)) {
+    if (!t.timeline.events.empty()) {  // events on the root are dropped, as when nodes merge
+      node_map.resize(t.tree.size());
+      std::iota(node_map.begin(), node_map.end(), NodeId(0));
+    }
+  } else {
+    t.tree = remapped_tree(t.tree, map, node_map);
   }
-  for (const Thread& t : p.threads) {
-    Thread copy = t;
-    if (copy.host.empty()) copy.host = p.meta.hostname;
-    std::vector<NodeId> node_map;
-    copy.tree = remapped_tree(t.tree, map, node_map);
-    remap_timeline(copy.timeline, node_map);
-    for (FunctionId& f : copy.creator_path) f = remap(map, f);
-    if (copy.start_routine != kNoFunction) copy.start_routine = remap(map, copy.start_routine);
-    out.threads.push_back(std::move(copy));
-  }
+  if (!t.timeline.events.empty()) remap_timeline(t.timeline, node_map);
+  for (FunctionId& f : t.creator_path) f = remap(map, f);
+  if (t.start_routine != kNoFunction) t.start_routine = remap(map, t.start_routine);
 }
 
 void sort_records(Profile& p) {
@@ -151,119 +103,122 @@ void sort_records(Profile& p) {
 
 }  // namespace
 
-namespace {
+struct ProfileMerger::State {
+  MergeOptions options;
+  std::vector<Metadata> metas;               // per input
+  std::map<std::string, Module> modules;     // by key: sorted, as the merged table
+  absl::flat_hash_map<FunctionKey, FunctionId> function_ids;  // key -> provisional id
+  std::vector<Unified> functions;            // by provisional id
+  struct Input {
+    std::vector<FunctionId> functions;  // its function id -> provisional id
+    bool one_to_one = true;             // no two of its functions unified into one
+  };
+  std::vector<Input> inputs;
+  std::vector<Process> processes;
+  std::vector<Thread> threads;         // with their input's function ids
+  std::vector<uint32_t> thread_input;  // per thread, its input
 
-// "a" when every input says "a"; else the distinct values, sorted, joined. A value that
-// was joined by an earlier merge is split first, so grouping does not change the result.
-template <typename Get>
-std::string common_or_joined(const std::vector<Profile>& ps, Get get, std::string_view separator) {
-  std::set<std::string> values;
-  for (const Profile& p : ps) {
-    const std::string v = get(p);
-    for (size_t at = 0;;) {
-      const size_t end = v.find(separator, at);
-      values.insert(v.substr(at, end == std::string::npos ? end : end - at));
-      if (end == std::string::npos) break;
-      at = end + separator.size();
+  // The input's functions unified into the table, and its id map.
+  Input add_functions(const Profile& p) {
+    std::vector<std::string> module_keys;
+    module_keys.reserve(p.modules.size());
+    for (const Module& m : p.modules) {
+      module_keys.push_back(module_key(m));
+      modules.try_emplace(module_keys.back(), m);
     }
+    Input in;
+    in.functions.reserve(p.functions.size());
+    std::vector<bool> taken;
+    for (const Function& f : p.functions) {
+      static const std::string kNone;
+      const std::string& mod = f.module < module_keys.size() ? module_keys[f.module] : kNone;
+      FunctionKey key{options.force ? kNone : mod, f.name, f.kind};
+      auto [it, added] = function_ids.try_emplace(key, FunctionId(functions.size()));
+      if (added) functions.push_back(Unified{std::move(key), f, mod});
+      else unify(functions[it->second], f, mod);
+      const FunctionId id = it->second;
+      if (taken.size() <= id) taken.resize(functions.size());
+      if (taken[id]) in.one_to_one = false;
+      taken[id] = true;
+      in.functions.push_back(id);
+    }
+    return in;
   }
-  std::string out;
-  for (const std::string& v : values) out += (out.empty() ? "" : std::string(separator)) + v;
+
+  // The merged tables in key order into `out`; returns the final id of each provisional one.
+  std::vector<FunctionId> assign_ids(Profile& out) const {
+    std::map<std::string, ModuleId> module_ids;
+    for (const auto& [key, m] : modules) {
+      module_ids[key] = ModuleId(out.modules.size());
+      out.modules.push_back(m);
+    }
+    std::vector<FunctionId> order(functions.size());
+    std::iota(order.begin(), order.end(), FunctionId(0));
+    std::sort(order.begin(), order.end(), [&](FunctionId a, FunctionId b) { return functions[a].key < functions[b].key; });
+    std::vector<FunctionId> final_id(functions.size());
+    out.functions.reserve(functions.size());
+    for (FunctionId provisional : order) {
+      final_id[provisional] = FunctionId(out.functions.size());
+      const Unified& u = functions[provisional];
+      Function f = u.function;
+      f.module = u.module.empty() ? kNoModule : module_ids.at(u.module);
+      out.functions.push_back(std::move(f));
+    }
+    return final_id;
+  }
+};
+
+ProfileMerger::ProfileMerger(MergeOptions options) : state_(std::make_unique<State>()) { state_->options = options; }
+ProfileMerger::ProfileMerger(ProfileMerger&&) noexcept = default;
+ProfileMerger& ProfileMerger::operator=(ProfileMerger&&) noexcept = default;
+ProfileMerger::~ProfileMerger() = default;
+
+Status ProfileMerger::add(Profile p) {
+  State& s = *state_;
+  if (!s.metas.empty())
+    if (Status ok = check_compatible(s.metas.front(), p.meta, s.options); !ok) return ok;
+  const uint32_t input = uint32_t(s.inputs.size());
+  s.inputs.push_back(s.add_functions(p));
+  for (Process& proc : p.processes) {
+    if (proc.host.empty()) proc.host = p.meta.hostname;
+    s.processes.push_back(std::move(proc));
+  }
+  for (Thread& t : p.threads) {
+    if (t.host.empty()) t.host = p.meta.hostname;
+    s.threads.push_back(std::move(t));
+    s.thread_input.push_back(input);
+  }
+  s.metas.push_back(std::move(p.meta));
+  return Ok{};
+}
+
+Result<Profile> ProfileMerger::finish() {
+  State s = std::move(*state_);
+  *state_ = State{.options = s.options};
+  if (s.metas.empty()) return make_error("nothing to merge");
+  Profile out;
+  const std::vector<FunctionId> final_id = s.assign_ids(out);
+  std::vector<FunctionId> map;  // the current input's function id -> final id
+  for (size_t i = 0; i < s.threads.size(); ++i) {
+    const State::Input& in = s.inputs[s.thread_input[i]];
+    if (i == 0 || s.thread_input[i] != s.thread_input[i - 1]) {
+      map.resize(in.functions.size());
+      for (size_t f = 0; f < map.size(); ++f) map[f] = final_id[in.functions[f]];
+    }
+    renumber(s.threads[i], map, in.one_to_one);
+  }
+  out.processes = std::move(s.processes);
+  out.threads = std::move(s.threads);
+  sort_records(out);
+  out.meta = merged_metadata(s.metas);
   return out;
 }
-
-// Record options that differ between inputs are not kept: the options say "mixed".
-void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
-  if (!into) {
-    into = x;
-    return;
-  }
-  auto options = [](const ExactFacts& e) {
-    return std::tie(e.offcpu, e.alloc, e.faults, e.libcalls, e.include, e.exclude, e.include_module, e.exclude_module,
-                    e.checkpoint, e.max_depth, e.min_duration, e.max_nodes);
-  };
-  const uint64_t unmatched = into->unmatched_exits + x.unmatched_exits;
-  if (options(*into) != options(x)) {
-    *into = ExactFacts{};
-    into->include = "mixed";
-  }
-  into->unmatched_exits = unmatched;
-}
-
-void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {
-  if (!into) {
-    into = s;
-    return;
-  }
-  if (into->event != s.event) into->event = "mixed";
-  if (into->unwind != s.unwind) into->unwind = "mixed";
-  if (into->frequency_hz != s.frequency_hz) into->frequency_hz = 0;  // 0: differs between inputs
-  into->samples += s.samples;
-  into->off_cpu_samples += s.off_cpu_samples;
-  into->incomplete_stacks += s.incomplete_stacks;
-  into->lost_records += s.lost_records;
-  into->lost_samples += s.lost_samples;
-  into->truncated_stacks += s.truncated_stacks;
-  into->inlined_frames = into->inlined_frames && s.inlined_frames;
-}
-
-void add_syscalls(std::optional<SyscallFacts>& into, const SyscallFacts& s) {
-  if (!into) {
-    into = s;
-    return;
-  }
-  if (into->selection != s.selection) into->selection = "mixed";
-  if (into->stacks != s.stacks) into->stacks = "mixed";
-  into->events += s.events;
-  into->lost_events += s.lost_events;
-  into->stack_failures += s.stack_failures;
-  into->unrecorded += s.unrecorded;
-  into->unpaired_exits += s.unpaired_exits;
-  into->exact_callers += s.exact_callers;
-  into->exact_callers_unplaced += s.exact_callers_unplaced;
-}
-
-Metadata merged_metadata(const std::vector<Profile>& ps) {
-  Metadata m;
-  m.command = common_or_joined(ps, [](const Profile& p) { return p.meta.command; }, " | ");
-  m.mode = common_or_joined(ps, [](const Profile& p) { return p.meta.mode; }, "+");
-  m.hostname = common_or_joined(ps, [](const Profile& p) { return p.meta.hostname; }, ",");
-  m.clock = common_or_joined(ps, [](const Profile& p) { return p.meta.clock; }, ",");
-  m.callprof_version = common_or_joined(ps, [](const Profile& p) { return p.meta.callprof_version; }, ",");
-  m.start_realtime_ns = ps.front().meta.start_realtime_ns;
-  for (const Profile& p : ps) {
-    m.start_realtime_ns = std::min(m.start_realtime_ns, p.meta.start_realtime_ns);
-    m.duration_ns += p.meta.duration_ns;  // the time recorded, over all inputs
-    m.compensated = p.meta.compensated;
-    m.snapshot = m.snapshot || p.meta.snapshot;
-    if (p.meta.exact) add_exact(m.exact, *p.meta.exact);
-    if (p.meta.sampling) add_sampling(m.sampling, *p.meta.sampling);
-    if (p.meta.syscalls) add_syscalls(m.syscalls, *p.meta.syscalls);
-    for (const auto& [k, v] : p.meta.extra) m.extra.insert({k, v});  // the smallest value wins below
-  }
-  for (const Profile& p : ps)
-    for (const auto& [k, v] : p.meta.extra) m.extra[k] = std::min(m.extra[k], v);
-  size_t inputs = 0;  // a merged input counts as the profiles it was made of
-  for (const Profile& p : ps) {
-    auto it = p.meta.extra.find("merged_profiles");
-    inputs += it == p.meta.extra.end() ? 1 : std::max<size_t>(1, std::strtoull(it->second.c_str(), nullptr, 10));
-  }
-  m.extra["merged_profiles"] = std::to_string(inputs);
-  return m;
-}
-
-}  // namespace
 
 Result<Profile> merge_profiles(std::vector<Profile> profiles, const MergeOptions& options) {
-  if (profiles.empty()) return make_error("nothing to merge");
-  if (Status s = check_compatible(profiles, options); !s) return s.error();
-  Profile out;
-  const Tables tables = collect_tables(profiles, options.force);
-  const Ids ids = assign_ids(profiles, tables, options.force, out);
-  for (size_t i = 0; i < profiles.size(); ++i) add_records(profiles[i], ids.function[i], out);
-  sort_records(out);
-  out.meta = merged_metadata(profiles);
-  return out;
+  ProfileMerger merger(options);
+  for (Profile& p : profiles)
+    if (Status s = merger.add(std::move(p)); !s) return s.error();
+  return merger.finish();
 }
 
 }  // namespace callprof

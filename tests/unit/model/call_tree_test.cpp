@@ -42,6 +42,23 @@ TEST(CallTree, InlinedIsPartOfANodesIdentity) {
   EXPECT_EQ(read.child(1, 2, true), 2u);
 }
 
+// Renumbering keeps every node where it was; lookups then go by the new ids only.
+TEST(CallTree, RenumberFunctionsInPlace) {
+  CallTree t;
+  const NodeId a = t.child(kRootNode, 0);
+  const NodeId b = t.child(a, 1, /*inlined=*/true);
+  const NodeId c = t.child(a, 2);
+  const std::vector<FunctionId> map{5, 3, 4};
+  ASSERT_TRUE(t.renumber_functions(map));
+  EXPECT_EQ(t.path_to(b), (std::vector<FunctionId>{5, 3}));
+  EXPECT_EQ(t.find_child(a, 3, true), b);
+  EXPECT_EQ(t.find_child(a, 4), c);
+  EXPECT_EQ(t.find_child(a, 2), kNoNode) << "the old id is gone from the index";
+  EXPECT_EQ(t.child(kRootNode, 5), a);
+  EXPECT_FALSE(t.renumber_functions(std::vector<FunctionId>{0, 1})) << "function 5 is outside the map";
+  EXPECT_EQ(t.node(a).function, 5u) << "and nothing was renumbered";
+}
+
 TEST(CallTree, CumulativeSumsSubtreeAndKeepsOwnMinMax) {
   CallTree t;
   std::vector<FunctionId> p1{1, 2}, p2{1, 3};

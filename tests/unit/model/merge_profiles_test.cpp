@@ -134,6 +134,48 @@ TEST(MergeProfiles, MismatchedInputsNeedForce) {
   EXPECT_FALSE(merge_profiles({a(), compensated}, {.force = true}).ok());
 }
 
+// The nodes of the thread of `host` whose function is named `name`.
+std::vector<NodeId> nodes_named(const Profile& p, const char* host, const char* name) {
+  std::vector<NodeId> out;
+  for (const Thread& t : p.threads)
+    for (NodeId n = 1; t.host == host && n < t.tree.size(); ++n)
+      if (p.functions[t.tree.node(n).function].name == name) out.push_back(n);
+  return out;
+}
+
+// Two functions of one input can become one (--force: same name, other modules): their
+// paths then become one node whose metrics add up, and the timeline follows.
+TEST(MergeProfiles, FunctionsThatBecomeOneMergeTheirPaths) {
+  auto input = [] {
+    Profile p = a();
+    p.modules.push_back(Module{"/opt/app/libparse.so", "ef01"});
+    Function other_parse;
+    other_parse.name = "parse";
+    other_parse.module = 1;
+    p.functions.push_back(other_parse);
+    Thread& t = p.threads[0];
+    const NodeId handle = t.tree.node(nodes_named(p, "", "parse").at(0)).parent;
+    const NodeId other = t.tree.child(handle, FunctionId(p.functions.size() - 1));
+    t.tree.base(other)[Metric::Calls] = 5;
+    t.timeline.events = {{other, 100, 10}, {kRootNode, 200, 10}};
+    return p;
+  };
+  const Profile apart = merged({input(), b()});
+  EXPECT_EQ(nodes_named(apart, "alpha", "parse").size(), 2u) << "other modules: other functions";
+  auto forced = merge_profiles({input(), b()}, {.force = true});
+  ASSERT_TRUE(forced.ok());
+  const std::vector<NodeId> parse = nodes_named(*forced, "alpha", "parse");
+  ASSERT_EQ(parse.size(), 1u);
+  const Thread& alpha = forced->threads[0];
+  ASSERT_EQ(alpha.host, "alpha");
+  EXPECT_EQ(alpha.tree.base(parse[0])[Metric::Calls], 15u);
+  ASSERT_EQ(alpha.timeline.events.size(), 1u) << "the event on the root is dropped";
+  EXPECT_EQ(alpha.timeline.events[0].node, parse[0]);
+  EXPECT_EQ(alpha.timeline.dropped, 1u);
+  // The same input alone (nothing unified) keeps both events' fate: the root's is dropped too.
+  EXPECT_EQ(apart.threads[0].timeline.dropped, 1u);
+}
+
 TEST(MergeProfiles, SameProgramOtherBuildStaysApart) {
   Profile rebuilt = b();
   rebuilt.modules[0].build_id = "ef01";

@@ -10,6 +10,7 @@
 #include "test_profiles.h"
 #include "trace/container.h"
 #include "trace/profile_file.h"
+#include "trace/proto_convert.h"
 
 namespace callprof {
 namespace {
@@ -43,6 +44,18 @@ uint64_t le(const std::vector<uint8_t>& b, size_t at, size_t width) {
   uint64_t v = 0;
   for (size_t i = 0; i < width; ++i) v |= uint64_t(b[at + i]) << (8 * i);
   return v;
+}
+
+// The writer builds the payload one thread at a time; its bytes are those of the whole
+// message serialised at once (threads are its last field).
+TEST(ProfileFile, PayloadWrittenThreadByThreadIsTheWholeMessage) {
+  Profile p = test::rich_profile();
+  ASSERT_GE(p.threads.size(), 2u);
+  p.threads[1].timeline.events = {{1, 10, 5}};
+  trace::ByteBuffer payload;
+  ASSERT_TRUE(trace::serialize_payload(p, payload).ok());
+  const std::string whole = trace::to_proto(p).SerializeAsString();
+  EXPECT_EQ(std::string(payload.bytes().begin(), payload.bytes().end()), whole);
 }
 
 TEST(ProfileFile, RoundTripKeepsEveryField) {
