@@ -3,6 +3,7 @@
 #include "trace/container.h"
 
 #include "trace/profile_file.h"
+#include "util/huge_pages.h"
 
 #include <fmt/format.h>
 #include <zstd.h>
@@ -106,6 +107,20 @@ Status check_payload_length(const FileHeader& header, uint64_t available) {
   return Ok{};
 }
 
+namespace {
+
+// out.resize(n), the new room on huge pages before it is first touched (a large payload's
+// page faults cost more than decompressing it; util/huge_pages.h).
+void resize_huge(std::string& out, size_t n) {
+  if (n > out.capacity()) {
+    out.reserve(n);
+    advise_huge_pages(out.data(), out.capacity());
+  }
+  out.resize(n);
+}
+
+}  // namespace
+
 Result<std::string> decompress_payload(const FileHeader& header, std::span<const uint8_t> frame) {
   if (Status s = check_frame_header(header, frame); !s) return s.error();
   std::unique_ptr<ZSTD_DCtx, FreeDCtx> dctx(ZSTD_createDCtx());
@@ -114,7 +129,7 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
   // Start near the compressed size and double as output really appears: the header's size
   // was checked against the frame, but a tiny frame may still claim a huge payload.
   std::string out;
-  out.resize(std::min<uint64_t>(expected, std::max<uint64_t>(frame.size() * 4, 1 << 20)));
+  resize_huge(out, std::min<uint64_t>(expected, std::max<uint64_t>(frame.size() * 4, 1 << 20)));
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
   ZSTD_outBuffer sink{out.data(), out.size(), 0};
   for (;;) {
@@ -123,7 +138,7 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
     if (ZSTD_isError(hint)) return zstd_error(hint);
     if (hint == 0) break;  // frame complete, checksum verified
     if (sink.pos == sink.size && sink.size < expected) {
-      out.resize(std::min<uint64_t>(expected, out.size() * 2 + 1));
+      resize_huge(out, std::min<uint64_t>(expected, out.size() * 2 + 1));
       sink = ZSTD_outBuffer{out.data(), out.size(), sink.pos};
       continue;
     }
