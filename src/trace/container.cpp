@@ -109,13 +109,17 @@ Status check_payload_length(const FileHeader& header, uint64_t available) {
 
 namespace {
 
-// out.resize(n), the new room on huge pages before it is first touched (a large payload's
-// page faults cost more than decompressing it; util/huge_pages.h).
+// Room for n bytes, on huge pages before it is first touched (a large payload's page faults
+// cost more than decompressing it; util/huge_pages.h).
+void reserve_huge(std::string& out, size_t n) {
+  if (n <= out.capacity()) return;
+  out.reserve(n);
+  advise_huge_pages(out.data(), out.capacity());
+}
+
+// out.resize(n), new room on huge pages.
 void resize_huge(std::string& out, size_t n) {
-  if (n > out.capacity()) {
-    out.reserve(n);
-    advise_huge_pages(out.data(), out.capacity());
-  }
+  reserve_huge(out, n);
   out.resize(n);
 }
 
@@ -128,7 +132,10 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
   const uint64_t expected = header.uncompressed_size;
   // Start near the compressed size and double as output really appears: the header's size
   // was checked against the frame, but a tiny frame may still claim a huge payload.
+  // The room for all of it is only reserved (address space, bounded by the header's checked
+  // ratio): memory is touched as output appears, and growing never copies what was decoded.
   std::string out;
+  reserve_huge(out, expected);
   resize_huge(out, std::min<uint64_t>(expected, std::max<uint64_t>(frame.size() * 4, 1 << 20)));
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
   ZSTD_outBuffer sink{out.data(), out.size(), 0};

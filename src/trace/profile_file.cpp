@@ -3,7 +3,6 @@
 #include "trace/profile_file.h"
 
 #include <fmt/format.h>
-#include <google/protobuf/arena.h>
 
 #include <exception>
 #include <new>
@@ -12,7 +11,6 @@
 #include "trace/file_io.h"
 #include "trace/payload_budget.h"
 #include "trace/proto_convert.h"
-#include "util/huge_pages.h"
 
 namespace callprof {
 namespace {
@@ -32,33 +30,6 @@ auto guarded(std::string_view context, Body&& body) -> decltype(body()) {
   } catch (const std::exception& e) {
     return make_error(fmt::format("{}: {}", context, e.what()));
   }
-}
-
-// The parsed message's memory: arena blocks on huge pages. A million-node profile's message
-// is about 100 MB of packed arrays, grown by doubling as they are parsed; on 4 KiB pages
-// their page faults were most of the time a view took (bench/analysis), on 2 MiB pages
-// they are few. Large blocks start on a huge page so that all of them can be one. The arena
-// also frees the message in one go.
-bool aligned_block(size_t bytes) { return bytes >= 2 * kHugePage; }
-
-void* huge_block(size_t bytes) {
-  void* block = aligned_block(bytes) ? ::operator new(bytes, std::align_val_t(kHugePage)) : ::operator new(bytes);
-  advise_huge_pages(block, bytes);
-  return block;
-}
-
-void free_block(void* block, size_t bytes) {
-  if (aligned_block(bytes)) ::operator delete(block, std::align_val_t(kHugePage));
-  else ::operator delete(block);
-}
-
-google::protobuf::ArenaOptions message_arena() {
-  google::protobuf::ArenaOptions o;
-  o.start_block_size = size_t(64) << 10;
-  o.max_block_size = size_t(8) << 20;
-  o.block_alloc = huge_block;
-  o.block_dealloc = free_block;
-  return o;
 }
 
 Result<std::vector<uint8_t>> serialize_unguarded(const Profile& profile) {
@@ -86,8 +57,7 @@ Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view
                                              bytes.size());
       !s)
     return named(name, s.error());
-  google::protobuf::Arena arena(message_arena());
-  file::Profile& message = *google::protobuf::Arena::CreateMessage<file::Profile>(&arena);
+  file::Profile message;
   // Size fits an int: decode_header caps it at kMaxPayloadSize.
   if (!message.ParseFromArray(payload->data(), int(payload->size())))
     return named(name, make_error("corrupted (the payload is not a valid profile message)"));
