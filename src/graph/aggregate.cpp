@@ -52,9 +52,11 @@ Groups group_nodes(const CallTree& tree, KeyOf key_of) {
 
 // Fills each row's `self` (base merged over the row's nodes, by merge kind), `total` (cum
 // summed over its outermost nodes, additive metrics) and `recursive_calls` (calls of its
-// nodes below an outer instance), one column at a time.
-template <typename Row>
-void add_columns(std::vector<Row>& rows, const Groups& g, const CallTree& tree, const NodeQuantities& q) {
+// nodes below an outer instance), one column at a time. `cum_column(m)` gives the additive
+// metric m's cum column.
+template <typename Row, typename CumColumn>
+void add_columns(std::vector<Row>& rows, const Groups& g, const CallTree& tree, std::span<const uint32_t> level,
+                 CumColumn cum_column) {
   const size_t n = tree.size();
   std::vector<uint64_t> acc(rows.size());
   const MetricTable& base = tree.base_table();
@@ -74,30 +76,52 @@ void add_columns(std::vector<Row>& rows, const Groups& g, const CallTree& tree, 
     }
     for (size_t r = 0; r < rows.size(); ++r) rows[r].self[m] = acc[r];
   }
-  for (Metric m : q.cum.metrics()) {
+  for (Metric m : base.metrics()) {
     if (info(m).merge != MergeKind::Sum) continue;
-    const std::span<const uint64_t> col = q.cum.column(m);
+    const std::span<const uint64_t> col = cum_column(m);
     std::fill(acc.begin(), acc.end(), 0);
     for (size_t i = 1; i < n; ++i)
-      if (q.level[i] == 0) acc[g.row[i]] += col[i];
+      if (level[i] == 0) acc[g.row[i]] += col[i];
     for (size_t r = 0; r < rows.size(); ++r) rows[r].total[m] = acc[r];
   }
   if (base.has(Metric::Calls)) {
     const std::span<const uint64_t> calls = base.column(Metric::Calls);
     for (size_t i = 1; i < n; ++i)
-      if (q.level[i] != 0) rows[g.row[i]].recursive_calls += calls[i];
+      if (level[i] != 0) rows[g.row[i]].recursive_calls += calls[i];
   }
+}
+
+// The rows' totals from the per-node quantities.
+template <typename Row>
+void add_columns(std::vector<Row>& rows, const Groups& g, const CallTree& tree, const NodeQuantities& q) {
+  add_columns(rows, g, tree, q.level, [&](Metric m) { return q.cum.column(m); });
+}
+
+// The function rows' totals without a cum table: each additive column's cum is summed into
+// one scratch column in turn, so a tree's rows cost one column of memory, not a table.
+void add_columns(std::vector<FunctionRow>& rows, const Groups& g, const CallTree& tree) {
+  const std::vector<uint32_t> level = recursion_levels(tree);
+  std::vector<uint64_t> scratch;
+  reserve_huge(scratch, tree.size());
+  add_columns(rows, g, tree, level, [&](Metric m) {
+    const std::span<const uint64_t> base = tree.base_table().column(m);
+    scratch.assign(base.begin(), base.end());
+    for (size_t i = scratch.size(); i-- > 1;) scratch[tree.node(NodeId(i)).parent] += scratch[i];
+    return std::span<const uint64_t>(scratch);
+  });
 }
 
 }  // namespace
 
-std::vector<FunctionRow> function_rows(const CallTree& tree) { return function_rows(tree, node_quantities(tree)); }
+namespace {
 
-std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
+// One row per function; `add_totals(rows, groups)` fills self, total and recursive calls.
+template <typename AddTotals>
+std::vector<FunctionRow> function_rows_with(const CallTree& tree, AddTotals add_totals) {
   const Groups g = group_nodes(tree, [&](NodeId i) { return uint64_t(tree.node(i).function); });
   std::vector<FunctionRow> rows(g.keys.size());
   for (size_t r = 0; r < rows.size(); ++r) rows[r].function = FunctionId(g.keys[r]);
-  add_columns(rows, g, tree, q);
+  add_totals(rows, g);
   for (FunctionRow& r : rows) {
     r.calls = r.self[Metric::Calls];
     r.indirect_calls = r.self[Metric::IndirectCalls];
@@ -122,6 +146,17 @@ std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantitie
     }
   }
   return rows;
+}
+
+}  // namespace
+
+std::vector<FunctionRow> function_rows(const CallTree& tree) {
+  return function_rows_with(tree, [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree); });
+}
+
+std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
+  return function_rows_with(tree,
+                            [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree, q); });
 }
 
 std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }

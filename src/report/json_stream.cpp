@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 
 #include "graph/node_filter.h"
 #include "util/escape.h"
@@ -27,14 +29,33 @@ std::string fields_json(const std::vector<std::pair<std::string, std::optional<u
   return s;
 }
 
-using Buffer = fmt::memory_buffer;
+// Text appended through a raw cursor: a node's room is made once, then each field is a
+// memcpy or a to_chars, with no capacity check per field (fmt's buffer checked each).
+class TextBuffer {
+ public:
+  size_t size() const { return used_; }
+  const char* data() const { return data_.data(); }
+  void clear() { used_ = 0; }
+  // Room for n more bytes at the returned cursor; commit(end) takes what was written.
+  char* room(size_t n) {
+    if (used_ + n > data_.size()) data_.resize(std::max(data_.size() * 2, used_ + n));
+    return data_.data() + used_;
+  }
+  void commit(const char* end) { used_ = size_t(end - data_.data()); }
+  void append(std::string_view s) { commit(put(room(s.size()), s)); }
 
-void put(Buffer& buf, std::string_view s) { buf.append(s); }
-void put(Buffer& buf, uint64_t v) { fmt::format_to(std::back_inserter(buf), "{}", v); }
-void put_opt(Buffer& buf, uint64_t v, bool present) {
-  if (present) put(buf, v);
-  else put(buf, "null");
-}
+  static char* put(char* p, std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+  }
+  static char* put(char* p, uint64_t v) { return std::to_chars(p, p + kMaxDigits, v).ptr; }
+  static char* put_opt(char* p, uint64_t v, bool present) { return present ? put(p, v) : put(p, "null"); }
+  static constexpr size_t kMaxDigits = 20;
+
+ private:
+  std::vector<char> data_;
+  size_t used_ = 0;
+};
 
 // The tree's node objects, written straight into a buffer: the same text as building each
 // field's string (metric_fields, fields_json) did, without allocating per node, which was
@@ -49,51 +70,57 @@ class NodeWriter {
     for (Metric m : kExtraMetrics)
       if (ctx.stats().present[size_t(m)])
         extras_.push_back({m, fmt::format(R"(,"{}":)", info(m).name), fmt::format(R"(,"total_{}":)", info(m).name)});
+    room_ = 512;  // the fixed keys and up to 14 numbers
+    for (const Extra& e : extras_) room_ += e.key.size() + e.total_key.size() + 2 * TextBuffer::kMaxDigits;
   }
 
   // A node's object without its closing brace, so its children array can follow.
-  void open(Buffer& buf, NodeId id) const {
+  void open(TextBuffer& buf, NodeId id) const {
+    using T = TextBuffer;
     const CallNode& n = ctx_.tree().node(id);
     const MetricRow b = ctx_.tree().base(id);
     const MetricRow c = ctx_.nodes().cum[id];
     const bool timed = b.has_min(Metric::MinWallNs);
-    put(buf, R"({"name":)");
-    put(buf, names_(n.function));
-    put(buf, R"(,"function_id":)");
-    put(buf, n.function);
-    put(buf, R"(,"calls":)");
-    put(buf, b[Metric::Calls]);
-    put(buf, R"(,"self_ns":)");
-    put(buf, b[Metric::WallNs]);
-    put(buf, R"(,"total_ns":)");
-    put(buf, c[Metric::WallNs]);
-    put(buf, R"(,"min_self_ns":)");
-    put_opt(buf, b[Metric::MinWallNs], timed);
-    put(buf, R"(,"max_self_ns":)");
-    put_opt(buf, b[Metric::MaxWallNs], timed);
-    put(buf, R"(,"cpu_ns":)");
-    put_opt(buf, b[Metric::CpuNs], cpu_measured_);
-    put(buf, R"(,"offcpu_ns":)");
-    put_opt(buf, b[Metric::OffCpuNs], cpu_measured_);
-    put(buf, R"(,"total_cpu_ns":)");
-    put_opt(buf, c[Metric::CpuNs], cpu_measured_);
-    put(buf, R"(,"total_offcpu_ns":)");
-    put_opt(buf, c[Metric::OffCpuNs], cpu_measured_);
+    const std::string& name = names_(n.function);
+    char* p = buf.room(room_ + name.size());
+    p = T::put(p, R"({"name":)");
+    p = T::put(p, name);
+    p = T::put(p, R"(,"function_id":)");
+    p = T::put(p, uint64_t(n.function));
+    p = T::put(p, R"(,"calls":)");
+    p = T::put(p, b[Metric::Calls]);
+    p = T::put(p, R"(,"self_ns":)");
+    p = T::put(p, b[Metric::WallNs]);
+    p = T::put(p, R"(,"total_ns":)");
+    p = T::put(p, c[Metric::WallNs]);
+    p = T::put(p, R"(,"min_self_ns":)");
+    p = T::put_opt(p, b[Metric::MinWallNs], timed);
+    p = T::put(p, R"(,"max_self_ns":)");
+    p = T::put_opt(p, b[Metric::MaxWallNs], timed);
+    p = T::put(p, R"(,"cpu_ns":)");
+    p = T::put_opt(p, b[Metric::CpuNs], cpu_measured_);
+    p = T::put(p, R"(,"offcpu_ns":)");
+    p = T::put_opt(p, b[Metric::OffCpuNs], cpu_measured_);
+    p = T::put(p, R"(,"total_cpu_ns":)");
+    p = T::put_opt(p, c[Metric::CpuNs], cpu_measured_);
+    p = T::put(p, R"(,"total_offcpu_ns":)");
+    p = T::put_opt(p, c[Metric::OffCpuNs], cpu_measured_);
     for (const Extra& e : extras_) {
-      put(buf, e.key);
-      put(buf, b[e.metric]);
-      put(buf, e.total_key);
-      put(buf, c[e.metric]);
+      p = T::put(p, e.key);
+      p = T::put(p, b[e.metric]);
+      p = T::put(p, e.total_key);
+      p = T::put(p, c[e.metric]);
     }
-    put(buf, R"(,"recursion_level":)");
-    put(buf, uint64_t(ctx_.nodes().level[id]));
+    p = T::put(p, R"(,"recursion_level":)");
+    p = T::put(p, uint64_t(ctx_.nodes().level[id]));
     if (samples_) {
-      put(buf, R"(,"samples":)");
-      put(buf, b[Metric::Samples]);
-      put(buf, R"(,"total_samples":)");
-      put(buf, c[Metric::Samples]);
+      p = T::put(p, R"(,"samples":)");
+      p = T::put(p, b[Metric::Samples]);
+      p = T::put(p, R"(,"total_samples":)");
+      p = T::put(p, c[Metric::Samples]);
     }
-    if (inlined_) put(buf, n.inlined ? R"(,"inlined":true)" : R"(,"inlined":false)");
+    if (inlined_) p = T::put(p, n.inlined ? R"(,"inlined":true)" : R"(,"inlined":false)");
+    buf.commit(p);
   }
 
  private:
@@ -105,14 +132,21 @@ class NodeWriter {
   const JsonNames& names_;
   bool cpu_measured_ = false, samples_ = false, inlined_ = false;
   std::vector<Extra> extras_;
+  size_t room_ = 0;  // bytes a node needs besides its name
 };
 
 // Writes the buffer out once it holds this much (and at the end).
 constexpr size_t kFlushBytes = size_t(1) << 16;
 
-void flush(std::ostream& out, Buffer& buf) {
+void flush(std::ostream& out, TextBuffer& buf) {
   out.write(buf.data(), std::streamsize(buf.size()));
   buf.clear();
+}
+
+void put(TextBuffer& buf, std::string_view s) { buf.append(s); }
+void put(TextBuffer& buf, uint64_t v) { buf.commit(TextBuffer::put(buf.room(TextBuffer::kMaxDigits), v)); }
+void put_opt(TextBuffer& buf, uint64_t v, bool present) {
+  buf.commit(TextBuffer::put_opt(buf.room(TextBuffer::kMaxDigits), v, present));
 }
 
 }  // namespace
@@ -189,7 +223,7 @@ void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonName
   };  // the open node's next child to write; stack.size() is the depth of the nodes it writes
   std::vector<Frame> stack{{next_shown(tree.node(kRootNode).first_child), true}};
   const NodeWriter node(ctx, names);
-  Buffer buf;
+  TextBuffer buf;
   put(buf, "\"tree\": [");
   while (!stack.empty()) {
     if (buf.size() >= kFlushBytes) flush(out, buf);
@@ -244,7 +278,7 @@ NodeOrder node_order(const ReportContext& ctx) {
 void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
   const NodeOrder order = node_order(ctx);
   const NodeWriter node(ctx, names);
-  Buffer buf;
+  TextBuffer buf;
   put(buf, "\"nodes\": [");
   for (size_t i = 0; i < order.ids.size(); ++i) {
     if (buf.size() >= kFlushBytes) flush(out, buf);
