@@ -97,10 +97,10 @@ void add_columns(std::vector<Row>& rows, const Groups& g, const CallTree& tree, 
   add_columns(rows, g, tree, q.level, [&](Metric m) { return q.cum.column(m); });
 }
 
-// The function rows' totals without a cum table: each additive column's cum is summed into
-// one scratch column in turn, so a tree's rows cost one column of memory, not a table.
-void add_columns(std::vector<FunctionRow>& rows, const Groups& g, const CallTree& tree) {
-  const std::vector<uint32_t> level = recursion_levels(tree);
+// The rows' totals without a cum table: each additive column's cum is summed into one
+// scratch column in turn.
+template <typename Row>
+void add_columns(std::vector<Row>& rows, const Groups& g, const CallTree& tree, std::span<const uint32_t> level) {
   std::vector<uint64_t> scratch;
   reserve_huge(scratch, tree.size());
   add_columns(rows, g, tree, level, [&](Metric m) {
@@ -150,8 +150,11 @@ std::vector<FunctionRow> function_rows_with(const CallTree& tree, AddTotals add_
 
 }  // namespace
 
-std::vector<FunctionRow> function_rows(const CallTree& tree) {
-  return function_rows_with(tree, [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree); });
+std::vector<FunctionRow> function_rows(const CallTree& tree) { return function_rows(tree, recursion_levels(tree)); }
+
+std::vector<FunctionRow> function_rows(const CallTree& tree, std::span<const uint32_t> level) {
+  return function_rows_with(tree,
+                            [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree, level); });
 }
 
 std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {
@@ -159,9 +162,10 @@ std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantitie
                             [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree, q); });
 }
 
-std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, node_quantities(tree)); }
+namespace {
 
-std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
+template <typename AddTotals>
+std::vector<EdgeRow> edge_rows_with(const CallTree& tree, AddTotals add_totals) {
   auto caller_of = [&](NodeId i) {
     const NodeId parent = tree.node(i).parent;
     return parent == kRootNode ? kNoFunction : tree.node(parent).function;
@@ -172,7 +176,7 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
     rows[r].caller = FunctionId(g.keys[r] >> 32);
     rows[r].callee = FunctionId(g.keys[r]);
   }
-  add_columns(rows, g, tree, q);
+  add_totals(rows, g);
   for (NodeId i = 1; i < tree.size(); ++i) {
     EdgeRow& r = rows[g.row[i]];
     ++r.nodes;
@@ -184,6 +188,18 @@ std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
     r.total_ns = r.total[Metric::WallNs];
   }
   return rows;
+}
+
+}  // namespace
+
+std::vector<EdgeRow> edge_rows(const CallTree& tree) { return edge_rows(tree, recursion_levels(tree)); }
+
+std::vector<EdgeRow> edge_rows(const CallTree& tree, std::span<const uint32_t> level) {
+  return edge_rows_with(tree, [&](std::vector<EdgeRow>& rows, const Groups& g) { add_columns(rows, g, tree, level); });
+}
+
+std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q) {
+  return edge_rows_with(tree, [&](std::vector<EdgeRow>& rows, const Groups& g) { add_columns(rows, g, tree, q); });
 }
 
 // Every node's self time but the root's (which is no call's).

@@ -11,9 +11,11 @@
 
 namespace callprof {
 
-TreeStats tree_stats(const CallTree& tree) { return tree_stats(tree, node_quantities(tree)); }
+TreeStats tree_stats(const CallTree& tree) { return tree_stats(tree, recursion_levels(tree)); }
 
-TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
+TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) { return tree_stats(tree, q.level); }
+
+TreeStats tree_stats(const CallTree& tree, std::span<const uint32_t> level) {
   TreeStats s;
   const size_t n = tree.size();
   std::vector<uint32_t> depth;
@@ -28,8 +30,8 @@ TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
     functions.insert(node.function);
     s.has_inlined |= node.inlined;
     if (node.parent != kRootNode) edges.insert((uint64_t(tree.node(node.parent).function) << 32) | node.function);
-    if (q.level[i] > s.deepest_recursion_level) {
-      s.deepest_recursion_level = q.level[i];
+    if (level[i] > s.deepest_recursion_level) {
+      s.deepest_recursion_level = level[i];
       s.deepest_recursion_function = node.function;
     }
   }
@@ -48,7 +50,7 @@ TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
   if (base.has(Metric::Calls)) {
     const std::span<const uint64_t> calls = base.column(Metric::Calls);
     for (NodeId i = 1; i < n; ++i)
-      if (q.level[i] > 0) s.recursive_calls += calls[i];
+      if (level[i] > 0) s.recursive_calls += calls[i];
   }
   s.nodes = n - 1;
   s.functions = functions.size();
