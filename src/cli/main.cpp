@@ -2,8 +2,10 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <string_view>
 
 #include "cli/commands.h"
+#include "util/analysis_heap.h"
 #include "util/escape.h"
 
 namespace callprof::cli {
@@ -21,6 +23,9 @@ void note(const std::string& message) { std::fprintf(stderr, "callprof: %s\n", e
 
 int main(int argc, char** argv) {
   using namespace callprof::cli;
+  // Every command but those that run or attach to a program reads and analyses profiles.
+  const std::string_view command = argc > 1 ? argv[1] : "";
+  if (command != "record" && command != "attach") callprof::tune_heap_for_analysis();
   CLI::App app{"callprof: exact, sampling, probe and system-call profiling for native programs"};
   app.set_version_flag("--version", std::string("callprof ") + CALLPROF_VERSION);
   app.require_subcommand(1);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "graph/node_quantities.h"
@@ -45,12 +46,17 @@ struct EdgeRow {
   Metrics total;                 // additive metrics: cum summed over the outermost nodes
 };
 
-// One row per function present in the tree, ordered by FunctionId.
+// One row per function present in the tree, ordered by FunctionId. Given the recursion
+// levels (recursion_levels(tree)) but no cum table, each additive metric's cum is summed
+// into one scratch column in turn: a million-node tree's rows then need one column of
+// memory, not a table.
 std::vector<FunctionRow> function_rows(const CallTree& tree);
+std::vector<FunctionRow> function_rows(const CallTree& tree, std::span<const uint32_t> level);
 std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q);
 // One row per distinct (caller, callee) pair, ordered by (caller, callee);
 // the spontaneous edges (kNoFunction callers) come last.
 std::vector<EdgeRow> edge_rows(const CallTree& tree);
+std::vector<EdgeRow> edge_rows(const CallTree& tree, std::span<const uint32_t> level);
 std::vector<EdgeRow> edge_rows(const CallTree& tree, const NodeQuantities& q);
 
 // The 100 % of every percentage: cum wall of the root's children.

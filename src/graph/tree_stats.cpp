@@ -1,55 +1,60 @@
-// Whole-tree statistics: one pass over the nodes (parents come before children).
-// Distinct functions and edges are counted by sorting, not hashing (see aggregate.cpp).
+// Whole-tree statistics: a few passes over the nodes (parents come before children) and one
+// per metric column. Distinct functions and edges are counted in small hash sets (thousands
+// of entries that stay in cache), where sorting a million keys cost more than the rest.
 #include "graph/tree_stats.h"
+
+#include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
 
+#include "util/huge_pages.h"
+
 namespace callprof {
-namespace {
 
-size_t count_distinct(std::vector<uint64_t>& v) {
-  std::sort(v.begin(), v.end());
-  return size_t(std::unique(v.begin(), v.end()) - v.begin());
-}
+TreeStats tree_stats(const CallTree& tree) { return tree_stats(tree, recursion_levels(tree)); }
 
-void add_flags(TreeStats& s, MetricRow b) {
-  s.has_cpu |= b[Metric::CpuNs] != 0;
-  s.has_offcpu |= b[Metric::OffCpuNs] != 0;
-  s.has_samples |= b[Metric::Samples] != 0;
-  s.has_min_max |= b.has_min(Metric::MinWallNs);
-  static const Metrics kDefaults;
-  for (size_t m = 0; m < kMetricCount; ++m) s.present[m] = s.present[m] || b[Metric(m)] != kDefaults[Metric(m)];
-}
+TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) { return tree_stats(tree, q.level); }
 
-}  // namespace
-
-TreeStats tree_stats(const CallTree& tree) { return tree_stats(tree, node_quantities(tree)); }
-
-TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) {
+TreeStats tree_stats(const CallTree& tree, std::span<const uint32_t> level) {
   TreeStats s;
-  std::vector<uint32_t> depth(tree.size(), 0);
-  std::vector<uint64_t> functions, edges;
-  functions.reserve(tree.size());
-  edges.reserve(tree.size());
-  for (NodeId i = 1; i < tree.size(); ++i) {
-    const CallNode& n = tree.node(i);
-    depth[i] = depth[n.parent] + 1;
+  const size_t n = tree.size();
+  std::vector<uint32_t> depth;
+  reserve_huge(depth, n);
+  depth.resize(n, 0);
+  absl::flat_hash_set<FunctionId> functions;
+  absl::flat_hash_set<uint64_t> edges;
+  for (NodeId i = 1; i < n; ++i) {
+    const CallNode& node = tree.node(i);
+    depth[i] = depth[node.parent] + 1;
     s.max_depth = std::max<size_t>(s.max_depth, depth[i]);
-    functions.push_back(n.function);
-    s.has_inlined |= n.inlined;
-    if (n.parent != kRootNode) edges.push_back((uint64_t(tree.node(n.parent).function) << 32) | n.function);
-    s.calls += tree.base(i)[Metric::Calls];
-    s.indirect_calls += tree.base(i)[Metric::IndirectCalls];
-    if (q.level[i] > 0) s.recursive_calls += tree.base(i)[Metric::Calls];
-    if (q.level[i] > s.deepest_recursion_level) {
-      s.deepest_recursion_level = q.level[i];
-      s.deepest_recursion_function = n.function;
+    functions.insert(node.function);
+    s.has_inlined |= node.inlined;
+    if (node.parent != kRootNode) edges.insert((uint64_t(tree.node(node.parent).function) << 32) | node.function);
+    if (level[i] > s.deepest_recursion_level) {
+      s.deepest_recursion_level = level[i];
+      s.deepest_recursion_function = node.function;
     }
-    add_flags(s, tree.base(i));
   }
-  s.nodes = tree.size() - 1;
-  s.functions = count_distinct(functions);
-  s.edges = count_distinct(edges);
+  const MetricTable& base = tree.base_table();
+  for (Metric m : base.metrics()) {
+    const std::span<const uint64_t> col = base.column(m);
+    const uint64_t unset = default_value(m);
+    s.present[size_t(m)] = std::any_of(col.begin() + 1, col.end(), [&](uint64_t v) { return v != unset; });
+  }
+  s.has_cpu = s.present[size_t(Metric::CpuNs)];
+  s.has_offcpu = s.present[size_t(Metric::OffCpuNs)];
+  s.has_samples = s.present[size_t(Metric::Samples)];
+  s.has_min_max = s.present[size_t(Metric::MinWallNs)];
+  s.calls = base.sum(Metric::Calls, 1);
+  s.indirect_calls = base.sum(Metric::IndirectCalls, 1);
+  if (base.has(Metric::Calls)) {
+    const std::span<const uint64_t> calls = base.column(Metric::Calls);
+    for (NodeId i = 1; i < n; ++i)
+      if (level[i] > 0) s.recursive_calls += calls[i];
+  }
+  s.nodes = n - 1;
+  s.functions = functions.size();
+  s.edges = edges.size();
   return s;
 }
 

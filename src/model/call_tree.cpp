@@ -106,26 +106,45 @@ MetricTable cumulative(const CallTree& tree) {
   return cumulative_rows(tree.base_table(), [&](size_t i) { return tree.node(NodeId(i)).parent; });
 }
 
-std::vector<uint32_t> recursion_levels(const CallTree& tree) {
+namespace {
+
+// Depth-first, counting the instances of each function on the current path in `active`
+// (active(f) returns the function's counter).
+template <typename Active>
+std::vector<uint32_t> levels_by_dfs(const CallTree& tree, Active active) {
   std::vector<uint32_t> level;
   reserve_huge(level, tree.size());
   level.resize(tree.size(), 0);
-  absl::flat_hash_map<FunctionId, uint32_t> active;  // instances of each function on the DFS path
   struct Visit { NodeId node; bool leaving; };
   std::vector<Visit> stack{{kRootNode, false}};
   while (!stack.empty()) {
     auto [id, leaving] = stack.back();
     stack.pop_back();
     const CallNode& n = tree.node(id);
-    if (leaving) { --active[n.function]; continue; }
+    if (leaving) { --active(n.function); continue; }
     if (id != kRootNode) {
-      level[id] = active[n.function]++;
+      level[id] = active(n.function)++;
       stack.push_back({id, true});
     }
     for (NodeId c = n.first_child; c != kNoNode; c = tree.node(c).next_sibling)
       stack.push_back({c, false});
   }
   return level;
+}
+
+}  // namespace
+
+std::vector<uint32_t> recursion_levels(const CallTree& tree) {
+  // Function ids index a table of a few thousand functions: one counter each in an array
+  // (a hash map's look-up per visit was most of this pass); a map only for ids far larger.
+  FunctionId max_id = 0;
+  for (const CallNode& n : tree.nodes().subspan(1)) max_id = std::max(max_id, n.function);
+  if (size_t(max_id) < 4 * tree.size() + 65536) {
+    std::vector<uint32_t> active(size_t(max_id) + 1, 0);
+    return levels_by_dfs(tree, [&](FunctionId f) -> uint32_t& { return active[f]; });
+  }
+  absl::flat_hash_map<FunctionId, uint32_t> active;
+  return levels_by_dfs(tree, [&](FunctionId f) -> uint32_t& { return active[f]; });
 }
 
 }  // namespace callprof

@@ -63,14 +63,30 @@ MetricTable& MetricTable::operator=(const MetricTable& other) {
   return *this;
 }
 
+namespace {
+
+std::unique_ptr<uint64_t[]> column_array(size_t rows) {
+  std::unique_ptr<uint64_t[]> column(new uint64_t[rows]);  // uninitialised
+  advise_huge_pages(column.get(), rows * sizeof(uint64_t));
+  return column;
+}
+
+}  // namespace
+
 void MetricTable::grow(size_t rows) {
-  const size_t bytes = kMetricCount * rows * sizeof(uint64_t);
-  std::unique_ptr<uint64_t[]> block(new uint64_t[kMetricCount * rows]);  // uninitialised
-  advise_huge_pages(block.get(), bytes);
-  for (size_t s = 0; s < metrics_.size(); ++s)
-    std::copy_n(column_data(s), rows_, block.get() + s * rows);
-  data_ = std::move(block);
+  for (size_t s = 0; s < metrics_.size(); ++s) {
+    std::unique_ptr<uint64_t[]> column = column_array(rows);
+    std::copy_n(column_data(s), rows_, column.get());
+    columns_[s] = std::move(column);
+  }
   capacity_ = rows;
+}
+
+void MetricTable::add_column(Metric m) {
+  slot_[size_t(m)] = int8_t(metrics_.size());
+  metrics_.push_back(m);
+  columns_[metrics_.size() - 1] = column_array(capacity_);
+  std::fill_n(column_data(metrics_.size() - 1), rows_, default_value(m));
 }
 
 void MetricTable::reserve(size_t rows) {
@@ -91,9 +107,10 @@ void MetricTable::set(size_t row, Metric m, uint64_t v) {
 
 void MetricTable::set_column(Metric m, std::span<const uint64_t> values) {
   const bool added = !has(m);
-  if (added) {
+  if (added) {  // at its default only past the given values: filled once
     slot_[size_t(m)] = int8_t(metrics_.size());
     metrics_.push_back(m);
+    columns_[metrics_.size() - 1] = column_array(capacity_);
   }
   uint64_t* c = column_data(size_t(slot_[size_t(m)]));
   const size_t n = std::min(values.size(), rows_);
@@ -120,11 +137,7 @@ void MetricTable::merge_rows(const MetricTable& from, std::span<const uint32_t> 
 }
 
 std::span<uint64_t> MetricTable::column_for(Metric m) {
-  if (!has(m)) {
-    slot_[size_t(m)] = int8_t(metrics_.size());
-    metrics_.push_back(m);
-    std::fill_n(column_data(metrics_.size() - 1), rows_, default_value(m));
-  }
+  if (!has(m)) add_column(m);
   return column(m);
 }
 

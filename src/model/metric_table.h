@@ -105,7 +105,7 @@ class MetricTable {
   bool has(Metric m) const { return slot_[size_t(m)] >= 0; }
   uint64_t get(size_t row, Metric m) const {
     const int s = slot_[size_t(m)];
-    return s < 0 ? default_value(m) : data_[size_t(s) * capacity_ + row];
+    return s < 0 ? default_value(m) : columns_[size_t(s)][row];
   }
   void set(size_t row, Metric m, uint64_t v);
   // The metrics that have a column, in column order.
@@ -129,16 +129,19 @@ class MetricTable {
  private:
   // The metric's column, added (at its default) when absent.
   std::span<uint64_t> column_for(Metric m);
-  uint64_t* column_data(size_t slot) const { return data_.get() + slot * capacity_; }
-  // Room for `rows` rows: a new block, the columns in use copied.
+  // A new column for `m` with room for `capacity_` rows, its first `rows_` at the default.
+  void add_column(Metric m);
+  uint64_t* column_data(size_t slot) const { return columns_[slot].get(); }
+  // Room for `rows` rows: new arrays, the columns in use copied.
   void grow(size_t rows);
 
   std::array<int8_t, kMetricCount> slot_;  // column of each metric, -1 when none
   std::vector<Metric> metrics_;            // by column
-  // One block with room for every metric's column, `capacity_` rows each: column s at
-  // [s * capacity_, s * capacity_ + rows_). Left uninitialised, so only the columns in use
-  // are ever touched (and faulted in); a new column never moves the others.
-  std::unique_ptr<uint64_t[]> data_;
+  // One array per column in use, `capacity_` rows each, uninitialised past `rows_`; a new
+  // column never moves the others. Apart rather than one block for every metric: a
+  // million-row column is 8 MB, small enough to reuse memory the process freed (the parsed
+  // file's), where an 18-column block was always a fresh mapping (bench/analysis).
+  std::array<std::unique_ptr<uint64_t[]>, kMetricCount> columns_;
   size_t capacity_ = 0;
   size_t rows_ = 0;
 };

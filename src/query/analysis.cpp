@@ -146,11 +146,11 @@ CallTree Analysis::thread_tree(size_t index) const {
 
 void Analysis::aggregate() {
   const CallTree& t = tree();
+  nodes_.level = recursion_levels(t);
   // Independent passes over a tree of up to millions of nodes: two cores halve the wait.
-  parallel_invoke([&] { nodes_.cum = cumulative(t); }, [&] { nodes_.level = recursion_levels(t); });
-  parallel_invoke([&] { functions_ = function_rows(t, nodes_); }, [&] { edges_ = edge_rows(t, nodes_); },
-                  [&] { stats_ = tree_stats(t, nodes_); });
-  grand_total_ns_ = callprof::grand_total_ns(t, nodes_.cum);
+  parallel_invoke([&] { functions_ = function_rows(t, nodes_.level); }, [&] { edges_ = edge_rows(t, nodes_.level); },
+                  [&] { stats_ = tree_stats(t, nodes_.level); });
+  grand_total_ns_ = callprof::grand_total_ns(t);  // the top-level nodes' cum: every node's base
   cpu_measured_ = offcpu_measured(*profile_) || stats_.cpu_measured();
   std::unordered_set<ModuleId> modules;
   for (const FunctionRow& r : functions_)
@@ -173,10 +173,17 @@ void Analysis::aggregate() {
   }
 }
 
+const NodeQuantities& Analysis::nodes() const {
+  std::call_once(*cum_once_, [this] { nodes_.cum = cumulative(tree()); });
+  return nodes_;
+}
+
 uint64_t Analysis::total(Metric m) const {
+  // An additive metric's top-level cum is every node's base; others need the cum table.
+  if (info(m).merge == MergeKind::Sum) return tree().base_table().sum(m, 1);
   uint64_t sum = 0;
   for (NodeId k = tree().node(kRootNode).first_child; k != kNoNode; k = tree().node(k).next_sibling)
-    sum += nodes_.cum[k][m];
+    sum += nodes().cum[k][m];
   return sum;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,7 +60,10 @@ class Analysis {
   // The analysed tree: the selected threads merged (or grafted), hidden functions folded,
   // focus applied. Percentages are relative to grand_total_ns(), the tree's total.
   const CallTree& tree() const { return tree_ ? *tree_ : *single_; }
-  const NodeQuantities& nodes() const { return nodes_; }
+  // The tree's cum and recursion levels. Cum is summed on first use: the per-function views
+  // (flat, callers, threads, modules, summary) never need it, and on a million-node tree it
+  // is a table as large as the tree's own metrics.
+  const NodeQuantities& nodes() const;
   const std::vector<FunctionRow>& functions() const { return functions_; }
   const std::vector<EdgeRow>& edges() const { return edges_; }
   const TreeStats& stats() const { return stats_; }
@@ -109,7 +114,8 @@ class Analysis {
   std::vector<size_t> threads_;
   const CallTree* single_ = nullptr;  // one selected thread, unchanged: no copy
   std::optional<CallTree> tree_;
-  NodeQuantities nodes_;
+  mutable NodeQuantities nodes_;  // level always, cum from the first nodes()
+  std::unique_ptr<std::once_flag> cum_once_ = std::make_unique<std::once_flag>();
   std::vector<FunctionRow> functions_;
   std::vector<EdgeRow> edges_;
   TreeStats stats_;

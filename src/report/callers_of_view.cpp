@@ -30,8 +30,8 @@ std::string label(const Inverted& d, FunctionId f) {
 }
 
 void add_row(Table& t, const Inverted& d, NodeId id, size_t depth, uint64_t of_total) {
-  const Metrics& self = d.inv.self[id];
-  const Metrics& total = d.inv.total[id];
+  const MetricRow self = d.inv.self[id];
+  const MetricRow total = d.inv.total[id];
   const std::string name = std::string(2 * (std::min(depth, kMaxIndentLevels) - 1), ' ') +
                            label(d, d.inv.tree.node(id).function);
   if (d.inv.tree.node(id).function == kCutMarker) {
@@ -78,8 +78,9 @@ Status render_callers_of(const ReportContext& ctx, std::ostream& out) {
   auto pattern = Pattern::compile(ctx.options().function, "--function");
   if (!pattern) return pattern.error();
   const std::vector<bool> match = matching_functions(ctx.profile(), *pattern);
-  Inverted d{ctx, inverted_tree(ctx.tree(), [&](FunctionId f) { return f < match.size() && match[f]; },
-                                kInvertedCallerLimit, kCutMarker),
+  Inverted d{ctx,
+             inverted_tree(ctx.tree(), ctx.nodes().cum, ctx.nodes().level,
+                           [&](FunctionId f) { return f < match.size() && match[f]; }, kInvertedCallerLimit, kCutMarker),
              ctx.sampled()};
   std::vector<NodeId> tops = d.inv.tree.children(kRootNode);
   if (tops.empty())

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 
 #include "graph/node_filter.h"
 #include "util/escape.h"
@@ -27,24 +29,124 @@ std::string fields_json(const std::vector<std::pair<std::string, std::optional<u
   return s;
 }
 
-// A node's object without its closing brace, so its children array can follow.
-std::string open_node(const ReportContext& ctx, const JsonNames& names, NodeId id) {
-  const CallNode& n = ctx.tree().node(id);
-  const MetricRow b = ctx.tree().base(id);
-  const MetricRow c = ctx.nodes().cum[id];
-  const bool timed = b.has_min(Metric::MinWallNs);
-  const bool cpu_measured = ctx.cpu_measured();
-  std::string s = fmt::format(R"({{"name":{},"function_id":{},"calls":{},"self_ns":{},"total_ns":{},"min_self_ns":{},)"
-                              R"("max_self_ns":{},"cpu_ns":{},"offcpu_ns":{})",
-                              names(n.function), n.function, b[Metric::Calls], b[Metric::WallNs], c[Metric::WallNs],
-                              opt(b[Metric::MinWallNs], timed), opt(b[Metric::MaxWallNs], timed),
-                              opt(b[Metric::CpuNs], cpu_measured), opt(b[Metric::OffCpuNs], cpu_measured));
-  s += fields_json(metric_fields(ctx, b, c, false));
-  s += fmt::format(R"(,"recursion_level":{})", ctx.nodes().level[id]);
-  if (ctx.stats().has_samples)
-    s += fmt::format(R"(,"samples":{},"total_samples":{})", b[Metric::Samples], c[Metric::Samples]);
-  if (ctx.stats().has_inlined) s += n.inlined ? R"(,"inlined":true)" : R"(,"inlined":false)";
-  return s;
+// Text appended through a raw cursor: a node's room is made once, then each field is a
+// memcpy or a to_chars, with no capacity check per field (fmt's buffer checked each).
+class TextBuffer {
+ public:
+  size_t size() const { return used_; }
+  const char* data() const { return data_.data(); }
+  void clear() { used_ = 0; }
+  // Room for n more bytes at the returned cursor; commit(end) takes what was written.
+  char* room(size_t n) {
+    if (used_ + n > data_.size()) data_.resize(std::max(data_.size() * 2, used_ + n));
+    return data_.data() + used_;
+  }
+  void commit(const char* end) { used_ = size_t(end - data_.data()); }
+  void append(std::string_view s) { commit(put(room(s.size()), s)); }
+
+  static char* put(char* p, std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+  }
+  static char* put(char* p, uint64_t v) { return std::to_chars(p, p + kMaxDigits, v).ptr; }
+  static char* put_opt(char* p, uint64_t v, bool present) { return present ? put(p, v) : put(p, "null"); }
+  static constexpr size_t kMaxDigits = 20;
+
+ private:
+  std::vector<char> data_;
+  size_t used_ = 0;
+};
+
+// The tree's node objects, written straight into a buffer: the same text as building each
+// field's string (metric_fields, fields_json) did, without allocating per node, which was
+// most of the time `--json` took on a million nodes. The keys that depend on the profile
+// (which extra metrics it has) are chosen once.
+class NodeWriter {
+ public:
+  NodeWriter(const ReportContext& ctx, const JsonNames& names) : ctx_(ctx), names_(names) {
+    cpu_measured_ = ctx.cpu_measured();
+    samples_ = ctx.stats().has_samples;
+    inlined_ = ctx.stats().has_inlined;
+    for (Metric m : kExtraMetrics)
+      if (ctx.stats().present[size_t(m)])
+        extras_.push_back({m, fmt::format(R"(,"{}":)", info(m).name), fmt::format(R"(,"total_{}":)", info(m).name)});
+    room_ = 512;  // the fixed keys and up to 14 numbers
+    for (const Extra& e : extras_) room_ += e.key.size() + e.total_key.size() + 2 * TextBuffer::kMaxDigits;
+  }
+
+  // A node's object without its closing brace, so its children array can follow.
+  void open(TextBuffer& buf, NodeId id) const {
+    using T = TextBuffer;
+    const CallNode& n = ctx_.tree().node(id);
+    const MetricRow b = ctx_.tree().base(id);
+    const MetricRow c = ctx_.nodes().cum[id];
+    const bool timed = b.has_min(Metric::MinWallNs);
+    const std::string& name = names_(n.function);
+    char* p = buf.room(room_ + name.size());
+    p = T::put(p, R"({"name":)");
+    p = T::put(p, name);
+    p = T::put(p, R"(,"function_id":)");
+    p = T::put(p, uint64_t(n.function));
+    p = T::put(p, R"(,"calls":)");
+    p = T::put(p, b[Metric::Calls]);
+    p = T::put(p, R"(,"self_ns":)");
+    p = T::put(p, b[Metric::WallNs]);
+    p = T::put(p, R"(,"total_ns":)");
+    p = T::put(p, c[Metric::WallNs]);
+    p = T::put(p, R"(,"min_self_ns":)");
+    p = T::put_opt(p, b[Metric::MinWallNs], timed);
+    p = T::put(p, R"(,"max_self_ns":)");
+    p = T::put_opt(p, b[Metric::MaxWallNs], timed);
+    p = T::put(p, R"(,"cpu_ns":)");
+    p = T::put_opt(p, b[Metric::CpuNs], cpu_measured_);
+    p = T::put(p, R"(,"offcpu_ns":)");
+    p = T::put_opt(p, b[Metric::OffCpuNs], cpu_measured_);
+    p = T::put(p, R"(,"total_cpu_ns":)");
+    p = T::put_opt(p, c[Metric::CpuNs], cpu_measured_);
+    p = T::put(p, R"(,"total_offcpu_ns":)");
+    p = T::put_opt(p, c[Metric::OffCpuNs], cpu_measured_);
+    for (const Extra& e : extras_) {
+      p = T::put(p, e.key);
+      p = T::put(p, b[e.metric]);
+      p = T::put(p, e.total_key);
+      p = T::put(p, c[e.metric]);
+    }
+    p = T::put(p, R"(,"recursion_level":)");
+    p = T::put(p, uint64_t(ctx_.nodes().level[id]));
+    if (samples_) {
+      p = T::put(p, R"(,"samples":)");
+      p = T::put(p, b[Metric::Samples]);
+      p = T::put(p, R"(,"total_samples":)");
+      p = T::put(p, c[Metric::Samples]);
+    }
+    if (inlined_) p = T::put(p, n.inlined ? R"(,"inlined":true)" : R"(,"inlined":false)");
+    buf.commit(p);
+  }
+
+ private:
+  struct Extra {
+    Metric metric;
+    std::string key, total_key;
+  };
+  const ReportContext& ctx_;
+  const JsonNames& names_;
+  bool cpu_measured_ = false, samples_ = false, inlined_ = false;
+  std::vector<Extra> extras_;
+  size_t room_ = 0;  // bytes a node needs besides its name
+};
+
+// Writes the buffer out once it holds this much (and at the end).
+constexpr size_t kFlushBytes = size_t(1) << 16;
+
+void flush(std::ostream& out, TextBuffer& buf) {
+  out.write(buf.data(), std::streamsize(buf.size()));
+  buf.clear();
+}
+
+void put(TextBuffer& buf, std::string_view s) { buf.append(s); }
+void put(TextBuffer& buf, uint64_t v) { buf.commit(TextBuffer::put(buf.room(TextBuffer::kMaxDigits), v)); }
+void put_opt(TextBuffer& buf, uint64_t v, bool present) {
+  buf.commit(TextBuffer::put_opt(buf.room(TextBuffer::kMaxDigits), v, present));
 }
 
 }  // namespace
@@ -54,8 +156,15 @@ std::string json_string(std::string_view s) {
   return inert_json(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+JsonNames::JsonNames(const ReportContext& ctx) : ctx_(ctx), table_(ctx.profile().functions.size()) {}
+
 const std::string& JsonNames::operator()(FunctionId f) const {
-  auto [it, inserted] = cache_.try_emplace(f);
+  if (f < table_.size()) {
+    std::optional<std::string>& name = table_[f];
+    if (!name) name = json_string(ctx_.analysis().full_name(f));
+    return *name;
+  }
+  auto [it, inserted] = others_.try_emplace(f);
   if (inserted) it->second = f == kNoFunction ? "null" : json_string(ctx_.analysis().full_name(f));
   return it->second;
 }
@@ -113,27 +222,35 @@ void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonName
     bool first;
   };  // the open node's next child to write; stack.size() is the depth of the nodes it writes
   std::vector<Frame> stack{{next_shown(tree.node(kRootNode).first_child), true}};
-  out << "\"tree\": [";
+  const NodeWriter node(ctx, names);
+  TextBuffer buf;
+  put(buf, "\"tree\": [");
   while (!stack.empty()) {
+    if (buf.size() >= kFlushBytes) flush(out, buf);
     Frame& f = stack.back();
     if (f.next == kNoNode) {
       const bool empty = f.first;
       stack.pop_back();
-      out << (empty ? "]" : "\n]") << (stack.empty() ? "" : "}");
+      put(buf, empty ? "]" : "\n]");
+      put(buf, stack.empty() ? "" : "}");
       continue;
     }
     const NodeId id = f.next;
     f.next = next_shown(tree.node(id).next_sibling);
-    out << (f.first ? "\n" : ",\n") << open_node(ctx, names, id);
+    put(buf, f.first ? "\n" : ",\n");
+    node.open(buf, id);
     f.first = false;
     const NodeId first_child = next_shown(tree.node(id).first_child);
     if (stack.size() >= kMaxJsonTreeDepth && first_child != kNoNode) {
-      out << ",\"children\":[],\"children_cut\":" << shown_below(tree, shown, id) << "}";
+      put(buf, ",\"children\":[],\"children_cut\":");
+      put(buf, uint64_t(shown_below(tree, shown, id)));
+      put(buf, "}");
       continue;
     }
-    out << ",\"children\":[";
+    put(buf, ",\"children\":[");
     stack.push_back({first_child, true});  // invalidates f
   }
+  flush(out, buf);
 }
 
 NodeOrder node_order(const ReportContext& ctx) {
@@ -160,13 +277,22 @@ NodeOrder node_order(const ReportContext& ctx) {
 
 void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
   const NodeOrder order = node_order(ctx);
-  out << "\"nodes\": [";
+  const NodeWriter node(ctx, names);
+  TextBuffer buf;
+  put(buf, "\"nodes\": [");
   for (size_t i = 0; i < order.ids.size(); ++i) {
+    if (buf.size() >= kFlushBytes) flush(out, buf);
     const int64_t parent = order.parents[i];
-    out << (i ? ",\n" : "\n") << open_node(ctx, names, order.ids[i]) << ",\"id\":" << i
-        << ",\"parent\":" << (parent < 0 ? std::string("null") : std::to_string(parent)) << '}';
+    put(buf, i ? ",\n" : "\n");
+    node.open(buf, order.ids[i]);
+    put(buf, ",\"id\":");
+    put(buf, uint64_t(i));
+    put(buf, ",\"parent\":");
+    put_opt(buf, uint64_t(parent), parent >= 0);
+    put(buf, "}");
   }
-  out << (order.ids.empty() ? "]" : "\n]");
+  put(buf, order.ids.empty() ? "]" : "\n]");
+  flush(out, buf);
 }
 
 }  // namespace callprof

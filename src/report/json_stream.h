@@ -16,14 +16,16 @@
 namespace callprof {
 
 // Function names as JSON string literals ("null" for kNoFunction), escaped on first use.
+// Looked up once per node of the tree: by id in an array for the profile's functions.
 class JsonNames {
  public:
-  explicit JsonNames(const ReportContext& ctx) : ctx_(ctx) {}
+  explicit JsonNames(const ReportContext& ctx);
   const std::string& operator()(FunctionId f) const;
 
  private:
   const ReportContext& ctx_;
-  mutable std::unordered_map<FunctionId, std::string> cache_;
+  mutable std::vector<std::optional<std::string>> table_;            // by FunctionId
+  mutable std::unordered_map<FunctionId, std::string> others_;       // kNoFunction, ids past the table
 };
 
 // A JSON string literal for any text; invalid UTF-8 is replaced (U+FFFD), never thrown.

@@ -99,7 +99,17 @@ void write_paths(const ReportContext& ctx, size_t top, std::ostream& out) {
   if (cpu) cols.push_back({"cpu"});
   cols.insert(cols.end(), {{"self"}, {"self%"}, {"path", Align::Left}});
   Table t(std::move(cols));
-  for (NodeId id : hottest_nodes(tree, SIZE_MAX, cpu ? Metric::CpuNs : Metric::WallNs)) {
+  // The hottest nodes in order, only as many as the rows need: a filter skips some, so ask
+  // for more until `top` of them are on a matching path or every node was ranked (sorting
+  // all of a million nodes was most of this view's own time).
+  const Metric by = cpu ? Metric::CpuNs : Metric::WallNs;
+  std::vector<NodeId> hot;
+  for (size_t want = std::max<size_t>(top, 1);; want *= 4) {
+    hot = hottest_nodes(tree, want, by);
+    const auto shown = std::count_if(hot.begin(), hot.end(), [&](NodeId id) { return bool(on_path[id]); });
+    if (size_t(shown) >= top || hot.size() < want || want >= tree.size()) break;
+  }
+  for (NodeId id : hot) {
     if (t.rows() == top) break;
     if (!on_path[id]) continue;
     const std::string path = ctx.path_text(tree.path_to(id));

@@ -3,6 +3,7 @@
 #include "trace/container.h"
 
 #include "trace/profile_file.h"
+#include "util/huge_pages.h"
 
 #include <fmt/format.h>
 #include <zstd.h>
@@ -106,6 +107,24 @@ Status check_payload_length(const FileHeader& header, uint64_t available) {
   return Ok{};
 }
 
+namespace {
+
+// Room for n bytes, on huge pages before it is first touched (a large payload's page faults
+// cost more than decompressing it; util/huge_pages.h).
+void reserve_huge(std::string& out, size_t n) {
+  if (n <= out.capacity()) return;
+  out.reserve(n);
+  advise_huge_pages(out.data(), out.capacity());
+}
+
+// out.resize(n), new room on huge pages.
+void resize_huge(std::string& out, size_t n) {
+  reserve_huge(out, n);
+  out.resize(n);
+}
+
+}  // namespace
+
 Result<std::string> decompress_payload(const FileHeader& header, std::span<const uint8_t> frame) {
   if (Status s = check_frame_header(header, frame); !s) return s.error();
   std::unique_ptr<ZSTD_DCtx, FreeDCtx> dctx(ZSTD_createDCtx());
@@ -113,8 +132,11 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
   const uint64_t expected = header.uncompressed_size;
   // Start near the compressed size and double as output really appears: the header's size
   // was checked against the frame, but a tiny frame may still claim a huge payload.
+  // The room for all of it is only reserved (address space, bounded by the header's checked
+  // ratio): memory is touched as output appears, and growing never copies what was decoded.
   std::string out;
-  out.resize(std::min<uint64_t>(expected, std::max<uint64_t>(frame.size() * 4, 1 << 20)));
+  reserve_huge(out, expected);
+  resize_huge(out, std::min<uint64_t>(expected, std::max<uint64_t>(frame.size() * 4, 1 << 20)));
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
   ZSTD_outBuffer sink{out.data(), out.size(), 0};
   for (;;) {
@@ -123,7 +145,7 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
     if (ZSTD_isError(hint)) return zstd_error(hint);
     if (hint == 0) break;  // frame complete, checksum verified
     if (sink.pos == sink.size && sink.size < expected) {
-      out.resize(std::min<uint64_t>(expected, out.size() * 2 + 1));
+      resize_huge(out, std::min<uint64_t>(expected, out.size() * 2 + 1));
       sink = ZSTD_outBuffer{out.data(), out.size(), sink.pos};
       continue;
     }

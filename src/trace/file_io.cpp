@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <system_error>
 
+#include "util/huge_pages.h"
+
 namespace callprof::trace {
 namespace {
 
@@ -69,7 +71,7 @@ InputFile::~InputFile() {
 Status InputFile::read_until(std::vector<uint8_t>& out, uint64_t limit) {
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
-    out.reserve(size_t(std::min<uint64_t>(limit, uint64_t(st.st_size))));
+    reserve_huge(out, size_t(std::min<uint64_t>(limit, uint64_t(st.st_size))));
   while (out.size() < limit) {
     const size_t chunk = size_t(std::min<uint64_t>(limit - out.size(), kReadChunk));
     const size_t old_size = out.size();

@@ -185,15 +185,32 @@ std::optional<std::pair<int, int>> repeated_path(const file::CallTree& in) {
   return std::nullopt;
 }
 
+// Whether a node has two children of the same function (and inlined flag): one pass over the
+// child lists with the last parent seen per function, where sorting every node's key
+// (repeated_path) cost more than building the tree. Functions are validated table ids.
+bool has_repeated_child(const CallTree& tree) {
+  FunctionId max_id = 0;
+  for (const CallNode& n : tree.nodes().subspan(1)) max_id = std::max(max_id, n.function);
+  std::vector<NodeId> called(size_t(max_id) + 1, kNoNode), inlined(size_t(max_id) + 1, kNoNode);
+  for (NodeId p = 0; p < tree.size(); ++p)
+    for (NodeId c = tree.node(p).first_child; c != kNoNode; c = tree.node(c).next_sibling) {
+      NodeId& last_parent = (tree.node(c).inlined ? inlined : called)[tree.node(c).function];
+      if (last_parent == p) return true;
+      last_parent = p;
+    }
+  return false;
+}
+
 // Requires a validated tree: parents precede children and columns match the node count.
 Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
-  if (auto twice = repeated_path(in))
-    return make_error(fmt::format("invalid ({}: node {} repeats node {}: same parent {} and function {})", where,
-                                  twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
   const std::vector<bool> inlined = inlined_nodes(in);
   CallTree tree;
   tree.reserve(size_t(in.parent_size()));
   for (int i = 1; i < in.parent_size(); ++i) tree.append(in.parent(i), in.function(i), inlined[size_t(i)]);
+  if (has_repeated_child(tree))
+    if (auto twice = repeated_path(in))  // the first repeated key, as the message has always named it
+      return make_error(fmt::format("invalid ({}: node {} repeats node {}: same parent {} and function {})", where,
+                                    twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
   for (const file::MetricColumn& column : in.metrics()) {
     const Metric metric = metric_named(column.name());
     if (metric == Metric::kCount) continue;

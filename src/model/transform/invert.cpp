@@ -53,30 +53,57 @@ std::vector<Occurrence> insert_reversed_paths(const CallTree& tree, const std::f
   return found;
 }
 
+// Per inverted node, one metric over the occurrences ending there (`value(node)` of each
+// occurrence that `counts`), then summed toward the roots in one backward pass (children
+// come after their parent; root children stop the sum), into `out`'s column for the metric.
+template <typename Value, typename Counts>
+void deposit(MetricTable& out, const CallTree& inv, const std::vector<Occurrence>& found, Metric m, Value value,
+             Counts counts) {
+  out.set_column(m, {});
+  const std::span<uint64_t> col = out.column(m);
+  auto combine = [m](uint64_t a, uint64_t b) {
+    switch (info(m).merge) {
+      case MergeKind::Sum: return a + b;
+      case MergeKind::Min: return a < b ? a : b;
+      case MergeKind::Max: return a > b ? a : b;
+    }
+    return a;
+  };
+  for (const Occurrence& o : found)
+    if (counts(o)) col[o.endpoint] = combine(col[o.endpoint], value(o.node));
+  for (NodeId n = NodeId(inv.size()); n-- > 1;) {
+    const NodeId parent = inv.node(n).parent;
+    if (parent != kRootNode) col[parent] = combine(col[parent], col[n]);
+  }
+}
+
 }  // namespace
 
 InvertedTree inverted_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches, size_t max_depth,
                            FunctionId beyond) {
+  return inverted_tree(tree, cumulative(tree), recursion_levels(tree), matches, max_depth, beyond);
+}
+
+InvertedTree inverted_tree(const CallTree& tree, const MetricTable& cum, std::span<const uint32_t> level,
+                           const std::function<bool(FunctionId)>& matches, size_t max_depth, FunctionId beyond) {
   CallerTrie trie;
   const std::vector<Occurrence> found = insert_reversed_paths(tree, matches, max_depth, beyond, trie);
   InvertedTree out;
-  out.self.resize(trie.tree().size());
-  out.total.resize(trie.tree().size());
-  const MetricTable cum = cumulative(tree);
-  const std::vector<uint32_t> level = recursion_levels(tree);
-  for (const Occurrence& o : found) {
-    merge(out.self[o.endpoint], tree.base(o.node));
-    // An inner instance's cum lies inside its outermost instance's, already counted there.
-    if (level[o.node] == 0) add_sums(out.total[o.endpoint], cum[o.node]);
-  }
-  // An inverted node's occurrences are those ending at it plus its children's, and children
-  // come after their parent, so one backward pass sums them. Root children stop the sum.
   out.tree = trie.release();
-  for (NodeId n = NodeId(out.tree.size()); n-- > 1;) {
-    const NodeId parent = out.tree.node(n).parent;
-    if (parent == kRootNode) continue;
-    out.self[parent].merge(out.self[n]);
-    out.total[parent].add_sums(out.total[n]);
+  out.self.reserve(out.tree.size());
+  out.total.reserve(out.tree.size());
+  for (size_t i = 0; i < out.tree.size(); ++i) {
+    out.self.push_back();
+    out.total.push_back();
+  }
+  const MetricTable& base = tree.base_table();
+  auto every = [](const Occurrence&) { return true; };
+  // An inner instance's cum lies inside its outermost instance's, already counted there.
+  auto outermost = [&](const Occurrence& o) { return level[o.node] == 0; };
+  for (Metric m : base.metrics()) {
+    deposit(out.self, out.tree, found, m, [&](NodeId x) { return base.get(x, m); }, every);
+    if (info(m).merge == MergeKind::Sum)
+      deposit(out.total, out.tree, found, m, [&](NodeId x) { return cum.get(x, m); }, outermost);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "model/call_tree.h"
@@ -28,8 +29,10 @@ struct InvertedTree {
   //   instances: an X node with an X ancestor (same function) contributes its calls and self but
   //   no total, so recursion is not counted twice. total[Calls] is cum calls (X's and below).
   // The root's entries are empty: with several matching functions their totals overlap.
-  std::vector<Metrics> self;
-  std::vector<Metrics> total;
+  // Tables of the columns `tree`'s metrics have (a metric without one reads as its default):
+  // a hot function's inverted tree can have as many nodes as the tree it inverts.
+  MetricTable self;
+  MetricTable total;
 };
 
 // Occurrences: every node of a matching function is one occurrence of it, under its own root
@@ -42,5 +45,10 @@ struct InvertedTree {
 // kNoFunction. Pass a function id reserved for that marker: a real caller with the same id merges.
 InvertedTree inverted_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches,
                            size_t max_depth = kInvertedCallerLimit, FunctionId beyond = kNoFunction);
+// The same with the tree's cum and recursion levels already at hand (cumulative(tree),
+// recursion_levels(tree)), as an analysis has them.
+InvertedTree inverted_tree(const CallTree& tree, const MetricTable& cum, std::span<const uint32_t> level,
+                           const std::function<bool(FunctionId)>& matches, size_t max_depth = kInvertedCallerLimit,
+                           FunctionId beyond = kNoFunction);
 
 }  // namespace callprof

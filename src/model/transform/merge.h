@@ -9,7 +9,8 @@
 
 namespace callprof {
 
-// Merge `from` into `into` (both over the same function table).
+// Merge `from` into `into` (both over the same function table). `from` holds each path
+// once, as every tree built by child() and every validated file does.
 void merge_into(CallTree& into, const CallTree& from);
 
 // Merge `from` with its top-level nodes made children of `at` (a node of `into`); the

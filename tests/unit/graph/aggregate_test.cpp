@@ -137,5 +137,37 @@ TEST(Aggregate, RowsAreOrderedAndEmptyTreeHasNone) {
   EXPECT_EQ(grand_total_ns(empty), 0u);
 }
 
+// The analysis sums cum one column at a time from the recursion levels alone; the rows must
+// be those that the cum table gives, field for field, recursion, min/max and samples included.
+TEST(Aggregate, RowsFromLevelsAloneEqualRowsFromTheCumTable) {
+  Fixture f("main;a 30 calls=3 min=2 max=20 cpu=25 off=5\nmain;b;a 5 calls=1 min=5 max=5\n"
+            "main;f 1\nmain;f;g 2 samples=3\nmain;f;g;f 4\nmain;f;g;f;g 8\nmain;b;a;a 7 calls=2 min=1 max=6\n");
+  const NodeQuantities q = node_quantities(f.tree());
+  const std::vector<FunctionRow> by_table = function_rows(f.tree(), q), by_levels = function_rows(f.tree(), q.level);
+  ASSERT_EQ(by_table.size(), by_levels.size());
+  for (size_t i = 0; i < by_table.size(); ++i) {
+    const FunctionRow &a = by_table[i], &b = by_levels[i];
+    EXPECT_EQ(a.function, b.function);
+    EXPECT_EQ(a.calls, b.calls);
+    EXPECT_EQ(a.total_ns, b.total_ns);
+    EXPECT_EQ(a.max_self_ns, b.max_self_ns);
+    EXPECT_EQ(a.recursive_calls, b.recursive_calls);
+    EXPECT_EQ(a.self, b.self);
+    EXPECT_EQ(a.total, b.total);
+  }
+  EXPECT_GT(row(by_levels, f.id("f")).total_ns, 0u);
+  const std::vector<EdgeRow> edges_by_table = edge_rows(f.tree(), q), edges_by_levels = edge_rows(f.tree(), q.level);
+  ASSERT_EQ(edges_by_table.size(), edges_by_levels.size());
+  for (size_t i = 0; i < edges_by_table.size(); ++i) {
+    const EdgeRow &a = edges_by_table[i], &b = edges_by_levels[i];
+    EXPECT_EQ(a.caller, b.caller);
+    EXPECT_EQ(a.callee, b.callee);
+    EXPECT_EQ(a.total_ns, b.total_ns);
+    EXPECT_EQ(a.nodes, b.nodes);
+    EXPECT_EQ(a.self, b.self);
+    EXPECT_EQ(a.total, b.total);
+  }
+}
+
 }  // namespace
 }  // namespace callprof

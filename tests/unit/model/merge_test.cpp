@@ -63,6 +63,35 @@ TEST(Merge, IsCommutativeAndAssociativeOnCalls) {
   EXPECT_EQ(calls_at(xy_z, {1, 2}), 4u);
 }
 
+// The merge appends the nodes under a parent it created without looking them up and looks
+// up only under the older nodes: the result must be the tree that inserting every path of
+// both, in order, through child() builds, node for node and in sibling order.
+TEST(Merge, BuildsTheSameNodesInTheSameOrderAsChildByChild) {
+  const std::vector<std::vector<FunctionId>> first{{1, 2}, {1, 3, 4}, {6}};
+  const std::vector<std::vector<FunctionId>> second{{1, 3, 5}, {1, 2}, {6, 6, 6}, {7, 1}, {1, 3, 4, 8}};
+  CallTree a, b, expected;
+  for (const auto& p : first) a.path(p), expected.path(p);
+  const std::vector<FunctionId> deep{1, 2, 9};
+  b.path(deep);
+  b.base(b.child(b.child(kRootNode, 1), 2, true))[Metric::Calls] = 3;
+  expected.path(deep);
+  expected.child(expected.child(kRootNode, 1), 2, true);
+  for (const auto& p : second) b.path(p), expected.path(p);
+  merge_into(a, b);
+  ASSERT_EQ(a.size(), expected.size());
+  for (NodeId i = 0; i < a.size(); ++i) {
+    const CallNode &x = a.node(i), &y = expected.node(i);
+    EXPECT_EQ(x.parent, y.parent) << i;
+    EXPECT_EQ(x.function, y.function) << i;
+    EXPECT_EQ(x.first_child, y.first_child) << i;
+    EXPECT_EQ(x.next_sibling, y.next_sibling) << i;
+    EXPECT_EQ(x.inlined, y.inlined) << i;
+  }
+  EXPECT_EQ(a.base(a.find_child(a.find_child(kRootNode, 1), 2, true))[Metric::Calls], 3u);
+  // A later look-up by child() finds the appended nodes.
+  EXPECT_EQ(a.child(a.find_child(kRootNode, 7), 1), expected.find_child(expected.find_child(kRootNode, 7), 1));
+}
+
 TEST(Merge, MergedTreeSelectsThreads) {
   Profile p;
   p.threads.resize(2);
