@@ -81,9 +81,10 @@ Run add_report(CLI::App& app) {
     if (Status s = resolve(*a, width, layout); !s) return fail(s.error().message);
     auto profile = read_profile(a->input);
     if (!profile) return fail(profile.error().message);
-    // JSON for a program (not a terminal) streams out: it can be hundreds of MB, and it
-    // fails, if at all, before its first byte.
-    if (a->options.json && !isatty(STDOUT_FILENO)) {
+    // A report for a program or a file (not a terminal: no pager) streams out: JSON or a
+    // tree of every path can be hundreds of MB, and a view fails, if at all, before its
+    // first byte (its options are checked first).
+    if (!isatty(STDOUT_FILENO)) {
       StdoutBuffer buffer;
       std::ostream out(&buffer);
       if (auto s = render_report(std::move(*profile), a->options, out); !s) return fail(s.error().message);
