@@ -7,6 +7,14 @@
 #include "report/text.h"
 
 namespace callprof {
+namespace {
+
+// Printable ASCII (numbers, most names) is its own escaped form, one column per byte.
+bool plain_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+}
+
+}  // namespace
 
 Table::Table(std::vector<Column> columns) : columns_(std::move(columns)), width_(columns_.size(), 0) {}
 
@@ -24,52 +32,88 @@ void Table::add_row(std::vector<std::string> cells) {
 
 void Table::add_rule() { rows_.push_back(Row{true, {}}); }
 
-void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
+Table::Layout Table::layout(size_t indent, size_t max_width) const {
   const size_t n = columns_.size();
-  std::vector<size_t> width = width_;
-  std::vector<std::string> titles;
-  for (size_t c = 0; c < n; ++c) {
-    titles.push_back(escape_text(columns_[c].title));
-    if (titles_) width[c] = std::max(width[c], display_width(titles.back()));
-  }
+  Layout l{width_, std::string(indent, ' '), 0};
+  if (titles_)
+    for (size_t c = 0; c < n; ++c) l.width[c] = std::max(l.width[c], display_width(escape_text(columns_[c].title)));
   size_t total = 0;
-  for (size_t c = 0; c < n; ++c) total += width[c] + (c ? 2 : 0);
-  const std::string margin(indent, ' ');
+  for (size_t c = 0; c < n; ++c) total += l.width[c] + (c ? 2 : 0);
   // What is left for the last column; never less than a few characters of the name.
   constexpr size_t kMinLastColumn = 12;
-  const size_t before_last = n ? indent + total - width[n - 1] : 0;
-  const size_t last_width = max_width ? std::max(kMinLastColumn, max_width > before_last ? max_width - before_last : 0) : 0;
-  std::string line;
-  auto emit = [&](auto cell_at) {
-    line = margin;
-    for (size_t c = 0; c < n; ++c) {
-      std::string_view cell = cell_at(c);
-      std::string cut;
-      if (c + 1 == n && last_width && display_width(cell) > last_width) cell = cut = fit_width(cell, last_width);
-      const size_t pad = width[c] - display_width(cell);
-      if (c) line += "  ";
-      if (columns_[c].align == Align::Right) line.append(pad, ' ');
-      line += cell;
-      if (columns_[c].align == Align::Left && c + 1 < n) line.append(pad, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  };
-  if (titles_) emit([&](size_t c) { return std::string_view(titles[c]); });
+  const size_t before_last = n ? indent + total - l.width[n - 1] : 0;
+  if (max_width) l.last_width = std::max(kMinLastColumn, max_width > before_last ? max_width - before_last : 0);
+  return l;
+}
+
+void Table::emit(std::ostream& out, const Layout& l, const std::vector<std::string_view>& cells) const {
+  const size_t n = columns_.size();
+  std::string line = l.margin;
+  for (size_t c = 0; c < n; ++c) {
+    std::string_view cell = cells[c];
+    std::string cut;
+    if (c + 1 == n && l.last_width && display_width(cell) > l.last_width) cell = cut = fit_width(cell, l.last_width);
+    const size_t shown = display_width(cell);
+    const size_t pad = l.width[c] > shown ? l.width[c] - shown : 0;  // the last column may be unmeasured
+    if (c) line += "  ";
+    if (columns_[c].align == Align::Right) line.append(pad, ' ');
+    line += cell;
+    if (columns_[c].align == Align::Left && c + 1 < n) line.append(pad, ' ');
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  out << line << '\n';
+}
+
+void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
+  const size_t n = columns_.size();
+  const Layout l = layout(indent, max_width);
+  std::vector<std::string> titles;
+  for (const Column& c : columns_) titles.push_back(escape_text(c.title));
+  std::vector<std::string_view> cells(titles.begin(), titles.end());
+  if (titles_) emit(out, l, cells);
+  size_t total = 0;
+  for (size_t c = 0; c < n; ++c) total += l.width[c] + (c ? 2 : 0);
   for (const Row& r : rows_) {
     if (r.rule) {
-      out << margin << std::string(std::min<size_t>(total, 120), '-') << '\n';
+      out << l.margin << std::string(std::min<size_t>(total, 120), '-') << '\n';
       continue;
     }
-    std::vector<std::string_view> cells;
     std::string_view rest = r.cells;
     for (size_t c = 0; c < n; ++c) {
       const size_t end = std::min(rest.find('\0'), rest.size());
-      cells.push_back(rest.substr(0, end));
+      cells[c] = rest.substr(0, end);
       rest.remove_prefix(std::min(end + 1, rest.size()));
     }
-    emit([&](size_t c) { return cells[c]; });
+    emit(out, l, cells);
   }
+}
+
+// The last column is never padded: its width matters to no line, so it is not measured.
+void Table::measure(const std::vector<std::string>& cells) {
+  for (size_t c = 0; c + 1 < columns_.size() && c < cells.size(); ++c)
+    width_[c] = std::max(width_[c], plain_ascii(cells[c]) ? cells[c].size() : display_width(escape_text(cells[c])));
+}
+
+void Table::render_titles(std::ostream& out, size_t indent, size_t max_width) {
+  stream_ = layout(indent, max_width);
+  if (!titles_) return;
+  std::vector<std::string> titles;
+  for (const Column& c : columns_) titles.push_back(escape_text(c.title));
+  emit(out, stream_, std::vector<std::string_view>(titles.begin(), titles.end()));
+}
+
+void Table::render_row(std::ostream& out, const std::vector<std::string>& cells) {
+  escaped_.resize(columns_.size());
+  std::vector<std::string_view> views(columns_.size());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    if (c < cells.size() && plain_ascii(cells[c])) {
+      views[c] = cells[c];
+      continue;
+    }
+    escaped_[c] = c < cells.size() ? escape_text(cells[c]) : std::string();
+    views[c] = escaped_[c];
+  }
+  emit(out, stream_, views);
 }
 
 }  // namespace callprof

@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace callprof {
@@ -32,7 +33,24 @@ class Table {
   // the last column is cut (ending in "…") so that lines fit in that many columns.
   void render(std::ostream& out, size_t indent = 0, size_t width = 0) const;
 
+  // Streaming, for views of a million rows that would not fit twice in memory: the view
+  // produces its rows twice, first to `measure` (widths only, nothing kept), then, after
+  // `render_titles`, to `render_row`, which writes each line at once. The output is
+  // render()'s for the same rows.
+  void measure(const std::vector<std::string>& cells);
+  void render_titles(std::ostream& out, size_t indent = 0, size_t width = 0);
+  void render_row(std::ostream& out, const std::vector<std::string>& cells);
+
  private:
+  // The layout render() and render_row() share, fixed by the widths measured so far.
+  struct Layout {
+    std::vector<size_t> width;
+    std::string margin;
+    size_t last_width = 0;  // 0: the last column is not cut
+  };
+  Layout layout(size_t indent, size_t max_width) const;
+  void emit(std::ostream& out, const Layout& l, const std::vector<std::string_view>& cells) const;
+
   // A row is stored as its escaped cells joined by '\0' (escaping removes every NUL from
   // the text), one allocation per row: views of a million-node tree stay affordable.
   struct Row {
@@ -43,6 +61,8 @@ class Table {
   std::vector<size_t> width_;  // display width per column so far
   std::vector<Row> rows_;
   bool titles_ = true;
+  Layout stream_;  // render_titles' layout, for render_row
+  std::vector<std::string> escaped_;  // render_row's scratch
 };
 
 }  // namespace callprof

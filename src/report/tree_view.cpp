@@ -72,58 +72,53 @@ Table tree_table(const Columns& shown) {
   return Table(std::move(cols));
 }
 
-void add_node(Table& t, const ReportContext& ctx, const NodeData& d, const Columns& cols, NodeId id, size_t depth) {
+std::vector<std::string> node_cells(const ReportContext& ctx, const NodeData& d, const Columns& cols, NodeId id,
+                                    size_t depth) {
   std::vector<std::string> cells = {std::to_string(depth), std::to_string(d.level[id])};
   cells.reserve(cols.size() + 3);
   for (const MetricColumnDef* c : cols) cells.push_back(column_cell(ctx, *c, d.tree.base(id), d.cum[id]));
   // An inlined frame is its function all the same (flat and callers views add it up with
   // its calls); the tree says where the compiler inlined it.
   cells.push_back(indentation(depth).append(ctx.name(d.tree.node(id).function)).append(d.tree.node(id).inlined ? " [inlined]" : ""));
-  t.add_row(std::move(cells));
+  return cells;
 }
 
 // The children of one parent that fell below the limit, as one row: their summed total.
-void add_folded(Table& t, const ReportContext& ctx, const Columns& cols, const Metrics& total, size_t count,
-                size_t depth) {
+std::vector<std::string> folded_cells(const ReportContext& ctx, const Columns& cols, const Metrics& total, size_t count,
+                                      size_t depth) {
   std::vector<std::string> cells = {std::to_string(depth), ""};
   for (const MetricColumnDef* c : cols)
     cells.push_back(c->key == "total" || c->key == "total%" ? column_cell(ctx, *c, Metrics(), total) : "");
   cells.push_back(indentation(depth).append(
       fmt::format("[{} more below {:g} %]", count, ctx.options().percent_limit)));
-  t.add_row(std::move(cells));
+  return cells;
 }
 
-}  // namespace
+// A row of the tree view: a node, or the folded children of a node (id kNoNode, `fold`
+// indexing the summed totals).
+struct TreeRow {
+  NodeId id;
+  uint32_t depth;
+  size_t fold;
+};
 
-Status render_tree(const ReportContext& ctx, std::ostream& out) {
-  const NodeData d{ctx.tree(), ctx.nodes().cum, ctx.nodes().level};
-  auto less = node_order(ctx, d, ctx.options().sort);
-  if (!less) return less.error();
-  auto cols = shown_columns(ctx, TableKind::Tree);
-  if (!cols) return cols.error();
-  const std::vector<bool> shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
-  Table t = tree_table(*cols);
+// The shown tree depth first, children in the view's order; children below the percent
+// limit become one row per parent (their sums in `folds`). Returns how many nodes were
+// folded that way.
+size_t walk_tree(const ReportContext& ctx, const NodeData& d, const NodeLess& less, const std::vector<bool>& shown,
+                 std::vector<TreeRow>& rows, std::vector<std::pair<Metrics, size_t>>& folds) {
   const size_t limit = ctx.options().limit;
   const double floor = double(ctx.grand_total_ns()) * ctx.options().percent_limit / 100.0;
   size_t folded = 0;
   // Depth-first with an explicit stack: recursion can make the tree arbitrarily deep. A
   // node id of kNoNode on the stack stands for the folded row of the parent below it.
-  struct Entry {
-    NodeId id;
-    size_t depth;
-  };
-  std::vector<Entry> stack{{kRootNode, 0}};
-  std::vector<std::pair<Metrics, size_t>> folds;  // per kNoNode entry: summed total, count
+  std::vector<TreeRow> stack{{kRootNode, 0, 0}};
   std::vector<NodeId> kids;
-  while (!stack.empty() && !(limit && t.rows() == limit)) {
-    const Entry e = stack.back();
+  while (!stack.empty() && !(limit && rows.size() == limit)) {
+    const TreeRow e = stack.back();
     stack.pop_back();
-    if (e.id == kNoNode) {
-      add_folded(t, ctx, *cols, folds.back().first, folds.back().second, e.depth);
-      folds.pop_back();
-      continue;
-    }
-    if (e.id != kRootNode) add_node(t, ctx, d, *cols, e.id, e.depth);
+    if (e.id != kRootNode) rows.push_back(e);
+    if (e.id == kNoNode) continue;
     kids.clear();
     Metrics small;
     size_t small_count = 0;
@@ -136,17 +131,41 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
         kids.push_back(k);
       }
     }
-    std::sort(kids.begin(), kids.end(), *less);
+    std::sort(kids.begin(), kids.end(), less);
     if (small_count) {
+      stack.push_back({kNoNode, e.depth + 1, folds.size()});
       folds.emplace_back(small, small_count);
-      stack.push_back({kNoNode, e.depth + 1});
       folded += small_count;
     }
-    for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back({*k, e.depth + 1});
+    for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back({*k, e.depth + 1, 0});
   }
+  return folded;
+}
+
+}  // namespace
+
+// The rows' cells are made twice, to measure the columns and then to write them, rather
+// than kept: with every path shown (--percent-limit 0) a million rows would be held at once.
+Status render_tree(const ReportContext& ctx, std::ostream& out) {
+  const NodeData d{ctx.tree(), ctx.nodes().cum, ctx.nodes().level};
+  auto less = node_order(ctx, d, ctx.options().sort);
+  if (!less) return less.error();
+  auto cols = shown_columns(ctx, TableKind::Tree);
+  if (!cols) return cols.error();
+  const std::vector<bool> shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
+  std::vector<TreeRow> rows;
+  std::vector<std::pair<Metrics, size_t>> folds;
+  const size_t folded = walk_tree(ctx, d, *less, shown, rows, folds);
+  auto cells = [&](const TreeRow& r) {
+    return r.id == kNoNode ? folded_cells(ctx, *cols, folds[r.fold].first, folds[r.fold].second, r.depth)
+                           : node_cells(ctx, d, *cols, r.id, r.depth);
+  };
+  Table t = tree_table(*cols);
+  for (const TreeRow& r : rows) t.measure(cells(r));
   const bool callees = ctx.options().view == View::CalleesOf;
   write_header(out, ctx, callees ? "callees of " + escape_text(ctx.options().function) : std::string("call tree"));
-  t.render(out, 0, ctx.options().width);
+  t.render_titles(out, 0, ctx.options().width);
+  for (const TreeRow& r : rows) t.render_row(out, cells(r));
   write_hidden_footer(out, folded, "subtree", ctx.options().percent_limit);
   return Ok{};
 }
