@@ -106,7 +106,7 @@ async function flamePixels(page) {
 }
 
 const programs = [
-  { name: 'wordfreq', filter: 'word', search: 'next_random' },
+  { name: 'wordfreq', filter: 'word', search: 'make_word' },
   { name: 'stl_heavy', filter: 'Rb_tree', search: '_M_insert' },
 ]
 
