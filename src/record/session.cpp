@@ -128,6 +128,14 @@ class TerminalSignals {
   }, old_second_{};
 };
 
+// How the entry stacks of system calls or probe hits were unwound (the frame-rule walk, or
+// libdwfl where a rule is not one of its kinds) and what processing them cost.
+std::string entry_stacks_note(const SampleCollector::Counts& c) {
+  return fmt::format("processing: {:.1f} ms for the entry stacks ({} walked by frame rules, {} unwound by libdwfl), "
+                     "{:.1f} ms symbolizing and building",
+                     double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<RecordingSession>> RecordingSession::prepare(const RecordArgs& args, Reporter& reporter) {
@@ -496,10 +504,7 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
     const uint64_t lost = p.meta.syscalls ? p.meta.syscalls->lost_events : 0;
     reporter_.note(fmt::format("wrote {}: {} system calls on {} paths, {} lost, {} thread{}", path, c.syscalls,
                                c.syscall_paths, lost, p.threads.size(), s));
-    reporter_.note(
-        fmt::format("processing: {:.1f} ms for the calls ({} stacks walked by frame rules, {} unwound by "
-                    "libdwfl), {:.1f} ms symbolizing and building",
-                    double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6));
+    reporter_.note(entry_stacks_note(c));
     return;
   }
   if (mode_ == Mode::Probe) {
@@ -507,10 +512,7 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
     reporter_.note(fmt::format("wrote {}: {} calls of {} probed function{}, {} hits (~{:.1f} ms of probe cost), {} thread{}",
                                path, probes_->calls(), f.probed, f.probed == 1 ? "" : "s", f.entries + f.exits,
                                double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, p.threads.size(), s));
-    reporter_.note(fmt::format("processing: {:.1f} ms for the entry stacks ({} walked by frame rules, {} unwound by "
-                               "libdwfl), {:.1f} ms symbolizing and building",
-                               double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds,
-                               double(c.build_ns) / 1e6));
+    reporter_.note(entry_stacks_note(c));
     return;
   }
   const auto& decode = perf_->stats().decode;
