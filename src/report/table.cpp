@@ -34,16 +34,20 @@ void Table::add_rule() { rows_.push_back(Row{true, {}}); }
 
 Table::Layout Table::layout(size_t indent, size_t max_width) const {
   const size_t n = columns_.size();
-  Layout l{width_, std::string(indent, ' '), 0};
+  Layout l{width_, std::string(indent, ' '), {}, 0, 0};
+  for (const Column& c : columns_) l.titles.push_back(escape_text(c.title));
   if (titles_)
-    for (size_t c = 0; c < n; ++c) l.width[c] = std::max(l.width[c], display_width(escape_text(columns_[c].title)));
-  size_t total = 0;
-  for (size_t c = 0; c < n; ++c) total += l.width[c] + (c ? 2 : 0);
+    for (size_t c = 0; c < n; ++c) l.width[c] = std::max(l.width[c], display_width(l.titles[c]));
+  for (size_t c = 0; c < n; ++c) l.total += l.width[c] + (c ? 2 : 0);
   // What is left for the last column; never less than a few characters of the name.
   constexpr size_t kMinLastColumn = 12;
-  const size_t before_last = n ? indent + total - l.width[n - 1] : 0;
+  const size_t before_last = n ? indent + l.total - l.width[n - 1] : 0;
   if (max_width) l.last_width = std::max(kMinLastColumn, max_width > before_last ? max_width - before_last : 0);
   return l;
+}
+
+void Table::emit_titles(std::ostream& out, const Layout& l) const {
+  if (titles_) emit(out, l, std::vector<std::string_view>(l.titles.begin(), l.titles.end()));
 }
 
 void Table::emit(std::ostream& out, const Layout& l, const std::vector<std::string_view>& cells) const {
@@ -67,15 +71,11 @@ void Table::emit(std::ostream& out, const Layout& l, const std::vector<std::stri
 void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
   const size_t n = columns_.size();
   const Layout l = layout(indent, max_width);
-  std::vector<std::string> titles;
-  for (const Column& c : columns_) titles.push_back(escape_text(c.title));
-  std::vector<std::string_view> cells(titles.begin(), titles.end());
-  if (titles_) emit(out, l, cells);
-  size_t total = 0;
-  for (size_t c = 0; c < n; ++c) total += l.width[c] + (c ? 2 : 0);
+  emit_titles(out, l);
+  std::vector<std::string_view> cells(n);
   for (const Row& r : rows_) {
     if (r.rule) {
-      out << l.margin << std::string(std::min<size_t>(total, 120), '-') << '\n';
+      out << l.margin << std::string(std::min<size_t>(l.total, 120), '-') << '\n';
       continue;
     }
     std::string_view rest = r.cells;
@@ -96,10 +96,7 @@ void Table::measure(const std::vector<std::string>& cells) {
 
 void Table::render_titles(std::ostream& out, size_t indent, size_t max_width) {
   stream_ = layout(indent, max_width);
-  if (!titles_) return;
-  std::vector<std::string> titles;
-  for (const Column& c : columns_) titles.push_back(escape_text(c.title));
-  emit(out, stream_, std::vector<std::string_view>(titles.begin(), titles.end()));
+  emit_titles(out, stream_);
 }
 
 void Table::render_row(std::ostream& out, const std::vector<std::string>& cells) {

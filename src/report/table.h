@@ -46,10 +46,13 @@ class Table {
   struct Layout {
     std::vector<size_t> width;
     std::string margin;
+    std::vector<std::string> titles;  // escaped
+    size_t total = 0;       // every column's width and the separators (rules)
     size_t last_width = 0;  // 0: the last column is not cut
   };
   Layout layout(size_t indent, size_t max_width) const;
   void emit(std::ostream& out, const Layout& l, const std::vector<std::string_view>& cells) const;
+  void emit_titles(std::ostream& out, const Layout& l) const;
 
   // A row is stored as its escaped cells joined by '\0' (escaping removes every NUL from
   // the text), one allocation per row: views of a million-node tree stay affordable.
