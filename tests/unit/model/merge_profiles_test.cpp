@@ -112,6 +112,24 @@ TEST(MergeProfiles, AssociativeAndCommutative) {
   EXPECT_EQ(dump(merged({merged({c(), a()}), b()})), abc);
 }
 
+// Record options that differ between runs cannot describe the merge: they read "mixed";
+// the same options in every input are kept, and counts add up either way.
+TEST(MergeProfiles, ExactModeOptionsThatDifferReadMixed) {
+  Profile x = a(), y = b(), z = c();
+  for (Profile* p : {&x, &y, &z}) p->meta.exact = ExactFacts{.ordered_clock = true, .unmatched_exits = 1};
+  const Profile same = merged({x, y});
+  ASSERT_TRUE(same.meta.exact);
+  EXPECT_TRUE(same.meta.exact->ordered_clock);
+  EXPECT_EQ(same.meta.exact->include, "");
+  EXPECT_EQ(same.meta.exact->unmatched_exits, 2u);
+  z.meta.exact->ordered_clock = false;  // one run recorded without --ordered-clock
+  const Profile mixed = merged({x, y, z});
+  ASSERT_TRUE(mixed.meta.exact);
+  EXPECT_FALSE(mixed.meta.exact->ordered_clock);
+  EXPECT_EQ(mixed.meta.exact->include, "mixed");
+  EXPECT_EQ(mixed.meta.exact->unmatched_exits, 3u);
+}
+
 TEST(MergeProfiles, MismatchedInputsNeedForce) {
   Profile other = c();
   other.meta.command = "/usr/bin/other";
