@@ -148,8 +148,7 @@ void Analysis::aggregate() {
   const CallTree& t = tree();
   nodes_.level = recursion_levels(t);
   // Independent passes over a tree of up to millions of nodes: two cores halve the wait.
-  parallel_invoke([&] { functions_ = function_rows(t, nodes_.level); }, [&] { edges_ = edge_rows(t, nodes_.level); },
-                  [&] { stats_ = tree_stats(t, nodes_.level); });
+  parallel_invoke([&] { functions_ = function_rows(t, nodes_.level); }, [&] { stats_ = tree_stats(t, nodes_.level); });
   grand_total_ns_ = callprof::grand_total_ns(t);  // the top-level nodes' cum: every node's base
   cpu_measured_ = offcpu_measured(*profile_) || stats_.cpu_measured();
   std::unordered_set<ModuleId> modules;
@@ -176,6 +175,11 @@ void Analysis::aggregate() {
 const NodeQuantities& Analysis::nodes() const {
   std::call_once(*cum_once_, [this] { nodes_.cum = cumulative(tree()); });
   return nodes_;
+}
+
+const std::vector<EdgeRow>& Analysis::edges() const {
+  std::call_once(*edges_once_, [this] { edges_ = edge_rows(tree(), nodes_.level); });
+  return edges_;
 }
 
 uint64_t Analysis::total(Metric m) const {

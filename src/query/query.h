@@ -65,7 +65,9 @@ class Analysis {
   // is a table as large as the tree's own metrics.
   const NodeQuantities& nodes() const;
   const std::vector<FunctionRow>& functions() const { return functions_; }
-  const std::vector<EdgeRow>& edges() const { return edges_; }
+  // Caller-callee rows, also made on first use: only callers, summary, JSON and the
+  // callgrind export read them, and they hold two metric vectors per edge.
+  const std::vector<EdgeRow>& edges() const;
   const TreeStats& stats() const { return stats_; }
   uint64_t grand_total_ns() const { return grand_total_ns_; }
   // An additive metric summed over the whole tree (its top-level nodes' cum).
@@ -117,7 +119,8 @@ class Analysis {
   mutable NodeQuantities nodes_;  // level always, cum from the first nodes()
   std::unique_ptr<std::once_flag> cum_once_ = std::make_unique<std::once_flag>();
   std::vector<FunctionRow> functions_;
-  std::vector<EdgeRow> edges_;
+  mutable std::vector<EdgeRow> edges_;
+  std::unique_ptr<std::once_flag> edges_once_ = std::make_unique<std::once_flag>();
   TreeStats stats_;
   uint64_t grand_total_ns_ = 0;
   bool cpu_measured_ = false;

@@ -14,6 +14,8 @@ bool plain_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
 }
 
+void write(std::ostream& out, const std::string& text) { out.write(text.data(), std::streamsize(text.size())); }
+
 }  // namespace
 
 Table::Table(std::vector<Column> columns) : columns_(std::move(columns)), width_(columns_.size(), 0) {}
@@ -47,25 +49,35 @@ Table::Layout Table::layout(size_t indent, size_t max_width) const {
 }
 
 void Table::emit_titles(std::ostream& out, const Layout& l) const {
-  if (titles_) emit(out, l, std::vector<std::string_view>(l.titles.begin(), l.titles.end()));
+  if (!titles_) return;
+  std::string line;
+  emit(line, l, std::vector<std::string_view>(l.titles.begin(), l.titles.end()));
+  write(out, line);
 }
 
-void Table::emit(std::ostream& out, const Layout& l, const std::vector<std::string_view>& cells) const {
+void Table::emit(std::string& line, const Layout& l, std::span<const std::string_view> cells) const {
   const size_t n = columns_.size();
-  std::string line = l.margin;
+  const size_t start = line.size();
+  line += l.margin;
   for (size_t c = 0; c < n; ++c) {
     std::string_view cell = cells[c];
     std::string cut;
-    if (c + 1 == n && l.last_width && display_width(cell) > l.last_width) cell = cut = fit_width(cell, l.last_width);
-    const size_t shown = display_width(cell);
-    const size_t pad = l.width[c] > shown ? l.width[c] - shown : 0;  // the last column may be unmeasured
+    const bool last = c + 1 == n;
+    if (last && l.last_width && display_width(cell) > l.last_width) cell = cut = fit_width(cell, l.last_width);
     if (c) line += "  ";
+    // The last column is not padded on the left; its width is never measured.
+    if (last && columns_[c].align == Align::Left) {
+      line += cell;
+      break;
+    }
+    const size_t shown = display_width(cell);
+    const size_t pad = l.width[c] > shown ? l.width[c] - shown : 0;
     if (columns_[c].align == Align::Right) line.append(pad, ' ');
     line += cell;
-    if (columns_[c].align == Align::Left && c + 1 < n) line.append(pad, ' ');
+    if (columns_[c].align == Align::Left && !last) line.append(pad, ' ');
   }
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  out << line << '\n';
+  while (line.size() > start && line.back() == ' ') line.pop_back();
+  line += '\n';
 }
 
 void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
@@ -73,6 +85,7 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
   const Layout l = layout(indent, max_width);
   emit_titles(out, l);
   std::vector<std::string_view> cells(n);
+  std::string line;
   for (const Row& r : rows_) {
     if (r.rule) {
       out << l.margin << std::string(std::min<size_t>(l.total, 120), '-') << '\n';
@@ -84,14 +97,20 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
       cells[c] = rest.substr(0, end);
       rest.remove_prefix(std::min(end + 1, rest.size()));
     }
-    emit(out, l, cells);
+    line.clear();
+    emit(line, l, cells);
+    write(out, line);
   }
 }
 
 // The last column is never padded: its width matters to no line, so it is not measured.
-void Table::measure(const std::vector<std::string>& cells) {
+void Table::measure(std::span<const std::string_view> cells) {
   for (size_t c = 0; c + 1 < columns_.size() && c < cells.size(); ++c)
     width_[c] = std::max(width_[c], plain_ascii(cells[c]) ? cells[c].size() : display_width(escape_text(cells[c])));
+}
+
+void Table::measure(const Table& other) {
+  for (size_t c = 0; c < width_.size() && c < other.width_.size(); ++c) width_[c] = std::max(width_[c], other.width_[c]);
 }
 
 void Table::render_titles(std::ostream& out, size_t indent, size_t max_width) {
@@ -99,18 +118,18 @@ void Table::render_titles(std::ostream& out, size_t indent, size_t max_width) {
   emit_titles(out, stream_);
 }
 
-void Table::render_row(std::ostream& out, const std::vector<std::string>& cells) {
-  escaped_.resize(columns_.size());
-  std::vector<std::string_view> views(columns_.size());
+void Table::render_row(std::string& out, std::span<const std::string_view> cells, RowBuffers& buffers) const {
+  buffers.escaped.resize(columns_.size());
+  buffers.views.resize(columns_.size());
   for (size_t c = 0; c < columns_.size(); ++c) {
-    if (c < cells.size() && plain_ascii(cells[c])) {
-      views[c] = cells[c];
+    if (c < cells.size() && is_escaped_text(cells[c])) {
+      buffers.views[c] = cells[c];
       continue;
     }
-    escaped_[c] = c < cells.size() ? escape_text(cells[c]) : std::string();
-    views[c] = escaped_[c];
+    buffers.escaped[c] = c < cells.size() ? escape_text(cells[c]) : std::string();
+    buffers.views[c] = buffers.escaped[c];
   }
-  emit(out, stream_, views);
+  emit(out, stream_, buffers.views);
 }
 
 }  // namespace callprof

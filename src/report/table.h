@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,13 +34,19 @@ class Table {
   // the last column is cut (ending in "…") so that lines fit in that many columns.
   void render(std::ostream& out, size_t indent = 0, size_t width = 0) const;
 
-  // Streaming, for views of a million rows that would not fit twice in memory: the view
-  // produces its rows twice, first to `measure` (widths only, nothing kept), then, after
-  // `render_titles`, to `render_row`, which writes each line at once. The output is
-  // render()'s for the same rows.
-  void measure(const std::vector<std::string>& cells);
+  // Streaming, for views of a million rows: the view gives every row's cells to
+  // `measure` (widths only, nothing kept; tables measuring parts of the rows in parallel
+  // are joined with `measure(other)`), writes the titles with `render_titles`, then each
+  // row with `render_row`, which appends its line to a string (one RowBuffers per thread
+  // writing rows). The output is render()'s for the same rows.
+  void measure(std::span<const std::string_view> cells);
+  void measure(const Table& other);
   void render_titles(std::ostream& out, size_t indent = 0, size_t width = 0);
-  void render_row(std::ostream& out, const std::vector<std::string>& cells);
+  struct RowBuffers {
+    std::vector<std::string> escaped;
+    std::vector<std::string_view> views;
+  };
+  void render_row(std::string& out, std::span<const std::string_view> cells, RowBuffers& buffers) const;
 
  private:
   // The layout render() and render_row() share, fixed by the widths measured so far.
@@ -51,7 +58,8 @@ class Table {
     size_t last_width = 0;  // 0: the last column is not cut
   };
   Layout layout(size_t indent, size_t max_width) const;
-  void emit(std::ostream& out, const Layout& l, const std::vector<std::string_view>& cells) const;
+  // One line, appended to `out`.
+  void emit(std::string& out, const Layout& l, std::span<const std::string_view> cells) const;
   void emit_titles(std::ostream& out, const Layout& l) const;
 
   // A row is stored as its escaped cells joined by '\0' (escaping removes every NUL from
@@ -65,7 +73,6 @@ class Table {
   std::vector<Row> rows_;
   bool titles_ = true;
   Layout stream_;  // render_titles' layout, for render_row
-  std::vector<std::string> escaped_;  // render_row's scratch
 };
 
 }  // namespace callprof

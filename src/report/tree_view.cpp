@@ -4,7 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
+#include <optional>
+#include <thread>
 
 #include "graph/node_filter.h"
 #include "report/columns.h"
@@ -12,6 +13,7 @@
 #include "report/table.h"
 #include "report/text.h"
 #include "report/views.h"
+#include "util/parallel.h"
 
 namespace callprof {
 namespace {
@@ -27,43 +29,52 @@ struct NodeData {
   const std::vector<uint32_t>& level;
 };
 
-using NodeLess = std::function<bool(NodeId, NodeId)>;
+// How siblings are ordered: by a column's value, largest first, ties by total wall time
+// and then by name; or by name alone (no column).
+struct NodeOrder {
+  const MetricColumnDef* column = nullptr;
+};
 
-Result<NodeLess> node_order(const ReportContext& ctx, const NodeData& d, std::string key) {
+Result<NodeOrder> node_order(std::string key) {
   if (key.empty() || key == "cum") key = "total";
   if (key == "base") key = "self";
-  const NodeData* p = &d;
-  const ReportContext* c = &ctx;
-  auto tie = [p, c](NodeId a, NodeId b) {
-    const uint64_t ca = p->cum[a][Metric::WallNs], cb = p->cum[b][Metric::WallNs];
-    if (ca != cb) return ca > cb;
-    const std::string_view na = c->name(p->tree.node(a).function);
-    const std::string_view nb = c->name(p->tree.node(b).function);
-    return na != nb ? na < nb : a < b;
-  };
-  if (key == "name")
-    return NodeLess([p, c](NodeId a, NodeId b) {
-      const std::string_view na = c->name(p->tree.node(a).function);
-      const std::string_view nb = c->name(p->tree.node(b).function);
-      return na != nb ? na < nb : a < b;
-    });
-  if (const MetricColumnDef* column = find_metric_column(key)) {
-    auto value = column->value;
-    return NodeLess([p, value, tie](NodeId a, NodeId b) {
-      const uint64_t va = value(p->tree.base(a), p->cum[a]);
-      const uint64_t vb = value(p->tree.base(b), p->cum[b]);
-      return va != vb ? va > vb : tie(a, b);
-    });
-  }
+  if (key == "name") return NodeOrder{};
+  if (const MetricColumnDef* column = find_metric_column(key)) return NodeOrder{column};
   return make_error(
       fmt::format("unknown sort column '{}' for the tree view (valid: {}, name; "
                   "base and cum are aliases of self and total)",
                   escape_text(key), metric_column_keys()));
 }
 
-using Columns = std::vector<const MetricColumnDef*>;
+// A child with its sort values, computed once per child rather than at every comparison.
+struct KeyedNode {
+  uint64_t value;
+  uint64_t wall;
+  NodeId id;
+};
 
-std::string indentation(size_t depth) { return std::string(2 * (std::min(depth, kMaxIndentLevels) - 1), ' '); }
+void sort_children(const ReportContext& ctx, const NodeData& d, NodeOrder order, std::vector<NodeId>& kids,
+                   std::vector<KeyedNode>& keyed) {
+  if (kids.size() < 2) return;
+  auto by_name = [&](NodeId a, NodeId b) {
+    const std::string_view na = ctx.name(d.tree.node(a).function);
+    const std::string_view nb = ctx.name(d.tree.node(b).function);
+    return na != nb ? na < nb : a < b;
+  };
+  if (!order.column) {
+    std::sort(kids.begin(), kids.end(), by_name);
+    return;
+  }
+  keyed.clear();
+  for (NodeId k : kids) keyed.push_back({order.column->value(d.tree.base(k), d.cum[k]), d.cum[k][Metric::WallNs], k});
+  std::sort(keyed.begin(), keyed.end(), [&](const KeyedNode& a, const KeyedNode& b) {
+    if (a.value != b.value) return a.value > b.value;
+    return a.wall != b.wall ? a.wall > b.wall : by_name(a.id, b.id);
+  });
+  for (size_t i = 0; i < kids.size(); ++i) kids[i] = keyed[i].id;
+}
+
+using Columns = std::vector<const MetricColumnDef*>;
 
 Table tree_table(const Columns& shown) {
   std::vector<Column> cols = {{"level"}, {"rec"}};
@@ -72,26 +83,67 @@ Table tree_table(const Columns& shown) {
   return Table(std::move(cols));
 }
 
-std::vector<std::string> node_cells(const ReportContext& ctx, const NodeData& d, const Columns& cols, NodeId id,
-                                    size_t depth) {
-  std::vector<std::string> cells = {std::to_string(depth), std::to_string(d.level[id])};
-  cells.reserve(cols.size() + 3);
-  for (const MetricColumnDef* c : cols) cells.push_back(column_cell(ctx, *c, d.tree.base(id), d.cum[id]));
-  // An inlined frame is its function all the same (flat and callers views add it up with
-  // its calls); the tree says where the compiler inlined it.
-  cells.push_back(indentation(depth).append(ctx.name(d.tree.node(id).function)).append(d.tree.node(id).inlined ? " [inlined]" : ""));
-  return cells;
+// The numeric cells of every row (all but the function), formatted once: measured as
+// they are made, written after the titles. A million rows' cells take ~70 MB; formatting
+// them twice took longer than the rest of the view.
+class RowCells {
+ public:
+  // Room for `rows` rows of `per_row` cells: growing by doubling would copy them and fault
+  // in twice the memory (most of this view's time on a million rows).
+  RowCells(size_t rows, size_t per_row) {
+    text_.reserve(rows * per_row * 8);
+    lengths_.reserve(rows * per_row);
+    row_start_.reserve(rows);
+  }
+  void add(std::string_view cell) {
+    text_ += cell;
+    lengths_.push_back(uint16_t(cell.size()));
+  }
+  void end_row() { row_start_.push_back(text_.size()); }
+  // Row r's cells, in order, appended to `out`.
+  void row(size_t r, size_t per_row, std::vector<std::string_view>& out) const {
+    size_t at = r ? row_start_[r - 1] : 0;
+    for (size_t c = 0; c < per_row; ++c) {
+      const size_t len = lengths_[r * per_row + c];
+      out.push_back(std::string_view(text_).substr(at, len));
+      at += len;
+    }
+  }
+
+ private:
+  std::string text_;
+  std::vector<uint16_t> lengths_;
+  std::vector<size_t> row_start_;  // where the next row starts
+};
+
+void add_node_cells(const ReportContext& ctx, const NodeData& d, const Columns& cols, NodeId id, size_t depth,
+                    RowCells& cells) {
+  cells.add(std::to_string(depth));
+  cells.add(std::to_string(d.level[id]));
+  for (const MetricColumnDef* c : cols) cells.add(column_cell(ctx, *c, d.tree.base(id), d.cum[id]));
 }
 
 // The children of one parent that fell below the limit, as one row: their summed total.
-std::vector<std::string> folded_cells(const ReportContext& ctx, const Columns& cols, const Metrics& total, size_t count,
-                                      size_t depth) {
-  std::vector<std::string> cells = {std::to_string(depth), ""};
+void add_folded_cells(const ReportContext& ctx, const Columns& cols, const Metrics& total, size_t depth,
+                      RowCells& cells) {
+  cells.add(std::to_string(depth));
+  cells.add("");
   for (const MetricColumnDef* c : cols)
-    cells.push_back(c->key == "total" || c->key == "total%" ? column_cell(ctx, *c, Metrics(), total) : "");
-  cells.push_back(indentation(depth).append(
-      fmt::format("[{} more below {:g} %]", count, ctx.options().percent_limit)));
-  return cells;
+    cells.add(c->key == "total" || c->key == "total%" ? column_cell(ctx, *c, Metrics(), total) : "");
+}
+
+// The function cell, into `cell`: indented by depth. An inlined frame is its function all
+// the same (flat and callers views add it up with its calls); the tree says where the
+// compiler inlined it.
+void node_name(const ReportContext& ctx, const NodeData& d, NodeId id, size_t depth, std::string& cell) {
+  cell.assign(2 * (std::min(depth, kMaxIndentLevels) - 1), ' ');
+  cell += ctx.name(d.tree.node(id).function);
+  if (d.tree.node(id).inlined) cell += " [inlined]";
+}
+
+void folded_name(const ReportContext& ctx, size_t count, size_t depth, std::string& cell) {
+  cell.assign(2 * (std::min(depth, kMaxIndentLevels) - 1), ' ');
+  cell += fmt::format("[{} more below {:g} %]", count, ctx.options().percent_limit);
 }
 
 // A row of the tree view: a node, or the folded children of a node (id kNoNode, `fold`
@@ -105,7 +157,7 @@ struct TreeRow {
 // The shown tree depth first, children in the view's order; children below the percent
 // limit become one row per parent (their sums in `folds`). Returns how many nodes were
 // folded that way.
-size_t walk_tree(const ReportContext& ctx, const NodeData& d, const NodeLess& less, const std::vector<bool>& shown,
+size_t walk_tree(const ReportContext& ctx, const NodeData& d, NodeOrder order, const std::vector<bool>& shown,
                  std::vector<TreeRow>& rows, std::vector<std::pair<Metrics, size_t>>& folds) {
   const size_t limit = ctx.options().limit;
   const double floor = double(ctx.grand_total_ns()) * ctx.options().percent_limit / 100.0;
@@ -114,6 +166,7 @@ size_t walk_tree(const ReportContext& ctx, const NodeData& d, const NodeLess& le
   // node id of kNoNode on the stack stands for the folded row of the parent below it.
   std::vector<TreeRow> stack{{kRootNode, 0, 0}};
   std::vector<NodeId> kids;
+  std::vector<KeyedNode> keyed;
   while (!stack.empty() && !(limit && rows.size() == limit)) {
     const TreeRow e = stack.back();
     stack.pop_back();
@@ -131,7 +184,7 @@ size_t walk_tree(const ReportContext& ctx, const NodeData& d, const NodeLess& le
         kids.push_back(k);
       }
     }
-    std::sort(kids.begin(), kids.end(), less);
+    sort_children(ctx, d, order, kids, keyed);
     if (small_count) {
       stack.push_back({kNoNode, e.depth + 1, folds.size()});
       folds.emplace_back(small, small_count);
@@ -144,28 +197,84 @@ size_t walk_tree(const ReportContext& ctx, const NodeData& d, const NodeLess& le
 
 }  // namespace
 
-// The rows' cells are made twice, to measure the columns and then to write them, rather
-// than kept: with every path shown (--percent-limit 0) a million rows would be held at once.
+// The rows in blocks: each block's numeric cells are formatted and measured, then, after
+// the titles, its lines are made and written, one block per core at a time (a million rows
+// with --percent-limit 0 took 1.1 s on one core). Only the numeric cells are kept between
+// the two passes.
+constexpr size_t kBlockRows = 1 << 15;
+
+struct RowBlock {
+  size_t begin = 0, end = 0;  // rows[begin, end)
+  std::optional<RowCells> cells;
+  std::string text;  // the block's lines, while they are written
+};
+
 Status render_tree(const ReportContext& ctx, std::ostream& out) {
   const NodeData d{ctx.tree(), ctx.nodes().cum, ctx.nodes().level};
-  auto less = node_order(ctx, d, ctx.options().sort);
-  if (!less) return less.error();
+  auto order = node_order(ctx.options().sort);
+  if (!order) return order.error();
   auto cols = shown_columns(ctx, TableKind::Tree);
   if (!cols) return cols.error();
   const std::vector<bool> shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
   std::vector<TreeRow> rows;
+  rows.reserve(ctx.tree().size());  // an upper bound, touched only as far as it is used
   std::vector<std::pair<Metrics, size_t>> folds;
-  const size_t folded = walk_tree(ctx, d, *less, shown, rows, folds);
-  auto cells = [&](const TreeRow& r) {
-    return r.id == kNoNode ? folded_cells(ctx, *cols, folds[r.fold].first, folds[r.fold].second, r.depth)
-                           : node_cells(ctx, d, *cols, r.id, r.depth);
-  };
+  const size_t folded = walk_tree(ctx, d, *order, shown, rows, folds);
+
+  const size_t per_row = cols->size() + 2;
+  std::vector<RowBlock> blocks((rows.size() + kBlockRows - 1) / kBlockRows);
+  std::vector<Table> measured(blocks.size(), tree_table(*cols));
+  parallel_for(blocks.size(), [&](size_t b) {
+    RowBlock& block = blocks[b];
+    block.begin = b * kBlockRows;
+    block.end = std::min(rows.size(), block.begin + kBlockRows);
+    RowCells& cells = block.cells.emplace(block.end - block.begin, per_row);
+    std::vector<std::string_view> row;
+    for (size_t r = block.begin; r < block.end; ++r) {
+      const TreeRow& tr = rows[r];
+      if (tr.id == kNoNode)
+        add_folded_cells(ctx, *cols, folds[tr.fold].first, tr.depth, cells);
+      else
+        add_node_cells(ctx, d, *cols, tr.id, tr.depth, cells);
+      cells.end_row();
+      row.clear();
+      cells.row(r - block.begin, per_row, row);
+      measured[b].measure(row);
+    }
+  });
   Table t = tree_table(*cols);
-  for (const TreeRow& r : rows) t.measure(cells(r));
+  for (const Table& m : measured) t.measure(m);
+
   const bool callees = ctx.options().view == View::CalleesOf;
   write_header(out, ctx, callees ? "callees of " + escape_text(ctx.options().function) : std::string("call tree"));
   t.render_titles(out, 0, ctx.options().width);
-  for (const TreeRow& r : rows) t.render_row(out, cells(r));
+  const size_t wave = std::max(1u, std::thread::hardware_concurrency());
+  for (size_t first = 0; first < blocks.size(); first += wave) {
+    const size_t count = std::min(wave, blocks.size() - first);
+    parallel_for(count, [&](size_t i) {
+      RowBlock& block = blocks[first + i];
+      Table::RowBuffers buffers;
+      std::vector<std::string_view> row;
+      std::string name;
+      for (size_t r = block.begin; r < block.end; ++r) {
+        const TreeRow& tr = rows[r];
+        if (tr.id == kNoNode)
+          folded_name(ctx, folds[tr.fold].second, tr.depth, name);
+        else
+          node_name(ctx, d, tr.id, tr.depth, name);
+        row.clear();
+        block.cells->row(r - block.begin, per_row, row);
+        row.push_back(name);
+        t.render_row(block.text, row, buffers);
+      }
+      block.cells.reset();
+    });
+    for (size_t i = 0; i < count; ++i) {
+      std::string& text = blocks[first + i].text;
+      out.write(text.data(), std::streamsize(text.size()));
+      std::string().swap(text);
+    }
+  }
   write_hidden_footer(out, folded, "subtree", ctx.options().percent_limit);
   return Ok{};
 }

@@ -54,6 +54,21 @@ void escape_ascii_control(unsigned char c, std::string& out) {
 
 }  // namespace
 
+bool is_escaped_text(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x20 && b < 0x7F) {
+      ++i;
+      continue;
+    }
+    char32_t cp = 0;
+    const size_t len = utf8_sequence(s, i, cp);
+    if (len < 2 || is_format_control(cp)) return false;  // invalid, or an ASCII control
+    i += len;
+  }
+  return true;
+}
+
 std::string escape_text(std::string_view s) {
   // Fast path: printable ASCII (almost every name) needs no decoding.
   if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return std::string(s);

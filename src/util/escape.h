@@ -12,6 +12,8 @@ namespace callprof {
 // table: control characters become C escapes (\n, \t, \x1b ...), C1 controls and
 // bidirectional overrides become \u escapes, invalid UTF-8 bytes become \xNN.
 std::string escape_text(std::string_view s);
+// Is `s` its own escape_text()? Without building the copy.
+bool is_escaped_text(std::string_view s);
 
 // Serialized JSON (valid UTF-8) made safe for a terminal: the code points that JSON allows
 // raw inside strings but a terminal acts on or that reorder text (C1 controls, bidirectional

@@ -42,5 +42,31 @@ TEST(Table, CellsAreEscapedSoNamesCannotBreakRows) {
   EXPECT_EQ(s.find('\x1b'), std::string::npos);
 }
 
+// A view of a million rows measures them in parts (one table per part), joins the widths
+// and writes each row itself: the lines are render()'s, escaping and the cut included.
+TEST(Table, StreamedRowsAreRendersLines) {
+  const std::vector<std::vector<std::string_view>> rows = {
+      {"1", "1.00µs", "main"}, {"12345", "950ns", "evil\nname\x1b[2J"}, {"7", "", "HttpWorker<…>::a_rather_long_name"}};
+  std::vector<Column> columns = {{"calls"}, {"self"}, {"function", Align::Left}};
+  for (size_t width : {0, 24}) {
+    Table whole(columns);
+    for (const auto& r : rows) whole.add_row(std::vector<std::string>(r.begin(), r.end()));
+    std::ostringstream expected;
+    whole.render(expected, 0, width);
+
+    Table streamed(columns), first(columns), second(columns);
+    first.measure(rows[0]);
+    for (size_t i = 1; i < rows.size(); ++i) second.measure(rows[i]);
+    streamed.measure(first);
+    streamed.measure(second);
+    std::ostringstream out;
+    streamed.render_titles(out, 0, width);
+    std::string lines;
+    Table::RowBuffers buffers;
+    for (const auto& r : rows) streamed.render_row(lines, r, buffers);
+    EXPECT_EQ(out.str() + lines, expected.str()) << "width " << width;
+  }
+}
+
 }  // namespace
 }  // namespace callprof

@@ -1,7 +1,10 @@
 // Escaping of untrusted text and the unit formats of every column.
 #include "report/text.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "model/metrics.h"
 
@@ -38,6 +41,28 @@ TEST(EscapeText, OrdinaryTextIsUnchangedAndEscapingIsIdempotent) {
   EXPECT_EQ(escape_text(once), once);
 }
 
+TEST(EscapeText, IsEscapedTextSaysWhetherEscapingChangesAnything) {
+  const std::string texts[] = {"",
+                               "plain",
+                               "HttpWorker<…>::run",
+                               "µs",
+                               "日本語",
+                               "a\nb",
+                               "\x1b[2J",
+                               "del\x7f",
+                               "nul\0x"s,
+                               "csi\xc2\x9b",
+                               "abc\xe2\x80\xae",
+                               "\xe2\x80\x8e",
+                               "bad\xff",
+                               "\xc0\xaf",
+                               "cut\xe2\x82",
+                               "\xed\xa0\x80",
+                               "\xf4\x90\x80\x80",
+                               "\xf0\x9f\x98\x80"};
+  for (const std::string& t : texts) EXPECT_EQ(is_escaped_text(t), escape_text(t) == t) << escape_text(t);
+}
+
 TEST(DisplayWidth, CountsCodePoints) {
   EXPECT_EQ(display_width("1.00µs"), 6u);
   EXPECT_EQ(display_width("abc"), 3u);
@@ -57,6 +82,32 @@ TEST(FormatNs, ThreeSignificantDigitsAndUnits) {
   EXPECT_EQ(format_ns(1000000000), "1.00s");
   EXPECT_EQ(format_ns(1234000000000), "1234s");
   EXPECT_EQ(format_ns(Metrics::kUnset), "-");
+}
+
+// format_ns and format_pct round as fmt's "{:.Nf}" does (what they used before they moved
+// to std::to_chars for speed): the same text for values drawn across every unit.
+TEST(FormatNs, RoundsAsFmtDoes) {
+  auto reference = [](uint64_t ns) {
+    if (ns < 1000) return fmt::format("{}ns", ns);
+    static constexpr const char* kUnits[] = {"µs", "ms", "s"};
+    double v = double(ns) / 1e3;
+    size_t unit = 0;
+    while (unit < 2 && v >= 999.5) v /= 1e3, ++unit;
+    if (v < 9.995) return fmt::format("{:.2f}{}", v, kUnits[unit]);
+    if (v < 99.95) return fmt::format("{:.1f}{}", v, kUnits[unit]);
+    return fmt::format("{:.0f}{}", v, kUnits[unit]);
+  };
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t ns = 1 + (rng() >> (rng() % 64));
+    ASSERT_EQ(format_ns(ns), reference(ns)) << ns;
+  }
+  for (uint64_t ns : {1005ull, 1015ull, 9995ull, 99950ull, 999500ull, 1000500ull, 2500000000ull})
+    EXPECT_EQ(format_ns(ns), reference(ns)) << ns;
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t whole = 1 + (rng() >> (rng() % 64)), part = whole ? rng() % whole : 0;
+    ASSERT_EQ(format_pct(part, whole), fmt::format("{:.2f}%", 100.0 * double(part) / double(whole)));
+  }
 }
 
 TEST(FormatOther, PercentMillisecondsBaseName) {
