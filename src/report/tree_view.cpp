@@ -201,7 +201,7 @@ size_t walk_tree(const ReportContext& ctx, const NodeData& d, NodeOrder order, c
 // the titles, its lines are made and written, one block per core at a time (a million rows
 // with --percent-limit 0 took 1.1 s on one core). Only the numeric cells are kept between
 // the two passes.
-constexpr size_t kBlockRows = 1 << 15;
+constexpr size_t kBlockRows = 1 << 13;
 
 struct RowBlock {
   size_t begin = 0, end = 0;  // rows[begin, end)
