@@ -10,9 +10,7 @@ namespace callprof {
 namespace {
 
 // Printable ASCII (numbers, most names) is its own escaped form, one column per byte.
-bool plain_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
-}
+bool plain_ascii(std::string_view s) { return printable_ascii_prefix(s) == s.size(); }
 
 void write(std::ostream& out, const std::string& text) { out.write(text.data(), std::streamsize(text.size())); }
 
@@ -106,7 +104,9 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
 // The last column is never padded: its width matters to no line, so it is not measured.
 void Table::measure(std::span<const std::string_view> cells) {
   for (size_t c = 0; c + 1 < columns_.size() && c < cells.size(); ++c)
-    width_[c] = std::max(width_[c], plain_ascii(cells[c]) ? cells[c].size() : display_width(escape_text(cells[c])));
+    width_[c] = std::max(width_[c], plain_ascii(cells[c])        ? cells[c].size()
+                                    : is_escaped_text(cells[c]) ? display_width(cells[c])
+                                                                : display_width(escape_text(cells[c])));
 }
 
 void Table::measure(const Table& other) {

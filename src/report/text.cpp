@@ -5,20 +5,40 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "model/metrics.h"
 
 namespace callprof {
 namespace {
 
-// `v` with `decimals` digits after the point, rounded as printf and fmt round, then
-// `suffix`. std::to_chars rather than fmt: a tree view formats millions of these, and
-// fmt parses its format string at every call.
+// `v` (>= 0) with `decimals` (0-2) digits after the point, rounded as printf and fmt
+// round, then `suffix`. A tree view formats millions of these: the digits come from an
+// integer where that is exact, from std::to_chars where v * 10^decimals lies within 1e-6 of
+// a rounding tie (or is too large for the integer to be exact).
 std::string fixed(double v, int decimals, std::string_view suffix) {
+  static constexpr double kScale[] = {1, 10, 100};
+  const double scaled = v * kScale[decimals];
   char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  std::string out(buf, ec == std::errc() ? end : buf);
-  return out.append(suffix);
+  char* end = buf;
+  if (scaled < 1e12 && std::abs(scaled - std::floor(scaled) - 0.5) > 1e-6) {
+    const auto q = static_cast<uint64_t>(scaled + 0.5);
+    char digits[24];
+    char* d_end = std::to_chars(digits, digits + sizeof digits, q).ptr;
+    const size_t n = size_t(d_end - digits);
+    const size_t whole = n > size_t(decimals) ? n - size_t(decimals) : 0;
+    if (whole == 0) *end++ = '0';
+    end = std::copy(digits, digits + whole, end);
+    if (decimals) {
+      *end++ = '.';
+      for (size_t z = n; z < size_t(decimals); ++z) *end++ = '0';  // 0.05: the zeros q lacks
+      end = std::copy(digits + whole, d_end, end);
+    }
+  } else {
+    const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+    end = ec == std::errc() ? ptr : buf;
+  }
+  return std::string(buf, end).append(suffix);
 }
 
 std::string integer(uint64_t v, std::string_view suffix) {

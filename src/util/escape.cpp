@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 namespace callprof {
 namespace {
@@ -54,13 +56,23 @@ void escape_ascii_control(unsigned char c, std::string& out) {
 
 }  // namespace
 
+size_t printable_ascii_prefix(std::string_view s) {
+  // Eight bytes at a time: names are long, and every table cell is checked.
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    const uint64_t del = w ^ (0x7F * kOnes);
+    const uint64_t unsafe = w | ((w - 0x20 * kOnes) & ~w) | ((del - kOnes) & ~del);
+    if (unsafe & kHighs) break;  // a byte >= 0x80, < 0x20 or 0x7F in this word
+  }
+  while (i < s.size() && s[i] >= 0x20 && s[i] < 0x7F) ++i;
+  return i;
+}
+
 bool is_escaped_text(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b >= 0x20 && b < 0x7F) {
-      ++i;
-      continue;
-    }
+  for (size_t i = printable_ascii_prefix(s); i < s.size(); i += printable_ascii_prefix(s.substr(i))) {
     char32_t cp = 0;
     const size_t len = utf8_sequence(s, i, cp);
     if (len < 2 || is_format_control(cp)) return false;  // invalid, or an ASCII control
@@ -71,7 +83,7 @@ bool is_escaped_text(std::string_view s) {
 
 std::string escape_text(std::string_view s) {
   // Fast path: printable ASCII (almost every name) needs no decoding.
-  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return std::string(s);
+  if (printable_ascii_prefix(s) == s.size()) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {

@@ -14,6 +14,8 @@ namespace callprof {
 std::string escape_text(std::string_view s);
 // Is `s` its own escape_text()? Without building the copy.
 bool is_escaped_text(std::string_view s);
+// How many bytes at the start of `s` are printable ASCII (0x20-0x7E).
+size_t printable_ascii_prefix(std::string_view s);
 
 // Serialized JSON (valid UTF-8) made safe for a terminal: the code points that JSON allows
 // raw inside strings but a terminal acts on or that reorder text (C1 controls, bidirectional

@@ -63,6 +63,19 @@ TEST(EscapeText, IsEscapedTextSaysWhetherEscapingChangesAnything) {
   for (const std::string& t : texts) EXPECT_EQ(is_escaped_text(t), escape_text(t) == t) << escape_text(t);
 }
 
+// The prefix is scanned eight bytes at a time: an unsafe byte is found at every position
+// of a word, and the bytes around the printable range's edges are told apart.
+TEST(EscapeText, PrintableAsciiPrefixStopsAtTheFirstUnsafeByte) {
+  for (const char unsafe : {'\x00', '\x1f', '\x7f', '\x80', '\xc2', '\xff'})
+    for (size_t at = 0; at < 40; ++at) {
+      std::string s(40, 'a');
+      s[at] = unsafe;
+      EXPECT_EQ(printable_ascii_prefix(s), at) << int(unsafe) << " at " << at;
+    }
+  EXPECT_EQ(printable_ascii_prefix(std::string(37, ' ') + "~"), 38u);
+  EXPECT_EQ(printable_ascii_prefix(""), 0u);
+}
+
 TEST(DisplayWidth, CountsCodePoints) {
   EXPECT_EQ(display_width("1.00µs"), 6u);
   EXPECT_EQ(display_width("abc"), 3u);
