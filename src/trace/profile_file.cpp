@@ -51,12 +51,8 @@ Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view
                                              bytes.size());
       !s)
     return named(name, s.error());
-  file::Profile message;
-  // Size fits an int: decode_header caps it at kMaxPayloadSize.
-  if (!message.ParseFromArray(payload->data(), int(payload->size())))
-    return named(name, make_error("corrupted (the payload is not a valid profile message)"));
-  payload = std::string();  // release the decompressed bytes before building the model
-  Result<Profile> profile = trace::from_proto(message);
+  Result<Profile> profile =
+      trace::parse_payload(std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()));
   if (!profile) return named(name, profile.error());
   return profile;
 }

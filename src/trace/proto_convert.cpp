@@ -9,6 +9,9 @@
 #include <climits>
 #include <optional>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include "trace/container.h"
 #include "trace/metadata_convert.h"
 #include "trace/validate.h"
@@ -202,7 +205,10 @@ bool has_repeated_child(const CallTree& tree) {
 }
 
 // Requires a validated tree: parents precede children and columns match the node count.
-Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
+// Each metric column's array in the message is freed once copied: the next column's array
+// in the model then reuses its memory instead of growing the heap (a million-node tree has
+// about nine columns of 8 MB).
+Result<CallTree> take_tree(file::CallTree& in, std::string_view where) {
   const std::vector<bool> inlined = inlined_nodes(in);
   CallTree tree;
   tree.reserve(size_t(in.parent_size()));
@@ -211,10 +217,11 @@ Result<CallTree> take_tree(const file::CallTree& in, std::string_view where) {
     if (auto twice = repeated_path(in))  // the first repeated key, as the message has always named it
       return make_error(fmt::format("invalid ({}: node {} repeats node {}: same parent {} and function {})", where,
                                     twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
-  for (const file::MetricColumn& column : in.metrics()) {
+  for (file::MetricColumn& column : *in.mutable_metrics()) {
     const Metric metric = metric_named(column.name());
-    if (metric == Metric::kCount) continue;
-    tree.base_table().set_column(metric, std::span<const uint64_t>(column.values().data(), column.values_size()));
+    if (metric != Metric::kCount)
+      tree.base_table().set_column(metric, std::span<const uint64_t>(column.values().data(), column.values_size()));
+    google::protobuf::RepeatedField<uint64_t>().Swap(column.mutable_values());
   }
   return tree;
 }
@@ -234,7 +241,7 @@ SyscallStats take_syscall(const file::Syscall& in) {
   return s;
 }
 
-Result<Thread> take_thread(const file::Thread& in, size_t index) {
+Result<Thread> take_thread(file::Thread& in, size_t index) {
   Thread thread;
   thread.tid = in.tid();
   thread.pid = in.pid();
@@ -252,7 +259,7 @@ Result<Thread> take_thread(const file::Thread& in, size_t index) {
   thread.lost_events = in.lost_events();
   thread.prunes = in.prunes();
   thread.offcpu = take_offcpu(in.offcpu());
-  Result<CallTree> tree = take_tree(in.tree(), thread_label(index, in.tid()));
+  Result<CallTree> tree = take_tree(*in.mutable_tree(), thread_label(index, in.tid()));
   if (!tree) return tree.error();
   thread.tree = std::move(tree).value();
   for (const file::Syscall& s : in.syscalls()) thread.syscalls.push_back(take_syscall(s));
@@ -324,22 +331,69 @@ Status serialize_payload(const Profile& profile, ByteBuffer& out) {
   return Ok{};
 }
 
-Result<Profile> from_proto(const file::Profile& payload) {
-  if (Status s = validate_payload(payload); !s) return s.error();
+namespace {
+
+Error corrupted() { return make_error("corrupted (the payload is not a valid profile message)"); }
+
+// The payload's top-level fields: each thread's bytes (field 5), and the other fields'
+// bytes (tag included) joined, which parse as the message without its threads.
+struct PayloadParts {
+  std::string head;
+  std::vector<std::span<const uint8_t>> threads;
+};
+
+Result<PayloadParts> split_payload(std::span<const uint8_t> payload) {
+  PayloadParts parts;
+  // Size fits an int: decode_header caps it at kMaxPayloadSize.
+  google::protobuf::io::CodedInputStream in(payload.data(), int(payload.size()));
+  for (;;) {
+    const int start = in.CurrentPosition();
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) {  // the end, or bytes that are no tag
+      if (in.CurrentPosition() != int(payload.size())) return corrupted();
+      return parts;
+    }
+    if (tag == kThreadTag) {
+      uint32_t length = 0;
+      if (!in.ReadVarint32(&length) || length > payload.size() - size_t(in.CurrentPosition())) return corrupted();
+      parts.threads.push_back(payload.subspan(size_t(in.CurrentPosition()), length));
+      if (!in.Skip(int(length))) return corrupted();
+      continue;
+    }
+    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) return corrupted();
+    parts.head.append(reinterpret_cast<const char*>(payload.data()) + start, size_t(in.CurrentPosition() - start));
+  }
+}
+
+}  // namespace
+
+Result<Profile> parse_payload(std::span<const uint8_t> payload) {
+  Result<PayloadParts> parts = split_payload(payload);
+  if (!parts) return parts.error();
+  file::Profile head;
+  if (!head.ParseFromString(parts->head)) return corrupted();
+  if (Status s = validate_head(head); !s) return s.error();
   Profile profile;
-  profile.meta = take_metadata(payload.metadata());
-  profile.modules.reserve(size_t(payload.modules_size()));
-  for (const file::Module& m : payload.modules())
-    profile.modules.push_back(Module{m.path(), m.build_id()});
-  profile.functions.reserve(size_t(payload.functions_size()));
-  for (const file::Function& f : payload.functions())
+  profile.meta = take_metadata(head.metadata());
+  profile.modules.reserve(size_t(head.modules_size()));
+  for (const file::Module& m : head.modules()) profile.modules.push_back(Module{m.path(), m.build_id()});
+  profile.functions.reserve(size_t(head.functions_size()));
+  for (const file::Function& f : head.functions())
     profile.functions.push_back(Function{f.name(), f.linkage_name(), f.module(), f.address(), f.file(), f.line(),
                                          take_kind(f.kind(), f.name())});
-  profile.processes.reserve(size_t(payload.processes_size()));
-  for (const file::Process& p : payload.processes()) profile.processes.push_back(take_process(p));
-  // Each thread's tree is a large independent copy: they are taken in parallel.
-  std::vector<std::optional<Result<Thread>>> threads(size_t(payload.threads_size()));
-  parallel_for(threads.size(), [&](size_t i) { threads[i].emplace(take_thread(payload.threads(int(i)), i)); });
+  profile.processes.reserve(size_t(head.processes_size()));
+  for (const file::Process& p : head.processes()) profile.processes.push_back(take_process(p));
+  // Each thread is parsed, checked and taken on its own, in parallel, its message dropped
+  // as soon as it is taken: the whole message is never held.
+  const size_t function_count = profile.functions.size();
+  std::vector<std::optional<Result<Thread>>> threads(parts->threads.size());
+  parallel_for(threads.size(), [&](size_t i) {
+    file::Thread message;
+    const std::span<const uint8_t> bytes = parts->threads[i];
+    if (!message.ParseFromArray(bytes.data(), int(bytes.size()))) return void(threads[i].emplace(corrupted()));
+    if (Status s = validate_thread(message, i, function_count); !s) return void(threads[i].emplace(s.error()));
+    threads[i].emplace(take_thread(message, i));
+  });
   profile.threads.reserve(threads.size());
   for (std::optional<Result<Thread>>& thread : threads) {
     if (!*thread) return thread->error();

@@ -1,6 +1,8 @@
 // Conversion between the in-memory Profile and the protobuf payload message (internal).
 #pragma once
 
+#include <span>
+
 #include "model/profile.h"
 #include "trace/byte_buffer.h"
 #include "trace/profile.pb.h"
@@ -15,8 +17,9 @@ file::Profile to_proto(const Profile& profile);
 // Fails (one line) when the payload would exceed kMaxPayloadSize.
 Status serialize_payload(const Profile& profile, ByteBuffer& out);
 
-// Validates the message (validate_payload) and rebuilds the model. Errors read
-// "invalid (...)", without the file name.
-Result<Profile> from_proto(const file::Profile& payload);
+// Parses the payload's bytes, validates them (validate_head, validate_thread) and rebuilds
+// the model, one thread at a time (the whole message is never held). Errors read
+// "corrupted (...)" or "invalid (...)", without the file name.
+Result<Profile> parse_payload(std::span<const uint8_t> payload);
 
 }  // namespace callprof::trace

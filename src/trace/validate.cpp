@@ -95,23 +95,6 @@ Status validate_timeline(const file::Timeline& t, size_t node_count, std::string
   return Ok{};
 }
 
-Status validate_thread(const file::Thread& thread, size_t index, size_t function_count) {
-  const std::string where = thread_label(index, thread.tid());
-  const uint32_t start = thread.start_routine();
-  if (start != kNoFunction && start >= function_count)
-    return invalid(where, fmt::format("start routine is function {}, but there are {} functions",
-                                      start, function_count));
-  for (int i = 0; i < thread.creator_path_size(); ++i)
-    if (thread.creator_path(i) >= function_count)
-      return invalid(where, fmt::format("creator path entry {} is function {}, but there are {} functions",
-                                        i, thread.creator_path(i), function_count));
-  for (const file::Syscall& s : thread.syscalls())
-    if (auto st = validate_syscall(s, where); !st) return st;
-  if (thread.has_timeline())
-    if (auto st = validate_timeline(thread.timeline(), size_t(thread.tree().parent_size()), where); !st) return st;
-  return validate_tree(thread.tree(), function_count, where);
-}
-
 // NaN, infinite, negative or absurd (over a second per call) constants would turn the
 // compensated times into nonsense, so such a file is refused rather than shown.
 Status validate_process(const file::Process& process, size_t index) {
@@ -141,19 +124,40 @@ Metric metric_named(std::string_view name) {
   return Metric::kCount;
 }
 
-Status validate_payload(const file::Profile& payload) {
-  const size_t module_count = size_t(payload.modules_size());
-  const size_t function_count = size_t(payload.functions_size());
-  for (int i = 0; i < payload.functions_size(); ++i) {
-    const uint32_t module = payload.functions(i).module();
+Status validate_thread(const file::Thread& thread, size_t index, size_t function_count) {
+  const std::string where = thread_label(index, thread.tid());
+  const uint32_t start = thread.start_routine();
+  if (start != kNoFunction && start >= function_count)
+    return invalid(where, fmt::format("start routine is function {}, but there are {} functions",
+                                      start, function_count));
+  for (int i = 0; i < thread.creator_path_size(); ++i)
+    if (thread.creator_path(i) >= function_count)
+      return invalid(where, fmt::format("creator path entry {} is function {}, but there are {} functions",
+                                        i, thread.creator_path(i), function_count));
+  for (const file::Syscall& s : thread.syscalls())
+    if (auto st = validate_syscall(s, where); !st) return st;
+  if (thread.has_timeline())
+    if (auto st = validate_timeline(thread.timeline(), size_t(thread.tree().parent_size()), where); !st) return st;
+  return validate_tree(thread.tree(), function_count, where);
+}
+
+Status validate_head(const file::Profile& head) {
+  const size_t module_count = size_t(head.modules_size());
+  for (int i = 0; i < head.functions_size(); ++i) {
+    const uint32_t module = head.functions(i).module();
     if (module != kNoModule && module >= module_count)
       return invalid(fmt::format("function {}", i),
                      fmt::format("module is {}, but there are {} modules", module, module_count));
   }
-  for (int i = 0; i < payload.processes_size(); ++i)
-    if (Status s = validate_process(payload.processes(i), size_t(i)); !s) return s;
+  for (int i = 0; i < head.processes_size(); ++i)
+    if (Status s = validate_process(head.processes(i), size_t(i)); !s) return s;
+  return Ok{};
+}
+
+Status validate_payload(const file::Profile& payload) {
+  if (Status s = validate_head(payload); !s) return s;
   for (int i = 0; i < payload.threads_size(); ++i)
-    if (Status s = validate_thread(payload.threads(i), size_t(i), function_count); !s) return s;
+    if (Status s = validate_thread(payload.threads(i), size_t(i), size_t(payload.functions_size())); !s) return s;
   return Ok{};
 }
 

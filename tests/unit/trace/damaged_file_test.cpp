@@ -151,6 +151,50 @@ TEST(DamagedFile, PayloadThatIsNotAProfileMessage) {
                      "corrupted (the payload is not a valid profile message)");
 }
 
+// The reader takes the payload one thread (field 5) at a time: the other fields may come
+// in any order around them, as in any protobuf message, and a damaged thread is reported.
+std::vector<uint8_t> thread_field(const file::Thread& thread) {
+  std::string bytes = thread.SerializeAsString();
+  std::vector<uint8_t> field = {(5 << 3) | 2};
+  for (size_t n = bytes.size(); ; n >>= 7) {  // the length as a varint
+    field.push_back(uint8_t((n & 0x7F) | (n > 0x7F ? 0x80 : 0)));
+    if (n <= 0x7F) break;
+  }
+  field.insert(field.end(), bytes.begin(), bytes.end());
+  return field;
+}
+
+std::vector<uint8_t> thread_before_head(const file::Profile& payload, std::vector<uint8_t> thread) {
+  file::Profile head = payload;
+  head.clear_threads();
+  const std::string rest = head.SerializeAsString();
+  thread.insert(thread.end(), rest.begin(), rest.end());
+  return thread;
+}
+
+TEST(DamagedFile, ThreadsMayPrecedeTheOtherFields) {
+  const file::Profile payload = test::minimal_payload();
+  const std::vector<uint8_t> bytes = thread_before_head(payload, thread_field(payload.threads(0)));
+  Result<Profile> reordered = parse_profile(trace::wrap_payload(bytes).value(), "r");
+  Result<Profile> ordered = parse_profile(test::file_with_payload(payload), "o");
+  ASSERT_TRUE(reordered.ok()) << reordered.error().message;
+  ASSERT_TRUE(ordered.ok());
+  EXPECT_TRUE(same_profile(*reordered, *ordered));
+}
+
+TEST(DamagedFile, DamagedThreadIsReported) {
+  const file::Profile payload = test::minimal_payload();
+  std::vector<uint8_t> thread = thread_field(payload.threads(0));
+  thread.push_back(0xff);  // one byte past the thread's declared length: no valid tag follows
+  test::expect_error(parse_profile(trace::wrap_payload(thread_before_head(payload, thread)).value(), "d"), "d",
+                     "corrupted (the payload is not a valid profile message)");
+  std::vector<uint8_t> inner = thread_field(payload.threads(0));
+  inner[1] += 1;  // the thread's length covers a byte of what follows: its message is cut wrong
+  inner.push_back(0xff);
+  test::expect_error(parse_profile(trace::wrap_payload(thread_before_head(payload, inner)).value(), "d"), "d",
+                     "corrupted (the payload is not a valid profile message)");
+}
+
 }  // namespace
 }  // namespace callprof
 
