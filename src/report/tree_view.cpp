@@ -206,7 +206,6 @@ constexpr size_t kBlockRows = 1 << 13;
 struct RowBlock {
   size_t begin = 0, end = 0;  // rows[begin, end)
   std::optional<RowCells> cells;
-  std::string text;  // the block's lines, while they are written
 };
 
 Status render_tree(const ReportContext& ctx, std::ostream& out) {
@@ -249,6 +248,7 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
   write_header(out, ctx, callees ? "callees of " + escape_text(ctx.options().function) : std::string("call tree"));
   t.render_titles(out, 0, ctx.options().width);
   const size_t wave = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> texts(wave);  // one block's lines per core, kept from wave to wave
   for (size_t first = 0; first < blocks.size(); first += wave) {
     const size_t count = std::min(wave, blocks.size() - first);
     parallel_for(count, [&](size_t i) {
@@ -265,14 +265,13 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
         row.clear();
         block.cells->row(r - block.begin, per_row, row);
         row.push_back(name);
-        t.render_row(block.text, row, buffers);
+        t.render_row(texts[i], row, buffers);
       }
       block.cells.reset();
     });
     for (size_t i = 0; i < count; ++i) {
-      std::string& text = blocks[first + i].text;
-      out.write(text.data(), std::streamsize(text.size()));
-      std::string().swap(text);
+      out.write(texts[i].data(), std::streamsize(texts[i].size()));
+      texts[i].clear();
     }
   }
   write_hidden_footer(out, folded, "subtree", ctx.options().percent_limit);
