@@ -69,11 +69,14 @@ bool CallTree::renumber_functions(std::span<const FunctionId> map) {
   for (NodeId i = 1; i < nodes_.size(); ++i)
     if (nodes_[i].function >= map.size()) return false;
   for (NodeId i = 1; i < nodes_.size(); ++i) nodes_[i].function = map[nodes_[i].function];
-  // The index is keyed by function: rebuilt at the next lookup, and its memory freed now.
+  drop_index();  // it is keyed by function
+  return true;
+}
+
+void CallTree::drop_index() {
   index_ = {};
   inlined_index_ = {};
   indexed_ = false;
-  return true;
 }
 
 NodeId CallTree::path(std::span<const FunctionId> functions) {

@@ -64,6 +64,9 @@ class CallTree {
   // send two functions of the tree to one. False, and the tree unchanged, when a node's
   // function is outside the map.
   bool renumber_functions(std::span<const FunctionId> map);
+  // Frees the child lookup index, rebuilt at the next child() or find_child(): for a tree
+  // that from now on is only walked (a merged tree: the index is a third of its memory).
+  void drop_index();
 
   std::vector<NodeId> children(NodeId id) const;
   // Functions from the root's child down to `id` (inclusive).

@@ -73,11 +73,14 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   if (!options.raw) a.compensation_ = compensate(*a.profile_);
   if (Status s = a.select_threads(); !s) return s.error();
   if (Status s = a.compile_patterns(); !s) return s.error();
+  a.folded_ = folded_functions(*a.profile_);
   a.build_tree();
   if (!a.hidden_.empty() || !a.focused_.empty()) {
     a.tree_ = a.transformed(a.tree());
     a.single_ = nullptr;
   }
+  if (!options.keep_thread_trees && a.tree_)
+    for (Thread& t : a.profile_->threads) t.tree = CallTree();
   a.aggregate();
   return a;
 }
@@ -116,6 +119,7 @@ void Analysis::build_tree() {
   for (size_t i : threads_) nodes += p.threads[i].tree.size();
   tree_->reserve(nodes);  // an upper bound: equal paths merge
   for (size_t i : threads_) merge_into(*tree_, p.threads[i].tree);
+  tree_->drop_index();  // only walked from here on; its memory serves the views
 }
 
 Status Analysis::compile_patterns() {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graph/aggregate.h"
+#include "graph/folded.h"
 #include "graph/node_quantities.h"
 #include "graph/tree_stats.h"
 #include "model/transform/compensate.h"
@@ -45,6 +46,10 @@ struct QueryOptions {
   std::string focus;            // regex: re-root at the matching functions ("" = none)
   std::string hide;             // regex: fold the matching functions into their callers
   NameStyle names = NameStyle::Short;
+  // false: once the analysed tree is a copy (threads merged, hide or focus applied), the
+  // threads' own trees are released, so the memory serves the views (for a caller that
+  // reads only tree(); profile().threads[i].tree is then empty).
+  bool keep_thread_trees = true;
 };
 
 class Analysis {
@@ -77,6 +82,8 @@ class Analysis {
   // What compensation did here (nothing when raw or already compensated in the file).
   const CompensationStats& compensation() const { return compensation_; }
   bool focused() const { return !options_.focus.empty(); }
+  // Functions the runtime folded (auto-fold), over every thread of the profile.
+  const std::vector<FoldedFunction>& folded() const { return folded_; }
   // Distinct modules of the functions in the tree (views drop the module column at 1).
   size_t module_count() const { return module_count_; }
 
@@ -122,6 +129,7 @@ class Analysis {
   mutable std::vector<EdgeRow> edges_;
   std::unique_ptr<std::once_flag> edges_once_ = std::make_unique<std::once_flag>();
   TreeStats stats_;
+  std::vector<FoldedFunction> folded_;
   uint64_t grand_total_ns_ = 0;
   bool cpu_measured_ = false;
   size_t module_count_ = 0;

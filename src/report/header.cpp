@@ -30,7 +30,7 @@ std::string hook_cost(const Profile& p) {
 
 // Auto-fold (docs/modes.md): which functions the runtime stopped hooking, and what that means.
 void write_folded_line(std::ostream& out, const ReportContext& ctx) {
-  const std::vector<FoldedFunction> folded = folded_functions(ctx.profile());
+  const std::vector<FoldedFunction>& folded = ctx.analysis().folded();
   if (folded.empty()) return;
   double threshold = 0;
   for (const Process& p : ctx.profile().processes) threshold = std::max(threshold, p.auto_fold_ns);

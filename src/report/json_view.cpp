@@ -423,7 +423,7 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   out << "\"compensation\": "
       << dump(json{{"nodes", c.nodes}, {"limited", c.limited}, {"unremoved_ns", uint64_t(c.unremoved_ns)}}) << ",\n";
   json folded = json::array();
-  for (const FoldedFunction& f : folded_functions(ctx.profile()))
+  for (const FoldedFunction& f : ctx.analysis().folded())
     folded.push_back({{"name", ctx.analysis().full_name(f.function)}, {"calls", f.calls}, {"folded_calls", f.folded_calls}});
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";

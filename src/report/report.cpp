@@ -39,6 +39,24 @@ const ViewEntry& entry(View v) {
 
 bool needs_function(View v) { return v == View::CallersOf || v == View::CalleesOf; }
 
+// The views that read only the analysed tree and its aggregates: the threads' own trees can
+// go once they are merged (the threads view and --json show them per thread).
+bool reads_only_the_tree(const ReportOptions& o) {
+  if (o.json) return false;
+  switch (o.view) {
+    case View::Flat:
+    case View::Callers:
+    case View::Tree:
+    case View::Summary:
+    case View::Modules:
+    case View::CallersOf:
+    case View::CalleesOf: return true;
+    case View::Threads:
+    case View::Syscalls: break;
+  }
+  return false;
+}
+
 Status check_options(const ReportOptions& o) {
   if (needs_function(o.view) && o.function.empty())
     return make_error(fmt::format("the {} view needs --function REGEX", view_name(o.view)));
@@ -79,6 +97,7 @@ Status render_report(Profile profile, const ReportOptions& options, std::ostream
   if (Status s = check_options(options); !s) return s;
   QueryOptions query = options.query;
   if (options.view == View::CalleesOf) query.focus = options.function;
+  query.keep_thread_trees = !reads_only_the_tree(options);
   auto analysis = Analysis::run(std::move(profile), query);
   if (!analysis) return analysis.error();
   return render_report(*analysis, options, out);
