@@ -380,6 +380,31 @@ TEST(Errors, BadOptionsGiveOneLineErrors) {
   EXPECT_NE(one_line(render(counter(), opts("flat", "bad\ncolumn"))).find("bad\\ncolumn"), std::string::npos);
 }
 
+// Views that read only the analysed tree let the threads' own trees go once they are
+// merged (their memory then serves the view): the output is the same as with them kept,
+// and a single thread used in place is kept.
+TEST(Analysis, ViewsThatReadOnlyTheTreeReleaseTheThreadTrees) {
+  QueryOptions keep, release;
+  release.keep_thread_trees = false;
+  auto kept = Analysis::run(testing::exact_profile(), keep);
+  auto released = Analysis::run(testing::exact_profile(), release);
+  ASSERT_TRUE(kept.ok() && released.ok());
+  for (const Thread& t : kept->profile().threads) EXPECT_GT(t.tree.size(), 1u);
+  for (const Thread& t : released->profile().threads) EXPECT_EQ(t.tree.size(), 1u) << "only the root left";
+  EXPECT_EQ(released->tree().size(), kept->tree().size());
+  EXPECT_EQ(released->grand_total_ns(), kept->grand_total_ns());
+  release.tid = 100;  // one thread, nothing merged: the analysis walks that thread's own tree
+  auto single = Analysis::run(testing::exact_profile(), release);
+  ASSERT_TRUE(single.ok());
+  EXPECT_GT(single->profile().threads[0].tree.size(), 1u);
+  for (const char* view : {"flat", "callers", "tree", "summary", "modules"}) {
+    const ReportOptions o = opts(view);
+    std::ostringstream with_trees;
+    ASSERT_TRUE(render_report(*kept, o, with_trees).ok());
+    EXPECT_EQ(render(testing::exact_profile(), o).text, with_trees.str()) << view;
+  }
+}
+
 TEST(EmptyProfile, EveryViewRenders) {
   Profile p;
   for (const char* v : {"flat", "callers", "tree", "threads", "summary"}) EXPECT_TRUE(render(p, opts(v)).ok) << v;
