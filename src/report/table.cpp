@@ -103,10 +103,12 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
 
 // The last column is never padded: its width matters to no line, so it is not measured.
 void Table::measure(std::span<const std::string_view> cells) {
-  for (size_t c = 0; c + 1 < columns_.size() && c < cells.size(); ++c)
-    width_[c] = std::max(width_[c], plain_ascii(cells[c])        ? cells[c].size()
-                                    : is_escaped_text(cells[c]) ? display_width(cells[c])
-                                                                : display_width(escape_text(cells[c])));
+  for (size_t c = 0; c + 1 < columns_.size() && c < cells.size(); ++c) {
+    const size_t w = plain_ascii(cells[c])        ? cells[c].size()
+                     : is_escaped_text(cells[c]) ? display_width(cells[c])
+                                                 : display_width(escape_text(cells[c]));
+    if (w > width_[c]) width_[c] = w;  // no store otherwise: tables measured side by side stay apart
+  }
 }
 
 void Table::measure(const Table& other) {
