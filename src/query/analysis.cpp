@@ -117,8 +117,12 @@ void Analysis::build_tree() {
   tree_.emplace();
   size_t nodes = 0;
   for (size_t i : threads_) nodes += p.threads[i].tree.size();
+  size_t next = 0;
+  // When the threads' own trees need not be kept, the first becomes the merge's base
+  // instead of being copied into it.
+  if (!options_.keep_thread_trees && !threads_.empty()) *tree_ = std::move(p.threads[threads_[next++]].tree);
   tree_->reserve(nodes);  // an upper bound: equal paths merge
-  for (size_t i : threads_) merge_into(*tree_, p.threads[i].tree);
+  for (; next < threads_.size(); ++next) merge_into(*tree_, p.threads[threads_[next]].tree);
   tree_->drop_index();  // only walked from here on; its memory serves the views
 }
 
