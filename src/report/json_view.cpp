@@ -224,8 +224,10 @@ std::vector<Breakdown> thread_breakdowns(const ReportContext& ctx) {
   const std::vector<size_t>& threads = ctx.analysis().threads();
   std::vector<Breakdown> out(threads.size());
   parallel_for(threads.size(), [&](size_t k) {
+    Breakdown own;  // filled here, not beside the other core's map (one cache line)
     for (const FunctionRow& r : function_rows(ctx.profile().threads[threads[k]].tree))
-      if (ctx.matches(r.function)) out[k][r.function].add(r);
+      if (ctx.matches(r.function)) own[r.function].add(r);
+    out[k] = std::move(own);
   });
   return out;
 }
