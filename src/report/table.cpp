@@ -12,7 +12,7 @@ namespace {
 // Printable ASCII (numbers, most names) is its own escaped form, one column per byte.
 bool plain_ascii(std::string_view s) { return printable_ascii_prefix(s) == s.size(); }
 
-void write(std::ostream& out, const std::string& text) { out.write(text.data(), std::streamsize(text.size())); }
+void write_text(std::ostream& out, const std::string& text) { out.write(text.data(), std::streamsize(text.size())); }
 
 }  // namespace
 
@@ -50,7 +50,7 @@ void Table::emit_titles(std::ostream& out, const Layout& l) const {
   if (!titles_) return;
   std::string line;
   emit(line, l, std::vector<std::string_view>(l.titles.begin(), l.titles.end()));
-  write(out, line);
+  write_text(out, line);
 }
 
 void Table::emit(std::string& line, const Layout& l, std::span<const std::string_view> cells) const {
@@ -97,7 +97,7 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
     }
     line.clear();
     emit(line, l, cells);
-    write(out, line);
+    write_text(out, line);
   }
 }
 
