@@ -69,6 +69,8 @@ class Analysis {
   // (flat, callers, threads, modules, summary) never need it, and on a million-node tree it
   // is a table as large as the tree's own metrics.
   const NodeQuantities& nodes() const;
+  // The recursion levels alone (always computed; nodes() also sums the cum table).
+  const std::vector<uint32_t>& levels() const { return nodes_.level; }
   const std::vector<FunctionRow>& functions() const { return functions_; }
   // Caller-callee rows, also made on first use: only callers, summary, JSON and the
   // callgrind export read them, and they hold two metric vectors per edge.

@@ -38,7 +38,7 @@ uint64_t or_zero(uint64_t v) { return v == Metrics::kUnset ? 0 : v; }
 #define CALLPROF_PAIR(key, title, metric, unit, needs)                                             \
   MetricColumnDef{key, title, self_of<metric>, self_cell<metric, unit>, needs},                    \
       MetricColumnDef {                                                                            \
-    key "total", "total " title, total_of<metric>, total_cell<metric, unit>, needs                 \
+    key "total", "total " title, total_of<metric>, total_cell<metric, unit>, needs, false, metric  \
   }
 
 const std::vector<MetricColumnDef> kColumns = {
@@ -48,9 +48,11 @@ const std::vector<MetricColumnDef> kColumns = {
     {"self%", "self%", self_of<Metric::WallNs>,
      [](MetricView s, MetricView, uint64_t g) { return format_pct(s[Metric::WallNs], g); }},
     {"sum%", "sum%", self_of<Metric::WallNs>, nullptr, Needs::Nothing, true},
-    {"total", "total", total_of<Metric::WallNs>, total_cell<Metric::WallNs, Unit::Ns>},
+    {"total", "total", total_of<Metric::WallNs>, total_cell<Metric::WallNs, Unit::Ns>, Needs::Nothing, false,
+     Metric::WallNs},
     {"total%", "total%", total_of<Metric::WallNs>,
-     [](MetricView, MetricView t, uint64_t g) { return format_pct(t[Metric::WallNs], g); }},
+     [](MetricView, MetricView t, uint64_t g) { return format_pct(t[Metric::WallNs], g); }, Needs::Nothing, false,
+     Metric::WallNs},
     {"avg", "avg self", [](MetricView s, MetricView) { return per_call(s[Metric::WallNs], s[Metric::Calls]); },
      [](MetricView s, MetricView, uint64_t) {
        return s[Metric::Calls] ? format_ns(s[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
@@ -61,7 +63,7 @@ const std::vector<MetricColumnDef> kColumns = {
      [](MetricView s, MetricView t, uint64_t) {
        return s[Metric::Calls] ? format_ns(t[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
      },
-     Needs::Calls},
+     Needs::Calls, false, Metric::WallNs},
     {"min", "min self", [](MetricView s, MetricView) { return or_zero(s[Metric::MinWallNs]); },
      [](MetricView s, MetricView, uint64_t) { return format_ns(s[Metric::MinWallNs]); }, Needs::MinMax},
     {"max", "max self", [](MetricView s, MetricView) { return or_zero(max_or_unset(s)); },
@@ -75,7 +77,7 @@ const std::vector<MetricColumnDef> kColumns = {
     CALLPROF_PAIR("allocbytes", "alloc bytes", Metric::AllocBytes, Unit::Bytes, Needs::Nothing),
     CALLPROF_PAIR("frees", "frees", Metric::FreeCalls, Unit::Count, Needs::Nothing),
     {"samplestotal", "total samples", total_of<Metric::Samples>, total_cell<Metric::Samples, Unit::Count>,
-     Needs::Samples},
+     Needs::Samples, false, Metric::Samples},
     CALLPROF_PAIR("syscalls", "syscalls", Metric::Syscalls, Unit::Count, Needs::Nothing),
     CALLPROF_PAIR("syscalltime", "syscall time", Metric::SyscallNs, Unit::Ns, Needs::Nothing),
     CALLPROF_PAIR("syscallerrors", "syscall errors", Metric::SyscallErrors, Unit::Count, Needs::Nothing),

@@ -36,6 +36,9 @@ struct MetricColumnDef {
   // The cell is the running sum of the self column over the rows shown so far (pprof's
   // sum%): the view computes it; `cell` is not used.
   bool running = false;
+  // The one metric `value` and `cell` read from the total metrics (Metric::kCount: none),
+  // so a view can sum only the totals its columns show.
+  Metric total_metric = Metric::kCount;
 };
 
 // Does the profile give this column's values? Otherwise its cells print "-".

@@ -25,6 +25,7 @@ class ReportContext {
   const ReportOptions& options() const { return *options_; }
   const CallTree& tree() const { return analysis_->tree(); }
   const NodeQuantities& nodes() const { return analysis_->nodes(); }
+  const std::vector<uint32_t>& levels() const { return analysis_->levels(); }
   const std::vector<FunctionRow>& functions() const { return analysis_->functions(); }
   const std::vector<EdgeRow>& edges() const { return analysis_->edges(); }
   const TreeStats& stats() const { return analysis_->stats(); }
