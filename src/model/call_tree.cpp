@@ -109,6 +109,10 @@ MetricTable cumulative(const CallTree& tree) {
   return cumulative_rows(tree.base_table(), [&](size_t i) { return tree.node(NodeId(i)).parent; });
 }
 
+MetricTable cumulative(const CallTree& tree, std::span<const Metric> metrics) {
+  return cumulative_rows(tree.base_table(), [&](size_t i) { return tree.node(NodeId(i)).parent; }, metrics);
+}
+
 namespace {
 
 // Depth-first, counting the instances of each function on the current path in `active`

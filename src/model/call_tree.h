@@ -92,6 +92,8 @@ class CallTree {
 // Derived per-node quantities; each returns one entry per node.
 // cum: base plus every descendant's base, for additive metrics (min/max stay the node's own).
 MetricTable cumulative(const CallTree& tree);
+// The same for `metrics` alone (a view that reads a few totals of a large tree).
+MetricTable cumulative(const CallTree& tree, std::span<const Metric> metrics);
 // Recursion level: how many ancestors of the node carry the same function.
 std::vector<uint32_t> recursion_levels(const CallTree& tree);
 

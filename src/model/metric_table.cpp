@@ -99,6 +99,14 @@ void MetricTable::push_back() {
   ++rows_;
 }
 
+void MetricTable::resize(size_t rows) {
+  reserve(rows);
+  if (rows > rows_)
+    for (size_t s = 0; s < metrics_.size(); ++s)
+      std::fill(column_data(s) + rows_, column_data(s) + rows, default_value(metrics_[s]));
+  rows_ = rows;
+}
+
 void MetricTable::set(size_t row, Metric m, uint64_t v) {
   const int s = slot_[size_t(m)];
   if (s >= 0) column_data(size_t(s))[row] = v;

@@ -98,6 +98,8 @@ class MetricTable {
   void reserve(size_t rows);
   // One more row, every metric at its default.
   void push_back();
+  // `rows` rows: those added at every metric's default.
+  void resize(size_t rows);
 
   MetricRow operator[](size_t row) const { return MetricRow(*this, row); }
   MetricRowRef operator[](size_t row) { return MetricRowRef(*this, row); }
@@ -189,12 +191,27 @@ inline void add_sums(Metrics& into, MetricRow row) {
 // Totals: each row plus every descendant's row for the additive metrics; minimum and maximum
 // stay each row's own. `parent[i] < i` for every row but 0.
 template <typename Parent>
+void add_to_parents(std::span<uint64_t> col, Parent parent_of) {
+  for (size_t i = col.size(); i-- > 1;) col[parent_of(i)] += col[i];
+}
+
+template <typename Parent>
 MetricTable cumulative_rows(const MetricTable& base, Parent parent_of) {
   MetricTable cum = base;
-  for (Metric m : cum.metrics()) {
-    if (info(m).merge != MergeKind::Sum) continue;
-    std::span<uint64_t> col = cum.column(m);
-    for (size_t i = col.size(); i-- > 1;) col[parent_of(i)] += col[i];
+  for (Metric m : cum.metrics())
+    if (info(m).merge == MergeKind::Sum) add_to_parents(cum.column(m), parent_of);
+  return cum;
+}
+
+// The same for `metrics` alone: the table has columns only for those of them `base` has.
+template <typename Parent>
+MetricTable cumulative_rows(const MetricTable& base, Parent parent_of, std::span<const Metric> metrics) {
+  MetricTable cum;
+  cum.resize(base.size());
+  for (Metric m : metrics) {
+    if (!base.has(m) || cum.has(m)) continue;
+    cum.set_column(m, base.column(m));
+    if (info(m).merge == MergeKind::Sum) add_to_parents(cum.column(m), parent_of);
   }
   return cum;
 }

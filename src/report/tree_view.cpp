@@ -23,32 +23,12 @@ namespace {
 constexpr size_t kMaxIndentLevels = 64;
 
 // The tree with its per-node quantities: recursion levels from the context, and `cum`,
-// the subtree totals of only the metrics the view reads (see subtree_totals).
+// the subtree totals of only the metrics the view reads (see totals_read).
 struct NodeData {
   const CallTree& tree;
   const MetricTable& cum;
   const std::vector<uint32_t>& level;
 };
-
-// Subtree totals of `metrics` alone: wall time (ties, the folded rows' totals) and what
-// the shown columns and the sort column read. The analysis's cum table has every metric,
-// min and max copied too: 72 MB on a million-node exact profile where the default columns
-// read 8.
-MetricTable subtree_totals(const CallTree& tree, const std::vector<const MetricColumnDef*>& columns) {
-  MetricTable totals;
-  totals.reserve(tree.size());
-  for (size_t i = 0; i < tree.size(); ++i) totals.push_back();
-  auto add = [&](Metric m) {
-    if (m == Metric::kCount || totals.has(m) || !tree.base_table().has(m)) return;
-    totals.set_column(m, tree.base_table().column(m));
-    if (info(m).merge != MergeKind::Sum) return;  // a minimum or maximum stays the node's own, as in cum
-    const std::span<uint64_t> col = totals.column(m);
-    for (size_t i = col.size(); i-- > 1;) col[tree.node(NodeId(i)).parent] += col[i];
-  };
-  add(Metric::WallNs);
-  for (const MetricColumnDef* c : columns) add(c->total_metric);
-  return totals;
-}
 
 // How siblings are ordered: by a column's value, largest first, ties by total wall time
 // and then by name; or by name alone (no column).
@@ -96,6 +76,17 @@ void sort_children(const ReportContext& ctx, const NodeData& d, NodeOrder order,
 }
 
 using Columns = std::vector<const MetricColumnDef*>;
+
+// The totals the view reads: wall time (ties, the folded rows) and those of the shown
+// columns and the sort column. The analysis's cum table has every metric, min and max
+// copied too: 72 MB on a million-node exact profile where the default columns read 8.
+std::vector<Metric> totals_read(const Columns& shown, const MetricColumnDef* sort) {
+  std::vector<Metric> metrics{Metric::WallNs};
+  for (const MetricColumnDef* c : shown)
+    if (c->total_metric != Metric::kCount) metrics.push_back(c->total_metric);
+  if (sort && sort->total_metric != Metric::kCount) metrics.push_back(sort->total_metric);
+  return metrics;
+}
 
 Table tree_table(const Columns& shown) {
   std::vector<Column> cols = {{"level"}, {"rec"}};
@@ -234,9 +225,7 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
   if (!order) return order.error();
   auto cols = shown_columns(ctx, TableKind::Tree);
   if (!cols) return cols.error();
-  std::vector<const MetricColumnDef*> read = *cols;
-  if (order->column) read.push_back(order->column);
-  const MetricTable totals = subtree_totals(ctx.tree(), read);
+  const MetricTable totals = cumulative(ctx.tree(), totals_read(*cols, order->column));
   const NodeData d{ctx.tree(), totals, ctx.levels()};
   const std::vector<bool> shown = select_nodes(ctx.tree(), [&](FunctionId f) { return ctx.matches(f); });
   std::vector<TreeRow> rows;

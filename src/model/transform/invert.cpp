@@ -90,12 +90,8 @@ InvertedTree inverted_tree(const CallTree& tree, const MetricTable& cum, std::sp
   const std::vector<Occurrence> found = insert_reversed_paths(tree, matches, max_depth, beyond, trie);
   InvertedTree out;
   out.tree = trie.release();
-  out.self.reserve(out.tree.size());
-  out.total.reserve(out.tree.size());
-  for (size_t i = 0; i < out.tree.size(); ++i) {
-    out.self.push_back();
-    out.total.push_back();
-  }
+  out.self.resize(out.tree.size());
+  out.total.resize(out.tree.size());
   const MetricTable& base = tree.base_table();
   auto every = [](const Occurrence&) { return true; };
   // An inner instance's cum lies inside its outermost instance's, already counted there.

@@ -75,6 +75,29 @@ TEST(CallTree, CumulativeSumsSubtreeAndKeepsOwnMinMax) {
   EXPECT_EQ(cum[a][Metric::MaxWallNs], 5u);
 }
 
+// Totals of a few metrics only: those columns as cumulative() has them, no others.
+TEST(CallTree, CumulativeOfSomeMetricsHasOnlyTheirColumns) {
+  CallTree t;
+  const NodeId a = t.path(std::vector<FunctionId>{1});
+  const NodeId b = t.path(std::vector<FunctionId>{1, 2});
+  t.base(a)[Metric::WallNs] = 5;
+  t.base(b)[Metric::WallNs] = 7;
+  t.base(a)[Metric::CpuNs] = 3;
+  t.base(b)[Metric::CpuNs] = 2;
+  t.base(b)[Metric::MaxWallNs] = 7;
+  const std::vector<Metric> some{Metric::WallNs, Metric::MaxWallNs, Metric::Calls};
+  const MetricTable all = cumulative(t), part = cumulative(t, some);
+  ASSERT_EQ(part.size(), t.size());
+  EXPECT_TRUE(part.has(Metric::WallNs) && part.has(Metric::MaxWallNs));
+  EXPECT_FALSE(part.has(Metric::CpuNs)) << "not asked for";
+  EXPECT_FALSE(part.has(Metric::Calls)) << "asked for, but the tree has no such column";
+  for (NodeId n = 0; n < t.size(); ++n) {
+    EXPECT_EQ(part[n][Metric::WallNs], all[n][Metric::WallNs]);
+    EXPECT_EQ(part[n][Metric::MaxWallNs], all[n][Metric::MaxWallNs]);
+  }
+  EXPECT_EQ(part[a][Metric::WallNs], 12u);
+}
+
 TEST(CallTree, RecursionLevelsCountSameFunctionAncestors) {
   CallTree t;
   // main -> f -> g -> f -> f   (mutual then direct recursion)
