@@ -37,7 +37,6 @@ std::string frame_text(std::string_view name) {
   return frame;
 }
 
-
 }  // namespace
 
 Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostream& out) {

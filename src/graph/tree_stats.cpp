@@ -13,8 +13,6 @@ namespace callprof {
 
 TreeStats tree_stats(const CallTree& tree) { return tree_stats(tree, recursion_levels(tree)); }
 
-TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q) { return tree_stats(tree, q.level); }
-
 TreeStats tree_stats(const CallTree& tree, std::span<const uint32_t> level) {
   TreeStats s;
   const size_t n = tree.size();

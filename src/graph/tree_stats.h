@@ -33,7 +33,6 @@ struct TreeStats {
 };
 
 TreeStats tree_stats(const CallTree& tree);
-TreeStats tree_stats(const CallTree& tree, const NodeQuantities& q);
 TreeStats tree_stats(const CallTree& tree, std::span<const uint32_t> level);  // recursion_levels(tree)
 
 // The `n` nodes with the largest base value of `by` (ties by node id), each naming a path

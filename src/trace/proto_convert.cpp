@@ -1,6 +1,7 @@
 // Model <-> payload message. Writing is a field-by-field copy plus the columnar tree layout;
-// reading trusts ids only after validate_payload() and rebuilds each tree through
-// CallTree::child so its sibling links and child index are the model's own.
+// reading trusts ids only after validate_head() and validate_thread(), and rebuilds each tree
+// by appending its nodes in file order (checked once for repeated paths), so its sibling
+// links are the model's own.
 #include "trace/proto_convert.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,5 @@
-// Semantic checks on a parsed payload (internal). After validate_payload() succeeds, every
+// Semantic checks on a parsed payload (internal). After validate_payload() (or validate_head()
+// and validate_thread() of each thread) succeeds, every
 // id in the message points at an existing entry and every tree column has one value per
 // node, so the model can be built by plain indexing.
 #pragma once
