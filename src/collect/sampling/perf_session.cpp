@@ -130,7 +130,6 @@ Status PerfSession::open_cpu_events(pid_t tid, size_t i, bool on_exec, const std
   for (EventRole role : {EventRole::Sampler, EventRole::SwitchSampler}) {
     if (role == EventRole::SwitchSampler && !options_.off_cpu) break;
     perf_event_attr attr = make_attr(options_, role, on_exec);
-    attr.disabled = on_exec;  // attach: sample from the moment each thread is opened
     if (ring_fds_[i] < 0) attr.watermark = 1, attr.wakeup_watermark = uint32_t(options_.ring_bytes / 4);
     auto fd = open_event(attr, tid, cpus_[i], what, err);
     if (!fd) return fd.error();
@@ -162,7 +161,6 @@ Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::s
     if (refused_[site]) continue;
     perf_event_attr attr = make_uprobe_attr(options_, uprobe_definitions_.ids()[site],
                                             options_.uprobes[site].needs_stack, on_exec);
-    attr.disabled = on_exec;
     int e = 0;
     auto fd = open_event(attr, tid, cpus_[i], what, &e);
     if (!fd && (e == EINVAL || e == EOPNOTSUPP || e == ENOENT)) {
@@ -215,6 +213,10 @@ Result<PerfSession> PerfSession::attach(pid_t pid, const SamplingOptions& option
     ++s.stats_.threads_attached;
   }
   if (auto st = check_process(pid); !st) return make_error(what + ": " + st.error().message);
+  // Opened disabled and enabled here in one pass, as detach disables them: every probe
+  // starts (and stops) within microseconds of the others, so a caller's probe is not
+  // still off while its callee's already counts.
+  for (int fd : s.fds_) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   return s;
 }
 
