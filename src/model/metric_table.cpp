@@ -83,10 +83,8 @@ void MetricTable::grow(size_t rows) {
 }
 
 void MetricTable::add_column(Metric m) {
-  slot_[size_t(m)] = int8_t(metrics_.size());
-  metrics_.push_back(m);
-  columns_[metrics_.size() - 1] = column_array(capacity_);
-  std::fill_n(column_data(metrics_.size() - 1), rows_, default_value(m));
+  const std::span<uint64_t> c = column_to_overwrite(m);
+  std::fill(c.begin(), c.end(), default_value(m));
 }
 
 void MetricTable::reserve(size_t rows) {
@@ -113,17 +111,21 @@ void MetricTable::set(size_t row, Metric m, uint64_t v) {
   else if (v != default_value(m)) column_for(m)[row] = v;
 }
 
-void MetricTable::set_column(Metric m, std::span<const uint64_t> values) {
-  const bool added = !has(m);
-  if (added) {  // at its default only past the given values: filled once
+std::span<uint64_t> MetricTable::column_to_overwrite(Metric m) {
+  if (!has(m)) {
     slot_[size_t(m)] = int8_t(metrics_.size());
     metrics_.push_back(m);
     columns_[metrics_.size() - 1] = column_array(capacity_);
   }
-  uint64_t* c = column_data(size_t(slot_[size_t(m)]));
+  return column(m);
+}
+
+void MetricTable::set_column(Metric m, std::span<const uint64_t> values) {
+  const bool added = !has(m);
+  const std::span<uint64_t> c = column_to_overwrite(m);
   const size_t n = std::min(values.size(), rows_);
-  std::copy_n(values.begin(), n, c);
-  if (added) std::fill(c + n, c + rows_, default_value(m));
+  std::copy_n(values.begin(), n, c.begin());
+  if (added) std::fill(c.begin() + n, c.end(), default_value(m));  // at its default only past the values
 }
 
 void MetricTable::merge_rows(const MetricTable& from, std::span<const uint32_t> to) {

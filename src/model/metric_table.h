@@ -124,6 +124,8 @@ class MetricTable {
   }
   // The metric's column set to `values` (one per row), added when absent.
   void set_column(Metric m, std::span<const uint64_t> values);
+  // The metric's column, added uninitialised when absent, for the caller to write every row.
+  std::span<uint64_t> column_to_overwrite(Metric m);
   // `from`'s rows merged into this table's rows `to[i]` (one per row of `from`), metric by
   // metric by its merge kind; columns `from` has and this one lacks are added.
   void merge_rows(const MetricTable& from, std::span<const uint32_t> to);

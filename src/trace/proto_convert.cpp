@@ -11,9 +11,9 @@
 #include <optional>
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
 
 #include "trace/container.h"
+#include "trace/message_parts.h"
 #include "trace/metadata_convert.h"
 #include "trace/validate.h"
 #include "util/parallel.h"
@@ -161,7 +161,7 @@ Thread::OffCpu take_offcpu(int value) {
 }
 
 // Per node, whether it is listed as inlined (validated: listed indexes are nodes).
-std::vector<bool> inlined_nodes(const file::CallTree& in) {
+std::vector<bool> inlined_nodes(const file::PackedCallTree& in) {
   std::vector<bool> out(size_t(in.parent_size()), false);
   for (uint32_t node : in.inlined())
     if (node < out.size()) out[node] = true;
@@ -170,7 +170,7 @@ std::vector<bool> inlined_nodes(const file::CallTree& in) {
 
 // The first node that repeats an earlier node's (parent, function, inlined), as (earlier,
 // later); a file must not hold one path twice. Sorting the keys costs a fraction of indexing them.
-std::optional<std::pair<int, int>> repeated_path(const file::CallTree& in) {
+std::optional<std::pair<int, int>> repeated_path(const file::PackedCallTree& in) {
   const std::vector<bool> inlined = inlined_nodes(in);
   using Key = std::pair<uint64_t, bool>;
   auto key = [&](int i) { return Key{(uint64_t(in.parent(i)) << 32) | in.function(i), inlined[size_t(i)]}; };
@@ -206,10 +206,9 @@ bool has_repeated_child(const CallTree& tree) {
 }
 
 // Requires a validated tree: parents precede children and columns match the node count.
-// Each metric column's array in the message is freed once copied: the next column's array
-// in the model then reuses its memory instead of growing the heap (a million-node tree has
-// about nine columns of 8 MB).
-Result<CallTree> take_tree(file::CallTree& in, std::string_view where) {
+// Each metric column is decoded from its packed bytes straight into the model's array, and
+// the bytes are freed at once: the next column's array can then reuse their memory.
+Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where) {
   const std::vector<bool> inlined = inlined_nodes(in);
   CallTree tree;
   tree.reserve(size_t(in.parent_size()));
@@ -218,11 +217,11 @@ Result<CallTree> take_tree(file::CallTree& in, std::string_view where) {
     if (auto twice = repeated_path(in))  // the first repeated key, as the message has always named it
       return make_error(fmt::format("invalid ({}: node {} repeats node {}: same parent {} and function {})", where,
                                     twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
-  for (file::MetricColumn& column : *in.mutable_metrics()) {
+  for (file::PackedMetricColumn& column : *in.mutable_metrics()) {
     const Metric metric = metric_named(column.name());
-    if (metric != Metric::kCount)
-      tree.base_table().set_column(metric, std::span<const uint64_t>(column.values().data(), column.values_size()));
-    google::protobuf::RepeatedField<uint64_t>().Swap(column.mutable_values());
+    if (metric != Metric::kCount && !decode_packed_varints(column.values(), tree.base_table().column_to_overwrite(metric)))
+      return make_error(fmt::format("invalid ({}: metric column {} holds a malformed value)", where, column.name()));
+    std::string().swap(*column.mutable_values());
   }
   return tree;
 }
@@ -242,7 +241,7 @@ SyscallStats take_syscall(const file::Syscall& in) {
   return s;
 }
 
-Result<Thread> take_thread(file::Thread& in, size_t index) {
+Result<Thread> take_thread(file::Thread& in, file::PackedCallTree& tree_in, size_t index) {
   Thread thread;
   thread.tid = in.tid();
   thread.pid = in.pid();
@@ -260,7 +259,7 @@ Result<Thread> take_thread(file::Thread& in, size_t index) {
   thread.lost_events = in.lost_events();
   thread.prunes = in.prunes();
   thread.offcpu = take_offcpu(in.offcpu());
-  Result<CallTree> tree = take_tree(*in.mutable_tree(), thread_label(index, in.tid()));
+  Result<CallTree> tree = take_tree(tree_in, thread_label(index, in.tid()));
   if (!tree) return tree.error();
   thread.tree = std::move(tree).value();
   for (const file::Syscall& s : in.syscalls()) thread.syscalls.push_back(take_syscall(s));
@@ -336,43 +335,14 @@ namespace {
 
 Error corrupted() { return make_error("corrupted (the payload is not a valid profile message)"); }
 
-// The payload's top-level fields: each thread's bytes (field 5), and the other fields'
-// bytes (tag included) joined, which parse as the message without its threads.
-struct PayloadParts {
-  std::string head;
-  std::vector<std::span<const uint8_t>> threads;
-};
-
-Result<PayloadParts> split_payload(std::span<const uint8_t> payload) {
-  PayloadParts parts;
-  // Size fits an int: decode_header caps it at kMaxPayloadSize.
-  google::protobuf::io::CodedInputStream in(payload.data(), int(payload.size()));
-  for (;;) {
-    const int start = in.CurrentPosition();
-    const uint32_t tag = in.ReadTag();
-    if (tag == 0) {  // the end, or bytes that are no tag
-      if (in.CurrentPosition() != int(payload.size())) return corrupted();
-      return parts;
-    }
-    if (tag == kThreadTag) {
-      uint32_t length = 0;
-      if (!in.ReadVarint32(&length) || length > payload.size() - size_t(in.CurrentPosition())) return corrupted();
-      parts.threads.push_back(payload.subspan(size_t(in.CurrentPosition()), length));
-      if (!in.Skip(int(length))) return corrupted();
-      continue;
-    }
-    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) return corrupted();
-    parts.head.append(reinterpret_cast<const char*>(payload.data()) + start, size_t(in.CurrentPosition() - start));
-  }
-}
-
 }  // namespace
 
 Result<Profile> parse_payload(std::span<const uint8_t> payload) {
-  Result<PayloadParts> parts = split_payload(payload);
-  if (!parts) return parts.error();
+  // The threads (field 5) apart from the rest, which parses as the message without them.
+  const std::optional<MessageParts> parts = split_message(payload, file::Profile::kThreadsFieldNumber);
+  if (!parts) return corrupted();
   file::Profile head;
-  if (!head.ParseFromString(parts->head)) return corrupted();
+  if (!head.ParseFromString(parts->rest)) return corrupted();
   if (Status s = validate_head(head); !s) return s.error();
   Profile profile;
   profile.meta = take_metadata(head.metadata());
@@ -387,13 +357,13 @@ Result<Profile> parse_payload(std::span<const uint8_t> payload) {
   // Each thread is parsed, checked and taken on its own, in parallel, its message dropped
   // as soon as it is taken: the whole message is never held.
   const size_t function_count = profile.functions.size();
-  std::vector<std::optional<Result<Thread>>> threads(parts->threads.size());
+  std::vector<std::optional<Result<Thread>>> threads(parts->field.size());
   parallel_for(threads.size(), [&](size_t i) {
-    file::Thread message;
-    const std::span<const uint8_t> bytes = parts->threads[i];
-    if (!message.ParseFromArray(bytes.data(), int(bytes.size()))) return void(threads[i].emplace(corrupted()));
-    if (Status s = validate_thread(message, i, function_count); !s) return void(threads[i].emplace(s.error()));
-    threads[i].emplace(take_thread(message, i));
+    std::optional<ThreadMessage> message = parse_thread_message(parts->field[i]);
+    if (!message) return void(threads[i].emplace(corrupted()));
+    if (Status s = validate_thread(message->thread, message->tree, i, function_count); !s)
+      return void(threads[i].emplace(s.error()));
+    threads[i].emplace(take_thread(message->thread, message->tree, i));
   });
   profile.threads.reserve(threads.size());
   for (std::optional<Result<Thread>>& thread : threads) {

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "model/profile.h"
+#include "trace/message_parts.h"
 
 namespace callprof::trace {
 namespace {
@@ -18,22 +20,23 @@ Error invalid(std::string_view where, std::string_view what) {
   return make_error(fmt::format("invalid ({}: {})", where, what));
 }
 
-Status validate_columns(const file::CallTree& tree, size_t node_count, std::string_view where) {
+Status validate_columns(const file::PackedCallTree& tree, size_t node_count, std::string_view where) {
   std::array<bool, kMetricCount> seen{};
-  for (const file::MetricColumn& column : tree.metrics()) {
+  for (const file::PackedMetricColumn& column : tree.metrics()) {
     const Metric metric = metric_named(column.name());
     if (metric == Metric::kCount) continue;  // written by a newer callprof: ignored
     const std::string_view name = info(metric).name;
     if (seen[size_t(metric)]) return invalid(where, fmt::format("metric column {} appears twice", name));
     seen[size_t(metric)] = true;
-    if (size_t(column.values_size()) != node_count)
-      return invalid(where, fmt::format("metric column {} has {} values for {} nodes", name,
-                                        column.values_size(), node_count));
+    const std::optional<size_t> values = packed_varint_count(column.values());
+    if (!values) return invalid(where, fmt::format("metric column {} ends inside a value", name));
+    if (*values != node_count)
+      return invalid(where, fmt::format("metric column {} has {} values for {} nodes", name, *values, node_count));
   }
   return Ok{};
 }
 
-Status validate_tree(const file::CallTree& tree, size_t function_count, std::string_view where) {
+Status validate_tree(const file::PackedCallTree& tree, size_t function_count, std::string_view where) {
   const size_t node_count = size_t(tree.parent_size());
   if (node_count == 0) return invalid(where, "call tree has no root node");
   if (size_t(tree.function_size()) != node_count)
@@ -124,7 +127,8 @@ Metric metric_named(std::string_view name) {
   return Metric::kCount;
 }
 
-Status validate_thread(const file::Thread& thread, size_t index, size_t function_count) {
+Status validate_thread(const file::Thread& thread, const file::PackedCallTree& tree, size_t index,
+                       size_t function_count) {
   const std::string where = thread_label(index, thread.tid());
   const uint32_t start = thread.start_routine();
   if (start != kNoFunction && start >= function_count)
@@ -137,8 +141,8 @@ Status validate_thread(const file::Thread& thread, size_t index, size_t function
   for (const file::Syscall& s : thread.syscalls())
     if (auto st = validate_syscall(s, where); !st) return st;
   if (thread.has_timeline())
-    if (auto st = validate_timeline(thread.timeline(), size_t(thread.tree().parent_size()), where); !st) return st;
-  return validate_tree(thread.tree(), function_count, where);
+    if (auto st = validate_timeline(thread.timeline(), size_t(tree.parent_size()), where); !st) return st;
+  return validate_tree(tree, function_count, where);
 }
 
 Status validate_head(const file::Profile& head) {
@@ -156,8 +160,15 @@ Status validate_head(const file::Profile& head) {
 
 Status validate_payload(const file::Profile& payload) {
   if (Status s = validate_head(payload); !s) return s;
-  for (int i = 0; i < payload.threads_size(); ++i)
-    if (Status s = validate_thread(payload.threads(i), size_t(i), size_t(payload.functions_size())); !s) return s;
+  for (int i = 0; i < payload.threads_size(); ++i) {
+    // As the reader sees it: the tree's metric values still encoded.
+    const std::string bytes = payload.threads(i).SerializeAsString();
+    const std::optional<ThreadMessage> thread =
+        parse_thread_message(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    if (!thread) return make_error("corrupted (a thread is not a valid message)");
+    if (Status s = validate_thread(thread->thread, thread->tree, size_t(i), size_t(payload.functions_size())); !s)
+      return s;
+  }
   return Ok{};
 }
 

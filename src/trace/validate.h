@@ -18,7 +18,9 @@ Status validate_payload(const file::Profile& payload);
 // The same checks in parts, for a payload read one thread at a time: everything but the
 // threads, then each thread (its index in the file; the head's function count).
 Status validate_head(const file::Profile& head);
-Status validate_thread(const file::Thread& thread, size_t index, size_t function_count);
+// (A thread as the reader takes it: without its tree, and the tree's values still encoded.)
+Status validate_thread(const file::Thread& thread, const file::PackedCallTree& tree, size_t index,
+                       size_t function_count);
 
 // How errors name a thread: its position in the file and its tid.
 std::string thread_label(size_t index, uint32_t tid);

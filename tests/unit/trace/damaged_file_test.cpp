@@ -9,6 +9,7 @@
 #include "test_profiles.h"
 #include "trace/container.h"
 #include "trace/profile_file.h"
+#include "trace/proto_convert.h"
 
 namespace callprof {
 namespace {
@@ -153,15 +154,19 @@ TEST(DamagedFile, PayloadThatIsNotAProfileMessage) {
 
 // The reader takes the payload one thread (field 5) at a time: the other fields may come
 // in any order around them, as in any protobuf message, and a damaged thread is reported.
-std::vector<uint8_t> thread_field(const file::Thread& thread) {
-  std::string bytes = thread.SerializeAsString();
-  std::vector<uint8_t> field = {(5 << 3) | 2};
-  for (size_t n = bytes.size(); ; n >>= 7) {  // the length as a varint
+// A length-delimited field: its tag byte, the length as a varint, the bytes.
+std::vector<uint8_t> length_delimited(uint8_t tag, const std::string& bytes) {
+  std::vector<uint8_t> field = {tag};
+  for (size_t n = bytes.size();; n >>= 7) {
     field.push_back(uint8_t((n & 0x7F) | (n > 0x7F ? 0x80 : 0)));
     if (n <= 0x7F) break;
   }
   field.insert(field.end(), bytes.begin(), bytes.end());
   return field;
+}
+
+std::vector<uint8_t> thread_field(const file::Thread& thread) {
+  return length_delimited((5 << 3) | 2, thread.SerializeAsString());
 }
 
 std::vector<uint8_t> thread_before_head(const file::Profile& payload, std::vector<uint8_t> thread) {
@@ -193,6 +198,32 @@ TEST(DamagedFile, DamagedThreadIsReported) {
   inner.push_back(0xff);
   test::expect_error(parse_profile(trace::wrap_payload(thread_before_head(payload, inner)).value(), "d"), "d",
                      "corrupted (the payload is not a valid profile message)");
+}
+
+// The reader decodes a tree's metric values from their packed bytes (PackedCallTree): a
+// column that ends inside a value, or holds one longer than ten bytes, is one clear error.
+// From a file, the payload's budget count (which reads every value) finds it first.
+TEST(DamagedFile, MalformedMetricValuesAreReported) {
+  const file::Profile payload = test::minimal_payload();
+  for (auto [values, error] : {std::pair{std::string("\x01\x01\x80", 3), "metric column calls ends inside a value"},
+                               std::pair{std::string("\x01") + std::string(10, '\xff') + '\x01',
+                                         "metric column calls holds a malformed value"}}) {
+    file::PackedCallTree tree;
+    ASSERT_TRUE(tree.ParseFromString(payload.threads(0).tree().SerializeAsString()));
+    ASSERT_EQ(tree.metrics(0).name(), "calls");
+    tree.mutable_metrics(0)->set_values(values);
+    file::Thread thread = payload.threads(0);
+    thread.clear_tree();
+    std::string thread_bytes = thread.SerializeAsString();
+    const std::vector<uint8_t> tree_field = length_delimited((11 << 3) | 2, tree.SerializeAsString());
+    thread_bytes.append(tree_field.begin(), tree_field.end());
+    const std::vector<uint8_t> bytes = thread_before_head(payload, length_delimited((5 << 3) | 2, thread_bytes));
+    const Result<Profile> parsed = trace::parse_payload(bytes);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_NE(parsed.error().message.find(error), std::string::npos) << parsed.error().message;
+    test::expect_error(parse_profile(trace::wrap_payload(bytes).value(), "m"), "m",
+                       "corrupted (the payload is not a valid profile message)");
+  }
 }
 
 }  // namespace
