@@ -73,7 +73,7 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   if (!options.raw) a.compensation_ = compensate(*a.profile_);
   if (Status s = a.select_threads(); !s) return s.error();
   if (Status s = a.compile_patterns(); !s) return s.error();
-  a.folded_ = folded_functions(*a.profile_);
+  a.summarise_threads();
   a.build_tree();
   if (!a.hidden_.empty() || !a.focused_.empty()) {
     a.tree_ = a.transformed(a.tree());
@@ -83,6 +83,21 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
     for (Thread& t : a.profile_->threads) t.tree = CallTree();
   a.aggregate();
   return a;
+}
+
+// What is read from the threads' own trees, taken while they are all there (the merge may
+// take the first one's tree, and views that read only the analysed tree release them).
+void Analysis::summarise_threads() {
+  const Profile& p = *profile_;
+  folded_ = folded_functions(p);
+  thread_totals_ = callprof::thread_totals(p);
+  for (const Thread& t : p.threads) thread_folded_counts_.push_back(folded_functions(t).size());
+  if (!options_.thread_rows) return;
+  thread_rows_.resize(threads_.size());
+  parallel_for(threads_.size(), [&](size_t k) {
+    std::vector<FunctionRow> rows = function_rows(p.threads[threads_[k]].tree);  // made here, not beside the other core's
+    thread_rows_[k] = std::move(rows);
+  });
 }
 
 Status Analysis::select_threads() {

@@ -16,6 +16,7 @@
 #include "graph/aggregate.h"
 #include "graph/folded.h"
 #include "graph/node_quantities.h"
+#include "graph/threads.h"
 #include "graph/tree_stats.h"
 #include "model/transform/compensate.h"
 #include "model/profile.h"
@@ -50,6 +51,9 @@ struct QueryOptions {
   // threads' own trees are released, so the memory serves the views (for a caller that
   // reads only tree(); profile().threads[i].tree is then empty).
   bool keep_thread_trees = true;
+  // Each selected thread's own function rows (Analysis::thread_rows), taken before the
+  // threads' trees are released: JSON's per-thread and per-process breakdowns.
+  bool thread_rows = false;
 };
 
 class Analysis {
@@ -86,6 +90,15 @@ class Analysis {
   bool focused() const { return !options_.focus.empty(); }
   // Functions the runtime folded (auto-fold), over every thread of the profile.
   const std::vector<FoldedFunction>& folded() const { return folded_; }
+  // Per thread of the profile (profile().threads order), from its own tree before any
+  // release: its totals, and how many functions the runtime folded in it.
+  const std::vector<ThreadTotals>& thread_totals() const { return thread_totals_; }
+  const std::vector<size_t>& thread_folded_counts() const { return thread_folded_counts_; }
+  // The function rows of the k-th selected thread's own tree (threads()[k]); only with
+  // QueryOptions::thread_rows, else empty.
+  std::span<const FunctionRow> thread_rows(size_t k) const {
+    return k < thread_rows_.size() ? std::span<const FunctionRow>(thread_rows_[k]) : std::span<const FunctionRow>();
+  }
   // Distinct modules of the functions in the tree (views drop the module column at 1).
   size_t module_count() const { return module_count_; }
 
@@ -117,6 +130,7 @@ class Analysis {
   void build_tree();
   Status compile_patterns();
   CallTree transformed(const CallTree& tree) const;
+  void summarise_threads();
   void aggregate();
 
   std::unique_ptr<Profile> profile_;  // stable address: views keep pointers into it
@@ -132,6 +146,9 @@ class Analysis {
   std::unique_ptr<std::once_flag> edges_once_ = std::make_unique<std::once_flag>();
   TreeStats stats_;
   std::vector<FoldedFunction> folded_;
+  std::vector<ThreadTotals> thread_totals_;
+  std::vector<size_t> thread_folded_counts_;
+  std::vector<std::vector<FunctionRow>> thread_rows_;  // by selected thread, when asked for
   uint64_t grand_total_ns_ = 0;
   bool cpu_measured_ = false;
   size_t module_count_ = 0;

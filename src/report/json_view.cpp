@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <future>
 #include <iterator>
 #include <map>
 
@@ -17,7 +16,6 @@
 #include "report/syscall_rows.h"
 #include "report/views.h"
 #include "util/escape.h"
-#include "util/parallel.h"
 
 namespace callprof {
 namespace {
@@ -169,7 +167,7 @@ const char* offcpu_state(Thread::OffCpu s) {
 
 std::vector<json> threads(const ReportContext& ctx) {
   const Profile& p = ctx.profile();
-  const std::vector<ThreadTotals> totals = thread_totals(p);
+  const std::vector<ThreadTotals>& totals = ctx.analysis().thread_totals();
   std::vector<json> out;
   for (size_t i = 0; i < p.threads.size(); ++i) {
     const Thread& t = p.threads[i];
@@ -191,7 +189,7 @@ std::vector<json> threads(const ReportContext& ctx) {
                    {"short_calls", t.short_calls},
                    {"lost_events", t.lost_events},
                    {"prunes", t.prunes},
-                   {"folded_functions", folded_functions(t).size()},
+                   {"folded_functions", ctx.analysis().thread_folded_counts()[i]},
                    {"timeline_events", t.timeline.events.size()},
                    {"timeline_dropped", t.timeline.dropped},
                    {"offcpu", offcpu_state(t.offcpu)},
@@ -219,16 +217,12 @@ struct FunctionSums {
 };
 using Breakdown = std::map<FunctionId, FunctionSums>;
 
-// Each selected thread's breakdown (function_rows of its own tree), in parallel.
+// Each selected thread's breakdown (the function rows of its own tree, from the analysis).
 std::vector<Breakdown> thread_breakdowns(const ReportContext& ctx) {
-  const std::vector<size_t>& threads = ctx.analysis().threads();
-  std::vector<Breakdown> out(threads.size());
-  parallel_for(threads.size(), [&](size_t k) {
-    Breakdown own;  // filled here, not beside the other core's map (one cache line)
-    for (const FunctionRow& r : function_rows(ctx.profile().threads[threads[k]].tree))
-      if (ctx.matches(r.function)) own[r.function].add(r);
-    out[k] = std::move(own);
-  });
+  std::vector<Breakdown> out(ctx.analysis().threads().size());
+  for (size_t k = 0; k < out.size(); ++k)
+    for (const FunctionRow& r : ctx.analysis().thread_rows(k))
+      if (ctx.matches(r.function)) out[k][r.function].add(r);
   return out;
 }
 
@@ -403,10 +397,6 @@ void write_edge_columns(std::ostream& out, const ReportContext& ctx) {
 }  // namespace
 
 Status render_json(const ReportContext& ctx, std::ostream& out) {
-  // The per-thread breakdowns read only the threads' own trees: summed on another core
-  // while the tree is written.
-  std::future<std::vector<Breakdown>> breakdowns_later =
-      std::async(std::launch::async, [&ctx] { return thread_breakdowns(ctx); });
   const ReportOptions& o = ctx.options();
   const JsonNames names(ctx);
   const QueryOptions& q = o.query;
@@ -460,7 +450,7 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   out << ",\n";
   write_array(out, "syscalls", syscalls(ctx));
   out << ",\n";
-  const std::vector<Breakdown> breakdowns = breakdowns_later.get();
+  const std::vector<Breakdown> breakdowns = thread_breakdowns(ctx);
   write_array(out, "by_process", by_process(ctx, breakdowns));
   out << ",\n";
   write_array(out, "by_thread", by_thread(ctx, breakdowns));

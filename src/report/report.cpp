@@ -40,9 +40,10 @@ const ViewEntry& entry(View v) {
 bool needs_function(View v) { return v == View::CallersOf || v == View::CalleesOf; }
 
 // The views that read only the analysed tree and its aggregates: the threads' own trees can
-// go once they are merged (the threads view and --json show them per thread).
+// go once they are merged (the threads and syscalls views read them; JSON's per-thread
+// breakdowns are taken by the analysis before, QueryOptions::thread_rows).
 bool reads_only_the_tree(const ReportOptions& o) {
-  if (o.json) return false;
+  if (o.json) return true;  // its per-thread breakdowns come from the analysis (thread_rows)
   switch (o.view) {
     case View::Flat:
     case View::Callers:
@@ -98,6 +99,7 @@ Status render_report(Profile profile, const ReportOptions& options, std::ostream
   QueryOptions query = options.query;
   if (options.view == View::CalleesOf) query.focus = options.function;
   query.keep_thread_trees = !reads_only_the_tree(options);
+  query.thread_rows = options.json;
   auto analysis = Analysis::run(std::move(profile), query);
   if (!analysis) return analysis.error();
   return render_report(*analysis, options, out);

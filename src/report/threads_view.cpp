@@ -9,7 +9,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "graph/folded.h"
 #include "graph/threads.h"
 #include "model/lineage.h"
 #include "report/header.h"
@@ -36,19 +35,13 @@ std::vector<size_t> forest_creators(const Profile& p) {
 struct ThreadData {
   const ReportContext& ctx;
   std::vector<size_t> creator = forest_creators(ctx.profile());
-  std::vector<ThreadTotals> totals = thread_totals(ctx.profile());
+  const std::vector<ThreadTotals>& totals = ctx.analysis().thread_totals();
   std::vector<size_t> process = thread_processes(ctx.profile());
   int64_t origin = earliest_thread_start_ns(ctx.profile());
   bool lost = std::any_of(ctx.profile().threads.begin(), ctx.profile().threads.end(),
                           [](const Thread& t) { return t.lost_events > 0; });
-  std::vector<size_t> folded = folded_counts(ctx.profile());  // functions auto-folded per thread
+  const std::vector<size_t>& folded = ctx.analysis().thread_folded_counts();  // functions auto-folded per thread
   bool any_folded = std::any_of(folded.begin(), folded.end(), [](size_t n) { return n > 0; });
-
-  static std::vector<size_t> folded_counts(const Profile& p) {
-    std::vector<size_t> out;
-    for (const Thread& t : p.threads) out.push_back(folded_functions(t).size());
-    return out;
-  }
 };
 
 // -1 when the thread has no end time yet.

@@ -7,6 +7,7 @@
 #include "fixtures.h"
 #include "report/context.h"
 #include "report/function_order.h"
+#include "model/transform/compensate.h"
 #include "report/report.h"
 
 namespace callprof {
@@ -403,6 +404,34 @@ TEST(Analysis, ViewsThatReadOnlyTheTreeReleaseTheThreadTrees) {
     ASSERT_TRUE(render_report(*kept, o, with_trees).ok());
     EXPECT_EQ(render(testing::exact_profile(), o).text, with_trees.str()) << view;
   }
+}
+
+// JSON releases the threads' trees too: its per-thread breakdowns are the function rows
+// the analysis took from each thread's own tree first (QueryOptions::thread_rows).
+TEST(Analysis, ThreadRowsAreEachThreadsOwnFunctionRows) {
+  QueryOptions q;
+  q.keep_thread_trees = false;
+  q.thread_rows = true;
+  const Profile profile = testing::exact_profile();
+  auto a = Analysis::run(testing::exact_profile(), q);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->threads().size(), profile.threads.size());
+  for (size_t k = 0; k < a->threads().size(); ++k) {
+    EXPECT_EQ(a->profile().threads[a->threads()[k]].tree.size(), 1u) << "released";
+    Profile compensated = testing::exact_profile();
+    compensate(compensated);  // as the analysis did before taking the rows
+    const std::vector<FunctionRow> want = function_rows(compensated.threads[a->threads()[k]].tree);
+    const std::span<const FunctionRow> got = a->thread_rows(k);
+    ASSERT_EQ(got.size(), want.size()) << "thread " << k;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].function, want[i].function);
+      EXPECT_EQ(got[i].calls, want[i].calls);
+      EXPECT_EQ(got[i].self_ns, want[i].self_ns);
+      EXPECT_EQ(got[i].total_ns, want[i].total_ns);
+    }
+    EXPECT_GT(a->thread_totals()[a->threads()[k]].calls, 0u);
+  }
+  EXPECT_TRUE(Analysis::run(testing::exact_profile(), QueryOptions{})->thread_rows(0).empty()) << "only when asked";
 }
 
 TEST(EmptyProfile, EveryViewRenders) {
