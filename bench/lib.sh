@@ -2,6 +2,7 @@
 #   bench_init [BUILD_DIR]   sets script_dir, build, N (BENCH_N), REPEAT (BENCH_REPEAT), callprof
 #   die MESSAGE              one line on stderr, exit 2
 #   median "v1 v2 ..."       the median of whitespace-separated numbers
+#   minimum "v1 v2 ..."      the smallest of them
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -14,3 +15,4 @@ bench_init() {
 }
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+minimum() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -n1; }
