@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "report/text.h"
 
@@ -102,11 +103,10 @@ Keys base_keys(bool sampled, TableKind kind) {
   return {"self", "total"};
 }
 
-Keys default_keys(const ReportContext& ctx, TableKind kind) {
-  Keys keys = base_keys(ctx.sampled(), kind);
-  const auto& present = ctx.stats().present;
+Keys default_keys(bool sampled, bool cpu, const std::array<bool, kMetricCount>& present, TableKind kind) {
+  Keys keys = base_keys(sampled, kind);
   auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
-  if (ctx.cpu_measured()) add({"cpu", "offcpu"});
+  if (cpu) add({"cpu", "offcpu"});
   // Counts of events rather than amounts: self only, to keep the default tables readable.
   if (present[size_t(Metric::PageFaults)]) add({"faults"});
   if (present[size_t(Metric::Switches)]) add({"switches"});
@@ -115,6 +115,34 @@ Keys default_keys(const ReportContext& ctx, TableKind kind) {
   if (present[size_t(Metric::Syscalls)] && kind != TableKind::Callers) add({"syscallstotal", "syscalltimetotal"});
   return keys;
 }
+
+Keys default_keys(const ReportContext& ctx, TableKind kind) {
+  return default_keys(ctx.sampled(), ctx.cpu_measured(), ctx.stats().present, kind);
+}
+
+// Every key a default set can hold, whatever the profile.
+Keys every_default_key() {
+  std::array<bool, kMetricCount> present;
+  present.fill(true);
+  Keys keys;
+  for (bool sampled : {false, true})
+    for (TableKind kind : {TableKind::Flat, TableKind::Tree, TableKind::Callers})
+      for (std::string_view key : default_keys(sampled, true, present, kind)) keys.push_back(key);
+  return keys;
+}
+
+// The metrics that only columns read: no analysis step, header or other part of a text
+// view does. Each with the columns that read it (Columns.ColumnOnlyMetricsNameEveryColumnReadingThem
+// checks the lists against the columns themselves).
+struct ColumnOnlyMetric {
+  Metric metric;
+  Keys columns;
+};
+const std::vector<ColumnOnlyMetric> kColumnOnlyMetrics = {
+    {Metric::MinWallNs, {"min", "max"}},  // max is shown only where min says single calls were timed
+    {Metric::MaxWallNs, {"max"}},
+    {Metric::PreemptedNs, {"preempted", "preemptedtotal"}},
+};
 
 Keys split_keys(std::string_view spec) {
   Keys keys;
@@ -168,6 +196,25 @@ bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
 
 std::string column_cell(const ReportContext& ctx, const MetricColumnDef& c, MetricView self, MetricView total) {
   return column_known(ctx, c) && !c.running ? c.cell(self, total, ctx.grand_total_ns()) : std::string("-");
+}
+
+std::vector<Metric> metrics_no_column_reads(std::string_view spec, std::string_view sort) {
+  if (spec == "all") return {};
+  Keys named = every_default_key();
+  for (std::string_view key : split_keys(spec)) named.push_back(is_adjustment(key) ? key.substr(1) : key);
+  named.push_back(sort);
+  std::vector<Metric> out;
+  for (const ColumnOnlyMetric& m : kColumnOnlyMetrics)
+    if (std::none_of(m.columns.begin(), m.columns.end(),
+                     [&](std::string_view c) { return std::find(named.begin(), named.end(), c) != named.end(); }))
+      out.push_back(m.metric);
+  return out;
+}
+
+std::vector<Metric> column_only_metrics() {
+  std::vector<Metric> out;
+  for (const ColumnOnlyMetric& m : kColumnOnlyMetrics) out.push_back(m.metric);
+  return out;
 }
 
 Result<std::vector<const MetricColumnDef*>> shown_columns(const ReportContext& ctx, TableKind kind) {

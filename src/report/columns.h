@@ -60,4 +60,11 @@ std::string metric_column_keys();
 // "all", "a,b" (exactly these), "+a,-b" (the default set adjusted).
 Result<std::vector<const MetricColumnDef*>> shown_columns(const ReportContext& ctx, TableKind kind);
 
+// The metrics that only columns read (min and max of single calls, preempted time: no
+// analysis step or other part of a text view does)...
+std::vector<Metric> column_only_metrics();
+// ...and of those, the ones no column that `--columns spec` and `--sort sort` can show
+// reads, in any view's default set: a text view can go without them (ReadOptions).
+std::vector<Metric> metrics_no_column_reads(std::string_view spec, std::string_view sort);
+
 }  // namespace callprof

@@ -6,6 +6,7 @@
 #include <array>
 #include <string_view>
 
+#include "report/columns.h"
 #include "report/context.h"
 #include "report/text.h"
 #include "report/views.h"
@@ -103,6 +104,11 @@ Status render_report(Profile profile, const ReportOptions& options, std::ostream
   auto analysis = Analysis::run(std::move(profile), query);
   if (!analysis) return analysis.error();
   return render_report(*analysis, options, out);
+}
+
+std::vector<Metric> metrics_not_read(const ReportOptions& o) {
+  if (o.json || o.view == View::Threads || o.view == View::Syscalls) return {};
+  return metrics_no_column_reads(o.columns, o.sort);
 }
 
 }  // namespace callprof

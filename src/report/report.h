@@ -60,5 +60,9 @@ struct ReportOptions {
 Status render_report(Profile profile, const ReportOptions& options, std::ostream& out);
 // The same over an analysis already made (its options are options.query's).
 Status render_report(const Analysis& analysis, const ReportOptions& options, std::ostream& out);
+// The metrics the report with these options never reads, so the profile can be read without
+// them (ReadOptions::skip_metrics): the text views' column-only metrics their columns leave
+// out; none for --json and the threads and syscalls views.
+std::vector<Metric> metrics_not_read(const ReportOptions& options);
 
 }  // namespace callprof

@@ -38,7 +38,7 @@ Result<trace::ByteBuffer> serialize_unguarded(const Profile& profile) {
   return trace::wrap_payload_buffer(payload.bytes());
 }
 
-Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name) {
+Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options) {
   Result<trace::FileHeader> header = trace::decode_header(bytes);
   if (!header) return named(name, header.error());
   const std::span<const uint8_t> frame = bytes.subspan(trace::kHeaderSize);
@@ -52,12 +52,12 @@ Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view
       !s)
     return named(name, s.error());
   Result<Profile> profile =
-      trace::parse_payload(std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()));
+      trace::parse_payload(std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()), options.skip_metrics);
   if (!profile) return named(name, profile.error());
   return profile;
 }
 
-Result<Profile> read_unguarded(const std::string& path) {
+Result<Profile> read_unguarded(const std::string& path, const ReadOptions& options) {
   Result<trace::InputFile> file = trace::InputFile::open(path);
   if (!file) return file.error();
   std::vector<uint8_t> bytes;
@@ -67,7 +67,7 @@ Result<Profile> read_unguarded(const std::string& path) {
   // One byte past the declared end, so a longer file is reported rather than loaded.
   if (Status s = file->read_until(bytes, trace::kHeaderSize + header->compressed_size + 1); !s)
     return s.error();
-  return parse_unguarded(bytes, path);
+  return parse_unguarded(bytes, path, options);
 }
 
 }  // namespace
@@ -88,12 +88,12 @@ Status write_profile(const Profile& profile, const std::string& path) {
   });
 }
 
-Result<Profile> parse_profile(std::span<const uint8_t> bytes, std::string_view name) {
-  return guarded(name, [&] { return parse_unguarded(bytes, name); });
+Result<Profile> parse_profile(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options) {
+  return guarded(name, [&] { return parse_unguarded(bytes, name, options); });
 }
 
-Result<Profile> read_profile(const std::string& path) {
-  return guarded(path, [&] { return read_unguarded(path); });
+Result<Profile> read_profile(const std::string& path, const ReadOptions& options) {
+  return guarded(path, [&] { return read_unguarded(path, options); });
 }
 
 }  // namespace callprof

@@ -24,12 +24,19 @@ Result<std::vector<uint8_t>> serialize_profile(const Profile& profile);
 // over `path` once complete, so readers see the old file or the new one, never a mix.
 Status write_profile(const Profile& profile, const std::string& path);
 
+// What a reader may leave out of the profile it builds.
+struct ReadOptions {
+  // Metric columns nothing downstream reads: their values are not decoded (still checked),
+  // and the profile's trees have no such column (MetricTable::has is false).
+  std::vector<Metric> skip_metrics;
+};
+
 // Decodes a whole file's contents. `name` is what error messages call the input.
 // Errors start with "<name>: " and then one of: "not a callprof profile", "newer format
 // version N", "truncated", "corrupted", "invalid" (see docs/format.md, "Errors").
-Result<Profile> parse_profile(std::span<const uint8_t> bytes, std::string_view name);
+Result<Profile> parse_profile(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options = {});
 
 // Reads and decodes the file at `path`; reads no more than its header declares.
-Result<Profile> read_profile(const std::string& path);
+Result<Profile> read_profile(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace callprof

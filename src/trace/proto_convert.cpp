@@ -208,7 +208,7 @@ bool has_repeated_child(const CallTree& tree) {
 // Requires a validated tree: parents precede children and columns match the node count.
 // Each metric column is decoded from its packed bytes straight into the model's array, and
 // the bytes are freed at once: the next column's array can then reuse their memory.
-Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where) {
+Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where, std::span<const Metric> skip) {
   const std::vector<bool> inlined = inlined_nodes(in);
   CallTree tree;
   tree.reserve(size_t(in.parent_size()));
@@ -219,7 +219,8 @@ Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where) {
                                     twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
   for (file::PackedMetricColumn& column : *in.mutable_metrics()) {
     const Metric metric = metric_named(column.name());
-    if (metric != Metric::kCount && !decode_packed_varints(column.values(), tree.base_table().column_to_overwrite(metric)))
+    const bool wanted = metric != Metric::kCount && std::find(skip.begin(), skip.end(), metric) == skip.end();
+    if (wanted && !decode_packed_varints(column.values(), tree.base_table().column_to_overwrite(metric)))
       return make_error(fmt::format("invalid ({}: metric column {} holds a malformed value)", where, column.name()));
     std::string().swap(*column.mutable_values());
   }
@@ -241,7 +242,8 @@ SyscallStats take_syscall(const file::Syscall& in) {
   return s;
 }
 
-Result<Thread> take_thread(file::Thread& in, file::PackedCallTree& tree_in, size_t index) {
+Result<Thread> take_thread(file::Thread& in, file::PackedCallTree& tree_in, size_t index,
+                           std::span<const Metric> skip_metrics) {
   Thread thread;
   thread.tid = in.tid();
   thread.pid = in.pid();
@@ -259,7 +261,7 @@ Result<Thread> take_thread(file::Thread& in, file::PackedCallTree& tree_in, size
   thread.lost_events = in.lost_events();
   thread.prunes = in.prunes();
   thread.offcpu = take_offcpu(in.offcpu());
-  Result<CallTree> tree = take_tree(tree_in, thread_label(index, in.tid()));
+  Result<CallTree> tree = take_tree(tree_in, thread_label(index, in.tid()), skip_metrics);
   if (!tree) return tree.error();
   thread.tree = std::move(tree).value();
   for (const file::Syscall& s : in.syscalls()) thread.syscalls.push_back(take_syscall(s));
@@ -337,7 +339,7 @@ Error corrupted() { return make_error("corrupted (the payload is not a valid pro
 
 }  // namespace
 
-Result<Profile> parse_payload(std::span<const uint8_t> payload) {
+Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const Metric> skip_metrics) {
   // The threads (field 5) apart from the rest, which parses as the message without them.
   const std::optional<MessageParts> parts = split_message(payload, file::Profile::kThreadsFieldNumber);
   if (!parts) return corrupted();
@@ -363,7 +365,7 @@ Result<Profile> parse_payload(std::span<const uint8_t> payload) {
     if (!message) return void(threads[i].emplace(corrupted()));
     if (Status s = validate_thread(message->thread, message->tree, i, function_count); !s)
       return void(threads[i].emplace(s.error()));
-    threads[i].emplace(take_thread(message->thread, message->tree, i));
+    threads[i].emplace(take_thread(message->thread, message->tree, i, skip_metrics));
   });
   profile.threads.reserve(threads.size());
   for (std::optional<Result<Thread>>& thread : threads) {

@@ -19,7 +19,8 @@ Status serialize_payload(const Profile& profile, ByteBuffer& out);
 
 // Parses the payload's bytes, validates them (validate_head, validate_thread) and rebuilds
 // the model, one thread at a time (the whole message is never held). Errors read
-// "corrupted (...)" or "invalid (...)", without the file name.
-Result<Profile> parse_payload(std::span<const uint8_t> payload);
+// "corrupted (...)" or "invalid (...)", without the file name. The `skip_metrics` columns
+// are checked but not decoded: the trees have no such column.
+Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const Metric> skip_metrics = {});
 
 }  // namespace callprof::trace

@@ -8,7 +8,9 @@
 #include "report/context.h"
 #include "report/function_order.h"
 #include "model/transform/compensate.h"
+#include "report/columns.h"
 #include "report/report.h"
+#include "trace/profile_file.h"
 
 namespace callprof {
 namespace {
@@ -432,6 +434,37 @@ TEST(Analysis, ThreadRowsAreEachThreadsOwnFunctionRows) {
     EXPECT_GT(a->thread_totals()[a->threads()[k]].calls, 0u);
   }
   EXPECT_TRUE(Analysis::run(testing::exact_profile(), QueryOptions{})->thread_rows(0).empty()) << "only when asked";
+}
+
+// `report` reads a profile without the metrics its view never reads (metrics_not_read): every
+// text view renders the same as from the whole profile, whatever columns and sort are asked.
+TEST(Report, ViewsRenderTheSameWithoutTheMetricsTheyDoNotRead) {
+  Profile p = testing::exact_profile();
+  for (Thread& t : p.threads)
+    for (NodeId n = 1; n < t.tree.size(); ++n) t.tree.base(n)[Metric::PreemptedNs] = 7 * n;
+  const std::vector<uint8_t> bytes = serialize_profile(p).value();
+  ASSERT_EQ(metrics_not_read(opts("flat")), column_only_metrics()) << "the default columns leave them all out";
+  EXPECT_EQ(metrics_not_read(opts("threads")), std::vector<Metric>{});
+  size_t pruned_reads = 0;
+  for (const char* view : {"flat", "callers", "tree", "summary", "modules", "callees-of"}) {
+    for (auto [columns, sort] : {std::pair{"", ""}, std::pair{"+min,+max", ""}, std::pair{"+preempted", ""},
+                                 std::pair{"", "min"}, std::pair{"", "preemptedtotal"}, std::pair{"all", ""}}) {
+      ReportOptions o = opts(view, sort);
+      o.columns = columns;
+      if (o.view == View::CalleesOf) o.function = "^main$";
+      const ReadOptions skip{metrics_not_read(o)};
+      const Rendered full = render(parse_profile(bytes, "p").value(), o);
+      const Profile pruned = parse_profile(bytes, "p", skip).value();
+      if (!skip.skip_metrics.empty()) {
+        ++pruned_reads;
+        EXPECT_FALSE(pruned.threads[0].tree.base_table().has(skip.skip_metrics[0]));
+      }
+      const Rendered got = render(pruned, o);
+      EXPECT_EQ(got.ok, full.ok) << view << " --columns '" << columns << "' --sort '" << sort << "'";
+      EXPECT_EQ(got.text, full.text) << view << " --columns '" << columns << "' --sort '" << sort << "'";
+    }
+  }
+  EXPECT_GE(pruned_reads, 12u);
 }
 
 TEST(EmptyProfile, EveryViewRenders) {

@@ -1,6 +1,8 @@
 // Profiles survive writing and reading unchanged, the file has the documented layout, and
 // file-system failures come back as one-line errors.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,6 +132,27 @@ TEST(ProfileFile, UnknownMetricColumnsAreIgnored) {
   Result<Profile> profile = parse_profile(test::file_with_payload(payload), "f");
   ASSERT_TRUE(profile.ok()) << profile.error().message;
   EXPECT_EQ(profile->threads[0].tree.base(1)[Metric::Calls], 1u);
+}
+
+// A reader told to skip metrics leaves their columns out and reads the others as they are;
+// a skipped column is still checked (its value count).
+TEST(ProfileFile, SkippedMetricsAreLeftOutAndStillChecked) {
+  const Profile profile = test::small_profile();  // calls and min_wall_ns
+  const std::vector<uint8_t> bytes = serialize_profile(profile).value();
+  Result<Profile> read = parse_profile(bytes, "s", ReadOptions{{Metric::MinWallNs}});
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  const MetricTable& got = read->threads[0].tree.base_table();
+  const MetricTable& want = profile.threads[0].tree.base_table();
+  EXPECT_FALSE(got.has(Metric::MinWallNs));
+  ASSERT_TRUE(got.has(Metric::Calls));
+  EXPECT_TRUE(std::ranges::equal(got.column(Metric::Calls), want.column(Metric::Calls)));
+
+  file::Profile payload = test::minimal_payload();
+  file::MetricColumn* calls = payload.mutable_threads(0)->mutable_tree()->mutable_metrics(0);
+  ASSERT_EQ(calls->name(), "calls");
+  calls->add_values(5);  // one value too many
+  test::expect_error(parse_profile(test::file_with_payload(payload), "c", ReadOptions{{Metric::Calls}}), "c",
+                     "metric column calls has 3 values for 2 nodes");
 }
 
 TEST(ProfileFile, HeaderHasTheDocumentedLayout) {
