@@ -36,6 +36,7 @@
 #   BENCH_ROUNDS=2          manypaths: walks per thread (calls grow, paths do not)
 #   BENCH_MP_THREADS=2      manypaths: threads
 #   BENCH_UFTRACE=1         0: skip the peer comparison
+#   BENCH_COLD_PAUSE=6      seconds of idle before each cold run (manypaths' heaviest views)
 #   BENCH_PERF=0            1: `perf record -g` the slowest view of the exact profile, print the top
 #   BENCH_CC=cc, BENCH_TMP= (scratch directory, default a new one under TMPDIR), BENCH_KEEP=0
 # Exit status: 0 whatever the timing verdicts (they depend on the machine's load); 1 when
@@ -336,12 +337,19 @@ pairs=("read only|--view summary --limit 1|-"
        "callers-of f_150|--view callers-of --function ^f_150\$|graph f_150"
        "callees-of main|--view callees-of --function ^main\$|graph main"
        "json|--json|dump --flame-graph")
+# Each round runs callprof's views as a block, then uftrace's commands, each block starting
+# at a different pair: a command run right after the other tool freed hundreds of MB gets
+# cold memory on this VM (see the top), and the best of the rounds is then a warm run for
+# every command of both tools. The cold cost itself is measured after the rounds.
 for (( r = 1; r <= REPEAT; r++ )); do
   unset ran; declare -A ran  # each uftrace command once per round (tree and all rows share one)
-  for p in "${pairs[@]}"; do
-    IFS='|' read -r name cargs ucmd <<<"$p"
+  for (( i = 0; i < ${#pairs[@]}; i++ )); do
+    IFS='|' read -r name cargs ucmd <<<"${pairs[(i + r - 1) % ${#pairs[@]}]}"
     read -ra ca <<<"$cargs"
     timed "cp/$name" "$callprof" report -i "$cp_data" "${ca[@]}" -w --no-pager
+  done
+  for (( i = 0; i < ${#pairs[@]}; i++ )); do
+    IFS='|' read -r name cargs ucmd <<<"${pairs[(i + r - 1) % ${#pairs[@]}]}"
     if [[ $ucmd != - && -z ${ran[$ucmd]:-} ]]; then
       ran[$ucmd]=1
       read -r sub rest <<<"$ucmd"
@@ -349,6 +357,14 @@ for (( r = 1; r <= REPEAT; r++ )); do
       timed "uf/$ucmd" uftrace "$sub" -d "$uf_data" --no-pager "${ua[@]}"
     fi
   done
+done
+# Cold: the two views that touch the most memory, each after COLD_PAUSE s idle.
+COLD_PAUSE=${BENCH_COLD_PAUSE:-6}
+for p in "tree, all rows|--view tree --percent-limit 0" "json|--json"; do
+  IFS='|' read -r name cargs <<<"$p"
+  read -ra ca <<<"$cargs"
+  sleep "$COLD_PAUSE"
+  timed "cold/$name" "$callprof" report -i "$cp_data" "${ca[@]}" -w --no-pager
 done
 echo "seconds (callprof: best and median wall; uftrace: median wall; median cpu), peak RSS in MiB;"
 echo "verdict of callprof's best against ${TARGET} s; ratio = callprof / uftrace (median wall, median cpu)"
@@ -366,7 +382,12 @@ for p in "${pairs[@]}"; do
     "$(verdict "$cb")" "$([[ $ucmd == - ]] && echo - || echo "uftrace $ucmd")" "$uw" "$uc" "$um" "$(ratio "$cw" "$uw")" \
     "$(ratio "$cc" "$uc")"
 done
-for k in "${!FAILED[@]}"; do [[ $k == cp/* || $k == uf/* ]] && echo "  $k failed: ${FAILED[$k]}"; done
+for k in "${!FAILED[@]}"; do [[ $k == cp/* || $k == uf/* || $k == cold/* ]] && echo "  $k failed: ${FAILED[$k]}"; done
+for name in "tree, all rows" json; do
+  printf '  cold (after %s s idle): %-15s %5s s (cpu %5s s, %s MiB); warm best %s s\n' "$COLD_PAUSE" "$name" \
+    "$(med "cold/$name")" "$(medcpu "cold/$name")" "$(mib "cold/$name")" "$(best "cp/$name")"
+done
+echo "  The difference is the first touch of fresh memory (bench/analysis/fresh_memory.sh measures it alone)."
 echo "  uftrace graph prints every path (like tree, all rows); graph FUNC prints its backtraces and its callees;"
 echo "  dump --flame-graph writes every path's time (the export next to --json). read only, callers, summary and"
 echo "  modules have no uftrace counterpart (uftrace info reads only the header)."
