@@ -132,8 +132,8 @@ Keys every_default_key() {
 }
 
 // The metrics that only columns read: no analysis step, header or other part of a text
-// view does. Each with the columns that read it (Columns.ColumnOnlyMetricsNameEveryColumnReadingThem
-// checks the lists against the columns themselves).
+// view does. Each with the columns that read it (a unit test checks the lists against the
+// columns themselves, and that views render the same without these metrics).
 struct ColumnOnlyMetric {
   Metric metric;
   Keys columns;

@@ -63,7 +63,8 @@ class TextBuffer {
 // (which extra metrics it has) are chosen once.
 class NodeWriter {
  public:
-  NodeWriter(const ReportContext& ctx, const JsonNames& names) : ctx_(ctx), names_(names) {
+  NodeWriter(const ReportContext& ctx, const JsonNames& names, const MetricTable& totals)
+      : ctx_(ctx), names_(names), totals_(totals) {
     cpu_measured_ = ctx.cpu_measured();
     samples_ = ctx.stats().has_samples;
     inlined_ = ctx.stats().has_inlined;
@@ -79,7 +80,7 @@ class NodeWriter {
     using T = TextBuffer;
     const CallNode& n = ctx_.tree().node(id);
     const MetricRow b = ctx_.tree().base(id);
-    const MetricRow c = ctx_.nodes().cum[id];
+    const MetricRow c = totals_[id];
     const bool timed = b.has_min(Metric::MinWallNs);
     const std::string& name = names_(n.function);
     char* p = buf.room(room_ + name.size());
@@ -112,7 +113,7 @@ class NodeWriter {
       p = T::put(p, c[e.metric]);
     }
     p = T::put(p, R"(,"recursion_level":)");
-    p = T::put(p, uint64_t(ctx_.nodes().level[id]));
+    p = T::put(p, uint64_t(ctx_.levels()[id]));
     if (samples_) {
       p = T::put(p, R"(,"samples":)");
       p = T::put(p, b[Metric::Samples]);
@@ -130,6 +131,7 @@ class NodeWriter {
   };
   const ReportContext& ctx_;
   const JsonNames& names_;
+  const MetricTable& totals_;
   bool cpu_measured_ = false, samples_ = false, inlined_ = false;
   std::vector<Extra> extras_;
   size_t room_ = 0;  // bytes a node needs besides its name
@@ -210,7 +212,13 @@ size_t shown_below(const CallTree& tree, const std::vector<bool>& shown, NodeId 
   return count;
 }
 
-void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
+MetricTable json_node_totals(const ReportContext& ctx) {
+  std::vector<Metric> metrics{Metric::WallNs, Metric::CpuNs, Metric::OffCpuNs, Metric::Samples};
+  metrics.insert(metrics.end(), std::begin(kExtraMetrics), std::end(kExtraMetrics));
+  return cumulative(ctx.tree(), metrics);
+}
+
+void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names, const MetricTable& totals) {
   const CallTree& tree = ctx.tree();
   const std::vector<bool> shown = select_nodes(tree, [&](FunctionId f) { return ctx.matches(f); });
   auto next_shown = [&](NodeId from) {
@@ -222,7 +230,7 @@ void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonName
     bool first;
   };  // the open node's next child to write; stack.size() is the depth of the nodes it writes
   std::vector<Frame> stack{{next_shown(tree.node(kRootNode).first_child), true}};
-  const NodeWriter node(ctx, names);
+  const NodeWriter node(ctx, names, totals);
   TextBuffer buf;
   put(buf, "\"tree\": [");
   while (!stack.empty()) {
@@ -275,9 +283,10 @@ NodeOrder node_order(const ReportContext& ctx) {
   return order;
 }
 
-void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names) {
+void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names,
+                           const MetricTable& totals) {
   const NodeOrder order = node_order(ctx);
-  const NodeWriter node(ctx, names);
+  const NodeWriter node(ctx, names, totals);
   TextBuffer buf;
   put(buf, "\"nodes\": [");
   for (size_t i = 0; i < order.ids.size(); ++i) {

@@ -48,9 +48,14 @@ std::string edge_json(const ReportContext& ctx, const EdgeRow& e, const JsonName
 // "children": [] and "children_cut": N (docs/json.md, "Depth").
 inline constexpr size_t kMaxJsonTreeDepth = 80;
 
+// The subtree totals the node objects and columns read: wall, CPU, off-CPU, samples and
+// the extra metrics (not calls, min or max: the analysis's cum table of every metric was a
+// fifth of --json's memory on a million nodes).
+MetricTable json_node_totals(const ReportContext& ctx);
+
 // `"tree": [...]` with the nodes the filter selects, nested, one node per line.
-// Iterative, so arbitrarily deep recursion cannot overflow the stack.
-void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names);
+// Iterative, so arbitrarily deep recursion cannot overflow the stack. `totals`: json_node_totals.
+void write_tree_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names, const MetricTable& totals);
 
 // The shown nodes in depth-first order (children in the tree's order), each with the
 // index of its parent in that order (-1: a top-level node).
@@ -62,6 +67,7 @@ NodeOrder node_order(const ReportContext& ctx);
 
 // `"nodes": [...]`: the nodes of `tree`, flat, in depth-first order, each with "id" (its
 // index here) and "parent" (null for a top-level node) instead of "children".
-void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names);
+void write_flat_nodes_json(std::ostream& out, const ReportContext& ctx, const JsonNames& names,
+                           const MetricTable& totals);
 
 }  // namespace callprof

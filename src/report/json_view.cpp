@@ -350,13 +350,13 @@ void write_column(std::ostream& out, std::string_view key, size_t count, bool pr
 }
 
 // `"nodes": {...}`: the tree as columns (docs/json.md, "nodes"), one key per line.
-void write_node_columns(std::ostream& out, const ReportContext& ctx) {
+void write_node_columns(std::ostream& out, const ReportContext& ctx, const MetricTable& totals) {
   const NodeOrder order = node_order(ctx);
   const CallTree& tree = ctx.tree();
-  const NodeQuantities& q = ctx.nodes();
+  const std::vector<uint32_t>& level = ctx.levels();
   const size_t n = order.ids.size();
   auto base = [&](Metric m) { return [&, m](size_t i) { return tree.base(order.ids[i])[m]; }; };
-  auto cum = [&](Metric m) { return [&, m](size_t i) { return q.cum[order.ids[i]][m]; }; };
+  auto cum = [&](Metric m) { return [&, m](size_t i) { return totals[order.ids[i]][m]; }; };
   const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
   out << "\"nodes\": {\n\"count\": " << n;
   write_column(out, "parent", n, true, [&](size_t i) { return order.parents[i]; });
@@ -364,7 +364,7 @@ void write_node_columns(std::ostream& out, const ReportContext& ctx) {
   write_column(out, "calls", n, true, base(Metric::Calls));
   write_column(out, "self_ns", n, true, base(Metric::WallNs));
   write_column(out, "total_ns", n, true, cum(Metric::WallNs));
-  write_column(out, "recursion_level", n, true, [&](size_t i) { return q.level[order.ids[i]]; });
+  write_column(out, "recursion_level", n, true, [&](size_t i) { return level[order.ids[i]]; });
   write_column(out, "cpu_ns", n, cpu, base(Metric::CpuNs));
   write_column(out, "offcpu_ns", n, cpu, base(Metric::OffCpuNs));
   write_column(out, "samples", n, sampled, base(Metric::Samples));
@@ -429,7 +429,7 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   if (o.json_layout == JsonLayout::Columns) {
     write_edge_columns(out, ctx);
     out << ",\n";
-    write_node_columns(out, ctx);
+    write_node_columns(out, ctx, json_node_totals(ctx));
   } else {
     std::vector<std::string> edges;
     for (const EdgeRow& e : ctx.edges())
@@ -437,9 +437,9 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
     write_array(out, "edges", edges);
     out << ",\n";
     if (o.json_layout == JsonLayout::Flat)
-      write_flat_nodes_json(out, ctx, names);
+      write_flat_nodes_json(out, ctx, names, json_node_totals(ctx));
     else
-      write_tree_json(out, ctx, names);
+      write_tree_json(out, ctx, names, json_node_totals(ctx));
   }
   out << ",\n";
   write_array(out, "threads", threads(ctx));

@@ -446,12 +446,12 @@ TEST(Report, ViewsRenderTheSameWithoutTheMetricsTheyDoNotRead) {
   ASSERT_EQ(metrics_not_read(opts("flat")), column_only_metrics()) << "the default columns leave them all out";
   EXPECT_EQ(metrics_not_read(opts("threads")), std::vector<Metric>{});
   size_t pruned_reads = 0;
-  for (const char* view : {"flat", "callers", "tree", "summary", "modules", "callees-of"}) {
+  for (const char* view : {"flat", "callers", "tree", "summary", "modules", "callers-of", "callees-of"}) {
     for (auto [columns, sort] : {std::pair{"", ""}, std::pair{"+min,+max", ""}, std::pair{"+preempted", ""},
                                  std::pair{"", "min"}, std::pair{"", "preemptedtotal"}, std::pair{"all", ""}}) {
       ReportOptions o = opts(view, sort);
       o.columns = columns;
-      if (o.view == View::CalleesOf) o.function = "^main$";
+      if (o.view == View::CalleesOf || o.view == View::CallersOf) o.function = "^main$";
       const ReadOptions skip{metrics_not_read(o)};
       const Rendered full = render(parse_profile(bytes, "p").value(), o);
       const Profile pruned = parse_profile(bytes, "p", skip).value();
