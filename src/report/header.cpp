@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "graph/folded.h"
 #include "model/transform/compensate.h"
@@ -106,7 +107,40 @@ void write_hidden_footer(std::ostream& out, size_t hidden, std::string_view what
                      hidden == 1 ? "" : "s", percent_limit);
 }
 
-void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title) {
+namespace {
+
+// Columns the UTF-8 text takes (its continuation bytes take none; the text is escaped).
+size_t text_columns(std::string_view s) {
+  return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (uint8_t(c) & 0xC0) != 0x80; }));
+}
+
+// The byte where column `col` of the text starts, or its size.
+size_t byte_of_column(std::string_view s, size_t col) {
+  for (size_t i = 0, n = 0; i < s.size(); ++i)
+    if ((uint8_t(s[i]) & 0xC0) != 0x80 && n++ == col) return i;
+  return s.size();
+}
+
+// Under the values of "# label:   ".
+constexpr std::string_view kContinuation = "#           ";
+
+void write_wrapped(std::string& out, std::string_view line, size_t width) {
+  std::string_view prefix;
+  // Too narrow to wrap usefully: lines as they are (a table row cannot be that narrow either).
+  while (width > kContinuation.size() + 8 && prefix.size() + text_columns(line) > width) {
+    const size_t cut = byte_of_column(line, width - prefix.size());
+    const size_t space = line.rfind(' ', cut);
+    // At a space after the label, or hard at the width (a path with none).
+    const bool at_space = space != std::string_view::npos && space > (prefix.empty() ? kContinuation.size() : 0);
+    out.append(prefix).append(line.substr(0, at_space ? space : cut)) += '\n';
+    line.remove_prefix(at_space ? space + 1 : cut);
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    prefix = kContinuation;
+  }
+  out.append(prefix).append(line) += '\n';
+}
+
+void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string_view title) {
   const Profile& p = ctx.profile();
   const Metadata& m = p.meta;
   out << "# callprof " << title << '\n';
@@ -172,7 +206,25 @@ void write_header(std::ostream& out, const ReportContext& ctx, std::string_view 
                        format_ns(ctx.grand_total_ns()));
   if (!q.hide.empty()) out << "# hidden:   " << escape_text(q.hide) << " (folded into their callers)\n";
   if (ctx.filtered()) out << "# filter:   " << escape_text(ctx.options().filter) << '\n';
-  out << '\n';
+}
+
+}  // namespace
+
+std::string wrap_header_lines(std::string_view text, size_t width) {
+  if (width == 0) return std::string(text);
+  std::string out;
+  while (!text.empty()) {
+    const size_t eol = std::min(text.find('\n'), text.size());
+    write_wrapped(out, text.substr(0, eol), width);
+    text.remove_prefix(std::min(eol + 1, text.size()));
+  }
+  return out;
+}
+
+void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title) {
+  std::ostringstream lines;
+  write_header_lines(lines, ctx, title);
+  out << wrap_header_lines(lines.str(), ctx.options().width) << '\n';
 }
 
 }  // namespace callprof

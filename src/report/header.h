@@ -2,13 +2,18 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <string_view>
 
 #include "report/context.h"
 
 namespace callprof {
 
+// Its lines fit options().width (0: no limit): a longer one is wrapped at spaces (hard at
+// the width where there is none), continued under its value as "#           ...".
 void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title);
+// That wrapping, of '\n'-ended lines.
+std::string wrap_header_lines(std::string_view text, size_t width);
 
 // "# 12 functions below 0.5 % hidden (--percent-limit 0 shows them)" when anything was
 // hidden; `what` is singular ("function").

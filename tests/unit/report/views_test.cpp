@@ -7,6 +7,7 @@
 #include "fixtures.h"
 #include "report/context.h"
 #include "report/function_order.h"
+#include "report/header.h"
 #include "model/transform/compensate.h"
 #include "report/columns.h"
 #include "report/report.h"
@@ -465,6 +466,43 @@ TEST(Report, ViewsRenderTheSameWithoutTheMetricsTheyDoNotRead) {
     }
   }
   EXPECT_GE(pruned_reads, 12u);
+}
+
+// The header fits --width like the tables: long lines wrap at spaces under their values.
+TEST(Header, LinesFitTheWidthWrappedUnderTheirValues) {
+  const std::string text =
+      "# callprof flat profile\n# command:  ./server --config /etc/a-rather-long-path/server.conf --workers 16\n"
+      "# folded:   3 functions with calls under 31 ns (12.5 µs): a, b, c\n# path:     /" + std::string(70, 'x') + "\n";
+  EXPECT_EQ(wrap_header_lines(text, 0), text);
+  const std::string wrapped = wrap_header_lines(text, 50);
+  std::string words, original;
+  for (const std::string& line : lines(wrapped)) {
+    size_t columns = 0;
+    for (char c : line) columns += (uint8_t(c) & 0xC0) != 0x80;
+    EXPECT_LE(columns, 50u) << line;
+  }
+  EXPECT_NE(wrapped.find("\n#           /etc/a-rather-long-path/server.conf\n"), std::string::npos) << wrapped;
+  EXPECT_NE(wrapped.find("(12.5 µs):"), std::string::npos) << "µ is one column, not cut inside" << wrapped;
+  EXPECT_NE(wrapped.find("\n#           " + std::string(33, 'x') + "\n"), std::string::npos) << "hard cut, no space";
+  auto letters = [](std::string s) {  // the text without line breaks, continuations and spaces
+    std::string out;
+    for (size_t at = 0; at < s.size();) {
+      if (s.compare(at, 13, "\n#           ") == 0) at += 13;
+      else if (s[at] == ' ' || s[at] == '\n') ++at;
+      else out += s[at++];
+    }
+    return out;
+  };
+  EXPECT_EQ(letters(wrapped), letters(text)) << "nothing lost, nothing added";
+
+  Profile p = testing::exact_profile();
+  p.meta.command = "./app " + std::string(30, 'a') + " " + std::string(30, 'b') + " " + std::string(30, 'c');
+  ReportOptions o = opts("flat");
+  o.width = 60;
+  const Rendered r = render(p, o);
+  ASSERT_TRUE(r.ok) << r.text;
+  for (const std::string& line : lines(r.text.substr(0, r.text.find("\n\n"))))
+    EXPECT_LE(line.size(), 60u) << line;
 }
 
 TEST(EmptyProfile, EveryViewRenders) {
