@@ -34,7 +34,7 @@ void Table::add_rule() { rows_.push_back(Row{true, {}}); }
 
 Table::Layout Table::layout(size_t indent, size_t max_width) const {
   const size_t n = columns_.size();
-  Layout l{width_, std::string(indent, ' '), {}, 0, 0};
+  Layout l{width_, std::string(indent, ' '), {}, 0, 0, 0};
   for (const Column& c : columns_) l.titles.push_back(escape_text(c.title));
   if (titles_)
     for (size_t c = 0; c < n; ++c) l.width[c] = std::max(l.width[c], display_width(l.titles[c]));
@@ -43,6 +43,8 @@ Table::Layout Table::layout(size_t indent, size_t max_width) const {
   constexpr size_t kMinLastColumn = 12;
   const size_t before_last = n ? indent + l.total - l.width[n - 1] : 0;
   if (max_width) l.last_width = std::max(kMinLastColumn, max_width > before_last ? max_width - before_last : 0);
+  l.rule = std::min<size_t>(l.total, 120);
+  if (max_width) l.rule = std::min(l.rule, max_width > indent ? max_width - indent : 0);
   return l;
 }
 
@@ -86,7 +88,7 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
   std::string line;
   for (const Row& r : rows_) {
     if (r.rule) {
-      out << l.margin << std::string(std::min<size_t>(l.total, 120), '-') << '\n';
+      out << l.margin << std::string(l.rule, '-') << '\n';
       continue;
     }
     std::string_view rest = r.cells;

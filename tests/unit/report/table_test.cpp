@@ -34,6 +34,17 @@ TEST(Table, RulesIndentMissingCellsAndHiddenTitles) {
   EXPECT_EQ(render(t).substr(0, 11), "key  value\n");
 }
 
+TEST(Table, RulesFitTheWidth) {
+  Table t({{"a"}, {"b"}, {"name", Align::Left}});
+  t.add_row({std::string(60, '1'), std::string(60, '2'), "f"});
+  t.add_rule();
+  std::ostringstream wide, narrow;
+  t.render(wide, 0, 0);
+  t.render(narrow, 2, 50);
+  EXPECT_NE(wide.str().find("\n" + std::string(120, '-') + "\n"), std::string::npos) << "at most 120";
+  EXPECT_NE(narrow.str().find("\n  " + std::string(48, '-') + "\n"), std::string::npos) << narrow.str();
+}
+
 TEST(Table, CellsAreEscapedSoNamesCannotBreakRows) {
   Table t({{"n"}, {"name", Align::Left}});
   t.add_row({"1", "evil\nname\x1b[2J"});
