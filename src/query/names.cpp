@@ -13,6 +13,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "util/escape.h"
+
 namespace callprof {
 namespace {
 
@@ -437,15 +439,8 @@ std::optional<NameStyle> parse_name_style(std::string_view text) {
 }
 
 std::string fit_width(std::string_view text, size_t width) {
-  if (width == 0) return std::string(text);
-  size_t columns = 0;
-  size_t cut = 0;  // where the code point that "…" replaces begins
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // inside a code point
-    if (columns == width - 1) cut = i;
-    if (++columns > width) return std::string(text.substr(0, cut)).append(kEllipsis);
-  }
-  return std::string(text);
+  if (width == 0 || display_width(text) <= width) return std::string(text);
+  return std::string(text.substr(0, display_prefix(text, width - 1))).append(kEllipsis);
 }
 
 }  // namespace callprof

@@ -9,6 +9,7 @@
 #include "graph/folded.h"
 #include "model/transform/compensate.h"
 #include "report/text.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {
@@ -109,26 +110,14 @@ void write_hidden_footer(std::ostream& out, size_t hidden, std::string_view what
 
 namespace {
 
-// Columns the UTF-8 text takes (its continuation bytes take none; the text is escaped).
-size_t text_columns(std::string_view s) {
-  return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (uint8_t(c) & 0xC0) != 0x80; }));
-}
-
-// The byte where column `col` of the text starts, or its size.
-size_t byte_of_column(std::string_view s, size_t col) {
-  for (size_t i = 0, n = 0; i < s.size(); ++i)
-    if ((uint8_t(s[i]) & 0xC0) != 0x80 && n++ == col) return i;
-  return s.size();
-}
-
 // Under the values of "# label:   ".
 constexpr std::string_view kContinuation = "#           ";
 
 void write_wrapped(std::string& out, std::string_view line, size_t width) {
   std::string_view prefix;
   // Too narrow to wrap usefully: lines as they are (a table row cannot be that narrow either).
-  while (width > kContinuation.size() + 8 && prefix.size() + text_columns(line) > width) {
-    const size_t cut = byte_of_column(line, width - prefix.size());
+  while (width > kContinuation.size() + 8 && prefix.size() + display_width(line) > width) {
+    const size_t cut = display_prefix(line, width - prefix.size());
     const size_t space = line.rfind(' ', cut);
     // At a space after the label, or hard at the width (a path with none).
     const bool at_space = space != std::string_view::npos && space > (prefix.empty() ? kContinuation.size() : 0);

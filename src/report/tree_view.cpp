@@ -112,13 +112,16 @@ class RowCells {
     text_.append(cell.data(), len);
     lengths_.push_back(uint8_t(len));
   }
-  // The next `per_row` cells, in order, appended to `out`; `at` is the reading position
-  // (0 before the first row).
-  void next_row(size_t per_row, std::pair<size_t, size_t>& at, std::vector<std::string_view>& out) const {
+  // Where reading has got to: the next cell and its first byte.
+  struct Cursor {
+    size_t cell = 0, byte = 0;
+  };
+  // The next `per_row` cells, in order, appended to `out`.
+  void next_row(size_t per_row, Cursor& at, std::vector<std::string_view>& out) const {
     for (size_t c = 0; c < per_row; ++c) {
-      const size_t len = lengths_[at.first++];
-      out.push_back(std::string_view(text_).substr(at.second, len));
-      at.second += len;
+      const size_t len = lengths_[at.cell++];
+      out.push_back(std::string_view(text_).substr(at.byte, len));
+      at.byte += len;
     }
   }
 
@@ -243,7 +246,7 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
     // blocks' buffers through headers on one cache line slowed each other down.
     RowCells cells(block.end - block.begin, per_row);
     std::vector<std::string_view> row;
-    std::pair<size_t, size_t> at{0, 0};
+    RowCells::Cursor at;
     for (size_t r = block.begin; r < block.end; ++r) {
       const TreeRow& tr = rows[r];
       if (tr.id == kNoNode)
@@ -272,7 +275,7 @@ Status render_tree(const ReportContext& ctx, std::ostream& out) {
       Table::RowBuffers buffers;
       std::vector<std::string_view> row;
       std::string name;
-      std::pair<size_t, size_t> at{0, 0};
+      RowCells::Cursor at;
       for (size_t r = block.begin; r < block.end; ++r) {
         const TreeRow& tr = rows[r];
         if (tr.id == kNoNode)

@@ -127,4 +127,10 @@ size_t display_width(std::string_view s) {
   return w;
 }
 
+size_t display_prefix(std::string_view s, size_t columns) {
+  for (size_t i = 0, n = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && n++ == columns) return i;
+  return s.size();
+}
+
 }  // namespace callprof

@@ -25,5 +25,8 @@ std::string inert_json(std::string json_text);
 
 // Terminal columns taken by already-escaped text (one per code point).
 size_t display_width(std::string_view s);
+// How many bytes of `s` fill its first `columns` columns (whole code points; all of `s`
+// when it is narrower).
+size_t display_prefix(std::string_view s, size_t columns);
 
 }  // namespace callprof

@@ -82,6 +82,13 @@ TEST(DisplayWidth, CountsCodePoints) {
   EXPECT_EQ(display_width(""), 0u);
 }
 
+TEST(DisplayWidth, PrefixTakesWholeCodePoints) {
+  EXPECT_EQ(display_prefix("1.00µs", 4), 4u);
+  EXPECT_EQ(display_prefix("1.00µs", 5), 6u) << "µ is two bytes, one column";
+  EXPECT_EQ(display_prefix("1.00µs", 9), 7u) << "narrower than asked: all of it";
+  EXPECT_EQ(display_prefix("", 3), 0u);
+}
+
 TEST(FormatNs, ThreeSignificantDigitsAndUnits) {
   EXPECT_EQ(format_ns(0), "0");
   EXPECT_EQ(format_ns(999), "999ns");
