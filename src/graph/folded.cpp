@@ -33,16 +33,20 @@ std::vector<FoldedFunction> sorted(const std::map<FunctionId, FoldedFunction>& b
 
 }  // namespace
 
+void FoldedTally::add(const CallTree& tree) { callprof::add(tree, by_function_); }
+
+std::vector<FoldedFunction> FoldedTally::sorted() const { return callprof::sorted(by_function_); }
+
 std::vector<FoldedFunction> folded_functions(const Profile& profile) {
-  std::map<FunctionId, FoldedFunction> by_function;
-  for (const Thread& t : profile.threads) add(t.tree, by_function);
-  return sorted(by_function);
+  FoldedTally tally;
+  for (const Thread& t : profile.threads) tally.add(t.tree);
+  return tally.sorted();
 }
 
 std::vector<FoldedFunction> folded_functions(const Thread& thread) {
-  std::map<FunctionId, FoldedFunction> by_function;
-  add(thread.tree, by_function);
-  return sorted(by_function);
+  FoldedTally tally;
+  tally.add(thread.tree);
+  return tally.sorted();
 }
 
 }  // namespace callprof

@@ -2,6 +2,7 @@
 // trees' FoldedCalls, per profile and per thread.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "model/profile.h"
@@ -17,5 +18,15 @@ struct FoldedFunction {
 // Functions with folded calls in any thread of `profile` (or only `thread`), most folded first.
 std::vector<FoldedFunction> folded_functions(const Profile& profile);
 std::vector<FoldedFunction> folded_functions(const Thread& thread);
+
+// The same summed one tree at a time (threads taken as a profile is read).
+class FoldedTally {
+ public:
+  void add(const CallTree& tree);
+  std::vector<FoldedFunction> sorted() const;  // most folded first
+
+ private:
+  std::map<FunctionId, FoldedFunction> by_function_;
+};
 
 }  // namespace callprof

@@ -40,17 +40,19 @@ std::vector<ForestEntry> forest(const std::vector<size_t>& parent) {
 
 }  // namespace
 
+ThreadTotals thread_totals(const CallTree& tree) {
+  ThreadTotals tt;
+  const MetricTable& base = tree.base_table();
+  tt.calls = base.sum(Metric::Calls);
+  tt.total_ns = grand_total_ns(tree);
+  tt.cpu_ns = base.sum(Metric::CpuNs);
+  tt.offcpu_ns = base.sum(Metric::OffCpuNs);
+  return tt;
+}
+
 std::vector<ThreadTotals> thread_totals(const Profile& profile) {
   std::vector<ThreadTotals> out;
-  for (const Thread& t : profile.threads) {
-    ThreadTotals tt;
-    const MetricTable& base = t.tree.base_table();
-    tt.calls = base.sum(Metric::Calls);
-    tt.total_ns = grand_total_ns(t.tree);
-    tt.cpu_ns = base.sum(Metric::CpuNs);
-    tt.offcpu_ns = base.sum(Metric::OffCpuNs);
-    out.push_back(tt);
-  }
+  for (const Thread& t : profile.threads) out.push_back(thread_totals(t.tree));
   return out;
 }
 

@@ -19,6 +19,8 @@ struct ThreadTotals {
 
 // One entry per profile.threads element, same order.
 std::vector<ThreadTotals> thread_totals(const Profile& profile);
+// One thread's.
+ThreadTotals thread_totals(const CallTree& tree);
 
 struct ForestEntry {
   size_t index = 0;    // into profile.threads or profile.processes

@@ -34,15 +34,25 @@ std::map<HostPid, std::vector<size_t>> processes_by_pid(const Profile& p) {
 
 }  // namespace
 
+ProcessLookup::ProcessLookup(const Profile& profile) {
+  for (size_t i = 0; i < profile.processes.size(); ++i) {
+    const Process& p = profile.processes[i];
+    by_pid_[{p.host, p.pid}].push_back(i);
+    start_.push_back(p.start_ns);
+  }
+}
+
+size_t ProcessLookup::of(const Thread& thread) const {
+  auto it = by_pid_.find({thread.host, thread.pid});
+  if (it == by_pid_.end()) return kNoIndex;
+  return running_at(it->second, thread.start_ns, [&](size_t i) { return start_[i]; });
+}
+
 std::vector<size_t> thread_processes(const Profile& profile) {
-  const auto by_pid = processes_by_pid(profile);
-  auto start = [&](size_t i) { return profile.processes[i].start_ns; };
+  const ProcessLookup lookup(profile);
   std::vector<size_t> out;
   out.reserve(profile.threads.size());
-  for (const Thread& t : profile.threads) {
-    auto it = by_pid.find({t.host, t.pid});
-    out.push_back(it == by_pid.end() ? kNoIndex : running_at(it->second, t.start_ns, start));
-  }
+  for (const Thread& t : profile.threads) out.push_back(lookup.of(t));
   return out;
 }
 
@@ -64,7 +74,8 @@ std::vector<size_t> thread_creators(const Profile& profile) {
     std::vector<size_t> same;
     for (size_t c : it->second)
       if (group(c) == group(i)) same.push_back(c);
-    out[i] = running_at(same, t.start_ns, [&](size_t c) { return profile.threads[c].start_ns; }, i);
+    out[i] = running_at(
+        same, t.start_ns, [&](size_t c) { return profile.threads[c].start_ns; }, i);
   }
   return out;
 }
@@ -81,7 +92,8 @@ std::vector<size_t> process_parents(const Profile& profile) {
     }
     auto it = by_pid.find({ps[i].host, ps[i].ppid});
     if (ps[i].ppid == 0 || it == by_pid.end()) continue;
-    out[i] = running_at(it->second, ps[i].start_ns, [&](size_t c) { return ps[c].start_ns; }, i);
+    out[i] = running_at(
+        it->second, ps[i].start_ns, [&](size_t c) { return ps[c].start_ns; }, i);
   }
   return out;
 }

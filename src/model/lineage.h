@@ -5,6 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "model/profile.h"
@@ -17,6 +20,18 @@ inline constexpr size_t kNoIndex = SIZE_MAX;
 // the thread started (the latest one started by then, else the earliest); kNoIndex when
 // the profile has no record of its pid.
 std::vector<size_t> thread_processes(const Profile& profile);
+
+// The same for one thread at a time (threads taken as a profile is read, before the
+// profile has them all): the processes are indexed once.
+class ProcessLookup {
+ public:
+  explicit ProcessLookup(const Profile& profile);
+  size_t of(const Thread& thread) const;
+
+ private:
+  std::map<std::pair<std::string, uint32_t>, std::vector<size_t>> by_pid_;  // (host, pid) -> its images
+  std::vector<int64_t> start_;                                              // by process index
+};
 
 // Per thread: the index of the thread that created it, a thread of the same process image
 // with tid creator_tid (the latest started by then when the tid repeats); kNoIndex for

@@ -12,6 +12,7 @@
 #include "model/transform/hide.h"
 #include "model/transform/merge.h"
 #include "query/query.h"
+#include "query/thread_intake.h"
 #include "util/parallel.h"
 #include "util/strings.h"
 
@@ -65,6 +66,10 @@ std::vector<bool> matching_functions(const Profile& profile, const Pattern& patt
   return match;
 }
 
+bool selects(const QueryOptions& options, const Thread& thread) {
+  return (!options.pid || thread.pid == *options.pid) && (!options.tid || thread.tid == *options.tid);
+}
+
 Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   if (Status s = check_selection(profile, options); !s) return s.error();
   Analysis a;
@@ -75,14 +80,45 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   if (Status s = a.compile_patterns(); !s) return s.error();
   a.summarise_threads();
   a.build_tree();
-  if (!a.hidden_.empty() || !a.focused_.empty()) {
-    a.tree_ = a.transformed(a.tree());
-    a.single_ = nullptr;
-  }
-  if (!options.keep_thread_trees && a.tree_)
-    for (Thread& t : a.profile_->threads) t.tree = CallTree();
-  a.aggregate();
+  a.finish();
   return a;
+}
+
+Result<Analysis> Analysis::run_intake(Profile profile, ThreadIntake intake) {
+  if (!intake.began_) return run(std::move(profile), intake.options_);  // read without it
+  if (Status s = check_selection(profile, intake.options_); !s) return s.error();
+  Analysis a;
+  a.profile_ = std::make_unique<Profile>(std::move(profile));
+  a.options_ = intake.options_;
+  if (Status s = a.select_threads(); !s) return s.error();
+  if (Status s = a.compile_patterns(); !s) return s.error();
+  a.take(std::move(intake));
+  a.finish();
+  return a;
+}
+
+// What the intake did thread by thread stands for compensate(), summarise_threads() and
+// build_tree().
+void Analysis::take(ThreadIntake&& intake) {
+  compensation_ = intake.compensation_;
+  if (intake.compensated_) profile_->meta.compensated = true;
+  folded_ = intake.folded_.sorted();
+  thread_totals_ = std::move(intake.totals_);
+  thread_folded_counts_ = std::move(intake.folded_counts_);
+  thread_rows_ = std::move(intake.rows_);
+  tree_ = intake.tree_ ? std::move(*intake.tree_) : CallTree();
+  tree_->drop_index();  // only walked from here on
+}
+
+// Hide and focus, the threads' own trees released when asked, and the aggregates.
+void Analysis::finish() {
+  if (!hidden_.empty() || !focused_.empty()) {
+    tree_ = transformed(tree());
+    single_ = nullptr;
+  }
+  if (!options_.keep_thread_trees && tree_)
+    for (Thread& t : profile_->threads) t.tree = CallTree();
+  aggregate();
 }
 
 // What is read from the threads' own trees, taken while they are all there (the merge may
@@ -95,7 +131,8 @@ void Analysis::summarise_threads() {
   if (!options_.thread_rows) return;
   thread_rows_.resize(threads_.size());
   parallel_for(threads_.size(), [&](size_t k) {
-    std::vector<FunctionRow> rows = function_rows(p.threads[threads_[k]].tree);  // made here, not beside the other core's
+    std::vector<FunctionRow> rows =
+        function_rows(p.threads[threads_[k]].tree);  // made here, not beside the other core's
     thread_rows_[k] = std::move(rows);
   });
 }
@@ -109,7 +146,7 @@ Status Analysis::select_threads() {
     threads_ = std::move(in_process);
   } else if (options_.merge == ThreadMerge::Paths) {
     for (size_t i : in_process)
-      if (p.threads[i].tid == *options_.tid) threads_.push_back(i);
+      if (selects(options_, p.threads[i])) threads_.push_back(i);
   } else {
     threads_ = thread_and_descendants(p, in_process, *options_.tid);
   }
@@ -121,9 +158,14 @@ Status Analysis::select_threads() {
 void Analysis::build_tree() {
   Profile& p = *profile_;
   switch (options_.merge) {
-    case ThreadMerge::Graft: tree_ = grafted_tree(p, threads_); return;
-    case ThreadMerge::StartRoutine: tree_ = merged_by_start_routine(p, threads_); return;
-    case ThreadMerge::Paths: break;
+    case ThreadMerge::Graft:
+      tree_ = grafted_tree(p, threads_);
+      return;
+    case ThreadMerge::StartRoutine:
+      tree_ = merged_by_start_routine(p, threads_);
+      return;
+    case ThreadMerge::Paths:
+      break;
   }
   if (threads_.size() == 1) {
     single_ = &p.threads[threads_[0]].tree;
@@ -142,8 +184,8 @@ void Analysis::build_tree() {
 }
 
 Status Analysis::compile_patterns() {
-  for (auto [regex, option, match] : {std::tuple{&options_.hide, "--hide", &hidden_},
-                                      std::tuple{&options_.focus, "--focus", &focused_}}) {
+  for (auto [regex, option, match] :
+       {std::tuple{&options_.hide, "--hide", &hidden_}, std::tuple{&options_.focus, "--focus", &focused_}}) {
     if (regex->empty()) continue;
     auto pattern = Pattern::compile(*regex, option);
     if (!pattern) return pattern.error();
@@ -154,9 +196,7 @@ Status Analysis::compile_patterns() {
 
 // Hide first, then focus: a hidden function cannot be a focus root.
 CallTree Analysis::transformed(const CallTree& tree) const {
-  auto in = [](const std::vector<bool>& set) {
-    return [&set](FunctionId f) { return f < set.size() && set[f]; };
-  };
+  auto in = [](const std::vector<bool>& set) { return [&set](FunctionId f) { return f < set.size() && set[f]; }; };
   if (hidden_.empty()) return focused_tree(tree, in(focused_));
   CallTree hidden = hidden_tree(tree, in(hidden_));
   return focused_.empty() ? hidden : focused_tree(hidden, in(focused_));

@@ -56,11 +56,20 @@ struct QueryOptions {
   bool thread_rows = false;
 };
 
+// Whether the options select the thread when threads merge by path: its process (--pid)
+// and, with --thread, the thread itself.
+bool selects(const QueryOptions& options, const Thread& thread);
+
+class ThreadIntake;
+
 class Analysis {
  public:
   // Takes the profile (it is compensated and may gain synthetic functions); errors are one
   // line: a pid or thread not in the profile, an invalid regex.
   static Result<Analysis> run(Profile profile, const QueryOptions& options);
+  // The same for a profile whose threads went through `intake` as it was read
+  // (query/thread_intake.h): their trees are already compensated, summarised and merged.
+  static Result<Analysis> run_intake(Profile profile, ThreadIntake intake);
 
   const Profile& profile() const { return *profile_; }
   const QueryOptions& options() const { return options_; }
@@ -128,6 +137,8 @@ class Analysis {
   Analysis() = default;
   Status select_threads();
   void build_tree();
+  void take(ThreadIntake&& intake);
+  void finish();
   Status compile_patterns();
   CallTree transformed(const CallTree& tree) const;
   void summarise_threads();

@@ -52,9 +52,11 @@ bool reads_only_the_tree(const ReportOptions& o) {
     case View::Summary:
     case View::Modules:
     case View::CallersOf:
-    case View::CalleesOf: return true;
+    case View::CalleesOf:
+      return true;
     case View::Threads:
-    case View::Syscalls: break;
+    case View::Syscalls:
+      break;
   }
   return false;
 }
@@ -95,15 +97,23 @@ Status render_report(const Analysis& analysis, const ReportOptions& options, std
   return options.json ? render_json(*ctx, out) : entry(options.view).render(*ctx, out);
 }
 
-Status render_report(Profile profile, const ReportOptions& options, std::ostream& out) {
-  if (Status s = check_options(options); !s) return s;
+QueryOptions report_query(const ReportOptions& options) {
   QueryOptions query = options.query;
   if (options.view == View::CalleesOf) query.focus = options.function;
   query.keep_thread_trees = !reads_only_the_tree(options);
   query.thread_rows = options.json;
-  auto analysis = Analysis::run(std::move(profile), query);
+  return query;
+}
+
+Status render_report(Profile profile, ThreadIntake intake, const ReportOptions& options, std::ostream& out) {
+  if (Status s = check_options(options); !s) return s;
+  auto analysis = Analysis::run_intake(std::move(profile), std::move(intake));
   if (!analysis) return analysis.error();
   return render_report(*analysis, options, out);
+}
+
+Status render_report(Profile profile, const ReportOptions& options, std::ostream& out) {
+  return render_report(std::move(profile), ThreadIntake(report_query(options)), options, out);
 }
 
 std::vector<Metric> metrics_not_read(const ReportOptions& o) {

@@ -11,6 +11,7 @@
 
 #include "model/profile.h"
 #include "query/query.h"
+#include "query/thread_intake.h"
 #include "util/result.h"
 
 namespace callprof {
@@ -58,6 +59,10 @@ struct ReportOptions {
 // profile) is returned as a one-line Error and nothing is written. The profile is taken:
 // it is compensated for the hook overhead unless options.query.raw.
 Status render_report(Profile profile, const ReportOptions& options, std::ostream& out);
+// The analysis options a report with these options needs: read the profile through a
+// ThreadIntake of them where ThreadIntake::applies, and render it with the intake.
+QueryOptions report_query(const ReportOptions& options);
+Status render_report(Profile profile, ThreadIntake intake, const ReportOptions& options, std::ostream& out);
 // The same over an analysis already made (its options are options.query's).
 Status render_report(const Analysis& analysis, const ReportOptions& options, std::ostream& out);
 // The metrics the report with these options never reads, so the profile can be read without

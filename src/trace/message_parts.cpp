@@ -1,38 +1,81 @@
 #include "trace/message_parts.h"
 
-#include <bit>
-#include <cstring>
-
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <bit>
+#include <cstring>
+
 namespace callprof::trace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
-std::optional<MessageParts> split_message(std::span<const uint8_t> bytes, uint32_t field_number) {
-  const uint32_t wanted = WireFormatLite::MakeTag(int(field_number), WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  MessageParts parts;
+namespace {
+
+// Calls visit(start, tag, value) for each field of the message in `bytes`: `start` is the
+// offset of its tag, `value` a length-delimited field's contents (empty for other wire
+// types). false when the bytes are not a message or visit returns false.
+template <typename Visit>
+bool walk_fields(std::span<const uint8_t> bytes, Visit&& visit) {
   // Sizes fit an int: the container caps a payload below 2 GiB (kMaxPayloadSize).
   CodedInputStream in(bytes.data(), int(bytes.size()));
   for (;;) {
     const int start = in.CurrentPosition();
     const uint32_t tag = in.ReadTag();
-    if (tag == 0) {  // the end, or bytes that are no tag (a zero byte included)
-      if (start != int(bytes.size())) return std::nullopt;
-      return parts;
-    }
-    if (tag == wanted) {
+    if (tag == 0) return start == int(bytes.size());  // the end, or bytes that are no tag (a zero byte included)
+    std::span<const uint8_t> value;
+    if (WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
       uint32_t length = 0;
-      if (!in.ReadVarint32(&length) || length > bytes.size() - size_t(in.CurrentPosition())) return std::nullopt;
-      parts.field.push_back(bytes.subspan(size_t(in.CurrentPosition()), length));
-      if (!in.Skip(int(length))) return std::nullopt;
-      continue;
+      if (!in.ReadVarint32(&length) || length > bytes.size() - size_t(in.CurrentPosition())) return false;
+      value = bytes.subspan(size_t(in.CurrentPosition()), length);
+      if (!in.Skip(int(length))) return false;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return false;
     }
-    if (!WireFormatLite::SkipField(&in, tag)) return std::nullopt;
-    parts.rest.append(reinterpret_cast<const char*>(bytes.data()) + start, size_t(in.CurrentPosition() - start));
+    if (!visit(size_t(start), tag, value, size_t(in.CurrentPosition()))) return false;
   }
+}
+
+uint32_t length_delimited(uint32_t field_number) {
+  return WireFormatLite::MakeTag(int(field_number), WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+}
+
+}  // namespace
+
+std::optional<MessageParts> split_message(std::span<const uint8_t> bytes, uint32_t field_number) {
+  const uint32_t wanted = length_delimited(field_number);
+  MessageParts parts;
+  const bool ok = walk_fields(bytes, [&](size_t start, uint32_t tag, std::span<const uint8_t> value, size_t end) {
+    if (tag == wanted)
+      parts.field.push_back(value);
+    else
+      parts.rest.append(reinterpret_cast<const char*>(bytes.data()) + start, end - start);
+    return true;
+  });
+  if (!ok) return std::nullopt;
+  return parts;
+}
+
+std::optional<size_t> thread_node_count(std::span<const uint8_t> bytes) {
+  const uint32_t tree_tag = length_delimited(file::Thread::kTreeFieldNumber);
+  const uint32_t packed_parents = length_delimited(file::PackedCallTree::kParentFieldNumber);
+  const uint32_t one_parent =
+      WireFormatLite::MakeTag(file::PackedCallTree::kParentFieldNumber, WireFormatLite::WIRETYPE_VARINT);
+  size_t nodes = 0;
+  auto count_parents = [&](size_t, uint32_t tag, std::span<const uint8_t> value, size_t) {
+    if (tag == one_parent) ++nodes;
+    if (tag != packed_parents) return true;
+    const std::optional<size_t> n =
+        packed_varint_count(std::string_view(reinterpret_cast<const char*>(value.data()), value.size()));
+    nodes += n.value_or(0);
+    return n.has_value();
+  };
+  const bool ok = walk_fields(bytes, [&](size_t, uint32_t tag, std::span<const uint8_t> tree, size_t) {
+    return tag != tree_tag || walk_fields(tree, count_parents);
+  });
+  if (!ok) return std::nullopt;
+  return nodes;
 }
 
 std::optional<ThreadMessage> parse_thread_message(std::span<const uint8_t> bytes) {

@@ -32,6 +32,10 @@ struct ThreadMessage {
 };
 std::optional<ThreadMessage> parse_thread_message(std::span<const uint8_t> bytes);
 
+// How many nodes a file::Thread's tree has (its parent entries), counted without parsing
+// it; nullopt when the bytes are not a Thread message.
+std::optional<size_t> thread_node_count(std::span<const uint8_t> bytes);
+
 // How many varints packed `bytes` hold; nullopt when the last one is cut off.
 std::optional<size_t> packed_varint_count(std::string_view bytes);
 // The first out.size() varints of `bytes` into `out`; false when one is malformed (longer

@@ -38,7 +38,8 @@ Result<trace::ByteBuffer> serialize_unguarded(const Profile& profile) {
   return trace::wrap_payload_buffer(payload.bytes());
 }
 
-Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options) {
+// The payload of a whole file's bytes, decompressed and checked against the file's size.
+Result<std::string> payload_of(std::span<const uint8_t> bytes, std::string_view name) {
   Result<trace::FileHeader> header = trace::decode_header(bytes);
   if (!header) return named(name, header.error());
   const std::span<const uint8_t> frame = bytes.subspan(trace::kHeaderSize);
@@ -46,15 +47,25 @@ Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view
   Result<std::string> payload = trace::decompress_payload(*header, frame);
   if (!payload) return named(name, payload.error());
   // Counted before anything is built: a small file cannot make the reader allocate much.
-  if (Status s = trace::check_payload_budget(std::span(reinterpret_cast<const uint8_t*>(payload->data()),
-                                                       payload->size()),
-                                             bytes.size());
+  if (Status s = trace::check_payload_budget(
+          std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()), bytes.size());
       !s)
     return named(name, s.error());
+  return payload;
+}
+
+Result<Profile> parse_payload_of(const std::string& payload, std::string_view name, const ReadOptions& options) {
   Result<Profile> profile =
-      trace::parse_payload(std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()), options.skip_metrics);
+      trace::parse_payload(std::span(reinterpret_cast<const uint8_t*>(payload.data()), payload.size()),
+                           options.skip_metrics, options.threads);
   if (!profile) return named(name, profile.error());
   return profile;
+}
+
+Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options) {
+  Result<std::string> payload = payload_of(bytes, name);
+  if (!payload) return payload.error();
+  return parse_payload_of(*payload, name, options);
 }
 
 Result<Profile> read_unguarded(const std::string& path, const ReadOptions& options) {
@@ -65,9 +76,11 @@ Result<Profile> read_unguarded(const std::string& path, const ReadOptions& optio
   Result<trace::FileHeader> header = trace::decode_header(bytes);
   if (!header) return named(path, header.error());
   // One byte past the declared end, so a longer file is reported rather than loaded.
-  if (Status s = file->read_until(bytes, trace::kHeaderSize + header->compressed_size + 1); !s)
-    return s.error();
-  return parse_unguarded(bytes, path, options);
+  if (Status s = file->read_until(bytes, trace::kHeaderSize + header->compressed_size + 1); !s) return s.error();
+  Result<std::string> payload = payload_of(bytes, path);
+  if (!payload) return payload.error();
+  bytes = {};  // the compressed bytes' memory serves the model
+  return parse_payload_of(*payload, path, options);
 }
 
 }  // namespace

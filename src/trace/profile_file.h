@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/profile.h"
+#include "model/thread_sink.h"
 #include "util/result.h"
 
 namespace callprof {
@@ -29,6 +30,9 @@ struct ReadOptions {
   // Metric columns nothing downstream reads: their values are not decoded (still checked),
   // and the profile's trees have no such column (MetricTable::has is false).
   std::vector<Metric> skip_metrics;
+  // When set, each thread goes to it as soon as it is read (model/thread_sink.h), and joins
+  // the profile as the sink leaves it.
+  ThreadSink* threads = nullptr;
 };
 
 // Decodes a whole file's contents. `name` is what error messages call the input.

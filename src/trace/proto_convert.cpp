@@ -5,12 +5,12 @@
 #include "trace/proto_convert.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
 #include <climits>
 #include <optional>
-
-#include <google/protobuf/io/coded_stream.h>
+#include <thread>
 
 #include "trace/container.h"
 #include "trace/message_parts.h"
@@ -107,7 +107,8 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_offcpu(file::OffCpu(thread.offcpu));
   for (const SyscallStats& s : thread.syscalls) put_syscall(s, out->add_syscalls());
   out->set_host(thread.host);
-  if (!thread.timeline.events.empty() || thread.timeline.dropped) put_timeline(thread.timeline, out->mutable_timeline());
+  if (!thread.timeline.events.empty() || thread.timeline.dropped)
+    put_timeline(thread.timeline, out->mutable_timeline());
 }
 
 void put_process(const Process& p, file::Process* out) {
@@ -154,9 +155,12 @@ Process take_process(const file::Process& in) {
 
 Thread::OffCpu take_offcpu(int value) {
   switch (value) {
-    case file::OFFCPU_OFF: return Thread::OffCpu::Off;
-    case file::OFFCPU_MEASURED: return Thread::OffCpu::Measured;
-    default: return Thread::OffCpu::Unavailable;  // incl. values of a newer writer
+    case file::OFFCPU_OFF:
+      return Thread::OffCpu::Off;
+    case file::OFFCPU_MEASURED:
+      return Thread::OffCpu::Measured;
+    default:
+      return Thread::OffCpu::Unavailable;  // incl. values of a newer writer
   }
 }
 
@@ -238,7 +242,8 @@ SyscallStats take_syscall(const file::Syscall& in) {
   s.min_ns = in.calls() ? in.min_ns() : UINT64_MAX;
   s.max_ns = in.max_ns();
   for (const file::ErrnoCount& e : in.errnos()) s.errnos[e.errno_value()] += e.calls();
-  for (int i = 0; i < in.duration_buckets_size(); ++i) s.durations.counts()[in.duration_buckets(i)] = in.duration_counts(i);
+  for (int i = 0; i < in.duration_buckets_size(); ++i)
+    s.durations.counts()[in.duration_buckets(i)] = in.duration_counts(i);
   return s;
 }
 
@@ -328,8 +333,8 @@ Status serialize_payload(const Profile& profile, ByteBuffer& out) {
     message.SerializeWithCachedSizesToArray(at);
   }
   if (total > kMaxPayloadSize)
-    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})", total,
-                                  kMaxPayloadSize));
+    return make_error(
+        fmt::format("profile too large for the file format ({} bytes, the limit is {})", total, kMaxPayloadSize));
   return Ok{};
 }
 
@@ -339,7 +344,61 @@ Error corrupted() { return make_error("corrupted (the payload is not a valid pro
 
 }  // namespace
 
-Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const Metric> skip_metrics) {
+namespace {
+
+// Each thread is parsed, checked and taken on its own, its message dropped as soon as it
+// is taken: the whole message is never held.
+Result<Thread> read_thread(std::span<const uint8_t> bytes, size_t index, size_t function_count,
+                           std::span<const Metric> skip_metrics) {
+  std::optional<ThreadMessage> message = parse_thread_message(bytes);
+  if (!message) return corrupted();
+  if (Status s = validate_thread(message->thread, message->tree, index, function_count); !s) return s.error();
+  return take_thread(message->thread, message->tree, index, skip_metrics);
+}
+
+// All threads at once, in parallel.
+Status read_threads(Profile& profile, std::span<const std::span<const uint8_t>> messages,
+                    std::span<const Metric> skip_metrics) {
+  std::vector<std::optional<Result<Thread>>> threads(messages.size());
+  parallel_for(threads.size(), [&](size_t i) {
+    threads[i].emplace(read_thread(messages[i], i, profile.functions.size(), skip_metrics));
+  });
+  profile.threads.reserve(threads.size());
+  for (std::optional<Result<Thread>>& thread : threads) {
+    if (!*thread) return thread->error();
+    profile.threads.push_back(std::move(*thread).value());
+  }
+  return Ok{};
+}
+
+// One thread at a time into `sink`, in order; the next is read on another core while the
+// sink takes one (two threads' trees at most at once).
+Status read_threads_into(Profile& profile, std::span<const std::span<const uint8_t>> messages,
+                         std::span<const Metric> skip_metrics, ThreadSink& sink) {
+  size_t nodes = 0;  // a malformed message counts none here, and fails in order when read
+  for (std::span<const uint8_t> m : messages) nodes += thread_node_count(m).value_or(0);
+  if (!sink.begin(profile, messages.size(), nodes)) return read_threads(profile, messages, skip_metrics);
+  profile.threads.reserve(messages.size());
+  auto read = [&](size_t i) { return read_thread(messages[i], i, profile.functions.size(), skip_metrics); };
+  std::optional<Result<Thread>> next;
+  if (!messages.empty()) next.emplace(read(0));
+  for (size_t i = 0; i < messages.size(); ++i) {
+    Result<Thread> current = std::move(*next);
+    next.reset();
+    std::thread reader;
+    if (current && i + 1 < messages.size()) reader = std::thread([&, i] { next.emplace(read(i + 1)); });
+    if (current) sink.take(profile, i, *current);
+    if (reader.joinable()) reader.join();
+    if (!current) return current.error();
+    profile.threads.push_back(std::move(current).value());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const Metric> skip_metrics,
+                              ThreadSink* sink) {
   // The threads (field 5) apart from the rest, which parses as the message without them.
   const std::optional<MessageParts> parts = split_message(payload, file::Profile::kThreadsFieldNumber);
   if (!parts) return corrupted();
@@ -356,22 +415,9 @@ Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const 
                                          take_kind(f.kind(), f.name())});
   profile.processes.reserve(size_t(head.processes_size()));
   for (const file::Process& p : head.processes()) profile.processes.push_back(take_process(p));
-  // Each thread is parsed, checked and taken on its own, in parallel, its message dropped
-  // as soon as it is taken: the whole message is never held.
-  const size_t function_count = profile.functions.size();
-  std::vector<std::optional<Result<Thread>>> threads(parts->field.size());
-  parallel_for(threads.size(), [&](size_t i) {
-    std::optional<ThreadMessage> message = parse_thread_message(parts->field[i]);
-    if (!message) return void(threads[i].emplace(corrupted()));
-    if (Status s = validate_thread(message->thread, message->tree, i, function_count); !s)
-      return void(threads[i].emplace(s.error()));
-    threads[i].emplace(take_thread(message->thread, message->tree, i, skip_metrics));
-  });
-  profile.threads.reserve(threads.size());
-  for (std::optional<Result<Thread>>& thread : threads) {
-    if (!*thread) return thread->error();
-    profile.threads.push_back(std::move(*thread).value());
-  }
+  Status threads = sink ? read_threads_into(profile, parts->field, skip_metrics, *sink)
+                        : read_threads(profile, parts->field, skip_metrics);
+  if (!threads) return threads.error();
   return profile;
 }
 

@@ -111,19 +111,20 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
   return stats;
 }
 
+bool compensate_thread(const Profile& profile, size_t process, Thread& thread, CompensationStats& stats) {
+  if (profile.meta.compensated || process >= profile.processes.size()) return false;
+  const Process& constants = profile.processes[process];
+  if (!has_hook_costs(constants)) return false;
+  stats.add(compensate_tree(thread.tree, constants, thread.offcpu == Thread::OffCpu::Measured));
+  return true;
+}
+
 CompensationStats compensate(Profile& profile) {
   CompensationStats stats;
-  if (profile.meta.compensated) return stats;
   const std::vector<size_t> process = thread_processes(profile);
   bool changed = false;
-  for (size_t i = 0; i < profile.threads.size(); ++i) {
-    if (process[i] == kNoIndex) continue;
-    const Process& constants = profile.processes[process[i]];
-    if (!has_hook_costs(constants)) continue;
-    Thread& t = profile.threads[i];
-    stats.add(compensate_tree(t.tree, constants, t.offcpu == Thread::OffCpu::Measured));
-    changed = true;
-  }
+  for (size_t i = 0; i < profile.threads.size(); ++i)
+    changed |= compensate_thread(profile, process[i], profile.threads[i], stats);
   if (changed) profile.meta.compensated = true;
   return stats;
 }

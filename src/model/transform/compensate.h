@@ -45,6 +45,12 @@ struct CompensationStats {
 };
 CompensationStats compensate(Profile& profile);
 
+// compensate()'s work on one thread of `profile` whose process record is `process` (an
+// index into profile.processes, kNoIndex for none; model/lineage.h), for threads taken as
+// the profile is read: adds to `stats`, true when the tree was compensated (the caller
+// then marks the profile so). Nothing on a profile already compensated.
+bool compensate_thread(const Profile& profile, size_t process, Thread& thread, CompensationStats& stats);
+
 // Compensates one tree with the given constants (exposed for tests and other tools).
 CompensationStats compensate_tree(CallTree& tree, const Process& constants, bool cpu_measured);
 

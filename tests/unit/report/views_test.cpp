@@ -409,6 +409,60 @@ TEST(Analysis, ViewsThatReadOnlyTheTreeReleaseTheThreadTrees) {
   }
 }
 
+// A view of the merged tree reads a profile of three threads or more through a ThreadIntake
+// (each thread compensated, summarised and merged as it is read, its own tree dropped):
+// the report is the one of the profile read whole, for every such view and selection.
+TEST(Analysis, ThreadsTakenAsTheyAreReadGiveTheSameReport) {
+  ASSERT_GE(testing::exact_profile().threads.size(), 3u);
+  auto bytes = serialize_profile(testing::exact_profile());
+  ASSERT_TRUE(bytes.ok());
+  std::vector<ReportOptions> cases;
+  for (const char* view : {"flat", "callers", "tree", "summary", "modules"}) cases.push_back(opts(view));
+  ReportOptions json = opts("flat");
+  json.json = true;
+  cases.push_back(json);
+  cases.push_back(json);
+  cases.back().query.raw = true;
+  cases.push_back(json);
+  cases.back().query.tid = 101;
+  cases.push_back(opts("tree"));
+  cases.back().query.pid = 2;
+  cases.push_back(opts("tree"));
+  cases.back().query.hide = "^B$";
+  cases.push_back(opts("callers-of"));
+  cases.back().function = "^D$";
+  cases.push_back(opts("callees-of"));
+  cases.back().function = "^A$";
+  for (const ReportOptions& o : cases) {
+    const QueryOptions q = report_query(o);
+    ASSERT_TRUE(ThreadIntake::applies(q)) << view_name(o.view);
+    ThreadIntake intake(q);
+    auto read = parse_profile(*bytes, "p", ReadOptions{{}, &intake});
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    for (const Thread& t : read->threads) EXPECT_EQ(t.tree.size(), 1u) << "taken: only the root left";
+    std::ostringstream out;
+    ASSERT_TRUE(render_report(std::move(*read), std::move(intake), o, out).ok());
+    EXPECT_EQ(out.str(), render(testing::exact_profile(), o).text) << view_name(o.view) << (o.json ? " json" : "");
+  }
+}
+
+// With two threads both trees exist at once however they are read: the intake declines,
+// the reader reads them together, and the analysis runs on the whole profile.
+TEST(Analysis, TwoThreadsAreReadWhole) {
+  const Profile two = testing::counter_example_profile();
+  ASSERT_EQ(two.threads.size(), 2u);
+  auto bytes = serialize_profile(two);
+  ASSERT_TRUE(bytes.ok());
+  const ReportOptions o = opts("tree");
+  ThreadIntake intake(report_query(o));
+  auto read = parse_profile(*bytes, "p", ReadOptions{{}, &intake});
+  ASSERT_TRUE(read.ok());
+  for (const Thread& t : read->threads) EXPECT_GT(t.tree.size(), 1u) << "not taken";
+  std::ostringstream out;
+  ASSERT_TRUE(render_report(std::move(*read), std::move(intake), o, out).ok());
+  EXPECT_EQ(out.str(), render(two, o).text);
+}
+
 // JSON releases the threads' trees too: its per-thread breakdowns are the function rows
 // the analysis took from each thread's own tree first (QueryOptions::thread_rows).
 TEST(Analysis, ThreadRowsAreEachThreadsOwnFunctionRows) {

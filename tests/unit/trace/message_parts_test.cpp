@@ -69,5 +69,23 @@ TEST(SplitMessage, BytesThatAreNoMessageAreRefused) {
   EXPECT_FALSE(parse_thread_message(bytes_of(bytes + "\x5a\x02\x08\x80"))) << "a tree that is no message";
 }
 
+TEST(ThreadNodeCount, CountsTheTreesParentsWithoutParsingIt) {
+  file::Thread thread;
+  thread.set_tid(7);
+  for (uint32_t parent : {4294967295u, 0u, 1u, 1u, 300u}) thread.mutable_tree()->add_parent(parent);
+  thread.set_short_calls(3);
+  const std::string bytes = thread.SerializeAsString();
+  EXPECT_EQ(thread_node_count(bytes_of(bytes)), 5u);
+  // A tree given twice merges (protobuf's rule for a message field): its parents add up.
+  file::Thread more;
+  more.mutable_tree()->add_parent(2u);
+  EXPECT_EQ(thread_node_count(bytes_of(bytes + more.SerializeAsString())), 6u);
+  // Unpacked parents (a writer may send a repeated scalar either way) count one each.
+  const std::string unpacked("\x5a\x04\x08\x01\x08\x02", 6);  // tree (field 11) { parent: 1 parent: 2 }
+  EXPECT_EQ(thread_node_count(bytes_of(unpacked)), 2u);
+  EXPECT_EQ(thread_node_count(bytes_of(file::Thread().SerializeAsString())), 0u) << "no tree";
+  EXPECT_FALSE(thread_node_count(bytes_of(bytes + '\x5a'))) << "not a message";
+}
+
 }  // namespace
 }  // namespace callprof::trace

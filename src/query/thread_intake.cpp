@@ -1,0 +1,37 @@
+// Per thread, what Analysis::run does to the whole profile: compensate, summarise, merge.
+#include "query/thread_intake.h"
+
+#include "model/transform/merge.h"
+
+namespace callprof {
+
+// With two threads, both trees exist at once whichever way they are read, and reading them
+// together is faster; from three on, a thread's tree is gone before the third is read.
+bool ThreadIntake::begin(const Profile& head, size_t threads, size_t nodes) {
+  began_ = threads > 2;
+  if (!began_) return false;
+  processes_.emplace(head);
+  nodes_ = nodes;
+  totals_.reserve(threads);
+  folded_counts_.reserve(threads);
+  return true;
+}
+
+void ThreadIntake::take(const Profile& head, size_t, Thread& thread) {
+  if (!options_.raw) compensated_ |= compensate_thread(head, processes_->of(thread), thread, compensation_);
+  folded_.add(thread.tree);
+  totals_.push_back(thread_totals(thread.tree));
+  folded_counts_.push_back(folded_functions(thread).size());
+  if (selects(options_, thread)) {
+    if (options_.thread_rows) rows_.push_back(function_rows(thread.tree));
+    if (!tree_) {
+      tree_ = std::move(thread.tree);
+      tree_->reserve(nodes_);  // an upper bound: equal paths merge
+    } else {
+      merge_into(*tree_, thread.tree);
+    }
+  }
+  thread.tree = CallTree();
+}
+
+}  // namespace callprof
