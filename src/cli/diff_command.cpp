@@ -33,6 +33,7 @@ Run add_diff(CLI::App& app) {
       return fail(fmt::format("unknown --sort '{}' for diff (valid: self, total)", a->sort));
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
+    query->keep_thread_trees = false;  // only the analysed tree is read
     auto base = analyse_profile(a->base, *query);
     if (!base) return fail(base.error().message);
     auto next = analyse_profile(a->next, *query);

@@ -70,6 +70,7 @@ Run add_flame(CLI::App& app) {
     if (!options) return fail(options.error().message);
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
+    query->keep_thread_trees = false;  // only the analysed tree is read
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     std::optional<Analysis> base;

@@ -86,6 +86,7 @@ Run add_graph(CLI::App& app) {
     if (!options) return fail(options.error().message);
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
+    query->keep_thread_trees = false;  // only the analysed tree is read
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     auto graph = analysis_call_graph(*analysis, *options);

@@ -45,6 +45,8 @@ Run add_html(CLI::App& app) {
     if (a->output.empty() || a->output == "-") return fail("html needs an output file (-o FILE.html)");
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
+    query->keep_thread_trees = false;  // the page reads the analysed tree and each thread's rows
+    query->thread_rows = true;
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     html::HtmlOptions options;

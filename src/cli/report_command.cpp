@@ -1,8 +1,9 @@
 // `callprof report`: read a profile and render one view.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <sstream>
+
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/number_options.h"
@@ -30,17 +31,14 @@ struct ReportArgs {
 Status resolve(ReportArgs& a, const CLI::Option* width, const CLI::Option* layout_option) {
   const auto view = parse_view(a.view);
   if (!view)
-    return make_error(
-        fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls, "
-                    "modules, callers-of, callees-of)",
-                    a.view));
+    return make_error(fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls, "
+                                  "modules, callers-of, callees-of)", a.view));
   auto query = a.selection.resolve();
   if (!query) return query.error();
   if (a.wide && width->count() > 0) return make_error("--width and -w/--wide exclude each other");
   const auto layout = parse_json_layout(a.json_layout);
   if (!layout)
-    return make_error(
-        fmt::format("unknown --json-layout '{}' (valid: nested, flat, columns)", escape_text(a.json_layout)));
+    return make_error(fmt::format("unknown --json-layout '{}' (valid: nested, flat, columns)", escape_text(a.json_layout)));
   if (layout_option->count() > 0 && !a.options.json) return make_error("--json-layout applies to --json");
   a.options.json_layout = *layout;
   ReportOptions& o = a.options;
@@ -66,11 +64,10 @@ Run add_report(CLI::App& app) {
                  "callers-of / callees-of: the function (regex); threads view: per-thread rows of these functions");
   a->selection.add_to(app);
   app.add_flag("--json", o.json, "Write the whole JSON document (docs/json.md) instead of text");
-  auto* layout =
-      app.add_option("--json-layout", a->json_layout,
-                     "nested: the tree nested (cut at 80 levels, marked) | flat: nodes with parent ids, any depth | "
-                     "columns: nodes and edges as columns")
-          ->capture_default_str();
+  auto* layout = app.add_option("--json-layout", a->json_layout,
+                 "nested: the tree nested (cut at 80 levels, marked) | flat: nodes with parent ids, any depth | "
+                 "columns: nodes and edges as columns")
+      ->capture_default_str();
   add_count_option(app, "--limit", o.limit, "At most this many rows (0: the view's default)");
   add_real_option(app, "--percent-limit", o.percent_limit,
                   "Hide rows (tree: fold subtrees) below this % of the view's total; 0 shows all", 0, 100);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/number_options.h"
+#include "query/thread_intake.h"
 
 namespace callprof::cli {
 
@@ -42,9 +43,12 @@ Result<QueryOptions> SelectionOptions::resolve() const {
 }
 
 Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& query) {
-  auto profile = read_profile(path);
+  ThreadIntake intake(query);
+  ReadOptions read;
+  if (ThreadIntake::applies(query)) read.threads = &intake;
+  auto profile = read_profile(path, read);
   if (!profile) return profile.error();
-  return Analysis::run(std::move(*profile), query);
+  return Analysis::run_intake(std::move(*profile), std::move(intake));
 }
 
 }  // namespace callprof::cli

@@ -28,7 +28,8 @@ class SelectionOptions {
 };
 
 // Reads the profile at `path` and runs the analysis on it: the start of every reading
-// command.
+// command. A command that reads only the analysed tree sets query.keep_thread_trees false:
+// the threads are then merged as they are read (query/thread_intake.h).
 Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& query);
 
 }  // namespace callprof::cli

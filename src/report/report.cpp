@@ -52,11 +52,9 @@ bool reads_only_the_tree(const ReportOptions& o) {
     case View::Summary:
     case View::Modules:
     case View::CallersOf:
-    case View::CalleesOf:
-      return true;
+    case View::CalleesOf: return true;
     case View::Threads:
-    case View::Syscalls:
-      break;
+    case View::Syscalls: break;
   }
   return false;
 }

@@ -1,21 +1,22 @@
 #include "trace/message_parts.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
-
 #include <bit>
 #include <cstring>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
 namespace callprof::trace {
 
-using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
 
 namespace {
 
-// Calls visit(start, tag, value) for each field of the message in `bytes`: `start` is the
-// offset of its tag, `value` a length-delimited field's contents (empty for other wire
-// types). false when the bytes are not a message or visit returns false.
+// Calls visit(start, tag, value, end) for each field of the message in `bytes`: [start,
+// end) are the field's bytes, tag included, `value` a length-delimited field's contents
+// (empty for other wire types). false when the bytes are not a message or visit returns
+// false.
 template <typename Visit>
 bool walk_fields(std::span<const uint8_t> bytes, Visit&& visit) {
   // Sizes fit an int: the container caps a payload below 2 GiB (kMaxPayloadSize).

@@ -47,8 +47,9 @@ Result<std::string> payload_of(std::span<const uint8_t> bytes, std::string_view 
   Result<std::string> payload = trace::decompress_payload(*header, frame);
   if (!payload) return named(name, payload.error());
   // Counted before anything is built: a small file cannot make the reader allocate much.
-  if (Status s = trace::check_payload_budget(
-          std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()), bytes.size());
+  if (Status s = trace::check_payload_budget(std::span(reinterpret_cast<const uint8_t*>(payload->data()),
+                                                       payload->size()),
+                                             bytes.size());
       !s)
     return named(name, s.error());
   return payload;
