@@ -463,6 +463,22 @@ TEST(Analysis, TwoThreadsAreReadWhole) {
   EXPECT_EQ(out.str(), render(two, o).text);
 }
 
+// An analysis made without thread_rows that kept the threads' trees (the web report's,
+// made for other outputs too) gives --json the same per-thread and per-process breakdowns.
+TEST(Analysis, JsonBreakdownsFromAnAnalysisThatKeptTheThreadTrees) {
+  ReportOptions o = opts("flat");
+  o.json = true;
+  auto kept = Analysis::run(testing::exact_profile(), QueryOptions{});
+  ASSERT_TRUE(kept.ok());
+  std::ostringstream out;
+  ASSERT_TRUE(render_report(*kept, o, out).ok());
+  const std::string text = render(testing::exact_profile(), o).text;
+  EXPECT_EQ(out.str(), text);
+  const size_t breakdowns = text.find("\"by_process\"");
+  ASSERT_NE(breakdowns, std::string::npos);
+  EXPECT_EQ(text.find("\"functions\":[]", breakdowns), std::string::npos) << "every thread and process has rows";
+}
+
 // JSON releases the threads' trees too: its per-thread breakdowns are the function rows
 // the analysis took from each thread's own tree first (QueryOptions::thread_rows).
 TEST(Analysis, ThreadRowsAreEachThreadsOwnFunctionRows) {
