@@ -231,6 +231,11 @@ void Analysis::aggregate() {
   }
 }
 
+std::vector<FunctionRow> Analysis::thread_rows(size_t k) const {
+  if (options_.thread_rows) return k < thread_rows_.size() ? thread_rows_[k] : std::vector<FunctionRow>();
+  return k < threads_.size() ? function_rows(profile_->threads[threads_[k]].tree) : std::vector<FunctionRow>();
+}
+
 const NodeQuantities& Analysis::nodes() const {
   std::call_once(*cum_once_, [this] { nodes_.cum = cumulative(tree()); });
   return nodes_;

@@ -103,11 +103,9 @@ class Analysis {
   // release: its totals, and how many functions the runtime folded in it.
   const std::vector<ThreadTotals>& thread_totals() const { return thread_totals_; }
   const std::vector<size_t>& thread_folded_counts() const { return thread_folded_counts_; }
-  // The function rows of the k-th selected thread's own tree (threads()[k]); only with
-  // QueryOptions::thread_rows, else empty.
-  std::span<const FunctionRow> thread_rows(size_t k) const {
-    return k < thread_rows_.size() ? std::span<const FunctionRow>(thread_rows_[k]) : std::span<const FunctionRow>();
-  }
+  // The function rows of the k-th selected thread's own tree (threads()[k]): those taken
+  // with QueryOptions::thread_rows, else made from the tree the analysis kept.
+  std::vector<FunctionRow> thread_rows(size_t k) const;
   // Distinct modules of the functions in the tree (views drop the module column at 1).
   size_t module_count() const { return module_count_; }
 

@@ -217,19 +217,12 @@ struct FunctionSums {
 };
 using Breakdown = std::map<FunctionId, FunctionSums>;
 
-// Each selected thread's breakdown: the function rows of its own tree, taken by the
-// analysis (QueryOptions::thread_rows), or else made here from the tree it kept (an
-// analysis made for other outputs too, as the web report's).
+// Each selected thread's breakdown (the function rows of its own tree, from the analysis).
 std::vector<Breakdown> thread_breakdowns(const ReportContext& ctx) {
-  const Analysis& a = ctx.analysis();
-  std::vector<Breakdown> out(a.threads().size());
-  for (size_t k = 0; k < out.size(); ++k) {
-    std::span<const FunctionRow> rows = a.thread_rows(k);
-    std::vector<FunctionRow> own;
-    if (!a.options().thread_rows) rows = own = function_rows(ctx.profile().threads[a.threads()[k]].tree);
-    for (const FunctionRow& r : rows)
+  std::vector<Breakdown> out(ctx.analysis().threads().size());
+  for (size_t k = 0; k < out.size(); ++k)
+    for (const FunctionRow& r : ctx.analysis().thread_rows(k))
       if (ctx.matches(r.function)) out[k][r.function].add(r);
-  }
   return out;
 }
 

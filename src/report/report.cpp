@@ -41,8 +41,9 @@ const ViewEntry& entry(View v) {
 bool needs_function(View v) { return v == View::CallersOf || v == View::CalleesOf; }
 
 // The views that read only the analysed tree and its aggregates: the threads' own trees can
-// go once they are merged (the threads and syscalls views read them; JSON's per-thread
-// breakdowns are taken by the analysis before, QueryOptions::thread_rows).
+// go once they are merged (the syscalls view reads them; JSON's per-thread breakdowns and
+// the threads view's rows with --function are taken by the analysis before,
+// QueryOptions::thread_rows).
 bool reads_only_the_tree(const ReportOptions& o) {
   if (o.json) return true;  // its per-thread breakdowns come from the analysis (thread_rows)
   switch (o.view) {
@@ -52,8 +53,8 @@ bool reads_only_the_tree(const ReportOptions& o) {
     case View::Summary:
     case View::Modules:
     case View::CallersOf:
-    case View::CalleesOf: return true;
-    case View::Threads:
+    case View::CalleesOf:
+    case View::Threads: return true;  // the analysis's per-thread totals, and rows with --function
     case View::Syscalls: break;
   }
   return false;
@@ -99,7 +100,7 @@ QueryOptions report_query(const ReportOptions& options) {
   QueryOptions query = options.query;
   if (options.view == View::CalleesOf) query.focus = options.function;
   query.keep_thread_trees = !reads_only_the_tree(options);
-  query.thread_rows = options.json;
+  query.thread_rows = options.json || (options.view == View::Threads && !options.function.empty());
   return query;
 }
 

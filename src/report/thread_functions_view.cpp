@@ -29,10 +29,11 @@ Result<Stanzas> collect(const ReportContext& ctx) {
   if (!pattern) return pattern.error();
   const std::vector<bool> match = matching_functions(p, *pattern);
   Stanzas out;
-  for (size_t i : ctx.analysis().threads()) {
-    for (const FunctionRow& r : function_rows(p.threads[i].tree)) {
+  const std::vector<size_t>& threads = ctx.analysis().threads();
+  for (size_t k = 0; k < threads.size(); ++k) {
+    for (const FunctionRow& r : ctx.analysis().thread_rows(k)) {
       if (r.function >= p.functions.size()) continue;
-      if (match[r.function]) out[r.function].push_back({i, r});
+      if (match[r.function]) out[r.function].push_back({threads[k], r});
     }
   }
   return out;
