@@ -89,7 +89,7 @@ Status render_callers(const ReportContext& ctx, std::ostream& out) {
   if (!less) return less.error();
   auto columns = shown_columns(ctx, TableKind::Callers);
   if (!columns) return columns.error();
-  Stanzas s{ctx};
+  Stanzas s{ctx, {}, {}, {}, {}, {}};
   s.columns = std::move(columns).value();
   s.order = ctx.functions();
   std::sort(s.order.begin(), s.order.end(), *less);
