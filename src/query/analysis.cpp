@@ -26,16 +26,27 @@ std::string known_ids(const std::vector<uint32_t>& ids) {
   return known.empty() ? "none" : known;
 }
 
+// The ids the profile's threads have in `field`, each once, in profile order: for the
+// error's list (a profile of 20,000 processes made a search per thread quadratic).
+std::vector<uint32_t> distinct_ids(const Profile& p, uint32_t Thread::*field) {
+  std::vector<uint32_t> ids;
+  std::unordered_set<uint32_t> seen;
+  for (const Thread& t : p.threads)
+    if (seen.insert(t.*field).second) ids.push_back(t.*field);
+  return ids;
+}
+
+bool has_id(const Profile& p, uint32_t Thread::*field, uint32_t id) {
+  return std::any_of(p.threads.begin(), p.threads.end(), [&](const Thread& t) { return t.*field == id; });
+}
+
 Status check_selection(const Profile& p, const QueryOptions& o) {
-  std::vector<uint32_t> tids, pids;
-  for (const Thread& t : p.threads) {
-    tids.push_back(t.tid);
-    if (std::find(pids.begin(), pids.end(), t.pid) == pids.end()) pids.push_back(t.pid);
-  }
-  if (o.pid && std::find(pids.begin(), pids.end(), *o.pid) == pids.end())
-    return make_error(fmt::format("process {} is not in the profile (processes: {})", *o.pid, known_ids(pids)));
-  if (o.tid && std::find(tids.begin(), tids.end(), *o.tid) == tids.end())
-    return make_error(fmt::format("thread {} is not in the profile (threads: {})", *o.tid, known_ids(tids)));
+  if (o.pid && !has_id(p, &Thread::pid, *o.pid))
+    return make_error(fmt::format("process {} is not in the profile (processes: {})", *o.pid,
+                                  known_ids(distinct_ids(p, &Thread::pid))));
+  if (o.tid && !has_id(p, &Thread::tid, *o.tid))
+    return make_error(fmt::format("thread {} is not in the profile (threads: {})", *o.tid,
+                                  known_ids(distinct_ids(p, &Thread::tid))));
   return Ok{};
 }
 

@@ -397,27 +397,28 @@ Status read_threads_into(Profile& profile, std::span<const std::span<const uint8
   if (!sink.begin(profile, messages.size(), nodes)) return read_threads(profile, messages, skip_metrics);
   profile.threads.reserve(messages.size());
   const std::vector<size_t> ends = batch_ends(messages);
-  // Reads batch b into `out`, up to its first failure.
-  auto read_batch = [&](size_t b, std::vector<Result<Thread>>& out) {
-    for (size_t i = b ? ends[b - 1] : 0; i < ends[b]; ++i) {
-      out.push_back(read_thread(messages[i], i, profile.functions.size(), skip_metrics));
-      if (!out.back()) return;
-    }
+  // Reads batch b into `out`, its threads in parallel (a batch of many small ones).
+  auto read_batch = [&](size_t b, std::vector<std::optional<Result<Thread>>>& out) {
+    const size_t first = b ? ends[b - 1] : 0;
+    out.resize(ends[b] - first);
+    parallel_for(out.size(), [&](size_t k) {
+      out[k].emplace(read_thread(messages[first + k], first + k, profile.functions.size(), skip_metrics));
+    });
   };
-  std::vector<Result<Thread>> batch, next;
+  std::vector<std::optional<Result<Thread>>> batch, next;
   if (!ends.empty()) read_batch(0, batch);
   for (size_t b = 0; b < ends.size(); ++b) {
     std::thread reader;
-    if (b + 1 < ends.size() && batch.back()) reader = std::thread([&, b] { read_batch(b + 1, next); });
+    if (b + 1 < ends.size()) reader = std::thread([&, b] { read_batch(b + 1, next); });
     Status taken = Ok{};
-    for (size_t k = 0; k < batch.size() && taken; ++k) {
-      if (!batch[k]) {
-        taken = batch[k].error();
+    for (std::optional<Result<Thread>>& thread : batch) {
+      if (!*thread) {
+        taken = thread->error();
         break;
       }
       const size_t index = profile.threads.size();
-      sink.take(profile, index, *batch[k]);
-      profile.threads.push_back(std::move(batch[k]).value());
+      sink.take(profile, index, **thread);
+      profile.threads.push_back(std::move(*thread).value());
     }
     if (reader.joinable()) reader.join();
     if (!taken) return taken.error();
