@@ -32,7 +32,7 @@ class ThreadIntake final : public ThreadSink {
   void take(const Profile& head, size_t index, Thread& thread) override;
 
  private:
-  friend class Analysis;  // Analysis::run takes what was gathered
+  friend class Analysis;  // Analysis::run_intake takes what was gathered
 
   QueryOptions options_;
   bool began_ = false;  // threads taken one by one (else read as without the intake)

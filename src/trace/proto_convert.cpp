@@ -352,13 +352,21 @@ Result<Thread> read_thread(std::span<const uint8_t> bytes, size_t index, size_t 
   return take_thread(message->thread, message->tree, index, skip_metrics);
 }
 
-// All threads at once, in parallel.
+// Messages [first, end) read in parallel.
+std::vector<std::optional<Result<Thread>>> read_range(const Profile& profile,
+                                                      std::span<const std::span<const uint8_t>> messages,
+                                                      size_t first, size_t end, std::span<const Metric> skip_metrics) {
+  std::vector<std::optional<Result<Thread>>> threads(end - first);
+  parallel_for(threads.size(), [&](size_t k) {
+    threads[k].emplace(read_thread(messages[first + k], first + k, profile.functions.size(), skip_metrics));
+  });
+  return threads;
+}
+
+// All threads at once.
 Status read_threads(Profile& profile, std::span<const std::span<const uint8_t>> messages,
                     std::span<const Metric> skip_metrics) {
-  std::vector<std::optional<Result<Thread>>> threads(messages.size());
-  parallel_for(threads.size(), [&](size_t i) {
-    threads[i].emplace(read_thread(messages[i], i, profile.functions.size(), skip_metrics));
-  });
+  std::vector<std::optional<Result<Thread>>> threads = read_range(profile, messages, 0, messages.size(), skip_metrics);
   profile.threads.reserve(threads.size());
   for (std::optional<Result<Thread>>& thread : threads) {
     if (!*thread) return thread->error();
@@ -397,13 +405,8 @@ Status read_threads_into(Profile& profile, std::span<const std::span<const uint8
   if (!sink.begin(profile, messages.size(), nodes)) return read_threads(profile, messages, skip_metrics);
   profile.threads.reserve(messages.size());
   const std::vector<size_t> ends = batch_ends(messages);
-  // Reads batch b into `out`, its threads in parallel (a batch of many small ones).
   auto read_batch = [&](size_t b, std::vector<std::optional<Result<Thread>>>& out) {
-    const size_t first = b ? ends[b - 1] : 0;
-    out.resize(ends[b] - first);
-    parallel_for(out.size(), [&](size_t k) {
-      out[k].emplace(read_thread(messages[first + k], first + k, profile.functions.size(), skip_metrics));
-    });
+    out = read_range(profile, messages, b ? ends[b - 1] : 0, ends[b], skip_metrics);
   };
   std::vector<std::optional<Result<Thread>>> batch, next;
   if (!ends.empty()) read_batch(0, batch);
