@@ -45,8 +45,9 @@ Run add_html(CLI::App& app) {
     if (a->output.empty() || a->output == "-") return fail("html needs an output file (-o FILE.html)");
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    query->keep_thread_trees = false;  // the page reads the analysed tree and each thread's rows
-    query->thread_rows = true;
+    // The threads' trees stay: the call graph is drawn in a forked child while the page's
+    // JSON is written, and JSON written into memory they had freed made the pages the child
+    // still shared copy-on-write faults (docs/design.md, "Analysis").
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     html::HtmlOptions options;
