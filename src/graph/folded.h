@@ -1,5 +1,5 @@
 // Functions the runtime folded at run time (auto-fold, docs/modes.md): derived from the
-// trees' FoldedCalls, per profile and per thread.
+// trees' FoldedCalls, summed one thread's tree at a time.
 #pragma once
 
 #include <map>
@@ -15,15 +15,12 @@ struct FoldedFunction {
   uint64_t folded_calls = 0;  // of those, made after the fold (their time is in the callers' self)
 };
 
-// Functions with folded calls in any thread of `profile` (or only `thread`), most folded first.
-std::vector<FoldedFunction> folded_functions(const Profile& profile);
-std::vector<FoldedFunction> folded_functions(const Thread& thread);
-
-// The same summed one tree at a time (threads taken as a profile is read).
 class FoldedTally {
  public:
-  void add(const CallTree& tree);
-  std::vector<FoldedFunction> sorted() const;  // most folded first
+  // Adds a thread's tree; returns how many functions the runtime folded in it.
+  size_t add(const CallTree& tree);
+  // Functions with folded calls in any tree added, most folded first.
+  std::vector<FoldedFunction> sorted() const;
 
  private:
   std::map<FunctionId, FoldedFunction> by_function_;

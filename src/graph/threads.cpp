@@ -50,12 +50,6 @@ ThreadTotals thread_totals(const CallTree& tree) {
   return tt;
 }
 
-std::vector<ThreadTotals> thread_totals(const Profile& profile) {
-  std::vector<ThreadTotals> out;
-  for (const Thread& t : profile.threads) out.push_back(thread_totals(t.tree));
-  return out;
-}
-
 std::vector<ForestEntry> thread_forest(const Profile& profile) {
   std::vector<size_t> all(profile.threads.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;

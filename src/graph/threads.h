@@ -17,9 +17,7 @@ struct ThreadTotals {
   uint64_t offcpu_ns = 0;  // off-CPU time over the whole tree
 };
 
-// One entry per profile.threads element, same order.
-std::vector<ThreadTotals> thread_totals(const Profile& profile);
-// One thread's.
+// One thread's (its tree's).
 ThreadTotals thread_totals(const CallTree& tree);
 
 struct ForestEntry {

@@ -113,9 +113,8 @@ Result<Analysis> Analysis::run_intake(Profile profile, ThreadIntake intake) {
 void Analysis::take(ThreadIntake&& intake) {
   compensation_ = intake.compensation_;
   if (intake.compensated_) profile_->meta.compensated = true;
-  folded_ = intake.folded_.sorted();
-  thread_totals_ = std::move(intake.totals_);
-  thread_folded_counts_ = std::move(intake.folded_counts_);
+  summaries_ = std::move(intake.summaries_);
+  folded_ = summaries_.folded.sorted();
   thread_rows_ = std::move(intake.rows_);
   tree_ = intake.tree_ ? std::move(*intake.tree_) : CallTree();
   tree_->drop_index();  // only walked from here on
@@ -136,9 +135,8 @@ void Analysis::finish() {
 // take the first one's tree, and views that read only the analysed tree release them).
 void Analysis::summarise_threads() {
   const Profile& p = *profile_;
-  folded_ = folded_functions(p);
-  thread_totals_ = callprof::thread_totals(p);
-  for (const Thread& t : p.threads) thread_folded_counts_.push_back(folded_functions(t).size());
+  for (const Thread& t : p.threads) summaries_.add(t.tree);
+  folded_ = summaries_.folded.sorted();
   if (!options_.thread_rows) return;
   thread_rows_.resize(threads_.size());
   parallel_for(threads_.size(), [&](size_t k) {

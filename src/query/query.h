@@ -60,6 +60,17 @@ struct QueryOptions {
 // and, with --thread, the thread itself.
 bool selects(const QueryOptions& options, const Thread& thread);
 
+// What the analysis reads from each thread's own tree before the tree may go.
+struct ThreadSummaries {
+  FoldedTally folded;                 // functions the runtime folded, over every thread
+  std::vector<ThreadTotals> totals;   // per thread of the profile, in order
+  std::vector<size_t> folded_counts;  // per thread: functions the runtime folded in it
+  void add(const CallTree& tree) {
+    totals.push_back(thread_totals(tree));
+    folded_counts.push_back(folded.add(tree));
+  }
+};
+
 class ThreadIntake;
 
 class Analysis {
@@ -101,8 +112,8 @@ class Analysis {
   const std::vector<FoldedFunction>& folded() const { return folded_; }
   // Per thread of the profile (profile().threads order), from its own tree before any
   // release: its totals, and how many functions the runtime folded in it.
-  const std::vector<ThreadTotals>& thread_totals() const { return thread_totals_; }
-  const std::vector<size_t>& thread_folded_counts() const { return thread_folded_counts_; }
+  const std::vector<ThreadTotals>& thread_totals() const { return summaries_.totals; }
+  const std::vector<size_t>& thread_folded_counts() const { return summaries_.folded_counts; }
   // The function rows of the k-th selected thread's own tree (threads()[k]): those taken
   // with QueryOptions::thread_rows, else made from the tree the analysis kept.
   std::vector<FunctionRow> thread_rows(size_t k) const;
@@ -154,9 +165,8 @@ class Analysis {
   mutable std::vector<EdgeRow> edges_;
   std::unique_ptr<std::once_flag> edges_once_ = std::make_unique<std::once_flag>();
   TreeStats stats_;
-  std::vector<FoldedFunction> folded_;
-  std::vector<ThreadTotals> thread_totals_;
-  std::vector<size_t> thread_folded_counts_;
+  ThreadSummaries summaries_;
+  std::vector<FoldedFunction> folded_;  // summaries_.folded, sorted
   std::vector<std::vector<FunctionRow>> thread_rows_;  // by selected thread, when asked for
   uint64_t grand_total_ns_ = 0;
   bool cpu_measured_ = false;

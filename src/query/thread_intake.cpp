@@ -12,16 +12,12 @@ bool ThreadIntake::begin(const Profile& head, size_t threads, size_t nodes) {
   if (!began_) return false;
   processes_.emplace(head);
   nodes_ = nodes;
-  totals_.reserve(threads);
-  folded_counts_.reserve(threads);
   return true;
 }
 
 void ThreadIntake::take(const Profile& head, size_t, Thread& thread) {
   if (!options_.raw) compensated_ |= compensate_thread(head, processes_->of(thread), thread, compensation_);
-  folded_.add(thread.tree);
-  totals_.push_back(thread_totals(thread.tree));
-  folded_counts_.push_back(folded_functions(thread).size());
+  summaries_.add(thread.tree);
   if (selects(options_, thread)) {
     if (options_.thread_rows) rows_.push_back(function_rows(thread.tree));
     if (!tree_) {

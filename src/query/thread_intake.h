@@ -10,8 +10,6 @@
 #include <vector>
 
 #include "graph/aggregate.h"
-#include "graph/folded.h"
-#include "graph/threads.h"
 #include "model/lineage.h"
 #include "model/thread_sink.h"
 #include "model/transform/compensate.h"
@@ -40,9 +38,7 @@ class ThreadIntake final : public ThreadSink {
   size_t nodes_ = 0;  // in all threads: room for the merged tree
   CompensationStats compensation_;
   bool compensated_ = false;
-  FoldedTally folded_;
-  std::vector<ThreadTotals> totals_;            // per thread
-  std::vector<size_t> folded_counts_;           // per thread
+  ThreadSummaries summaries_;
   std::vector<std::vector<FunctionRow>> rows_;  // per selected thread, with options_.thread_rows
   std::optional<CallTree> tree_;                // the selected threads merged
 };

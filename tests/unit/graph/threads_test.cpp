@@ -10,8 +10,8 @@ namespace {
 
 TEST(Threads, TotalsPerThread) {
   Profile p = testing::folded("@thread 10 main\nmain;a 10\n@thread 11 w creator=10\nrun 5 calls=3\n");
-  auto t = thread_totals(p);
-  ASSERT_EQ(t.size(), 2u);
+  ASSERT_EQ(p.threads.size(), 2u);
+  const ThreadTotals t[] = {thread_totals(p.threads[0].tree), thread_totals(p.threads[1].tree)};
   EXPECT_EQ(t[0].calls, 2u);
   EXPECT_EQ(t[0].total_ns, 10u);
   EXPECT_EQ(t[1].calls, 3u);
