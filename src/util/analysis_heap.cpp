@@ -4,9 +4,13 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <system_error>
+#include <thread>
 
 #include "util/huge_pages.h"
 
@@ -18,6 +22,18 @@ namespace {
 constexpr int kMmapThreshold = 32 << 20;
 // The heap grows by this much beyond each request, so the advised range rarely runs out.
 constexpr int kTopPad = 512 << 20;
+
+// The tuned heap's room not yet handed to warm_heap_ahead: [next, end), huge-page aligned;
+// both zero until tune_heap_for_analysis has run.
+std::atomic<uintptr_t> warm_next{0};
+uintptr_t warm_end = 0;
+
+// One huge page at a time: populating a whole range holds the address-space lock the
+// analysis's own mmap and madvise calls need (one 160 MB call stalled them for 0.55 s).
+void populate(uintptr_t begin, uintptr_t end) {
+  for (uintptr_t p = begin; p < end; p += kHugePage)
+    if (madvise(reinterpret_cast<void*>(p), kHugePage, MADV_POPULATE_WRITE) != 0) return;  // < Linux 5.14
+}
 
 }  // namespace
 
@@ -34,7 +50,25 @@ void tune_heap_for_analysis() {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(probe);
   std::free(probe);
   const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0));
-  if (end > begin) advise_huge_pages(reinterpret_cast<const void*>(begin), end - begin);
+  if (end <= begin) return;
+  advise_huge_pages(reinterpret_cast<const void*>(begin), end - begin);
+  warm_end = end & ~(kHugePage - 1);
+  warm_next = std::min(warm_end, (begin + kHugePage - 1) & ~(kHugePage - 1));
+}
+
+void warm_heap_ahead(size_t bytes) {
+  if (warm_end == 0 || bytes < kHugePage) return;
+  uintptr_t begin = warm_next.load();
+  uintptr_t end = 0;
+  do {
+    end = std::min(warm_end, begin + ((bytes + kHugePage - 1) & ~(kHugePage - 1)));
+  } while (!warm_next.compare_exchange_weak(begin, end));
+  if (end <= begin) return;
+  try {
+    std::thread(populate, begin, end).detach();  // left running at exit: it owns nothing
+  } catch (const std::system_error&) {
+    // No thread: the analysis faults its pages in itself, as it would without this.
+  }
 }
 
 }  // namespace callprof
