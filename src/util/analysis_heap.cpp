@@ -30,9 +30,12 @@ uintptr_t warm_end = 0;
 
 // One huge page at a time: populating a whole range holds the address-space lock the
 // analysis's own mmap and madvise calls need (one 160 MB call stalled them for 0.55 s).
+// From the top down: the reader fills the heap from the bottom meanwhile, so the two meet
+// once rather than fault the same pages (cold all-rows tree 1.02-1.19 s upwards, 0.98-1.08
+// s downwards, three runs each).
 void populate(uintptr_t begin, uintptr_t end) {
-  for (uintptr_t p = begin; p < end; p += kHugePage)
-    if (madvise(reinterpret_cast<void*>(p), kHugePage, MADV_POPULATE_WRITE) != 0) return;  // < Linux 5.14
+  for (uintptr_t p = end; p > begin; p -= kHugePage)
+    if (madvise(reinterpret_cast<void*>(p - kHugePage), kHugePage, MADV_POPULATE_WRITE) != 0) return;  // < 5.14
 }
 
 }  // namespace
