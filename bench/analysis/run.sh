@@ -176,6 +176,21 @@ else
   echo "Target (${TARGET} s per view): PASS for every view of both profiles"
 fi
 (( ${#slow[@]} )) && { echo "  Best under the target, median over it (fresh memory, see above):"; printf '    %s\n' "${slow[@]}"; }
+# Cold: the two views that touch the most memory, each after COLD_PAUSE s idle, twice.
+COLD_PAUSE=${BENCH_COLD_PAUSE:-6}
+for (( r = 1; r <= 2; r++ )); do
+  for v in "tree, all rows|--view tree --percent-limit 0" "json|--json"; do
+    read -ra ca <<<"${v#*|}"
+    sleep "$COLD_PAUSE"
+    timed "cold-exact/${v%%|*}" "$callprof" report -i "$tmp/synth-exact.data" "${ca[@]}" -w --no-pager
+  done
+done
+for name in "tree, all rows" json; do
+  [[ -n ${FAILED[cold-exact/$name]:-} ]] && { echo "  cold exact $name failed: ${FAILED[cold-exact/$name]}"; continue; }
+  printf '  cold (after %s s idle), exact: %-15s best %5s s, median %5s s (cpu %5s s, %s MiB) %s\n' "$COLD_PAUSE" \
+    "$name" "$(best "cold-exact/$name")" "$(med "cold-exact/$name")" "$(medcpu "cold-exact/$name")" \
+    "$(mib "cold-exact/$name")" "$(verdict "$(best "cold-exact/$name")")"
+done
 
 if [[ ${BENCH_PERF:-0} == 1 ]] && command -v perf >/dev/null; then
   slow='' slow_t=0
@@ -359,7 +374,6 @@ for (( r = 1; r <= REPEAT; r++ )); do
   done
 done
 # Cold: the two views that touch the most memory, each after COLD_PAUSE s idle.
-COLD_PAUSE=${BENCH_COLD_PAUSE:-6}
 for p in "tree, all rows|--view tree --percent-limit 0" "json|--json"; do
   IFS='|' read -r name cargs <<<"$p"
   read -ra ca <<<"$cargs"
