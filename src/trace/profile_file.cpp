@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <new>
 
@@ -19,6 +20,9 @@ namespace {
 // What reading a profile and analysing it fill, per byte of payload: 8 to 11 times it on
 // the 1 M-node profiles of bench/analysis (the models, the merged tree, a view's rows).
 constexpr size_t kHeapPerPayloadByte = 10;
+// Profiles compress 2-3 to 1; the header's payload size is believed up to this ratio before
+// the payload has been counted (a crafted header must not make the reader warm 300 MB).
+constexpr size_t kWarmCompressionRatio = 4;
 
 Error named(std::string_view name, const Error& error) {
   return make_error(fmt::format("{}: {}", name, error.message));
@@ -83,10 +87,11 @@ Result<Profile> read_unguarded(const std::string& path, const ReadOptions& optio
   if (!header) return named(path, header.error());
   // One byte past the declared end, so a longer file is reported rather than loaded.
   if (Status s = file->read_until(bytes, trace::kHeaderSize + header->compressed_size + 1); !s) return s.error();
-  // The header's sizes are checked against each other and now against the file: warming
-  // starts before decompression, the memory it warms bounded by a multiple of the file.
+  // Warming starts before decompression, the memory it warms bounded by a multiple of the
+  // file's size (the header's sizes are checked against each other and now against the file).
   if (bytes.size() == trace::kHeaderSize + header->compressed_size)
-    warm_heap_ahead(header->uncompressed_size * kHeapPerPayloadByte);
+    warm_heap_ahead(std::min(header->uncompressed_size, header->compressed_size * kWarmCompressionRatio) *
+                    kHeapPerPayloadByte);
   Result<std::string> payload = payload_of(bytes, path);
   if (!payload) return payload.error();
   bytes = {};  // the compressed bytes' memory serves the model
