@@ -66,7 +66,7 @@ bool read_config(RuntimeConfig* c) {
   c->alloc = env_flag("CALLPROF_ALLOC", false);
   c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
   c->compensate = env_flag("CALLPROF_COMPENSATE", true);
-  c->auto_fold = env_flag("CALLPROF_AUTO_FOLD", true);
+  c->auto_fold = uint8_t(env_u64("CALLPROF_AUTO_FOLD", 1, 0, 2));
   c->ordered_clock = env_flag("CALLPROF_ORDERED_CLOCK", false);
   c->auto_fold_ns = env_u64("CALLPROF_AUTO_FOLD_NS", 0, 1, 1000000);
   c->syscall_context = env_flag("CALLPROF_SYSCALL_CONTEXT", false);

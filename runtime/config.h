@@ -21,7 +21,7 @@ struct RuntimeConfig {
   bool alloc = false;                // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;
   bool compensate = true;            // measure the hooks' own cost at start-up
-  bool auto_fold = true;             // fold functions whose calls are consistently tiny (thread_profile_fold.cpp)
+  uint8_t auto_fold = 1;             // fold tiny functions (thread_profile_fold.cpp): 0 off, 1 inlined copies, 2 all
   bool ordered_clock = false;        // lfence before the clock read at returns (clock.h)
   uint64_t auto_fold_ns = 0;         // their average self time below this; 0: from the calibration
   bool syscall_context = false;      // announce each thread's shadow stack to --syscalls' probe

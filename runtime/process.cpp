@@ -166,7 +166,7 @@ AutoFold auto_fold_for(const RuntimeConfig& c, const wire::DumpHookCosts* costs,
   }
   uint64_t ticks = scaled / wire::kHookCostScale;
   if (c.auto_fold_ns > 0 || ticks == 0) ticks = uint64_t(double(c.auto_fold_ns ? c.auto_fold_ns : 30) * ticks_per_ns);
-  return AutoFold{ticks, 1024};
+  return AutoFold{ticks, 1024, c.auto_fold == 1};
 }
 
 // A thread state in fresh memory, trees initialised, not yet registered.

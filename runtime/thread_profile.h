@@ -86,6 +86,7 @@ struct ThreadLimits {
 struct AutoFold {
   uint64_t max_self_ticks = 0;  // 0: off
   uint32_t check_every = 1024;  // a power of two
+  bool inlined_only = true;     // fold only inlined copies (record --auto-fold all: any tiny function)
 };
 inline constexpr uint32_t kFoldSlots = 128;       // functions folded per thread, direct-mapped
 inline constexpr uint32_t kMaxFoldedNodes = 256;  // nodes per thread with calls from before their fold
@@ -351,6 +352,7 @@ class ThreadProfile {
   uint32_t timeline_count_ = 0;
   uint64_t timeline_dropped_ = 0;
   uint64_t fold_max_self_ticks_ = 0;
+  bool fold_inlined_only_ = true;
   uint32_t folded_node_count_ = 0;
   uint32_t fold_refused_ = 0;
   uint64_t folded_fns_[kFoldSlots] = {};

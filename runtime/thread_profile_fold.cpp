@@ -13,6 +13,7 @@ void ThreadProfile::set_auto_fold(const AutoFold& fold) {
   const bool on = fold.max_self_ticks > 0 && fold.check_every > 0 && (fold.check_every & (fold.check_every - 1)) == 0;
   fold_max_self_ticks_ = on ? fold.max_self_ticks : 0;
   fold_mask_ = on ? fold.check_every - 1 : UINT64_MAX;
+  fold_inlined_only_ = fold.inlined_only;
 }
 
 // The last callee (the hint) tells cheaply about most nodes; only then are all children looked for.
@@ -32,9 +33,9 @@ void ThreadProfile::consider_fold(uint32_t node) {
   // Only a function with no role of its own (checkpoint, excluded, pinned), no call of it
   // still open (recursion: its outer frames would never close) and no callee but folded
   // ones (a wrapper of real work keeps its place in the tree).
-  // And only an inlined helper: a function really called is one the plain build calls too,
-  // whose time a sampling profile shows as its own.
-  if (!(n.callsite & wire::kCallsiteInlined)) return;
+  // And by default only an inlined helper: a function really called is one the plain build
+  // calls too, whose time a sampling profile shows as its own (--auto-fold all folds it too).
+  if (fold_inlined_only_ && !(n.callsite & wire::kCallsiteInlined)) return;
   if (n.flags != 0 || !only_folded_children(node)) return;
   for (uint32_t i = 1; i < depth_; ++i)
     if (nodes_[frames_[i].node].fn == n.fn) return;

@@ -20,9 +20,21 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->group(what);
   app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
       ->group(what);
-  app.add_flag("--no-auto-fold", a.no_auto_fold,
-               "Keep hooking functions whose calls are consistently tiny (by default the runtime folds them into "
-               "their callers, as inlined code, and lists them)")
+  auto* fold = app.add_option_function<std::string>(
+                     "--auto-fold",
+                     [&a](const std::string& scope) {
+                       a.auto_fold = scope == "all"   ? record::AutoFoldScope::All
+                                     : scope == "off" ? record::AutoFoldScope::Off
+                                                      : record::AutoFoldScope::Inlined;
+                     },
+                     "Functions whose calls are consistently tiny, folded into their callers as inlined code and "
+                     "listed: inlined (the compiler's inlined copies, the default) | all (any such function: "
+                     "faster, its time goes to its callers) | off")
+                     ->check(CLI::IsMember({"inlined", "all", "off"}))
+                     ->group(what);
+  app.add_flag_callback("--no-auto-fold", [&a] { a.auto_fold = record::AutoFoldScope::Off; },
+                        "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
+      ->excludes(fold)
       ->group(what);
   app.add_flag("--ordered-clock", a.ordered_clock,
                "At each return, read the clock only once the function's own work is done (lfence): time a "

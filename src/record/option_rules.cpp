@@ -41,6 +41,7 @@ constexpr Rule kRules[] = {
     {"--libcalls", kExact, "an exact-mode option"},
     {"--no-compensation", kExact | kProbe, "an exact- and probe-mode option"},
     {"--no-auto-fold", kExact, "an exact-mode option"},
+    {"--auto-fold", kExact, "an exact-mode option"},
     {"--ordered-clock", kExact, "an exact-mode option"},
     {"--include", kExact, "an exact-mode filter"},
     {"--exclude", kExact, "an exact-mode filter"},

@@ -51,6 +51,10 @@ struct ProbeArgs {
   bool no_return_probes = false;       // leaves too get exit probes, not a return probe (uretprobe)
 };
 
+// Which tiny functions the runtime folds into their callers (docs/modes.md, "Tiny functions
+// folded at run time"): none, inlined copies (the default), or any.
+enum class AutoFoldScope : uint8_t { Off, Inlined, All };
+
 struct RecordArgs {
   std::string output = "callprof.data";
   std::optional<Mode> mode;         // none: auto
@@ -60,7 +64,7 @@ struct RecordArgs {
   bool alloc = false;
   bool libcalls = false;
   bool raw_clock = false;           // --no-compensation: do not calibrate the hooks
-  bool no_auto_fold = false;        // --no-auto-fold: keep hooking tiny functions
+  AutoFoldScope auto_fold = AutoFoldScope::Inlined;  // --auto-fold, --no-auto-fold
   bool ordered_clock = false;       // --ordered-clock: returns wait for the callee's work before reading the clock
   FunctionSelection functions;
   uint32_t max_depth = 0;           // 0: no limit

@@ -33,7 +33,8 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (a.alloc) env.push_back({"CALLPROF_ALLOC", "1"});
   if (a.libcalls) env.push_back({"CALLPROF_LIBCALLS", "1"});
   if (a.raw_clock) env.push_back({"CALLPROF_COMPENSATE", "0"});
-  if (a.no_auto_fold) env.push_back({"CALLPROF_AUTO_FOLD", "0"});
+  if (a.auto_fold != AutoFoldScope::Inlined)
+    env.push_back({"CALLPROF_AUTO_FOLD", a.auto_fold == AutoFoldScope::Off ? "0" : "2"});
   if (a.ordered_clock) env.push_back({"CALLPROF_ORDERED_CLOCK", "1"});
   // Each thread tells the system-call probe where its shadow stack is: exact callers.
   if (a.syscalls.enabled()) env.push_back({"CALLPROF_SYSCALL_CONTEXT", "1"});

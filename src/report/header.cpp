@@ -43,10 +43,11 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
     if (i < 8) names += (i ? ", " : "") + escape_text(ctx.name(folded[i].function));
   }
   if (folded.size() > 8) names += fmt::format(", ... ({} more: report --json lists them)", folded.size() - 8);
-  out << fmt::format("# folded:   {} function{} with calls consistently under {:.0f} ns ran unhooked after a first "
+  const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
+  out << fmt::format("# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
                      "check ({} calls): counted, their time in their callers' self (record --no-auto-fold keeps "
                      "them hooked): {}\n",
-                     folded.size(), folded.size() == 1 ? "" : "s", threshold, calls, names);
+                     folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls, names);
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {

@@ -47,7 +47,7 @@ void write_array(std::ostream& out, const char* key, const std::vector<json>& it
 json exact_facts(const ExactFacts& x) {
   return {{"offcpu", x.offcpu},         {"alloc", x.alloc},
           {"faults", x.faults},         {"libcalls", x.libcalls},
-          {"ordered_clock", x.ordered_clock},
+          {"ordered_clock", x.ordered_clock},   {"auto_fold", x.auto_fold},
           {"include", x.include},       {"exclude", x.exclude},
           {"include_module", x.include_module}, {"exclude_module", x.exclude_module},
           {"checkpoint", x.checkpoint}, {"max_depth", x.max_depth},

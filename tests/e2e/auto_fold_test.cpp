@@ -1,7 +1,9 @@
 // End-to-end: tiny functions folded at run time (auto-fold, issue 14 item 12). A program of
 // small static helpers (programs/helpers.c): the helpers are folded and listed, their calls
 // still counted, their time in the caller's self; the real work is untouched; main's total
-// still describes the uninstrumented program; --no-auto-fold gives the hooked profile.
+// still describes the uninstrumented program; --no-auto-fold gives the hooked profile. A tiny
+// function the compiler really calls (programs/tiny_calls.c) keeps its hooks by default and
+// is folded with --auto-fold all.
 #include <algorithm>
 #include <set>
 
@@ -90,6 +92,55 @@ TEST_P(AutoFold, NoAutoFoldKeepsEveryFunctionHooked) {
   }
   EXPECT_EQ(u64(r.node({"main", "work", "lookup", "clamp"}), "calls"), kCalls) << "the hooked tree, as before";
   EXPECT_EQ(r.threads().at(0).at("folded_functions").get<uint64_t>(), 0u);
+}
+
+TEST_P(AutoFold, ARealTinyFunctionKeepsItsHooksByDefault) {
+  const std::string binary = build("tiny_calls.c");
+  const Report r = record_and_report(binary);
+  EXPECT_TRUE(folded_names(r).empty()) << "step is really called: its time is its own";
+  EXPECT_EQ(u64(r.function("step"), "calls"), kCalls);
+  EXPECT_EQ(folded_calls(r.function("step")), 0u);
+  EXPECT_EQ(r.doc().at("metadata").at("exact").at("auto_fold"), "inlined");
+}
+
+TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
+  const std::string binary = build("tiny_calls.c");
+  double all_raw = 1e30, hooked_raw = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const Report r = record_with({"--auto-fold", "all"}, binary);
+    EXPECT_EQ(folded_names(r), std::set<std::string>{"step"});
+    EXPECT_EQ(u64(r.function("step"), "calls"), kCalls) << "every call still counted";
+    EXPECT_GT(folded_calls(r.function("step")), kCalls * 9 / 10);
+    EXPECT_EQ(u64(r.node({"main", "work", "step"}), "calls"), kCalls) << "on the path it was called from";
+    EXPECT_EQ(u64(r.function("slow"), "calls"), kCalls / 10000);
+    EXPECT_EQ(r.doc().at("metadata").at("exact").at("auto_fold"), "all");
+    all_raw = std::min(all_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
+    record_with({}, binary);
+    hooked_raw = std::min(hooked_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
+  }
+  measured("main_raw_auto_fold_all_ms", all_raw / 1e6);
+  measured("main_raw_hooked_ms", hooked_raw / 1e6);
+  EXPECT_LT(all_raw, hooked_raw) << "folded calls cost less than hooked ones";
+  record_with({"--auto-fold", "all"}, binary);
+  const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_NE(header.out.find("# folded:   1 function with calls"), std::string::npos) << header.out;
+}
+
+TEST_P(AutoFold, AutoFoldOptionsAreChecked) {
+  const std::string binary = build("tiny_calls.c");
+  const RunResult bad = run({E2E_CALLPROF, "record", "-q", "--auto-fold", "some", "--", binary}, dir());
+  EXPECT_NE(bad.exit, exited(0));
+  EXPECT_NE(bad.err.find("--auto-fold"), std::string::npos) << bad.err;
+  const RunResult both =
+      run({E2E_CALLPROF, "record", "-q", "--auto-fold", "all", "--no-auto-fold", "--", binary}, dir());
+  EXPECT_NE(both.exit, exited(0));
+  const RunResult sampled =
+      run({E2E_CALLPROF, "record", "-q", "--mode", "sample", "--auto-fold", "all", "--", binary}, dir());
+  EXPECT_NE(sampled.exit, exited(0));
+  EXPECT_NE(sampled.err.find("exact-mode option"), std::string::npos) << sampled.err;
+  const Report off = record_with({"--auto-fold", "off"}, build("helpers.c"));
+  EXPECT_TRUE(folded_names(off).empty());
+  EXPECT_EQ(off.doc().at("metadata").at("exact").at("auto_fold"), "off");
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
   }
   auto options = [](const ExactFacts& e) {
     return std::tie(e.offcpu, e.alloc, e.faults, e.libcalls, e.include, e.exclude, e.include_module, e.exclude_module,
-                    e.checkpoint, e.max_depth, e.min_duration, e.max_nodes, e.ordered_clock);
+                    e.checkpoint, e.max_depth, e.min_duration, e.max_nodes, e.ordered_clock, e.auto_fold);
   };
   const uint64_t unmatched = into->unmatched_exits + x.unmatched_exits;
   if (options(*into) != options(x)) {

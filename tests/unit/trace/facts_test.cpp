@@ -19,7 +19,7 @@ Profile round_trip(const Profile& profile) {
 
 TEST(Facts, TypedFactsRoundTrip) {
   Profile p = test::small_profile();
-  p.meta.exact = ExactFacts{.offcpu = false, .alloc = true, .ordered_clock = true, .include = "^f", .max_depth = 7,
+  p.meta.exact = ExactFacts{.offcpu = false, .alloc = true, .ordered_clock = true, .auto_fold = "all", .include = "^f", .max_depth = 7,
                             .unmatched_exits = 3};
   p.meta.sampling = SamplingFacts{.event = "cycles", .frequency_hz = 4999, .unwind = "dwarf", .samples = 12,
                                   .lost_records = 2, .lost_samples = 1ull << 40, .truncated_stacks = 5,
@@ -32,6 +32,7 @@ TEST(Facts, TypedFactsRoundTrip) {
   EXPECT_FALSE(back.meta.exact->offcpu);
   EXPECT_TRUE(back.meta.exact->alloc);
   EXPECT_TRUE(back.meta.exact->ordered_clock);
+  EXPECT_EQ(back.meta.exact->auto_fold, "all");
   EXPECT_EQ(back.meta.exact->include, "^f");
   EXPECT_EQ(back.meta.exact->max_depth, 7u);
   EXPECT_EQ(back.meta.exact->unmatched_exits, 3u);
