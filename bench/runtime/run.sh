@@ -24,7 +24,8 @@
 #                           (when the runtime's dump format changed, the two go together)
 # The callprof variants record with --no-auto-fold: the SPEC's bar is the hooks' cost per
 # call, and the benchmark's leaf is tiny enough to be folded; 'auto-fold (default)' shows
-# what a default recording costs.
+# what a default recording costs (it folds inlined copies only: the leaf is really called),
+# '--auto-fold all' what a call of a folded function costs.
 # Exit status: 0 (whatever the timing verdicts: they depend on the machine's load), 1 when
 # the profile's call count is wrong, 2 on errors (missing build, a run failed, checksums).
 set -euo pipefail
@@ -137,6 +138,7 @@ for (( r = 1; r <= REPEAT; r++ )); do
   run_one callprof_tl "$N" "$tmp/tl.callprof" "$callprof" record -q --no-auto-fold --timeline -o "$tmp/tl.callprof" -- "$prog" "$N"
   run_one callprof_tl0 "$N" "$tmp/tl0.callprof" "$callprof" record -q --no-auto-fold --timeline --timeline-min-duration 0 -o "$tmp/tl0.callprof" -- "$prog" "$N"
   run_one callprof_fold "$N" "$tmp/fold.callprof" "$callprof" record -q -o "$tmp/fold.callprof" -- "$prog" "$N"
+  run_one callprof_fold_all "$N" "$tmp/foldall.callprof" "$callprof" record -q --auto-fold all -o "$tmp/foldall.callprof" -- "$prog" "$N"
   run_one callprof_ordered "$N" "$tmp/ordered.callprof" "$callprof" record -q --no-auto-fold --ordered-clock -o "$tmp/ordered.callprof" -- "$prog" "$N"
   [[ -n $RT_BEFORE ]] && run_one callprof_before "$N" "$tmp/before.callprof" env CALLPROF_RUNTIME="$RT_BEFORE" "$callprof" record -q --no-auto-fold -o "$tmp/before.callprof" -- "$prog" "$N"
   [[ -n $CP_BEFORE ]] && run_one callprof_before "$N" "$tmp/before.callprof" "$CP_BEFORE" record -q -o "$tmp/before.callprof" -- "$prog" "$N"
@@ -168,7 +170,7 @@ for v in "${!WALLS[@]}"; do
 done
 baseline_of() {
   case $1 in
-    plain|nop|floor|callprof|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_fold|callprof_ordered|callprof_before) echo plain ;;
+    plain|nop|floor|callprof|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_fold|callprof_fold_all|callprof_ordered|callprof_before) echo plain ;;
     plain_0|callprof_0|uftrace_0) echo plain_0 ;;
     plain_small|callprof_small) echo plain_small ;;
     uftrace) (( n_uftrace == n_small )) && echo plain_small || echo plain_uftrace ;;
@@ -184,7 +186,7 @@ done
 # Fixed cost: the variant's run with 0 iterations minus the plain run with 0 iterations.
 fixed_of() {
   case $1 in
-    callprof|callprof_small|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_fold|callprof_ordered|callprof_before) calc "(${WALL[callprof_0]} - ${WALL[plain_0]}) * 1e3" ;;
+    callprof|callprof_small|callprof_nooff|callprof_excl|callprof_tl|callprof_tl0|callprof_fold|callprof_fold_all|callprof_ordered|callprof_before) calc "(${WALL[callprof_0]} - ${WALL[plain_0]}) * 1e3" ;;
     uftrace) calc "(${WALL[uftrace_0]} - ${WALL[plain_0]}) * 1e3" ;;
     *) echo - ;;
   esac
@@ -201,6 +203,7 @@ label() {
     callprof_tl) echo "  --timeline" ;;
     callprof_tl0) echo "  --timeline, min 0" ;;
     callprof_fold) echo "  auto-fold (default)" ;;
+    callprof_fold_all) echo "  --auto-fold all" ;;
     callprof_ordered) echo "  --ordered-clock" ;;
     callprof_before) echo "  runtime before" ;;
     plain_small) echo "plain N/10" ;;
@@ -213,7 +216,7 @@ spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { h
 hdr='%-22s %10s %7s %6s %7s %6s %7s %7s %6s %6s %6s %6s %10s\n'
 printf "$hdr" "" "" "wall" "" "added" "" "cpu" "added" "" "fixed" "prog" "peak" "profile"
 printf "$hdr" variant calls "s" spread "ns/call" "xfloor" "s" "ns/call" "xfloor" "ms" "RSS" "RSS" "bytes"
-order=(plain nop floor callprof callprof_nooff callprof_excl callprof_tl callprof_tl0 callprof_fold callprof_ordered)
+order=(plain nop floor callprof callprof_nooff callprof_excl callprof_tl callprof_tl0 callprof_fold callprof_fold_all callprof_ordered)
 [[ -n $RT_BEFORE || -n $CP_BEFORE ]] && order+=(callprof_before)
 order+=(plain_small callprof_small)
 [[ $WITH_UFTRACE == 1 ]] && { (( n_uftrace != n_small )) && order+=(plain_uftrace); order+=(uftrace); }
@@ -264,8 +267,10 @@ printf '  --timeline, calls below 10 us (callprof_tl - callprof)   %6.2f ns/call
   "$(calc "${ADDED[callprof_tl]} - ${ADDED[callprof]}")" "$(calc "${ADDED_CPU[callprof_tl]} - ${ADDED_CPU[callprof]}")"
 printf '  --timeline-min-duration 0: every call on the ring        %6.2f ns/call  [%6.2f]\n' \
   "$(calc "${ADDED[callprof_tl0]} - ${ADDED[callprof]}")" "$(calc "${ADDED_CPU[callprof_tl0]} - ${ADDED_CPU[callprof]}")"
-printf '  a call of a folded function (auto-fold, the default)     %6.2f ns/call  [%6.2f]  = %.2f x the floor\n' \
+printf '  a default recording (auto-fold of inlined copies: none here) %6.2f ns/call  [%6.2f]  = %.2f x the floor\n' \
   "${ADDED[callprof_fold]}" "${ADDED_CPU[callprof_fold]}" "$(calc "${ADDED[callprof_fold]} / ${ADDED[floor]}")"
+printf '  a call of a folded function (--auto-fold all)           %6.2f ns/call  [%6.2f]  = %.2f x the floor\n' \
+  "${ADDED[callprof_fold_all]}" "${ADDED_CPU[callprof_fold_all]}" "$(calc "${ADDED[callprof_fold_all]} / ${ADDED[floor]}")"
 printf '  --ordered-clock: an lfence before each return'"'"'s clock read %6.2f ns/call  [%6.2f]  = %.2f x the floor\n' \
   "$(calc "${ADDED[callprof_ordered]} - ${ADDED[callprof]}")" "$(calc "${ADDED_CPU[callprof_ordered]} - ${ADDED_CPU[callprof]}")" \
   "$(calc "${ADDED[callprof_ordered]} / ${ADDED[floor]}")"
