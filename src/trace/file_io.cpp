@@ -70,8 +70,10 @@ InputFile::~InputFile() {
 
 Status InputFile::read_until(std::vector<uint8_t>& out, uint64_t limit) {
   struct stat st {};
+  // Room for the whole file and the one byte a caller may ask past it (a file longer than it
+  // says): without that byte the last read doubled the vector and copied the file.
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
-    reserve_huge(out, size_t(std::min<uint64_t>(limit, uint64_t(st.st_size))));
+    reserve_huge(out, size_t(std::min<uint64_t>(limit, uint64_t(st.st_size) + 1)));
   while (out.size() < limit) {
     const size_t chunk = size_t(std::min<uint64_t>(limit - out.size(), kReadChunk));
     const size_t old_size = out.size();

@@ -94,7 +94,8 @@ Result<Profile> read_unguarded(const std::string& path, const ReadOptions& optio
                     kHeapPerPayloadByte);
   Result<std::string> payload = payload_of(bytes, path);
   if (!payload) return payload.error();
-  bytes = {};  // the compressed bytes' memory serves the model
+  // The compressed bytes' memory serves the model (`bytes = {}` would keep the capacity).
+  std::vector<uint8_t>().swap(bytes);
   return parse_payload_of(*payload, path, options);
 }
 
