@@ -26,7 +26,8 @@ void put_exact(const ExactFacts& x, file::ExactFacts* out) {
 
 ExactFacts take_exact(const file::ExactFacts& in) {
   return ExactFacts{.offcpu = !in.offcpu_off(), .alloc = in.alloc(), .faults = in.faults(),
-                    .libcalls = in.libcalls(), .ordered_clock = in.ordered_clock(), .auto_fold = in.auto_fold(), .include = in.include(), .exclude = in.exclude(),
+                    .libcalls = in.libcalls(), .ordered_clock = in.ordered_clock(), .auto_fold = in.auto_fold(),
+                    .include = in.include(), .exclude = in.exclude(),
                     .include_module = in.include_module(), .exclude_module = in.exclude_module(),
                     .checkpoint = in.checkpoint(), .max_depth = in.max_depth(),
                     .min_duration = in.min_duration(), .max_nodes = in.max_nodes(),

@@ -35,7 +35,7 @@ uintptr_t warm_end = 0;
 // s downwards, three runs each).
 void populate(uintptr_t begin, uintptr_t end) {
   for (uintptr_t p = end; p > begin; p -= kHugePage)
-    if (madvise(reinterpret_cast<void*>(p - kHugePage), kHugePage, MADV_POPULATE_WRITE) != 0) return;  // < 5.14
+    if (madvise(reinterpret_cast<void*>(p - kHugePage), kHugePage, MADV_POPULATE_WRITE) != 0) return;  // Linux < 5.14
 }
 
 }  // namespace
