@@ -82,7 +82,7 @@ Run add_report(CLI::App& app) {
     // Metric columns the report will not read are left undecoded, and a view of the merged
     // tree takes each thread as it is read (less memory and time).
     ThreadIntake intake(report_query(a->options));
-    ReadOptions read{metrics_not_read(a->options), ThreadIntake::applies(intake.options()) ? &intake : nullptr};
+    ReadOptions read{metrics_not_read(a->options), intake.sink()};
     auto profile = read_profile(a->input, read);
     if (!profile) return fail(profile.error().message);
     // A report for a program or a file (not a terminal: no pager) streams out: JSON or a

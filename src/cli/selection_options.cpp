@@ -44,9 +44,7 @@ Result<QueryOptions> SelectionOptions::resolve() const {
 
 Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& query) {
   ThreadIntake intake(query);
-  ReadOptions read;
-  if (ThreadIntake::applies(query)) read.threads = &intake;
-  auto profile = read_profile(path, read);
+  auto profile = read_profile(path, ReadOptions{{}, intake.sink()});
   if (!profile) return profile.error();
   return Analysis::run_intake(std::move(*profile), std::move(intake));
 }

@@ -24,8 +24,6 @@ size_t running_at(const std::vector<size_t>& candidates, int64_t at, StartOf sta
 }
 
 // Pids repeat across hosts (merged profiles): a process is known by its host and pid.
-using HostPid = std::pair<std::string_view, uint32_t>;
-
 std::map<HostPid, std::vector<size_t>> processes_by_pid(const Profile& p) {
   std::map<HostPid, std::vector<size_t>> by_pid;
   for (size_t i = 0; i < p.processes.size(); ++i) by_pid[{p.processes[i].host, p.processes[i].pid}].push_back(i);
@@ -34,12 +32,8 @@ std::map<HostPid, std::vector<size_t>> processes_by_pid(const Profile& p) {
 
 }  // namespace
 
-ProcessLookup::ProcessLookup(const Profile& profile) {
-  for (size_t i = 0; i < profile.processes.size(); ++i) {
-    const Process& p = profile.processes[i];
-    by_pid_[{p.host, p.pid}].push_back(i);
-    start_.push_back(p.start_ns);
-  }
+ProcessLookup::ProcessLookup(const Profile& profile) : by_pid_(processes_by_pid(profile)) {
+  for (const Process& p : profile.processes) start_.push_back(p.start_ns);
 }
 
 size_t ProcessLookup::of(const Thread& thread) const {

@@ -21,6 +21,9 @@ inline constexpr size_t kNoIndex = SIZE_MAX;
 // the profile has no record of its pid.
 std::vector<size_t> thread_processes(const Profile& profile);
 
+// A process by host and pid (pids repeat across the hosts of merged profiles).
+using HostPid = std::pair<std::string, uint32_t>;
+
 // The same for one thread at a time (threads taken as a profile is read, before the
 // profile has them all): the processes are indexed once.
 class ProcessLookup {
@@ -29,8 +32,8 @@ class ProcessLookup {
   size_t of(const Thread& thread) const;
 
  private:
-  std::map<std::pair<std::string, uint32_t>, std::vector<size_t>> by_pid_;  // (host, pid) -> its images
-  std::vector<int64_t> start_;                                              // by process index
+  std::map<HostPid, std::vector<size_t>> by_pid_;  // (host, pid) -> its images
+  std::vector<int64_t> start_;                     // by process index: no reference to the profile is kept
 };
 
 // Per thread: the index of the thread that created it, a thread of the same process image

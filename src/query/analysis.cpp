@@ -81,30 +81,34 @@ bool selects(const QueryOptions& options, const Thread& thread) {
   return (!options.pid || thread.pid == *options.pid) && (!options.tid || thread.tid == *options.tid);
 }
 
-Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
+// What run and run_intake share before the threads' trees are read: the profile taken,
+// the selection checked and made, the patterns compiled.
+Result<Analysis> Analysis::start(Profile profile, const QueryOptions& options) {
   if (Status s = check_selection(profile, options); !s) return s.error();
   Analysis a;
   a.profile_ = std::make_unique<Profile>(std::move(profile));
   a.options_ = options;
-  if (!options.raw) a.compensation_ = compensate(*a.profile_);
   if (Status s = a.select_threads(); !s) return s.error();
   if (Status s = a.compile_patterns(); !s) return s.error();
-  a.summarise_threads();
-  a.build_tree();
-  a.finish();
+  return a;
+}
+
+Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
+  Result<Analysis> a = start(std::move(profile), options);
+  if (!a) return a;
+  if (!options.raw) a->compensation_ = compensate(*a->profile_);
+  a->summarise_threads();
+  a->build_tree();
+  a->finish();
   return a;
 }
 
 Result<Analysis> Analysis::run_intake(Profile profile, ThreadIntake intake) {
   if (!intake.began_) return run(std::move(profile), intake.options_);  // read without it
-  if (Status s = check_selection(profile, intake.options_); !s) return s.error();
-  Analysis a;
-  a.profile_ = std::make_unique<Profile>(std::move(profile));
-  a.options_ = intake.options_;
-  if (Status s = a.select_threads(); !s) return s.error();
-  if (Status s = a.compile_patterns(); !s) return s.error();
-  a.take(std::move(intake));
-  a.finish();
+  Result<Analysis> a = start(std::move(profile), intake.options_);
+  if (!a) return a;
+  a->take(std::move(intake));
+  a->finish();
   return a;
 }
 

@@ -144,6 +144,7 @@ class Analysis {
 
  private:
   Analysis() = default;
+  static Result<Analysis> start(Profile profile, const QueryOptions& options);
   Status select_threads();
   void build_tree();
   void take(ThreadIntake&& intake);

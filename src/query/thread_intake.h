@@ -25,6 +25,8 @@ class ThreadIntake final : public ThreadSink {
     return !options.keep_thread_trees && options.merge == ThreadMerge::Paths;
   }
   const QueryOptions& options() const { return options_; }
+  // What ReadOptions::threads should be: this intake where it applies, else none.
+  ThreadSink* sink() { return applies(options_) ? this : nullptr; }
 
   bool begin(const Profile& head, size_t threads, size_t nodes) override;
   void take(const Profile& head, size_t index, Thread& thread) override;

@@ -60,7 +60,7 @@ struct ReportOptions {
 // it is compensated for the hook overhead unless options.query.raw.
 Status render_report(Profile profile, const ReportOptions& options, std::ostream& out);
 // The analysis options a report with these options needs: read the profile through a
-// ThreadIntake of them where ThreadIntake::applies, and render it with the intake.
+// ThreadIntake of them (ReadOptions::threads = intake.sink()), and render it with the intake.
 QueryOptions report_query(const ReportOptions& options);
 Status render_report(Profile profile, ThreadIntake intake, const ReportOptions& options, std::ostream& out);
 // The same over an analysis already made (its options are options.query's).

@@ -338,10 +338,6 @@ namespace {
 
 Error corrupted() { return make_error("corrupted (the payload is not a valid profile message)"); }
 
-}  // namespace
-
-namespace {
-
 // Each thread is parsed, checked and taken on its own, its message dropped as soon as it
 // is taken: the whole message is never held.
 Result<Thread> read_thread(std::span<const uint8_t> bytes, size_t index, size_t function_count,
