@@ -48,6 +48,9 @@ inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
   return uint32_t(h >> 32);
 }
 
+// The index a thread starts with (16 KiB, four pages): it doubles as the tree grows.
+inline constexpr uint32_t kInitialSlots = 1024;
+
 // The index size for a node capacity: a power of two, at least twice the capacity.
 inline uint32_t slot_count_for(uint32_t node_capacity) {
   uint32_t n = 1;
@@ -196,6 +199,7 @@ class ThreadProfile {
   void restart(uint64_t now);
 
   uint32_t node_count() const { return node_count_; }
+  uint32_t index_slots() const { return slot_mask_ + 1; }
   const DumpNode* nodes() const { return nodes_; }
   uint32_t depth() const { return depth_ - 1; }              // frames, excluding the root
   uint32_t frame_capacity() const { return frame_capacity_; }
@@ -316,6 +320,7 @@ class ThreadProfile {
   void fold_removed(PruneScratch& s, uint32_t live);
   void merge_node(uint32_t into, uint32_t from, bool with_calls);
   void rebuild_index();
+  void grow_index();
 
   // Hot fields first.
   uint32_t depth_ = 0;       // frames on the stack, including the root frame at index 0
@@ -332,7 +337,8 @@ class ThreadProfile {
   uint64_t fold_mask_ = UINT64_MAX;  // AutoFold::check_every - 1 when auto-fold is on
   uint32_t node_count_ = 0;  // high-water mark: nodes below it are live or on the free list
   uint32_t node_capacity_ = 0;
-  uint32_t slot_mask_ = 0;
+  uint32_t slot_mask_ = 0;        // the index in use: grows by doubling up to slot_limit_mask_
+  uint32_t slot_limit_mask_ = 0;  // the whole reservation
   uint32_t free_list_ = 0;   // first free node (linked through parent), 0 when none
   uint32_t live_nodes_ = 0;
   uint32_t prunes_ = 0;

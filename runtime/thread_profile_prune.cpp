@@ -153,6 +153,11 @@ void ThreadProfile::rebuild_index() {
   }
 }
 
+void ThreadProfile::grow_index() {
+  slot_mask_ = slot_mask_ * 2 + 1;
+  rebuild_index();
+}
+
 bool ThreadProfile::prune() {
   if (!prune_scratch_) return false;
   char* base = static_cast<char*>(prune_scratch_);

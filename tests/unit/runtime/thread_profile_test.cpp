@@ -71,6 +71,26 @@ TEST(ThreadProfile, CalleesInTurnAreFoundAndNeverBorrowedFromAnotherCaller) {
   EXPECT_EQ(prog.at({MAIN, B, D})->parent, uint32_t(prog.at({MAIN, B}) - prog.p.nodes()));
 }
 
+TEST(ThreadProfile, IndexStartsSmallDoublesWithTheTreeAndFindsEveryPathAgain) {
+  // Spread over the whole reservation, each new path's slot was a fresh page to fault in.
+  Program prog(ProgramOptions{.node_capacity = 40000});
+  EXPECT_EQ(prog.p.index_slots(), kInitialSlots);
+  constexpr uint64_t kCallees = 30000, kFirst = 0x10000;
+  uint64_t t = 0;
+  prog.call(MAIN, t++);
+  for (uint64_t pass = 0; pass < 2; ++pass)
+    for (uint64_t i = 0; i < kCallees; ++i) {
+      const uint64_t fn = pass == 0 ? kFirst + i : kFirst + kCallees - 1 - i;  // back to front: no hint helps
+      prog.call(fn, t++);
+      prog.ret(fn, t++);
+    }
+  prog.ret(MAIN, t++);
+  EXPECT_EQ(prog.p.node_count(), 2 + kCallees);  // root, main and one node per callee
+  EXPECT_GE(prog.p.index_slots(), 2 * prog.p.node_count());
+  EXPECT_LE(prog.p.index_slots(), slot_count_for(40000));
+  for (uint64_t i = 0; i < kCallees; i += 997) EXPECT_EQ(prog.at({MAIN, kFirst + i})->calls, 2u) << i;
+}
+
 TEST(ThreadProfile, RecursionMakesOneNodePerDepth) {
   Program prog;
   prog.call(F, 0);
