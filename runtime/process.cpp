@@ -177,6 +177,7 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   ThreadState* s = reinterpret_cast<ThreadState*>(base);
   s->start_tsc = ticks();
   s->profile.init(tree_memory(base + main_at, main, nodes, frames, g_process.config.timeline_events), s->start_tsc);
+  s->profile.touch_index();  // the interrupt tree's, rarely used, is left to its first calls
   s->interrupts.init(tree_memory(base + page_round(sizeof(ThreadState)), interrupt_layout(), kInterruptNodes,
                                  kInterruptFrames),
                      s->start_tsc);

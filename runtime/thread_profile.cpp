@@ -11,11 +11,10 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   node_capacity_ = m.node_capacity;
   slots_ = m.slots;
   slot_limit_mask_ = m.slot_count - 1;
-  // The index starts small and touched, and doubles as nodes come: spread over the whole
-  // reservation, every new call path's slot was a page of its own to fault in, on the hot
-  // path (some 20 us each on a VM, 2 % of a 28-node recursion's 15 ms).
+  // The index starts small and doubles as nodes come: spread over the whole reservation,
+  // every new call path's slot was a page of its own to fault in, on the hot path (some
+  // 20 us each on a VM, 2-3 % of a recursion's 15 ms for 15 new nodes).
   slot_mask_ = (m.slot_count < kInitialSlots ? m.slot_count : kInitialSlots) - 1;
-  memset(slots_, 0, (uint64_t(slot_mask_) + 1) * sizeof(NodeSlot));
   frames_ = m.frames;
   frame_capacity_ = m.frame_capacity;
   depth_limit_ = frame_capacity_;
@@ -50,6 +49,8 @@ void ThreadProfile::set_limits(const ThreadLimits& limits) {
   min_ticks_ = limits.min_ticks;
   timeline_min_ticks_ = timeline_capacity_ ? limits.timeline_min_ticks : UINT64_MAX;
 }
+
+void ThreadProfile::touch_index() { memset(slots_, 0, (uint64_t(slot_mask_) + 1) * sizeof(NodeSlot)); }
 
 uint32_t ThreadProfile::find(uint32_t parent, uint64_t fn) const {
   for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {

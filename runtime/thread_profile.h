@@ -104,6 +104,8 @@ class ThreadProfile {
  public:
   void init(const ThreadMemory& memory, uint64_t now);
   void set_limits(const ThreadLimits& limits);
+  // Faults the index's first pages in now (it is zero already), not in the first calls.
+  void touch_index();
   void set_callbacks(NodeClassifier classify, CheckpointHandler checkpoint) {
     classify_ = classify;
     on_checkpoint_ = checkpoint;
