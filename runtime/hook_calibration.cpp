@@ -98,10 +98,10 @@ uint64_t per_call(uint64_t a, uint64_t b, uint64_t calls) {
 // Time the machine takes from a running thread without a context switch (this VM's
 // hypervisor stops it for ~24 us some 3,200 times a second, 7.5-8 % of all time; interrupts
 // on bare metal), and slower phases of a shared core, are in every program's measured time
-// in proportion to its length. Quiet rounds leave them out: each quiet cost
-// is scaled by how much longer the hooked loops took in all than their quiet rounds would
-// have, over both compilers' calibrations (some 16 ms). A round over twice its loop's quiet
-// time was preempted (in a program, time shown off-CPU): left out.
+// in proportion to its length. Quiet rounds leave them out: each quiet cost is scaled by
+// how much longer the hooked loops took in all than their quiet rounds would have, over
+// both compilers' calibrations (some 16 ms). A round over twice its loop's quiet time was
+// preempted (in a program, time shown off-CPU): left out.
 struct StolenTime {
   uint64_t spent = 0, quiet_spent = 0;
 
