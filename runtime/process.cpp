@@ -169,6 +169,8 @@ AutoFold auto_fold_for(const RuntimeConfig& c, const wire::DumpHookCosts* costs,
   return AutoFold{ticks, 1024, c.auto_fold == 1};
 }
 
+uint64_t read_ticks() { return ticks(); }
+
 // A thread state in fresh memory, trees initialised, not yet registered.
 ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t frames) {
   const uint64_t main_at = main_tree_offset();
@@ -177,10 +179,12 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   ThreadState* s = reinterpret_cast<ThreadState*>(base);
   s->start_tsc = ticks();
   s->profile.init(tree_memory(base + main_at, main, nodes, frames, g_process.config.timeline_events), s->start_tsc);
-  s->profile.touch_index();  // the interrupt tree's, rarely used, is left to its first calls
+  s->profile.touch_first_pages();  // the interrupt tree's, rarely used, are left to its first calls
   s->interrupts.init(tree_memory(base + page_round(sizeof(ThreadState)), interrupt_layout(), kInterruptNodes,
                                  kInterruptFrames),
                      s->start_tsc);
+  s->profile.set_pause_clock(read_ticks);
+  s->interrupts.set_pause_clock(read_ticks);
   s->events.head = &s->events.consumed;
   s->tid = sys::gettid();
   s->creator_node = UINT32_MAX;

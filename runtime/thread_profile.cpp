@@ -15,6 +15,8 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   // every new call path's slot was a page of its own to fault in, on the hot path (some
   // 20 us each on a VM, 2-3 % of a recursion's 15 ms for 15 new nodes).
   slot_mask_ = (m.slot_count < kInitialSlots ? m.slot_count : kInitialSlots) - 1;
+  pause_ticks_ = 0;
+  touched_nodes_ = 1;  // the root, written below
   frames_ = m.frames;
   frame_capacity_ = m.frame_capacity;
   depth_limit_ = frame_capacity_;
@@ -50,7 +52,25 @@ void ThreadProfile::set_limits(const ThreadLimits& limits) {
   timeline_min_ticks_ = timeline_capacity_ ? limits.timeline_min_ticks : UINT64_MAX;
 }
 
-void ThreadProfile::touch_index() { memset(slots_, 0, (uint64_t(slot_mask_) + 1) * sizeof(NodeSlot)); }
+void ThreadProfile::leave_out_pause(uint64_t start) {
+  if (!pause_clock_) return;
+  const uint64_t pause = pause_clock_() - start;
+  for (uint32_t i = 0; i < depth_; ++i) frames_[i].entry_tsc += pause;
+  pause_ticks_ += pause;
+}
+
+void ThreadProfile::touch_first_pages() {
+  memset(slots_, 0, (uint64_t(slot_mask_) + 1) * sizeof(NodeSlot));
+  touch_nodes_ahead();
+}
+
+void ThreadProfile::touch_nodes_ahead() {
+  const uint32_t from = touched_nodes_;
+  const uint32_t to = node_capacity_ - from > kNodesTouchedAhead ? from + kNodesTouchedAhead : node_capacity_;
+  memset(static_cast<void*>(nodes_ + from), 0, uint64_t(to - from) * sizeof(DumpNode));
+  if (metrics_) memset(static_cast<void*>(metrics_ + from), 0, uint64_t(to - from) * sizeof(DumpNodeMetrics));
+  touched_nodes_ = to;
+}
 
 uint32_t ThreadProfile::find(uint32_t parent, uint64_t fn) const {
   for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {
@@ -69,12 +89,22 @@ uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t calls
     // An index at least twice the live nodes keeps probing short and guarantees an empty
     // slot (the whole reservation is twice the node capacity).
     if (free_list_ == 0 && node_count_ == node_capacity_) {
-      if (!prune()) return kNoNode;
+      const uint64_t start = pause_start();
+      const bool pruned = prune();
+      leave_out_pause(start);
+      if (!pruned) return kNoNode;
       return find_or_add(parent, fn, callsite);  // the index was rebuilt
     }
     if (2 * uint64_t(live_nodes_) >= uint64_t(slot_mask_) + 1 && slot_mask_ < slot_limit_mask_) {
+      const uint64_t start = pause_start();
       grow_index();
+      leave_out_pause(start);
       return find_or_add(parent, fn, callsite);
+    }
+    if (free_list_ == 0 && node_count_ >= touched_nodes_) {
+      const uint64_t start = pause_start();
+      touch_nodes_ahead();
+      leave_out_pause(start);
     }
     uint32_t id = new_node(parent, fn, callsite, classify_ ? classify_(fn) : 0);
     s = NodeSlot{fn, parent, id};

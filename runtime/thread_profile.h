@@ -50,6 +50,9 @@ inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
 
 // The index a thread starts with (16 KiB, four pages): it doubles as the tree grows.
 inline constexpr uint32_t kInitialSlots = 1024;
+// Nodes (and their metrics) are faulted in this many at a time, in a pause of the
+// profile's own, ahead of the new paths that will use them.
+inline constexpr uint32_t kNodesTouchedAhead = 1024;
 
 // The index size for a node capacity: a power of two, at least twice the capacity.
 inline uint32_t slot_count_for(uint32_t node_capacity) {
@@ -99,17 +102,22 @@ using wire::DumpFoldedNode;
 using NodeClassifier = uint32_t (*)(uint64_t fn);
 // A call of a checkpoint function returned (the profile is consistent at this point).
 using CheckpointHandler = void (*)(uint64_t fn);
+// The clock the hooks read (the TSC; tests pass a fake): the profile reads it itself only
+// around its own pauses (growing the index, pruning), to leave them out of the calls.
+using PauseClock = uint64_t (*)();
 
 class ThreadProfile {
  public:
   void init(const ThreadMemory& memory, uint64_t now);
   void set_limits(const ThreadLimits& limits);
-  // Faults the index's first pages in now (it is zero already), not in the first calls.
-  void touch_index();
+  // Faults the index's first pages and the first nodes' in now (they are zero already),
+  // not in the first calls.
+  void touch_first_pages();
   void set_callbacks(NodeClassifier classify, CheckpointHandler checkpoint) {
     classify_ = classify;
     on_checkpoint_ = checkpoint;
   }
+  void set_pause_clock(PauseClock clock) { pause_clock_ = clock; }
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
   // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
@@ -122,6 +130,7 @@ class ThreadProfile {
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
       child = next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
       if (child == kNoNode) return skip_call();
+      now += take_pause();  // the call starts after the profile's own pause, if it made one
     }
     if (__builtin_expect(nodes_[child].flags & wire::kNodeExcluded, 0)) {
       ++nodes_[child].calls;  // transparent: its time stays with the caller, its callees attach there
@@ -313,6 +322,16 @@ class ThreadProfile {
   bool excluded_child(uint32_t parent, uint64_t fn) const;
   uint32_t find(uint32_t parent, uint64_t fn) const;
   uint32_t find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite);
+  // Pauses of the profile's own (index growth, pruning) are left out of the open calls:
+  // their frames start that much later, and so does the call being entered.
+  uint64_t pause_start() const { return pause_clock_ ? pause_clock_() : 0; }
+  void leave_out_pause(uint64_t start);
+  void touch_nodes_ahead();
+  uint64_t take_pause() {
+    const uint64_t p = pause_ticks_;
+    pause_ticks_ = 0;
+    return p;
+  }
   uint32_t new_node(uint32_t parent, uint64_t fn, uint64_t callsite, uint32_t flags);
   void flagged_return(const DumpNode& n);
   void record_timeline(uint32_t node, uint64_t fn, uint64_t entry, uint64_t exit);
@@ -349,6 +368,9 @@ class ThreadProfile {
   DumpNodeMetrics* metrics_ = nullptr;
   void* prune_scratch_ = nullptr;
   NodeClassifier classify_ = nullptr;
+  PauseClock pause_clock_ = nullptr;
+  uint64_t pause_ticks_ = 0;  // left out of the call being entered (take_pause)
+  uint32_t touched_nodes_ = 0;  // nodes below it have been faulted in
   CheckpointHandler on_checkpoint_ = nullptr;
   uint64_t dropped_calls_ = 0;
   uint64_t unmatched_exits_ = 0;

@@ -91,6 +91,45 @@ TEST(ThreadProfile, IndexStartsSmallDoublesWithTheTreeAndFindsEveryPathAgain) {
   for (uint64_t i = 0; i < kCallees; i += 997) EXPECT_EQ(prog.at({MAIN, kFirst + i})->calls, 2u) << i;
 }
 
+// The program's clock in these tests; a pause of the profile's own (its clock read twice)
+// takes kPause ticks of it.
+uint64_t g_program_time = 0;
+constexpr uint64_t kPause = 500;
+uint64_t pausing_clock() {
+  static bool inside = false;
+  inside = !inside;
+  if (!inside) g_program_time += kPause;  // the pause ends
+  return g_program_time;
+}
+
+TEST(ThreadProfile, TheProfilesOwnPausesAreLeftOutOfTheCalls) {
+  // Growing the index (at 512 live nodes) and pruning (a budget of 1024 nodes) happen
+  // inside the enter hook of a new path: the calls open then, and the one being entered,
+  // must not be charged for them.
+  Program prog(ProgramOptions{.node_capacity = 1024, .prunable = true});
+  prog.p.set_pause_clock(pausing_clock);
+  g_program_time = 0;
+  prog.call(MAIN, g_program_time++);
+  for (uint64_t i = 0; i < 3000; ++i) {
+    const uint64_t callee = 0x10000 + i;
+    prog.call(callee, g_program_time++);  // the hooks read the clock before the pause
+    prog.ret(callee, g_program_time++);
+  }
+  prog.ret(MAIN, g_program_time);
+  const uint64_t pause_ticks = g_program_time - 1 - 2 * 3000;
+  EXPECT_GT(prog.p.prunes(), 0u);
+  EXPECT_GE(pause_ticks, 2 * kPause) << "at least one growth and one prune";
+  const DumpNode* main = prog.at({MAIN});
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(main->self_ticks, 3001u) << "main's own ticks, no pause";
+  for (uint32_t i = 1; i < prog.p.node_count(); ++i) {
+    const DumpNode& n = prog.p.nodes()[i];
+    if (n.fn >= 0x10000 && n.calls > 0) {
+      EXPECT_EQ(n.max_self_ticks, 1u) << std::hex << n.fn;
+    }
+  }
+}
+
 TEST(ThreadProfile, RecursionMakesOneNodePerDepth) {
   Program prog;
   prog.call(F, 0);
