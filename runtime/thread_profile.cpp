@@ -89,22 +89,24 @@ uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t calls
     // An index at least twice the live nodes keeps probing short and guarantees an empty
     // slot (the whole reservation is twice the node capacity).
     if (free_list_ == 0 && node_count_ == node_capacity_) {
-      const uint64_t start = pause_start();
-      const bool pruned = prune();
-      leave_out_pause(start);
+      bool pruned;
+      {
+        Pause pause(*this);
+        pruned = prune();
+      }
       if (!pruned) return kNoNode;
       return find_or_add(parent, fn, callsite);  // the index was rebuilt
     }
     if (2 * uint64_t(live_nodes_) >= uint64_t(slot_mask_) + 1 && slot_mask_ < slot_limit_mask_) {
-      const uint64_t start = pause_start();
-      grow_index();
-      leave_out_pause(start);
+      {
+        Pause pause(*this);
+        grow_index();
+      }
       return find_or_add(parent, fn, callsite);
     }
     if (free_list_ == 0 && node_count_ >= touched_nodes_) {
-      const uint64_t start = pause_start();
+      Pause pause(*this);
       touch_nodes_ahead();
-      leave_out_pause(start);
     }
     uint32_t id = new_node(parent, fn, callsite, classify_ ? classify_(fn) : 0);
     s = NodeSlot{fn, parent, id};

@@ -103,7 +103,8 @@ using NodeClassifier = uint32_t (*)(uint64_t fn);
 // A call of a checkpoint function returned (the profile is consistent at this point).
 using CheckpointHandler = void (*)(uint64_t fn);
 // The clock the hooks read (the TSC; tests pass a fake): the profile reads it itself only
-// around its own pauses (growing the index, pruning), to leave them out of the calls.
+// around its own pauses (growing the index, faulting nodes in, pruning), to leave them out
+// of the calls.
 using PauseClock = uint64_t (*)();
 
 class ThreadProfile {
@@ -129,8 +130,8 @@ class ThreadProfile {
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
       child = next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
-      if (child == kNoNode) return skip_call();
       now += take_pause();  // the call starts after the profile's own pause, if it made one
+      if (child == kNoNode) return skip_call();
     }
     if (__builtin_expect(nodes_[child].flags & wire::kNodeExcluded, 0)) {
       ++nodes_[child].calls;  // transparent: its time stays with the caller, its callees attach there
@@ -322,9 +323,19 @@ class ThreadProfile {
   bool excluded_child(uint32_t parent, uint64_t fn) const;
   uint32_t find(uint32_t parent, uint64_t fn) const;
   uint32_t find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite);
-  // Pauses of the profile's own (index growth, pruning) are left out of the open calls:
-  // their frames start that much later, and so does the call being entered.
-  uint64_t pause_start() const { return pause_clock_ ? pause_clock_() : 0; }
+  // A pause of the profile's own, for the scope's life: left out of the open calls (their
+  // frames start that much later) and of the call being entered (take_pause).
+  class Pause {
+   public:
+    explicit Pause(ThreadProfile& p) : p_(p), start_(p.pause_clock_ ? p.pause_clock_() : 0) {}
+    ~Pause() { p_.leave_out_pause(start_); }
+    Pause(const Pause&) = delete;
+    Pause& operator=(const Pause&) = delete;
+
+   private:
+    ThreadProfile& p_;
+    uint64_t start_;
+  };
   void leave_out_pause(uint64_t start);
   void touch_nodes_ahead();
   uint64_t take_pause() {
