@@ -66,7 +66,8 @@ void ThreadProfile::touch_first_pages() {
 
 void ThreadProfile::touch_nodes_ahead() {
   const uint32_t from = touched_nodes_;
-  const uint32_t to = node_capacity_ - from > kNodesTouchedAhead ? from + kNodesTouchedAhead : node_capacity_;
+  const uint32_t chunk = from < 64 ? 64 : from < kNodesTouchedAhead ? from : kNodesTouchedAhead;
+  const uint32_t to = node_capacity_ - from > chunk ? from + chunk : node_capacity_;
   memset(static_cast<void*>(nodes_ + from), 0, uint64_t(to - from) * sizeof(DumpNode));
   if (metrics_) memset(static_cast<void*>(metrics_ + from), 0, uint64_t(to - from) * sizeof(DumpNodeMetrics));
   touched_nodes_ = to;
