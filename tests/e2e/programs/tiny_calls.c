@@ -4,7 +4,8 @@
  * By construction:
  *   main -> work (1 call); work -> step: CALLS calls; work -> slow: CALLS / 10000 calls,
  *   each working 200 us (never tiny).
- * Prints the time main spent ("elapsed_ns="). Exit status 0. */
+ * Prints the call count and a sum of the results (so the calls are not dropped). Exit
+ * status 0. */
 #include <stdio.h>
 
 #include "truth.h"
@@ -25,9 +26,6 @@ E2E_FN unsigned work(unsigned n) {
 }
 
 int main(void) {
-  uint64_t start = e2e_now_ns();
-  unsigned s = work(CALLS);
-  uint64_t elapsed = e2e_now_ns() - start;
-  printf("elapsed_ns=%llu calls=%u sum=%u\n", (unsigned long long)elapsed, CALLS, s);
+  printf("calls=%u sum=%u\n", CALLS, work(CALLS));
   return 0;
 }
