@@ -38,6 +38,7 @@ int run_recording(RecordCli& cli, const CLI::App& app) {
   auto session = record::RecordingSession::prepare(cli.args, reporter);
   if (!session) return fail(session.error().message);
   auto outcome = (*session)->run();
+  session->reset();  // its files removed before exit_like, which runs no destructors
   if (!outcome) return fail(outcome.error().message);
   // The program's end passes through whatever happened to the profile (a failure to write
   // it was said in one line); attached, callprof's own status says whether it wrote.

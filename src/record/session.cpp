@@ -14,6 +14,7 @@
 #include "model/transform/attach_syscalls.h"
 #include "record/drain_loop.h"
 #include "record/observed_launch.h"
+#include "record/record_signals.h"
 #include "target/descendants.h"
 #include "record/option_rules.h"
 #include "record/output_path.h"
@@ -102,32 +103,6 @@ size_t node_count(const Profile& p) {
   return n;
 }
 
-std::atomic<bool> g_interrupted{false};
-void on_interrupt(int) { g_interrupted = true; }
-
-// Like a shell running a foreground job: Ctrl-C and Ctrl-\ reach the launched program
-// (same process group) and we stay to write. Attached, they end the recording instead.
-class TerminalSignals {
- public:
-  explicit TerminalSignals(bool attached) {
-    struct sigaction sa {};
-    sa.sa_handler = attached ? on_interrupt : SIG_IGN;
-    first_ = SIGINT;
-    second_ = attached ? SIGTERM : SIGQUIT;
-    sigaction(first_, &sa, &old_first_);
-    sigaction(second_, &sa, &old_second_);
-  }
-  ~TerminalSignals() {
-    sigaction(first_, &old_first_, nullptr);
-    sigaction(second_, &old_second_, nullptr);
-  }
-
- private:
-  int first_, second_;
-  struct sigaction old_first_ {
-  }, old_second_{};
-};
-
 // How the entry stacks of system calls or probe hits were unwound (the frame-rule walk, or
 // libdwfl where a rule is not one of its kinds) and what processing them cost.
 std::string entry_stacks_note(const SampleCollector::Counts& c) {
@@ -204,11 +179,14 @@ Result<Outcome> RecordingSession::run() {
 }
 
 Status RecordingSession::start() {
-  if (mode_ == Mode::Exact) return start_exact();
-  make_collector();
-  if (args_.syscalls.enabled())
-    if (Status s = open_tracing(args_.sampling.children); !s) return s;
-  return args_.attach() ? start_attached() : start_launched();
+  if (mode_ != Mode::Exact) {
+    make_collector();
+    if (args_.syscalls.enabled())
+      if (Status s = open_tracing(args_.sampling.children); !s) return s;
+  }
+  Status started = mode_ == Mode::Exact ? start_exact() : args_.attach() ? start_attached() : start_launched();
+  if (started && pid_ > 0) signals_.program_running(pid_);
+  return started;
 }
 
 void RecordingSession::make_collector() {
@@ -304,9 +282,11 @@ void RecordingSession::observe(Outcome& out) {
   std::optional<SnapshotWatcher> watcher;
   if (exact_ && exact_->wants_snapshots())
     watcher.emplace([this] { return exact_->snapshot_state(); }, [this] { write_snapshot(); });
+  if (args_.attach()) signals_.attached_recording();
   if (perf_) drain_perf();
-  if (args_.attach()) return;
+  if (args_.attach()) return signals_.finishing();
   auto status = wait_for_exit(pid_);
+  signals_.finishing();
   if (status)
     out.program = *status;
   else
@@ -361,12 +341,10 @@ sampling::SamplingOptions RecordingSession::session_options(size_t threads) {
 void RecordingSession::drain_perf() {
   std::vector<SideSource*> sides;
   if (tracing_) sides.push_back(tracing_.get());
-  TerminalSignals signals(args_.attach());
-  g_interrupted = false;
   const int64_t limit = args_.attach() ? args_.duration_ns : 0;
   sampling::RecordSink& sink = probes_ ? probes_->start(*collector_, *perf_) : *collector_;
   drain(*perf_, sink, sides,
-        [&] { return g_interrupted || (limit > 0 && steady_ns() - start_steady_ns_ >= limit); });
+        [&] { return RecordSignals::interrupted() || (limit > 0 && steady_ns() - start_steady_ns_ >= limit); });
 }
 
 void RecordingSession::build_and_write(Outcome& out) {
@@ -473,7 +451,8 @@ bool RecordingSession::write(const Profile& p, bool final) {
   if (!kept_previous_) keep_previous(args_.output);
   kept_previous_ = true;
   if (Status s = write_profile(p, args_.output); !s) {
-    if (final) reporter_.error(s.error().message);
+    // Launched, callprof's exit status is the program's: this line is all that says so.
+    if (final) reporter_.error(s.error().message + ": THE PROFILE IS LOST" + (args_.attach() ? "" : " (the exit status is the program's)"));
     return false;
   }
   return true;

@@ -15,6 +15,7 @@
 #include "record/exact_source.h"
 #include "record/options.h"
 #include "record/probe_source.h"
+#include "record/record_signals.h"
 #include "record/reporter.h"
 #include "record/syscall_tracing.h"
 #include "target/executable.h"
@@ -66,6 +67,7 @@ class RecordingSession {
 
   RecordArgs args_;
   Reporter& reporter_;
+  RecordSignals signals_;                     // before the sources: handled until they are gone
   Mode mode_ = Mode::Exact;
   ExecutableInfo exe_;                        // launch only
   std::optional<ExactSource> exact_;          // exact mode

@@ -45,17 +45,9 @@ Result<pid_t> launch(const LaunchSpec& spec) {
 }
 
 Result<ExitStatus> wait_for_exit(pid_t pid) {
-  // Like a shell running a foreground job: Ctrl-C and Ctrl-\ reach the program (same
-  // process group); we outlive it to write the profile.
-  struct sigaction ignore{}, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
   int status = 0;
   pid_t r;
   do r = waitpid(pid, &status, 0); while (r < 0 && errno == EINTR);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
   if (r < 0) return make_error(std::string("waitpid: ") + std::strerror(errno));
   ExitStatus s;
   if (WIFSIGNALED(status)) {

@@ -30,7 +30,7 @@ struct ExitStatus {
 
 // Starts the program; an exec failure (not found, not executable) is reported here.
 Result<pid_t> launch(const LaunchSpec& spec);
-// Waits for the program; while waiting, terminal signals (SIGINT, SIGQUIT) are left to it.
+// Waits for the program (record/record_signals.h decides what signals to callprof do meanwhile).
 Result<ExitStatus> wait_for_exit(pid_t pid);
 // Ends this process the way the program ended: same exit code, or the same signal.
 [[noreturn]] void exit_like(const ExitStatus& status);

@@ -87,20 +87,29 @@ int wait_with_timeout(pid_t pid, int timeout_s, const std::string& what) {
 
 }  // namespace
 
-RunResult run(const std::vector<std::string>& argv, const fs::path& dir, const std::string& input, int timeout_s) {
+Started start(const std::vector<std::string>& argv, const fs::path& dir, const std::string& input) {
   static int serial = 0;
   const std::string tag = ".run" + std::to_string(++serial);
-  const fs::path in = dir / (tag + ".in"), out = dir / (tag + ".out"), err = dir / (tag + ".err");
+  Started s{0, dir / (tag + ".out"), dir / (tag + ".err"), argv.front()};
+  const fs::path in = dir / (tag + ".in");
   write_file(in, input);
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) exec_child(argv, dir, in, out, err);
-  int status = wait_with_timeout(pid, timeout_s, argv.front());
+  s.pid = fork();
+  if (s.pid < 0) throw std::runtime_error("fork failed");
+  if (s.pid == 0) exec_child(argv, dir, in, s.out, s.err);
+  return s;
+}
+
+RunResult finish(const Started& s, int timeout_s) {
+  int status = wait_with_timeout(s.pid, timeout_s, s.what);
   RunResult r;
   r.exit = WIFSIGNALED(status) ? killed_by(WTERMSIG(status)) : exited(WEXITSTATUS(status));
-  r.out = read_file(out);
-  r.err = read_file(err);
+  r.out = read_file(s.out);
+  r.err = read_file(s.err);
   return r;
+}
+
+RunResult run(const std::vector<std::string>& argv, const fs::path& dir, const std::string& input, int timeout_s) {
+  return finish(start(argv, dir, input), timeout_s);
 }
 
 bool same_function(std::string_view full, std::string_view name) {

@@ -3,6 +3,8 @@
 // things up in the report. Infrastructure failures throw (GoogleTest reports them).
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -46,6 +48,16 @@ struct RunResult {
 // Gives up after `timeout_s` seconds: kills the process group and throws.
 RunResult run(const std::vector<std::string>& argv, const std::filesystem::path& dir,
               const std::string& input = "", int timeout_s = 60);
+
+// run() in two steps, for a test that acts while the process runs: start() returns at once
+// (the process leads its own process group, pgid = pid); finish() waits for it as run() does.
+struct Started {
+  pid_t pid = 0;
+  std::filesystem::path out, err;
+  std::string what;
+};
+Started start(const std::vector<std::string>& argv, const std::filesystem::path& dir, const std::string& input = "");
+RunResult finish(const Started& started, int timeout_s = 60);
 
 // The JSON report of one profile, with lookups by (short) function name: "f1" finds the
 // C function f1 and the demangled C++ function "f1(int)".
