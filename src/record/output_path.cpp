@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "trace/profile_file.h"
+
 namespace callprof::record {
 namespace {
 
@@ -42,6 +44,11 @@ Status check_output(const std::string& path, const std::string& program) {
   if (!S_ISDIR(d.st_mode)) return make_error(fmt::format("-o {}: {} is not a directory", path, dir));
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     return make_error(fmt::format("-o {}: cannot write in {} ({})", path, dir, std::strerror(errno)));
+  // Write permission is not enough: /proc and /sys say yes and then take no new files.
+  if (Status s = check_profile_writable(path); !s)
+    return make_error(fmt::format("-o {}: cannot create a file in {} ({}): callprof writes the profile to a "
+                                  "temporary file there and renames it",
+                                  path, dir, s.error().message.substr(s.error().message.rfind(": ") + 2)));
   return Ok{};
 }
 

@@ -104,4 +104,13 @@ Status write_file_atomically(const std::string& path, std::span<const uint8_t> b
   return Ok{};
 }
 
+Status check_writable(const std::string& path) {
+  std::string tmp_path;
+  const int fd = create_temporary(path, tmp_path);
+  if (fd < 0) return io_error("write", path, errno);
+  ::close(fd);
+  ::unlink(tmp_path.c_str());
+  return Ok{};
+}
+
 }  // namespace callprof::trace

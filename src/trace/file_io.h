@@ -33,4 +33,7 @@ class InputFile {
 // `path`. On failure `path` is untouched and the temporary file is removed.
 Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes);
 
+// Creates and removes the temporary file write_file_atomically would use for `path`.
+Status check_writable(const std::string& path);
+
 }  // namespace callprof::trace

@@ -117,6 +117,8 @@ Status write_profile(const Profile& profile, const std::string& path) {
   });
 }
 
+Status check_profile_writable(const std::string& path) { return trace::check_writable(path); }
+
 Result<Profile> parse_profile(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options) {
   return guarded(name, [&] { return parse_unguarded(bytes, name, options); });
 }

@@ -25,6 +25,11 @@ Result<std::vector<uint8_t>> serialize_profile(const Profile& profile);
 // over `path` once complete, so readers see the old file or the new one, never a mix.
 Status write_profile(const Profile& profile, const std::string& path);
 
+// Whether write_profile could put a file at `path`: its temporary file is created and
+// removed. Checked before a recording starts, so that a directory that takes no regular
+// files (/proc, /sys) is found before the program runs rather than after.
+Status check_profile_writable(const std::string& path);
+
 // What a reader may leave out of the profile it builds.
 struct ReadOptions {
   // Metric columns nothing downstream reads: their values are not decoded (still checked),
