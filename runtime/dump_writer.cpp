@@ -353,6 +353,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   for (int i = 0; i < 2; ++i) h.hook_costs[i] = p.hook_costs[i];
   h.auto_fold_ticks = p.auto_fold.max_self_ticks;
   h.libcall_count = libcall_count();
+  h.runtime_tid = snapshot_thread_id();
   ModuleScan count{nullptr, 0, false};
   dl_iterate_phdr(write_module, &count);
   static bool keep_closed[1024];

@@ -21,6 +21,7 @@ using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), vo
 
 sem_t g_requests;
 uint32_t g_seq = 0;
+uint32_t g_thread_id = 0;
 int g_dump_lock = 0;
 bool g_started = false;
 // The signals on which the data is written before the process dies: those whose default
@@ -45,6 +46,7 @@ void on_fatal_signal(int sig) {
 
 void* snapshot_thread(void*) {
   mute_syscall_context();  // its system calls are ours, not the program's
+  __atomic_store_n(&g_thread_id, sys::gettid(), __ATOMIC_RELAXED);  // the recorder leaves it out
   const uint32_t interval = process().config.snapshot_interval_ms;
   for (;;) {
     if (interval == 0) {
@@ -125,10 +127,13 @@ void start_snapshots(const RuntimeConfig& c) {
 void restart_snapshots_after_fork() {
   g_dump_lock = 0;
   g_seq = 0;
+  g_thread_id = 0;  // the parent's thread is not ours
   if (!g_started) return;
   sem_init(&g_requests, 0, 0);
   start_thread();  // threads do not survive fork
 }
+
+uint32_t snapshot_thread_id() { return __atomic_load_n(&g_thread_id, __ATOMIC_RELAXED); }
 
 void checkpoint_reached(uint64_t) { write_snapshot(__atomic_add_fetch(&g_seq, 1, __ATOMIC_RELAXED)); }
 

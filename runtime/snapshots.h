@@ -19,5 +19,7 @@ void checkpoint_reached(uint64_t fn);
 // it fails after a while instead of waiting forever.
 bool lock_dumps(bool may_give_up);
 void unlock_dumps();
+// The snapshot thread's id in this image, 0 when it has none (yet).
+uint32_t snapshot_thread_id();
 
 }  // namespace callprof::rt

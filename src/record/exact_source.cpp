@@ -76,6 +76,8 @@ ExactSource::Collected ExactSource::collect() const {
   c.warnings = std::move(dumps.warnings);
   c.from_snapshots = dumps.from_snapshots;
   c.empty = dumps.dumps.empty();
+  for (const RawProcessDump& d : dumps.dumps)
+    if (d.header.runtime_tid) c.runtime_tids.push_back(d.header.runtime_tid);
   if (!c.empty) c.built = build_profile(dumps.dumps);
   if (auto w = unrecorded_warning(c.built); !w.empty()) c.warnings.push_back(std::move(w));
   return c;

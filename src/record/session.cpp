@@ -376,6 +376,9 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
     Profile traced = collector_->build(warnings);
     for (const auto& w : warnings) reporter_.warn(w);
     tracing_->annotate(traced.meta);
+    std::erase_if(traced.threads, [&](const Thread& t) {  // calls it made before it muted itself
+      return std::find(c.runtime_tids.begin(), c.runtime_tids.end(), t.tid) != c.runtime_tids.end();
+    });
     attach_syscalls(c.built.profile, traced);
     tracing_->exact_callers().attach(c.built.profile, c.built.thread_nodes);
   }

@@ -53,7 +53,7 @@ struct DumpHeader {
   uint32_t snapshot_seq;     // 0: the final dump of the image; n: its n-th snapshot
   uint32_t death_signal;     // the fatal signal that ended the image, 0 when none
   uint32_t libcall_count;
-  uint32_t reserved32;
+  uint32_t runtime_tid;      // the runtime's own thread (snapshots), 0 when none: never the program's
   uint64_t auto_fold_ticks;  // auto-fold: paths whose average self time per call stayed below this were folded; 0: off
   // Overhead compensation, measured by the runtime at start-up (docs/design.md,
   // "Compensation"), for the hooks as each compiler emits them: [kHooksGcc], [kHooksClang].
