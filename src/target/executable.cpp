@@ -111,8 +111,7 @@ Status check_runnable(const ExecutableInfo& info) {
     return make_error(p + " is neither an ELF program nor a script starting with #! (the system would hand it to "
                           "/bin/sh); callprof runs only those: to profile a shell script, run it as sh " + p);
   if (info.elf && info.elf_class == ELFCLASS32)
-    return make_error(p + " is a 32-bit ELF program: callprof profiles 64-bit x86-64 programs only (its runtime, "
-                          "unwinder and symbolizer are 64-bit)");
+    return make_error(p + " is a 32-bit ELF program: " + kWhyNot32Bit);
   if (info.elf && info.machine != EM_X86_64)
     return make_error(p + " is an ELF program for another machine (e_machine " + std::to_string(info.machine) +
                       "): callprof profiles x86-64 programs only");

@@ -23,6 +23,12 @@ struct ExecutableInfo {
 
 Result<ExecutableInfo> inspect_executable(const std::string& program);
 
+// Why a 32-bit program is refused in every mode, with what to use instead.
+inline constexpr const char* kWhyNot32Bit =
+    "callprof profiles 64-bit x86-64 programs only: its runtime is 64-bit, its unwinders read 64-bit frames and "
+    "its system-call names are x86-64's, so a 32-bit program's callers and calls would come out wrong (perf "
+    "record -g and strace handle 32-bit programs)";
+
 // Ok when callprof can run and profile the program: a 64-bit x86-64 executable ELF file
 // or a #! script, not set-user-ID (or set-group-ID) to another identity. Otherwise one line
 // saying what callprof can and cannot do with it, before anything runs.

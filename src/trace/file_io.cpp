@@ -51,17 +51,35 @@ int create_temporary(const std::string& path, std::string& tmp_path) {
 
 }  // namespace
 
-// Opened without blocking and checked before reading: a FIFO with no writer would block
-// open() forever, and a device or directory is never a profile.
+// Opened without blocking and checked before reading: a device or directory is never a
+// profile. A pipe or FIFO is read as it comes (`report -i <(zcat p.gz)`, `-i -`): opened
+// again to block as `cat` does until a named FIFO has a writer (a pipe has one already).
 Result<InputFile> InputFile::open(const std::string& path) {
+  if (path == "-") return from_stdin();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return io_error("read", path, errno);
   InputFile file(fd, path);
   struct stat st {};
   if (::fstat(fd, &st) != 0) return io_error("read", path, errno);
-  if (!S_ISREG(st.st_mode)) return make_error(fmt::format("cannot read {}: not a regular file", path));
+  if (S_ISFIFO(st.st_mode)) {
+    const int blocking = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (blocking < 0) return io_error("read", path, errno);
+    return InputFile(blocking, path);
+  }
+  if (!S_ISREG(st.st_mode))
+    return make_error(fmt::format("cannot read {}: not a regular file, pipe or FIFO", path));
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return file;
+}
+
+Result<InputFile> InputFile::from_stdin() {
+  struct stat st {};
+  if (::fstat(0, &st) != 0) return io_error("read", "standard input", errno);
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    return make_error("cannot read standard input (-i -): not a file or pipe (a terminal?)");
+  const int fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0) return io_error("read", "standard input", errno);
+  return InputFile(fd, "standard input");
 }
 
 InputFile::~InputFile() {

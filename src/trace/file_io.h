@@ -14,6 +14,7 @@ namespace callprof::trace {
 // An open file descriptor, closed on destruction.
 class InputFile {
  public:
+  // A regular file, a pipe or FIFO, or "-" for standard input.
   static Result<InputFile> open(const std::string& path);
   InputFile(InputFile&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) { other.fd_ = -1; }
   InputFile& operator=(InputFile&&) = delete;
@@ -25,6 +26,7 @@ class InputFile {
 
  private:
   InputFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  static Result<InputFile> from_stdin();
   int fd_;
   std::string path_;
 };

@@ -225,6 +225,32 @@ TEST(Cli, ReportRefusesBadInputs) {
   expect_one_line_error("report -i " + dir + "/truncated", "truncated");
 }
 
+// Profiles come through pipes too: standard input (-i -) and process substitution, as
+// they did before the reader was hardened (issue 30.5); the same checks, the same report.
+TEST(Cli, ProfilesAreReadFromPipesAndStandardInput) {
+  const std::string p = profile_path(), bin = CALLPROF_BIN;
+  const CliRun file = run("report -i " + p + " --view flat --no-pager");
+  ASSERT_EQ(file.status, 0) << file.err;
+  const CliRun piped = run("report -i - --view flat --no-pager < " + p);
+  EXPECT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out, file.out);
+  const std::string out = testing::TempDir() + "/cli_substituted";
+  const std::string substituted =
+      "bash -c '" + bin + " report -i <(cat " + p + ") --view flat --no-pager > " + out + " 2>&1'";
+  EXPECT_EQ(std::system(substituted.c_str()), 0);
+  std::ifstream in(out);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), file.out);
+  expect_one_line_error("report -i - < /dev/null", "cannot read standard input (-i -): not a file or pipe");
+  expect_one_line_error("report -i - < /dev/zero", "not a file or pipe");
+  const std::string half = "head -c 100 " + p + " | ";
+  const std::string cmd = half + bin + " report -i - --no-pager 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  char buf[512] = {};
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  EXPECT_NE(WEXITSTATUS(pclose(f)), 0);
+  EXPECT_NE(std::string(buf, n).find("callprof: error: -: truncated"), std::string::npos) << buf;
+}
+
 TEST(Cli, ReportRefusesBadViewOptions) {
   std::string in = "report -i " + profile_path();
   expect_one_line_error(in + " --view nope", "unknown view 'nope'");
@@ -418,12 +444,12 @@ void put32(std::string& s, uint32_t v) {
   put16(s, uint16_t(v >> 16));
 }
 
-// A whole 32-bit i386 program (exit(0) through int 0x80): header, one PT_LOAD, code.
-std::string elf32_program() {
+// A whole 32-bit i386 program: header, one PT_LOAD, code; by default exit(0) through
+// int 0x80.
+std::string elf32_program(const std::string& text = {'\x31', '\xdb', '\x31', '\xc0', '\x40', '\xcd', '\x80'}) {
   std::string e = {0x7f, 'E', 'L', 'F', 1 /* ELFCLASS32 */, 1 /* LSB */, 1};
   e.resize(16, '\0');
   const uint32_t base = 0x08048000, code = 52 + 32;
-  const std::string text = {'\x31', '\xdb', '\x31', '\xc0', '\x40', '\xcd', '\x80'};
   put16(e, 2), put16(e, 3), put32(e, 1), put32(e, base + code), put32(e, 52), put32(e, 0), put32(e, 0);
   put16(e, 52), put16(e, 32), put16(e, 1), put16(e, 0), put16(e, 0), put16(e, 0);
   put32(e, 1), put32(e, 0), put32(e, base), put32(e, base), put32(e, code + uint32_t(text.size()));
@@ -460,6 +486,28 @@ TEST(Cli, OddTargetsAreRefusedBeforeTheyRun) {
     std::system(("cp /bin/true " + setuid + " && chown 65534 " + setuid + " && chmod 4755 " + setuid).c_str());
     expect_one_line_error("record -- " + setuid, "is set-user-ID or set-group-ID to another identity");
   }
+}
+
+// A running 32-bit process is refused by attach as a 32-bit program is by record: its
+// stacks and system calls would come out wrong (README, "Profiling a program you cannot
+// rebuild"). The process waits in pause() (int 0x80, eax 29) and is left running.
+TEST(Cli, AttachRefusesA32BitProcess) {
+  const std::string pauser = executable_file("cli_elf32_pause", elf32_program({'\xb8', '\x1d', '\0', '\0', '\0',
+                                                                                '\xcd', '\x80', '\xeb', '\xf7'}));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(pauser.c_str(), pauser.c_str(), nullptr);
+    _exit(127);
+  }
+  usleep(200000);
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == pid) GTEST_SKIP() << "this kernel runs no 32-bit programs";
+  for (const char* mode : {"", "--mode syscall "})
+    expect_one_line_error(std::string("attach ") + mode + "-d 0.1 " + std::to_string(pid), "is a 32-bit process");
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "left running";
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
 }
 
 TEST(Cli, AttachRefusesProcessesThatWouldGiveNoSamples) {

@@ -1,10 +1,13 @@
 // Truncated, corrupted, foreign and newer-version files are rejected with one clear line,
 // never accepted as something else and never a crash.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "test_profiles.h"
 #include "trace/container.h"
@@ -232,18 +235,41 @@ TEST(DamagedFile, MalformedMetricValuesAreReported) {
 namespace callprof {
 namespace {
 
-// A FIFO with no writer would block a plain open() forever; a directory or a device is
-// never a profile. Each is one clear error, at once.
-TEST(NotAFile, FifoDirectoryAndDeviceAreRefusedAtOnce) {
+// A directory or a device is never a profile: one clear error, at once.
+TEST(NotAFile, DirectoryAndDeviceAreRefusedAtOnce) {
   const std::string dir = ::testing::TempDir() + "/not_a_file";
   std::filesystem::create_directories(dir);
-  const std::string fifo = dir + "/fifo";
-  ::unlink(fifo.c_str());
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string& path : {fifo, dir, std::string("/dev/null")}) {
+  for (const std::string& path : {dir, std::string("/dev/null")}) {
     Result<Profile> p = read_profile(path);
     ASSERT_FALSE(p.ok()) << path;
-    EXPECT_EQ(p.error().message, "cannot read " + path + ": not a regular file");
+    EXPECT_EQ(p.error().message, "cannot read " + path + ": not a regular file, pipe or FIFO");
+  }
+}
+
+// A named FIFO is read as `cat` reads it: the reader waits for a writer, then takes the
+// profile as it comes, with the same checks as a file (issue 30.5: refused while hardening).
+TEST(NotAFile, AFifoIsReadAsItComes) {
+  const std::string fifo = ::testing::TempDir() + "/profile_fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::vector<uint8_t> bytes = serialize_profile(test::small_profile()).value();
+  for (const size_t cut : {bytes.size(), bytes.size() / 2}) {
+    std::thread writer([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // after the reader opened it
+      const int fd = ::open(fifo.c_str(), O_WRONLY);
+      ASSERT_GE(fd, 0);
+      EXPECT_EQ(::write(fd, bytes.data(), cut), ssize_t(cut));
+      ::close(fd);
+    });
+    Result<Profile> p = read_profile(fifo);
+    writer.join();
+    if (cut == bytes.size()) {
+      ASSERT_TRUE(p.ok()) << p.error().message;
+      EXPECT_EQ(p->threads.size(), test::small_profile().threads.size());
+    } else {
+      ASSERT_FALSE(p.ok());
+      EXPECT_NE(p.error().message.find(": truncated"), std::string::npos) << p.error().message;
+    }
   }
   ::unlink(fifo.c_str());
 }

@@ -229,7 +229,7 @@ TEST(ProfileFile, ReadErrorsNameThePathAndReason) {
   EXPECT_EQ(r.error().message, "cannot read " + missing + ": No such file or directory");
   r = read_profile(dir.path());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "cannot read " + dir.path() + ": not a regular file");
+  EXPECT_EQ(r.error().message, "cannot read " + dir.path() + ": not a regular file, pipe or FIFO");
   std::ofstream(dir.file("empty")).close();
   test::expect_error(read_profile(dir.file("empty")), dir.file("empty"), "truncated");
 }
