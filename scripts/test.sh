@@ -5,10 +5,10 @@
 # profile reader, the runtime's raw dump reader and the perf record decoder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" test
 # The browser tests' packages (speedscope, playwright-core), exactly as locked.
 (cd "$root/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" all
 (cd "$root/build" && ctest --output-on-failure -j2)
 
 # The fuzz target needs clang's libFuzzer, so it has its own build tree.
