@@ -324,10 +324,29 @@ bool is_verbatim(std::string_view name) {
   return name.empty() || name.front() == '[' || name.front() == '<' || name.find_first_of("(<:") == kNone;
 }
 
+// A symbol's version ("memcpy@@GLIBC_2.14", "stat@GLIBC_2.2.5@plt") is noise below the
+// full level, as perf shows it: the name without it, "@plt" kept.
+std::string unversioned(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    const size_t at = name.find('@', i);
+    out += name.substr(i, at - i);
+    if (at == kNone) break;
+    const size_t v = at + 1 < name.size() && name[at + 1] == '@' ? at + 2 : at + 1;
+    size_t end = v;
+    while (end < name.size() && (is_ident(name[end]) || name[end] == '.')) ++end;
+    const bool version = end > v && name[v] >= 'A' && name[v] <= 'Z';
+    if (!version) out += name.substr(at, end - at);
+    i = end;
+  }
+  return out;
+}
+
 // One name taken apart once; every level of detail is put together from the pieces.
 struct NameParts {
   std::string_view full;
-  bool verbatim = false;  // the same text at every level
+  bool verbatim = false;  // the same text at every level but the versions (unversioned)
+  std::string unversioned;
   std::string base;       // "std::vector<int>::push_back"
   std::string short_base;
   std::string params;       // "(int) const"
@@ -342,6 +361,7 @@ NameParts take_apart(std::string_view name, std::string_view linkage_name) {
   if (!is_verbatim(name)) text = parse_signature(name.substr(0, core_end));
   if (!text) {
     p.verbatim = true;
+    if (name.find('@') != kNone) p.unversioned = unversioned(name);
     return p;
   }
   p.base = std::move(text->name);
@@ -360,7 +380,8 @@ NameParts take_apart(std::string_view name, std::string_view linkage_name) {
 enum Level { kShort, kShortParams, kTemplates, kTemplatesParams, kFull };
 
 std::string level_name(const NameParts& p, int level) {
-  if (p.verbatim || level >= kFull) return std::string(p.full);
+  if (level >= kFull || (p.verbatim && p.unversioned.empty())) return std::string(p.full);
+  if (p.verbatim) return p.unversioned;
   std::string out;
   switch (level) {
     case kShort:

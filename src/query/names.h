@@ -17,7 +17,8 @@ enum class NameStyle { Short, Templates, Full };
 // One function's display name. `name` is the demangled name as stored in the profile (a C
 // name, a C++ name with parameters and return type, or a synthetic name such as "[pruned]"
 // or "<spontaneous>"); `linkage_name` is its ELF symbol, "" when unknown. Synthetic names,
-// C names and text that does not parse (unbalanced brackets) come back unchanged.
+// C names and text that does not parse (unbalanced brackets) come back unchanged, but for
+// a symbol version ("memcpy@@GLIBC_2.14" is "memcpy"; "@plt" stays), shown only in Full.
 //  Templates: parameter lists and return types dropped, template arguments kept.
 //  Short: also every template argument list collapsed to "<…>", lambdas shown as
 //         "{lambda#1}", "(anonymous namespace)" as "(anon)", ABI tags dropped, and the

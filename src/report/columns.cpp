@@ -72,16 +72,16 @@ const std::vector<MetricColumnDef> kColumns = {
     CALLPROF_PAIR("cpu", "cpu", Metric::CpuNs, Unit::Ns, Needs::Cpu),
     CALLPROF_PAIR("offcpu", "off-cpu", Metric::OffCpuNs, Unit::Ns, Needs::Cpu),
     CALLPROF_PAIR("preempted", "preempted", Metric::PreemptedNs, Unit::Ns, Needs::Cpu),
-    CALLPROF_PAIR("switches", "switches", Metric::Switches, Unit::Count, Needs::Nothing),
-    CALLPROF_PAIR("faults", "faults", Metric::PageFaults, Unit::Count, Needs::Nothing),
-    CALLPROF_PAIR("allocs", "allocs", Metric::AllocCalls, Unit::Count, Needs::Nothing),
-    CALLPROF_PAIR("allocbytes", "alloc bytes", Metric::AllocBytes, Unit::Bytes, Needs::Nothing),
-    CALLPROF_PAIR("frees", "frees", Metric::FreeCalls, Unit::Count, Needs::Nothing),
+    CALLPROF_PAIR("switches", "switches", Metric::Switches, Unit::Count, Needs::Events),
+    CALLPROF_PAIR("faults", "faults", Metric::PageFaults, Unit::Count, Needs::Faults),
+    CALLPROF_PAIR("allocs", "allocs", Metric::AllocCalls, Unit::Count, Needs::Allocs),
+    CALLPROF_PAIR("allocbytes", "alloc bytes", Metric::AllocBytes, Unit::Bytes, Needs::Allocs),
+    CALLPROF_PAIR("frees", "frees", Metric::FreeCalls, Unit::Count, Needs::Allocs),
     {"samplestotal", "total samples", total_of<Metric::Samples>, total_cell<Metric::Samples, Unit::Count>,
      Needs::Samples, false, Metric::Samples},
-    CALLPROF_PAIR("syscalls", "syscalls", Metric::Syscalls, Unit::Count, Needs::Nothing),
-    CALLPROF_PAIR("syscalltime", "syscall time", Metric::SyscallNs, Unit::Ns, Needs::Nothing),
-    CALLPROF_PAIR("syscallerrors", "syscall errors", Metric::SyscallErrors, Unit::Count, Needs::Nothing),
+    CALLPROF_PAIR("syscalls", "syscalls", Metric::Syscalls, Unit::Count, Needs::Syscalls),
+    CALLPROF_PAIR("syscalltime", "syscall time", Metric::SyscallNs, Unit::Ns, Needs::Syscalls),
+    CALLPROF_PAIR("syscallerrors", "syscall errors", Metric::SyscallErrors, Unit::Count, Needs::Syscalls),
     {"indirect", "indirect", self_of<Metric::IndirectCalls>, self_cell<Metric::IndirectCalls, Unit::Count>,
      Needs::Calls},
 };
@@ -95,7 +95,7 @@ Keys base_keys(bool sampled, TableKind kind) {
   switch (kind) {
     case TableKind::Flat:
       return sampled ? Keys{"samples", "self", "self%", "sum%", "total", "total%"}
-                     : Keys{"calls", "self", "self%", "total", "total%", "avg"};
+                     : Keys{"calls", "self", "self%", "sum%", "total", "total%", "avg"};
     case TableKind::Tree:
       return sampled ? Keys{"samples", "self", "total", "total%"} : Keys{"calls", "self", "total", "total%"};
     case TableKind::Callers: break;
@@ -183,6 +183,12 @@ std::string metric_column_keys() {
   return keys;
 }
 
+// What exact mode says it measured; a merged or older profile may only show it in its data.
+bool exact_fact(const ReportContext& ctx, bool ExactFacts::*fact) {
+  const auto& exact = ctx.profile().meta.exact;
+  return exact && (*exact).*fact;
+}
+
 bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
   switch (c.needs) {
     case Needs::Nothing: return true;
@@ -190,6 +196,11 @@ bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
     case Needs::Cpu: return ctx.cpu_measured();
     case Needs::Samples: return ctx.sampled();
     case Needs::MinMax: return ctx.stats().has_min_max;
+    case Needs::Faults: return exact_fact(ctx, &ExactFacts::faults) || ctx.stats().present[size_t(Metric::PageFaults)];
+    case Needs::Allocs:
+      return exact_fact(ctx, &ExactFacts::alloc) || ctx.stats().present[size_t(Metric::AllocCalls)];
+    case Needs::Syscalls: return ctx.profile().meta.syscalls.has_value() || ctx.stats().present[size_t(Metric::Syscalls)];
+    case Needs::Events: return ctx.cpu_measured() || ctx.stats().present[size_t(Metric::Switches)];
   }
   return true;
 }

@@ -22,6 +22,10 @@ enum class Needs : uint8_t {
   Cpu,      // the CPU/off-CPU split was measured
   Samples,  // a sampled profile
   MinMax,   // single calls were timed
+  Faults,   // page faults were counted (record --faults)
+  Allocs,   // allocations were counted (record --alloc)
+  Syscalls, // system calls were traced (--syscalls)
+  Events,   // context switches: counted with the CPU split, or present in the data
 };
 
 struct MetricColumnDef {

@@ -42,7 +42,8 @@ bool below_limit(const ReportContext& ctx, const FunctionRow& r) {
 }  // namespace
 
 Status render_flat(const ReportContext& ctx, std::ostream& out) {
-  const std::string key = ctx.options().sort.empty() ? "total" : ctx.options().sort;
+  // By self, as perf report and pprof's top: a wrapper's 100 % total says nothing new.
+  const std::string key = ctx.options().sort.empty() ? "self" : ctx.options().sort;
   auto less = function_order(ctx, key, "flat");
   if (!less) return less.error();
   auto cols = shown_columns(ctx, TableKind::Flat);

@@ -63,7 +63,7 @@ function flatPanel(app) {
     const input = el('input', { type: 'search', placeholder: 'filter by regular expression', 'aria-label': 'filter functions', spellcheck: 'false' })
     const count = el('span', { class: 'count' })
     const table = dataTable({
-      columns, rows: all, sort: { key: m.sampled ? 'self_ns' : 'total_ns', desc: true }, limit: 1000,
+      columns, rows: all, sort: { key: 'self_ns', desc: true }, limit: 1000,
       rowKey: f => f.id, onRow: f => app.select(f.id),
     })
     const apply = () => {

@@ -328,6 +328,21 @@ TEST(StyledName, HundredThousandCharacterNamesInLinearTime) {
   EXPECT_LT(Clock::now() - start, kTimeBox);
 }
 
+// Issue 29.2: libc's symbol versions are noise in the short and template names (perf shows
+// none); "@plt" and non-version text after "@" stay, the full name keeps everything.
+TEST(StyledName, SymbolVersionsOnlyInTheFullName) {
+  EXPECT_EQ(styled_name("memcpy@@GLIBC_2.14", "", NameStyle::Short), "memcpy");
+  EXPECT_EQ(styled_name("stat@GLIBC_2.2.5", "", NameStyle::Templates), "stat");
+  EXPECT_EQ(styled_name("stat@GLIBC_2.2.5@plt", "", NameStyle::Short), "stat@plt");
+  EXPECT_EQ(styled_name("memcpy@@GLIBC_2.14", "", NameStyle::Full), "memcpy@@GLIBC_2.14");
+  EXPECT_EQ(styled_name("odd@lower", "", NameStyle::Short), "odd@lower");
+  EXPECT_EQ(styled_name("trailing@", "", NameStyle::Short), "trailing@");
+  // Two versions of one symbol stay apart: each is shown in full.
+  const NameSource two[] = {{"memcpy@@GLIBC_2.14", ""}, {"memcpy@GLIBC_2.2.5", ""}, {"free@@GLIBC_2.2.5", ""}};
+  EXPECT_EQ(display_names(two, NameStyle::Short),
+            (std::vector<std::string>{"memcpy@@GLIBC_2.14", "memcpy@GLIBC_2.2.5", "free"}));
+}
+
 TEST(DisplayNames, OverloadsGetTheirParameters) {
   const std::vector<NameSource> table = {{"Ov::f(int)", "_ZN2Ov1fEi"},
                                          {"Ov::f(double)", "_ZN2Ov1fEd"},

@@ -86,7 +86,7 @@ TEST(Columns, AddRemoveAndAll) {
   o.columns = "+allocstotal,-avg,-self%";
   const Out r = run(o);
   ASSERT_TRUE(r.ok) << r.text;
-  EXPECT_NE(r.text.find("calls    self   total  total%     cpu  off-cpu  faults  allocs  alloc bytes  total allocs"),
+  EXPECT_NE(r.text.find("calls    self    sum%   total  total%     cpu  off-cpu  faults  allocs  alloc bytes  total allocs"),
             std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("total allocs"), std::string::npos);
@@ -110,6 +110,11 @@ TEST(Columns, UnknownValuesPrintDashNotZero) {
   o.columns = "calls,samples";
   const Out exact = run(o);
   EXPECT_NE(exact.text.find("   80        -  libd.so.1  D"), std::string::npos) << "no samples in an exact profile: " << exact.text;
+  // Issue 29.2: counts of what was not recorded (no --faults, --alloc, --syscalls) are
+  // unknown, not zero: "-" in every row of `--columns all`.
+  o.columns = "calls,faults,allocs,syscalls,switches";
+  const Out plain = run(o, testing::folded("main;a 30 calls=3\n"));
+  EXPECT_NE(plain.text.find("    3       -       -         -         -  a"), std::string::npos) << plain.text;
 }
 
 TEST(Columns, ChosenColumnsAndSortingByAnyColumn) {
