@@ -27,6 +27,23 @@ const json* thread_started_by(const Report& r, const std::string& routine) {
   return nullptr;
 }
 
+// std::thread starts its workers through libstdc++'s own routine, which Debian's stripped
+// library leaves unnamed ("libstdc++.so.6+0xd4490"): each worker is named by what it ran,
+// below the library's wrappers when the hooks saw them too (GCC hooks every inlined copy).
+TEST_P(Threads, StdThreadWorkersAreNamedByTheirCallable) {
+  require_cxx();
+  const Report r = record_and_report(build("std_threads.cpp"));
+  ASSERT_EQ(r.threads().size(), 3u);
+  std::set<std::string> routines;
+  for (const json& t : r.threads())
+    if (!t.at("start_routine").is_null()) routines.insert(t.at("start_routine").get<std::string>());
+  ASSERT_EQ(routines.size(), 2u);
+  EXPECT_TRUE(same_function(*routines.begin(), "crunch")) << *routines.begin();
+  // The lambda: main::{lambda()#1}::operator()() const (GCC), main::$_0::operator()() const (Clang).
+  const std::string& lambda = *routines.rbegin();
+  EXPECT_TRUE(lambda.starts_with("main::") && lambda.find("::operator()()") != std::string::npos) << lambda;
+}
+
 TEST_P(Threads, EachThreadAccountedWithItsCreator) {
   const std::string binary = build("threads.c");
   const Report r = record_and_report(binary);
