@@ -17,7 +17,7 @@
 #include "export/block_output.h"
 #include "export/export.h"
 #include "export/function_texts.h"
-#include "export/json_text.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "export/block_output.h"
 #include "export/export.h"
-#include "export/json_text.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {

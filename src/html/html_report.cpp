@@ -21,6 +21,7 @@
 #include "html/script_json.h"
 #include "render/call_graph.h"
 #include "report/json_stream.h"
+#include "util/escape.h"
 #include "report/report.h"
 
 namespace callprof::html {

@@ -153,11 +153,6 @@ void put_opt(TextBuffer& buf, uint64_t v, bool present) {
 
 }  // namespace
 
-std::string json_string(std::string_view s) {
-  using nlohmann::json;
-  return inert_json(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
 JsonNames::JsonNames(const ReportContext& ctx) : ctx_(ctx), table_(ctx.profile().functions.size()) {}
 
 const std::string& JsonNames::operator()(FunctionId f) const {

@@ -28,9 +28,6 @@ class JsonNames {
   mutable std::unordered_map<FunctionId, std::string> others_;       // kNoFunction, ids past the table
 };
 
-// A JSON string literal for any text; invalid UTF-8 is replaced (U+FFFD), never thrown.
-std::string json_string(std::string_view s);
-
 // The metric keys that follow a row's self/total times (docs/json.md): total_cpu_ns and
 // total_offcpu_ns (null when the split was not measured), then for each of preempted_ns,
 // switches, page_faults, alloc_calls, alloc_bytes, free_calls, excluded_calls and the syscall

@@ -2,6 +2,7 @@
 #include "util/escape.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -103,6 +104,11 @@ std::string escape_text(std::string_view s) {
     i += len;
   }
   return out;
+}
+
+std::string json_string(std::string_view s) {
+  using nlohmann::json;
+  return inert_json(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::string inert_json(std::string json_text) {

@@ -22,6 +22,9 @@ size_t printable_ascii_prefix(std::string_view s);
 // controls, U+2028/U+2029) become \uXXXX escapes, so the document means the same to a
 // parser. ASCII controls are already escaped by every JSON serializer.
 std::string inert_json(std::string json_text);
+// A JSON string literal for any text (names come from profiled binaries and can hold any
+// bytes): invalid UTF-8 replaced by U+FFFD, never thrown, and made inert as above.
+std::string json_string(std::string_view s);
 
 // Terminal columns taken by already-escaped text (one per code point).
 size_t display_width(std::string_view s);
