@@ -4,16 +4,31 @@
 Writes callprof's bash completion from `callprof --help` and `callprof COMMAND --help`
 (CLI11's layout), so that it offers exactly the commands and options the program accepts:
 commands, each command's options, the values of options that name their choices
-(`TEXT:{a,b}` or a description that starts `a | b | c`), files elsewhere, and after
-`record ... --` the program to run."""
+(`MODE:{a,b}`, a description that starts `a | b | c`, or one with `...: a | b | c`), files
+elsewhere, and after `record ... --` the program to run."""
 import re
 import shlex
 import subprocess
 import sys
 
-OPTION_LINE = re.compile(r"^  (-\S+)( [A-Z][^ ]*(?: \.\.\.)?)?(?: +(\S.*))?$")
-CONTEXT_CHOICE = re.compile(r"^[\w-]+: ([\w][\w.-]*)$")  # "collapsed: self | cpu": the values follow
-CHOICE_WORD = re.compile(r"^([\w][\w.-]*)")
+# An option line of CLI11's help: "  -f,--format FORMAT=pprof REQUIRED  description": the
+# names; the value's type, in capitals, with IsMember's ":{a,b}" and "=DEFAULT"; CLI11's
+# markers (" ...", " x 2", " REQUIRED", " Needs: --a", " Excludes: --b"), which are not
+# part of the description; then the description, after at least one space, or on the next
+# lines (indented to the description column) when the names are long. A description with
+# line breaks continues on such lines too.
+OPTION_LINE = re.compile(
+    r"^  (-\S+)"
+    r"(?: ([A-Z][A-Z0-9_]*(?::\{[^}]*\}|:[^ =]+)*(?:=\S*)?))?"
+    r"(?: \.\.\.| x \d+| REQUIRED| \(Env:[^)]*\)| (?:Needs|Excludes):(?: -\S+)+)*"
+    r"(?: +(\S.*))?$")
+CONTINUATION = re.compile(r"^ {10,}(\S.*)$")
+TOKEN = r"[\w][\w.%+-]*"  # a value: tree, callers-of, self%, syscall.write
+CONTEXT_CHOICE = re.compile(rf"^[\w-]+: ({TOKEN})$")  # "collapsed: self | cpu": the values follow
+# A choice at the start of a part of "a (what a is) | b: what b is | c".
+CHOICE_WORD = re.compile(rf"^({TOKEN})(?:$| \(|: )")
+# "Sort by this column: a | b | c; threads view: d | e": lists of two or more after ": ".
+LISTED_CHOICES = re.compile(rf"(?:^|: )({TOKEN}(?: \| {TOKEN})+)(?=$|[;,.)]| )")
 
 
 def help_text(callprof, *args):
@@ -31,6 +46,11 @@ def choices_of(value_type, description):
         return braces.group(1).split(",")
     if " | " not in description:
         return None
+    return leading_choices(description) or listed_choices(description)
+
+
+def leading_choices(description):
+    """A description made of choices: "a | b (what b is) | c: what c is", or "ctx: a | b"."""
     parts = description.split(" | ")
     first = CONTEXT_CHOICE.match(parts[0])
     words = [first.group(1)] if first else []
@@ -42,8 +62,16 @@ def choices_of(value_type, description):
     return words
 
 
+def listed_choices(description):
+    """The choices listed in prose: every "...: a | b | c" list, in order, once each."""
+    words = []
+    for listed in LISTED_CHOICES.findall(description):
+        words += [w for w in listed.split(" | ") if w not in words]
+    return words or None
+
+
 def options(command_help):
-    """(names, takes_value, choices) per option line; a description may be on the next line."""
+    """(names, takes_value, choices) per option line; a description may be on the next lines."""
     lines = command_help.splitlines()
     found = []
     for i, line in enumerate(lines):
@@ -52,7 +80,13 @@ def options(command_help):
             continue
         names = match.group(1).split(",")
         value_type = match.group(2)
-        description = match.group(3) or (lines[i + 1].strip() if i + 1 < len(lines) else "")
+        description = [match.group(3)] if match.group(3) else []
+        for following in lines[i + 1:]:
+            more = CONTINUATION.match(following)
+            if not more:
+                break
+            description.append(more.group(1))
+        description = " ".join(description)
         choices = choices_of(value_type, description) if value_type else None
         found.append((names, value_type is not None, choices))
     return found

@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "cli/commands.h"
+#include "cli/help_text.h"
 #include "cli/number_options.h"
 #include "cli/record_command.h"
 
@@ -12,19 +13,24 @@ Run add_attach(CLI::App& app) {
   auto cli = std::make_shared<RecordCli>();
   cli->mode = "sample";
   record::RecordArgs& a = cli->args;
-  add_count_option(app, "pid", a.pid, "The process to sample", 1, INT32_MAX)->required();
+  add_count_option(app, "pid", a.pid, "The process to sample", 1, INT32_MAX)
+      ->type_name("PID")
+      ->default_str("")
+      ->required();
   add_seconds_option(app, "-d,--duration", a.duration_ns,
                      "Seconds to sample (default: until Ctrl-C or the process exits)", false);
-  app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
+  app.add_option("-o,--output", a.output, "Profile file to write")->type_name("FILE")->capture_default_str();
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
   app.add_option("--mode", cli->mode,
                  "sample | syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
+      ->type_name("MODE")
       ->capture_default_str()
       ->check(CLI::IsMember({"sample", "syscall", "probe"}));
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);
   add_timeline_options(app, a);
+  set_usage(app, "[OPTIONS] PID");
   app.footer("Example: callprof attach 1234 --duration 10 --call-graph dwarf --syscalls write,read");
   return [cli, &app]() { return run_recording(*cli, app); };
 }

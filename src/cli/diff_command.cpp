@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/help_text.h"
 #include "cli/number_options.h"
 #include "cli/pager.h"
 #include "cli/selection_options.h"
@@ -19,15 +20,19 @@ Run add_diff(CLI::App& app) {
     SelectionOptions selection;
   };
   auto a = std::make_shared<Args>();
-  app.add_option("base", a->base, "The profile before")->required();
-  app.add_option("new", a->next, "The profile after")->required();
+  app.add_option("base", a->base, "The profile before")->type_name("FILE")->required();
+  app.add_option("new", a->next, "The profile after")->type_name("FILE")->required();
   app.add_flag("--normalize", a->normalize, "Scale NEW's times so that its total equals BASE's");
-  app.add_option("-s,--sort", a->sort, "self | total: rank by the change of this time")->capture_default_str();
+  app.add_option("-s,--sort", a->sort, "self | total: rank by the change of this time")
+      ->type_name("COLUMN")
+      ->capture_default_str();
   add_count_option(app, "--limit", a->limit, "Rows per table (0: all)");
   app.add_flag("--json", a->json, "Write JSON (docs/json.md, diff) instead of text");
   app.add_flag("-w,--wide", a->wide, "Never cut names");
   app.add_flag("--no-pager", a->no_pager, "Write to the terminal directly, without $PAGER");
   a->selection.add_to(app);
+  set_usage(app, "[OPTIONS] BASE NEW");
+  app.footer("Example: callprof diff --normalize before.callprof after.callprof");
   return [a]() {
     if (a->sort != "self" && a->sort != "total")
       return fail(fmt::format("unknown --sort '{}' for diff (valid: self, total)", a->sort));

@@ -49,12 +49,31 @@ int write_output(const Analysis& analysis, const ExportOptions& options, const s
 
 Run add_export(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
-  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
-  app.add_option("-f,--format", a->format, "pprof | callgrind | collapsed | speedscope | chrome")->required();
-  app.add_option("-o,--output", a->output, "File to write (default: standard output)");
+  app.add_option("-i,--input", a->input, "Profile to read (- for standard input)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.add_option("-f,--format", a->format,
+                 "pprof (go tool pprof) | callgrind (KCachegrind) | collapsed (flamegraph.pl) | speedscope | "
+                 "chrome (Perfetto; needs record --timeline)")
+      ->type_name("FORMAT")
+      ->required();
+  app.add_option("-o,--output", a->output, "File to write (default: standard output)")->type_name("FILE");
   auto* value = app.add_option("--value", a->value, "collapsed: self | cpu | offcpu | samples | calls")
+                    ->type_name("METRIC")
                     ->capture_default_str();
-  a->selection.add_to(app);
+  // The formats carry names in full, demangled, with parameters (docs/interop.md): --names,
+  // which the other reading commands take, is refused here with that reason rather than
+  // taken and ignored.
+  a->selection.add_to(app, false);
+  app.add_option_function<std::string>("--names",
+                                       [](const std::string&) {
+                                         throw CLI::ValidationError(
+                                             "--names",
+                                             "export writes names in full (demangled, with parameters); "
+                                             "--names applies to report, diff, graph, flame and html");
+                                       })
+      ->group("");  // hidden
+  app.footer("Example: callprof export -i prog.callprof -f pprof -o prof.pb.gz && go tool pprof -http=: prof.pb.gz");
   return [a, value]() {
     auto options = resolve(*a, value);
     if (!options) return fail(options.error().message);

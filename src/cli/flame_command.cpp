@@ -54,17 +54,27 @@ std::string size_text(size_t bytes) {
 
 Run add_flame(CLI::App& app) {
   auto a = std::make_shared<FlameArgs>();
-  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
-  app.add_option("-o,--output", a->output, "SVG file to write (default: standard output)");
-  app.add_flag("--icicle", a->icicle, "Icicle graph: roots at the top, callees below");
-  app.add_option("--metric", a->metric, "What a frame's width measures: " + flame_metric_names())
+  app.add_option("-i,--input", a->input, "Profile to read (- for standard input)")
+      ->type_name("FILE")
       ->capture_default_str();
-  app.add_option("--diff", a->diff, "Base profile: colour each frame by its change (red: grew, blue: shrank)");
+  app.add_option("-o,--output", a->output, "SVG file to write (default: standard output)")->type_name("FILE");
+  app.add_flag("--icicle", a->icicle, "Icicle graph: roots at the top, callees below");
+  std::string metrics = flame_metric_names();  // "a, b, c": as choices "a | b | c" (the completion reads them)
+  for (size_t at; (at = metrics.find(", ")) != std::string::npos;) metrics.replace(at, 2, " | ");
+  app.add_option("--metric", a->metric, "What a frame's width measures: " + metrics)
+      ->type_name("METRIC")
+      ->capture_default_str();
+  app.add_option("--diff", a->diff, "Base profile: colour each frame by its change (red: grew, blue: shrank)")
+      ->type_name("FILE");
   app.add_flag("--normalize", a->normalize, "With --diff: scale the base to this profile's total");
-  app.add_option("--colors", a->colors, "name (warm, by a hash of the name) | module")->capture_default_str();
-  add_real_option(app, "--width", a->width, "Picture width in pixels", 200, 100000);
-  add_real_option(app, "--min-width", a->min_width, "Frames narrower than this many pixels are elided", 0, 100000);
+  app.add_option("--colors", a->colors, "name (warm, by a hash of the name) | module")
+      ->type_name("SCHEME")
+      ->capture_default_str();
+  add_real_option(app, "--width", a->width, "Picture width in pixels", 200, 100000)->type_name("PX");
+  add_real_option(app, "--min-width", a->min_width, "Frames narrower than this many pixels are elided", 0, 100000)
+      ->type_name("PX");
   a->selection.add_to(app);
+  app.footer("Example: callprof flame -i after.callprof --diff before.callprof -o diff.svg");
   return [a]() {
     auto options = resolve(*a);
     if (!options) return fail(options.error().message);

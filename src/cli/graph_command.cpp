@@ -64,21 +64,32 @@ Result<CallGraphOptions> resolve_options(const GraphArgs& a) {
 
 Run add_graph(CLI::App& app) {
   auto a = std::make_shared<GraphArgs>();
-  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
-  app.add_option("-o,--output", a->output, "File to write: .svg, .dot or .png (default: SVG to standard output)");
-  app.add_option("--format", a->format, "svg | dot | png (default: from the output's extension)");
+  app.add_option("-i,--input", a->input, "Profile to read (- for standard input)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.add_option("-o,--output", a->output, "File to write: .svg, .dot or .png (default: SVG to standard output)")
+      ->type_name("FILE");
+  app.add_option("--format", a->format, "svg | dot | png (default: from the output's extension)")->type_name("FORMAT");
   add_count_option(app, "--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all, up to 150");
   add_real_option(app, "--node-fraction", a->node_fraction,
-                  "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)", 0, 1);
+                  "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)", 0, 1)
+      ->type_name("FRACTION");
   add_count_option(app, "--edges", a->edges,
                    "At most this many edges, the heaviest (default: 3 per function shown; 0: all, up to 300); each "
                    "function keeps its heaviest caller");
-  add_real_option(app, "--edge-fraction", a->edge_fraction, "Also hide edges below this fraction of the whole", 0, 1);
+  add_real_option(app, "--edge-fraction", a->edge_fraction, "Also hide edges below this fraction of the whole", 0, 1)
+      ->type_name("FRACTION");
   app.add_option("--edge-width", a->edge_width, "log | linear | uniform: how edge width follows the time along it")
+      ->type_name("SCALE")
       ->capture_default_str();
-  app.add_option("--metric", a->metric, "total (wall time) | cpu | offcpu | samples")->capture_default_str();
-  app.add_option("--color-by", a->heat, "total | self: which share colours a function's box")->capture_default_str();
+  app.add_option("--metric", a->metric, "total (wall time) | cpu | offcpu | samples")
+      ->type_name("METRIC")
+      ->capture_default_str();
+  app.add_option("--color-by", a->heat, "total | self: which share colours a function's box")
+      ->type_name("METRIC")
+      ->capture_default_str();
   a->selection.add_to(app);
+  app.footer("Example: callprof graph -i prog.callprof -o graph.svg --nodes 40 --focus '^handle_'");
   return [a]() {
     auto format = resolve_format(*a);
     if (!format) return fail(format.error().message);

@@ -34,13 +34,16 @@ std::string file_url(const std::string& path) {
 
 Run add_html(CLI::App& app) {
   auto a = std::make_shared<HtmlArgs>();
-  app.add_option("-i,--input", a->input, "Profile to read")->capture_default_str();
-  app.add_option("-o,--output", a->output, "HTML file to write")->capture_default_str();
+  app.add_option("-i,--input", a->input, "Profile to read (- for standard input)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.add_option("-o,--output", a->output, "HTML file to write")->type_name("FILE")->capture_default_str();
   add_count_option(app, "--graph-nodes", a->graph_nodes, "Call graph tab: about this many functions show; 0: all");
   add_seconds_option(app, "--graph-timeout", a->graph_timeout_ns,
                      "Call graph tab: give up laying out the graph after this many seconds; 0: no limit", true)
       ->default_str("2");
   a->selection.add_to(app);
+  app.footer("Example: callprof html -i prog.callprof -o prog.html   (then open prog.html in a browser)");
   return [a]() {
     if (a->output.empty() || a->output == "-") return fail("html needs an output file (-o FILE.html)");
     auto query = a->selection.resolve();

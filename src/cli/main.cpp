@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   add(add_graph, "graph", "Draw the call graph (SVG, DOT or PNG), edges as wide as the time along them");
   add(add_flame, "flame", "Draw a flame graph (interactive SVG)");
   add(add_html, "html", "Write a self-contained web report (one HTML file)");
+  app.footer(
+      "Example: callprof record -- ./prog args && callprof report\n"
+      "`callprof COMMAND --help` lists a command's options.");
   auto known = [&](const char* name) { return app.get_subcommands([&](CLI::App* s) { return s->get_name() == name; }).size() == 1; };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1]))
     return fail(std::string("unknown command '") + argv[1] + "' (commands: record, attach, report, export, merge, diff, graph, flame, html; see callprof --help)");
@@ -55,7 +58,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(std::string(e.what()) + " (see callprof --help)");
+    // Point at the help of the command being parsed: its options are the ones to read.
+    std::string help = "callprof --help";
+    if (!app.get_subcommands().empty())
+      help = "callprof " + app.get_subcommands().front()->get_name() + " --help";
+    else if (argc > 1 && argv[1][0] != '-' && known(argv[1]))
+      help = std::string("callprof ") + argv[1] + " --help";
+    return fail(std::string(e.what()) + " (see " + help + ")");
   }
   for (auto& [sub, run] : runs)
     if (sub->parsed()) return run();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/help_text.h"
 #include "model/transform/merge_profiles.h"
 #include "trace/profile_file.h"
 
@@ -17,10 +18,15 @@ Run add_merge(CLI::App& app) {
     bool quiet = false;
   };
   auto a = std::make_shared<Args>();
-  app.add_option("inputs", a->inputs, "Profiles to merge (two or more)")->required()->expected(2, -1);
-  app.add_option("-o,--output", a->output, "The merged profile")->required();
+  app.add_option("inputs", a->inputs, "Profiles to merge (two or more)")
+      ->type_name("FILE")
+      ->required()
+      ->expected(2, -1);
+  app.add_option("-o,--output", a->output, "The merged profile")->type_name("FILE")->required();
   app.add_flag("--force", a->options.force, "Merge profiles of different programs or modes, functions by name");
   app.add_flag("-q,--quiet", a->quiet, "No summary line");
+  set_usage(app, "[OPTIONS] -o FILE PROFILE PROFILE...");
+  app.footer("Example: callprof merge -o fleet.callprof host1.callprof host2.callprof host3.callprof");
   return [a]() {
     // One input at a time: each is read, added and dropped before the next is read.
     ProfileMerger merger(a->options);

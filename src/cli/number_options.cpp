@@ -29,30 +29,35 @@ CLI::Option* add_real_option(CLI::App& app, const std::string& names, double& ta
             target = *value;
           },
           help)
+      ->type_name("X")
       ->default_str(fmt::format("{:g}", target));
 }
 
 CLI::Option* add_seconds_option(CLI::App& app, const std::string& names, int64_t& target_ns, const std::string& help,
                                 bool zero_allowed) {
-  return app.add_option_function<std::string>(
-      names,
-      [&target_ns, names, zero_allowed](const std::string& text) {
-        auto ns = parse_seconds_ns(text, zero_allowed);
-        if (!ns) detail::reject(names, ns.error());
-        target_ns = *ns;
-      },
-      help);
+  return app
+      .add_option_function<std::string>(
+          names,
+          [&target_ns, names, zero_allowed](const std::string& text) {
+            auto ns = parse_seconds_ns(text, zero_allowed);
+            if (!ns) detail::reject(names, ns.error());
+            target_ns = *ns;
+          },
+          help)
+      ->type_name("TIME");
 }
 
 CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target,
                                  const std::string& help, bool zero_allowed) {
-  return app.add_option_function<std::string>(
-      names,
-      [&target, names, zero_allowed](const std::string& text) {
-        if (auto ns = parse_duration_ns(text, zero_allowed); !ns) detail::reject(names, ns.error());
-        target = text;
-      },
-      help);
+  return app
+      .add_option_function<std::string>(
+          names,
+          [&target, names, zero_allowed](const std::string& text) {
+            if (auto ns = parse_duration_ns(text, zero_allowed); !ns) detail::reject(names, ns.error());
+            target = text;
+          },
+          help)
+      ->type_name("TIME");
 }
 
 }  // namespace callprof::cli

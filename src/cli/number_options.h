@@ -33,7 +33,8 @@ struct CountTarget<std::optional<T>> {
 };
 }  // namespace detail
 
-// A whole number between min and max into an integer (or an optional one).
+// A whole number between min and max into an integer (or an optional one); shown as
+// `--NAME N` in --help (->type_name() names it otherwise).
 template <typename Target>
 CLI::Option* add_count_option(CLI::App& app, const std::string& names, Target& target, const std::string& help,
                               uint64_t min = 0, uint64_t max = kMaxCount) {
@@ -48,20 +49,22 @@ CLI::Option* add_count_option(CLI::App& app, const std::string& names, Target& t
         target = T(*value);
       },
       help);
+  option->type_name("N");
   if constexpr (std::is_integral_v<Target>) option->default_str(std::to_string(target));
   return option;
 }
 
-// A finite number between min and max.
+// A finite number between min and max (`--NAME X` in --help; callers name it: PCT, PX).
 CLI::Option* add_real_option(CLI::App& app, const std::string& names, double& target, const std::string& help,
                              double min, double max);
 
-// Seconds (util's parse_seconds_ns) into nanoseconds; 0 only when `zero_allowed`.
+// Seconds (util's parse_seconds_ns) into nanoseconds; 0 only when `zero_allowed`. Shown
+// as `--NAME TIME`, the help saying "seconds".
 CLI::Option* add_seconds_option(CLI::App& app, const std::string& names, int64_t& target_ns, const std::string& help,
                                 bool zero_allowed);
 
 // A duration with a unit ("10us"), kept as given in `target` once it parses; 0 only when
-// `zero_allowed`.
+// `zero_allowed`. Shown as `--NAME TIME`.
 CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target, const std::string& help,
                                  bool zero_allowed = false);
 

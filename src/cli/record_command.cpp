@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/help_text.h"
 #include "record/session.h"
 #include "target/launcher.h"
 
@@ -49,8 +50,12 @@ int run_recording(RecordCli& cli, const CLI::App& app) {
 Run add_record(CLI::App& app) {
   auto cli = std::make_shared<RecordCli>();
   add_record_options(app, *cli);
+  set_usage(app, "[OPTIONS] [--] PROG [ARGS...]");
   app.footer("Example: callprof record -o prog.callprof -- ./prog --input data.txt");
-  return [cli, &app]() { return run_recording(*cli, app); };
+  return [cli, &app]() {
+    if (cli->args.command.empty()) return fail("no program given: callprof record [OPTIONS] -- PROG [ARGS...]");
+    return run_recording(*cli, app);
+  };
 }
 
 }  // namespace callprof::cli

@@ -6,10 +6,11 @@ namespace callprof::cli {
 
 void add_record_options(CLI::App& app, RecordCli& cli) {
   record::RecordArgs& a = cli.args;
-  app.add_option("-o,--output", a.output, "Profile file to write")->capture_default_str();
+  app.add_option("-o,--output", a.output, "Profile file to write")->type_name("FILE")->capture_default_str();
   app.add_option("--mode", cli.mode,
                  "auto | exact | sample | syscall | probe (auto: exact when the program has hooks, else sample; "
                  "syscall: system calls only; probe: uprobes on the functions --probe names)")
+      ->type_name("MODE")
       ->capture_default_str();
   app.add_flag("-q,--quiet", cli.quiet, "Print nothing of our own (errors excepted)");
   auto* what = "What to measure (exact mode)";
@@ -21,17 +22,18 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
   app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
       ->group(what);
   auto* fold = app.add_option_function<std::string>(
-                     "--auto-fold",
-                     [&a](const std::string& scope) {
-                       a.auto_fold = scope == "all"   ? record::AutoFoldScope::All
-                                     : scope == "off" ? record::AutoFoldScope::Off
-                                                      : record::AutoFoldScope::Inlined;
-                     },
-                     "Functions whose calls are consistently tiny, folded into their callers as inlined code and "
-                     "listed: inlined (the compiler's inlined copies, the default) | all (any such function: "
-                     "faster, its time goes to its callers) | off")
-                     ->check(CLI::IsMember({"inlined", "all", "off"}))
-                     ->group(what);
+                      "--auto-fold",
+                      [&a](const std::string& scope) {
+                        a.auto_fold = scope == "all"   ? record::AutoFoldScope::All
+                                      : scope == "off" ? record::AutoFoldScope::Off
+                                                       : record::AutoFoldScope::Inlined;
+                      },
+                      "Functions whose calls are consistently tiny, folded into their callers as inlined code and "
+                      "listed: inlined (the compiler's inlined copies, the default) | all (any such function: "
+                      "faster, its time goes to its callers) | off")
+                   ->type_name("SCOPE")
+                   ->check(CLI::IsMember({"inlined", "all", "off"}))
+                   ->group(what);
   app.add_flag_callback("--no-auto-fold", [&a] { a.auto_fold = record::AutoFoldScope::Off; },
                         "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
       ->excludes(fold)
@@ -42,31 +44,49 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->group(what);
   auto* filters = "Filters and limits (exact mode)";
   app.add_option("--include", a.functions.include, "Record only functions whose name matches (regex; repeatable)")
-      ->allow_extra_args(false)->group(filters);
+      ->type_name("REGEX")
+      ->allow_extra_args(false)
+      ->group(filters);
   app.add_option("--exclude", a.functions.exclude, "Do not record functions whose name matches (regex; repeatable)")
-      ->allow_extra_args(false)->group(filters);
-  app.add_option("--include-module", a.functions.include_modules, "Record only functions of modules whose path matches")
-      ->allow_extra_args(false)->group(filters);
-  app.add_option("--exclude-module", a.functions.exclude_modules, "Do not record functions of modules whose path matches")
-      ->allow_extra_args(false)->group(filters);
+      ->type_name("REGEX")
+      ->allow_extra_args(false)
+      ->group(filters);
+  app.add_option("--include-module", a.functions.include_modules,
+                 "Record only functions of modules whose path matches (regex; repeatable)")
+      ->type_name("REGEX")
+      ->allow_extra_args(false)
+      ->group(filters);
+  app.add_option("--exclude-module", a.functions.exclude_modules,
+                 "Do not record functions of modules whose path matches (regex; repeatable)")
+      ->type_name("REGEX")
+      ->allow_extra_args(false)
+      ->group(filters);
   add_count_option(app, "--max-depth", a.max_depth, "Do not record calls deeper than this (0: no limit)")->group(filters);
   add_duration_option(app, "--min-duration", a.min_duration, "Do not record calls shorter than this (e.g. 1us, 2ms)")
       ->group(filters);
   add_count_option(app, "--max-nodes", a.max_nodes, "Call paths kept per thread before small ones are pruned", 1024,
                    UINT32_MAX)
+      ->default_str("1048576")  // the runtime's (runtime/config.h), which 0 leaves in place
       ->group(filters);
   auto* snapshots = "Snapshots (exact mode)";
-  app.add_option("--snapshot-signal", a.snapshot_signal, "Write a snapshot when the program gets this signal (e.g. USR2)")
+  app.add_option("--snapshot-signal", a.snapshot_signal,
+                 "Write a snapshot when the program gets this signal (e.g. USR2)")
+      ->type_name("SIGNAL")
       ->group(snapshots);
-  add_seconds_option(app, "--snapshot-interval", a.snapshot_interval_ns, "Write a snapshot every N seconds", false)
+  add_seconds_option(app, "--snapshot-interval", a.snapshot_interval_ns, "Write a snapshot every TIME seconds", false)
       ->group(snapshots);
-  app.add_option("--checkpoint", a.functions.checkpoints, "Write a snapshot each time this function returns")
-      ->allow_extra_args(false)->group(snapshots);
+  app.add_option("--checkpoint", a.functions.checkpoints,
+                 "Write a snapshot each time this function returns (repeatable)")
+      ->type_name("FUNCTION")
+      ->allow_extra_args(false)
+      ->group(snapshots);
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);
   add_timeline_options(app, a);
-  app.add_option("command", a.command, "The program to run and its arguments (after --)")->required();
+  // Not ->required(): without a program, the run says how to give one (CLI11 would say
+  // "command is required").
+  app.add_option("PROG", a.command, "The program to run and its arguments (after --)")->type_name("");
   app.positionals_at_end();
 }
 
@@ -84,16 +104,25 @@ void add_timeline_options(CLI::App& app, record::RecordArgs& a) {
 
 void add_sampling_options(CLI::App& app, record::SamplingArgs& s) {
   auto* group = "Sampling (sample mode and attach)";
-  add_count_option(app, "-F,--freq", s.frequency, "Samples per second of CPU time per thread", 1, 100000)->group(group);
-  app.add_option("-e,--event", s.event, "What triggers a sample: cpu-clock, or a hardware counter where the machine "
+  add_count_option(app, "-F,--freq", s.frequency, "Samples per second of CPU time per thread", 1, 100000)
+      ->type_name("HZ")
+      ->group(group);
+  app.add_option("-e,--event", s.event,
+                 "What triggers a sample: cpu-clock, or a hardware counter where the machine "
                  "has one (cycles, instructions, cache-misses, branch-misses)")
-      ->capture_default_str()->check(CLI::IsMember({"cpu-clock", "cycles", "instructions", "cache-misses", "branch-misses"}))
+      ->type_name("EVENT")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu-clock", "cycles", "instructions", "cache-misses", "branch-misses"}))
       ->group(group);
   app.add_option("--call-graph", s.call_graph,
                  "auto (dwarf unless the program keeps frame pointers) | fp (frame pointers) | dwarf (copy the user "
                  "stack, unwind with CFI)")
-      ->capture_default_str()->check(CLI::IsMember({"auto", "fp", "dwarf"}))->group(group);
+      ->type_name("MODE")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "fp", "dwarf"}))
+      ->group(group);
   add_count_option(app, "--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample", 256, 65000)
+      ->type_name("SIZE")
       ->group(group);
   app.add_flag("--off-cpu", s.off_cpu, "Also record where threads block and for how long (switch-outs with stacks)")
       ->group(group);
@@ -110,9 +139,11 @@ void add_probe_options(CLI::App& app, record::ProbeArgs& p) {
   app.add_option("--probe", p.functions,
                  "Probe the functions whose name matches this regular expression (RE2; repeatable): exact call counts "
                  "and durations, callers from the stack at entry")
+      ->type_name("REGEX")
       ->group(group);
   app.add_option("--probe-module", p.modules,
                  "Only in the modules (executable, libraries) whose path matches this regular expression")
+      ->type_name("REGEX")
       ->group(group);
   add_count_option(app, "--probe-limit", p.limit, "Probe at most this many functions (the first ones found)", 1, 20000)
       ->group(group);
@@ -127,13 +158,18 @@ void add_syscall_options(CLI::App& app, record::SyscallArgs& s) {
   app.add_option("--syscalls", s.selection,
                  "Trace these system calls: names and classes (file, network, process, memory, ipc, signal, time, "
                  "blocking, all), comma-separated; !name leaves one out")
+      ->type_name("LIST")
       ->group(group);
   app.add_option("--syscall-stacks", s.stacks, "none | user (the program's stack at entry) | full (also the kernel's)")
-      ->capture_default_str()->check(CLI::IsMember({"none", "user", "full"}))->group(group);
+      ->type_name("STACKS")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "user", "full"}))
+      ->group(group);
   add_count_option(app, "--syscall-stack-bytes", s.window_bytes,
                    "User stack copied at each call's entry and unwound by CFI: more reaches further up a program "
                    "without frame pointers, at ~0.1 µs per KiB",
                    0, 8192)
+      ->type_name("SIZE")
       ->group(group);
 }
 

@@ -10,20 +10,29 @@
 
 namespace callprof::cli {
 
-void SelectionOptions::add_to(CLI::App& app) {
+void SelectionOptions::add_to(CLI::App& app, bool with_names) {
   thread_option_ = add_count_option(app, "--thread", thread_, "Only this thread id (default: all threads merged)", 0,
-                                    UINT32_MAX);
-  pid_option_ = add_count_option(app, "--pid", pid_, "Only this process of a multi-process profile", 0, UINT32_MAX);
+                                    UINT32_MAX)
+                       ->type_name("TID")
+                       ->default_str("");  // not 0: all threads
+  pid_option_ = add_count_option(app, "--pid", pid_, "Only this process of a multi-process profile", 0, UINT32_MAX)
+                    ->type_name("PID")
+                    ->default_str("");  // not 0: every process
   app.add_option("--focus", query_.focus,
                  "Re-root at the functions matching this regex: what they do, whatever their caller; "
-                 "percentages of their total");
-  app.add_option("--hide", query_.hide, "Fold the functions matching this regex into their callers");
-  app.add_option("--names", names_, "short (no parameters, template arguments as <…>) | templates | full")
-      ->capture_default_str();
+                 "percentages of their total")
+      ->type_name("REGEX");
+  app.add_option("--hide", query_.hide, "Fold the functions matching this regex into their callers")
+      ->type_name("REGEX");
+  if (with_names)
+    app.add_option("--names", names_, "short (no parameters, template arguments as <…>) | templates | full")
+        ->type_name("STYLE")
+        ->capture_default_str();
   app.add_flag("--raw", query_.raw, "Times as measured, without compensating the hook overhead");
   app.add_flag("--graft", graft_, "One program-wide tree: threads under the call path that created them");
   app.add_option("--merge-threads", merge_threads_,
                  "paths: merge threads path by path | start: one tree per thread start routine")
+      ->type_name("MODE")
       ->capture_default_str();
 }
 

@@ -13,8 +13,9 @@ namespace callprof::cli {
 
 class SelectionOptions {
  public:
-  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw.
-  void add_to(CLI::App& app);
+  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw;
+  // --names not when !with_names (export: its formats carry full names).
+  void add_to(CLI::App& app, bool with_names = true);
   // The typed options; one error line for a value that is not known.
   Result<QueryOptions> resolve() const;
 

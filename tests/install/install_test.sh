@@ -59,6 +59,7 @@ MANPAGER=cat MANWIDTH=100 man -l "$prefix/share/man/man1/callprof-record.1" 2>/d
   fail "man -l callprof-record.1"
 grep -q -- "--alloc" "$tmp/record.txt" || fail "callprof-record(1) does not list --alloc"
 grep -q "callprof-report(1)" "$tmp/record.txt" || fail "callprof-record(1) has no SEE ALSO"
+grep -q "^EXAMPLES" "$tmp/record.txt" || fail "callprof-record(1) has no EXAMPLES"
 pages=$(find "$prefix/share/man/man1" -name "*.1" | wc -l)
 
 # Bash completion: commands, options, option values, file names; candidates joined by "|".
@@ -76,6 +77,8 @@ expect --alloc callprof record --al
 expect "tree" callprof report --view tr
 expect "tree" callprof report --view = tr
 expect "auto|fp|dwarf" callprof record --call-graph ""
+expect "pprof|callgrind|collapsed|speedscope|chrome" callprof export -f ""
+expect "self|self%" callprof report --sort sel
 expect "diff" callprof di
 mkdir -p "$tmp/dir with space" && touch "$tmp/dir with space/a profile.callprof"
 expect "$tmp/dir with space/a profile.callprof" callprof report -i "$tmp/dir with space/a"
