@@ -44,12 +44,6 @@ Result<FlameOptions> resolve(const FlameArgs& a) {
   return o;
 }
 
-std::string size_text(size_t bytes) {
-  if (bytes < 10 * 1024) return fmt::format("{} bytes", bytes);
-  if (bytes < 10 * 1024 * 1024) return fmt::format("{} KiB", (bytes + 512) / 1024);
-  return fmt::format("{:.1f} MiB", double(bytes) / (1024.0 * 1024.0));
-}
-
 }  // namespace
 
 Run add_flame(CLI::App& app) {
@@ -94,7 +88,7 @@ Run add_flame(CLI::App& app) {
     if (!picture) return fail(picture.error().message);
     // The whole picture is made before the output is opened: a failure leaves no partial file.
     if (Status s = write_output(a->output, picture->svg); !s) return fail(s.error().message);
-    if (!a->output.empty() && a->output != "-")
+    if (to_file(a->output))
       note(fmt::format("wrote {}: {} frames for {} call paths ({} narrower than {} px elided), {}", a->output,
                        picture->frames, picture->paths, picture->elided_paths, a->min_width,
                        size_text(picture->svg.size())));

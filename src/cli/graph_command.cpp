@@ -113,6 +113,9 @@ Run add_graph(CLI::App& app) {
       return fail("not writing a PNG to a terminal (use -o FILE.png)");
     // The whole picture is made before the output is opened: a failure leaves no partial file.
     if (Status s = write_output(a->output, *picture); !s) return fail(s.error().message);
+    if (to_file(a->output))
+      note(fmt::format("wrote {}: {} of {} functions, {} edges, {}", a->output, graph->nodes.size(), graph->functions,
+                       graph->edges.size(), size_text(picture->size())));
     return 0;
   };
 }

@@ -38,4 +38,10 @@ Status write_output(const std::string& path, std::string_view bytes) {
   return write_file_atomically(path, put);
 }
 
+std::string size_text(size_t bytes) {
+  if (bytes < 10 * 1024) return fmt::format("{} bytes", bytes);
+  if (bytes < 10 * 1024 * 1024) return fmt::format("{} KiB", (bytes + 512) / 1024);
+  return fmt::format("{:.1f} MiB", double(bytes) / (1024.0 * 1024.0));
+}
+
 }  // namespace callprof::cli

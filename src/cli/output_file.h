@@ -18,4 +18,9 @@ Status write_file_atomically(const std::string& path, const std::function<Status
 // `bytes` to standard output (`path` "" or "-") or atomically to the file `path`.
 Status write_output(const std::string& path, std::string_view bytes);
 
+// True when `path` names a file (not standard output), whose writing the command says.
+inline bool to_file(const std::string& path) { return !path.empty() && path != "-"; }
+// "812 bytes", "23 KiB", "1.4 MiB": the size in the line that says where a picture went.
+std::string size_text(size_t bytes);
+
 }  // namespace callprof::cli

@@ -319,6 +319,21 @@ TEST(Cli, ReportRefusesBadInputs) {
 
 // Profiles come through pipes too: standard input (-i -) and process substitution, as
 // they did before the reader was hardened (issue 30.5); the same checks, the same report.
+// Every picture and page written to a file says where it went and what it holds, as flame
+// and html do (issue 29.2: graph wrote silently); to standard output, nothing is said.
+TEST(Cli, PicturesSayWhereTheyWrote) {
+  const std::string in = " -i " + profile_path(), dir = testing::TempDir();
+  const CliRun graph = run("graph" + in + " -o " + dir + "/cli_graph.svg");
+  EXPECT_EQ(graph.status, 0) << graph.err;
+  EXPECT_EQ(graph.err.rfind("callprof: wrote " + dir + "/cli_graph.svg: ", 0), 0u) << graph.err;
+  EXPECT_NE(graph.err.find(" functions, "), std::string::npos) << graph.err;
+  const CliRun to_stdout = run("graph" + in + " --format dot");
+  EXPECT_EQ(to_stdout.status, 0);
+  EXPECT_EQ(to_stdout.err, "");
+  const CliRun flame = run("flame" + in + " -o " + dir + "/cli_flame.svg");
+  EXPECT_EQ(flame.err.rfind("callprof: wrote " + dir + "/cli_flame.svg: ", 0), 0u) << flame.err;
+}
+
 TEST(Cli, ProfilesAreReadFromPipesAndStandardInput) {
   const std::string p = profile_path(), bin = CALLPROF_BIN;
   const CliRun file = run("report -i " + p + " --view flat --no-pager");
