@@ -115,6 +115,7 @@ Run add_report(CLI::App& app) {
   auto* width = add_count_option(app, "--width", a->width, "Cut names so lines fit N columns (default: the terminal's)",
                                  0, 100000);
   app.add_flag("-w,--wide", a->wide, "Never cut names");
+  app.add_flag("-v,--verbose", o.verbose, "List the header's lists in full (the folded functions), not cut to the width");
   app.add_flag("--no-pager", a->no_pager, "Write to the terminal directly, without $PAGER (default less -FRSX)");
   app.footer(kViewsHelp);
   return [a, width, layout]() {

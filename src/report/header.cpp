@@ -30,6 +30,24 @@ std::string hook_cost(const Profile& p) {
   return lo == hi ? fmt::format("{:.1f} ns/call", lo) : fmt::format("{:.1f}-{:.1f} ns/call", lo, hi);
 }
 
+// Names for one header line of `width` columns after `prefix_width`, as many as fit, then
+// "… and N more: --verbose"; all of them with --verbose, or the first 8 without a width.
+std::string name_list(const ReportContext& ctx, const std::vector<std::string>& names, size_t prefix_width) {
+  const size_t width = ctx.options().verbose ? 0 : ctx.options().width;
+  const size_t fixed = ctx.options().verbose || width ? names.size() : std::min<size_t>(names.size(), 8);
+  std::string out;
+  size_t shown = 0;
+  for (; shown < fixed; ++shown) {
+    std::string next = out + (shown ? ", " : "") + names[shown];
+    const size_t rest = names.size() - shown - 1;
+    const size_t tail = rest ? display_width(fmt::format(", \u2026 and {} more: --verbose", rest)) : 0;
+    if (width && shown > 0 && prefix_width + display_width(next) + tail > width) break;
+    out = std::move(next);
+  }
+  if (shown < names.size()) out += fmt::format(", \u2026 and {} more: --verbose", names.size() - shown);
+  return out;
+}
+
 // Auto-fold (docs/modes.md): which functions the runtime stopped hooking, and what that means.
 void write_folded_line(std::ostream& out, const ReportContext& ctx) {
   const std::vector<FoldedFunction>& folded = ctx.analysis().folded();
@@ -37,17 +55,17 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
   double threshold = 0;
   for (const Process& p : ctx.profile().processes) threshold = std::max(threshold, p.auto_fold_ns);
   uint64_t calls = 0;
-  std::string names;
-  for (size_t i = 0; i < folded.size(); ++i) {
-    calls += folded[i].folded_calls;
-    if (i < 8) names += (i ? ", " : "") + escape_text(ctx.name(folded[i].function));
+  std::vector<std::string> names;
+  for (const FoldedFunction& f : folded) {
+    calls += f.folded_calls;
+    names.push_back(escape_text(ctx.name(f.function)));
   }
-  if (folded.size() > 8) names += fmt::format(", ... ({} more: report --json lists them)", folded.size() - 8);
   const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
   out << fmt::format("# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
                      "check ({} calls): counted, their time in their callers' self (record --no-auto-fold keeps "
-                     "them hooked): {}\n",
-                     folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls, names);
+                     "them hooked)\n",
+                     folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls);
+  out << "#           " << name_list(ctx, names, 12) << '\n';
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {

@@ -52,6 +52,7 @@ struct ReportOptions {
   // are hidden and counted in a footer; 0 shows everything.
   double percent_limit = 0.5;
   size_t width = 0;      // cut names so lines fit this many columns; 0: no limit
+  bool verbose = false;  // header lists in full (the folded functions), whatever the width
   std::string function;  // threads: per-thread rows of these functions; callers-of/callees-of: the target
 };
 

@@ -553,6 +553,36 @@ TEST(Report, ViewsRenderTheSameWithoutTheMetricsTheyDoNotRead) {
   EXPECT_GE(pruned_reads, 12u);
 }
 
+// Issue 29.2: the folded functions' names, a 231-character line on Lua, get a line of their
+// own cut to the width with a count ("… and 12 more: --verbose"); --verbose lists them all.
+TEST(Header, FoldedFunctionsAreCutToTheWidthWithACount) {
+  std::string stacks;
+  for (int i = 0; i < 20; ++i) stacks += "main;helper_number_" + std::to_string(i) + " 10 calls=5\n";
+  Profile p = testing::folded(stacks);
+  CallTree& tree = p.threads[0].tree;
+  for (NodeId n = 1; n < tree.size(); ++n)
+    if (p.functions[tree.node(n).function].name != "main") tree.base(n)[Metric::FoldedCalls] = 4;
+  ReportOptions o = opts("flat");
+  o.width = 80;
+  const Rendered cut = render(p, o);
+  ASSERT_TRUE(cut.ok) << cut.text;
+  const size_t at = cut.text.find("\n#           helper_number_");
+  ASSERT_NE(at, std::string::npos) << cut.text;
+  const std::string line = cut.text.substr(at + 1, cut.text.find('\n', at + 1) - at - 1);
+  size_t columns = 0;
+  for (char c : line) columns += (uint8_t(c) & 0xC0) != 0x80;
+  EXPECT_LE(columns, 80u) << line;
+  EXPECT_NE(line.find(" more: --verbose"), std::string::npos) << line;
+  o.verbose = true;
+  const Rendered all = render(p, o);
+  for (int i = 0; i < 20; ++i) {
+    const std::string name = "helper_number_" + std::to_string(i);
+    EXPECT_TRUE(all.text.find(name + ",") != std::string::npos || all.text.find(name + "\n") != std::string::npos)
+        << name << all.text;
+  }
+  EXPECT_EQ(all.text.find("more: --verbose"), std::string::npos);
+}
+
 // The header fits --width like the tables: long lines wrap at spaces under their values.
 TEST(Header, LinesFitTheWidthWrappedUnderTheirValues) {
   const std::string text =
