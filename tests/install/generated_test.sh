@@ -11,16 +11,8 @@ shift
 if [ "$what" = completion ]; then
   script=$1
   [ -f "$script" ] || fail "$script was not generated (build the callprof-docs target)"
-  # Candidates joined by "|", as install_test.sh does.
-  complete_words() {
-    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _callprof; IFS="|"; echo "${COMPREPLY[*]}"' \
-      _ "$script" "$@"
-  }
-  expect() {
-    local want=$1; shift
-    local got; got=$(complete_words "$@")
-    [ "$got" = "$want" ] || fail "completing '$*': got '$got', want '$want'"
-  }
+  completion_script=$script
+  source "$(dirname "$0")/completion_checks.sh"
   offers() {  # offers WORD... -- COMMAND LINE: each WORD is a candidate
     local words=() got
     while [ "$1" != -- ]; do words+=("$1"); shift; done

@@ -63,15 +63,8 @@ grep -q "^EXAMPLES" "$tmp/record.txt" || fail "callprof-record(1) has no EXAMPLE
 pages=$(find "$prefix/share/man/man1" -name "*.1" | wc -l)
 
 # Bash completion: commands, options, option values, file names; candidates joined by "|".
-complete_words() {
-  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _callprof; IFS="|"; echo "${COMPREPLY[*]}"' \
-    _ "$prefix/share/bash-completion/completions/callprof" "$@"
-}
-expect() {
-  local want=$1; shift
-  local got; got=$(complete_words "$@")
-  [ "$got" = "$want" ] || fail "completing '$*': got '$got', want '$want'"
-}
+completion_script=$prefix/share/bash-completion/completions/callprof
+source "$(dirname "$0")/completion_checks.sh"
 expect record callprof rec
 expect --alloc callprof record --al
 expect "tree" callprof report --view tr
