@@ -34,6 +34,12 @@ namespace pb = perftools::profiles;
 namespace io = google::protobuf::io;
 
 constexpr int kSamplesPerBatch = 4096;
+// A batch also ends at this many location ids: a deep tree's samples each hold its whole
+// path (a 65,534-level recursion held 2.6 GiB in 4,096 samples).
+constexpr uint64_t kLocationsPerBatch = uint64_t(1) << 20;
+// A batch with a path longer than this gives its samples' memory back when written:
+// Clear() keeps each sample's capacity for reuse, which must stay small.
+constexpr size_t kLongPath = 1024;
 // Mappings get disjoint synthetic ranges (callprof keeps addresses relative to each module's
 // file, not where it was loaded): each starts on a 4 GiB boundary, so an address reads as
 // the mapping's start plus the function's ELF address.
@@ -163,7 +169,10 @@ class PprofWriter {
                   const google::protobuf::RepeatedPtrField<pb::Label>& labels);
   void flush() {
     chunk_.SerializePartialToCodedStream(&out_);
-    chunk_.Clear();  // keeps the samples' memory for the next batch
+    if (batch_long_) google::protobuf::RepeatedPtrField<pb::Sample>().Swap(chunk_.mutable_sample());
+    chunk_.Clear();  // keeps the (short) samples' memory for the next batch
+    batch_locations_ = 0;
+    batch_long_ = false;
   }
   ModuleId main_module() const;
   std::vector<ModuleId> mapping_order() const;
@@ -179,6 +188,8 @@ class PprofWriter {
   const std::vector<Column> columns_;
   StringTable strings_;
   pb::Profile chunk_;                                         // the part being written
+  uint64_t batch_locations_ = 0;                              // location ids in chunk_'s samples
+  bool batch_long_ = false;                                   // one of them has a path over kLongPath
   std::vector<uint64_t> location_of_;                         // by FunctionId: its one-line location's id, 0 = none yet
   std::unordered_map<FunctionId, uint64_t> other_locations_;  // ids outside the table
   std::map<std::vector<FunctionId>, uint64_t> chains_;        // inline chains' locations, by their lines
@@ -298,7 +309,9 @@ void PprofWriter::add_sample(MetricRow base, const std::vector<uint64_t>& path,
   values->Resize(int(columns_.size()), 0);
   for (size_t i = 0; i < columns_.size(); ++i) values->Set(int(i), as_int64(base[columns_[i].metric]));
   *s->mutable_label() = labels;
-  if (chunk_.sample_size() >= kSamplesPerBatch) flush();
+  batch_locations_ += path.size();
+  batch_long_ = batch_long_ || path.size() > kLongPath || batch_locations_ >= kLocationsPerBatch;
+  if (chunk_.sample_size() >= kSamplesPerBatch || batch_locations_ >= kLocationsPerBatch) flush();
 }
 
 uint64_t PprofWriter::location(FunctionId f) {

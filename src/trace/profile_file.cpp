@@ -20,9 +20,6 @@ namespace {
 // What reading a profile and analysing it fill, per byte of payload: 8 to 11 times it on
 // the 1 M-node profiles of bench/analysis (the models, the merged tree, a view's rows).
 constexpr size_t kHeapPerPayloadByte = 10;
-// Profiles compress 2-3 to 1; the header's payload size is believed up to this ratio before
-// the payload has been counted (a crafted header must not make the reader warm 300 MB).
-constexpr size_t kWarmCompressionRatio = 4;
 
 Error named(std::string_view name, const Error& error) {
   return make_error(fmt::format("{}: {}", name, error.message));
@@ -47,21 +44,27 @@ Result<trace::ByteBuffer> serialize_unguarded(const Profile& profile) {
   return trace::wrap_payload_buffer(payload.bytes());
 }
 
-// The payload of a whole file's bytes, decompressed and checked against the file's size.
-Result<std::string> payload_of(std::span<const uint8_t> bytes, std::string_view name) {
+// A decompressed payload that is within the memory limit, and what it was estimated to need.
+struct CheckedPayload {
+  std::string bytes;
+  uint64_t estimate = 0;
+};
+
+// The payload of a whole file's bytes, decompressed and checked against the memory limit:
+// from the header's size before decompressing, then from its counts before anything is
+// built, so a small file cannot make the reader allocate much (docs/format.md, Limits).
+Result<CheckedPayload> payload_of(std::span<const uint8_t> bytes, std::string_view name) {
   Result<trace::FileHeader> header = trace::decode_header(bytes);
   if (!header) return named(name, header.error());
   const std::span<const uint8_t> frame = bytes.subspan(trace::kHeaderSize);
   if (Status s = trace::check_payload_length(*header, frame.size()); !s) return named(name, s.error());
+  if (Status s = trace::check_header_budget(header->uncompressed_size, bytes.size()); !s) return named(name, s.error());
   Result<std::string> payload = trace::decompress_payload(*header, frame);
   if (!payload) return named(name, payload.error());
-  // Counted before anything is built: a small file cannot make the reader allocate much.
-  if (Status s = trace::check_payload_budget(std::span(reinterpret_cast<const uint8_t*>(payload->data()),
-                                                       payload->size()),
-                                             bytes.size());
-      !s)
-    return named(name, s.error());
-  return payload;
+  Result<uint64_t> estimate = trace::check_payload_budget(
+      std::span(reinterpret_cast<const uint8_t*>(payload->data()), payload->size()), bytes.size());
+  if (!estimate) return named(name, estimate.error());
+  return CheckedPayload{std::move(*payload), *estimate};
 }
 
 Result<Profile> parse_payload_of(const std::string& payload, std::string_view name, const ReadOptions& options) {
@@ -73,9 +76,9 @@ Result<Profile> parse_payload_of(const std::string& payload, std::string_view na
 }
 
 Result<Profile> parse_unguarded(std::span<const uint8_t> bytes, std::string_view name, const ReadOptions& options) {
-  Result<std::string> payload = payload_of(bytes, name);
+  Result<CheckedPayload> payload = payload_of(bytes, name);
   if (!payload) return payload.error();
-  return parse_payload_of(*payload, name, options);
+  return parse_payload_of(payload->bytes, name, options);
 }
 
 Result<Profile> read_unguarded(const std::string& path, const ReadOptions& options) {
@@ -87,16 +90,14 @@ Result<Profile> read_unguarded(const std::string& path, const ReadOptions& optio
   if (!header) return named(path, header.error());
   // One byte past the declared end, so a longer file is reported rather than loaded.
   if (Status s = file->read_until(bytes, trace::kHeaderSize + header->compressed_size + 1); !s) return s.error();
-  // Warming starts before decompression, the memory it warms bounded by a multiple of the
-  // file's size (the header's sizes are checked against each other and now against the file).
-  if (bytes.size() == trace::kHeaderSize + header->compressed_size)
-    warm_heap_ahead(std::min(header->uncompressed_size, header->compressed_size * kWarmCompressionRatio) *
-                    kHeapPerPayloadByte);
-  Result<std::string> payload = payload_of(bytes, path);
+  Result<CheckedPayload> payload = payload_of(bytes, path);
   if (!payload) return payload.error();
+  // Warmed once the payload is counted, no more than its estimate: memory warmed on the
+  // header's word was faulted in for files that were then refused.
+  warm_heap_ahead(std::min<uint64_t>(payload->estimate, payload->bytes.size() * kHeapPerPayloadByte));
   // The compressed bytes' memory serves the model (`bytes = {}` would keep the capacity).
   std::vector<uint8_t>().swap(bytes);
-  return parse_payload_of(*payload, path, options);
+  return parse_payload_of(payload->bytes, path, options);
 }
 
 }  // namespace
