@@ -22,6 +22,7 @@ using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), vo
 sem_t g_requests;
 uint32_t g_seq = 0;
 uint32_t g_thread_id = 0;
+sem_t g_thread_known;  // posted once the thread has published its id
 int g_dump_lock = 0;
 bool g_started = false;
 // The signals on which the data is written before the process dies: those whose default
@@ -47,6 +48,7 @@ void on_fatal_signal(int sig) {
 void* snapshot_thread(void*) {
   mute_syscall_context();  // its system calls are ours, not the program's
   __atomic_store_n(&g_thread_id, sys::gettid(), __ATOMIC_RELAXED);  // the recorder leaves it out
+  sem_post(&g_thread_known);
   const uint32_t interval = process().config.snapshot_interval_ms;
   for (;;) {
     if (interval == 0) {
@@ -77,7 +79,15 @@ void start_thread() {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 256 * 1024);
-  if (create(&t, &attr, snapshot_thread, nullptr) == 0) pthread_setname_np(t, "callprof-snap");
+  sem_init(&g_thread_known, 0, 0);
+  if (create(&t, &attr, snapshot_thread, nullptr) == 0) {
+    pthread_setname_np(t, "callprof-snap");
+    // Its id must be in every dump, even one written before it first ran (a short program).
+    timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    while (sem_timedwait(&g_thread_known, &until) != 0 && errno == EINTR) {}
+  }
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
