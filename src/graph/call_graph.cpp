@@ -32,10 +32,11 @@ std::vector<size_t> shown_rows(const std::vector<FunctionRow>& rows, const CallG
     const uint64_t v = rows[order[shown]].total[m];
     if (o.node_fraction > 0 && double(v) < floor) break;
     // Past the count, only functions tied with the last shown one (with some time) follow
-    // it: the threshold then says truly "every hidden function is below".
+    // it: the threshold then says truly "every hidden function is below". Never past the
+    // layout's cap: 300,000 tied functions crashed Graphviz (deep recursion in libgvc).
     const bool tied = shown > 0 && v > 0 && v == rows[order[shown - 1]].total[m];
-    if (shown >= max_nodes && !tied) {
-      g.nodes_capped = o.max_nodes == 0 || o.max_nodes > kMaxGraphNodes;
+    if (shown >= kMaxGraphNodes || (shown >= max_nodes && !tied)) {
+      g.nodes_capped = shown >= kMaxGraphNodes || o.max_nodes == 0 || o.max_nodes > kMaxGraphNodes;
       break;
     }
   }

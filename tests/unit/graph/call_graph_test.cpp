@@ -135,6 +135,19 @@ TEST(CallGraph, FunctionsTiedWithTheLastShownOneShowToo) {
   EXPECT_EQ(g.threshold, 180u);
 }
 
+// Ties never pass the layout's cap: 300,000 functions of one total each were all shown, and
+// Graphviz crashed on them (issue 30's review).
+TEST(CallGraph, TiedFunctionsStopAtTheLayoutsCap) {
+  std::string stacks;
+  for (size_t i = 0; i < kMaxGraphNodes + 50; ++i) stacks += "f" + std::to_string(i) + " 10\n";
+  Fixture f(stacks);
+  for (size_t asked : {size_t(0), size_t(30)}) {  // all of them; about 30, the rest tied
+    const CallGraph g = f.graph({.max_nodes = asked});
+    EXPECT_EQ(g.nodes.size(), kMaxGraphNodes);
+    EXPECT_TRUE(g.nodes_capped) << "the graph says the layout's cap left functions out";
+  }
+}
+
 // f and g call each other: main > f > g > f > g.
 // cum: inner g 4, inner f 9, outer g 29, outer f 39. f: self 15, total 39; g: self 24, total 29.
 constexpr std::string_view kMutualRecursion =
