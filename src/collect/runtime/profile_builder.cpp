@@ -186,9 +186,10 @@ FunctionId callable_of(const CallTree& tree, FunctionId routine, const std::vect
   };
   const std::vector<NodeId> top = tree.children(0);
   NodeId n = top.empty() ? kNoNode : *std::min_element(top.begin(), top.end());  // entered first
-  while (n != kNoNode && library_wrapper(functions[tree.node(n).function].name) && heaviest_child(n) != kNoNode)
-    n = heaviest_child(n);
-  return n == kNoNode ? routine : tree.node(n).function;
+  if (n == kNoNode) return routine;
+  for (NodeId below; library_wrapper(functions[tree.node(n).function].name) && (below = heaviest_child(n)) != kNoNode;)
+    n = below;
+  return tree.node(n).function;
 }
 
 CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped) {
