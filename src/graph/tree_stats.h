@@ -27,6 +27,7 @@ struct TreeStats {
   bool has_samples = false;  // a sampled profile
   bool has_min_max = false;  // some node measured single calls
   bool has_inlined = false;  // some node is an inlined frame (sampled stacks)
+  bool crowded = false;      // waiting for a CPU (preempted) is at least 1 % of the wall time
   std::array<bool, kMetricCount> present{};  // per metric: some node differs from the default
   // The profile measured the CPU/off-CPU split (else JSON says null, not 0).
   bool cpu_measured() const { return has_cpu || has_offcpu; }

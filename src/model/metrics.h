@@ -15,10 +15,14 @@ enum class Metric : uint8_t {
   MinWallNs,   // smallest self wall time of one call, ns
   MaxWallNs,   // largest self wall time of one call, ns
   CpuNs,       // self on-CPU time, ns
-  OffCpuNs,    // self off-CPU time, ns
+  OffCpuNs,    // self off-CPU time, ns: switched out and not wanting the CPU (blocked, sleeping)
   Samples,     // sampled profiles: samples whose leaf is this path
   IndirectCalls,  // of Calls, those made through a pointer (the call instruction was indirect)
-  PreemptedNs,    // of OffCpuNs, the intervals that began with an involuntary context switch
+  // Self time waiting for a CPU: switched out involuntarily (preempted), so the thread was
+  // runnable all along. Neither on-CPU nor blocked: CpuNs + OffCpuNs + PreemptedNs = WallNs
+  // where the split was measured. (The file stores offcpu_ns with this time included, as
+  // it always has; proto_convert.cpp converts.)
+  PreemptedNs,
   Switches,       // context switches while this path was on top of the stack
   PageFaults,
   AllocCalls,     // malloc/calloc/realloc/aligned allocations/operator new

@@ -103,10 +103,13 @@ Keys base_keys(bool sampled, TableKind kind) {
   return {"self", "total"};
 }
 
-Keys default_keys(bool sampled, bool cpu, const std::array<bool, kMetricCount>& present, TableKind kind) {
+Keys default_keys(bool sampled, bool cpu, bool crowded, const std::array<bool, kMetricCount>& present,
+                  TableKind kind) {
   Keys keys = base_keys(sampled, kind);
   auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
   if (cpu) add({"cpu", "offcpu"});
+  // Waiting for a CPU is neither running nor blocking: its own column where it mattered.
+  if (cpu && crowded) add({"preempted"});
   // Counts of events rather than amounts: self only, to keep the default tables readable.
   if (present[size_t(Metric::PageFaults)]) add({"faults"});
   if (present[size_t(Metric::Switches)]) add({"switches"});
@@ -117,7 +120,7 @@ Keys default_keys(bool sampled, bool cpu, const std::array<bool, kMetricCount>& 
 }
 
 Keys default_keys(const ReportContext& ctx, TableKind kind) {
-  return default_keys(ctx.sampled(), ctx.cpu_measured(), ctx.stats().present, kind);
+  return default_keys(ctx.sampled(), ctx.cpu_measured(), ctx.stats().crowded, ctx.stats().present, kind);
 }
 
 // Every key a default set can hold, whatever the profile.
@@ -127,7 +130,7 @@ Keys every_default_key() {
   Keys keys;
   for (bool sampled : {false, true})
     for (TableKind kind : {TableKind::Flat, TableKind::Tree, TableKind::Callers})
-      for (std::string_view key : default_keys(sampled, true, present, kind)) keys.push_back(key);
+      for (std::string_view key : default_keys(sampled, true, true, present, kind)) keys.push_back(key);
   return keys;
 }
 
@@ -141,7 +144,6 @@ struct ColumnOnlyMetric {
 const std::vector<ColumnOnlyMetric> kColumnOnlyMetrics = {
     {Metric::MinWallNs, {"min", "max"}},  // max is shown only where min says single calls were timed
     {Metric::MaxWallNs, {"max"}},
-    {Metric::PreemptedNs, {"preempted", "preemptedtotal"}},
 };
 
 Keys split_keys(std::string_view spec) {

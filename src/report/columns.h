@@ -64,7 +64,7 @@ std::string metric_column_keys();
 // "all", "a,b" (exactly these), "+a,-b" (the default set adjusted).
 Result<std::vector<const MetricColumnDef*>> shown_columns(const ReportContext& ctx, TableKind kind);
 
-// The metrics that only columns read (min and max of single calls, preempted time: no
+// The metrics that only columns read (min and max of single calls: no
 // analysis step or other part of a text view does)...
 std::vector<Metric> column_only_metrics();
 // ...and of those, the ones no column that `--columns spec` and `--sort sort` can show

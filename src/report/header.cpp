@@ -78,7 +78,7 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
     // Never clamped silently: where the estimate exceeded a node's on-CPU time, say so.
     if (const CompensationStats& c = ctx.compensation(); c.limited > 0)
       out << fmt::format("#           {} of {} nodes ran on the CPU for less than the hooks' estimated cost "
-                         "({} not removed): their self time is their off-CPU time, or 0\n",
+                         "({} not removed): their self time is their blocked time, or 0\n",
                          c.limited, c.nodes, format_ns(uint64_t(c.unremoved_ns)));
   }
   else if (!cost.empty())

@@ -27,6 +27,22 @@ void reserve(Repeated* field, size_t n) {
   if (n <= size_t(INT_MAX)) field->Reserve(int(n));
 }
 
+// The file's offcpu_ns is every switched-out interval, preempted ones included, as it was
+// before the model kept the wait for a CPU apart (model/metrics.h): files read the same by
+// every version.
+void include_preempted(const MetricTable& base, google::protobuf::RepeatedField<uint64_t>& offcpu) {
+  if (!base.has(Metric::PreemptedNs)) return;
+  const std::span<const uint64_t> preempted = base.column(Metric::PreemptedNs);
+  for (size_t i = 0; i < preempted.size(); ++i) offcpu[int(i)] += preempted[i];
+}
+
+void exclude_preempted(MetricTable& base) {
+  if (!base.has(Metric::OffCpuNs) || !base.has(Metric::PreemptedNs)) return;
+  const std::span<const uint64_t> preempted = base.column(Metric::PreemptedNs);
+  std::span<uint64_t> offcpu = base.column(Metric::OffCpuNs);
+  for (size_t i = 0; i < offcpu.size(); ++i) offcpu[i] -= std::min(offcpu[i], preempted[i]);
+}
+
 void put_tree(const CallTree& tree, file::CallTree* out) {
   const std::span<const CallNode> nodes = tree.nodes();
   reserve(out->mutable_parent(), nodes.size());
@@ -46,6 +62,7 @@ void put_tree(const CallTree& tree, file::CallTree* out) {
     file::MetricColumn* column = out->add_metrics();
     column->set_name(std::string(kMetricInfo[m].name));
     column->mutable_values()->Add(values.begin(), values.end());
+    if (metric == Metric::OffCpuNs) include_preempted(base, *column->mutable_values());
   }
 }
 
@@ -225,6 +242,7 @@ Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where, std
       return make_error(fmt::format("invalid ({}: metric column {} holds a malformed value)", where, column.name()));
     std::string().swap(*column.mutable_values());
   }
+  exclude_preempted(tree.base_table());
   return tree;
 }
 

@@ -94,9 +94,12 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
   }
   if (src.metrics.empty()) return m;
   const wire::DumpNodeMetrics& x = src.metrics[i];
-  m[Metric::OffCpuNs] = std::min(x.offcpu_ns, m[Metric::WallNs]);
-  m[Metric::PreemptedNs] = std::min(x.preempted_ns, m[Metric::OffCpuNs]);
-  if (src.cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - m[Metric::OffCpuNs];
+  // The runtime's offcpu_ns holds every switched-out interval; the model keeps the
+  // preempted ones (waiting for a CPU) apart from the blocked ones.
+  const uint64_t off = std::min(x.offcpu_ns, m[Metric::WallNs]);
+  m[Metric::PreemptedNs] = std::min(x.preempted_ns, off);
+  m[Metric::OffCpuNs] = off - m[Metric::PreemptedNs];
+  if (src.cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - off;
   m[Metric::Switches] = x.switches;
   m[Metric::PageFaults] = x.faults;
   m[Metric::AllocCalls] = x.alloc_calls;
@@ -110,8 +113,9 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
 // used, before a fork) has no calls of its own, but what was charged to it while it ran
 // (off-CPU time, allocations, ...) happened in its caller's time: it goes there.
 void fold_into(MetricRowRef into, const wire::DumpNodeMetrics& x, bool cpu_measured) {
-  into[Metric::OffCpuNs] += x.offcpu_ns;
-  into[Metric::PreemptedNs] += x.preempted_ns;
+  const uint64_t preempted = std::min(x.preempted_ns, x.offcpu_ns);
+  into[Metric::OffCpuNs] += x.offcpu_ns - preempted;
+  into[Metric::PreemptedNs] += preempted;
   if (cpu_measured) into[Metric::CpuNs] -= std::min<uint64_t>(into[Metric::CpuNs], x.offcpu_ns);
   into[Metric::Switches] += x.switches;
   into[Metric::PageFaults] += x.faults;

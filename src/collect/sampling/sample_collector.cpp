@@ -89,12 +89,19 @@ void SampleCollector::on_sample(Sample&& s) {
   counts_.unwind_ns += now_ns() - start;
 }
 
+// The switch-out's record and its sample come in either order; both precede the switch-in.
 void SampleCollector::on_switch(const SwitchEvent& e) {
-  if (e.out) return;
   auto it = threads_.find(e.tid);
-  if (it == threads_.end() || it->second.pending_off_cpu < 0) return;
+  if (it == threads_.end()) return;
   ThreadInfo& t = it->second;
-  if (e.time_ns > t.switched_out_ns) stacks_[size_t(t.pending_off_cpu)].weight_ns = e.time_ns - t.switched_out_ns;
+  if (e.out) {
+    t.out_preempted = e.preempted;
+    return;
+  }
+  if (t.pending_off_cpu < 0) return;
+  Stack& s = stacks_[size_t(t.pending_off_cpu)];
+  if (e.time_ns > t.switched_out_ns) s.weight_ns = e.time_ns - t.switched_out_ns;
+  s.preempted = t.out_preempted;
   t.pending_off_cpu = -1;
 }
 
@@ -218,7 +225,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     MetricRowRef m = tree.base(node);
     m[Metric::WallNs] += s->weight_ns;
     if (s->off_cpu) {
-      m[Metric::OffCpuNs] += s->weight_ns;
+      m[s->preempted ? Metric::PreemptedNs : Metric::OffCpuNs] += s->weight_ns;
     } else {
       m[Metric::Samples] += 1;
       m[Metric::CpuNs] += s->weight_ns;

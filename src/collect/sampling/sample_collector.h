@@ -100,6 +100,7 @@ class SampleCollector : public RecordSink {
     bool off_cpu;
     uint64_t time_ns;       // when it was taken (an off-CPU sample: the switch-out)
     bool root;              // the unwinder proved the outermost frame has no caller (CFI)
+    bool preempted = false;  // off-CPU, switched out involuntarily: waiting for a CPU
   };
   // A bounded ring of timeline entries: the most recent `capacity`, the others counted.
   template <typename T>
@@ -128,6 +129,7 @@ class SampleCollector : public RecordSink {
     uint64_t first_ns = 0, last_ns = 0;
     int64_t pending_off_cpu = -1;  // stack waiting for this thread's switch-in
     uint64_t switched_out_ns = 0;
+    bool out_preempted = false;  // the last switch-out was involuntary
     uint64_t lost = 0;  // records lost while this thread was writing (see LostEvent)
   };
   ThreadInfo& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);

@@ -90,17 +90,20 @@ void hang(CallTree& tree, NodeId parent, FunctionId function, const Metrics& tra
     add[Metric::WallNs] = syscall_ns;
   } else {
     MetricRowRef from = tree.base(parent);
-    const uint64_t self = from[Metric::WallNs], offcpu = from[Metric::OffCpuNs];
+    const uint64_t self = from[Metric::WallNs];
     const uint64_t moved = std::min(syscall_ns, self);
     from[Metric::WallNs] -= moved;
     add[Metric::WallNs] = moved;
     if (split_offcpu && self > 0) {
-      const uint64_t off = std::min(offcpu, uint64_t(double(moved) * double(offcpu) / double(self) + 0.5));
-      const uint64_t cpu = std::min<uint64_t>(moved - off, from[Metric::CpuNs]);
-      from[Metric::OffCpuNs] -= off;
-      from[Metric::CpuNs] -= cpu;
-      add[Metric::OffCpuNs] = off;
-      add[Metric::CpuNs] = cpu;
+      uint64_t left = moved;
+      for (Metric m : {Metric::OffCpuNs, Metric::PreemptedNs, Metric::CpuNs}) {
+        const uint64_t share = m == Metric::CpuNs ? left : uint64_t(double(moved) * double(from[m]) / double(self) + 0.5);
+        const uint64_t part = std::min({share, left, uint64_t(from[m])});
+        if (part == 0) continue;
+        from[m] -= part;
+        add[m] = part;
+        left -= part;
+      }
     }
   }
   tree.base(leaf).merge(add);

@@ -29,11 +29,11 @@ namespace callprof {
 // SyscallNs, Min/MaxWallNs (merged), and as WallNs the system-call time taken from the
 // caller node's self WallNs, at most what that self holds (the clocks and the runs'
 // attribution can disagree), so every node's cum above the caller is unchanged. When the
-// thread's off-CPU time was measured, the moved time is split between CPU and off-CPU in
-// the caller's own proportion (the calls' own split is not measured: a 100 ms blocking
+// thread's off-CPU time was measured, the moved time is split between CPU, off-CPU and
+// waiting for a CPU (preempted) in the caller's own proportion (the calls' own split is not measured: a 100 ms blocking
 // read under a caller that did nothing else is 100 % off-CPU, as it should be; short calls
 // under a busy caller are mostly CPU), each at most what the caller has, and goes to the
-// leaf; otherwise CpuNs/OffCpuNs are left alone.
+// leaf; otherwise CpuNs/OffCpuNs/PreemptedNs are left alone.
 // A leaf none of whose frames matched hangs at the exact root, which has no self time to
 // take from: it keeps its whole system-call time as WallNs (no CPU/off-CPU split), so
 // the thread's total grows by time exact mode did not see (e.g. before `main`).

@@ -66,6 +66,29 @@ std::vector<double> outer_costs(const CallTree& tree, const Process& c, const st
   return outer;
 }
 
+// A node's self time, as the hooks' cost meets it: blocked, waiting for a CPU, on the CPU.
+struct Split {
+  uint64_t blocked = 0, preempted = 0, on_cpu = 0;
+};
+
+Split split_of(MetricRow m, bool cpu_measured) {
+  if (!cpu_measured) return {0, 0, m[Metric::WallNs]};
+  Split s;
+  s.blocked = std::min(m[Metric::OffCpuNs], m[Metric::WallNs]);
+  s.preempted = std::min(m[Metric::PreemptedNs], m[Metric::WallNs] - s.blocked);
+  s.on_cpu = m[Metric::WallNs] - s.blocked - s.preempted;
+  return s;
+}
+
+// A runnable thread waits for a CPU in proportion to the time it runs, so the hooks' run
+// time brought its share of the waiting: that share goes with it (on a busy machine it
+// can be most of a hook-heavy node's self time, which would otherwise be left as if the
+// program had waited).
+uint64_t waiting_left(const Split& s, uint64_t on_cpu_left) {
+  if (s.on_cpu == 0) return s.preempted;
+  return uint64_t(std::round(double(s.preempted) * double(on_cpu_left) / double(s.on_cpu)));
+}
+
 }  // namespace
 
 bool has_hook_costs(const Process& p) {
@@ -91,14 +114,16 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
     const double cost = double(hooked) * inner + outer[i] + double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
     if (cost <= 0) continue;
     ++stats.nodes;
-    // The hooks ran on the CPU: their cost comes out of the on-CPU share, never the waiting.
-    const uint64_t off = cpu_measured ? std::min(m[Metric::OffCpuNs], m[Metric::WallNs]) : 0;
-    const double on_cpu = double(m[Metric::WallNs] - off);
-    if (cost > on_cpu + 0.5) {
+    const Split split = split_of(m, cpu_measured);
+    if (cost > double(split.on_cpu) + 0.5) {
       ++stats.limited;
-      stats.unremoved_ns += cost - on_cpu;
+      stats.unremoved_ns += cost - double(split.on_cpu);
     }
-    m[Metric::WallNs] = off + minus(m[Metric::WallNs] - off, cost);
+    const uint64_t on_cpu = minus(split.on_cpu, cost);
+    const uint64_t preempted = waiting_left(split, on_cpu);
+    if (preempted != split.preempted) m[Metric::PreemptedNs] = preempted;
+    if (m[Metric::OffCpuNs] != split.blocked) m[Metric::OffCpuNs] = split.blocked;  // was over the wall time
+    m[Metric::WallNs] = split.blocked + preempted + on_cpu;
     // One call's self time cannot exceed all calls' (min/max lose only the inner cost, while
     // self also loses the outer cost of the children); a single call is exactly the self.
     const uint64_t self = m[Metric::WallNs];
@@ -106,7 +131,7 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
     if (m.has_min(Metric::MinWallNs))
       m[Metric::MinWallNs] = one ? self : std::min(self, minus(m[Metric::MinWallNs], inner));
     m[Metric::MaxWallNs] = one ? self : std::min(self, minus(m[Metric::MaxWallNs], inner));
-    if (cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - off;
+    if (cpu_measured) m[Metric::CpuNs] = on_cpu;
   }
   return stats;
 }

@@ -26,10 +26,12 @@ bool has_hook_costs(const Process& process);
 // capped at self' (for a node of one call both become self'). A node whose calls are all
 // system calls is left alone (its time is the traced duration, moved out of its parent).
 // The hooks run on the CPU, so their cost comes out of the node's on-CPU share of its self
-// time (self - OffCpuNs; all of self when off-CPU time was not measured), never out of its
-// off-CPU time: the waiting was real. So CpuNs + OffCpuNs = self' holds after compensation
-// (CpuNs becomes self' - OffCpuNs when measured). A node whose on-CPU share is smaller than
-// the estimated cost keeps its off-CPU time (or 0): it is counted as `limited` (the
+// time (self - OffCpuNs - PreemptedNs; all of self when the split was not measured), never
+// out of its blocked time: that waiting was real. Time waiting for a CPU (PreemptedNs)
+// accrues while the thread runs, so it shrinks in proportion to the on-CPU share: a hook-heavy
+// node on a busy machine does not keep the run-queue wait its hooks caused. CpuNs + OffCpuNs
+// + PreemptedNs = self' holds after compensation. A node whose on-CPU share is smaller than
+// the estimated cost keeps its blocked time (or 0): it is counted as `limited` (the
 // constants overestimate the hooks there).
 // Threads of processes without constants are left alone. Sets meta.compensated
 // when anything was compensated; does nothing on a profile already marked so.

@@ -163,9 +163,9 @@ TEST(Compensate, SyscallLeavesPassedNoHooks) {
 }
 
 
-// The invariant the views rely on (issue 14.13): after compensation every node's CPU and
-// off-CPU times add up to its self time, and so every subtree's cum values do too; no
-// off-CPU time is removed. Random trees, with costs from negligible to far larger than the
+// The invariant the views rely on (issue 14.13): after compensation every node's CPU,
+// off-CPU and waiting-for-a-CPU times add up to its self time, and so every subtree's cum
+// values do too; no blocked time is removed, and the wait for a CPU only shrinks. Random trees, with costs from negligible to far larger than the
 // nodes' times, so that many nodes are limited.
 TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
   std::mt19937_64 random(20261126);
@@ -179,9 +179,11 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
       MetricRowRef m = t.base(n);
       m[Metric::Calls] += 1 + random() % 1000;
       const uint64_t wall = random() % 2000000, off = wall == 0 ? 0 : random() % (wall + 1);
+      const uint64_t preempted = wall == off ? 0 : random() % (wall - off + 1);
       m[Metric::WallNs] += wall;
       m[Metric::OffCpuNs] += off;
-      m[Metric::CpuNs] += wall - off;
+      m[Metric::PreemptedNs] += preempted;
+      m[Metric::CpuNs] += wall - off - preempted;
       m[Metric::ExcludedCalls] += random() % 3 == 0 ? random() % 100 : 0;
       if (random() % 10 == 0) m[Metric::Syscalls] = m[Metric::Calls];  // a [syscall] leaf
       nodes.push_back(n);
@@ -193,8 +195,10 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
     EXPECT_LE(stats.limited, stats.nodes);
     for (NodeId i = 1; i < t.size(); ++i) {
       const Metrics& m = t.base(i);
-      ASSERT_EQ(m[Metric::CpuNs] + m[Metric::OffCpuNs], m[Metric::WallNs]) << "round " << round << " node " << i;
-      EXPECT_EQ(m[Metric::OffCpuNs], before.base(i)[Metric::OffCpuNs]) << "waiting is never removed";
+      ASSERT_EQ(m[Metric::CpuNs] + m[Metric::OffCpuNs] + m[Metric::PreemptedNs], m[Metric::WallNs])
+          << "round " << round << " node " << i;
+      EXPECT_EQ(m[Metric::OffCpuNs], before.base(i)[Metric::OffCpuNs]) << "blocking is never removed";
+      EXPECT_LE(m[Metric::PreemptedNs], before.base(i)[Metric::PreemptedNs]);
       EXPECT_LE(m[Metric::WallNs], before.base(i)[Metric::WallNs]);
     }
     // Cum values: sums of self values over each subtree, so the invariant carries over.
@@ -203,7 +207,7 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
       const Metrics& m = t.base(i);
       cum_wall[i] += m[Metric::WallNs];
       cum_cpu[i] += m[Metric::CpuNs];
-      cum_off[i] += m[Metric::OffCpuNs];
+      cum_off[i] += m[Metric::OffCpuNs] + m[Metric::PreemptedNs];
       const NodeId p = t.node(i).parent;
       cum_wall[p] += cum_wall[i], cum_cpu[p] += cum_cpu[i], cum_off[p] += cum_off[i];
     }
@@ -226,6 +230,32 @@ TEST(Compensate, NodesWithLessCpuThanTheCostAreCountedAndKeepTheirWaiting) {
   EXPECT_EQ(stats.nodes, 1u);
   EXPECT_EQ(stats.limited, 1u);
   EXPECT_DOUBLE_EQ(stats.unremoved_ns, 300.0);
+}
+
+// Issue 29, item 1: on a crowded machine a hook-heavy node's self time is mostly waiting
+// for a CPU, and that wait grew with the hooks' run time. Compensation takes it away in
+// proportion, so the node is not left with CPU 0 and self time all waiting.
+TEST(Compensate, TheWaitForACpuShrinksWithTheOnCpuShare) {
+  CallTree t;
+  const NodeId n = t.child(kRootNode, 0);
+  MetricRowRef m = t.base(n);
+  m[Metric::Calls] = 100;
+  m[Metric::WallNs] = 3000;  // 1000 on the CPU, 1500 waiting for one, 500 blocked
+  m[Metric::CpuNs] = 1000;
+  m[Metric::PreemptedNs] = 1500;
+  m[Metric::OffCpuNs] = 500;
+  const CompensationStats stats = compensate_tree(t, Process{.hook_inner_ns = 6}, true);  // 600 of the 1000
+  EXPECT_EQ(t.base(n)[Metric::CpuNs], 400u);
+  EXPECT_EQ(t.base(n)[Metric::PreemptedNs], 600u) << "1500 x 400 / 1000";
+  EXPECT_EQ(t.base(n)[Metric::OffCpuNs], 500u) << "blocking is the program's";
+  EXPECT_EQ(t.base(n)[Metric::WallNs], 1500u);
+  EXPECT_EQ(stats.limited, 0u);
+  // A node whose hooks' estimated cost exceeds its CPU time keeps only its blocked time.
+  m[Metric::WallNs] = 3000, m[Metric::CpuNs] = 1000, m[Metric::PreemptedNs] = 1500, m[Metric::OffCpuNs] = 500;
+  compensate_tree(t, Process{.hook_inner_ns = 20}, true);
+  EXPECT_EQ(t.base(n)[Metric::CpuNs], 0u);
+  EXPECT_EQ(t.base(n)[Metric::PreemptedNs], 0u);
+  EXPECT_EQ(t.base(n)[Metric::WallNs], 500u);
 }
 
 // Situations (issue 14, item 11): a recursive node pays the recursive cost, a node with
