@@ -21,7 +21,7 @@ struct GraphArgs {
   std::string input = "callprof.data";
   std::string output;  // "" or "-": stdout
   std::string format;  // "" = from the output's extension, else svg
-  std::string edge_width = "log", metric = "total", heat = "total";
+  std::string edge_width = "log", metric = "total", heat = "self";
   size_t nodes = 30;
   double node_fraction = 0, edge_fraction = 0;
   std::optional<size_t> edges;
@@ -85,7 +85,8 @@ Run add_graph(CLI::App& app) {
   app.add_option("--metric", a->metric, "total (wall time) | cpu | offcpu | samples")
       ->type_name("METRIC")
       ->capture_default_str();
-  app.add_option("--color-by", a->heat, "total | self: which share colours a function's box")
+  app.add_option("--color-by", a->heat,
+                 "self | total: which share colours a function's box (self: the hot spots are darkest)")
       ->type_name("METRIC")
       ->capture_default_str();
   a->selection.add_to(app);

@@ -153,6 +153,43 @@ void trim_edges(CallGraph& g, const CallGraphOptions& o) {
   g.edges = std::move(edges);
 }
 
+// Marks the edges that close a cycle: a depth-first walk from the tops (functions some time
+// enters without a shown caller, most total first), heaviest edges first, finds each edge
+// whose callee is still open above its caller. Graphviz's dot would otherwise break each
+// cycle by the order of the DOT text and could rank a recursion's caller below its callee.
+// Iterative: a 150-function graph is shallow, but nothing here depends on that.
+void mark_back_edges(CallGraph& g) {
+  std::vector<std::vector<size_t>> out(g.nodes.size());  // edge indices by caller
+  for (size_t i = 0; i < g.edges.size(); ++i)
+    if (g.edges[i].caller != g.edges[i].callee) out[g.edges[i].caller].push_back(i);
+  for (auto& list : out)
+    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) { return g.edges[a].value > g.edges[b].value; });
+  enum : uint8_t { kUnseen, kOpen, kDone };
+  std::vector<uint8_t> state(g.nodes.size(), kUnseen);
+  std::vector<std::pair<size_t, size_t>> stack;  // (node, next index into out[node])
+  auto walk = [&](size_t start) {
+    state[start] = kOpen;
+    stack.emplace_back(start, 0);
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next == out[node].size()) {
+        state[node] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      GraphEdge& e = g.edges[out[node][next++]];
+      if (state[e.callee] == kOpen) e.back = true;
+      if (state[e.callee] != kUnseen) continue;
+      state[e.callee] = kOpen;
+      stack.emplace_back(e.callee, 0);  // invalidates node/next: not used after this
+    }
+  };
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (g.nodes[n].entry_value > 0 && state[n] == kUnseen) walk(n);
+  for (size_t n = 0; n < g.nodes.size(); ++n)  // cycles no top reaches (their callers' edges were left out)
+    if (state[n] == kUnseen) walk(n);
+}
+
 }  // namespace
 
 size_t CallGraph::find(FunctionId f) const {
@@ -206,6 +243,7 @@ CallGraph build_call_graph(const CallTree& tree, const NodeQuantities& q, const 
   }
   g.edges = edges.finish(options.edge_width, g.max_edge_value);
   trim_edges(g, options);
+  mark_back_edges(g);
   return g;
 }
 

@@ -18,7 +18,8 @@ namespace callprof {
 
 // How an edge's pen width follows the time along it.
 enum class EdgeWidth { Log, Linear, Uniform };
-// Which share colours a node: its total (inclusive) or its self time.
+// Which share colours a node: its self time (default: the hot spots are the darkest) or its
+// total (inclusive) time.
 enum class HeatBasis { Total, Self };
 
 struct CallGraphOptions {
@@ -36,7 +37,7 @@ struct CallGraphOptions {
   std::optional<size_t> max_edges;
   double edge_fraction = 0;
   EdgeWidth edge_width = EdgeWidth::Log;
-  HeatBasis heat = HeatBasis::Total;
+  HeatBasis heat = HeatBasis::Self;
 };
 
 inline constexpr size_t kEdgesPerNode = 3;
@@ -60,7 +61,11 @@ struct GraphNode {
 struct GraphEdge {
   size_t caller = 0;  // index into CallGraph::nodes
   size_t callee = 0;
-  bool folded = false;           // through hidden functions (drawn dashed)
+  bool folded = false;  // through hidden functions (drawn dashed)
+  // Closes a cycle (recursion through other functions): its callee was met above its caller
+  // in a depth-first walk from the tops, heaviest edges first. The layout does not rank by it,
+  // so a recursion never pulls a callee above its caller.
+  bool back = false;
   uint64_t calls = 0;            // the callee's calls along this edge (recursive ones too)
   uint64_t recursive_calls = 0;  // of calls, those made while the callee was already active
   uint32_t max_recursion = 0;    // deepest recursion level of the callee along this edge

@@ -28,6 +28,11 @@ std::optional<Metric> parse_graph_metric(std::string_view name);
 std::string_view graph_metric_name(Metric m);
 std::optional<HeatBasis> parse_heat_basis(std::string_view name);  // "total", "self"
 
+// A box's text size grows with its self time between these (points), so the hot spots stand
+// out and the smallest box stays readable.
+inline constexpr double kMinNodeFontPt = 12;
+inline constexpr double kMaxNodeFontPt = 18;
+
 // The graph as data for the analysis; an error when the profile lacks the metric (CPU time
 // that was not measured, samples of an exact profile) or an option is out of range.
 Result<CallGraph> analysis_call_graph(const Analysis& analysis, const CallGraphOptions& options);
@@ -37,14 +42,21 @@ Result<CallGraph> analysis_call_graph(const Analysis& analysis, const CallGraphO
 std::string call_graph_dot(const Analysis& analysis, const CallGraph& graph, const CallGraphOptions& options);
 
 // The whole picture: analysis_call_graph, call_graph_dot, then Graphviz's layout and
-// renderer for Svg and Png. The web report embeds the Svg result (svg_element strips its
-// prolog for inline use).
+// renderer for Svg and Png; the SVG fitted to its window (fit_svg_to_window), with a script
+// that pans and zooms it (render/graph_zoom.js). The web report embeds the Svg result
+// (svg_element strips its prolog and the script for inline use).
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphOptions& options, GraphFormat format);
 // The picture of a graph analysis_call_graph made (for callers that report on it first).
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph,
                                       const CallGraphOptions& options, GraphFormat format);
 
-// The <svg ...>...</svg> element of an SVG document (for embedding in HTML).
-std::string_view svg_element(std::string_view svg);
+// Graphviz's SVG with its fixed size (width="Wpt" height="Hpt") replaced by 100 % of the
+// window, the viewBox kept and centred at the top (preserveAspectRatio), and the pan and zoom
+// script added. The document is unchanged when its root has no viewBox.
+std::string fit_svg_to_window(std::string svg);
+
+// The <svg ...>...</svg> element of an SVG document, without fit_svg_to_window's script (for
+// embedding in HTML, which sizes and zooms it itself).
+std::string svg_element(std::string_view svg);
 
 }  // namespace callprof

@@ -1,7 +1,9 @@
 // The call graph in Graphviz's language: one node per shown function (label: name, self,
 // total, calls; fill: heat), one edge per caller -> callee (label: time and calls; width:
-// from the model; dashed through hidden functions), and a legend node saying what was
-// profiled, the metric and the threshold. Every profile string passes safe_text + dot_escape.
+// from the model; dashed through hidden functions; edges that close a cycle do not rank),
+// and the legend as the graph's own label (placed by Graphviz outside the nodes' area, so it
+// never covers one) saying what was profiled, the metric, the threshold and the colour scale.
+// Every profile string passes safe_text, then dot_escape (DOT strings) or html_label_escape.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +21,8 @@ constexpr size_t kLabelChars = 60;     // a node's name in its box
 constexpr size_t kTooltipChars = 1000;  // the full name on hover
 constexpr size_t kEdgeNameChars = 120;  // names in an edge's tooltip
 constexpr const char* kFont = "Helvetica,Arial,sans-serif";
+constexpr double kEdgeFontPt = 10;
+constexpr double kLegendFontPt = 12;
 // Above this many edges dot's spline routing and network simplex dominate (measured on
 // manypaths, 494 edges: 58 s with the defaults, 11 s with nslimit, 1.2-3.5 s with straight
 // edges too): a dense graph gets straight edges and a coarser placement. docs/graph.md.
@@ -51,6 +55,45 @@ constexpr std::array<Rgb, 3> kEdgeHeat = {{{170, 170, 170}, {215, 110, 80}, {153
 
 double spread(double share) { return std::sqrt(std::clamp(share, 0.0, 1.0)); }
 
+// WCAG relative luminance of an sRGB colour.
+double luminance(const Rgb& c) {
+  auto linear = [](double v) {
+    v /= 255;
+    return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+  };
+  return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
+}
+
+// Black or white, whichever contrasts more with the fill: the text of every box stays
+// legible whatever its heat.
+const char* text_color(const Rgb& fill) {
+  const double l = luminance(fill);
+  return (1.05 / (l + 0.05)) > ((l + 0.05) / 0.05) ? "#ffffff" : "#000000";
+}
+
+Rgb heat_color(double share) { return along(kHeat, spread(share)); }
+
+// Each edge's rank distance (dot's minlen): 1, except that a caller's edges into leaves
+// (functions that call no shown function) alternate between 1, 2 and 3 ranks (7-12 leaves: two
+// ranks, more: three), as Graphviz's `unflatten -l` staggers them: one rank of many small
+// leaves otherwise makes the picture wide and flat, too small to read once fitted to a window.
+// A few leaves stay in one rank: staggering them lengthens edges for little width.
+std::vector<int> staggered_lengths(const CallGraph& g) {
+  auto ranks = [](const GraphEdge& e) { return e.caller != e.callee && !e.back; };
+  std::vector<bool> calls(g.nodes.size());
+  for (const GraphEdge& e : g.edges)
+    if (ranks(e)) calls[e.caller] = true;
+  std::vector<std::vector<size_t>> into_leaves(g.nodes.size());  // by caller, callees by rank
+  for (size_t i = 0; i < g.edges.size(); ++i)
+    if (ranks(g.edges[i]) && !calls[g.edges[i].callee]) into_leaves[g.edges[i].caller].push_back(i);
+  std::vector<int> length(g.edges.size(), 1);
+  for (const std::vector<size_t>& edges : into_leaves) {
+    const size_t levels = std::min<size_t>(3, (edges.size() + 5) / 6);
+    for (size_t j = 0; j < edges.size(); ++j) length[edges[j]] = 1 + int(j % levels);
+  }
+  return length;
+}
+
 class DotWriter {
  public:
   DotWriter(const Analysis& a, const CallGraph& g, const CallGraphOptions& o)
@@ -61,15 +104,16 @@ class DotWriter {
   std::string write() {
     out_ += "digraph callgraph {\n";
     const bool dense = g_.edges.size() > kDenseEdges;
+    // The legend is the graph's label: Graphviz puts it above the drawing, outside every node.
     out_ += fmt::format(
-        "  graph [fontname=\"{0}\", rankdir=TB, nodesep=0.3, ranksep=0.5, bgcolor=white, "
-        "tooltip=\"callprof call graph\"{1}];\n"
-        "  node [fontname=\"{0}\", shape=box, style=\"rounded,filled\", margin=\"0.15,0.06\", penwidth=1];\n"
-        "  edge [fontname=\"{0}\", fontsize=9, fontcolor=\"#333333\"];\n",
-        kFont, dense ? ", splines=line, nslimit=0.2, nslimit1=0.2" : "");
-    legend(dense);
+        "  graph [fontname=\"{0}\", rankdir=TB, nodesep=0.25, ranksep=0.5, bgcolor=white, "
+        "tooltip=\"callprof call graph\", labelloc=t, labeljust=l, fontsize={2}, label=<{3}>{1}];\n"
+        "  node [fontname=\"{0}\", shape=box, style=\"rounded,filled\", margin=\"0.15,0.1\", penwidth=1];\n"
+        "  edge [fontname=\"{0}\", fontsize={4}, fontcolor=\"#333333\"];\n",
+        kFont, dense ? ", splines=line, nslimit=0.2, nslimit1=0.2" : "", kLegendFontPt, legend(dense), kEdgeFontPt);
     for (size_t i = 0; i < g_.nodes.size(); ++i) node(i);
-    for (const GraphEdge& e : g_.edges) edge(e);
+    const std::vector<int> lengths = staggered_lengths(g_);
+    for (size_t i = 0; i < g_.edges.size(); ++i) edge(g_.edges[i], lengths[i]);
     out_ += "}\n";
     return std::move(out_);
   }
@@ -80,9 +124,11 @@ class DotWriter {
   }
   std::string name(FunctionId f, size_t max_chars) const { return dot_escape(safe_text(a_.name(f), max_chars)); }
 
-  void legend(bool dense);
+  std::string legend(bool dense) const;
+  std::vector<std::string> legend_lines(bool dense) const;
+  std::string color_scale() const;
   void node(size_t i);
-  void edge(const GraphEdge& e);
+  void edge(const GraphEdge& e, int length);
   std::string edge_label(const GraphEdge& e) const;
   std::string edge_tooltip(const GraphEdge& e) const;
 
@@ -103,7 +149,7 @@ std::string metric_title(Metric m) {
   }
 }
 
-void DotWriter::legend(bool dense) {
+std::vector<std::string> DotWriter::legend_lines(bool dense) const {
   const Profile& p = a_.profile();
   std::vector<std::string> lines;
   lines.push_back("callprof call graph");
@@ -127,13 +173,42 @@ void DotWriter::legend(bool dense) {
   if (!a_.options().focus.empty()) lines.push_back("focus: " + safe_text(a_.options().focus, 100));
   if (!a_.options().hide.empty()) lines.push_back("hidden by --hide: " + safe_text(a_.options().hide, 100));
   static constexpr const char* kWidths[] = {"log of", "proportional to", "not scaled by"};
-  lines.push_back(fmt::format("box: self and total, % of all; colour: {} share; edge width {} the time along it",
-                              o_.heat == HeatBasis::Total ? "total" : "self", kWidths[int(o_.edge_width)]));
-  std::string label;
-  for (const std::string& l : lines) label += dot_escape(l) + "\\l";
-  out_ += fmt::format("  legend [shape=note, style=filled, fillcolor=\"#f7f7f7\", color=\"#999999\", fontsize=12, "
-                      "label=\"{}\", tooltip=\"what this graph shows\"];\n",
-                      label);
+  lines.push_back(fmt::format("box: self and total, % of all; text size: self time; edge width {} the time along it",
+                              kWidths[int(o_.edge_width)]));
+  return lines;
+}
+
+// One row of swatches: the fill of a box at a few shares of the grand total.
+std::string DotWriter::color_scale() const {
+  static constexpr std::pair<double, const char*> kStops[] = {
+      {0, "0%"}, {0.01, "1%"}, {0.05, "5%"}, {0.2, "20%"}, {0.5, "50%"}, {1, "100%"}};
+  std::string row = fmt::format("<td>colour: {} share of all</td>", o_.heat == HeatBasis::Total ? "total" : "self");
+  for (const auto& [share, text] : kStops) {
+    const Rgb fill = heat_color(share);
+    row += fmt::format("<td bgcolor=\"{}\"><font color=\"{}\">&nbsp;{}&nbsp;</font></td>", hex(fill), text_color(fill),
+                       text);
+  }
+  return "<table border=\"0\" cellspacing=\"1\" cellpadding=\"1\"><tr>" + row + "</tr></table>";
+}
+
+// An HTML-like table (Graphviz's own markup, not the page's): a box with one left-aligned
+// row per line, then the colour scale. href and id give the SVG an anchor <g id="a_legend">
+// that tests and the web report find it by (Graphviz writes a table's id only with a link).
+// An empty column on the right gives the lines room: browsers draw them up to 2 % wider than
+// Graphviz measured (a box's margin absorbs that; a left-aligned line would cross the border).
+std::string DotWriter::legend(bool dense) const {
+  const std::vector<std::string> lines = legend_lines(dense);
+  std::string rows;
+  for (const std::string& l : lines) {
+    rows += "<tr><td align=\"left\">" + html_label_escape(l) + "</td>";
+    if (&l == &lines.front())
+      rows += fmt::format("<td rowspan=\"{}\" width=\"16\"></td>", lines.size() + 1);
+    rows += "</tr>";
+  }
+  rows += "<tr><td align=\"left\">" + color_scale() + "</td></tr>";
+  return "<table id=\"legend\" href=\"#legend\" tooltip=\"what this graph shows\" border=\"1\" cellborder=\"0\" "
+         "cellspacing=\"0\" cellpadding=\"3\" bgcolor=\"#f7f7f7\" color=\"#999999\">" +
+         rows + "</table>";
 }
 
 void DotWriter::node(size_t i) {
@@ -157,12 +232,12 @@ void DotWriter::node(size_t i) {
                      format_share(n.total, grand));
   if (a_.cpu_measured()) tip += fmt::format("\\nCPU: {}, off-CPU: {} (self)", format_duration(r.cpu_ns), format_duration(r.offcpu_ns));
   if (n.entry_value) tip += fmt::format("\\nnot called by a shown function: {}", amount(n.entry_value));
-  const double heat = spread(n.heat);
+  const Rgb fill = heat_color(n.heat);
   const double self_share = max_self_ ? double(n.self) / double(max_self_) : 0;
   out_ += fmt::format("  n{} [id=\"fn{}\", label=\"{}\", tooltip=\"{}\", fillcolor=\"{}\", color=\"{}\", "
                       "fontcolor=\"{}\", fontsize={:.1f}];\n",
-                      i, r.function, label, tip, hex(along(kHeat, heat)), hex(along(kHeat, std::min(1.0, heat + 0.3))),
-                      heat > 0.72 ? "#ffffff" : "#000000", 10 + 8 * std::sqrt(self_share));
+                      i, r.function, label, tip, hex(fill), hex(along(kHeat, std::min(1.0, spread(n.heat) + 0.3))),
+                      text_color(fill), kMinNodeFontPt + (kMaxNodeFontPt - kMinNodeFontPt) * std::sqrt(self_share));
 }
 
 std::string DotWriter::edge_label(const GraphEdge& e) const {
@@ -183,7 +258,7 @@ std::string DotWriter::edge_label(const GraphEdge& e) const {
 std::string DotWriter::edge_tooltip(const GraphEdge& e) const {
   const FunctionId from = g_.nodes[e.caller].row.function, to = g_.nodes[e.callee].row.function;
   std::string tip = name(from, kEdgeNameChars) + (e.folded ? " ⇢ " : " → ") + name(to, kEdgeNameChars);
-  if (!sampled_) tip += fmt::format("\\n{} calls", format_count(e.calls));
+  if (!sampled_) tip += fmt::format("\\n{} call{}", format_count(e.calls), e.calls == 1 ? "" : "s");
   if (e.recursive_calls)
     tip += fmt::format(" ({} recursive: {} was already active, up to {} level{} deep)", format_count(e.recursive_calls),
                        name(to, 40), e.max_recursion, e.max_recursion == 1 ? "" : "s");
@@ -197,13 +272,16 @@ std::string DotWriter::edge_tooltip(const GraphEdge& e) const {
   return tip;
 }
 
-void DotWriter::edge(const GraphEdge& e) {
+void DotWriter::edge(const GraphEdge& e, int length) {
   const double share = g_.grand_total ? double(e.value) / double(g_.grand_total) : 0;
+  // A back edge (recursion through other functions) takes no part in ranking: dot would
+  // otherwise reverse one edge of the cycle by the DOT text's order, maybe the wrong one.
   out_ += fmt::format("  n{} -> n{} [label=\"{}\", tooltip=\"{}\", penwidth={:.2f}, arrowsize={:.2f}, weight={}, "
-                      "color=\"{}\"{}];\n",
+                      "color=\"{}\"{}{}{}];\n",
                       e.caller, e.callee, edge_label(e), edge_tooltip(e), e.width, 0.5 + 0.05 * e.width,
                       1 + int(std::lround(e.width)), hex(along(kEdgeHeat, spread(share))),
-                      e.folded ? ", style=dashed" : "");
+                      e.folded ? ", style=dashed" : "", e.back ? ", constraint=false" : "",
+                      length > 1 ? fmt::format(", minlen={}", length) : "");
 }
 
 }  // namespace

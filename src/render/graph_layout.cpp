@@ -1,8 +1,11 @@
 // libgvc in memory. Graphviz's plugins are handed to it as built-ins and never looked up
 // through its plugin configuration (config6a, written by the `graphviz` package or libgvc6's
 // trigger; without it, demand loading crashed libgvc 2.42 in its label code): the layout
-// (dot) and SVG renderer (core) plugins are linked in, and for PNG the cairo (else gd)
-// plugin is opened from Graphviz's plugin directory.
+// (dot) and SVG renderer (core) plugins are linked in, and the cairo plugin (pango) is opened
+// from Graphviz's plugin directory when it is there: it measures text with the machine's
+// fonts, for SVG as for PNG (without it Graphviz estimates widths from Arial's metrics, and
+// a browser that draws the text in DejaVu Sans spills it out of its box). PNG falls back to
+// the gd plugin.
 #include "render/graph_layout.h"
 
 #include <fmt/format.h>
@@ -36,11 +39,12 @@ std::string plugin_dir() {
   return env && *env ? env : CALLPROF_GRAPHVIZ_PLUGIN_DIR;
 }
 
-// The built-ins with a bitmap renderer: cairo (through pango, the better text) or gd,
-// opened once and kept (Graphviz keeps pointers into it).
-Result<const lt_symlist_t*> bitmap_plugins() {
+// The built-ins with the cairo plugin (text layout, and the PNG renderer), or with gd when
+// `bitmap` and cairo is missing. Looked up on every render, in the directory of the moment
+// (dlopen of a loaded library is a reference count); the list lives on because the context
+// keeps a pointer to it, and renders never overlap (the message capture is process-wide too).
+Result<const lt_symlist_t*> plugins_with(bool bitmap) {
   static std::array<lt_symlist_t, 4> plugins{};
-  if (plugins[2].address) return plugins.data();
   static constexpr std::pair<const char*, const char*> kRenderers[] = {
       {"libgvplugin_pango.so.6", "gvplugin_pango_LTX_library"},
       {"libgvplugin_gd.so.6", "gvplugin_gd_LTX_library"},
@@ -55,6 +59,7 @@ Result<const lt_symlist_t*> bitmap_plugins() {
       return plugins.data();
     }
     if (const char* why = dlerror()) failures += fmt::format("{}{}", failures.empty() ? "" : "; ", why);
+    if (!bitmap) return kVectorPlugins;  // SVG without cairo: Graphviz's estimated text widths
   }
   return make_error(fmt::format(
       "PNG needs a Graphviz bitmap renderer, the cairo or gd plugin in {} (Debian: libgvc6); write .svg or .dot "
@@ -126,13 +131,9 @@ Result<std::string> graphviz_render(const std::string& dot, GraphFormat format) 
   std::string messages;
   MessageCapture capture(messages);
   const bool png = format == GraphFormat::Png;
-  const lt_symlist_t* plugins = kVectorPlugins;
-  if (png) {
-    auto bitmap = bitmap_plugins();
-    if (!bitmap) return bitmap.error();
-    plugins = *bitmap;
-  }
-  std::unique_ptr<GVC_t, ContextDeleter> gvc(gvContextPlugins(plugins, 0));
+  auto plugins = plugins_with(png);
+  if (!plugins) return plugins.error();
+  std::unique_ptr<GVC_t, ContextDeleter> gvc(gvContextPlugins(*plugins, 0));
   if (!gvc) return graphviz_error("Graphviz could not start", messages);
   std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(dot.c_str()));
   if (!graph) return graphviz_error("Graphviz could not read the call graph", messages);
@@ -140,7 +141,8 @@ Result<std::string> graphviz_render(const std::string& dot, GraphFormat format) 
   if (!layout.ok()) return graphviz_error("Graphviz could not lay out the call graph", messages);
   char* data = nullptr;
   unsigned int length = 0;
-  const int rc = gvRenderData(gvc.get(), graph.get(), png ? "png" : "svg", &data, &length);
+  // Core's SVG (text and shapes), never cairo's (glyph outlines), whichever plugins are in.
+  const int rc = gvRenderData(gvc.get(), graph.get(), png ? "png" : "svg:svg:core", &data, &length);
   std::string out = rc == 0 && data ? std::string(data, length) : std::string();
   if (data) gvFreeRenderData(data);
   if (rc != 0 || out.empty())

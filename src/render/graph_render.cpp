@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdio>
 
 #include "render/call_graph.h"
 #include "render/graph_layout.h"
+#include "render/graph_zoom_script.h"
 
 namespace callprof {
 
@@ -79,12 +81,59 @@ Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphO
 
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph,
                                       const CallGraphOptions& options, GraphFormat format) {
-  return graphviz_render(call_graph_dot(analysis, graph, options), format);
+  auto picture = graphviz_render(call_graph_dot(analysis, graph, options), format);
+  if (!picture || format != GraphFormat::Svg) return picture;
+  return fit_svg_to_window(std::move(*picture));
 }
 
-std::string_view svg_element(std::string_view svg) {
+namespace {
+
+// The pan and zoom script as fit_svg_to_window adds it (and svg_element finds it).
+constexpr std::string_view kScriptStart = "<script type=\"text/ecmascript\"><![CDATA[\n";
+constexpr std::string_view kScriptEnd = "]]></script>\n";
+
+// The value of attribute `name` in `tag` (one start tag's text), and where it starts; npos
+// when the tag has no such attribute.
+std::pair<size_t, std::string_view> attribute(std::string_view tag, std::string_view name) {
+  const std::string key = " " + std::string(name) + "=\"";
+  for (size_t at = tag.find(key); at != std::string_view::npos; at = tag.find(key, at + 1)) {
+    const size_t value = at + key.size(), end = tag.find('"', value);
+    if (end == std::string_view::npos) break;
+    return {at, tag.substr(value, end - value)};
+  }
+  return {std::string_view::npos, {}};
+}
+
+// Removes attribute `name` (with its leading space) from `tag`, if present.
+void erase_attribute(std::string& tag, std::string_view name) {
+  const auto [at, value] = attribute(tag, name);
+  if (at != std::string_view::npos) tag.erase(at, name.size() + 4 + value.size());
+}
+
+}  // namespace
+
+std::string fit_svg_to_window(std::string svg) {
   const size_t start = svg.find("<svg");
-  return start == std::string_view::npos ? svg : svg.substr(start);
+  const size_t end = start == std::string::npos ? start : svg.find('>', start);
+  const size_t close = svg.rfind("</svg>");
+  if (end == std::string::npos || close == std::string::npos || close < end) return svg;
+  std::string tag = svg.substr(start, end - start);
+  const std::string view_box(attribute(tag, "viewBox").second);
+  double x = 0, y = 0, w = 0, h = 0;
+  if (std::sscanf(view_box.c_str(), "%lf %lf %lf %lf", &x, &y, &w, &h) != 4 || w <= 0 || h <= 0) return svg;
+  for (const char* name : {"width", "height", "preserveAspectRatio"}) erase_attribute(tag, name);
+  tag += " width=\"100%\" height=\"100%\" preserveAspectRatio=\"xMidYMin meet\"";
+  svg.insert(close, fmt::format("{}{}{}", kScriptStart, graph_zoom_script(), kScriptEnd));
+  return svg.replace(start, end - start, tag);
+}
+
+std::string svg_element(std::string_view svg) {
+  const size_t start = svg.find("<svg");
+  std::string element(start == std::string_view::npos ? svg : svg.substr(start));
+  const size_t script = element.rfind(kScriptStart);
+  const size_t script_end = script == std::string::npos ? script : element.find(kScriptEnd, script);
+  if (script_end != std::string::npos) element.erase(script, script_end + kScriptEnd.size() - script);
+  return element;
 }
 
 }  // namespace callprof

@@ -66,6 +66,21 @@ std::string dot_escape(std::string_view text) {
   return out;
 }
 
+std::string html_label_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c; break;
+    }
+  }
+  return out;
+}
+
 std::string format_duration(uint64_t ns) {
   if (ns == 0) return "0";
   if (ns < 1000) return fmt::format("{}ns", ns);

@@ -1,11 +1,12 @@
-// app.js: the page's frame: the header with the recording's facts, the tabs, the selected
-// function and the location hash (#tab=flat&fn=12) that makes both linkable. Panels are
-// built the first time they are shown.
+// app.js: the page's frame: the header with the recording's facts, the tabs, the focus and
+// hide of the view (view.js), the selected function and the location hash
+// (#tab=flat&fn=12&focus=parse) that makes them linkable. Panels are built the first time
+// they are shown, and again after the view changes.
 
 function startApp() {
   const model = loadModel()
   const graphData = readJson('callprof-graph') || { error: 'no call graph in this report' }
-  const app = { model, selected: null, tab: null, panels: [] }
+  const app = { base: model, model, view: { focus: '', hide: '' }, selected: null, tab: null, panels: [] }
   app.panels = [
     summaryPanel(app), flatPanel(app), treePanel(app), callersPanel(app),
     graphPanel(app, graphData), flamePanel(app), syscallsPanel(app), threadsPanel(app),
@@ -44,6 +45,8 @@ function startApp() {
     else writeHash(app)
   }
 
+  app.setView = (focus, hide, keepHash) => setView(app, focus, hide, keepHash)
+  renderViewBar(app)
   window.addEventListener('hashchange', () => readHash(app))
   readHash(app)
   document.body.dataset.ready = 'true'
@@ -52,6 +55,12 @@ function startApp() {
 
 function readHash(app) {
   const params = new URLSearchParams(location.hash.slice(1))
+  const focus = params.get('focus') || '', hide = params.get('hide') || ''
+  if (focus !== app.view.focus || hide !== app.view.hide) {
+    document.getElementById('view-focus').value = focus
+    document.getElementById('view-hide').value = hide
+    setView(app, focus, hide, true)
+  }
   const fn = params.get('fn')
   const id = fn !== null && /^\d+$/.test(fn) && app.model.functions[Number(fn)] ? Number(fn) : null
   if (id !== app.selected && id !== null) {
@@ -66,6 +75,8 @@ function writeHash(app) {
   const params = new URLSearchParams()
   params.set('tab', app.tab)
   if (app.selected !== null) params.set('fn', String(app.selected))
+  if (app.view.focus) params.set('focus', app.view.focus)
+  if (app.view.hide) params.set('hide', app.view.hide)
   const hash = '#' + params.toString()
   if (location.hash !== hash) history.replaceState(null, '', hash)
 }
@@ -104,6 +115,48 @@ function renderSelection(app) {
     el('span', { class: 'name', title: shown(f.name, 2000), text: shown(f.short_name, 120) }),
     el('button', { class: 'btn', onclick: () => app.show('callers') }, 'callers/callees'),
   ])
+}
+
+// The focus and hide boxes: Enter or "apply" recomputes every view (an invalid expression
+// is marked and changes nothing), "reset" returns to the report as written.
+function renderViewBar(app) {
+  const box = (id, label, help) => el('input', { type: 'search', id, class: 'view-input', placeholder: label, 'aria-label': label, title: help, dataset: { help }, spellcheck: 'false' })
+  const focus = box('view-focus', 'focus (regular expression)', 'only what the matching functions did, whatever called them: they become the top of every view and their total is the 100 %')
+  const hide = box('view-hide', 'hide (regular expression)', 'fold the matching functions into their callers: their self time goes to the caller, their callees move up')
+  const apply = () => setView(app, focus.value.trim(), hide.value.trim())
+  for (const input of [focus, hide]) input.addEventListener('keydown', e => { if (e.key === 'Enter') apply() })
+  append(document.getElementById('viewbar'), [
+    el('span', { class: 'muted', text: 'view' }), focus, hide,
+    el('button', { class: 'btn', id: 'view-apply', onclick: apply }, 'apply'),
+    el('button', { class: 'btn', id: 'view-reset', onclick: () => { focus.value = ''; hide.value = ''; apply() } }, 'reset'),
+    el('span', { class: 'count', id: 'view-status' }),
+  ])
+}
+
+// Applies a focus and a hide: a new model, and every built panel built again from it.
+function setView(app, focusText, hideText, keepHash) {
+  const inputs = [[document.getElementById('view-focus'), focusText], [document.getElementById('view-hide'), hideText]]
+  const compiled = inputs.map(([input, text]) => {
+    const c = compileFilter(text)
+    input.classList.toggle('invalid', Boolean(c.error))
+    input.title = c.error || input.dataset.help
+    return c
+  })
+  if (compiled.some(c => c.error)) return false
+  app.view = { focus: focusText, hide: hideText }
+  app.model = viewedModel(app.base, compiled[0].re, compiled[1].re)
+  if (app.selected !== null && !app.model.functions[app.selected]) { app.selected = null; renderSelection(app) }
+  const status = document.getElementById('view-status')
+  status.textContent = app.model === app.base ? '' : `${fmtCount(app.model.n)} of ${fmtCount(app.base.n)} call paths, ` +
+    `${fmtCount(app.model.doc.functions.length)} functions, total ${fmtTime(app.model.total)} (${fmtPct(app.model.total, app.base.total)} of the report)`
+  document.body.classList.toggle('viewed', app.model !== app.base)
+  for (const p of app.panels) {
+    if (!p.built) continue
+    clear(p.section)
+    p.built = false
+  }
+  if (app.tab) app.show(app.tab, keepHash)
+  return true
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', startApp)

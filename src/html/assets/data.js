@@ -1,6 +1,7 @@
 // data.js: the embedded JSON document (docs/json.md, with the tree as `nodes` columns) and the
 // indexes the panels look things up in. Only structure is derived here (children lists,
-// edges by function); every number shown comes from the document as it is.
+// edges by function); every number shown comes from the document as it is, or, under a focus
+// or hide typed in the page, from view.js's recomputation of it (docs/html.md).
 
 function readJson(id) {
   const e = document.getElementById(id)
@@ -9,9 +10,15 @@ function readJson(id) {
 
 function loadModel() {
   const doc = readJson('callprof-data')
+  doc.edges = edgeObjects(doc.edges)
+  return buildModel(doc)
+}
+
+// The indexes over a document whose edges are objects: the embedded one, or the one view.js
+// derives from it for a focus or hide.
+function buildModel(doc) {
   const functions = []  // by id
   for (const f of doc.functions) functions[f.id] = f
-  doc.edges = edgeObjects(doc.edges)
   const nodes = doc.nodes
   const n = nodes.count
   const model = {

@@ -2,7 +2,9 @@
 // width is its total_ns from the document; its position is geometry (its caller's start plus
 // the widths of the siblings drawn before it, widest first). Click zooms into a frame (and
 // selects its function), "reset" zooms out, the search box colours matching frames and says
-// what share of the zoomed frame's time they cover.
+// what share of the zoomed frame's time they cover. The canvas is as tall as the deepest path;
+// on opening, zooming and turning, the panel scrolls to the roots (the bottom of a flame
+// graph, the top of an icicle) or to the zoomed frame, not to empty space above the frames.
 
 const flameRow = 18
 const flameMaxRows = 1600  // canvases are limited to about 32,000 pixels
@@ -37,9 +39,11 @@ function buildFlame(app, panel, section) {
   let icicle = false
   let drawn = []          // per row: [x, w, node] triples of the frames drawn
   const colors = m.doc.functions.reduce((a, f) => { a[f.id] = flameColor(f.name, f.kind); return a }, [])
-  const orientation = el('button', { class: 'btn', onclick: () => { icicle = !icicle; orientation.textContent = icicle ? 'flame' : 'icicle'; draw() } }, 'icicle')
+  let reveal = true       // scroll to the zoomed frame (the roots) at the next draw
+  const redraw = () => { reveal = true; draw() }
+  const orientation = el('button', { class: 'btn', id: 'flame-orientation', onclick: () => { icicle = !icicle; orientation.textContent = icicle ? 'flame' : 'icicle'; redraw() } }, 'icicle')
   section.appendChild(el('div', { class: 'toolbar' }, input, matched, el('span', { class: 'grow' }), where,
-    el('button', { class: 'btn', id: 'flame-reset', onclick: () => { zoom = -1; draw() } }, 'reset zoom'), orientation))
+    el('button', { class: 'btn', id: 'flame-reset', onclick: () => { zoom = -1; redraw() } }, 'reset zoom'), orientation))
   section.appendChild(wrap)
   section.appendChild(el('p', { class: 'note', text: 'Each frame is a call path; its width is its total time, its callers are below it (above it in the icicle view), and callees are ordered widest first. Empty space above a frame is its self time. Click to zoom, search to highlight.' }))
 
@@ -103,6 +107,13 @@ function buildFlame(app, panel, section) {
     }
     where.textContent = zoom < 0 ? '' : `zoomed: ${shown(shortName(m, m.fid[zoom]), 60)} (${fmtTime(total[zoom])})`
     updateMatched()
+    if (reveal) { reveal = false; revealRow(chain.length - 1, y) }
+  }
+
+  // Scrolls so the row is at the edge of the view its callees grow away from: the bottom of
+  // a flame graph (the roots, on opening), the top of an icicle.
+  function revealRow(row, y) {
+    wrap.scrollTop = icicle ? y(row) : Math.max(0, y(row) + flameRow - wrap.clientHeight)
   }
 
   // The share of the zoomed frame's time in matching frames, each counted once: a match
@@ -152,7 +163,7 @@ function buildFlame(app, panel, section) {
     if (!hit) return
     zoom = hit.node
     if (zoom >= 0) app.select(m.fid[zoom])
-    draw()
+    redraw()
   })
   input.addEventListener('input', debounce(() => {
     const { re, error } = compileFilter(input.value.trim())

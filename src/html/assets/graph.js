@@ -1,6 +1,9 @@
 // graph.js: the call graph drawn by `callprof graph` (Graphviz SVG, embedded as a JSON
 // string), parsed as XML and cleaned of anything active before it joins the page. Nodes
-// carry id="fnN" (N: the function id): a click selects that function.
+// carry id="fnN" (N: the function id): a click selects that function. It opens fitted to the
+// panel (its viewBox scaled to the panel's width and height); drag to pan, Ctrl + wheel to
+// zoom. Graphviz laid it out for the report as written: under a focus or hide typed in the
+// page (view.js) the functions the view leaves out are dimmed, not removed.
 
 function graphPanel(app, graphData) {
   const panel = { id: 'graph', label: 'Call graph' }
@@ -13,32 +16,44 @@ function graphPanel(app, graphData) {
       return
     }
     const wrap = el('div', { class: 'graph-wrap' })
-    const width = parseFloat(svg.getAttribute('width')) || 800
+    const size = svgSize(svg)
     let scale = 1
     const zoom = s => {
-      scale = Math.max(0.1, Math.min(4, s))
-      svg.style.width = `${width * scale}pt`
-      svg.style.height = 'auto'
+      scale = Math.max(0.05, Math.min(4, s))
+      svg.style.width = `${size.width * scale}px`
+      svg.style.height = `${size.height * scale}px`
       label.textContent = `${Math.round(scale * 100)}%`
     }
-    const label = el('span', { class: 'count' })
-    const fit = () => zoom(Math.min(1, (wrap.clientWidth - 20) / (width * 4 / 3)))
+    const label = el('span', { class: 'count', id: 'graph-zoom' })
+    const fit = () => zoom(Math.min(1, (wrap.clientWidth - 16) / size.width, (wrap.clientHeight - 16) / size.height))
     section.appendChild(el('div', { class: 'toolbar' },
       el('button', { class: 'btn', onclick: () => zoom(scale / 1.25) }, '\u2212'),
       el('button', { class: 'btn', onclick: () => zoom(scale * 1.25) }, '+'),
-      el('button', { class: 'btn', onclick: fit }, 'fit'),
+      el('button', { class: 'btn', id: 'graph-fit', onclick: fit }, 'fit'),
       el('button', { class: 'btn', onclick: () => zoom(1) }, '100%'), label, el('span', { class: 'grow' }),
       el('span', { class: 'legend' },
         el('span', null, el('span', { class: 'swatch', style: 'background:#d7301f' }), 'hot'),
         el('span', null, el('span', { class: 'swatch', style: 'background:#fdd49e' }), 'cool'),
-        'edge width: time along the edge; click a function to select it')))
+        'colour: self time; edge width: time along the edge; click a function to select it, drag to move, Ctrl + wheel to zoom')))
+    if (app.model !== app.base) {
+      section.appendChild(el('p', { class: 'note', id: 'graph-view-note', text: 'Laid out for the whole report: the functions the focus or hide leaves out are dimmed, and the boxes keep the report\'s numbers. For a graph of this view alone: callprof graph --focus / --hide.' }))
+      dimOutside(svg, app.model)
+    }
     wrap.appendChild(svg)
     section.appendChild(wrap)
     svg.addEventListener('click', e => {
+      if (e.target.closest('a')) e.preventDefault()  // the legend's in-page anchor
       const node = e.target.closest('g.node')
       const id = node && /^fn(\d+)$/.exec(node.id)
       if (id && app.model.functions[Number(id[1])]) app.select(Number(id[1]))
     })
+    dragToPan(wrap)
+    // Ctrl + wheel zooms (the wheel alone scrolls the panel, as everywhere in the page).
+    wrap.addEventListener('wheel', e => {
+      if (!e.ctrlKey) return
+      e.preventDefault()
+      zoom(scale * Math.pow(1.0015, -e.deltaY))
+    }, { passive: false })
     panel.svg = svg
     panel.fit = fit
     panel.fitted = false
@@ -53,6 +68,58 @@ function graphPanel(app, graphData) {
     if (g) g.classList.add('selected')
   }
   return panel
+}
+
+// Dims the nodes of functions the model lacks, and the edges from or to them (an edge's
+// title is "nA->nB", the DOT names that the nodes' titles hold).
+function dimOutside(svg, model) {
+  const outside = new Set()
+  for (const g of svg.querySelectorAll('g.node')) {
+    const id = /^fn(\d+)$/.exec(g.id)
+    if (!id || model.functions[Number(id[1])]) continue
+    g.classList.add('outside')
+    outside.add(g.querySelector('title').textContent)
+  }
+  for (const g of svg.querySelectorAll('g.edge')) {
+    const [from, to] = g.querySelector('title').textContent.split('->')
+    if (outside.has(from) || outside.has(to)) g.classList.add('outside')
+  }
+}
+
+// The drawing's size in CSS pixels at 100 %: its viewBox is in points (Graphviz's units).
+// The standalone SVG's own sizing (100 % of the window, minimum sizes) is dropped: the panel
+// sizes it.
+function svgSize(svg) {
+  const box = svg.viewBox && svg.viewBox.baseVal
+  const pt = v => parseFloat(v) || 0
+  const width = box && box.width ? box.width : pt(svg.getAttribute('width')) || 600
+  const height = box && box.height ? box.height : pt(svg.getAttribute('height')) || 400
+  for (const a of ['width', 'height', 'style']) svg.removeAttribute(a)
+  return { width: width * 4 / 3, height: height * 4 / 3 }
+}
+
+// Dragging scrolls the panel. The pointer is captured only once it has moved, so a plain
+// click still reaches the node under it (and a drag's end selects nothing).
+function dragToPan(wrap) {
+  let from = null
+  wrap.addEventListener('pointerdown', e => {
+    if (e.button === 0) from = { x: e.clientX, y: e.clientY, left: wrap.scrollLeft, top: wrap.scrollTop, id: e.pointerId, moved: false }
+  })
+  wrap.addEventListener('pointermove', e => {
+    if (!from) return
+    const dx = e.clientX - from.x, dy = e.clientY - from.y
+    if (!from.moved && Math.abs(dx) + Math.abs(dy) > 4) {
+      from.moved = true
+      wrap.setPointerCapture(from.id)
+      wrap.classList.add('panning')
+    }
+    if (!from.moved) return
+    wrap.scrollLeft = from.left - dx
+    wrap.scrollTop = from.top - dy
+  })
+  const end = () => { from = null; wrap.classList.remove('panning') }
+  wrap.addEventListener('pointerup', end)
+  wrap.addEventListener('pointercancel', end)
 }
 
 // The SVG element, or null. Parsed as XML (not HTML), then stripped of scripts, foreign

@@ -191,6 +191,52 @@ TEST(CallGraph, RecursionThroughAHiddenFunctionIsAFoldedSelfEdge) {
   EXPECT_EQ(ff->via, (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("g"), 0}}));
 }
 
+// The edge that closes a cycle does not rank in the layout (constraint=false in the DOT), so
+// the recursion's return edge never pulls its callee above its caller.
+TEST(CallGraph, TheEdgeClosingARecursionIsABackEdge) {
+  Fixture f(kMutualRecursion);
+  const CallGraph g = f.graph({.max_nodes = 0});
+  EXPECT_FALSE(f.edge(g, "main", "f", false)->back);
+  EXPECT_FALSE(f.edge(g, "f", "g", false)->back);
+  EXPECT_TRUE(f.edge(g, "g", "f", false)->back);
+  size_t back = 0;
+  for (const GraphEdge& e : g.edges) back += e.back;
+  EXPECT_EQ(back, 1u);
+}
+
+// The walk starts at the tops and takes the heaviest edge first, so a cycle entered from both
+// sides breaks on its light side. (dot's own choice follows the DOT text: main's first edge
+// goes to a, the heavier total, which would make the 50-unit edge b -> a the reversed one.)
+TEST(CallGraph, BackEdgesFollowTheHeaviestPathFromTheTops) {
+  Fixture f(
+      "main 5\n"
+      "main;b;a 50\n"
+      "main;a 1\n"
+      "main;a;b 2\n");
+  const CallGraph g = f.graph({.max_nodes = 0});
+  EXPECT_EQ(f.shown(g), (std::vector<std::string>{"main", "a", "b"}));
+  EXPECT_FALSE(f.edge(g, "b", "a", false)->back);
+  EXPECT_TRUE(f.edge(g, "a", "b", false)->back);
+  EXPECT_FALSE(f.edge(g, "main", "a", false)->back);
+  EXPECT_FALSE(f.edge(g, "main", "b", false)->back);
+}
+
+// A self-recursion is drawn as a loop, which ranks nothing: never a back edge.
+TEST(CallGraph, SelfRecursionIsNoBackEdge) {
+  Fixture f("main;fib 10\nmain;fib;fib 20 calls=4\n");
+  const CallGraph g = f.graph({.max_nodes = 0});
+  EXPECT_FALSE(f.edge(g, "fib", "fib", false)->back);
+}
+
+TEST(CallGraph, ColourFollowsSelfTimeByDefault) {
+  Fixture f(kCounterExample);
+  const CallGraph by_self = f.graph({.max_nodes = 0});
+  EXPECT_DOUBLE_EQ(by_self.nodes[by_self.find(f.id("A"))].heat, 0.0) << "A only calls";
+  EXPECT_DOUBLE_EQ(by_self.nodes[by_self.find(f.id("B"))].heat, 10.0 / 180);
+  const CallGraph by_total = f.graph({.max_nodes = 0, .heat = HeatBasis::Total});
+  EXPECT_DOUBLE_EQ(by_total.nodes[by_total.find(f.id("A"))].heat, 1.0);
+}
+
 TEST(CallGraph, TimeFromNoShownCallerIsTheEntryValue) {
   // main 70, b 55 (20 under main, 35 under the hidden start), a 50, start 35, c 5.
   Fixture f(

@@ -33,6 +33,11 @@ TEST(GraphText, DotEscapingLeavesNothingForGraphvizToInterpret) {
   EXPECT_EQ(dot_escape("<script>"), "&lt;script&gt;");
 }
 
+TEST(GraphText, HtmlLabelEscapingLeavesNoMarkup) {
+  EXPECT_EQ(html_label_escape(R"(<td>"x"</td> &amp; \N)"), R"(&lt;td&gt;&quot;x&quot;&lt;/td&gt; &amp;amp; \N)");
+  EXPECT_EQ(html_label_escape("></table>>"), "&gt;&lt;/table&gt;&gt;");
+}
+
 TEST(GraphText, Units) {
   EXPECT_EQ(format_duration(0), "0");
   EXPECT_EQ(format_duration(950), "950ns");
