@@ -29,6 +29,8 @@ test_packages=(
   libexpat1-dev
   # the man pages are generated from --help (help2man); the install test renders them (man, groff)
   help2man man-db
+  # the debug-info tests serve a stripped program's debug file from a real debuginfod server
+  debuginfod
 )
 
 case "${1:-test}" in

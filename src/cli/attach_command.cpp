@@ -6,6 +6,7 @@
 #include "cli/help_text.h"
 #include "cli/number_options.h"
 #include "cli/record_command.h"
+#include "cli/symbol_options.h"
 
 namespace callprof::cli {
 
@@ -21,6 +22,7 @@ Run add_attach(CLI::App& app) {
                      "Seconds to sample (default: until Ctrl-C or the process exits)", false);
   app.add_option("-o,--output", a.output, "Profile file to write")->type_name("FILE")->capture_default_str();
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
+  add_symfs_option(app);
   app.add_option("--mode", cli->mode,
                  "sample | syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
       ->type_name("MODE")

@@ -1,6 +1,7 @@
 #include "cli/record_options.h"
 
 #include "cli/number_options.h"
+#include "cli/symbol_options.h"
 
 namespace callprof::cli {
 
@@ -13,6 +14,7 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->type_name("MODE")
       ->capture_default_str();
   app.add_flag("-q,--quiet", cli.quiet, "Print nothing of our own (errors excepted)");
+  add_symfs_option(app);
   auto* what = "What to measure (exact mode)";
   app.add_flag("--no-offcpu", a.no_offcpu, "Do not split time into on-CPU and off-CPU")->group(what);
   app.add_flag("--faults", a.faults, "Count page faults per call path")->group(what);

@@ -10,6 +10,7 @@
 #include "cli/pager.h"
 #include "cli/selection_options.h"
 #include "cli/stdout_stream.h"
+#include "cli/symbol_options.h"
 #include "report/columns.h"
 #include "report/report.h"
 #include "trace/profile_file.h"
@@ -126,6 +127,7 @@ Run add_report(CLI::App& app) {
     ReadOptions read{metrics_not_read(a->options), intake.sink()};
     auto profile = read_profile(a->input, read);
     if (!profile) return fail(profile.error().message);
+    name_unnamed_functions_now(*profile);
     // A report for a program or a file (not a terminal: no pager) streams out: JSON or a
     // tree of every path can be hundreds of MB, and a view fails, if at all, before its
     // first byte (its options are checked first).

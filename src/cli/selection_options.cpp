@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/number_options.h"
+#include "cli/symbol_options.h"
 #include "query/thread_intake.h"
 
 namespace callprof::cli {
@@ -34,6 +35,7 @@ void SelectionOptions::add_to(CLI::App& app, bool with_names) {
                  "paths: merge threads path by path | start: one tree per thread start routine")
       ->type_name("MODE")
       ->capture_default_str();
+  add_symfs_option(app);
 }
 
 Result<QueryOptions> SelectionOptions::resolve() const {
@@ -55,6 +57,7 @@ Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& qu
   ThreadIntake intake(query);
   auto profile = read_profile(path, ReadOptions{{}, intake.sink()});
   if (!profile) return profile.error();
+  name_unnamed_functions_now(*profile);
   return Analysis::run_intake(std::move(*profile), std::move(intake));
 }
 

@@ -13,7 +13,7 @@ namespace callprof::cli {
 
 class SelectionOptions {
  public:
-  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw;
+  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw, --symfs;
   // --names not when !with_names (export: its formats carry full names).
   void add_to(CLI::App& app, bool with_names = true);
   // The typed options; one error line for a value that is not known.
@@ -28,9 +28,10 @@ class SelectionOptions {
   CLI::Option* pid_option_ = nullptr;
 };
 
-// Reads the profile at `path` and runs the analysis on it: the start of every reading
-// command. A command that reads only the analysed tree sets query.keep_thread_trees false:
-// the threads are then merged as they are read (query/thread_intake.h).
+// Reads the profile at `path`, names what the recording left unnamed if it can now
+// (symbol_options.h), and runs the analysis on it: the start of every reading command. A
+// command that reads only the analysed tree sets query.keep_thread_trees false: the
+// threads are then merged as they are read (query/thread_intake.h).
 Result<Analysis> analyse_profile(const std::string& path, const QueryOptions& query);
 
 }  // namespace callprof::cli

@@ -4,6 +4,7 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,8 +47,13 @@ std::string to_hex(const unsigned char* bytes, size_t size) {
 Result<std::string> file_build_id(const std::string& path) {
   // libelf refuses to work until a version is agreed on; repeating it is harmless.
   elf_version(EV_CURRENT);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK and the type check: paths come from profiles too, and a FIFO or a device
+  // there must not block or stream forever.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return make_error(std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return make_error(std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return make_error("not a regular file");
   std::unique_ptr<Elf, ElfDeleter> elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return make_error("not an ELF file");
   const void* id = nullptr;

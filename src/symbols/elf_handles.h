@@ -28,7 +28,7 @@ using MallocPtr = std::unique_ptr<T, FreeDeleter>;
 std::string to_hex(const unsigned char* bytes, size_t size);
 
 // The GNU build id of the ELF file at path, lowercase hex, "" when it has none;
-// an Error when the file cannot be opened or is not ELF.
+// an Error when the file cannot be opened, is not a regular file or is not ELF.
 Result<std::string> file_build_id(const std::string& path);
 
 }  // namespace callprof::symbols_detail

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "symbols/debug_search.h"
 #include "symbols/dwarf_lookup.h"
 #include "symbols/elf_handles.h"
+#include "symbols/stripped_modules.h"
 #include "symbols/symbol_table.h"
+#include "symbols/unwind_starts.h"
 
 namespace callprof {
 
@@ -23,6 +26,7 @@ struct ModuleState {
   Dwfl_Module* dwfl = nullptr;                           // null: no readable file for it
   std::unique_ptr<symbols_detail::ModuleDwarf> dwarf;    // set with dwfl
   std::unique_ptr<symbols_detail::SymbolTable> symbols;  // set on first use
+  std::unique_ptr<symbols_detail::UnwindStarts> unwind;  // set on the first address without a name
   std::vector<std::string> deferred;  // warnings shown once an address falls into it
   bool used = false;
 };
@@ -60,14 +64,16 @@ struct Symbolizer::Impl {
   void index_ranges();
   int module_at(uint64_t address) const;
   ModuleState& use(size_t index);
+  const symbols_detail::UnwindStarts& unwind_starts(ModuleState& st);
   SymbolInfo lookup(uint64_t address);
 };
 
 Status Symbolizer::Impl::open() {
-  // "" and ".debug" search next to the file (for .gnu_debuglink); the roots also
-  // serve <root>/.build-id/xx/yyyy.debug.
-  debuginfo_path = ":.debug";
-  for (const std::string& dir : options.debug_dirs) debuginfo_path += ":" + dir;
+  // The standard callback tries, in order: <root>/.build-id/xx/yyyy.debug for each root,
+  // the .gnu_debuglink name beside the file, in .debug/ and under each root by the
+  // file's directory, then debuginfod (when DEBUGINFOD_URLS is set); every candidate must
+  // have the module's build id (else the link's CRC).
+  debuginfo_path = symbols_detail::debuginfo_path(options);
   debuginfo_path_ptr = debuginfo_path.data();
   callbacks.find_elf = dwfl_build_id_find_elf;
   callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -85,13 +91,16 @@ Status Symbolizer::Impl::open() {
   return Ok{};
 }
 
-// The file whose symbols describe the recorded module: the file at its path when it
-// is the one that was loaded, else a copy found by build id, else "" (none).
+// The file whose symbols describe the recorded module: its copy under --symfs or the file
+// at its path, when it is the one that was loaded; else a copy found by build id; else ""
+// (none).
 std::string Symbolizer::Impl::choose_file(const LoadedModule& module,
                                           std::vector<std::string>& deferred) {
-  Result<std::string> on_disk = file_build_id(module.path);
-  if (on_disk.ok() && (module.build_id.empty() || on_disk.value() == module.build_id)) {
-    return module.path;
+  Result<std::string> on_disk = std::string();
+  for (const std::string& file : symbols_detail::file_candidates(module.path, options)) {
+    Result<std::string> id = file_build_id(file);
+    if (id.ok() && (module.build_id.empty() || id.value() == module.build_id)) return file;
+    if (file == module.path) on_disk = std::move(id);
   }
   std::string problem = on_disk.ok() ? "build id differs from the recording (file changed since?)"
                                      : "cannot open (" + on_disk.error().message + ")";
@@ -107,7 +116,7 @@ std::string Symbolizer::Impl::choose_file(const LoadedModule& module,
 std::string Symbolizer::Impl::find_by_build_id(const std::string& build_id) const {
   if (build_id.size() < 3) return {};
   std::string relative = "/.build-id/" + build_id.substr(0, 2) + "/" + build_id.substr(2);
-  for (const std::string& root : options.debug_dirs) {
+  for (const std::string& root : symbols_detail::debug_roots(options)) {
     // Without suffix: the binary itself (Fedora-style links); .debug: its debug file.
     for (const char* suffix : {"", ".debug"}) {
       std::string candidate = root + relative + suffix;
@@ -144,7 +153,11 @@ void Symbolizer::Impl::index_ranges() {
       module.start = start;
       module.end = end;
     }
-    if (module.start < module.end) by_start.push_back(i);
+    if (module.start < module.end) {
+      by_start.push_back(i);
+    } else {  // no address reaches it: its problems are said now or never
+      use(i);
+    }
   }
   std::sort(by_start.begin(), by_start.end(),
             [&](size_t a, size_t b) { return modules[a].start < modules[b].start; });
@@ -173,14 +186,15 @@ ModuleState& Symbolizer::Impl::use(size_t index) {
   st.symbols = std::make_unique<symbols_detail::SymbolTable>(st.dwfl);
   Dwarf_Addr bias = 0;
   if (dwfl_module_getdwarf(st.dwfl, &bias) == nullptr) {
-    const std::string& path = modules[index].path;
-    warnings.push_back(dwfl_module_getsymtab(st.dwfl) <= 0
-                           ? path + ": no symbols and no debug info; its addresses are left unnamed"
-                           : path +
-                                 ": no debug info; names from the symbol table only, no "
-                                 "source lines");
+    warnings.push_back(symbols_detail::missing_debug_info_warning(st.dwfl, modules[index],
+                                                                  !unwind_starts(st).empty(), options));
   }
   return st;
+}
+
+const symbols_detail::UnwindStarts& Symbolizer::Impl::unwind_starts(ModuleState& st) {
+  if (!st.unwind) st.unwind = std::make_unique<symbols_detail::UnwindStarts>(st.dwfl);
+  return *st.unwind;
 }
 
 SymbolInfo Symbolizer::Impl::lookup(uint64_t address) {
@@ -197,6 +211,11 @@ SymbolInfo Symbolizer::Impl::lookup(uint64_t address) {
     info.offset = symbol->offset;
   }
   symbols_detail::describe_from_dwarf(*st.dwarf, address, info);
+  if (info.name.empty()) {
+    // Stripped: the unwind info still tells where the function starts, so its addresses
+    // add up to one row instead of one per address.
+    if (auto start = unwind_starts(st).start_of(address)) info.offset = address - *start;
+  }
   return info;
 }
 
@@ -254,5 +273,30 @@ std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t co
 const std::vector<std::string>& Symbolizer::warnings() const { return impl_->warnings; }
 
 const std::vector<LoadedModule>& Symbolizer::modules() const { return impl_->modules; }
+
+namespace {
+
+// The main and debug file names libdwfl holds for a module (null when none).
+std::pair<const char*, const char*> module_files(Dwfl_Module* mod) {
+  const char* main_file = nullptr;
+  const char* debug = nullptr;
+  if (mod != nullptr) dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug);
+  return {main_file, debug};
+}
+
+}  // namespace
+
+std::string Symbolizer::file(size_t module) const {
+  if (module >= impl_->state.size()) return {};
+  const char* main_file = module_files(impl_->state[module].dwfl).first;
+  return main_file != nullptr ? main_file : "";
+}
+
+std::string Symbolizer::debug_file(size_t module) const {
+  if (module >= impl_->state.size()) return {};
+  auto [main_file, debug] = module_files(impl_->state[module].dwfl);
+  // A file with its own DWARF is its own debug file: not a separate one.
+  return debug != nullptr && (main_file == nullptr || std::string_view(debug) != main_file) ? debug : "";
+}
 
 }  // namespace callprof

@@ -25,7 +25,10 @@ struct SymbolInfo {
   uint64_t file_address = 0;  // address - bias (ELF vaddr), for the profile's Function.address
   std::string name;           // demangled; "" if no symbol (see resolve_inlined for inline frames)
   std::string linkage_name;   // raw ELF symbol name; without one, DWARF's linkage or plain name
-  uint64_t offset = 0;        // address - function start (0 for function entries)
+  // address - function start (0 for function entries). Without a name, the start is that
+  // of the unwind info's range (FDE) around the address, so that the addresses of one
+  // stripped function share a start; 0 when not even that is known.
+  uint64_t offset = 0;
   std::string file;           // source file of the function (DWARF decl_file, else line table)
   uint32_t line = 0;          // line of the function's declaration, 0 when unknown
   // Where execution is at this address inside the function: the line table for the
@@ -35,19 +38,32 @@ struct SymbolInfo {
   bool inlined = false;  // resolve_inlined(): this frame was inlined into the next one
 };
 
+// Where a module's symbols and debug info are looked for (docs/symbols.md);
+// debug_search.h builds the search from these.
 struct SymbolizerOptions {
   // Roots searched for separate debug files, like gdb's debug-file-directory:
   // <root>/.build-id/xx/yyyy.debug and <root>/<directory of the file>/<debuglink>.
-  // The file's own directory and its .debug/ subdirectory are always searched.
+  // The file's own directory and its .debug/ subdirectory are always searched, and
+  // debuginfod when DEBUGINFOD_URLS is set (elfutils reads it).
   std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
+  // Like perf's --symfs: an absolute directory standing for "/" of the recorded system.
+  // <symfs>/<module path> is preferred to the module path, and <symfs>/usr/lib/debug and
+  // <symfs> itself are debug roots searched before debug_dirs. "" for none.
+  std::string symfs;
 };
+
+// What symbolizers created without options use: the CLI sets it once from --symfs, before
+// recording or reading starts (the collectors create one symbolizer per module layout,
+// deep down, and the search is the same for the whole process).
+const SymbolizerOptions& default_symbolizer_options();
+void set_default_symbolizer_options(SymbolizerOptions options);
 
 // Not thread-safe: one thread symbolizes a recording. Files are opened in create();
 // debug info is loaded on the first address that falls into a module.
 class Symbolizer {
  public:
   static Result<std::unique_ptr<Symbolizer>> create(std::vector<LoadedModule> modules,
-                                                    SymbolizerOptions options = {});
+                                                    SymbolizerOptions options = default_symbolizer_options());
   ~Symbolizer();
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
@@ -71,6 +87,12 @@ class Symbolizer {
   const std::vector<std::string>& warnings() const;
 
   const std::vector<LoadedModule>& modules() const;
+
+  // The ELF file opened for a module (its path, its copy under --symfs, or a file found by
+  // build id), "" when none; and the separate debug file libdwfl found for it (a .debug
+  // file, a debuginfod cache entry), "" when none or not looked for yet (resolve() looks).
+  std::string file(size_t module) const;
+  std::string debug_file(size_t module) const;
 
  private:
   struct Impl;

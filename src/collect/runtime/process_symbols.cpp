@@ -17,7 +17,9 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   auto [it, added] = functions_.try_emplace({module, address}, FunctionId(p_.functions.size()));
   if (!added) return it->second;
   Function f;
-  f.name = !s.name.empty() ? s.name : unknown_name(module, address);
+  f.name = !s.name.empty()            ? s.name
+           : module == kNoModule ? unnamed_function_label("", address, false)
+                                 : unnamed_function_label(p_.modules[module].path, address);
   f.linkage_name = s.linkage_name;
   f.module = module;
   f.address = address;
@@ -40,12 +42,11 @@ FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64
   return it->second;
 }
 
-std::string FunctionTable::unknown_name(ModuleId module, uint64_t address) const {
+std::string unnamed_function_label(const std::string& module_path, uint64_t address, bool in_module) {
   char buf[32];
   snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
-  if (module == kNoModule) return buf;
-  std::string path = p_.modules[module].path;
-  return path.substr(path.rfind('/') + 1) + "+" + buf;
+  if (!in_module) return buf;
+  return module_path.substr(module_path.rfind('/') + 1) + "+" + buf;
 }
 
 std::shared_ptr<Symbolizer> SymbolizerCache::get(const std::vector<LoadedModule>& modules, std::string& error) {

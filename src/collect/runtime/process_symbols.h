@@ -16,6 +16,11 @@
 
 namespace callprof {
 
+// The name of a function that has none: "<module file name>+0x<address>" (the address its
+// ELF file gives it), or "0x<address>" outside every module. Late naming (late_names.h)
+// recognises these.
+std::string unnamed_function_label(const std::string& module_path, uint64_t address, bool in_module = true);
+
 class FunctionTable {
  public:
   explicit FunctionTable(Profile& p) : p_(p) {}
@@ -28,8 +33,6 @@ class FunctionTable {
                    FunctionKind kind = FunctionKind::Normal);
 
  private:
-  std::string unknown_name(ModuleId module, uint64_t address) const;
-
   Profile& p_;
   std::map<std::pair<std::string, std::string>, ModuleId> modules_;
   std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;

@@ -42,8 +42,10 @@ void FrameNames::add(size_t image, uint64_t pc) {
   auto module_of = [&](const SymbolInfo& s) { return s.module >= 0 ? im.module_ids[size_t(s.module)] : kNoModule; };
   // The chain is innermost first; its last entry is the function that really ran here.
   const SymbolInfo& real = chain.back();
-  SymbolInfo entry = real;  // a function is identified by its entry, not by the sampled pc
-  if (!entry.name.empty()) entry.file_address -= entry.offset;
+  // A function is identified by its entry, not by the sampled pc; without a name, by the
+  // start of its unwind range (symbolizer.h), so a stripped function is one row.
+  SymbolInfo entry = real;
+  entry.file_address -= entry.offset;
   out.push_back({real_function(entry, module_of(real), pc - real.offset), false});
   if (!inlined_frames_) return;
   for (size_t k = chain.size() - 1; k-- > 0;) {

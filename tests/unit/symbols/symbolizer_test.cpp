@@ -238,7 +238,7 @@ TEST(Symbolizer, DebugFileFoundByBuildIdInDebugDir) {
   ASSERT_GE(build_id.size(), 20u);
   TempDir debug_root;
   plant_build_id_debug_file(debug_root.path(), build_id);
-  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}});
+  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   expect_functions(resolve_entries(*symbolizer, run.entries), true);
   EXPECT_TRUE(symbolizer->warnings().empty()) << warnings_of(*symbolizer);
@@ -247,7 +247,7 @@ TEST(Symbolizer, DebugFileFoundByBuildIdInDebugDir) {
 TEST(Symbolizer, StrippedBinaryWithoutDebugFile) {
   FixtureRun run = run_fixture(SYMFIX_NOLINK);
   int main_index = find_module(run.modules, "nolink/symfix_pie");
-  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {}});
+  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   for (uint64_t entry : run.entries) {
     SymbolInfo info = symbolizer->resolve(entry);
@@ -262,7 +262,7 @@ TEST(Symbolizer, StrippedBinaryWithoutDebugFile) {
 TEST(Symbolizer, MissingFileKeepsModuleAndWarnsOnce) {
   LoadedModule gone{"/nonexistent/dir/libgone.so", 0x7f0000000000, 0x7f0000001000, 0x7f0000005000,
                     "abcdef0123"};
-  auto symbolizer = make_symbolizer({gone}, {.debug_dirs = {}});
+  auto symbolizer = make_symbolizer({gone}, {.debug_dirs = {}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   SymbolInfo info = symbolizer->resolve(0x7f0000001234);
   EXPECT_EQ(info.module, 0);
@@ -278,7 +278,7 @@ TEST(Symbolizer, BuildIdMismatchLeavesModuleUnnamed) {
   int main_index = find_module(run.modules, "/symfix_pie");
   ASSERT_GE(main_index, 0);
   run.modules[main_index].build_id = "0123456789abcdef0123456789abcdef01234567";
-  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {}});
+  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   auto by_name = resolve_entries(*symbolizer, run.entries);
   EXPECT_FALSE(by_name.count("demo::inner::compute(double)"));  // wrong file: no guesses
@@ -294,7 +294,7 @@ TEST(Symbolizer, ReplacedFileFallsBackToCopyFoundByBuildId) {
   TempDir debug_root;
   plant_build_id_debug_file(debug_root.path(), run.modules[main_index].build_id);
   run.modules[main_index].path = SYMFIX_NODEBUG;  // "the file on disk changed since"
-  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}});
+  auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   expect_functions(resolve_entries(*symbolizer, run.entries), true);
   EXPECT_TRUE(has_warning(*symbolizer, "build id differs", "found by build id"))
@@ -318,7 +318,7 @@ TEST(Symbolizer, OddFilesDoNotCrash) {
       {empty.string(), 0x50000, 0x50000, 0x60000, ""},
       {dir.path().string(), 0x70000, 0x70000, 0x80000, ""},  // a directory
   };
-  auto symbolizer = make_symbolizer(modules, {.debug_dirs = {}});
+  auto symbolizer = make_symbolizer(modules, {.debug_dirs = {}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   for (uint64_t address : {0x10010, 0x30010, 0x50010, 0x70010}) {
     SymbolInfo info = symbolizer->resolve(address);

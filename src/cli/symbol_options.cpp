@@ -1,0 +1,61 @@
+// --symfs and late naming for the CLI (see symbol_options.h).
+#include "cli/symbol_options.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "collect/late_names.h"
+#include "symbols/symbolizer.h"
+
+namespace callprof::cli {
+namespace {
+
+// DIR as an absolute path without a trailing '/'; a CLI11 validation error when it cannot serve.
+std::string checked_symfs(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw CLI::ValidationError("--symfs", "not a directory: " + dir);
+  std::string absolute = fs::absolute(dir, ec).lexically_normal().string();
+  while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  // libdwfl's search path separates roots with ':'.
+  if (absolute.find(':') != std::string::npos)
+    throw CLI::ValidationError("--symfs", "a directory whose path has no ':' is needed: " + absolute);
+  return absolute;
+}
+
+std::string module_note(const Profile& profile, const ModuleNaming& m) {
+  const std::string& path = profile.modules[m.module].path;
+  if (m.named == 0) {
+    // The symbolizer's warning starts with the path too.
+    std::string why = m.problems.empty() ? "no symbol covers them" : m.problems.front();
+    if (why.starts_with(path + ": ")) why.erase(0, path.size() + 2);
+    return fmt::format("symbols: {}: its {} unnamed functions stay unnamed: {}", path, m.unnamed, why);
+  }
+  const std::string& from = m.debug_file.empty() ? m.file : m.debug_file;
+  return fmt::format("symbols: {}: named {} of its {} unnamed functions, from {}", path, m.named, m.unnamed, from);
+}
+
+}  // namespace
+
+void add_symfs_option(CLI::App& app) {
+  app.add_option_function<std::string>(
+         "--symfs",
+         [](const std::string& dir) {
+           SymbolizerOptions options = default_symbolizer_options();
+           options.symfs = checked_symfs(dir);
+           set_default_symbolizer_options(std::move(options));
+         },
+         "Look for binaries and debug info under DIR first, as if it were / (DIR/<path of the binary>, "
+         "DIR/usr/lib/debug/.build-id/..., DIR/.build-id/...); docs/symbols.md")
+      ->type_name("DIR");
+}
+
+void name_unnamed_functions_now(Profile& profile) {
+  const LateNaming naming = name_unnamed_functions(profile);
+  if (default_symbolizer_options().symfs.empty()) return;
+  for (const ModuleNaming& m : naming) note(module_note(profile, m));
+}
+
+}  // namespace callprof::cli
