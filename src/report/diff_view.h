@@ -5,15 +5,13 @@
 #include <string>
 
 #include "query/diff.h"
-#include "query/names.h"
-#include "util/result.h"
 
 namespace callprof {
 
 struct DiffReportOptions {
   std::string base_label, next_label;  // what each side is (file and command)
   bool json = false;
-  NameStyle names = NameStyle::Short;
+  bool all = false;  // rows within noise were kept (--all): mark them
   size_t width = 0;  // cut names to fit; 0: no limit
 };
 
