@@ -13,28 +13,22 @@
 
 #include "truth.h"
 
-E2E_QUIET uint64_t thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static volatile uint64_t sink;
 
 E2E_FN void crunch(long n) {
-  uint64_t cpu0 = thread_cpu_ns(), x = 1;
+  uint64_t cpu0 = e2e_thread_cpu_ns(), x = 1;
   for (long i = 0; i < n; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
   sink = x;
-  printf("crunch cpu_ns=%llu\n", (unsigned long long)(thread_cpu_ns() - cpu0));
+  printf("crunch cpu_ns=%llu\n", (unsigned long long)(e2e_thread_cpu_ns() - cpu0));
 }
 
 E2E_FN uint64_t step(uint64_t x) { return x * 2654435761u + 1; }
 
 E2E_FN void stepper(long n) {
-  uint64_t cpu0 = thread_cpu_ns(), x = 1;
+  uint64_t cpu0 = e2e_thread_cpu_ns(), x = 1;
   for (long i = 0; i < n; ++i) x = step(x);
   sink = x;
-  printf("stepper cpu_ns=%llu\n", (unsigned long long)(thread_cpu_ns() - cpu0));
+  printf("stepper cpu_ns=%llu\n", (unsigned long long)(e2e_thread_cpu_ns() - cpu0));
 }
 
 int main(void) {

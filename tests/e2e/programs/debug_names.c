@@ -10,16 +10,10 @@
 
 static volatile unsigned long sink;
 
-E2E_QUIET uint64_t cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* CPU time, not wall time: a loaded machine takes longer but samples the same functions. */
 E2E_FN void spin(unsigned ms) {
-  const uint64_t end = cpu_ns() + ms * 1000000ull;
-  while (cpu_ns() < end)
+  const uint64_t end = e2e_thread_cpu_ns() + ms * 1000000ull;
+  while (e2e_thread_cpu_ns() < end)
     for (int i = 0; i < 1000; ++i) sink += i;
 }
 

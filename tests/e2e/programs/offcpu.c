@@ -14,18 +14,12 @@
 
 #include "truth.h"
 
-E2E_QUIET uint64_t thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static volatile uint64_t sink;
 
 E2E_FN void spin(void) {
-  uint64_t cpu0 = thread_cpu_ns(), start = e2e_now_ns();
+  uint64_t cpu0 = e2e_thread_cpu_ns(), start = e2e_now_ns();
   while (e2e_now_ns() - start < 100000000u) sink++;
-  printf("spin cpu_ns=%llu wall_ns=%llu\n", (unsigned long long)(thread_cpu_ns() - cpu0),
+  printf("spin cpu_ns=%llu wall_ns=%llu\n", (unsigned long long)(e2e_thread_cpu_ns() - cpu0),
          (unsigned long long)(e2e_now_ns() - start));
 }
 
@@ -56,8 +50,8 @@ E2E_FN void wait_ready(void) {
 }
 
 E2E_FN void burn(void) {
-  uint64_t cpu0 = thread_cpu_ns();
-  while (thread_cpu_ns() - cpu0 < 150000000u) sink++;
+  uint64_t cpu0 = e2e_thread_cpu_ns();
+  while (e2e_thread_cpu_ns() - cpu0 < 150000000u) sink++;
 }
 
 E2E_FN void* cruncher(void* arg) {

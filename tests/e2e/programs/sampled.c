@@ -13,16 +13,10 @@
 
 static volatile unsigned long sink;
 
-E2E_QUIET uint64_t thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* CPU time, not wall time: on a loaded machine the split stays 3:1. */
 E2E_FN void burn_ms(unsigned ms) {
-  uint64_t end = thread_cpu_ns() + ms * 1000000ull;
-  while (thread_cpu_ns() < end)
+  uint64_t end = e2e_thread_cpu_ns() + ms * 1000000ull;
+  while (e2e_thread_cpu_ns() < end)
     for (int i = 0; i < 1000; ++i) sink += i;
 }
 

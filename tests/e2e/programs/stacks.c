@@ -20,12 +20,6 @@
 static volatile unsigned long sink;
 static volatile long negative = -3;
 
-E2E_QUIET uint64_t thread_cpu_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The work between clock reads is long, so few samples land in clock_gettime. */
 static inline __attribute__((always_inline)) unsigned long squares(unsigned long n) {
   unsigned long s = 0;
@@ -34,8 +28,8 @@ static inline __attribute__((always_inline)) unsigned long squares(unsigned long
 }
 
 E2E_FN void outer(unsigned ms) {
-  const uint64_t end = thread_cpu_ns() + ms * 1000000ull;
-  while (thread_cpu_ns() < end) sink += squares(20000);
+  const uint64_t end = e2e_thread_cpu_ns() + ms * 1000000ull;
+  while (e2e_thread_cpu_ns() < end) sink += squares(20000);
   sink++;
 }
 
@@ -43,10 +37,10 @@ E2E_FN void outer(unsigned ms) {
  * period puts cpu-clock samples on the same few instructions run after run (on this VM 0 to
  * 15 % in the stub), the jitter spreads them by time (6-10 % in the stub). */
 E2E_FN void spin_plt(unsigned ms) {
-  const uint64_t end = thread_cpu_ns() + ms * 1000000ull;
+  const uint64_t end = e2e_thread_cpu_ns() + ms * 1000000ull;
   unsigned long r = 88172645463325252ull, s = 0;
   const long x = negative;
-  while (thread_cpu_ns() < end)
+  while (e2e_thread_cpu_ns() < end)
     for (int i = 0; i < 20000; ++i) {
       r ^= r << 13, r ^= r >> 7, r ^= r << 17;
       for (unsigned k = r & 3; k > 0; --k) __asm__ volatile("" ::: "memory");
@@ -56,8 +50,8 @@ E2E_FN void spin_plt(unsigned ms) {
 }
 
 E2E_FN void thread_hot(unsigned ms) {
-  const uint64_t end = thread_cpu_ns() + ms * 1000000ull;
-  while (thread_cpu_ns() < end)
+  const uint64_t end = e2e_thread_cpu_ns() + ms * 1000000ull;
+  while (e2e_thread_cpu_ns() < end)
     for (int i = 0; i < 20000; ++i) sink += (unsigned long)i;
   sink++;
 }
@@ -70,8 +64,8 @@ E2E_FN void* thread_work(void* arg) {
 }
 
 E2E_FN void deep_hot(unsigned ms) {
-  const uint64_t end = thread_cpu_ns() + ms * 1000000ull;
-  while (thread_cpu_ns() < end)
+  const uint64_t end = e2e_thread_cpu_ns() + ms * 1000000ull;
+  while (e2e_thread_cpu_ns() < end)
     for (int i = 0; i < 20000; ++i) sink += (unsigned long)i;
   sink++;
 }

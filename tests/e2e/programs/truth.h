@@ -30,6 +30,14 @@ E2E_QUIET uint64_t e2e_now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The CPU time the calling thread got, by its own clock: the truth a profile's CPU time
+ * is checked against on a loaded machine. */
+E2E_QUIET uint64_t e2e_thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* A unit of work that lasts `us` microseconds of wall time even on a loaded machine:
  * asleep until 0.3 ms before the deadline (or a quarter of the unit, if shorter), then
  * busy until the deadline. Spinning alone is not enough: on two cores shared with other
