@@ -87,19 +87,6 @@ std::string px(double v) {
   return s == "-0" ? "0" : s;
 }
 
-void append_xml(std::string& out, std::string_view text) {
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c; break;
-    }
-  }
-}
-
 size_t code_points(std::string_view s) {
   return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
@@ -164,7 +151,7 @@ class FlameSvgWriter {
     return kTop + (o_.icicle ? double(depth) : double(layout_.max_depth - depth)) * kRow;
   }
   double height() const { return kTop + double(layout_.max_depth + 1) * kRow + 30; }
-  void text(std::string_view s) { append_xml(out_, s); }
+  void text(std::string_view s) { out_ += html_label_escape(s); }
 
   const Analysis& a_;
   const FlameOptions& o_;

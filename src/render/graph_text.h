@@ -21,9 +21,10 @@ std::string safe_text(std::string_view untrusted, size_t max_chars);
 // text carries no markup). The caller joins lines with the DOT escape "\n".
 std::string dot_escape(std::string_view text);
 
-// Text for inside a Graphviz HTML-like label (<...>, the legend's table): '&', '<', '>' and
-// '"' become entities, so a name can neither close the label nor open an element; nothing
-// else is special there (no backslash escapes), and Graphviz XML-escapes it again in SVG.
+// Text for inside a Graphviz HTML-like label (<...>, the legend's table) or an SVG element
+// or attribute (the flame graph): '&', '<', '>', '"' and '\'' become entities, so a name can
+// neither close the label or attribute nor open an element; nothing else is special there
+// (no backslash escapes), and Graphviz XML-escapes a label again in SVG.
 std::string html_label_escape(std::string_view text);
 
 // 3 significant digits and a unit: 950ns, 1.23µs, 12.3ms, 4.56s; 0 is "0".
