@@ -95,11 +95,14 @@ std::string run_line(const DiffRun& r) {
 
 void write_metric_line(std::ostream& out, const Diff& d) {
   out << fmt::format("# metric: {}: {}", diff_metric_name(d.metric), metric_meaning(d.metric));
-  if (d.metric_by_default)
-    out << (d.metric == DiffMetric::Cpu
-                ? "; the default when both runs measured it and ran mostly on a CPU: a loaded machine adds "
-                  "off-CPU time, not CPU time (--metric self|total|calls)"
-                : "; the default (--metric cpu|total|calls)");
+  const bool cpu_known = d.base.cpu_measured && d.next.cpu_measured;
+  if (d.metric_by_default && d.metric == DiffMetric::Cpu)
+    out << "; the default when both runs measured it and ran mostly on a CPU: a loaded machine adds off-CPU "
+           "time, not CPU time (--metric self|total|calls)";
+  else if (d.metric_by_default)
+    out << (cpu_known ? "; the default for runs that spent more time blocked or asleep than on a CPU: CPU time "
+                        "would miss what they wait for (--metric cpu|total|calls)"
+                      : "; the default: the runs did not both measure CPU time (--metric total|calls)");
   out << '\n';
 }
 
