@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "collect/late_names.h"
+#include "collect/runtime/late_names.h"
 #include "symbols/symbolizer.h"
 
 namespace callprof::cli {

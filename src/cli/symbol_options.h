@@ -1,5 +1,5 @@
 // Where symbols are looked for (--symfs, for record, attach and every reading command), and
-// naming a read profile's functions that the recording left unnamed (collect/late_names.h).
+// naming a read profile's functions that the recording left unnamed (collect/runtime/late_names.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -28,7 +28,7 @@ if [ "$what" = completion ]; then
   offers calls self self% sum% total total% avg cpu cputotal allocbytestotal module name tid start duration dropped \
     -- callprof report --sort ""
   expect "self|self%" callprof report -s sel
-  expect "self|total" callprof diff --sort ""
+  expect "cpu|self|total|calls|samples" callprof diff --sort ""
   expect "flat|callers|tree|callers-of|callees-of|modules|threads|syscalls|summary" callprof report --view ""
   expect "short|templates|full" callprof flame --names ""
   expect "" callprof export --na

@@ -1,7 +1,7 @@
-// Late naming of a read profile's unnamed functions (collect/late_names.h), against this
+// Late naming of a read profile's unnamed functions (collect/runtime/late_names.h), against this
 // test's own executable (built with symbols): which functions count as unnamed, that they get
 // their names, and that modules that cannot be read leave them alone without blocking.
-#include "collect/late_names.h"
+#include "collect/runtime/late_names.h"
 
 #include <gtest/gtest.h>
 #include <link.h>

@@ -1,5 +1,5 @@
 // Naming unnamed functions after the recording (see late_names.h).
-#include "collect/late_names.h"
+#include "collect/runtime/late_names.h"
 
 #include <map>
 
