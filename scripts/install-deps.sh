@@ -15,14 +15,16 @@ run_packages=(
   libcapstone-dev
   # the call graph's layout: Graphviz's library (libgvc, libcgraph)
   libgraphviz-dev
+  # pprof's profile.proto, compiled into the pprof export (Go sources only, no Go toolchain)
+  golang-github-google-pprof-dev
 )
 # What the tests and benchmarks add (scripts/test.sh): the test frameworks, the peers and
 # the real consumers of the exports, the browser, the fuzzers' runtime.
 test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
   uftrace time jq linux-perf strace bpftrace
-  # the tools exports are checked with: go tool pprof (and pprof's schema), callgrind_annotate
-  golang-go golang-github-google-pprof-dev valgrind
+  # the tools exports are checked with: go tool pprof, callgrind_annotate
+  golang-go valgrind
   # util-linux's script gives the pager test a terminal; the browser tests run Debian's chromium
   bsdutils chromium nodejs
   # the flame graph tests parse the SVG as XML (expat)
