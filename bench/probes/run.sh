@@ -53,13 +53,13 @@ command_of() {
   case $1 in
     plain) cmd=("$prog" "$N") ;;
     plain-framed) cmd=("$prog" "$N" framed) ;;
-    callprof) cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe '^fn$' -- "$prog" "$N") ;;
+    callprof) cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe-budget 0 --probe '^fn$' -- "$prog" "$N") ;;
     callprof-exits)  # every exit probed, as before return probes: fn's entry and its ret, single-stepped
-      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --no-return-probes --probe '^fn$' -- "$prog" "$N") ;;
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe-budget 0 --no-return-probes --probe '^fn$' -- "$prog" "$N") ;;
     callprof-framed)
-      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe '^fn_framed$' -- "$prog" "$N" framed) ;;
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe-budget 0 --probe '^fn_framed$' -- "$prog" "$N" framed) ;;
     callprof-framed-exits)
-      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --no-return-probes --probe '^fn_framed$' --
+      cmd=("$callprof" record -q -o "$tmp/callprof.data" --mode probe --probe-budget 0 --no-return-probes --probe '^fn_framed$' --
         "$prog" "$N" framed) ;;
     bpftrace-count-framed) cmd=(bpftrace -e "uprobe:$prog:fn_framed { @ = count(); }" -c "$prog $N framed") ;;
     bpftrace) cmd=(bpftrace -e "uprobe:$prog:fn { @[ustack] = count(); }" -c "$prog $N") ;;

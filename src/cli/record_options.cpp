@@ -153,6 +153,12 @@ void add_probe_options(CLI::App& app, record::ProbeArgs& p) {
                "Probe the rets of leaf functions too, instead of a cheaper return probe (uretprobe) that puts the "
                "kernel's trampoline on the stack while they run (docs/probes.md)")
       ->group(group);
+  add_real_option(app, "--probe-budget", p.budget_percent,
+                  "Time the probes may add, in % of the program's own (estimated from each hit's measured cost, "
+                  "every 0.1 s): past it, the functions that cost most stop being probed, with a warning; 0: never",
+                  0, 1e6)
+      ->type_name("PCT")
+      ->group(group);
 }
 
 void add_syscall_options(CLI::App& app, record::SyscallArgs& s) {

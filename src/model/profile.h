@@ -145,6 +145,14 @@ struct SyscallFacts {
   uint64_t exact_callers_unplaced = 0;
 };
 
+// A function whose probes the budget removed while the program ran (record --probe-budget).
+struct StoppedProbe {
+  std::string function;
+  uint64_t at_ns = 0;         // when, from the start of the recording
+  uint64_t calls = 0;         // its calls counted until then
+  double added_percent = 0;   // what its hits added to the run, in the window that decided
+};
+
 // What probe mode probed, what it saw, and what the probes cost (measured at start).
 struct ProbeFacts {
   std::string functions{};     // the --probe patterns, space-separated
@@ -158,6 +166,13 @@ struct ProbeFacts {
   uint64_t unmatched_exits = 0;  // exits of calls entered before the probes were placed
   uint64_t cost_per_hit_ns = 0;  // 0: not measured
   uint64_t lost = 0;           // records the kernel dropped (ring full): counts are then lower bounds
+  double budget_percent = 0;   // record --probe-budget; 0: no budget
+  std::vector<StoppedProbe> stopped;  // in the order they were stopped
+  uint64_t cut = 0;            // calls open when their probes were removed: closed then
+  // Calls whose self time was mostly the probes' own cost (at least half): given as 0.
+  uint64_t unmeasurable_calls = 0;
+  std::vector<std::string> unmeasurable;  // their functions
+  uint64_t truncated_calls = 0;  // calls whose entry stack reached no root: under [truncated]
 };
 
 struct Metadata {

@@ -66,6 +66,7 @@ constexpr Rule kRules[] = {
     {"--probe-module", kProbe, "a probe-mode option"},
     {"--probe-limit", kProbe, "a probe-mode option"},
     {"--no-return-probes", kProbe, "a probe-mode option"},
+    {"--probe-budget", kProbe, "a probe-mode option"},
 };
 
 bool has(const std::vector<std::string>& given, std::string_view option) {

@@ -49,6 +49,9 @@ struct ProbeArgs {
   std::string modules;                 // --probe-module: RE2 pattern on module paths
   uint32_t limit = 1000;               // functions probed at most
   bool no_return_probes = false;       // leaves too get exit probes, not a return probe (uretprobe)
+  // Added time allowed, in % of the program's own: past it, the costliest functions stop
+  // being probed while it runs (collect/probes/probe_budget.h); 0: no budget.
+  double budget_percent = 10;
 };
 
 // Which tiny functions the runtime folds into their callers (docs/modes.md, "Tiny functions

@@ -98,7 +98,28 @@ sampling::RecordSink& ProbeSource::start(sampling::SampleCollector& stacks, cons
   collector_ = std::make_unique<probes::ProbeCollector>(stacks, plan_.functions, sites_);
   collector_->set_event_sites(session.uprobe_sites());
   collector_->set_costs(costs_, compensate_);
+  collector_->set_budget(args_.budget_percent);
+  start_ns_ = monotonic_ns();
   return *collector_;
+}
+
+void ProbeSource::keep_budget(sampling::PerfSession& session, Reporter& reporter) {
+  if (!collector_) return;
+  for (const probes::ProbeBudget::Stop& stop : collector_->take_stops()) {
+    std::vector<uint32_t> sites;
+    for (uint32_t i = 0; i < sites_.size(); ++i)
+      if (sites_[i].function == stop.function) sites.push_back(i);
+    const uint64_t at = monotonic_ns();  // its hits from here on are left out
+    session.remove_uprobes(sites);
+    collector_->stop_function(stop.function, at);
+    const std::string& name = collector_->function(stop.function).name;
+    stopped_.push_back({stop.function, StoppedProbe{name, at - start_ns_, 0, stop.added_percent}});
+    reporter.warn(fmt::format("probe budget: the probes of {} added ~{:.0f} % to the run ({} hits in {:.2f} s; "
+                              "--probe-budget {:g}): no longer probed, its counts and times stop {:.2f} s in "
+                              "(--probe-budget 0 keeps every probe)",
+                              name, stop.added_percent, stop.hits, double(stop.window_ns) / 1e9,
+                              args_.budget_percent, double(at - start_ns_) / 1e9));
+  }
 }
 
 void ProbeSource::finish() {
@@ -124,6 +145,15 @@ void ProbeSource::annotate(Profile& profile, const sampling::PerfSession& sessio
   x.cost_per_hit_ns = hits && collector_ ? collector_->probe_time_ns() / hits
                       : costs_.measured() ? costs_.single_step_ns : 0;
   x.lost = session.stats().decode.lost_records + session.stats().decode.lost_samples;
+  x.budget_percent = args_.budget_percent;
+  for (const Stopped& s : stopped_) {
+    x.stopped.push_back(s.facts);
+    x.stopped.back().calls = collector_->calls_of(s.function);
+  }
+  x.cut = c.pairing.cut;
+  x.unmeasurable_calls = c.unmeasurable_calls;
+  if (collector_) x.unmeasurable = collector_->unmeasurable_functions();
+  x.truncated_calls = c.truncated_calls;
   profile.meta.compensated = collector_ && collector_->compensated();
   if (x.lost) {
     profile.meta.warnings.push_back(fmt::format(

@@ -14,6 +14,7 @@
 #include "collect/probes/probe_plan.h"
 #include "collect/sampling/perf_session.h"
 #include "model/profile.h"
+#include "record/drain_loop.h"
 #include "record/options.h"
 #include "record/reporter.h"
 #include "target/executable.h"
@@ -32,6 +33,9 @@ class ProbeSource {
   void configure(sampling::SamplingOptions& options, size_t threads, Reporter& reporter);
   // The drain loop's sink: hits become calls, every other record goes to `stacks`.
   sampling::RecordSink& start(sampling::SampleCollector& stacks, const sampling::PerfSession& session);
+  // Between the drain loop's rounds: removes the probes of the functions past the budget
+  // (--probe-budget) from the running program, saying which.
+  void keep_budget(sampling::PerfSession& session, Reporter& reporter);
   // Closes what is still open; before `stacks` builds the profile.
   void finish();
   void annotate(Profile& profile, const sampling::PerfSession& session, Reporter& reporter) const;
@@ -44,6 +48,27 @@ class ProbeSource {
   std::vector<probes::ProbeSite> sites_;
   probes::ProbeCosts costs_;
   std::unique_ptr<probes::ProbeCollector> collector_;
+  uint64_t start_ns_ = 0;
+  struct Stopped {
+    uint32_t function;
+    StoppedProbe facts;  // its calls are known at annotate()
+  };
+  std::vector<Stopped> stopped_;
+};
+
+// The drain loop's side source that keeps probe mode within its budget between rounds.
+class ProbeBudgetKeeper final : public SideSource {
+ public:
+  ProbeBudgetKeeper(ProbeSource& probes, sampling::PerfSession& session, Reporter& reporter)
+      : probes_(probes), session_(session), reporter_(reporter) {}
+  int wake_fd() const override { return -1; }
+  void poll() override { probes_.keep_budget(session_, reporter_); }
+  void finish() override {}
+
+ private:
+  ProbeSource& probes_;
+  sampling::PerfSession& session_;
+  Reporter& reporter_;
 };
 
 // The files a launched program runs code from (its executable and shared libraries), and

@@ -339,9 +339,11 @@ sampling::SamplingOptions RecordingSession::session_options(size_t threads) {
 
 void RecordingSession::drain_perf() {
   std::vector<SideSource*> sides;
-  if (tracing_) sides.push_back(tracing_.get());
+  if (tracing_) sides.push_back(tracing_.get());  // first: its wake descriptor is waited on
   const int64_t limit = args_.attach() ? args_.duration_ns : 0;
   sampling::RecordSink& sink = probes_ ? probes_->start(*collector_, *perf_) : *collector_;
+  std::optional<ProbeBudgetKeeper> budget;
+  if (probes_ && args_.probes.budget_percent > 0) sides.push_back(&budget.emplace(*probes_, *perf_, reporter_));
   drain(*perf_, sink, sides,
         [&] { return RecordSignals::interrupted() || (limit > 0 && steady_ns() - start_steady_ns_ >= limit); });
 }

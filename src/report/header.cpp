@@ -119,6 +119,30 @@ void write_truncated_line(std::ostream& out, const SamplingFacts& s) {
                      s.unwind == "fp" ? " (--call-graph dwarf reaches further without frame pointers)" : "");
 }
 
+// What probe mode could not measure: functions whose probes the budget removed, calls
+// shorter than their probes' cost, entry stacks that reached no root.
+void write_probe_limits(std::ostream& out, const ProbeFacts& s) {
+  if (!s.stopped.empty()) {
+    std::string stops;
+    for (const StoppedProbe& x : s.stopped)
+      stops += fmt::format("{}{} at {} ({} calls counted, its hits added ~{:.0f} %)", stops.empty() ? "" : ", ",
+                           escape_text(x.function), format_ns(x.at_ns), x.calls, x.added_percent);
+    out << fmt::format("# budget:   probes removed past --probe-budget {:g} %: {}; their counts and times end there\n",
+                       s.budget_percent, stops);
+  }
+  if (s.unmeasurable_calls) {
+    std::string names;
+    for (const std::string& f : s.unmeasurable) names += (names.empty() ? "" : ", ") + escape_text(f);
+    out << fmt::format("# limits:   {} calls were shorter than their probes' own cost lets measure: self time "
+                       "given as 0, counts exact ({})\n",
+                       s.unmeasurable_calls, names);
+  }
+  if (s.truncated_calls)
+    out << fmt::format("# stacks:   {} calls with an entry stack not unwound to the program's or thread's start; "
+                       "shown under [truncated]\n",
+                       s.truncated_calls);
+}
+
 }  // namespace
 
 void write_hidden_footer(std::ostream& out, size_t hidden, std::string_view what, double percent_limit) {
@@ -191,6 +215,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
     if (s->unwound + s->unfinished + s->unmatched_exits)
       out << fmt::format("; {} left without a probed exit, {} unfinished, {} unmatched exits", s->unwound,
                          s->unfinished, s->unmatched_exits);
+    if (s->cut) out << fmt::format("; {} cut when their probes were removed", s->cut);
     out << '\n';
     const uint64_t hits = s->entries + s->exits, distortion = hits * s->cost_per_hit_ns;
     if (s->cost_per_hit_ns)
@@ -199,6 +224,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
                          m.duration_ns > 0 ? 100.0 * double(distortion) / double(m.duration_ns) : 0.0);
     else
       out << "# cost:     per probe hit not measured\n";
+    write_probe_limits(out, *s);
   }
   if (const TimelineFacts* t = m.timeline ? &*m.timeline : nullptr) {
     uint64_t kept = 0, dropped = 0;

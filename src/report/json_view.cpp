@@ -78,13 +78,19 @@ json syscall_facts(const SyscallFacts& s) {
 }
 
 json probe_facts(const ProbeFacts& s) {
+  json stopped = json::array();
+  for (const StoppedProbe& x : s.stopped)
+    stopped.push_back({{"function", x.function}, {"at_ns", x.at_ns}, {"calls", x.calls}, {"added_percent", x.added_percent}});
   return {{"functions", s.functions},   {"modules", s.modules},
           {"probed", s.probed},         {"sites", s.sites},
           {"refused_sites", s.refused_sites}, {"entries", s.entries},
           {"exits", s.exits},           {"unwound", s.unwound},
           {"unfinished", s.unfinished}, {"unmatched_exits", s.unmatched_exits},
           {"cost_per_hit_ns", s.cost_per_hit_ns}, {"lost", s.lost},
-          {"estimated_distortion_ns", (s.entries + s.exits) * s.cost_per_hit_ns}};
+          {"estimated_distortion_ns", (s.entries + s.exits) * s.cost_per_hit_ns},
+          {"budget_percent", s.budget_percent}, {"stopped", stopped},
+          {"cut", s.cut},               {"unmeasurable_calls", s.unmeasurable_calls},
+          {"unmeasurable", s.unmeasurable}, {"truncated_calls", s.truncated_calls}};
 }
 
 template <typename T>

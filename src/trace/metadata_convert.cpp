@@ -88,13 +88,32 @@ void put_probes(const ProbeFacts& x, file::ProbeFacts* out) {
   out->set_unmatched_exits(x.unmatched_exits);
   out->set_cost_per_hit_ns(x.cost_per_hit_ns);
   out->set_lost(x.lost);
+  out->set_budget_percent(x.budget_percent);
+  for (const StoppedProbe& s : x.stopped) {
+    file::StoppedProbe* o = out->add_stopped();
+    o->set_function(s.function);
+    o->set_at_ns(s.at_ns);
+    o->set_calls(s.calls);
+    o->set_added_percent(s.added_percent);
+  }
+  out->set_cut(x.cut);
+  out->set_unmeasurable_calls(x.unmeasurable_calls);
+  for (const std::string& f : x.unmeasurable) out->add_unmeasurable(f);
+  out->set_truncated_calls(x.truncated_calls);
 }
 
 ProbeFacts take_probes(const file::ProbeFacts& in) {
+  std::vector<StoppedProbe> stopped;
+  for (const file::StoppedProbe& s : in.stopped())
+    stopped.push_back({.function = s.function(), .at_ns = s.at_ns(), .calls = s.calls(), .added_percent = s.added_percent()});
   return ProbeFacts{.functions = in.functions(), .modules = in.modules(), .probed = in.probed(), .sites = in.sites(),
                     .refused_sites = in.refused_sites(), .entries = in.entries(), .exits = in.exits(),
                     .unwound = in.unwound(), .unfinished = in.unfinished(), .unmatched_exits = in.unmatched_exits(),
-                    .cost_per_hit_ns = in.cost_per_hit_ns(), .lost = in.lost()};
+                    .cost_per_hit_ns = in.cost_per_hit_ns(), .lost = in.lost(),
+                    .budget_percent = in.budget_percent(), .stopped = stopped,
+                    .cut = in.cut(), .unmeasurable_calls = in.unmeasurable_calls(),
+                    .unmeasurable = {in.unmeasurable().begin(), in.unmeasurable().end()},
+                    .truncated_calls = in.truncated_calls()};
 }
 
 // Files before the typed facts kept them as strings in `extra`; a key that is not a

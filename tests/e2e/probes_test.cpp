@@ -65,7 +65,9 @@ class Probes : public E2ETest {
   }
   Report probed(const std::string& binary, const std::vector<std::string>& probes,
                 const std::vector<std::string>& extra = {}, const std::vector<std::string>& args = {}) {
-    std::vector<std::string> options = {"--mode", "probe"};
+    // Every probe stays: these tests check exact counts, on loops that would exceed the
+    // default budget (--probe-budget 10) on a loaded machine. The budget has its own test.
+    std::vector<std::string> options = {"--mode", "probe", "--probe-budget", "0"};
     for (const std::string& p : probes) options.insert(options.end(), {"--probe", p});
     options.insert(options.end(), extra.begin(), extra.end());
     Report r = record_with(options, binary, args);
@@ -107,12 +109,13 @@ void expect_suffix_calls(const Report& r, const std::vector<CallsAt>& expected) 
 }
 
 // The pairing's books balance: every entry closed at a probed exit, by a hit above it
-// (unwound) or at the end (unfinished); every exit closed a frame or was unmatched.
+// (unwound), at the end (unfinished) or when its probes were removed (cut); every exit
+// closed a frame or was unmatched.
 void expect_hits_balance(const json& facts) {
   const uint64_t entries = u64(facts, "entries"), unwound = u64(facts, "unwound"),
-                 unfinished = u64(facts, "unfinished");
-  ASSERT_GE(entries, unwound + unfinished) << facts.dump();
-  EXPECT_EQ(u64(facts, "exits"), entries - unwound - unfinished + u64(facts, "unmatched_exits")) << facts.dump();
+                 unfinished = u64(facts, "unfinished"), cut = u64(facts, "cut");
+  ASSERT_GE(entries, unwound + unfinished + cut) << facts.dump();
+  EXPECT_EQ(u64(facts, "exits"), entries - unwound - unfinished - cut + u64(facts, "unmatched_exits")) << facts.dump();
 }
 
 TEST_P(Probes, CallsPerFunctionCallerAndPathAreExact) {
@@ -375,7 +378,87 @@ TEST_P(Probes, BadRequestsAreOneLineErrorsAndTheProgramDoesNotRun) {
     SCOPED_TRACE("a --probe that is no regular expression");
     expect_one_line_error(recorded({"--mode", "probe", "--probe", "leaf("}), "--probe");
   }
+  {
+    SCOPED_TRACE("a --probe-budget that is no percentage");
+    expect_one_line_error(recorded({"--mode", "probe", "--probe", "^leaf$", "--probe-budget", "-5"}),
+                          "--probe-budget");
+  }
+  {
+    SCOPED_TRACE("--probe-budget outside probe mode");
+    expect_one_line_error(recorded({"--mode", "sample", "--probe-budget", "5"}), "--probe-budget");
+  }
   EXPECT_FALSE(fs::exists(dir() / "profile.callprof")) << "no profile for a recording that did not happen";
+}
+
+// Calls of `name` in the subtree of the top-level node `root` of the report's tree.
+uint64_t calls_under(const json& nodes, const std::string& name) {
+  uint64_t n = 0;
+  for (const json& node : nodes)
+    n += (node.at("name") == name ? u64(node, "calls") : 0) + calls_under(node.at("children"), name);
+  return n;
+}
+uint64_t calls_under_root(const Report& r, const std::string& root, const std::string& name) {
+  for (const json& top : r.doc().at("tree"))
+    if (top.at("name") == root) return calls_under(top.at("children"), name);
+  return 0;
+}
+
+// A function called 2 million times (each call's probes cost tens of µs: ~40 s of traps
+// here) is stopped once its cost is seen, with a warning while the program runs; the rest
+// is probed to the end with exact counts. Its calls until then were shorter than their
+// probes' cost: self time not measurable, said so. A call whose entry stack cannot be
+// unwound to the program's start hangs under [truncated].
+TEST_P(Probes, AFunctionPastTheBudgetIsNoLongerProbedAndTheRestStaysExact) {
+  const std::string binary = build_plain("probed_budget.c");
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult rec = run({E2E_CALLPROF, "record", "-o", "profile.callprof", "--mode", "probe", "--probe",
+                             "^(hot|slow|far)$", "--", binary},
+                            dir(), "", 120);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  EXPECT_EQ(rec.out, "done\n") << "the program's output passes through";
+  EXPECT_NE(rec.err.find("probe budget: the probes of hot added"), std::string::npos) << rec.err;
+  EXPECT_NE(rec.err.find("no longer probed"), std::string::npos) << rec.err;
+  EXPECT_EQ(rec.err.find("the probes of slow"), std::string::npos) << rec.err;
+  EXPECT_LT(seconds, 30.0) << "every probe kept would take ~40 s of traps or more";
+  const Report r = report();
+  expect_no_lost_hits(r);
+  const json& facts = probe_facts(r);
+  EXPECT_EQ(facts.at("budget_percent").get<double>(), 10.0);
+  ASSERT_EQ(facts.at("stopped").size(), 1u) << facts.dump();
+  const json& stop = facts.at("stopped")[0];
+  EXPECT_EQ(stop.at("function"), "hot");
+  EXPECT_GT(stop.at("added_percent").get<double>(), 10.0);
+  EXPECT_GT(u64(stop, "calls"), 0u);
+  EXPECT_LT(u64(stop, "calls"), 2'000'000u);
+  EXPECT_EQ(u64(stop, "calls"), u64(r.function("hot"), "calls")) << "the calls counted are the ones until the stop";
+  EXPECT_LE(u64(facts, "cut"), 1u) << "at most the one call running at the stop";
+  expect_hits_balance(facts);
+  EXPECT_EQ(u64(facts, "unmatched_exits"), 0u) << "the hits of a stopped function's probes are left out together";
+  expect_function_calls(r, {{"slow", 20}, {"far", 3}});
+  // far's entry stack ends in far_caller's 16 KiB frame, past the 512 bytes copied.
+  EXPECT_EQ(calls_under_root(r, "[truncated]", "far"), 3u) << r.doc().at("tree").dump();
+  EXPECT_EQ(u64(facts, "truncated_calls"), 3u);
+  EXPECT_EQ(calls_under_root(r, "[truncated]", "slow"), 0u) << "slow's stack reaches the program's start";
+  if (r.doc().at("compensated").get<bool>()) {
+    // hot is one instruction: its calls are all probe cost; slow's are not. (far's three
+    // calls, as small, may or may not be: their first touches of cold code can outweigh it.)
+    const std::vector<std::string> unmeasurable = facts.at("unmeasurable");
+    const auto has = [&](const char* f) { return std::find(unmeasurable.begin(), unmeasurable.end(), f) != unmeasurable.end(); };
+    EXPECT_TRUE(has("hot")) << facts.dump();
+    EXPECT_FALSE(has("slow")) << facts.dump();
+    EXPECT_GE(u64(facts, "unmeasurable_calls"), u64(r.function("hot"), "calls"));
+    EXPECT_LE(u64(facts, "unmeasurable_calls"), u64(r.function("hot"), "calls") + 3);
+    EXPECT_EQ(u64(r.function("hot"), "self_ns"), 0u) << "not a residue of the probes' cost";
+    const uint64_t slow_self = u64(r.function("slow"), "self_ns");
+    EXPECT_GT(slow_self, 20 * 4'000'000u) << "slow's 5 ms per call are measured";
+    EXPECT_LT(slow_self, 20 * 50'000'000u);
+  }
+  RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--wide"}, dir());
+  EXPECT_EQ(text.exit, exited(0)) << text.err;
+  EXPECT_NE(text.out.find("# budget:   probes removed past --probe-budget 10 %: hot at"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("# stacks:   3 calls"), std::string::npos) << text.out;
+  if (r.doc().at("compensated").get<bool>()) EXPECT_NE(text.out.find("# limits:"), std::string::npos) << text.out;
 }
 
 // --- attach ---------------------------------------------------------------------------

@@ -50,18 +50,50 @@ void ProbeCollector::set_costs(const ProbeCosts& costs, bool compensate) {
 
 ProbeCollector::ProbeCollector(SampleCollector& stacks, std::vector<ProbeFunction> functions,
                                std::vector<ProbeSite> sites)
-    : stacks_(stacks), functions_(std::move(functions)), sites_(std::move(sites)), pairing_(*this) {}
+    : stacks_(stacks),
+      functions_(std::move(functions)),
+      sites_(std::move(sites)),
+      pairing_(*this),
+      function_calls_(functions_.size(), 0),
+      stopped_at_(functions_.size(), UINT64_MAX),
+      unmeasurable_(functions_.size(), false) {}
+
+namespace {
+
+// The budget's guess at a hit's cost when the calibration could not measure one: about an
+// emulated hit's here (docs/probes.md), less than a single-stepped one's, so that a guess
+// stops fewer probes, not more.
+constexpr uint64_t kUnmeasuredHitNs = 10'000;
+
+}  // namespace
+
+void ProbeCollector::stop_function(uint32_t function, uint64_t at_ns) {
+  stopping_.emplace_back(function, at_ns);
+  stopped_at_[function] = at_ns;
+}
+
+// Records come in time order: once one is past a removal, every hit before it has come in.
+void ProbeCollector::close_stopped(uint64_t before_ns) {
+  std::erase_if(stopping_, [&](const std::pair<uint32_t, uint64_t>& stop) {
+    if (stop.second > before_ns) return false;
+    pairing_.close_function(stop.first, stop.second);
+    return true;
+  });
+}
 
 void ProbeCollector::on_sample(Sample&& s) {
+  if (!stopping_.empty()) close_stopped(s.time_ns);
   auto it = event_sites_.find(s.id);
   if (it == event_sites_.end()) return stacks_.on_sample(std::move(s));
   const ProbeSite& site = sites_[it->second];
+  if (s.time_ns >= stopped_at_[site.function]) return;
   const bool entry = site.kind == ProbeSite::Kind::Entry;
   ++(entry ? counts_.entries : counts_.exits);
   counts_.emulated += site.emulated;
   counts_.returns += site.kind == ProbeSite::Kind::Return;
   const uint64_t cost = site_ns_.empty() ? 0 : site_ns_[it->second];
   probe_time_ns_ += cost;
+  budget_.hit(s.tid, site.function, cost ? cost : kUnmeasuredHitNs, s.time_ns);
   if (!s.has_user_regs) {
     ++counts_.without_registers;
     return;
@@ -96,14 +128,14 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
     for (size_t j = frames.size(); j-- > 1;) scratch_.push_back(frames[j]);
   }
   scratch_.push_back(ip);
-  const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), parent ? parent->path : kNoParent);
+  const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), site.function, parent ? parent->path : kNoParent);
   OpenFrame frame{site.function, path, sp, ip, s.time_ns, 0};
   frame.entry_kind = hit_kind(site);
   pairing_.open(s.tid, frame);
   if (f.entry_exits) pairing_.exit(s.tid, s.time_ns, sp, hit_kind(site));
 }
 
-uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent) {
+uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t function, uint32_t parent) {
   key_.assign(reinterpret_cast<const char*>(&tid), sizeof tid);
   key_.append(reinterpret_cast<const char*>(&image), sizeof image);
   key_.append(reinterpret_cast<const char*>(&parent), sizeof parent);
@@ -116,17 +148,20 @@ uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint
       for (uint32_t i = 0; i < pp.count; ++i) pcs_.push_back(pcs_[pp.first + i]);  // no insert from itself
     }
     pcs_.insert(pcs_.end(), scratch_.begin(), scratch_.end());
-    paths_.push_back(Path{pid, tid, image, first, uint32_t(pcs_.size() - first)});
+    paths_.push_back(Path{pid, tid, image, function, first, uint32_t(pcs_.size() - first)});
   }
   return it->second;
 }
 
-void ProbeCollector::on_call(uint32_t, uint32_t path, uint64_t, uint64_t self_ns) {
-  Path& p = paths_[path];
+void ProbeCollector::on_call(uint32_t, const OpenFrame& frame, uint64_t, uint64_t self_ns, uint64_t probe_ns) {
+  Path& p = paths_[frame.path];
   ++p.calls;
+  ++function_calls_[frame.function];
   p.self_ns += self_ns;
-  p.min_ns = std::min(p.min_ns, self_ns);
-  p.max_ns = std::max(p.max_ns, self_ns);
+  p.probe_ns += probe_ns;
+  const uint64_t own = self_ns > probe_ns ? self_ns - probe_ns : 0;
+  p.min_ns = std::min(p.min_ns, own);
+  p.max_ns = std::max(p.max_ns, own);
 }
 
 // A forked child returns through its parent's open frames: it gets copies, on its own paths.
@@ -135,7 +170,7 @@ void ProbeCollector::adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint3
   for (OpenFrame& f : frames) {
     const Path& pp = paths_[f.path];
     scratch_.assign(pcs_.begin() + pp.first, pcs_.begin() + pp.first + pp.count);
-    f.path = intern(child_pid, child_tid, stacks_.image_of(child_pid), kNoParent);
+    f.path = intern(child_pid, child_tid, stacks_.image_of(child_pid), f.function, kNoParent);
     f.child_ns = 0;
     pairing_.open(child_tid, f);
   }
@@ -162,21 +197,36 @@ void ProbeCollector::on_task(TaskEvent&& t) {
 }
 
 void ProbeCollector::finish(uint64_t end_ns) {
+  close_stopped(UINT64_MAX);
   for (const auto& [tid, time_ns] : exit_times_) pairing_.end_thread(tid, time_ns);
   pairing_.end_all(end_ns);
   for (const Path& p : paths_) {
     if (p.calls == 0) continue;
+    // A call's probes took at least half of its measured self time: what is left is within
+    // the calibration's error (a hit costs more in a loaded program than at start), not a
+    // measurement of the function.
+    const bool unmeasurable = compensated_ && p.probe_ns * 2 >= p.self_ns;
+    if (unmeasurable) counts_.unmeasurable_calls += p.calls, unmeasurable_[p.function] = true;
+    const uint64_t self = unmeasurable ? 0 : p.self_ns - p.probe_ns;
     SampleCollector::MeasuredPath m{p.pid, p.tid, p.image, {pcs_.begin() + p.first, pcs_.begin() + p.first + p.count},
-                                    p.calls, p.self_ns, p.min_ns, p.max_ns};
+                                    p.calls, self, unmeasurable ? 0 : p.min_ns, unmeasurable ? 0 : p.max_ns};
     stacks_.add_measured(std::move(m));
   }
   paths_.clear();
   path_index_.clear();
 }
 
+std::vector<std::string> ProbeCollector::unmeasurable_functions() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < functions_.size(); ++i)
+    if (unmeasurable_[i]) names.push_back(functions_[i].name);
+  return names;
+}
+
 ProbeCollector::Counts ProbeCollector::counts() const {
   Counts c = counts_;
   c.pairing = pairing_.counts();
+  c.truncated_calls = stacks_.counts().truncated_measured_calls;
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collect/probes/probe_budget.h"
 #include "collect/probes/probe_calibration.h"
 #include "collect/probes/probe_pairing.h"
 #include "collect/probes/probe_sites.h"
@@ -36,6 +37,17 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
 
   // What each kind of hit costs; `compensate`: subtract it from self times.
   void set_costs(const ProbeCosts& costs, bool compensate);
+  // record --probe-budget: the hits' estimated cost is watched per window (probe_budget.h).
+  void set_budget(double percent) { budget_ = ProbeBudget(percent); }
+  // What the budget chose to stop since the last call; the caller removes those probes,
+  // then says when with stop_function().
+  std::vector<ProbeBudget::Stop> take_stops() { return budget_.take_stops(); }
+  // The probes of `function` are being removed from at_ns (CLOCK_MONOTONIC, as the hits):
+  // its hits from then on are left out (its entry and return probes do not go at the same
+  // instant), and its frames still open close at that time once every earlier hit is in.
+  void stop_function(uint32_t function, uint64_t at_ns);
+  const ProbeFunction& function(uint32_t i) const { return functions_[i]; }
+  uint64_t calls_of(uint32_t function) const { return function_calls_[function]; }
   bool compensated() const { return compensated_; }
   // The hits' estimated cost, from the kind of each (0 when not measured).
   uint64_t probe_time_ns() const { return probe_time_ns_; }
@@ -58,21 +70,29 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
     uint64_t emulated = 0;            // hits on instructions the kernel emulates
     uint64_t returns = 0;             // hits of return probes
     uint64_t without_registers = 0;  // hits that could not be paired (no stack pointer)
+    // Calls whose self time was mostly the probes' own cost (at least half of it, by the
+    // calibration): not measurable; their self time is given as 0 (known at finish()).
+    uint64_t unmeasurable_calls = 0;
+    uint64_t truncated_calls = 0;  // entry stack reached no root (known once the profile is built)
     ProbePairing::Counts pairing;
   };
   Counts counts() const;
+  // The functions with unmeasurable calls (known at finish()), by name.
+  std::vector<std::string> unmeasurable_functions() const;
 
  private:
   struct Path {
-    uint32_t pid, tid, image;
+    uint32_t pid, tid, image, function;
     uint32_t first, count;  // in pcs_, outermost first
-    uint64_t calls = 0, self_ns = 0, min_ns = UINT64_MAX, max_ns = 0;
+    uint64_t calls = 0, self_ns = 0, probe_ns = 0;  // self_ns raw; probe_ns: the probes' part of it
+    uint64_t min_ns = UINT64_MAX, max_ns = 0;      // of one call, less its probes' part
   };
-  void on_call(uint32_t tid, uint32_t path, uint64_t total_ns, uint64_t self_ns) override;
+  void on_call(uint32_t tid, const OpenFrame& frame, uint64_t total_ns, uint64_t self_ns, uint64_t probe_ns) override;
   void on_entry(const sampling::Sample& s, const ProbeSite& site);
   // The path of `parent` (kNoParent: none) followed by scratch_.
   static constexpr uint32_t kNoParent = UINT32_MAX;
-  uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t parent);
+  uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t function, uint32_t parent);
+  void close_stopped(uint64_t before_ns);
   void adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint32_t child_tid);
 
   sampling::SampleCollector& stacks_;
@@ -90,6 +110,11 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   std::vector<uint64_t> site_ns_;  // per site: what a hit costs
   uint64_t probe_time_ns_ = 0;
   std::unordered_map<uint32_t, uint64_t> exit_times_;  // threads that ended: their frames close there
+  ProbeBudget budget_{0};
+  std::vector<std::pair<uint32_t, uint64_t>> stopping_;  // function, when its probes were removed
+  std::vector<uint64_t> stopped_at_;                    // per function: UINT64_MAX while probed
+  std::vector<uint64_t> function_calls_;                // calls closed, per function
+  std::vector<bool> unmeasurable_;                      // per function (finish())
 };
 
 }  // namespace callprof::probes

@@ -27,18 +27,15 @@ void ProbePairing::close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64
   const OpenFrame f = stack.back();
   stack.pop_back();
   const uint64_t total = time_ns > f.start_ns ? time_ns - f.start_ns : 0;
-  uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
-  if (compensate_) {
-    const uint64_t probes = costs_.inside(f.entry_kind, exit) + f.child_probe_ns;
-    self = self > probes ? self - probes : 0;
-  }
+  const uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
+  const uint64_t probes = compensate_ ? costs_.inside(f.entry_kind, exit) + f.child_probe_ns : 0;
   if (!stack.empty()) {
     stack.back().child_ns += total;
     if (compensate_) stack.back().child_probe_ns += costs_.outside(f.entry_kind, exit);
     ++stack.back().children;
   }
   ++counts_.calls;
-  sink_.on_call(tid, f.path, total, self);
+  sink_.on_call(tid, f, total, self, probes);
 }
 
 const OpenFrame* ProbePairing::enter(uint32_t tid, uint64_t time_ns, uint64_t sp) {
@@ -86,6 +83,16 @@ void ProbePairing::end_all(uint64_t time_ns) {
   std::vector<uint32_t> tids;
   for (const auto& [tid, stack] : threads_) tids.push_back(tid);
   for (uint32_t tid : tids) end_thread(tid, time_ns);
+}
+
+void ProbePairing::close_function(uint32_t function, uint64_t time_ns) {
+  for (auto& [tid, stack] : threads_) {
+    auto outermost = std::find_if(stack.begin(), stack.end(), [&](const OpenFrame& f) { return f.function == function; });
+    for (size_t n = size_t(stack.end() - outermost); n > 0; --n) {
+      ++counts_.cut;
+      close_top(tid, stack, time_ns);
+    }
+  }
 }
 
 std::vector<OpenFrame> ProbePairing::frames(uint32_t tid) const {

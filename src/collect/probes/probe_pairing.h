@@ -48,14 +48,16 @@ struct OpenFrame {
 class CallSink {
  public:
   virtual ~CallSink() = default;
-  // total_ns: entry to exit; self_ns: minus the probed calls it made.
-  virtual void on_call(uint32_t tid, uint32_t path, uint64_t total_ns, uint64_t self_ns) = 0;
+  // total_ns: entry to exit; self_ns: minus the probed calls it made; probe_ns: of self_ns,
+  // the probes' own time (HitCosts; 0 without set_costs), which the sink subtracts.
+  virtual void on_call(uint32_t tid, const OpenFrame& frame, uint64_t total_ns, uint64_t self_ns,
+                       uint64_t probe_ns) = 0;
 };
 
 class ProbePairing {
  public:
   explicit ProbePairing(CallSink& sink) : sink_(sink) {}
-  // Subtract the probes' own time from self times (HitCosts); not called: raw times.
+  // Tell the sink the probes' own time in each call (HitCosts); not called: raw times.
   void set_costs(const HitCosts& costs) {
     costs_ = costs;
     compensate_ = true;
@@ -72,12 +74,16 @@ class ProbePairing {
   // The thread ended, or the recording did: what is still open closes at time_ns.
   void end_thread(uint32_t tid, uint64_t time_ns);
   void end_all(uint64_t time_ns);
+  // The probes of `function` were removed at time_ns: its open frames, and the probed calls
+  // inside them, close then (`cut`); no exit of theirs will come.
+  void close_function(uint32_t function, uint64_t time_ns);
 
   struct Counts {
     uint64_t calls = 0;           // closed frames, all kinds
     uint64_t unwound = 0;         // closed by a hit above them (longjmp, exception, tail call)
     uint64_t unfinished = 0;      // still open when their thread or the recording ended
     uint64_t unmatched_exits = 0;  // exits with no frame at their stack pointer (entered before attach)
+    uint64_t cut = 0;             // open when their function's probes (or a caller's) were removed
   };
   const Counts& counts() const { return counts_; }
   size_t open_frames(uint32_t tid) const;

@@ -102,7 +102,8 @@ PerfSession::PerfSession(PerfSession&& o) noexcept
       stats_(o.stats_),
       uprobe_definitions_(std::move(o.uprobe_definitions_)),
       uprobe_sites_(std::move(o.uprobe_sites_)),
-      refused_(std::move(o.refused_)) {}
+      refused_(std::move(o.refused_)),
+      site_fds_(std::move(o.site_fds_)) {}
 
 PerfSession::~PerfSession() { close_all(); }
 
@@ -154,6 +155,7 @@ Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::s
     if (!defined) return defined.error();
     uprobe_definitions_ = std::move(*defined);
     refused_.assign(options_.uprobes.size(), false);
+    site_fds_.assign(options_.uprobes.size(), {});
     for (uint32_t site = 0; site < options_.uprobes.size(); ++site)
       refused_[site] = uprobe_definitions_.ids()[site] == 0;
   }
@@ -172,6 +174,7 @@ Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::s
       return fd.error();
     }
     fds_.push_back(*fd);
+    site_fds_[site].push_back(*fd);
     ++stats_.events;
     auto id = event_id(*fd);
     if (!id) return make_error(what + ": " + id.error().message);
@@ -247,6 +250,18 @@ void PerfSession::detach(RecordSink& sink) {
   for (int fd : fds_) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);  // also disables inherited copies
   drain(sink);
   close_all();
+}
+
+void PerfSession::remove_uprobes(const std::vector<uint32_t>& sites) {
+  std::vector<int> closing;
+  for (uint32_t site : sites)
+    if (site < site_fds_.size()) closing.insert(closing.end(), site_fds_[site].begin(), site_fds_[site].end()), site_fds_[site].clear();
+  // A uprobe event never owns a CPU's ring (the sampler opened first does), so the rings stay.
+  std::erase_if(fds_, [&](int fd) { return std::find(closing.begin(), closing.end(), fd) != closing.end(); });
+  // Disabled all at once first (closing one waits for the kernel to take its breakpoint
+  // out): a function's entry and return probes stop recording within microseconds.
+  for (int fd : closing) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  for (int fd : closing) close(fd);
 }
 
 void PerfSession::close_all() {

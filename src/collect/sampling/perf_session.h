@@ -60,6 +60,10 @@ class PerfSession {
   // refused (not an instruction it can probe): those are left out.
   const std::unordered_map<uint64_t, uint32_t>& uprobe_sites() const { return uprobe_sites_; }
   size_t refused_uprobes() const { return size_t(std::count(refused_.begin(), refused_.end(), true)); }
+  // Removes these sites (indexes in the options' uprobes) from the running target: their
+  // events close, and with the last one the kernel takes the breakpoints out of its code.
+  // Their records already in the rings are still delivered.
+  void remove_uprobes(const std::vector<uint32_t>& sites);
   const DecodeFormat& format() const { return format_; }
 
  private:
@@ -86,6 +90,7 @@ class PerfSession {
   UprobeDefinitions uprobe_definitions_;  // removed after close_all() closed their events
   std::unordered_map<uint64_t, uint32_t> uprobe_sites_;
   std::vector<bool> refused_;  // per site, once defined: the kernel cannot probe it
+  std::vector<std::vector<int>> site_fds_;  // per site: its events (per CPU, and per thread when attached)
 };
 
 }  // namespace callprof::sampling

@@ -195,10 +195,23 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     c.sums.add_to(m);
     if (syscall_time_is_wall_) m[Metric::WallNs] += c.sums.total_ns;
   }
+  // Honest stacks (SPEC §1.2): one that did not reach a root hangs under [truncated], never
+  // as if its outermost frame had been called by nobody; frames a chain read past the root
+  // are dropped. Returns `weight` when the path is truncated, else 0.
+  const auto from_root = [&](uint64_t weight) -> uint64_t {
+    if (const size_t root = root_frame(p, path); root != kNoRoot) {
+      path.erase(path.begin(), path.begin() + ptrdiff_t(root));
+      return 0;
+    }
+    if (truncated == kNoFunction) truncated = table.named("[truncated]", kNoModule, 0, FunctionKind::Truncated);
+    path.insert(path.begin(), Frame{truncated, false});
+    return weight;
+  };
   for (const MeasuredPath& c : measured_) {
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();
     for (uint64_t pc : c.pcs) add_frames(path, pc);
+    counts_.truncated_measured_calls += from_root(c.calls);
     CallTree& tree = trees[c.tid];
     MetricRowRef m = tree.base(walk(tree, path));
     m[Metric::Calls] += c.calls;
@@ -209,16 +222,8 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
   for (const Stack* s : stacks) {
     path.clear();
     for (uint32_t i = 0; i < s->count; ++i) add_frames(path, pcs_[s->first + i]);
-    // Honest stacks (SPEC §1.2): one that did not reach a root hangs under [truncated],
-    // never as if its outermost frame had been called by nobody; frames a chain read past
-    // the root are dropped. A root the unwinder proved by CFI is taken as it is.
-    if (const size_t root = s->root ? 0 : root_frame(p, path); root == kNoRoot) {
-      if (truncated == kNoFunction) truncated = table.named("[truncated]", kNoModule, 0, FunctionKind::Truncated);
-      path.insert(path.begin(), Frame{truncated, false});
-      ++counts_.truncated_stacks;
-    } else {
-      path.erase(path.begin(), path.begin() + ptrdiff_t(root));
-    }
+    // A root the unwinder proved by CFI is taken as it is.
+    if (!s->root) counts_.truncated_stacks += from_root(1);
     CallTree& tree = trees[s->tid];
     const NodeId node = walk(tree, path);
     if (timeline_events_) stack_nodes.push_back(node);
@@ -287,6 +292,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   AddressSymbols& symbols = symbols_ ? *symbols_ : *files;
   FrameNames names(p, table, symbols, inlined_frames_);
   counts_.truncated_stacks = 0;
+  counts_.truncated_measured_calls = 0;
   std::map<Image, std::vector<const Stack*>> by_image;
   for (const Stack& s : stacks_) by_image[{s.pid, s.image}].push_back(&s);
   for (const SyscallPath& c : syscall_paths_) by_image[{c.pid, c.image}];

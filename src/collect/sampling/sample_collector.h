@@ -81,6 +81,8 @@ class SampleCollector : public RecordSink {
     // Of the samples (on- and off-CPU), those whose stack did not reach a root: they hang
     // under `[truncated]` (known at build()).
     uint64_t truncated_stacks = 0;
+    // Of the measured paths' calls (add_measured), those whose stack reached no root.
+    uint64_t truncated_measured_calls = 0;
     uint64_t unwind_ns = 0, build_ns = 0;  // our processing time: unwinding, symbolizing + building
     // System calls, their distinct paths, entry stacks walked by frame rules, and those
     // left to libdwfl.

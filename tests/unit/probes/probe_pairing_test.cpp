@@ -17,7 +17,10 @@ struct Call {
 
 class Recorder : public CallSink {
  public:
-  void on_call(uint32_t tid, uint32_t path, uint64_t total, uint64_t self) override { calls.push_back({tid, path, total, self}); }
+  // Self less the probes' part, never below 0, as ProbeCollector does for one call.
+  void on_call(uint32_t tid, const OpenFrame& f, uint64_t total, uint64_t self, uint64_t probes) override {
+    calls.push_back({tid, f.path, total, self > probes ? self - probes : 0});
+  }
   std::vector<Call> calls;
 };
 
@@ -192,6 +195,27 @@ TEST_F(PairingTest, CompensationOfAFrameLeftWithoutExit) {
   ASSERT_EQ(sink.calls.size(), 2u);
   EXPECT_EQ(sink.calls[0], (Call{1, 11, 900, 900 - 15}));
   EXPECT_EQ(sink.calls[1], (Call{1, 10, 1000, 1000 - 900 - 30 - 15}));  // outside: 30 - 15
+}
+
+// The budget removed a function's probes while it was open, with a probed call inside it:
+// both close at that time, counted as cut; the inner call's later exit matches nothing.
+TEST_F(PairingTest, AStoppedFunctionsOpenFramesCloseWhenItsProbesWent) {
+  enter(1, 0, 0x7000, 0, 10);
+  enter(1, 100, 0x6f00, 1, 11);
+  enter(1, 200, 0x6e00, 2, 12);
+  enter(2, 50, 0x7000, 3, 13);
+  pairing.close_function(1, 300);
+  ASSERT_EQ(sink.calls.size(), 2u);
+  EXPECT_EQ(sink.calls[0], (Call{1, 12, 100, 100}));
+  EXPECT_EQ(sink.calls[1], (Call{1, 11, 200, 100}));
+  EXPECT_EQ(pairing.counts().cut, 2u);
+  EXPECT_EQ(pairing.open_frames(1), 1u);
+  EXPECT_EQ(pairing.open_frames(2), 1u) << "other functions' frames stay open";
+  pairing.exit(1, 350, 0x6e00);
+  EXPECT_EQ(pairing.counts().unmatched_exits, 1u);
+  pairing.exit(1, 400, 0x7000);
+  ASSERT_EQ(sink.calls.size(), 3u);
+  EXPECT_EQ(sink.calls[2], (Call{1, 10, 400, 200})) << "the outer call's time in its cut child stays the child's";
 }
 
 }  // namespace

@@ -434,23 +434,31 @@ TEST_F(SampleCollectorTest, SystemCallTimeIsWallWhenTracedAlone) {
 
 TEST_F(SampleCollectorTest, ProbeModeMeasuredPathsAndEntryFrames) {
   start_app();
-  Sample entry = sample(100, 100, 10, 0, {kLeaf, kRetInWork, kRetInMain});
+  Sample entry = sample(100, 100, 10, 0, {kLeaf, kRetInWork, kRetInMain, kRetInStart});
   const std::vector<uint64_t> frames = collector->entry_frames(entry);
-  EXPECT_EQ(frames, (std::vector<uint64_t>{kLeaf, kRetInWork - 1, kRetInMain - 1}));
+  EXPECT_EQ(frames, (std::vector<uint64_t>{kLeaf, kRetInWork - 1, kRetInMain - 1, kRetInStart - 1}));
   EXPECT_EQ(collector->image_of(100), 1u);
   std::vector<uint64_t> pcs(frames.rbegin(), frames.rend());  // outermost first
   collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = pcs, .calls = 3, .self_ns = 900, .min_ns = 200, .max_ns = 400});
-  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = {kRetInMain - 1, kWork}, .calls = 1, .self_ns = 50, .min_ns = 50, .max_ns = 50});
+  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = {kRetInStart - 1, kRetInMain - 1, kWork}, .calls = 1, .self_ns = 50, .min_ns = 50, .max_ns = 50});
   collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = pcs, .calls = 1, .self_ns = 1000, .min_ns = 1000, .max_ns = 1000});
+  // An entry stack that stopped short of the program's start: under [truncated], counted.
+  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = {kRetInWork - 1, kLeaf}, .calls = 2, .self_ns = 80, .min_ns = 40, .max_ns = 40});
   collector->note_hit(100, 100, 77);
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
-                                       "main",
-                                       "main;work calls=1 wall_ns=50 min_wall_ns=50 max_wall_ns=50",
-                                       "main;work;leaf calls=4 wall_ns=1900 min_wall_ns=200 max_wall_ns=1000",
+                                       "[truncated]",
+                                       "[truncated];work",
+                                       "[truncated];work;leaf calls=2 wall_ns=80 min_wall_ns=40 max_wall_ns=40",
+                                       "_start",
+                                       "_start;main",
+                                       "_start;main;work calls=1 wall_ns=50 min_wall_ns=50 max_wall_ns=50",
+                                       "_start;main;work;leaf calls=4 wall_ns=1900 min_wall_ns=200 max_wall_ns=1000",
                                    }));
   EXPECT_EQ(p.threads[0].end_ns, 77);
+  EXPECT_EQ(collector->counts().truncated_measured_calls, 2u);
+  EXPECT_EQ(collector->counts().truncated_stacks, 0u) << "samples' count, not calls'";
 }
 
 TEST_F(SampleCollectorTest, InlineFramesComeBetweenTheFunctionAndThePc) {
