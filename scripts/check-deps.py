@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 # Library -> libraries it may include directly; transitive edges count. A library is a folder
-# of src/, or runtime/; src/collect/ is three, one per CMake target. "*" = every other src/ library.
+# of src/, or runtime/; src/collect/ is five, one per CMake target. "*" = every other src/ library.
 ALLOWED = {
     "util": [],
     "wire": [],                                   # header-only: the runtime <-> recorder protocol
@@ -18,15 +18,18 @@ ALLOWED = {
     "trace": ["model", "util"],                   # ARCHITECTURE.md's profile_file
     "symbols": ["model", "util"],
     "target": ["model", "util"],
-    "collect/runtime": ["model", "symbols", "wire"],
-    # collect/runtime: ProcessSymbols/FunctionTable, today's stand-in for collect/stacks.
-    "collect/sampling": ["collect/runtime", "model", "symbols"],
+    "collect/runtime": ["model", "symbols", "wire"],  # the exact-mode runtime's dumps
+    "collect/perf": ["util"],                     # perf_event sessions, rings, records
+    # collect/stacks: unwinding, frame names, the stack engine. collect/runtime is a stand-in:
+    # its FunctionTable (process_symbols.h) is the one function table of a recording, and it
+    # moves here once it no longer takes the runtime dump's types (then runtime -> stacks).
+    "collect/stacks": ["collect/perf", "collect/runtime", "model", "symbols"],
     # probe mode: sites by disassembly, hits paired into calls on the stack engine's paths
-    "collect/probes": ["collect/sampling", "collect/runtime", "model", "symbols"],
+    "collect/probes": ["collect/stacks", "collect/perf", "model", "symbols"],
     "collect/syscalls": ["model", "symbols", "wire"],
     # record: one session per recording (sources, drain loop, snapshots, metadata, write).
-    "record": ["collect/runtime", "collect/sampling", "collect/probes", "collect/syscalls", "target", "trace", "model", "symbols",
-               "util"],
+    "record": ["collect/runtime", "collect/perf", "collect/stacks", "collect/probes", "collect/syscalls", "target", "trace",
+               "model", "symbols", "util"],
     "graph": ["model"],
     "query": ["model", "graph"],
     "report": ["query", "graph"],

@@ -169,7 +169,8 @@ struct ProbeFacts {
   double budget_percent = 0;   // record --probe-budget; 0: no budget
   std::vector<StoppedProbe> stopped;  // in the order they were stopped
   uint64_t cut = 0;            // calls open when their probes were removed: closed then
-  // Calls whose self time was mostly the probes' own cost (at least half): given as 0.
+  // Calls whose self time, less the probes' part, was shorter than their own hits' cost:
+  // within the calibration's error, given as 0.
   uint64_t unmeasurable_calls = 0;
   std::vector<std::string> unmeasurable;  // their functions
   uint64_t truncated_calls = 0;  // calls whose entry stack reached no root: under [truncated]

@@ -2,7 +2,7 @@
 
 #include <time.h>
 
-#include "collect/sampling/ordered_sink.h"
+#include "collect/perf/ordered_sink.h"
 
 namespace callprof::record {
 namespace {
@@ -17,9 +17,9 @@ uint64_t monotonic_ns() {
 
 }  // namespace
 
-void drain(sampling::PerfSession& session, sampling::RecordSink& sink, std::span<SideSource* const> sides,
+void drain(perf::PerfSession& session, perf::RecordSink& sink, std::span<SideSource* const> sides,
            const std::function<bool()>& stop) {
-  sampling::OrderedSink ordered(sink);
+  perf::OrderedSink ordered(sink);
   // The session's wait wakes on one more descriptor; a side source that has none (or a
   // second one) is polled every 20 ms, often enough for rings of a few MiB.
   const int wake = sides.empty() ? -1 : sides.front()->wake_fd();

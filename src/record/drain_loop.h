@@ -7,8 +7,8 @@
 #include <functional>
 #include <span>
 
-#include "collect/sampling/perf_decode.h"
-#include "collect/sampling/perf_session.h"
+#include "collect/perf/perf_decode.h"
+#include "collect/perf/perf_session.h"
 
 namespace callprof::record {
 
@@ -24,7 +24,7 @@ class SideSource {
 
 // Drains until the target process exits or `stop()` says so, then detaches the session and
 // delivers everything left. Does not reap a launched target.
-void drain(sampling::PerfSession& session, sampling::RecordSink& sink, std::span<SideSource* const> sides,
+void drain(perf::PerfSession& session, perf::RecordSink& sink, std::span<SideSource* const> sides,
            const std::function<bool()>& stop);
 
 }  // namespace callprof::record

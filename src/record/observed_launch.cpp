@@ -2,20 +2,19 @@
 
 #include <optional>
 
-#include "collect/sampling/perf_launch_gate.h"
+#include "collect/perf/perf_launch_gate.h"
 
 namespace callprof::record {
 
-Result<ObservedLaunch> launch_observed(LaunchSpec spec, const sampling::SamplingOptions& options,
-                                       SyscallTracing* tracing) {
-  auto gate = sampling::LaunchGate::create();
+Result<ObservedLaunch> launch_observed(LaunchSpec spec, const perf::SamplingOptions& options, SyscallTracing* tracing) {
+  auto gate = perf::LaunchGate::create();
   if (!gate) return gate.error();
-  std::optional<Result<sampling::PerfSession>> session;
+  std::optional<Result<perf::PerfSession>> session;
   Status traced = Ok{};
   spec.in_child = [&] { return gate->wait_in_child(); };
   spec.in_parent = [&](pid_t pid) {
     gate->close_child_end();
-    session.emplace(sampling::PerfSession::open_launched(pid, options));
+    session.emplace(perf::PerfSession::open_launched(pid, options));
     if (*session && tracing) traced = tracing->add_process(pid);
     if (*session && traced) gate->release();
     else gate->abandon();

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "collect/perf/perf_target.h"
 #include "collect/probes/probe_calibration.h"
-#include "collect/sampling/perf_target.h"
 #include "target/shared_libraries.h"
 #include "util/strings.h"
 
@@ -49,7 +49,7 @@ std::vector<std::string> attached_modules(pid_t pid) {
   std::error_code ec;
   std::vector<std::string> modules{fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string()};
   std::set<std::string> seen{modules.front()};
-  for (const sampling::Mapping& m : sampling::read_mappings(pid))
+  for (const perf::Mapping& m : perf::read_mappings(pid))
     if (!m.path.empty() && m.path[0] == '/' && seen.insert(m.path).second) modules.push_back(m.path);
   return modules;
 }
@@ -70,12 +70,12 @@ Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vect
   return source;
 }
 
-void ProbeSource::configure(sampling::SamplingOptions& o, size_t threads, Reporter& reporter) {
+void ProbeSource::configure(perf::SamplingOptions& o, size_t threads, Reporter& reporter) {
   o.uprobes = probes::uprobe_sites(plan_.functions, sites_);
   // Pairing needs the stack pointer at every hit, and the caller of an entry its return
   // address: registers always, and 512 bytes of stack unless --call-graph dwarf sized it.
-  if (o.unwind != sampling::UnwindMode::Dwarf) o.stack_bytes = 512;
-  o.unwind = sampling::UnwindMode::Dwarf;
+  if (o.unwind != perf::UnwindMode::Dwarf) o.stack_bytes = 512;
+  o.unwind = perf::UnwindMode::Dwarf;
   // Per CPU: 32 MiB (~45,000 entry hits before the reader must have run; 8 MiB lost hits of
   // 4 busy threads on a loaded 2-CPU machine), at most 256 MiB in all, at least 8 MiB.
   const size_t cpus = size_t(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
@@ -94,7 +94,7 @@ void ProbeSource::configure(sampling::SamplingOptions& o, size_t threads, Report
                                   : std::string()));
 }
 
-sampling::RecordSink& ProbeSource::start(sampling::SampleCollector& stacks, const sampling::PerfSession& session) {
+perf::RecordSink& ProbeSource::start(stacks::SampleCollector& stacks, const perf::PerfSession& session) {
   collector_ = std::make_unique<probes::ProbeCollector>(stacks, plan_.functions, sites_);
   collector_->set_event_sites(session.uprobe_sites());
   collector_->set_costs(costs_, compensate_);
@@ -103,7 +103,7 @@ sampling::RecordSink& ProbeSource::start(sampling::SampleCollector& stacks, cons
   return *collector_;
 }
 
-void ProbeSource::keep_budget(sampling::PerfSession& session, Reporter& reporter) {
+void ProbeSource::keep_budget(perf::PerfSession& session, Reporter& reporter) {
   if (!collector_) return;
   for (const probes::ProbeBudget::Stop& stop : collector_->take_stops()) {
     std::vector<uint32_t> sites;
@@ -126,7 +126,7 @@ void ProbeSource::finish() {
   if (collector_) collector_->finish(monotonic_ns());
 }
 
-void ProbeSource::annotate(Profile& profile, const sampling::PerfSession& session, Reporter& reporter) const {
+void ProbeSource::annotate(Profile& profile, const perf::PerfSession& session, Reporter& reporter) const {
   const probes::ProbeCollector::Counts c = collector_ ? collector_->counts() : probes::ProbeCollector::Counts{};
   ProbeFacts& x = profile.meta.probes.emplace();
   x.functions = join(args_.functions, " ");

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "collect/perf/perf_session.h"
 #include "collect/probes/probe_collector.h"
 #include "collect/probes/probe_plan.h"
-#include "collect/sampling/perf_session.h"
 #include "model/profile.h"
 #include "record/drain_loop.h"
 #include "record/options.h"
@@ -30,15 +30,15 @@ class ProbeSource {
   // Adds the sites to the session's options (registers and a little stack at every hit,
   // rings big enough for bursts of hits) and measures a hit's cost with them. `threads`:
   // how many threads the events are opened for (attach), for the descriptor limit.
-  void configure(sampling::SamplingOptions& options, size_t threads, Reporter& reporter);
+  void configure(perf::SamplingOptions& options, size_t threads, Reporter& reporter);
   // The drain loop's sink: hits become calls, every other record goes to `stacks`.
-  sampling::RecordSink& start(sampling::SampleCollector& stacks, const sampling::PerfSession& session);
+  perf::RecordSink& start(stacks::SampleCollector& stacks, const perf::PerfSession& session);
   // Between the drain loop's rounds: removes the probes of the functions past the budget
   // (--probe-budget) from the running program, saying which.
-  void keep_budget(sampling::PerfSession& session, Reporter& reporter);
+  void keep_budget(perf::PerfSession& session, Reporter& reporter);
   // Closes what is still open; before `stacks` builds the profile.
   void finish();
-  void annotate(Profile& profile, const sampling::PerfSession& session, Reporter& reporter) const;
+  void annotate(Profile& profile, const perf::PerfSession& session, Reporter& reporter) const;
   uint64_t calls() const { return collector_ ? collector_->counts().pairing.calls : 0; }
 
  private:
@@ -59,7 +59,7 @@ class ProbeSource {
 // The drain loop's side source that keeps probe mode within its budget between rounds.
 class ProbeBudgetKeeper final : public SideSource {
  public:
-  ProbeBudgetKeeper(ProbeSource& probes, sampling::PerfSession& session, Reporter& reporter)
+  ProbeBudgetKeeper(ProbeSource& probes, perf::PerfSession& session, Reporter& reporter)
       : probes_(probes), session_(session), reporter_(reporter) {}
   int wake_fd() const override { return -1; }
   void poll() override { probes_.keep_budget(session_, reporter_); }
@@ -67,7 +67,7 @@ class ProbeBudgetKeeper final : public SideSource {
 
  private:
   ProbeSource& probes_;
-  sampling::PerfSession& session_;
+  perf::PerfSession& session_;
   Reporter& reporter_;
 };
 

@@ -18,7 +18,7 @@
 #include "record/option_rules.h"
 #include "record/output_path.h"
 #include "record/snapshot_watcher.h"
-#include "collect/sampling/perf_target.h"
+#include "collect/perf/perf_target.h"
 #include "target/frame_pointers.h"
 #include "target/process_check.h"
 #include "trace/profile_file.h"
@@ -27,8 +27,8 @@
 namespace callprof::record {
 namespace {
 
-using sampling::SampleCollector;
-using sampling::UnwindMethod;
+using stacks::SampleCollector;
+using stacks::UnwindMethod;
 
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -68,13 +68,13 @@ std::string why_mode(const RecordArgs& a, const ExecutableInfo& exe) {
   return exe.path + (exe.has_hooks ? " has" : " has no") + " -finstrument-functions hooks";
 }
 
-sampling::SamplingOptions perf_options(const SamplingArgs& a) {
-  sampling::SamplingOptions o;
+perf::SamplingOptions perf_options(const SamplingArgs& a) {
+  perf::SamplingOptions o;
   o.frequency_hz = a.frequency;
-  for (auto e : {sampling::SampleEvent::CpuClock, sampling::SampleEvent::Cycles, sampling::SampleEvent::Instructions,
-                 sampling::SampleEvent::CacheMisses, sampling::SampleEvent::BranchMisses})
+  for (auto e : {perf::SampleEvent::CpuClock, perf::SampleEvent::Cycles, perf::SampleEvent::Instructions,
+                 perf::SampleEvent::CacheMisses, perf::SampleEvent::BranchMisses})
     if (a.event == to_string(e)) o.event = e;
-  o.unwind = a.call_graph == "dwarf" ? sampling::UnwindMode::Dwarf : sampling::UnwindMode::FramePointers;
+  o.unwind = a.call_graph == "dwarf" ? perf::UnwindMode::Dwarf : perf::UnwindMode::FramePointers;
   o.stack_bytes = a.stack_bytes & ~7u;
   o.kernel_stacks = !a.no_kernel;
   o.off_cpu = a.off_cpu;
@@ -84,8 +84,8 @@ sampling::SamplingOptions perf_options(const SamplingArgs& a) {
 
 // Exact mode with --syscalls: no samples, only the records that say where code is mapped
 // (for the calls' stacks); exact mode follows children, so this does too.
-sampling::SamplingOptions side_band_options() {
-  sampling::SamplingOptions o;
+perf::SamplingOptions side_band_options() {
+  perf::SamplingOptions o;
   o.frequency_hz = 0;
   o.follow_children = true;
   return o;
@@ -124,7 +124,7 @@ Status RecordingSession::preflight() {
   if (args_.attach()) {
     mode_ = args_.mode.value_or(Mode::Sample);
     if (mode_ == Mode::Exact) return make_error("attach records a running process: --mode sample, syscall or probe");
-    if (Status s = sampling::check_process(args_.pid); !s)  // before anything reads its files
+    if (Status s = perf::check_process(args_.pid); !s)  // before anything reads its files
       return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + s.error().message);
     if (Status s = check_attachable(args_.pid); !s) return s;
   } else {
@@ -260,7 +260,7 @@ Status RecordingSession::start_launched() {
 }
 
 Status RecordingSession::start_attached() {
-  auto session = sampling::PerfSession::attach(args_.pid, session_options(sampling::thread_ids(args_.pid).size()));
+  auto session = perf::PerfSession::attach(args_.pid, session_options(perf::thread_ids(args_.pid).size()));
   if (!session) return session.error();
   perf_.emplace(std::move(*session));
   if (tracing_)
@@ -331,8 +331,8 @@ void RecordingSession::choose_unwinding() {
                                      share.functions, name);
 }
 
-sampling::SamplingOptions RecordingSession::session_options(size_t threads) {
-  sampling::SamplingOptions o = perf_options(args_.sampling);
+perf::SamplingOptions RecordingSession::session_options(size_t threads) {
+  perf::SamplingOptions o = perf_options(args_.sampling);
   if (probes_) probes_->configure(o, threads, reporter_);
   return o;
 }
@@ -341,7 +341,7 @@ void RecordingSession::drain_perf() {
   std::vector<SideSource*> sides;
   if (tracing_) sides.push_back(tracing_.get());  // first: its wake descriptor is waited on
   const int64_t limit = args_.attach() ? args_.duration_ns : 0;
-  sampling::RecordSink& sink = probes_ ? probes_->start(*collector_, *perf_) : *collector_;
+  perf::RecordSink& sink = probes_ ? probes_->start(*collector_, *perf_) : *collector_;
   std::optional<ProbeBudgetKeeper> budget;
   if (probes_ && args_.probes.budget_percent > 0) sides.push_back(&budget.emplace(*probes_, *perf_, reporter_));
   drain(*perf_, sink, sides,

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "collect/sampling/perf_session.h"
-#include "collect/sampling/sample_collector.h"
+#include "collect/perf/perf_session.h"
+#include "collect/stacks/sample_collector.h"
 #include "model/profile.h"
 #include "record/exact_source.h"
 #include "record/options.h"
@@ -61,7 +61,7 @@ class RecordingSession {
   bool write(const Profile& p, bool final);
   void write_snapshot();
   void say_written(const Profile& p, bool final, size_t from_snapshots) const;
-  sampling::SamplingOptions session_options(size_t threads);
+  perf::SamplingOptions session_options(size_t threads);
   void choose_unwinding();
   std::string command_line() const;
 
@@ -71,10 +71,10 @@ class RecordingSession {
   Mode mode_ = Mode::Exact;
   ExecutableInfo exe_;                        // launch only
   std::optional<ExactSource> exact_;          // exact mode
-  std::unique_ptr<sampling::SampleCollector> collector_;  // the perf session's consumer
+  std::unique_ptr<stacks::SampleCollector> collector_;  // the perf session's consumer
   std::unique_ptr<SyscallTracing> tracing_;   // --syscalls
   std::optional<ProbeSource> probes_;         // probe mode
-  std::optional<sampling::PerfSession> perf_;  // sample, syscall, exact with --syscalls
+  std::optional<perf::PerfSession> perf_;     // sample, syscall, exact with --syscalls
   pid_t pid_ = 0;                             // launched program
   std::vector<std::string> unfollowed_;       // said at the end: processes whose data is missing
   int64_t start_realtime_ns_ = 0;

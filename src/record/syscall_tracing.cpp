@@ -13,7 +13,7 @@ using namespace syscalls;
 // Hands the tracer's events to the collector as views: nothing is copied per event.
 class Bridge : public EventHandler {
  public:
-  Bridge(const SyscallTracer& tracer, sampling::SampleCollector& collector, ExactCallerCalls& exact_callers,
+  Bridge(const SyscallTracer& tracer, stacks::SampleCollector& collector, ExactCallerCalls& exact_callers,
          std::vector<uint64_t>& chain)
       : tracer_(tracer),
         collector_(collector),
@@ -26,7 +26,7 @@ class Bridge : public EventHandler {
     // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
     const int error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
     if (e.context) return exact_callers_.add(e, syscall_name(e.nr), duration_ns, error);
-    sampling::SyscallSample call;
+    perf::SyscallSample call;
     call.pid = e.pid;
     call.tid = e.tid;
     call.time_ns = e.start_ns;
@@ -55,7 +55,7 @@ class Bridge : public EventHandler {
 
  private:
   const SyscallTracer& tracer_;
-  sampling::SampleCollector& collector_;
+  stacks::SampleCollector& collector_;
   ExactCallerCalls& exact_callers_;
   std::vector<uint64_t>& chain_;
   bool stacks_;
@@ -68,12 +68,12 @@ StackMode stack_mode(const std::string& name) {
 }  // namespace
 
 SyscallTracing::SyscallTracing(std::unique_ptr<SyscallTracer> tracer, const SyscallArgs& args,
-                               sampling::SampleCollector& collector)
+                               stacks::SampleCollector& collector)
     : tracer_(std::move(tracer)), collector_(collector), args_(args) {}
 SyscallTracing::~SyscallTracing() = default;
 
 Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& args, bool follow_children,
-                                                             sampling::SampleCollector& collector) {
+                                                             stacks::SampleCollector& collector) {
   auto selected = parse_syscall_selection(args.selection);
   if (!selected) return make_error("--syscalls: " + selected.error().message);
   TracerOptions o;

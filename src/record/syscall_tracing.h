@@ -13,7 +13,7 @@
 #include "record/drain_loop.h"
 #include "record/exact_callers.h"
 #include "record/options.h"
-#include "collect/sampling/sample_collector.h"
+#include "collect/stacks/sample_collector.h"
 #include "model/profile.h"
 #include "util/result.h"
 
@@ -28,7 +28,7 @@ class SyscallTracing : public SideSource {
   // Loads the probe for the selection in `args` (nothing traced until add_process); the
   // calls go to `collector`.
   static Result<std::unique_ptr<SyscallTracing>> open(const SyscallArgs& args, bool follow_children,
-                                                      sampling::SampleCollector& collector);
+                                                      stacks::SampleCollector& collector);
   ~SyscallTracing() override;
 
   Status add_process(pid_t pid);
@@ -42,9 +42,9 @@ class SyscallTracing : public SideSource {
 
  private:
   SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args,
-                 sampling::SampleCollector& collector);
+                 stacks::SampleCollector& collector);
   std::unique_ptr<syscalls::SyscallTracer> tracer_;
-  sampling::SampleCollector& collector_;
+  stacks::SampleCollector& collector_;
   SyscallArgs args_;
   ExactCallerCalls exact_callers_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain

@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
-#include "collect/sampling/perf_decode.h"
+#include "collect/perf/perf_decode.h"
 
-using namespace callprof::sampling;
+using namespace callprof::perf;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 3) return 0;

@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <vector>
 
+#include "collect/perf/perf_events.h"
+#include "collect/perf/perf_ring.h"
+#include "collect/perf/uprobe_definitions.h"
 #include "collect/probes/probe_collector.h"
 #include "collect/probes/probe_sites.h"
-#include "collect/sampling/perf_events.h"
-#include "collect/sampling/perf_ring.h"
-#include "collect/sampling/uprobe_definitions.h"
 
 // The calibration's functions, in assembly so that their probes land where intended (see
 // probe_placement.h): `stepped` calls something (never, after its ret) and starts with an
@@ -65,7 +65,7 @@ extern "C" uint64_t callprof_probe_cal_stepped(uint64_t), callprof_probe_cal_lea
 namespace callprof::probes {
 namespace {
 
-using namespace sampling;
+using namespace perf;
 
 // Per calibration function, the time from each call's entry hit to its exit hit: the
 // probes' time inside a call whose own code takes a nanosecond.

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "collect/sampling/perf_options.h"
+#include "collect/perf/perf_options.h"
 #include "util/result.h"
 
 namespace callprof::probes {
@@ -22,6 +22,6 @@ struct ProbeCosts {
 };
 
 // For probes opened with `options`' sample layout. Takes ~0.1-0.3 s (a few thousand hits).
-Result<ProbeCosts> measure_probe_costs(const sampling::SamplingOptions& options);
+Result<ProbeCosts> measure_probe_costs(const perf::SamplingOptions& options);
 
 }  // namespace callprof::probes

@@ -4,7 +4,7 @@
 
 namespace callprof::probes {
 
-using namespace sampling;
+using namespace perf;
 
 std::vector<UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions, std::vector<ProbeSite>& sites) {
   std::vector<UprobeSite> out;
@@ -48,7 +48,7 @@ void ProbeCollector::set_costs(const ProbeCosts& costs, bool compensate) {
   compensated_ = compensate;
 }
 
-ProbeCollector::ProbeCollector(SampleCollector& stacks, std::vector<ProbeFunction> functions,
+ProbeCollector::ProbeCollector(stacks::SampleCollector& stacks, std::vector<ProbeFunction> functions,
                                std::vector<ProbeSite> sites)
     : stacks_(stacks),
       functions_(std::move(functions)),
@@ -153,13 +153,14 @@ uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint
   return it->second;
 }
 
-void ProbeCollector::on_call(uint32_t, const OpenFrame& frame, uint64_t, uint64_t self_ns, uint64_t probe_ns) {
+void ProbeCollector::on_call(uint32_t, const OpenFrame& frame, const CallTimes& t) {
   Path& p = paths_[frame.path];
   ++p.calls;
   ++function_calls_[frame.function];
-  p.self_ns += self_ns;
-  p.probe_ns += probe_ns;
-  const uint64_t own = self_ns > probe_ns ? self_ns - probe_ns : 0;
+  p.self_ns += t.self_ns;
+  p.probe_ns += t.probe_ns;
+  p.hits_ns += t.hits_ns;
+  const uint64_t own = t.self_ns > t.probe_ns ? t.self_ns - t.probe_ns : 0;
   p.min_ns = std::min(p.min_ns, own);
   p.max_ns = std::max(p.max_ns, own);
 }
@@ -202,14 +203,21 @@ void ProbeCollector::finish(uint64_t end_ns) {
   pairing_.end_all(end_ns);
   for (const Path& p : paths_) {
     if (p.calls == 0) continue;
-    // A call's probes took at least half of its measured self time: what is left is within
-    // the calibration's error (a hit costs more in a loaded program than at start), not a
-    // measurement of the function.
-    const bool unmeasurable = compensated_ && p.probe_ns * 2 >= p.self_ns;
+    // What compensation leaves is shorter than the calls' own hits: within the calibration's
+    // error (in a loaded program a hit costs several times what it cost at start: Lua's
+    // l_strcmp, tens of ns, kept 93 µs per call), not a measurement of the function.
+    const uint64_t left = p.self_ns > p.probe_ns ? p.self_ns - p.probe_ns : 0;
+    const bool unmeasurable = compensated_ && left < p.hits_ns;
     if (unmeasurable) counts_.unmeasurable_calls += p.calls, unmeasurable_[p.function] = true;
-    const uint64_t self = unmeasurable ? 0 : p.self_ns - p.probe_ns;
-    SampleCollector::MeasuredPath m{p.pid, p.tid, p.image, {pcs_.begin() + p.first, pcs_.begin() + p.first + p.count},
-                                    p.calls, self, unmeasurable ? 0 : p.min_ns, unmeasurable ? 0 : p.max_ns};
+    const uint64_t self = unmeasurable ? 0 : left;
+    stacks::SampleCollector::MeasuredPath m{p.pid,
+                                            p.tid,
+                                            p.image,
+                                            {pcs_.begin() + p.first, pcs_.begin() + p.first + p.count},
+                                            p.calls,
+                                            self,
+                                            unmeasurable ? 0 : p.min_ns,
+                                            unmeasurable ? 0 : p.max_ns};
     stacks_.add_measured(std::move(m));
   }
   paths_.clear();

@@ -8,12 +8,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collect/perf/perf_options.h"
 #include "collect/probes/probe_budget.h"
 #include "collect/probes/probe_calibration.h"
 #include "collect/probes/probe_pairing.h"
 #include "collect/probes/probe_sites.h"
-#include "collect/sampling/perf_options.h"
-#include "collect/sampling/sample_collector.h"
+#include "collect/stacks/sample_collector.h"
 
 namespace callprof::probes {
 
@@ -28,12 +28,11 @@ struct ProbeSite {
 
 // The uprobe sites of `functions` (each function's entry, then its exits or its return
 // probe), and in `sites` what each one is, index for index.
-std::vector<sampling::UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions,
-                                               std::vector<ProbeSite>& sites);
+std::vector<perf::UprobeSite> uprobe_sites(const std::vector<ProbeFunction>& functions, std::vector<ProbeSite>& sites);
 
-class ProbeCollector : public sampling::RecordSink, private CallSink {
+class ProbeCollector : public perf::RecordSink, private CallSink {
  public:
-  ProbeCollector(sampling::SampleCollector& stacks, std::vector<ProbeFunction> functions, std::vector<ProbeSite> sites);
+  ProbeCollector(stacks::SampleCollector& stacks, std::vector<ProbeFunction> functions, std::vector<ProbeSite> sites);
 
   // What each kind of hit costs; `compensate`: subtract it from self times.
   void set_costs(const ProbeCosts& costs, bool compensate);
@@ -54,11 +53,11 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
   // The session's event ids of each site (PerfSession::uprobe_sites()).
   void set_event_sites(const std::unordered_map<uint64_t, uint32_t>& ids) { event_sites_ = ids; }
 
-  void on_sample(sampling::Sample&& sample) override;
-  void on_mapping(sampling::Mapping&& mapping) override { stacks_.on_mapping(std::move(mapping)); }
-  void on_task(sampling::TaskEvent&& task) override;
-  void on_switch(const sampling::SwitchEvent& event) override { stacks_.on_switch(event); }
-  void on_lost(const sampling::LostEvent& event, sampling::LostKind kind) override { stacks_.on_lost(event, kind); }
+  void on_sample(perf::Sample&& sample) override;
+  void on_mapping(perf::Mapping&& mapping) override { stacks_.on_mapping(std::move(mapping)); }
+  void on_task(perf::TaskEvent&& task) override;
+  void on_switch(const perf::SwitchEvent& event) override { stacks_.on_switch(event); }
+  void on_lost(const perf::LostEvent& event, perf::LostKind kind) override { stacks_.on_lost(event, kind); }
 
   // Closes what is still open at end_ns and hands every path's sums to the stack engine.
   void finish(uint64_t end_ns);
@@ -70,8 +69,8 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
     uint64_t emulated = 0;            // hits on instructions the kernel emulates
     uint64_t returns = 0;             // hits of return probes
     uint64_t without_registers = 0;  // hits that could not be paired (no stack pointer)
-    // Calls whose self time was mostly the probes' own cost (at least half of it, by the
-    // calibration): not measurable; their self time is given as 0 (known at finish()).
+    // Calls whose self time, less the probes' part, was shorter than what their own hits
+    // cost: not measurable; their self time is given as 0 (known at finish()).
     uint64_t unmeasurable_calls = 0;
     uint64_t truncated_calls = 0;  // entry stack reached no root (known once the profile is built)
     ProbePairing::Counts pairing;
@@ -85,17 +84,18 @@ class ProbeCollector : public sampling::RecordSink, private CallSink {
     uint32_t pid, tid, image, function;
     uint32_t first, count;  // in pcs_, outermost first
     uint64_t calls = 0, self_ns = 0, probe_ns = 0;  // self_ns raw; probe_ns: the probes' part of it
+    uint64_t hits_ns = 0;                           // the calls' own hits' cost (CallTimes)
     uint64_t min_ns = UINT64_MAX, max_ns = 0;      // of one call, less its probes' part
   };
-  void on_call(uint32_t tid, const OpenFrame& frame, uint64_t total_ns, uint64_t self_ns, uint64_t probe_ns) override;
-  void on_entry(const sampling::Sample& s, const ProbeSite& site);
+  void on_call(uint32_t tid, const OpenFrame& frame, const CallTimes& times) override;
+  void on_entry(const perf::Sample& s, const ProbeSite& site);
   // The path of `parent` (kNoParent: none) followed by scratch_.
   static constexpr uint32_t kNoParent = UINT32_MAX;
   uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t function, uint32_t parent);
   void close_stopped(uint64_t before_ns);
   void adopt_frames(uint32_t parent_tid, uint32_t child_pid, uint32_t child_tid);
 
-  sampling::SampleCollector& stacks_;
+  stacks::SampleCollector& stacks_;
   std::vector<ProbeFunction> functions_;
   std::vector<ProbeSite> sites_;
   std::unordered_map<uint64_t, uint32_t> event_sites_;

@@ -27,15 +27,18 @@ void ProbePairing::close_top(uint32_t tid, std::vector<OpenFrame>& stack, uint64
   const OpenFrame f = stack.back();
   stack.pop_back();
   const uint64_t total = time_ns > f.start_ns ? time_ns - f.start_ns : 0;
-  const uint64_t self = total > f.child_ns ? total - f.child_ns : 0;
-  const uint64_t probes = compensate_ ? costs_.inside(f.entry_kind, exit) + f.child_probe_ns : 0;
+  CallTimes times{total, total > f.child_ns ? total - f.child_ns : 0};
+  if (compensate_) {
+    times.probe_ns = costs_.inside(f.entry_kind, exit) + f.child_probe_ns;
+    times.hits_ns = costs_.hit(f.entry_kind) + (exit ? costs_.hit(*exit) : 0);
+  }
   if (!stack.empty()) {
     stack.back().child_ns += total;
     if (compensate_) stack.back().child_probe_ns += costs_.outside(f.entry_kind, exit);
     ++stack.back().children;
   }
   ++counts_.calls;
-  sink_.on_call(tid, f, total, self, probes);
+  sink_.on_call(tid, f, times);
 }
 
 const OpenFrame* ProbePairing::enter(uint32_t tid, uint64_t time_ns, uint64_t sp) {

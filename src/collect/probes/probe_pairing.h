@@ -45,13 +45,18 @@ struct OpenFrame {
   uint64_t child_probe_ns = 0;
 };
 
+// One call's times, as measured, with what the probes put in them (zeros without set_costs).
+struct CallTimes {
+  uint64_t total_ns = 0;  // entry to exit
+  uint64_t self_ns = 0;   // minus the probed calls it made
+  uint64_t probe_ns = 0;  // of self_ns, the probes' own time (HitCosts), which the sink subtracts
+  uint64_t hits_ns = 0;   // what its own entry and exit hits cost in all: the scale of the error
+};
+
 class CallSink {
  public:
   virtual ~CallSink() = default;
-  // total_ns: entry to exit; self_ns: minus the probed calls it made; probe_ns: of self_ns,
-  // the probes' own time (HitCosts; 0 without set_costs), which the sink subtracts.
-  virtual void on_call(uint32_t tid, const OpenFrame& frame, uint64_t total_ns, uint64_t self_ns,
-                       uint64_t probe_ns) = 0;
+  virtual void on_call(uint32_t tid, const OpenFrame& frame, const CallTimes& times) = 0;
 };
 
 class ProbePairing {

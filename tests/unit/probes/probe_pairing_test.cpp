@@ -18,9 +18,11 @@ struct Call {
 class Recorder : public CallSink {
  public:
   // Self less the probes' part, never below 0, as ProbeCollector does for one call.
-  void on_call(uint32_t tid, const OpenFrame& f, uint64_t total, uint64_t self, uint64_t probes) override {
-    calls.push_back({tid, f.path, total, self > probes ? self - probes : 0});
+  void on_call(uint32_t tid, const OpenFrame& f, const CallTimes& t) override {
+    calls.push_back({tid, f.path, t.total_ns, t.self_ns > t.probe_ns ? t.self_ns - t.probe_ns : 0});
+    hits_ns.push_back(t.hits_ns);
   }
+  std::vector<uint64_t> hits_ns;
   std::vector<Call> calls;
 };
 
@@ -184,6 +186,8 @@ TEST_F(PairingTest, CompensationFollowsEachHitsKind) {
   EXPECT_EQ(sink.calls[1], (Call{1, 12, 100, 100 - 10}));
   // 200 in children; 30 inside itself; outside its children: 10 + 4 - 8 and 10 + 30 - 10
   EXPECT_EQ(sink.calls[2], (Call{1, 10, 1000, 1000 - 200 - 30 - 6 - 30}));
+  // Each call's own hits in all: emulated + return probe, emulated + ret, stepped + ret.
+  EXPECT_EQ(sink.hits_ns, (std::vector<uint64_t>{10 + 4, 10 + 30, 30 + 30}));
 }
 
 // A frame left without an exit (an exception) loses half of what an exit would have left.
