@@ -22,6 +22,16 @@
 #                           in the same run, to compare the hooks' cost before and after a change
 #   BENCH_CALLPROF_BEFORE=  the same with another callprof binary and the runtime next to it
 #                           (when the runtime's dump format changed, the two go together)
+#   BENCH_CASES="recursive manypaths"   the cases of real programs (issue 28) run in the same
+#                           rounds, each against its own plain build and the same floor hooks
+#                           (empty: none; a case whose binaries are not built is skipped):
+#                           recursive (recursive.c: 80 % of the calls in a recursive fib) and
+#                           manypaths (manypaths.awk: 512 functions on deep varied paths, a
+#                           calling context tree far beyond the caches)
+#   BENCH_RECURSIVE_N=2000000  iterations of recursive (31 calls each)
+#   BENCH_MANYPATHS_N=4000000  iterations of manypaths (14 calls each)
+#   BENCH_MANYPATHS_PATHS=32768 BENCH_MANYPATHS_DEPTH=12   its distinct chains and their depth
+#                           (the tree: ~PATHS * (DEPTH - 2) nodes of 64 bytes; 32768: ~20 MB)
 # The callprof variants record with --no-auto-fold: the SPEC's bar is the hooks' cost per
 # call, and the benchmark's leaf is tiny enough to be folded; 'auto-fold (default)' shows
 # what a default recording costs (it folds inlined copies only: the leaf is really called),
@@ -40,6 +50,9 @@ UREPEAT=${BENCH_UFTRACE_REPEAT:-3}
 WITH_UFTRACE=${BENCH_UFTRACE:-1}
 RT_BEFORE=${BENCH_RUNTIME_BEFORE:-}
 CP_BEFORE=${BENCH_CALLPROF_BEFORE:-}
+CASES=${BENCH_CASES-recursive manypaths}
+declare -A CASE_N=([recursive]=${BENCH_RECURSIVE_N:-2000000} [manypaths]=${BENCH_MANYPATHS_N:-4000000})
+declare -A CASE_ARGS=([recursive]="" [manypaths]="${BENCH_MANYPATHS_PATHS:-32768} ${BENCH_MANYPATHS_DEPTH:-12}")
 
 prog=$build/bench/callheavy
 plain_prog=$build/bench/callheavy_plain
@@ -58,6 +71,12 @@ if [[ $WITH_UFTRACE == 1 && -z $uftrace ]]; then
   WITH_UFTRACE=0
 fi
 (( N >= 10 && UDIV >= 1 && REPEAT >= 1 && UREPEAT >= 1 )) || die "bad BENCH_* settings"
+cases=()
+for c in $CASES; do
+  [[ -n ${CASE_N[$c]:-} ]] || die "unknown case $c in BENCH_CASES (recursive, manypaths)"
+  if [[ -x $build/bench/$c && -x $build/bench/${c}_plain ]]; then cases+=("$c")
+  else echo "run.sh: case $c skipped: build the targets $c ${c}_plain in $build" >&2; fi
+done
 # Floating-point work goes through awk.
 calc() { awk "BEGIN { printf \"%.6g\", $* }"; }
 fmt() { awk -v v="$2" "BEGIN { printf \"$1\", v }"; }
@@ -72,7 +91,7 @@ mkdir -p "$tmp"
 # Records: wall seconds (EPOCHREALTIME, µs), peak RSS of the whole command tree (GNU time
 # %M, KiB), the program's own peak RSS and call count and checksum (its output line) and
 # the size of the profile (file or directory) when one is written.
-declare -A WALLS CPUS RSS_ALL RSS_PROG SIZE CALLS ITERS CHECKSUM
+declare -A WALLS CPUS RSS_ALL RSS_PROG SIZE CALLS ITERS CHECKSUM LOOP_CPUS
 run_one() {
   local variant=$1 iters=$2 profile=$3; shift 3
   local out=$tmp/out.txt tf=$tmp/time.txt
@@ -95,6 +114,10 @@ run_one() {
   RSS_PROG[$variant]+="$rss "
   CALLS[$variant]=$calls
   ITERS[$variant]=$iters
+  if [[ $line == *loop_cpu_ns=* ]]; then
+    local lc=${line#*loop_cpu_ns=}; lc=${lc%% *}
+    LOOP_CPUS[$variant]+="$(calc "$lc / 1e9") "
+  fi
   CHECKSUM[$variant]=$sum
   if [[ $profile != - ]]; then
     SIZE[$variant]+="$(du -sb "$profile" | cut -f1) "
@@ -117,6 +140,7 @@ echo "program: $prog (-O2 -finstrument-functions), baseline $plain_prog (same so
 echo "         N=$N iterations x 10 calls + main; each variant $REPEAT times interleaved, median wall time"
 (( N >= 10000000 )) || echo "note:    N below the default 10000000: start-up costs weigh on the per-call figures"
 [[ $WITH_UFTRACE == 1 ]] && echo "uftrace: $($uftrace --version 2>&1 | head -1 | cut -d' ' -f1-2), run at N/$UDIV=$n_uftrace iterations ($UREPEAT times), against plain at the same N, scaled per call"
+(( ${#cases[@]} )) && echo "cases:   $(for c in "${cases[@]}"; do printf '%s %s %s  ' "$c" "${CASE_N[$c]}" "${CASE_ARGS[$c]}"; done)(issue 28: program arguments; in the same rounds)"
 echo
 
 # Warm-up (page cache, CPU frequency), not measured.
@@ -150,6 +174,15 @@ for (( r = 1; r <= REPEAT; r++ )); do
     # Its trace is written back to disk after it exits: not its time, and not the next run's.
     rm -rf "$uf_dir"; sync
   fi
+  for c in "${cases[@]}"; do
+    cn=${CASE_N[$c]}
+    read -r -a ca <<<"${CASE_ARGS[$c]}"
+    run_one "$c:plain" "$cn" - "$build/bench/${c}_plain" "$cn" "${ca[@]}"
+    run_one "$c:nop" "$cn" - "$build/bench/$c" "$cn" "${ca[@]}"
+    run_one "$c:floor" "$cn" - env LD_PRELOAD="$floor_lib" "$build/bench/$c" "$cn" "${ca[@]}"
+    run_one "$c:callprof" "$cn" "$tmp/$c.callprof" "$callprof" record -q --no-auto-fold -o "$tmp/$c.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
+    run_one "$c:default" "$cn" "$tmp/$c-default.callprof" "$callprof" record -q -o "$tmp/$c-default.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
+  done
 done
 [[ -t 2 ]] && printf '\r%*s\r' 30 '' >&2
 
@@ -157,6 +190,10 @@ done
 # Checks: same checksum as the plain run of the same size (the hooks did not change what
 # the program computed).
 for v in "${!CHECKSUM[@]}"; do
+  if [[ $v == *:* ]]; then
+    [[ ${CHECKSUM[$v]} == "${CHECKSUM[${v%%:*}:plain]}" ]] || die "$v: checksum ${CHECKSUM[$v]} differs from ${v%%:*}:plain's ${CHECKSUM[${v%%:*}:plain]}"
+    continue
+  fi
   for base in plain plain_small plain_uftrace; do
     [[ -n ${CHECKSUM[$base]:-} && ${ITERS[$base]} == "${ITERS[$v]}" ]] || continue
     [[ ${CHECKSUM[$v]} == "${CHECKSUM[$base]}" ]] || die "$v: checksum ${CHECKSUM[$v]} differs from $base's ${CHECKSUM[$base]}"
@@ -175,6 +212,7 @@ baseline_of() {
     plain_small|callprof_small) echo plain_small ;;
     uftrace) (( n_uftrace == n_small )) && echo plain_small || echo plain_uftrace ;;
     plain_uftrace) echo plain_uftrace ;;
+    *:*) echo "${1%%:*}:plain" ;;   # a case (BENCH_CASES): its own plain build
   esac
 }
 for v in "${!WALL[@]}"; do
@@ -308,4 +346,58 @@ plain_s=${WALL[plain]}
 echo
 echo "Compensation (SPEC §6, informational): main's reported total $(fmt '%.3f' "$(calc "$main_ns / 1e9")") s" \
      "vs plain run $(fmt '%.3f' "$plain_s") s ($(fmt '%+.1f' "$(calc "($main_ns / 1e9 - $plain_s) / $plain_s * 100")") %; target within 15 %)"
+
+# ---------------------------------------------------------------------------------------
+# The cases of real programs (issue 28), each against its own plain build and the floor
+# hooks in the same rounds.
+if (( ${#cases[@]} )); then
+  echo
+  echo "Cases of real programs (issue 28; BENCH_CASES): added ns/call against the case's own plain build, xfloor: over"
+  echo "the floor's added on the same case; loop cpu: the program's own CPU time of its loop (leaves out start-up and"
+  echo "writing the profile, which a large tree makes long)"
+  chdr='%-36s %11s %7s %6s %7s %6s %7s %7s %6s %8s %7s %6s\n'
+  for c in "${cases[@]}"; do
+    "$callprof" report -i "$tmp/$c.callprof" --json >"$json" || die "callprof report failed on $tmp/$c.callprof"
+    got=$(jq '.summary.calls' "$json"); nodes=$(jq '.summary.nodes' "$json")
+    truth=${CALLS[$c:callprof]}
+    st=MISMATCH; [[ $got == "$truth" ]] && st=EXACT
+    [[ $st == EXACT ]] || status=1
+    case $c in
+      recursive) what="80.6 % of the calls in a recursive fib" ;;
+      manypaths) what="512 functions, deep varied paths" ;;
+    esac
+    echo
+    echo "$c ${CASE_N[$c]} ${CASE_ARGS[$c]}: $what; $truth calls; profile: $got calls ($st), $nodes nodes ($(fmt '%.1f' "$(calc "$nodes * 64 / 1048576")") MiB of nodes)"
+    printf "$chdr" "" "" "wall" "" "added" "" "cpu" "added" "" "loop cpu" "added" ""
+    printf "$chdr" variant calls "s" spread "ns/call" "xfloor" "s" "ns/call" "xfloor" "s" "ns/call" "xfloor"
+    for v in plain nop floor callprof default; do
+      k=$c:$v
+      lc=$(median "${LOOP_CPUS[$k]}")
+      added=-; ratio=-; cadded=-; cratio=-; ladded=-; lratio=-
+      if [[ $v != plain ]]; then
+        added=$(fmt '%.2f' "${ADDED[$k]}"); ratio=$(fmt '%.2f' "$(calc "${ADDED[$k]} / ${ADDED[$c:floor]}")")
+        cadded=$(fmt '%.2f' "${ADDED_CPU[$k]}"); cratio=$(fmt '%.2f' "$(calc "${ADDED_CPU[$k]} / ${ADDED_CPU[$c:floor]}")")
+        la=$(calc "($lc - $(median "${LOOP_CPUS[$c:plain]}")) * 1e9 / ${CALLS[$k]}")
+        lf=$(calc "($(median "${LOOP_CPUS[$c:floor]}") - $(median "${LOOP_CPUS[$c:plain]}")) * 1e9 / ${CALLS[$k]}")
+        ladded=$(fmt '%.2f' "$la"); lratio=$(fmt '%.2f' "$(calc "$la / $lf")")
+      fi
+      case $v in
+        plain) l="plain (no hooks)" ;; nop) l="glibc no-op hooks" ;; floor) l="floor (2x rdtsc)" ;;
+        callprof) l="callprof record --no-auto-fold" ;; default) l="  callprof record (default options)" ;;
+      esac
+      printf "$chdr" "$l" "${CALLS[$k]}" "$(fmt '%.3f' "${WALL[$k]}")" "$(spread "${WALLS[$k]}")" "$added" "$ratio" \
+        "$(fmt '%.3f' "${CPU[$k]}")" "$cadded" "$cratio" "$(fmt '%.3f' "$lc")" "$ladded" "$lratio"
+    done
+  done
+  echo
+  echo "Cases against the floor (issue 28 target: callprof --no-auto-fold added <= 1.2 x the floor's on every case):"
+  for c in "${cases[@]}"; do
+    r=$(calc "${ADDED[$c:callprof]} / ${ADDED[$c:floor]}"); rc=$(calc "${ADDED_CPU[$c:callprof]} / ${ADDED_CPU[$c:floor]}")
+    lc_p=$(median "${LOOP_CPUS[$c:plain]}")
+    rl=$(calc "($(median "${LOOP_CPUS[$c:callprof]}") - $lc_p) / ($(median "${LOOP_CPUS[$c:floor]}") - $lc_p)")
+    printf '  %-10s callprof added / floor added = %5.2f  %s   %.2f vs %.2f ns/call   [cpu %.2f %s; loop cpu %.2f %s]\n' \
+      "$c" "$r" "$(verdict "$r" '<=' 1.2)" "${ADDED[$c:callprof]}" "${ADDED[$c:floor]}" "$rc" "$(verdict "$rc" '<=' 1.2)" \
+      "$rl" "$(verdict "$rl" '<=' 1.2)"
+  done
+fi
 exit $status
