@@ -33,6 +33,8 @@ test_packages=(
   help2man man-db
   # the debug-info tests serve a stripped program's debug file from a real debuginfod server
   debuginfod
+  # every C and C++ file is checked against .clang-format (scripts/check-format.sh)
+  clang-format
 )
 
 case "${1:-test}" in
