@@ -88,9 +88,7 @@ void count_words(const std::string& text, WordTable& table) {
   }
 }
 
-bool more_frequent(const Entry& a, const Entry& b) {
-  return a.count != b.count ? a.count > b.count : a.word < b.word;
-}
+bool more_frequent(const Entry& a, const Entry& b) { return a.count != b.count ? a.count > b.count : a.word < b.word; }
 
 void quicksort(std::vector<Entry>& v, long lo, long hi) {
   if (lo >= hi) return;
@@ -106,7 +104,8 @@ void quicksort(std::vector<Entry>& v, long lo, long hi) {
 }
 
 void print_top(const std::vector<Entry>& v, size_t n) {
-  for (size_t i = 0; i < n && i < v.size(); ++i) std::printf("%2zu. %-12s %llu\n", i + 1, v[i].word.c_str(), (unsigned long long)v[i].count);
+  for (size_t i = 0; i < n && i < v.size(); ++i)
+    std::printf("%2zu. %-12s %llu\n", i + 1, v[i].word.c_str(), (unsigned long long)v[i].count);
 }
 
 }  // namespace

@@ -107,7 +107,8 @@ extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   if (!t || slot >= kCapacity) return rc;
   t[slot] = taken;
   // Entries are published in slot order, so the count only ever covers complete ones.
-  while (__atomic_load_n(&g_committed, __ATOMIC_ACQUIRE) != slot) {}
+  while (__atomic_load_n(&g_committed, __ATOMIC_ACQUIRE) != slot) {
+  }
   __atomic_store_n(&g_committed, slot + 1, __ATOMIC_SEQ_CST);
   // Every thread moves its nodes of the library before its next call is recorded (so
   // before any call into a library loaded after this dlclose returns).

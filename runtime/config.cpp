@@ -35,7 +35,9 @@ bool env_path(const char* name, char* out, uint64_t cap) {
 // usual 8 MiB limit).
 uint32_t stack_frames_for_stack_limit() {
   rlimit r{};
-  uint64_t bytes = sys::call(SYS_prlimit64, 0, RLIMIT_STACK, 0, sys::p(&r)) == 0 && r.rlim_cur != RLIM_INFINITY ? r.rlim_cur : (uint64_t(1) << 29);
+  uint64_t bytes = sys::call(SYS_prlimit64, 0, RLIMIT_STACK, 0, sys::p(&r)) == 0 && r.rlim_cur != RLIM_INFINITY
+                       ? r.rlim_cur
+                       : (uint64_t(1) << 29);
   if (bytes < (8u << 20)) bytes = 8u << 20;  // threads may ask for larger stacks than the limit
   const uint64_t frames = bytes / 8;
   return uint32_t(frames > (1u << 26) ? (1u << 26) : frames);

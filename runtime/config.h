@@ -15,19 +15,19 @@ struct RuntimeConfig {
   uint32_t stack_frames = 1u << 16;  // shadow stack capacity per thread (from RLIMIT_STACK, config.cpp)
   ThreadLimits limits;               // --max-depth, --min-duration (converted to ticks later)
   uint64_t min_duration_ns = 0;
-  uint32_t timeline_events = 0;      // per-thread timeline ring (record --timeline); 0: none
-  uint64_t timeline_min_ns = 0;      // calls shorter than this stay off the timeline
+  uint32_t timeline_events = 0;  // per-thread timeline ring (record --timeline); 0: none
+  uint64_t timeline_min_ns = 0;  // calls shorter than this stay off the timeline
   EventOptions events;
-  bool alloc = false;                // allocation metrics (libcallprof-alloc.so is preloaded)
+  bool alloc = false;  // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;
-  bool compensate = true;            // measure the hooks' own cost at start-up
-  uint8_t auto_fold = 1;             // fold tiny functions (thread_profile_fold.cpp): 0 off, 1 inlined copies, 2 all
-  bool ordered_clock = false;        // lfence before the clock read at returns (clock.h)
-  uint64_t auto_fold_ns = 0;         // their average self time below this; 0: from the calibration
-  bool syscall_context = false;      // announce each thread's shadow stack to --syscalls' probe
+  bool compensate = true;        // measure the hooks' own cost at start-up
+  uint8_t auto_fold = 1;         // fold tiny functions (thread_profile_fold.cpp): 0 off, 1 inlined copies, 2 all
+  bool ordered_clock = false;    // lfence before the clock read at returns (clock.h)
+  uint64_t auto_fold_ns = 0;     // their average self time below this; 0: from the calibration
+  bool syscall_context = false;  // announce each thread's shadow stack to --syscalls' probe
   int snapshot_signal = 0;
   uint32_t snapshot_interval_ms = 0;
-  char functions_file[512];          // filters and checkpoints (function_plan.cpp), "" none
+  char functions_file[512];  // filters and checkpoints (function_plan.cpp), "" none
   bool node_metrics() const { return events.offcpu || events.faults || alloc; }
 };
 

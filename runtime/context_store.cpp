@@ -10,9 +10,9 @@
 namespace callprof::rt {
 
 namespace {
-constexpr uint32_t kSlots = 1u << 14;             // suspended contexts a thread can hold (3/4 of it)
-constexpr uint32_t kPoolFrames = 1u << 21;        // frames of all of them together (64 MiB of address space)
-constexpr uint32_t kClasses = 22;                 // chunk sizes 8 << 0 ... 8 << 21 frames
+constexpr uint32_t kSlots = 1u << 14;       // suspended contexts a thread can hold (3/4 of it)
+constexpr uint32_t kPoolFrames = 1u << 21;  // frames of all of them together (64 MiB of address space)
+constexpr uint32_t kClasses = 22;           // chunk sizes 8 << 0 ... 8 << 21 frames
 constexpr uint32_t kNoChunk = UINT32_MAX;
 
 uint32_t chunk_frames(uint32_t size_class) { return 8u << size_class; }

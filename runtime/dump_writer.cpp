@@ -9,8 +9,8 @@
 #include <link.h>
 #include <string.h>
 
-#include "closed_modules.h"
 #include "clock.h"
+#include "closed_modules.h"
 #include "context_store.h"
 #include "libcalls.h"
 #include "process.h"
@@ -89,9 +89,7 @@ struct Path {
   }
 };
 
-int open_for_writing(const char* path) {
-  return int(sys::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-}
+int open_for_writing(const char* path) { return int(sys::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)); }
 
 struct ModuleScan {
   Output* out;
@@ -272,7 +270,8 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
     const Frame& f = p.open_frames()[i];
-    wire::DumpOpenFrame o{f.node, i < p.inherited_frames() ? wire::kOpenFrameInherited : 0u, f.entry_tsc, f.child_ticks};
+    wire::DumpOpenFrame o{f.node, i < p.inherited_frames() ? wire::kOpenFrameInherited : 0u, f.entry_tsc,
+                          f.child_ticks};
     out.put(&o, sizeof o);
   }
   out.put(s.interrupts.nodes(), uint64_t(t.interrupt_node_count) * sizeof(wire::DumpNode));
@@ -333,7 +332,7 @@ Path image_path(const char* suffix) {
   return path;
 }
 
-uint32_t g_dumped_pid = 0;      // once per process image: exit() runs our destructor, _exit may follow
+uint32_t g_dumped_pid = 0;  // once per process image: exit() runs our destructor, _exit may follow
 Path g_dump_path;
 
 // Writes the whole image to `fd`; false when something could not be written.
@@ -349,7 +348,8 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.mono_start_ns = p.mono_start_ns;
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
-  h.flags = (p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0) | (p.config.timeline_events ? wire::kDumpHasTimeline : 0);
+  h.flags = (p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0) |
+            (p.config.timeline_events ? wire::kDumpHasTimeline : 0);
   for (int i = 0; i < 2; ++i) h.hook_costs[i] = p.hook_costs[i];
   h.auto_fold_ticks = p.auto_fold.max_self_ticks;
   h.libcall_count = libcall_count();
@@ -437,8 +437,11 @@ void write_snapshot(uint32_t seq) {
     h.snapshot_seq = seq;
     bool ok = write_image(fd, ticks(), h);
     sys::close(fd);
-    if (ok) sys::rename(tmp.text, image_path(".snapshot.cpraw").text);  // readers see the previous snapshot or this one, whole
-    else sys::unlink(tmp.text);
+    if (ok)
+      sys::rename(tmp.text,
+                  image_path(".snapshot.cpraw").text);  // readers see the previous snapshot or this one, whole
+    else
+      sys::unlink(tmp.text);
   }
   if (self) self->busy = was_busy;
   unlock_dumps();

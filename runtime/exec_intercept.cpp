@@ -55,9 +55,9 @@ void fill_args(char** argv, const char* first, size_t n, va_list ap) {
 }  // namespace
 
 // `envp` with the runtime's variables, in stack memory of the calling function.
-#define CALLPROF_CHILD_ENV(name, envp)                                                                   \
+#define CALLPROF_CHILD_ENV(name, envp)                                                                      \
   char** name##_slots = static_cast<char**>(alloca(callprof::rt::runtime_env_slots(envp) * sizeof(char*))); \
-  char* name##_preload = static_cast<char*>(alloca(callprof::rt::runtime_preload_bytes(envp)));            \
+  char* name##_preload = static_cast<char*>(alloca(callprof::rt::runtime_preload_bytes(envp)));             \
   char* const* name = callprof::rt::with_runtime_env(envp, name##_slots, name##_preload)
 
 CALLPROF_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
@@ -94,13 +94,13 @@ CALLPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
 }
 
 // Like glibc's own execl*, the argument vector lives on the stack.
-#define CALLPROF_ARGV_FROM_VARARGS(argv, first, ap)                    \
-  va_list ap;                                                          \
-  va_start(ap, first);                                                 \
-  size_t n_##argv = count_args(ap);                                    \
-  va_end(ap);                                                          \
+#define CALLPROF_ARGV_FROM_VARARGS(argv, first, ap)                          \
+  va_list ap;                                                                \
+  va_start(ap, first);                                                       \
+  size_t n_##argv = count_args(ap);                                          \
+  va_end(ap);                                                                \
   char** argv = static_cast<char**>(alloca((n_##argv + 2) * sizeof(char*))); \
-  va_start(ap, first);                                                 \
+  va_start(ap, first);                                                       \
   fill_args(argv, first, n_##argv, ap)
 
 CALLPROF_EXPORT int execl(const char* path, const char* arg, ...) {
@@ -124,8 +124,8 @@ CALLPROF_EXPORT int execle(const char* path, const char* arg, ...) {
 
 // posix_spawn runs its child's exec inside libc, out of an interposer's reach: the
 // environment is fixed here instead.
-using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
-                        char* const[], char* const[]);
+using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*, char* const[],
+                        char* const[]);
 
 CALLPROF_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {

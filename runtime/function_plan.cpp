@@ -165,8 +165,10 @@ uint32_t function_flags(uint64_t fn) {
   uint64_t lo = 0, hi = g_entry_count;
   while (lo < hi) {
     uint64_t mid = (lo + hi) / 2;
-    if (g_entries[mid].address < fn) lo = mid + 1;
-    else hi = mid;
+    if (g_entries[mid].address < fn)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo < g_entry_count && g_entries[lo].address == fn) return remember(fn, g_entries[lo].flags);
   for (uint32_t i = 0; i < g_module_count; ++i)

@@ -19,9 +19,9 @@
 
 #include "clock.h"
 
-#define CALIB_DECLARE(c)                                                   \
-  unsigned long callprof_calib_leaf_##c##_hooked(unsigned long);           \
-  unsigned long callprof_calib_excluded_##c##_hooked(unsigned long);       \
+#define CALIB_DECLARE(c)                                                             \
+  unsigned long callprof_calib_leaf_##c##_hooked(unsigned long);                     \
+  unsigned long callprof_calib_excluded_##c##_hooked(unsigned long);                 \
   unsigned long callprof_calib_loop_##c##_hooked(unsigned long, int, unsigned long); \
   unsigned long callprof_calib_loop_##c##_plain(unsigned long, int, unsigned long);
 
@@ -91,9 +91,7 @@ uint64_t quiet(uint64_t* v, int n) {
 }
 
 // (a - b) per call in 1/kHookCostScale ticks, 0 when b >= a.
-uint64_t per_call(uint64_t a, uint64_t b, uint64_t calls) {
-  return a > b ? (a - b) * wire::kHookCostScale / calls : 0;
-}
+uint64_t per_call(uint64_t a, uint64_t b, uint64_t calls) { return a > b ? (a - b) * wire::kHookCostScale / calls : 0; }
 
 // Time the machine takes from a running thread without a context switch (this VM's
 // hypervisor stops it for ~24 us some 3,200 times a second, 7.5-8 % of all time; interrupts
@@ -157,8 +155,8 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, Sto
   const uint64_t t = quiet(total, kRounds), p = quiet(pair, kRounds);
   uint64_t i = quiet(inner, kRounds);
   if (i > t) i = t;
-  *cost = wire::DumpHookCosts{i, t - i, quiet(excluded, kRounds), quiet(folded, kRounds), p > t ? p - t : 0,
-                              quiet(recursive, kRounds)};
+  *cost = wire::DumpHookCosts{
+      i, t - i, quiet(excluded, kRounds), quiet(folded, kRounds), p > t ? p - t : 0, quiet(recursive, kRounds)};
 }
 
 }  // namespace
@@ -169,13 +167,11 @@ void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs) {
   s->profile.set_callbacks(classify_for_calibration, nullptr);
   StolenTime stolen;
 // One compiler's copy of the calibration functions (calibration_loop.c, built by each).
-#define CALLPROF_CALIB_WORKLOAD(cc)                                                              \
-  Workload {                                                                                      \
-    callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain,                          \
-        reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),                           \
-        reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked),                       \
-        reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)                            \
-  }
+#define CALLPROF_CALIB_WORKLOAD(cc)                                             \
+  Workload{callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain, \
+           reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),      \
+           reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked),  \
+           reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)}
 #if CALLPROF_CALIB_gcc
   calibrate(s, CALLPROF_CALIB_WORKLOAD(gcc), &costs[wire::kHooksGcc], &stolen);
 #endif

@@ -31,7 +31,8 @@ __attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t
 // before the bookkeeping: measured faster here than reading it only for recorded calls
 // (the read overlaps the lookup).
 // `hook_ret`: where the compiler's enter hook returns to (0: not a compiler hook).
-__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t hook_ret = 0) {
+__attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp,
+                                                      uint64_t hook_ret = 0) {
   if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {

@@ -83,8 +83,10 @@ void land_at(uint64_t landing_sp, const __jmp_buf_tag* env = nullptr) {
   }
   s->busy = 1;
   uint32_t depth = env ? setjmp_depth(s, reinterpret_cast<uint64_t>(env)) : UINT32_MAX;
-  if (depth != UINT32_MAX) s->profile.unwind_to_depth(depth, now);
-  else s->profile.unwind_to_landing(landing_sp, now);
+  if (depth != UINT32_MAX)
+    s->profile.unwind_to_depth(depth, now);
+  else
+    s->profile.unwind_to_landing(landing_sp, now);
   s->busy = 0;
 }
 
@@ -134,16 +136,16 @@ StartSlot* claim_start_slot() {
 }
 
 void release_start_slot(StartSlot* slot) {
-  if (slot->mapped) sys::munmap(slot, 4096);
-  else __atomic_store_n(&slot->used, 0u, __ATOMIC_RELEASE);
+  if (slot->mapped)
+    sys::munmap(slot, 4096);
+  else
+    __atomic_store_n(&slot->used, 0u, __ATOMIC_RELEASE);
 }
 
 }  // namespace
 
 CALLPROF_EXPORT void longjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.longjmp_, "longjmp", env, val); }
-CALLPROF_EXPORT void siglongjmp(__jmp_buf_tag env[1], int val) {
-  do_longjmp(real.siglongjmp_, "siglongjmp", env, val);
-}
+CALLPROF_EXPORT void siglongjmp(__jmp_buf_tag env[1], int val) { do_longjmp(real.siglongjmp_, "siglongjmp", env, val); }
 CALLPROF_EXPORT void _longjmp(__jmp_buf_tag env[1], int val) {
   do_longjmp(real.underscore_longjmp_, "_longjmp", env, val);
 }

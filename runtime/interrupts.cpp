@@ -6,14 +6,14 @@
 
 namespace callprof::rt {
 
-__attribute__((noinline, cold)) void enter_interrupting(ThreadState* s, uint64_t fn, uint64_t callsite,
-                                                        uint64_t sp, uint64_t now) {
+__attribute__((noinline, cold)) void enter_interrupting(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t sp,
+                                                        uint64_t now) {
   if (s->interrupts_busy) {
     s->profile.count_dropped_call();
     return;
   }
   s->interrupts_busy = 1;
-  if (s->interrupts.depth() == 0) {  // the handler's first call: open its context frame
+  if (s->interrupts.depth() == 0) {         // the handler's first call: open its context frame
     s->profile.pin(s->profile.top_node());  // pruning must keep the node the context names
     s->interrupts.enter(wire::kInterruptedContext | s->profile.top_node(), 0, UINT64_MAX - 1, now);
   }

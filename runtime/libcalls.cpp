@@ -245,8 +245,9 @@ bool wrapped_target(const Module* owner, const Module* runtime, const char* name
 }
 
 void patch_module(const Module& m, const Module* runtime) {
-  const bool relro = m.relro_end > m.relro_start && sys::mprotect(reinterpret_cast<void*>(m.relro_start),
-                                                             m.relro_end - m.relro_start, PROT_READ | PROT_WRITE) == 0;
+  const bool relro =
+      m.relro_end > m.relro_start &&
+      sys::mprotect(reinterpret_cast<void*>(m.relro_start), m.relro_end - m.relro_start, PROT_READ | PROT_WRITE) == 0;
   for (uint64_t i = 0; i < m.jmprel_count; ++i) {
     const ElfW(Rela)& r = m.jmprel[i];
     const uint32_t sym = uint32_t(ELF64_R_SYM(r.r_info));
@@ -292,6 +293,4 @@ void callprof_libcall_enter(uint32_t index, uint64_t callsite, uint64_t sp) {
   hook_enter(stub_id(index), callsite, sp);
 }
 
-void callprof_libcall_exit(uint32_t index, uint64_t sp) {
-  hook_exit(stub_id(index), sp);
-}
+void callprof_libcall_exit(uint32_t index, uint64_t sp) { hook_exit(stub_id(index), sp); }

@@ -14,10 +14,14 @@ inline uint64_t parse_u64(const char* s, unsigned base, const char** end) {
   bool overflow = false;
   for (;; ++s) {
     unsigned d;
-    if (*s >= '0' && *s <= '9') d = unsigned(*s - '0');
-    else if (base == 16 && *s >= 'a' && *s <= 'f') d = unsigned(*s - 'a' + 10);
-    else if (base == 16 && *s >= 'A' && *s <= 'F') d = unsigned(*s - 'A' + 10);
-    else break;
+    if (*s >= '0' && *s <= '9')
+      d = unsigned(*s - '0');
+    else if (base == 16 && *s >= 'a' && *s <= 'f')
+      d = unsigned(*s - 'a' + 10);
+    else if (base == 16 && *s >= 'A' && *s <= 'F')
+      d = unsigned(*s - 'A' + 10);
+    else
+      break;
     if (v > (UINT64_MAX - d) / base) overflow = true;
     v = v * base + d;
   }

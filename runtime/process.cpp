@@ -28,13 +28,13 @@ namespace {
 
 // constinit: constructors of other files run before this one's dynamic initializers would.
 constinit ProcessInfo g_process{};
-ThreadState* g_threads = nullptr;   // lock-free push-only list
+ThreadState* g_threads = nullptr;  // lock-free push-only list
 pthread_key_t g_exit_key;
 // Signal handlers that interrupt a hook are rare and shallow: a small second tree.
 constexpr uint32_t kInterruptNodes = 1u << 14;
 constexpr uint32_t kInterruptFrames = 1u << 10;
 constexpr uint32_t kMinStackFrames = 1u << 16;
-int g_init_state = 0;               // 0 none, 1 running, 2 done
+int g_init_state = 0;  // 0 none, 1 running, 2 done
 // Set while this thread initialises the runtime or attaches itself. libc may call the
 // program's malloc or calloc on our behalf meanwhile (glibc allocates a new thread's TLS
 // vector with calloc); such a call's hook is not recorded, instead of re-entering the
@@ -62,8 +62,9 @@ TreeLayout tree_layout(uint32_t nodes, uint32_t frames, bool metrics, bool pruna
 }
 
 ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t frames, uint32_t timeline = 0) {
-  ThreadMemory m{reinterpret_cast<DumpNode*>(at + l.nodes), nodes, reinterpret_cast<NodeSlot*>(at + l.slots),
-                 slot_count_for(nodes), reinterpret_cast<Frame*>(at + l.frames), frames};
+  ThreadMemory m{reinterpret_cast<DumpNode*>(at + l.nodes), nodes,
+                 reinterpret_cast<NodeSlot*>(at + l.slots), slot_count_for(nodes),
+                 reinterpret_cast<Frame*>(at + l.frames),   frames};
   if (l.nodes > l.metrics) m.metrics = reinterpret_cast<DumpNodeMetrics*>(at + l.metrics);
   if (l.timeline > l.scratch) m.prune_scratch = at + l.scratch;
   if (l.metrics > l.timeline) {
@@ -180,9 +181,9 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   s->start_tsc = ticks();
   s->profile.init(tree_memory(base + main_at, main, nodes, frames, g_process.config.timeline_events), s->start_tsc);
   s->profile.touch_first_pages();  // the interrupt tree's, rarely used, are left to its first calls
-  s->interrupts.init(tree_memory(base + page_round(sizeof(ThreadState)), interrupt_layout(), kInterruptNodes,
-                                 kInterruptFrames),
-                     s->start_tsc);
+  s->interrupts.init(
+      tree_memory(base + page_round(sizeof(ThreadState)), interrupt_layout(), kInterruptNodes, kInterruptFrames),
+      s->start_tsc);
   s->profile.set_pause_clock(read_ticks);
   s->interrupts.set_pause_clock(read_ticks);
   s->events.head = &s->events.consumed;
@@ -220,7 +221,8 @@ ThreadState* set_up_thread() {
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+  while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
   pthread_setspecific(g_exit_key, s);
   attach_alt_stack();  // a crash by stack overflow must still save the profile
   t_state = s;

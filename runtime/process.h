@@ -24,27 +24,27 @@ inline constexpr uint32_t kJumpTargets = 16;
 
 struct ThreadState {
   ThreadProfile profile;
-  uint32_t busy;              // set while a hook runs: a signal handler's hooks go to `interrupts`
-  uint32_t interrupts_busy;   // a handler interrupting a handler's hook: dropped and counted
+  uint32_t busy;             // set while a hook runs: a signal handler's hooks go to `interrupts`
+  uint32_t interrupts_busy;  // a handler interrupting a handler's hook: dropped and counted
   ThreadEvents events;
-  ThreadProfile interrupts;   // calls of handlers that interrupted a hook (see wire::DumpThread)
+  ThreadProfile interrupts;  // calls of handlers that interrupted a hook (see wire::DumpThread)
   uint32_t tid;
   uint32_t creator_tid;
   uint32_t creator_node;
   uint32_t finished;
   // Teardown handshake with dumps written by other threads (hold_thread below).
-  uint32_t tearing_down;      // set by the owner while it closes the ring and gives memory back
-  uint32_t held;              // set by another thread's dump writer while it reads this state
+  uint32_t tearing_down;  // set by the owner while it closes the ring and gives memory back
+  uint32_t held;          // set by another thread's dump writer while it reads this state
   uint64_t start_routine;
   uint64_t start_tsc;
   uint64_t end_tsc;
   char name[16];
   JumpTarget jump_targets[kJumpTargets];  // the most recent setjmps, round robin
   uint32_t next_jump_target;
-  uint32_t closed_seen;       // closed libraries whose nodes this thread has moved (closed_modules.h)
-  void* contexts;             // suspended coroutines' frames (context_store.h), mapped at the first switch
-  ThreadState* next;          // registry link
-  void* mapping;              // the one mapping holding this struct and its memory
+  uint32_t closed_seen;  // closed libraries whose nodes this thread has moved (closed_modules.h)
+  void* contexts;        // suspended coroutines' frames (context_store.h), mapped at the first switch
+  ThreadState* next;     // registry link
+  void* mapping;         // the one mapping holding this struct and its memory
   uint64_t mapping_bytes;
 };
 
@@ -78,8 +78,8 @@ struct ProcessInfo {
   RuntimeConfig config;
   // The hooks' own cost per call, measured at start-up (hook_calibration.cpp), per compiler.
   wire::DumpHookCosts hook_costs[2];
-  AutoFold auto_fold;       // set once the hooks' cost is known; max_self_ticks 0: off
-  double ticks_per_ns;      // measured at start-up; 0 when not measured
+  AutoFold auto_fold;   // set once the hooks' cost is known; max_self_ticks 0: off
+  double ticks_per_ns;  // measured at start-up; 0 when not measured
 };
 const ProcessInfo& process();
 void ensure_initialized();

@@ -28,15 +28,21 @@ long p(P* pointer) {
   return reinterpret_cast<long>(pointer);
 }
 
-inline long open(const char* path, int flags, int mode = 0) { return call(SYS_openat, -100 /* AT_FDCWD */, p(path), flags, mode); }
+inline long open(const char* path, int flags, int mode = 0) {
+  return call(SYS_openat, -100 /* AT_FDCWD */, p(path), flags, mode);
+}
 inline long read(int fd, void* buf, uint64_t n) { return call(SYS_read, fd, p(buf), long(n)); }
 inline long write(int fd, const void* buf, uint64_t n) { return call(SYS_write, fd, p(buf), long(n)); }
 inline long close(int fd) { return call(SYS_close, fd); }
 inline long rename(const char* from, const char* to) { return call(SYS_rename, p(from), p(to)); }
 inline long unlink(const char* path) { return call(SYS_unlink, p(path)); }
-inline long readlink(const char* path, char* buf, uint64_t cap) { return call(SYS_readlink, p(path), p(buf), long(cap)); }
+inline long readlink(const char* path, char* buf, uint64_t cap) {
+  return call(SYS_readlink, p(path), p(buf), long(cap));
+}
 inline long exists(const char* path) { return call(SYS_access, p(path), 0 /* F_OK */); }
-inline long stat(const char* path, struct stat* st) { return call(SYS_newfstatat, -100 /* AT_FDCWD */, p(path), p(st), 0); }
+inline long stat(const char* path, struct stat* st) {
+  return call(SYS_newfstatat, -100 /* AT_FDCWD */, p(path), p(st), 0);
+}
 inline long fstat(int fd, struct stat* st) { return call(SYS_fstat, fd, p(st)); }
 inline void* mmap(void* at, uint64_t bytes, int prot, int flags, int fd = -1, long offset = 0) {
   const long r = call(SYS_mmap, p(at), long(bytes), prot, flags, fd, offset);

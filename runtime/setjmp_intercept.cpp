@@ -31,19 +31,23 @@ void callprof_note_setjmp(uint64_t env, int which) {
 }
 
 // Entry: rsp = 8 mod 16. Save rdi/rsi (jmp_buf, savemask), align, call, restore, jump.
-#define CALLPROF_SETJMP_TRAMPOLINE(name, index)             \
-  asm(".text\n"                                             \
-      ".globl " #name "\n"                                  \
-      ".type " #name ", @function\n" #name ":\n"            \
-      "  push %rdi\n"                                       \
-      "  push %rsi\n"                                       \
-      "  sub $8, %rsp\n"                                    \
-      "  mov $" #index ", %esi\n"                           \
-      "  call callprof_note_setjmp\n"                       \
-      "  add $8, %rsp\n"                                    \
-      "  pop %rsi\n"                                        \
-      "  pop %rdi\n"                                        \
-      "  jmp *callprof_real_setjmp+8*" #index "(%rip)\n"    \
+#define CALLPROF_SETJMP_TRAMPOLINE(name, index) \
+  asm(".text\n"                                 \
+      ".globl " #name                           \
+      "\n"                                      \
+      ".type " #name ", @function\n" #name      \
+      ":\n"                                     \
+      "  push %rdi\n"                           \
+      "  push %rsi\n"                           \
+      "  sub $8, %rsp\n"                        \
+      "  mov $" #index                          \
+      ", %esi\n"                                \
+      "  call callprof_note_setjmp\n"           \
+      "  add $8, %rsp\n"                        \
+      "  pop %rsi\n"                            \
+      "  pop %rdi\n"                            \
+      "  jmp *callprof_real_setjmp+8*" #index   \
+      "(%rip)\n"                                \
       ".size " #name ", .-" #name "\n");
 
 CALLPROF_SETJMP_TRAMPOLINE(_setjmp, 0)

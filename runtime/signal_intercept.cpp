@@ -70,8 +70,10 @@ int program_sigaction(int sig, const struct sigaction* act, struct sigaction* ol
   const int rc = f(sig, act, &before);
   if (rc != 0) return rc;
   if (old) {
-    if (is_runtime_handler(sig, before)) default_action(old);
-    else *old = before;
+    if (is_runtime_handler(sig, before))
+      default_action(old);
+    else
+      *old = before;
   }
   return 0;
 }
@@ -123,8 +125,10 @@ int real_sigaction(int sig, const struct sigaction* act, struct sigaction* old) 
 bool install_runtime_handler(int sig, const struct sigaction& act, bool only_over_default, bool stands_for_default) {
   if (!valid(sig)) return false;
   RuntimeDisposition& d = g_runtime[sig];
-  if (stands_for_default) d.for_default = act;
-  else memset(&d.for_default, 0, sizeof d.for_default);
+  if (stands_for_default)
+    d.for_default = act;
+  else
+    memset(&d.for_default, 0, sizeof d.for_default);
   __atomic_store_n(&d.handler, act.sa_handler, __ATOMIC_RELEASE);
   struct sigaction now;
   if (only_over_default && (real_sigaction(sig, nullptr, &now) != 0 || now.sa_handler != SIG_DFL)) return false;
@@ -165,6 +169,4 @@ CALLPROF_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler) noexce
   return program_signal(sig, handler, SA_RESETHAND | SA_NODEFER, false);
 }
 
-CALLPROF_EXPORT sighandler_t sigset(int sig, sighandler_t disp) noexcept {
-  return program_sigset(sig, disp);
-}
+CALLPROF_EXPORT sighandler_t sigset(int sig, sighandler_t disp) noexcept { return program_sigset(sig, disp); }

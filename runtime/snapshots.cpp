@@ -1,4 +1,3 @@
-#include "syscall_context.h"
 #include "snapshots.h"
 
 #include <dlfcn.h>
@@ -13,6 +12,7 @@
 #include "raw_syscall.h"
 #include "signal_intercept.h"
 #include "symbol_presence.h"
+#include "syscall_context.h"
 
 namespace callprof::rt {
 namespace {
@@ -46,20 +46,22 @@ void on_fatal_signal(int sig) {
 }
 
 void* snapshot_thread(void*) {
-  mute_syscall_context();  // its system calls are ours, not the program's
+  mute_syscall_context();                                           // its system calls are ours, not the program's
   __atomic_store_n(&g_thread_id, sys::gettid(), __ATOMIC_RELAXED);  // the recorder leaves it out
   sem_post(&g_thread_known);
   const uint32_t interval = process().config.snapshot_interval_ms;
   for (;;) {
     if (interval == 0) {
-      while (sem_wait(&g_requests) != 0 && errno == EINTR) {}
+      while (sem_wait(&g_requests) != 0 && errno == EINTR) {
+      }
     } else {
       timespec until;
       clock_gettime(CLOCK_MONOTONIC, &until);
       until.tv_sec += interval / 1000;
       until.tv_nsec += long(interval % 1000) * 1000000;
       if (until.tv_nsec >= 1000000000) until.tv_sec += 1, until.tv_nsec -= 1000000000;
-      while (sem_clockwait(&g_requests, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR) {}
+      while (sem_clockwait(&g_requests, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR) {
+      }
     }
     write_snapshot(__atomic_add_fetch(&g_seq, 1, __ATOMIC_RELAXED));
   }
@@ -86,7 +88,8 @@ void start_thread() {
     timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 1;
-    while (sem_timedwait(&g_thread_known, &until) != 0 && errno == EINTR) {}
+    while (sem_timedwait(&g_thread_known, &until) != 0 && errno == EINTR) {
+    }
   }
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);

@@ -33,11 +33,16 @@ Tables read_tables(const dl_phdr_info* info) {
     const auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
     for (; dyn->d_tag != DT_NULL; ++dyn) {
       const uint64_t v = dyn->d_un.d_ptr, bias = info->dlpi_addr;
-      if (dyn->d_tag == DT_SYMTAB) t.symtab = dyn_pointer<ElfW(Sym)>(v, bias);
-      else if (dyn->d_tag == DT_STRTAB) t.strtab = dyn_pointer<char>(v, bias);
-      else if (dyn->d_tag == DT_GNU_HASH) t.gnu_hash = dyn_pointer<uint32_t>(v, bias);
-      else if (dyn->d_tag == DT_HASH) t.sysv_hash = dyn_pointer<uint32_t>(v, bias);
-      else if (dyn->d_tag == DT_VERSYM) t.versym = dyn_pointer<ElfW(Half)>(v, bias);
+      if (dyn->d_tag == DT_SYMTAB)
+        t.symtab = dyn_pointer<ElfW(Sym)>(v, bias);
+      else if (dyn->d_tag == DT_STRTAB)
+        t.strtab = dyn_pointer<char>(v, bias);
+      else if (dyn->d_tag == DT_GNU_HASH)
+        t.gnu_hash = dyn_pointer<uint32_t>(v, bias);
+      else if (dyn->d_tag == DT_HASH)
+        t.sysv_hash = dyn_pointer<uint32_t>(v, bias);
+      else if (dyn->d_tag == DT_VERSYM)
+        t.versym = dyn_pointer<ElfW(Half)>(v, bias);
     }
   }
   return t;

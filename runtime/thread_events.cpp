@@ -159,8 +159,10 @@ uint64_t pending_offcpu_ns(const ThreadState* s, uint64_t now_ns) {
     at += r.header.size;
     if (r.header.type != PERF_RECORD_SWITCH) continue;
     uint64_t t = record_time(r);
-    if (r.header.misc & PERF_RECORD_MISC_SWITCH_OUT) out = t;
-    else if (out != 0 && t > out) total += t - out, out = 0;
+    if (r.header.misc & PERF_RECORD_MISC_SWITCH_OUT)
+      out = t;
+    else if (out != 0 && t > out)
+      total += t - out, out = 0;
   }
   if (out != 0 && now_ns > out) total += now_ns - out;
   return total;

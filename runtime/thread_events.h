@@ -27,7 +27,7 @@ struct ThreadEvents {
 struct EventOptions {
   bool offcpu = true;
   bool faults = false;
-  uint32_t ring_pages = 4;        // data pages, a power of two
+  uint32_t ring_pages = 4;  // data pages, a power of two
 };
 
 // Opens the events for the calling thread (its state's `events`); on failure the thread

@@ -117,8 +117,10 @@ uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t calls
 
 uint32_t ThreadProfile::new_node(uint32_t parent, uint64_t fn, uint64_t callsite, uint32_t flags) {
   uint32_t id = free_list_;
-  if (id != 0) free_list_ = nodes_[id].parent;
-  else id = node_count_++;
+  if (id != 0)
+    free_list_ = nodes_[id].parent;
+  else
+    id = node_count_++;
   nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0, 0, flags};
   if (metrics_) metrics_[id] = DumpNodeMetrics{};
   ++live_nodes_;
@@ -127,8 +129,10 @@ uint32_t ThreadProfile::new_node(uint32_t parent, uint64_t fn, uint64_t callsite
 
 // A ring: when full, the oldest event gives way and is counted.
 void ThreadProfile::record_timeline(uint32_t node, uint64_t fn, uint64_t entry, uint64_t exit) {
-  if (timeline_count_ == timeline_capacity_) ++timeline_dropped_;
-  else ++timeline_count_;
+  if (timeline_count_ == timeline_capacity_)
+    ++timeline_dropped_;
+  else
+    ++timeline_count_;
   timeline_[timeline_next_] = DumpTimelineEvent{node, 0, fn, entry, exit};
   if (++timeline_next_ == timeline_capacity_) timeline_next_ = 0;
 }
@@ -171,9 +175,7 @@ bool ThreadProfile::find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now) {
   return false;
 }
 
-static inline bool same_stack(uint64_t a, uint64_t b) {
-  return (a > b ? a - b : b - a) < kSameStackSpan;
-}
+static inline bool same_stack(uint64_t a, uint64_t b) { return (a > b ? a - b : b - a) < kSameStackSpan; }
 
 bool ThreadProfile::unwind_to_landing(uint64_t sp, uint64_t now) {
   bool landing_known = false;

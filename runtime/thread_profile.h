@@ -25,12 +25,12 @@ inline constexpr uint64_t kSameStackSpan = 1u << 20;
 struct Frame {
   uint32_t node;
   uint32_t reserved;
-  uint64_t sp;           // the caller's stack pointer at the hook call: orders frames by depth
+  uint64_t sp;  // the caller's stack pointer at the hook call: orders frames by depth
   uint64_t entry_tsc;
   uint64_t child_ticks;  // time spent in callees that already returned
 };
 
-struct NodeSlot {        // open-addressing index from (parent, fn) to node; fn 0 = empty
+struct NodeSlot {  // open-addressing index from (parent, fn) to node; fn 0 = empty
   uint64_t fn;
   uint32_t parent;
   uint32_t node;
@@ -71,19 +71,19 @@ struct ThreadMemory {
   DumpNode* nodes;
   uint32_t node_capacity;
   NodeSlot* slots;
-  uint32_t slot_count;   // a power of two, at least twice node_capacity
+  uint32_t slot_count;  // a power of two, at least twice node_capacity
   Frame* frames;
   uint32_t frame_capacity;
-  DumpNodeMetrics* metrics = nullptr;  // node_capacity entries, or none
-  void* prune_scratch = nullptr;       // prune_scratch_bytes(node_capacity), or no pruning
+  DumpNodeMetrics* metrics = nullptr;     // node_capacity entries, or none
+  void* prune_scratch = nullptr;          // prune_scratch_bytes(node_capacity), or no pruning
   DumpTimelineEvent* timeline = nullptr;  // the timeline ring (record --timeline), or none
   uint32_t timeline_capacity = 0;
 };
 
 // What the user chose not to record.
 struct ThreadLimits {
-  uint32_t max_depth = UINT32_MAX;  // calls deeper than this are not recorded
-  uint64_t min_ticks = 0;           // calls shorter than this are not recorded
+  uint32_t max_depth = UINT32_MAX;           // calls deeper than this are not recorded
+  uint64_t min_ticks = 0;                    // calls shorter than this are not recorded
   uint64_t timeline_min_ticks = UINT64_MAX;  // calls at least this long go on the timeline
 };
 
@@ -131,7 +131,8 @@ class ThreadProfile {
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
-      child = next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
+      child =
+          next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
       now += take_pause();  // the call starts after the profile's own pause, if it made one
       if (child == kNoNode) return skip_call();
     }
@@ -192,8 +193,8 @@ class ThreadProfile {
   // with a context that is suspended and come back when it resumes, so each context's
   // calls stay on its own shadow stack.
   struct Segment {
-    uint32_t depth;           // frames taken, excluding the root
-    uint32_t overflow;        // skipped calls still to exit (see skip_call)
+    uint32_t depth;     // frames taken, excluding the root
+    uint32_t overflow;  // skipped calls still to exit (see skip_call)
     uint32_t inherited_depth;
     uint32_t skipping_by_choice;
   };
@@ -215,9 +216,9 @@ class ThreadProfile {
   uint32_t node_count() const { return node_count_; }
   uint32_t index_slots() const { return slot_mask_ + 1; }
   const DumpNode* nodes() const { return nodes_; }
-  uint32_t depth() const { return depth_ - 1; }              // frames, excluding the root
+  uint32_t depth() const { return depth_ - 1; }  // frames, excluding the root
   uint32_t frame_capacity() const { return frame_capacity_; }
-  const Frame* open_frames() const { return frames_ + 1; }   // outermost first
+  const Frame* open_frames() const { return frames_ + 1; }  // outermost first
   // The outermost open frames that were open in the parent at fork (restart): their calls
   // are the parent's.
   uint32_t inherited_frames() const { return inherited_depth_ - 1; }
@@ -259,8 +260,10 @@ class ThreadProfile {
   // skipped until it exits, and their time stays with the caller.
   void skip_call() {
     if (overflow_++ == 0) skipping_by_choice_ = depth_ == depth_limit_ && depth_limit_ < frame_capacity_;
-    if (skipping_by_choice_) ++depth_limited_calls_;
-    else ++dropped_calls_;
+    if (skipping_by_choice_)
+      ++depth_limited_calls_;
+    else
+      ++dropped_calls_;
   }
 
   inline void pop(uint64_t now) {
@@ -357,23 +360,23 @@ class ThreadProfile {
   void grow_index();
 
   // Hot fields first.
-  uint32_t depth_ = 0;       // frames on the stack, including the root frame at index 0
-  uint32_t overflow_ = 0;    // entries not pushed (limit or budget) still to be exited
+  uint32_t depth_ = 0;     // frames on the stack, including the root frame at index 0
+  uint32_t overflow_ = 0;  // entries not pushed (limit or budget) still to be exited
   // Frames below this index were open at the last fork (restart); frames are popped in
   // order, so a frame popped below it is one of them, and no new frame is pushed below it.
   uint32_t inherited_depth_ = 1;
   Frame* frames_ = nullptr;
   DumpNode* nodes_ = nullptr;
-  uint32_t depth_limit_ = 0; // min(frame capacity, max depth + 1)
+  uint32_t depth_limit_ = 0;  // min(frame capacity, max depth + 1)
   uint32_t frame_capacity_ = 0;
   uint64_t min_ticks_ = 0;
   uint64_t timeline_min_ticks_ = UINT64_MAX;
   uint64_t fold_mask_ = UINT64_MAX;  // AutoFold::check_every - 1 when auto-fold is on
-  uint32_t node_count_ = 0;  // high-water mark: nodes below it are live or on the free list
+  uint32_t node_count_ = 0;          // high-water mark: nodes below it are live or on the free list
   uint32_t node_capacity_ = 0;
   uint32_t slot_mask_ = 0;        // the index in use: grows by doubling up to slot_limit_mask_
   uint32_t slot_limit_mask_ = 0;  // the whole reservation
-  uint32_t free_list_ = 0;   // first free node (linked through parent), 0 when none
+  uint32_t free_list_ = 0;        // first free node (linked through parent), 0 when none
   uint32_t live_nodes_ = 0;
   uint32_t prunes_ = 0;
   bool skipping_by_choice_ = false;  // the skipped calls are below the depth limit
@@ -382,7 +385,7 @@ class ThreadProfile {
   void* prune_scratch_ = nullptr;
   NodeClassifier classify_ = nullptr;
   PauseClock pause_clock_ = nullptr;
-  uint64_t pause_ticks_ = 0;  // left out of the call being entered (take_pause)
+  uint64_t pause_ticks_ = 0;    // left out of the call being entered (take_pause)
   uint32_t touched_nodes_ = 0;  // nodes below it have been faulted in
   CheckpointHandler on_checkpoint_ = nullptr;
   uint64_t dropped_calls_ = 0;

@@ -10,11 +10,11 @@
 namespace callprof::rt {
 
 struct PruneScratch {
-  uint64_t* weight;      // completed self time of the subtree, in ticks
-  uint32_t* first_child; // child lists, then (after ordering) each kept node's [pruned] child
-  uint32_t* next;        // sibling links
-  uint32_t* order;       // live nodes, parents before children
-  uint32_t* keep;        // 1 kept, 0 removed (live nodes only)
+  uint64_t* weight;       // completed self time of the subtree, in ticks
+  uint32_t* first_child;  // child lists, then (after ordering) each kept node's [pruned] child
+  uint32_t* next;         // sibling links
+  uint32_t* order;        // live nodes, parents before children
+  uint32_t* keep;         // 1 kept, 0 removed (live nodes only)
 };
 
 namespace {
@@ -60,13 +60,14 @@ uint32_t ThreadProfile::mark_kept(PruneScratch& s, uint32_t live) const {
   uint32_t forced = 0;
   for (uint32_t k = 0; k < live; ++k) {
     uint32_t i = s.order[k];
-    if (s.keep[i] == kForced) ++forced;
-    else ++histogram[bucket(s.weight[i])];
+    if (s.keep[i] == kForced)
+      ++forced;
+    else
+      ++histogram[bucket(s.weight[i])];
   }
   const uint32_t room = node_capacity_ / 4 > forced ? node_capacity_ / 4 - forced : 0;
   int threshold = kBuckets;
-  for (uint32_t above = 0; threshold > 0 && above + histogram[threshold - 1] <= room;)
-    above += histogram[--threshold];
+  for (uint32_t above = 0; threshold > 0 && above + histogram[threshold - 1] <= room;) above += histogram[--threshold];
   uint32_t kept = 0;
   for (uint32_t k = 0; k < live; ++k) {
     uint32_t i = s.order[k];

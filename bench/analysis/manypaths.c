@@ -37,7 +37,7 @@ static __thread unsigned slot;
 
 // The body every f_NNN shares (inlined into each, without hooks of its own).
 static inline __attribute__((always_inline, no_instrument_function)) unsigned body(unsigned id, unsigned depth,
-                                                                                    unsigned x) {
+                                                                                   unsigned x) {
   ++calls_made[slot].n;
   unsigned h = mix(x ^ (id * 0x9e3779b9U));
   if (depth == 0) {
@@ -52,6 +52,8 @@ static inline __attribute__((always_inline, no_instrument_function)) unsigned bo
   return acc;
 }
 
+// One function per expansion, as generated code:
+// clang-format off
 #define F(n) \
   __attribute__((noinline)) unsigned f_##n(unsigned depth, unsigned x) { return body(1##n - 1000, depth, x); }
 #define F10(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) F(n##7) F(n##8) F(n##9)
@@ -60,6 +62,7 @@ F100(0) F100(1) F100(2)
 #undef F
 #define F(n) table[1##n - 1000] = f_##n;
 static __attribute__((no_instrument_function)) void fill_table(void) { F100(0) F100(1) F100(2) }
+// clang-format on
 
 struct job {
   unsigned index, depth, rounds, result;

@@ -63,7 +63,9 @@ class Rng {
   }
   double lognormal(double mu, double sigma) { return std::exp(mu + sigma * normal()); }
   template <typename T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -107,16 +109,23 @@ Options parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) usage(("missing value for " + std::string(a)).c_str());
     const char* v = argv[++i];
-    if (a == "--nodes") o.nodes = number(v, "--nodes");
-    else if (a == "--threads") o.threads = uint32_t(number(v, "--threads"));
-    else if (a == "--functions") o.functions = uint32_t(number(v, "--functions"));
-    else if (a == "--seed") o.seed = number(v, "--seed");
-    else if (a == "--variant") o.variant = number(v, "--variant");
-    else if (a == "-o" || a == "--output") o.output = v;
+    if (a == "--nodes")
+      o.nodes = number(v, "--nodes");
+    else if (a == "--threads")
+      o.threads = uint32_t(number(v, "--threads"));
+    else if (a == "--functions")
+      o.functions = uint32_t(number(v, "--functions"));
+    else if (a == "--seed")
+      o.seed = number(v, "--seed");
+    else if (a == "--variant")
+      o.variant = number(v, "--variant");
+    else if (a == "-o" || a == "--output")
+      o.output = v;
     else if (a == "--mode") {
       if (std::string_view(v) != "exact" && std::string_view(v) != "sample") usage("--mode is exact or sample");
       o.sample = std::string_view(v) == "sample";
-    } else usage(("unknown option " + std::string(a)).c_str());
+    } else
+      usage(("unknown option " + std::string(a)).c_str());
   }
   if (o.threads < 1 || o.threads > 1024) usage("--threads is 1..1024");
   if (o.functions < 100) usage("--functions is at least 100");
@@ -128,40 +137,76 @@ Options parse(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------
 // Function names
 
-const std::vector<std::string> kNamespaces = {
-    "app", "app::core", "app::net", "app::net::http", "app::db", "app::db::sql", "app::render", "app::util",
-    "app::io", "engine", "engine::physics", "engine::scene", "app::(anonymous namespace)", "app::detail"};
-const std::vector<std::string> kAdjectives = {"", "", "", "Http", "Tcp", "Json", "Xml", "Async", "Shared", "Local",
-                                              "Concurrent", "Lru", "Sparse", "Dense", "Binary", "Text", "Basic",
-                                              "Ordered", "Flat", "Ring"};
+const std::vector<std::string> kNamespaces = {"app",
+                                              "app::core",
+                                              "app::net",
+                                              "app::net::http",
+                                              "app::db",
+                                              "app::db::sql",
+                                              "app::render",
+                                              "app::util",
+                                              "app::io",
+                                              "engine",
+                                              "engine::physics",
+                                              "engine::scene",
+                                              "app::(anonymous namespace)",
+                                              "app::detail"};
+const std::vector<std::string> kAdjectives = {"",       "",       "",      "Http",       "Tcp",  "Json",   "Xml",
+                                              "Async",  "Shared", "Local", "Concurrent", "Lru",  "Sparse", "Dense",
+                                              "Binary", "Text",   "Basic", "Ordered",    "Flat", "Ring"};
 const std::vector<std::string> kNouns = {
-    "Request", "Response", "Connection", "Session", "Parser", "Lexer", "Buffer", "Cache", "Index", "Scheduler",
-    "Worker", "Task", "Queue", "Allocator", "Arena", "Node", "Graph", "Matrix", "Mesh", "Texture", "Shader",
-    "Query", "Table", "Row", "Column", "Transaction", "Logger", "Config", "Registry", "Handler", "Dispatcher",
-    "Encoder", "Decoder", "Stream", "Socket", "Timer", "Event", "Channel", "Executor", "Planner", "Optimizer",
-    "Tokenizer", "Serializer", "Visitor", "Builder", "Resolver", "Router", "Compressor", "Checksum", "Journal"};
+    "Request",   "Response",    "Connection", "Session", "Parser",   "Lexer",     "Buffer",     "Cache",
+    "Index",     "Scheduler",   "Worker",     "Task",    "Queue",    "Allocator", "Arena",      "Node",
+    "Graph",     "Matrix",      "Mesh",       "Texture", "Shader",   "Query",     "Table",      "Row",
+    "Column",    "Transaction", "Logger",     "Config",  "Registry", "Handler",   "Dispatcher", "Encoder",
+    "Decoder",   "Stream",      "Socket",     "Timer",   "Event",    "Channel",   "Executor",   "Planner",
+    "Optimizer", "Tokenizer",   "Serializer", "Visitor", "Builder",  "Resolver",  "Router",     "Compressor",
+    "Checksum",  "Journal"};
 const std::vector<std::string> kVerbs = {
-    "process", "handle", "parse", "encode", "decode", "lookup", "insert", "erase", "find", "resize", "reserve",
-    "flush", "write", "read", "update", "render", "compute", "apply", "visit", "dispatch", "schedule", "run",
-    "step", "merge", "split", "compare", "hash", "serialize", "deserialize", "validate", "commit", "rollback",
-    "prepare", "finish", "poll", "accept", "send", "receive", "rebalance", "evict", "load", "store", "emit",
-    "collect", "reset", "init", "next", "advance", "expand", "normalize"};
+    "process",   "handle",      "parse",     "encode", "decode",   "lookup",  "insert", "erase",   "find",
+    "resize",    "reserve",     "flush",     "write",  "read",     "update",  "render", "compute", "apply",
+    "visit",     "dispatch",    "schedule",  "run",    "step",     "merge",   "split",  "compare", "hash",
+    "serialize", "deserialize", "validate",  "commit", "rollback", "prepare", "finish", "poll",    "accept",
+    "send",      "receive",     "rebalance", "evict",  "load",     "store",   "emit",   "collect", "reset",
+    "init",      "next",        "advance",   "expand", "normalize"};
 const std::vector<std::string> kParams = {
-    "int", "unsigned long", "char const*", "double", "void*", "unsigned int", "bool", "long", "float const*",
+    "int",
+    "unsigned long",
+    "char const*",
+    "double",
+    "void*",
+    "unsigned int",
+    "bool",
+    "long",
+    "float const*",
     "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&",
-    "std::vector<int, std::allocator<int> > const&", "std::basic_string_view<char, std::char_traits<char> >",
-    "std::shared_ptr<app::net::Connection>", "app::core::Context&", "app::db::Row const&",
-    "std::chrono::duration<long, std::ratio<1l, 1000000000l> >", "std::span<unsigned char const, 18446744073709551615ul>",
+    "std::vector<int, std::allocator<int> > const&",
+    "std::basic_string_view<char, std::char_traits<char> >",
+    "std::shared_ptr<app::net::Connection>",
+    "app::core::Context&",
+    "app::db::Row const&",
+    "std::chrono::duration<long, std::ratio<1l, 1000000000l> >",
+    "std::span<unsigned char const, 18446744073709551615ul>",
     "std::unique_ptr<app::core::Task, std::default_delete<app::core::Task> >",
-    "std::function<void (app::net::Response&)>", "app::render::Matrix<float, 4ul, 4ul> const&"};
+    "std::function<void (app::net::Response&)>",
+    "app::render::Matrix<float, 4ul, 4ul> const&"};
 const std::vector<std::string> kTypes = {
-    "int", "unsigned long", "double", "char", "app::db::Row", "app::net::Request", "app::core::Task*",
-    "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >", "app::render::Vertex",
-    "std::pair<unsigned long, app::db::Row>", "engine::physics::Body", "unsigned char"};
-const std::vector<std::string> kCNames = {"crc32_update", "parse_header", "lz4_compress_block", "utf8_decode",
-                                          "hash_bytes", "tokenize_line", "read_frame", "write_frame",
-                                          "json_escape", "base64_encode", "sha256_block", "varint_decode",
-                                          "ring_push", "ring_pop", "log_format", "checksum_adler32"};
+    "int",
+    "unsigned long",
+    "double",
+    "char",
+    "app::db::Row",
+    "app::net::Request",
+    "app::core::Task*",
+    "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+    "app::render::Vertex",
+    "std::pair<unsigned long, app::db::Row>",
+    "engine::physics::Body",
+    "unsigned char"};
+const std::vector<std::string> kCNames = {"crc32_update", "parse_header",  "lz4_compress_block", "utf8_decode",
+                                          "hash_bytes",   "tokenize_line", "read_frame",         "write_frame",
+                                          "json_escape",  "base64_encode", "sha256_block",       "varint_decode",
+                                          "ring_push",    "ring_pop",      "log_format",         "checksum_adler32"};
 
 std::string params(Rng& r) {
   const uint64_t n = r.below(4);
@@ -181,9 +226,12 @@ std::string make_name(Rng& r, bool utility) {
   const double k = r.uniform();
   if (utility) {  // the std:: and helper instantiations every C++ program spends time in
     switch (r.below(12)) {
-      case 0: return vector_of(t) + "::push_back(" + t + " const&)";
-      case 1: return vector_of(t) + "::operator[](unsigned long)";
-      case 2: return "void " + vector_of(t) + "::_M_realloc_insert<" + t + " const&>(" + it + ", " + t + " const&)";
+      case 0:
+        return vector_of(t) + "::push_back(" + t + " const&)";
+      case 1:
+        return vector_of(t) + "::operator[](unsigned long)";
+      case 2:
+        return "void " + vector_of(t) + "::_M_realloc_insert<" + t + " const&>(" + it + ", " + t + " const&)";
       case 3:
         return "std::_Hashtable<" + t + ", std::pair<" + t + " const, " + u + ">, std::allocator<std::pair<" + t +
                " const, " + u + "> >, std::__detail::_Select1st, std::equal_to<" + t + ">, std::hash<" + t +
@@ -196,19 +244,26 @@ std::string make_name(Rng& r, bool utility) {
       case 5:
         return "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append(char "
                "const*, unsigned long)";
-      case 6: return "std::unique_ptr<" + t + ", std::default_delete<" + t + "> >::~unique_ptr()";
-      case 7: return "std::_Rb_tree_increment(std::_Rb_tree_node_base*)";
-      case 8: return "app::util::hash_combine<" + t + ">(unsigned long&, " + t + " const&)";
-      case 9: return "std::shared_ptr<" + t + ">::operator=(std::shared_ptr<" + t + "> const&)";
-      case 10: return r.pick(kCNames);
-      default: return "app::util::" + r.pick(kVerbs) + "_" + r.pick(kVerbs) + params(r);
+      case 6:
+        return "std::unique_ptr<" + t + ", std::default_delete<" + t + "> >::~unique_ptr()";
+      case 7:
+        return "std::_Rb_tree_increment(std::_Rb_tree_node_base*)";
+      case 8:
+        return "app::util::hash_combine<" + t + ">(unsigned long&, " + t + " const&)";
+      case 9:
+        return "std::shared_ptr<" + t + ">::operator=(std::shared_ptr<" + t + "> const&)";
+      case 10:
+        return r.pick(kCNames);
+      default:
+        return "app::util::" + r.pick(kVerbs) + "_" + r.pick(kVerbs) + params(r);
     }
   }
   if (k < 0.08) return r.pick(kCNames) + "_" + r.pick(kVerbs);  // C functions
   const std::string c = klass(r), v = r.pick(kVerbs);
   if (k < 0.55) return c + "::" + v + params(r) + (r.chance(0.3) ? " const" : "");
-  if (k < 0.65) return c + "::" + v + params(r) + "::{lambda(" + r.pick(kParams) + ")#" + std::to_string(1 + r.below(3)) +
-                       "}::operator()(" + r.pick(kParams) + ") const";
+  if (k < 0.65)
+    return c + "::" + v + params(r) + "::{lambda(" + r.pick(kParams) + ")#" + std::to_string(1 + r.below(3)) +
+           "}::operator()(" + r.pick(kParams) + ") const";
   if (k < 0.80)  // a class template's member
     return c + "<" + t + ", " + u + ">::" + v + params(r);
   if (k < 0.90)  // a function template: g++ prints the return type
@@ -239,10 +294,10 @@ std::string mangle(const std::string& name) {
 
 struct FunctionPlan {
   std::vector<FunctionId> callees;
-  double cost_ns = 100;    // self time per call
-  double offcpu = 0;       // share of self time blocked
+  double cost_ns = 100;  // self time per call
+  double offcpu = 0;     // share of self time blocked
   bool blocking = false;
-  bool indirect = false;   // called through a pointer (virtual, std::function)
+  bool indirect = false;  // called through a pointer (virtual, std::function)
 };
 
 struct Program {
@@ -265,14 +320,16 @@ Program make_program(const Options& o, Rng& r) {
   p.main_fn = 0, p.pool_ctor = 1, p.thread_ctor = 2, p.worker_loop = 3;
   set(0, "main");
   set(1, "app::ThreadPool::ThreadPool(unsigned long)");
-  set(2, "std::thread::thread<app::ThreadPool::ThreadPool(unsigned long)::{lambda()#1}, , void>(app::ThreadPool::"
-         "ThreadPool(unsigned long)::{lambda()#1}&&)");
+  set(2,
+      "std::thread::thread<app::ThreadPool::ThreadPool(unsigned long)::{lambda()#1}, , void>(app::ThreadPool::"
+      "ThreadPool(unsigned long)::{lambda()#1}&&)");
   set(3, "app::ThreadPool::worker_loop(unsigned int)");
   for (FunctionId id = 4; id < F; ++id) {
     std::string name = make_name(r, id >= util_start);
     const std::string first = name;
     for (int tries = 0; seen.count(name); ++tries)  // a new name, else a clone g++ made
-      name = tries < 3 ? make_name(r, id >= util_start) : first + " [clone .constprop." + std::to_string(tries - 3) + "]";
+      name =
+          tries < 3 ? make_name(r, id >= util_start) : first + " [clone .constprop." + std::to_string(tries - 3) + "]";
     set(id, std::move(name));
   }
   // Modules: the executable, two instrumented libraries of the program, libstdc++/libc for
@@ -306,7 +363,8 @@ Program make_program(const Options& o, Rng& r) {
         if (id + 1 >= F) break;
         c = id + 1 + FunctionId(r.below(std::min<uint32_t>(F - id - 1, 40)));
       } else if (r.chance(0.3)) {  // a popular utility: Zipf-like over the pool
-        c = util_start + FunctionId(std::min<double>(F - util_start - 1, std::pow(r.uniform(), 3.0) * (F - util_start)));
+        c = util_start +
+            FunctionId(std::min<double>(F - util_start - 1, std::pow(r.uniform(), 3.0) * (F - util_start)));
       } else {  // a function of a deeper layer: log-uniform distance
         const double span = std::log(double(util_start) / 4);
         c = id + 1 + FunctionId(std::exp(r.uniform() * span));
@@ -384,7 +442,8 @@ class Grower {
       uint64_t pool = 0, handed = 0;
       for (size_t i = 0; i < ids.size() && carry > 0; ++i) {
         if (w[i] == 0) continue;
-        const uint64_t share = i == last ? rest - handed : std::min(rest - handed, uint64_t(double(rest) * w[i] / total));
+        const uint64_t share =
+            i == last ? rest - handed : std::min(rest - handed, uint64_t(double(rest) * w[i] / total));
         handed += share;
         pool = std::min(pool + share, carry);
         if (pool == 0) continue;
@@ -401,10 +460,14 @@ class Grower {
     if (calls_.size() <= id) calls_.resize(id + 1, 0);
     const uint64_t pc = std::max<uint64_t>(1, calls_[parent]);
     double m;
-    if (tree_.node(parent).function == f) m = 1;  // recursion: one call per level
-    else if (r_.chance(0.2)) m = 1 + r_.lognormal(0.7, 1.0);  // called in a loop
-    else if (r_.chance(0.5)) m = 1;
-    else m = 0.02 + 0.98 * r_.uniform();  // called on some calls only
+    if (tree_.node(parent).function == f)
+      m = 1;  // recursion: one call per level
+    else if (r_.chance(0.2))
+      m = 1 + r_.lognormal(0.7, 1.0);  // called in a loop
+    else if (r_.chance(0.5))
+      m = 1;
+    else
+      m = 0.02 + 0.98 * r_.uniform();  // called on some calls only
     calls_[id] = std::clamp<uint64_t>(uint64_t(std::llround(double(pc) * m)), 1, kMaxCalls);
     return id;
   }
@@ -513,7 +576,11 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> budget(o.threads);
   budget[0] = o.threads == 1 ? o.nodes : o.nodes * 4 / 10;
   for (uint32_t t = 1; t < o.threads; ++t) budget[t] = (o.nodes - budget[0]) / (o.threads - 1);
-  budget[0] += o.nodes - [&] { uint64_t s = 0; for (auto b : budget) s += b; return s; }();
+  budget[0] += o.nodes - [&] {
+    uint64_t s = 0;
+    for (auto b : budget) s += b;
+    return s;
+  }();
 
   std::vector<FunctionId> creator_path;
   uint64_t longest = 0, made = 0;
@@ -581,16 +648,15 @@ int main(int argc, char** argv) {
     s.event = "cpu-clock";
     s.frequency_hz = 999;
     s.unwind = "dwarf";
-    for (const Thread& th : profile.threads)
-      s.samples += th.tree.base_table().sum(Metric::Samples);
+    for (const Thread& th : profile.threads) s.samples += th.tree.base_table().sum(Metric::Samples);
   } else {
     meta.exact.emplace();
   }
   if (o.timeline) meta.timeline = TimelineFacts{.min_duration_ns = 0, .capacity = uint64_t(1) << 24};
-  meta.extra["synthetic"] = "profile_synth --nodes " + std::to_string(o.nodes) + " --threads " +
-                            std::to_string(o.threads) + " --functions " + std::to_string(o.functions) + " --mode " +
-                            meta.mode + " --seed " + std::to_string(o.seed) +
-                            (o.variant ? " --variant " + std::to_string(o.variant) : std::string()) + (o.timeline ? " --timeline" : "");
+  meta.extra["synthetic"] =
+      "profile_synth --nodes " + std::to_string(o.nodes) + " --threads " + std::to_string(o.threads) + " --functions " +
+      std::to_string(o.functions) + " --mode " + meta.mode + " --seed " + std::to_string(o.seed) +
+      (o.variant ? " --variant " + std::to_string(o.variant) : std::string()) + (o.timeline ? " --timeline" : "");
 
   if (auto s = write_profile(profile, o.output); !s) {
     std::fprintf(stderr, "profile_synth: %s\n", s.error().message.c_str());
@@ -615,7 +681,8 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> d(th.tree.size(), 0);
     for (NodeId i = 1; i < th.tree.size(); ++i) depth = std::max<size_t>(depth, d[i] = d[th.tree.node(i).parent] + 1);
   }
-  std::fprintf(stderr, "profile_synth: wrote %s: %s mode, %llu nodes, %u threads, %zu of %zu functions used, depth %zu\n",
+  std::fprintf(stderr,
+               "profile_synth: wrote %s: %s mode, %llu nodes, %u threads, %zu of %zu functions used, depth %zu\n",
                o.output.c_str(), meta.mode.c_str(), (unsigned long long)made, o.threads, used_functions,
                profile.functions.size(), depth);
   return 0;

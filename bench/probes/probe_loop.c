@@ -19,22 +19,23 @@ __attribute__((noinline, noclone)) long fn(long x) {
 /* fn with a frame, as a distribution built with -fno-omit-frame-pointer
  * -mno-omit-leaf-frame-pointer compiles it (written out: GCC 12 here drops the frame),
  * with the CFI the compiler would emit (unwinders read it). */
-__asm__(".text\n"
-        ".globl fn_framed\n"
-        ".type fn_framed, @function\n"
-        "fn_framed:\n"
-        "  .cfi_startproc\n"
-        "  push %rbp\n"
-        "  .cfi_def_cfa_offset 16\n"
-        "  .cfi_offset %rbp, -16\n"
-        "  mov %rsp, %rbp\n"
-        "  .cfi_def_cfa_register %rbp\n"
-        "  lea 1(%rdi,%rdi,2), %rax\n"
-        "  pop %rbp\n"
-        "  .cfi_def_cfa %rsp, 8\n"
-        "  ret\n"
-        "  .cfi_endproc\n"
-        ".size fn_framed, .-fn_framed\n");
+__asm__(
+    ".text\n"
+    ".globl fn_framed\n"
+    ".type fn_framed, @function\n"
+    "fn_framed:\n"
+    "  .cfi_startproc\n"
+    "  push %rbp\n"
+    "  .cfi_def_cfa_offset 16\n"
+    "  .cfi_offset %rbp, -16\n"
+    "  mov %rsp, %rbp\n"
+    "  .cfi_def_cfa_register %rbp\n"
+    "  lea 1(%rdi,%rdi,2), %rax\n"
+    "  pop %rbp\n"
+    "  .cfi_def_cfa %rsp, 8\n"
+    "  ret\n"
+    "  .cfi_endproc\n"
+    ".size fn_framed, .-fn_framed\n");
 long fn_framed(long x);
 
 static long long now_ns(void) {

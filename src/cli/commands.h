@@ -2,9 +2,8 @@
 // function to run after parsing; that function returns the process exit status.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace callprof::cli {
 

@@ -36,12 +36,11 @@ void add_options(CLI::App& app, DiffArgs& a) {
       ->type_name("HOW")
       ->capture_default_str();
   app.add_flag("--normalize", a.normalize, "The same as --scale total");
-  add_real_option(app, "--min-change", a.min_change_pct,
-                  "A change smaller than this % of the run's total is noise", 0, 100)
+  add_real_option(app, "--min-change", a.min_change_pct, "A change smaller than this % of the run's total is noise", 0,
+                  100)
       ->type_name("PCT");
   add_real_option(app, "--min-spread", a.min_spread_pct,
-                  "The least two runs' functions are assumed to differ by, in % (20: this project's VMs)", 0,
-                  1000)
+                  "The least two runs' functions are assumed to differ by, in % (20: this project's VMs)", 0, 1000)
       ->type_name("PCT");
   app.add_flag("--all", a.all, "Also show the rows whose change is within noise (marked so)");
   add_count_option(app, "--limit", a.limit, "Rows per table (0: all)");

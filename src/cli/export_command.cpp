@@ -1,6 +1,5 @@
 // `callprof export`: a profile in another tool's format.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,10 +27,12 @@ struct ExportArgs {
 Result<ExportOptions> resolve(const ExportArgs& a, const CLI::Option* value) {
   const auto format = parse_export_format(a.format);
   if (!format)
-    return make_error(fmt::format("unknown export format '{}' (valid: pprof, callgrind, collapsed, speedscope, chrome)", a.format));
+    return make_error(
+        fmt::format("unknown export format '{}' (valid: pprof, callgrind, collapsed, speedscope, chrome)", a.format));
   const auto v = parse_collapsed_value(a.value);
   if (!v) return make_error(fmt::format("unknown --value '{}' (valid: self, cpu, offcpu, samples, calls)", a.value));
-  if (value->count() > 0 && *format != ExportFormat::Collapsed) return make_error("--value applies to --format collapsed");
+  if (value->count() > 0 && *format != ExportFormat::Collapsed)
+    return make_error("--value applies to --format collapsed");
   return ExportOptions{.format = *format, .value = *v};
 }
 

@@ -1,6 +1,5 @@
 // `callprof flame`: the flame graph (or icicle) of a profile as a self-contained SVG.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,8 +8,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/output_file.h"
 #include "cli/number_options.h"
+#include "cli/output_file.h"
 #include "cli/selection_options.h"
 #include "render/flame_svg.h"
 #include "trace/profile_file.h"

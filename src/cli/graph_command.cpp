@@ -1,6 +1,5 @@
 // `callprof graph`: the call graph picture (SVG, DOT or PNG) of a profile.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,8 +7,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/output_file.h"
 #include "cli/number_options.h"
+#include "cli/output_file.h"
 #include "cli/selection_options.h"
 #include "render/call_graph.h"
 #include "trace/profile_file.h"
@@ -36,7 +35,8 @@ Result<GraphFormat> resolve_format(const GraphArgs& a) {
   }
   if (a.output.empty() || a.output == "-") return GraphFormat::Svg;
   const auto f = graph_format_of_path(a.output);
-  if (!f) return make_error(fmt::format("cannot tell the format of '{}' (use .svg, .dot or .png, or --format)", a.output));
+  if (!f)
+    return make_error(fmt::format("cannot tell the format of '{}' (use .svg, .dot or .png, or --format)", a.output));
   return *f;
 }
 
@@ -70,7 +70,8 @@ Run add_graph(CLI::App& app) {
   app.add_option("-o,--output", a->output, "File to write: .svg, .dot or .png (default: SVG to standard output)")
       ->type_name("FILE");
   app.add_option("--format", a->format, "svg | dot | png (default: from the output's extension)")->type_name("FORMAT");
-  add_count_option(app, "--nodes", a->nodes, "About this many functions show (the rest fold into their callers); 0: all, up to 150");
+  add_count_option(app, "--nodes", a->nodes,
+                   "About this many functions show (the rest fold into their callers); 0: all, up to 150");
   add_real_option(app, "--node-fraction", a->node_fraction,
                   "Also hide functions whose total is below this fraction of the whole (e.g. 0.005)", 0, 1)
       ->type_name("FRACTION");
@@ -104,10 +105,11 @@ Run add_graph(CLI::App& app) {
     auto graph = analysis_call_graph(*analysis, *options);
     if (!graph) return fail(graph.error().message);
     if (graph->nodes_capped || graph->edges_capped)
-      note(fmt::format("note: Graphviz's layout takes at most {} functions and {} edges besides each function's "
-                       "heaviest caller: {} of {} functions and {} edges shown, {} lighter edges left out",
-                       kMaxGraphNodes, kMaxGraphEdges, graph->nodes.size(), graph->functions, graph->edges.size(),
-                       graph->hidden_edges));
+      note(
+          fmt::format("note: Graphviz's layout takes at most {} functions and {} edges besides each function's "
+                      "heaviest caller: {} of {} functions and {} edges shown, {} lighter edges left out",
+                      kMaxGraphNodes, kMaxGraphEdges, graph->nodes.size(), graph->functions, graph->edges.size(),
+                      graph->hidden_edges));
     auto picture = render_call_graph(*analysis, *graph, *options, *format);
     if (!picture) return fail(picture.error().message);
     if ((a->output.empty() || a->output == "-") && *format == GraphFormat::Png && isatty(fileno(stdout)))

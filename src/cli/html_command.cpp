@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "cli/output_file.h"
 #include "cli/number_options.h"
+#include "cli/output_file.h"
 #include "cli/selection_options.h"
 #include "html/html_report.h"
 #include "trace/profile_file.h"

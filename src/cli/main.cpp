@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   add(add_record, "record", "Run a program and record a profile");
   add(add_report, "report", "Show a recorded profile as text or JSON");
   add(add_attach, "attach", "Sample a running process (no rebuild, no restart)");
-  add(add_export, "export", "Write a profile for pprof, KCachegrind, speedscope, Perfetto (chrome) or flamegraph scripts");
+  add(add_export, "export",
+      "Write a profile for pprof, KCachegrind, speedscope, Perfetto (chrome) or flamegraph scripts");
   add(add_merge, "merge", "Merge profiles of several runs or hosts into one");
   add(add_diff, "diff", "Compare two profiles by function and by call path");
   add(add_graph, "graph", "Draw the call graph (SVG, DOT or PNG), edges as wide as the time along them");
@@ -46,9 +47,12 @@ int main(int argc, char** argv) {
   app.footer(
       "Example: callprof record -- ./prog args && callprof report\n"
       "`callprof COMMAND --help` lists a command's options.");
-  auto known = [&](const char* name) { return app.get_subcommands([&](CLI::App* s) { return s->get_name() == name; }).size() == 1; };
+  auto known = [&](const char* name) {
+    return app.get_subcommands([&](CLI::App* s) { return s->get_name() == name; }).size() == 1;
+  };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1]))
-    return fail(std::string("unknown command '") + argv[1] + "' (commands: record, attach, report, export, merge, diff, graph, flame, html; see callprof --help)");
+    return fail(std::string("unknown command '") + argv[1] +
+                "' (commands: record, attach, report, export, merge, diff, graph, flame, html; see callprof --help)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

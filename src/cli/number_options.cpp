@@ -47,8 +47,8 @@ CLI::Option* add_seconds_option(CLI::App& app, const std::string& names, int64_t
       ->type_name("TIME");
 }
 
-CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target,
-                                 const std::string& help, bool zero_allowed) {
+CLI::Option* add_duration_option(CLI::App& app, const std::string& names, std::string& target, const std::string& help,
+                                 bool zero_allowed) {
   return app
       .add_option_function<std::string>(
           names,

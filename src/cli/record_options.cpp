@@ -18,7 +18,8 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
   auto* what = "What to measure (exact mode)";
   app.add_flag("--no-offcpu", a.no_offcpu, "Do not split time into on-CPU and off-CPU")->group(what);
   app.add_flag("--faults", a.faults, "Count page faults per call path")->group(what);
-  app.add_flag("--alloc", a.alloc, "Count allocations and bytes per call path (malloc family, new/delete)")->group(what);
+  app.add_flag("--alloc", a.alloc, "Count allocations and bytes per call path (malloc family, new/delete)")
+      ->group(what);
   app.add_flag("--libcalls", a.libcalls, "Calls into libraries (libc, libstdc++, ...) become their own nodes")
       ->group(what);
   app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
@@ -36,8 +37,9 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
                    ->type_name("SCOPE")
                    ->check(CLI::IsMember({"inlined", "all", "off"}))
                    ->group(what);
-  app.add_flag_callback("--no-auto-fold", [&a] { a.auto_fold = record::AutoFoldScope::Off; },
-                        "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
+  app.add_flag_callback(
+         "--no-auto-fold", [&a] { a.auto_fold = record::AutoFoldScope::Off; },
+         "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
       ->excludes(fold)
       ->group(what);
   app.add_flag("--ordered-clock", a.ordered_clock,
@@ -63,7 +65,8 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->type_name("REGEX")
       ->allow_extra_args(false)
       ->group(filters);
-  add_count_option(app, "--max-depth", a.max_depth, "Do not record calls deeper than this (0: no limit)")->group(filters);
+  add_count_option(app, "--max-depth", a.max_depth, "Do not record calls deeper than this (0: no limit)")
+      ->group(filters);
   add_duration_option(app, "--min-duration", a.min_duration, "Do not record calls shorter than this (e.g. 1us, 2ms)")
       ->group(filters);
   add_count_option(app, "--max-nodes", a.max_nodes, "Call paths kept per thread before small ones are pruned", 1024,

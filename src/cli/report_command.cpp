@@ -33,14 +33,17 @@ struct ReportArgs {
 Status resolve(ReportArgs& a, const CLI::Option* width, const CLI::Option* layout_option) {
   const auto view = parse_view(a.view);
   if (!view)
-    return make_error(fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls, "
-                                  "modules, callers-of, callees-of)", a.view));
+    return make_error(
+        fmt::format("unknown view '{}' (valid: flat, callers, tree, threads, summary, syscalls, "
+                    "modules, callers-of, callees-of)",
+                    a.view));
   auto query = a.selection.resolve();
   if (!query) return query.error();
   if (a.wide && width->count() > 0) return make_error("--width and -w/--wide exclude each other");
   const auto layout = parse_json_layout(a.json_layout);
   if (!layout)
-    return make_error(fmt::format("unknown --json-layout '{}' (valid: nested, flat, columns)", escape_text(a.json_layout)));
+    return make_error(
+        fmt::format("unknown --json-layout '{}' (valid: nested, flat, columns)", escape_text(a.json_layout)));
   if (layout_option->count() > 0 && !a.options.json) return make_error("--json-layout applies to --json");
   a.options.json_layout = *layout;
   ReportOptions& o = a.options;
@@ -116,7 +119,8 @@ Run add_report(CLI::App& app) {
   auto* width = add_count_option(app, "--width", a->width, "Cut names so lines fit N columns (default: the terminal's)",
                                  0, 100000);
   app.add_flag("-w,--wide", a->wide, "Never cut names");
-  app.add_flag("-v,--verbose", o.verbose, "List the header's lists in full (the folded functions), not cut to the width");
+  app.add_flag("-v,--verbose", o.verbose,
+               "List the header's lists in full (the folded functions), not cut to the width");
   app.add_flag("--no-pager", a->no_pager, "Write to the terminal directly, without $PAGER (default less -FRSX)");
   app.footer(kViewsHelp);
   return [a, width, layout]() {

@@ -1,13 +1,12 @@
 // Parsing the shared selection options into QueryOptions.
 #include "cli/selection_options.h"
 
-#include "trace/profile_file.h"
-
 #include <fmt/format.h>
 
 #include "cli/number_options.h"
 #include "cli/symbol_options.h"
 #include "query/thread_intake.h"
+#include "trace/profile_file.h"
 
 namespace callprof::cli {
 
@@ -45,7 +44,8 @@ Result<QueryOptions> SelectionOptions::resolve() const {
   const auto merge = parse_thread_merge(merge_threads_);
   if (!merge || *merge == ThreadMerge::Graft)
     return make_error(fmt::format("unknown --merge-threads mode '{}' (valid: paths, start)", merge_threads_));
-  if (graft_ && *merge == ThreadMerge::StartRoutine) return make_error("--graft and --merge-threads=start exclude each other");
+  if (graft_ && *merge == ThreadMerge::StartRoutine)
+    return make_error("--graft and --merge-threads=start exclude each other");
   q.names = *names;
   q.merge = graft_ ? ThreadMerge::Graft : *merge;
   if (thread_option_->count() > 0) q.tid = thread_;

@@ -42,8 +42,6 @@
 // which KCachegrind's cycle detection groups; inclusive costs stay exact.
 #include <fmt/format.h>
 
-#include "util/escape.h"
-
 #include <algorithm>
 #include <iterator>
 #include <string>
@@ -51,6 +49,7 @@
 #include <vector>
 
 #include "export/export.h"
+#include "util/escape.h"
 
 namespace callprof {
 namespace {

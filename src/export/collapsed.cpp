@@ -19,11 +19,16 @@ namespace {
 
 Metric metric_of(CollapsedValue v) {
   switch (v) {
-    case CollapsedValue::Self: return Metric::WallNs;
-    case CollapsedValue::Cpu: return Metric::CpuNs;
-    case CollapsedValue::Offcpu: return Metric::OffCpuNs;
-    case CollapsedValue::Samples: return Metric::Samples;
-    case CollapsedValue::Calls: return Metric::Calls;
+    case CollapsedValue::Self:
+      return Metric::WallNs;
+    case CollapsedValue::Cpu:
+      return Metric::CpuNs;
+    case CollapsedValue::Offcpu:
+      return Metric::OffCpuNs;
+    case CollapsedValue::Samples:
+      return Metric::Samples;
+    case CollapsedValue::Calls:
+      return Metric::Calls;
   }
   return Metric::WallNs;
 }
@@ -49,7 +54,8 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
     size_t depth;
   };
   std::vector<Entry> stack;
-  for (NodeId k = tree.node(kRootNode).first_child; k != kNoNode; k = tree.node(k).next_sibling) stack.push_back({k, 0});
+  for (NodeId k = tree.node(kRootNode).first_child; k != kNoNode; k = tree.node(k).next_sibling)
+    stack.push_back({k, 0});
   std::vector<size_t> length;  // path text length up to and including each depth
   FunctionTexts frames(analysis, frame_text);
   std::string path, buf;

@@ -37,11 +37,16 @@ std::optional<CollapsedValue> parse_collapsed_value(std::string_view name) { ret
 
 Status write_export(const Analysis& analysis, const ExportOptions& options, std::ostream& out) {
   switch (options.format) {
-    case ExportFormat::Pprof: return write_pprof(analysis, out);
-    case ExportFormat::Callgrind: return write_callgrind(analysis, out);
-    case ExportFormat::Collapsed: return write_collapsed(analysis, options.value, out);
-    case ExportFormat::Speedscope: return write_speedscope(analysis, out);
-    case ExportFormat::Chrome: return write_chrome(analysis, out);
+    case ExportFormat::Pprof:
+      return write_pprof(analysis, out);
+    case ExportFormat::Callgrind:
+      return write_callgrind(analysis, out);
+    case ExportFormat::Collapsed:
+      return write_collapsed(analysis, options.value, out);
+    case ExportFormat::Speedscope:
+      return write_speedscope(analysis, out);
+    case ExportFormat::Chrome:
+      return write_chrome(analysis, out);
   }
   return make_error("unknown export format");
 }

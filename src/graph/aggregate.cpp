@@ -153,8 +153,8 @@ std::vector<FunctionRow> function_rows_with(const CallTree& tree, AddTotals add_
 std::vector<FunctionRow> function_rows(const CallTree& tree) { return function_rows(tree, recursion_levels(tree)); }
 
 std::vector<FunctionRow> function_rows(const CallTree& tree, std::span<const uint32_t> level) {
-  return function_rows_with(tree,
-                            [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree, level); });
+  return function_rows_with(
+      tree, [&](std::vector<FunctionRow>& rows, const Groups& g) { add_columns(rows, g, tree, level); });
 }
 
 std::vector<FunctionRow> function_rows(const CallTree& tree, const NodeQuantities& q) {

@@ -54,7 +54,8 @@ std::vector<uint32_t> node_of_rows(size_t row_count, const std::vector<size_t>& 
 
 // The graph node of a tree node's function (rows are ordered by FunctionId).
 uint32_t graph_node(const std::vector<FunctionRow>& rows, const std::vector<uint32_t>& node_of_row, FunctionId f) {
-  auto it = std::lower_bound(rows.begin(), rows.end(), f, [](const FunctionRow& r, FunctionId id) { return r.function < id; });
+  auto it = std::lower_bound(rows.begin(), rows.end(), f,
+                             [](const FunctionRow& r, FunctionId id) { return r.function < id; });
   return it != rows.end() && it->function == f ? node_of_row[size_t(it - rows.begin())] : kHidden;
 }
 

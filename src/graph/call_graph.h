@@ -47,7 +47,7 @@ inline constexpr size_t kEdgesPerNode = 3;
 // function's heaviest caller and its recursion onto itself, reach the layout.
 inline constexpr size_t kMaxGraphNodes = 150;
 inline constexpr size_t kMaxGraphEdges = 300;
-inline constexpr double kMinEdgeWidth = 1.0;   // pen width, points
+inline constexpr double kMinEdgeWidth = 1.0;  // pen width, points
 inline constexpr double kMaxEdgeWidth = 10.0;
 
 struct GraphNode {

@@ -56,8 +56,13 @@ class FlameLayouter {
         ++narrow;
         continue;
       }
-      pending_.push_back(FlameFrame{.node = c, .function = tree_.node(c).function, .depth = depth, .parent = parent,
-                                    .x = x, .width = w, .self = tree_.base(c)[o_.metric]});
+      pending_.push_back(FlameFrame{.node = c,
+                                    .function = tree_.node(c).function,
+                                    .depth = depth,
+                                    .parent = parent,
+                                    .x = x,
+                                    .width = w,
+                                    .self = tree_.base(c)[o_.metric]});
       x += w;
     }
     if (narrow > 1 && narrow_width >= o_.min_width)

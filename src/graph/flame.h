@@ -38,8 +38,8 @@ struct FlameLayout {
   std::vector<FlameFrame> frames;  // depth first: each frame after its parent, siblings left to right
   uint64_t total = 0;              // the root frame's width: the metric over the whole tree
   uint32_t max_depth = 0;
-  uint64_t paths = 0;              // call paths with a non-zero value
-  uint64_t elided_paths = 0;       // of those, paths not drawn as a frame of their own
+  uint64_t paths = 0;         // call paths with a non-zero value
+  uint64_t elided_paths = 0;  // of those, paths not drawn as a frame of their own
 };
 
 // The layout of `tree` with `cum` its cumulative metrics (cumulative(tree)). Iterative: a

@@ -10,7 +10,7 @@
 namespace callprof {
 
 struct NodeQuantities {
-  MetricTable cum;     // cumulative(tree)
+  MetricTable cum;              // cumulative(tree)
   std::vector<uint32_t> level;  // recursion_levels(tree)
 };
 

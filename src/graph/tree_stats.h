@@ -1,8 +1,8 @@
 // Whole-tree statistics for the summary view: size, depth, recursion, and the hottest paths.
 #pragma once
 
-#include <cstddef>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,12 +22,12 @@ struct TreeStats {
   size_t max_depth = 0;          // the root's children are at depth 1
   FunctionId deepest_recursion_function = kNoFunction;  // kNoFunction: no recursion
   uint32_t deepest_recursion_level = 0;
-  bool has_cpu = false;      // some node has on-CPU time
-  bool has_offcpu = false;   // some node has off-CPU time
-  bool has_samples = false;  // a sampled profile
-  bool has_min_max = false;  // some node measured single calls
-  bool has_inlined = false;  // some node is an inlined frame (sampled stacks)
-  bool crowded = false;      // waiting for a CPU (preempted) is at least 1 % of the wall time
+  bool has_cpu = false;                      // some node has on-CPU time
+  bool has_offcpu = false;                   // some node has off-CPU time
+  bool has_samples = false;                  // a sampled profile
+  bool has_min_max = false;                  // some node measured single calls
+  bool has_inlined = false;                  // some node is an inlined frame (sampled stacks)
+  bool crowded = false;                      // waiting for a CPU (preempted) is at least 1 % of the wall time
   std::array<bool, kMetricCount> present{};  // per metric: some node differs from the default
   // The profile measured the CPU/off-CPU split (else JSON says null, not 0).
   bool cpu_measured() const { return has_cpu || has_offcpu; }

@@ -3,7 +3,6 @@
 #include "html/html_report.h"
 
 #include <fmt/format.h>
-
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,8 +20,8 @@
 #include "html/script_json.h"
 #include "render/call_graph.h"
 #include "report/json_stream.h"
-#include "util/escape.h"
 #include "report/report.h"
+#include "util/escape.h"
 
 namespace callprof::html {
 namespace {
@@ -99,8 +98,10 @@ class GraphJob {
       if (ready < 0 && errno == EINTR) continue;
       if (ready <= 0) {
         stop();
-        return error_document(fmt::format("laying out the call graph took longer than {:g} s; draw it with "
-                                           "`callprof graph` (or give callprof html a longer --graph-timeout)", timeout_));
+        return error_document(
+            fmt::format("laying out the call graph took longer than {:g} s; draw it with "
+                        "`callprof graph` (or give callprof html a longer --graph-timeout)",
+                        timeout_));
       }
       const ssize_t n = read(fd_, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
@@ -113,7 +114,8 @@ class GraphJob {
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || doc.empty()) return error_document("the call graph could not be drawn");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || doc.empty())
+      return error_document("the call graph could not be drawn");
     return doc;
   }
 

@@ -15,12 +15,19 @@ std::string json_for_script(std::string_view json) {
   std::string out;
   out.reserve(json.size() + json.size() / 64);
   size_t done = 0;  // json[0, done) is in out
-  for (size_t i = json.find_first_of("<>&\xe2"); i != std::string_view::npos; i = json.find_first_of("<>&\xe2", i + 1)) {
+  for (size_t i = json.find_first_of("<>&\xe2"); i != std::string_view::npos;
+       i = json.find_first_of("<>&\xe2", i + 1)) {
     const char* escape = nullptr;
     switch (json[i]) {
-      case '<': escape = "\\u003c"; break;
-      case '>': escape = "\\u003e"; break;
-      case '&': escape = "\\u0026"; break;
+      case '<':
+        escape = "\\u003c";
+        break;
+      case '>':
+        escape = "\\u003e";
+        break;
+      case '&':
+        escape = "\\u0026";
+        break;
       default:
         if (is_line_separator(json, i)) escape = json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
     }

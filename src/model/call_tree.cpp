@@ -52,8 +52,10 @@ NodeId CallTree::append(NodeId parent, FunctionId function, bool inlined) {
   last_child_.push_back(kNoNode);
   // Append to the sibling list so children keep their creation order.
   const NodeId last = last_child_[parent];
-  if (last == kNoNode) nodes_[parent].first_child = id;
-  else nodes_[last].next_sibling = id;
+  if (last == kNoNode)
+    nodes_[parent].first_child = id;
+  else
+    nodes_[last].next_sibling = id;
   last_child_[parent] = id;
   return id;
 }
@@ -93,8 +95,7 @@ std::vector<NodeId> CallTree::children(NodeId id) const {
 
 std::vector<FunctionId> CallTree::path_to(NodeId id) const {
   std::vector<FunctionId> out;
-  for (NodeId at = id; at != kRootNode && at != kNoNode; at = nodes_[at].parent)
-    out.push_back(nodes_[at].function);
+  for (NodeId at = id; at != kRootNode && at != kNoNode; at = nodes_[at].parent) out.push_back(nodes_[at].function);
   std::reverse(out.begin(), out.end());
   return out;
 }
@@ -110,7 +111,8 @@ MetricTable cumulative(const CallTree& tree) {
 }
 
 MetricTable cumulative(const CallTree& tree, std::span<const Metric> metrics) {
-  return cumulative_rows(tree.base_table(), [&](size_t i) { return tree.node(NodeId(i)).parent; }, metrics);
+  return cumulative_rows(
+      tree.base_table(), [&](size_t i) { return tree.node(NodeId(i)).parent; }, metrics);
 }
 
 namespace {
@@ -122,19 +124,24 @@ std::vector<uint32_t> levels_by_dfs(const CallTree& tree, Active active) {
   std::vector<uint32_t> level;
   reserve_huge(level, tree.size());
   level.resize(tree.size(), 0);
-  struct Visit { NodeId node; bool leaving; };
+  struct Visit {
+    NodeId node;
+    bool leaving;
+  };
   std::vector<Visit> stack{{kRootNode, false}};
   while (!stack.empty()) {
     auto [id, leaving] = stack.back();
     stack.pop_back();
     const CallNode& n = tree.node(id);
-    if (leaving) { --active(n.function); continue; }
+    if (leaving) {
+      --active(n.function);
+      continue;
+    }
     if (id != kRootNode) {
       level[id] = active(n.function)++;
       stack.push_back({id, true});
     }
-    for (NodeId c = n.first_child; c != kNoNode; c = tree.node(c).next_sibling)
-      stack.push_back({c, false});
+    for (NodeId c = n.first_child; c != kNoNode; c = tree.node(c).next_sibling) stack.push_back({c, false});
   }
   return level;
 }

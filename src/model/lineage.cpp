@@ -68,7 +68,8 @@ std::vector<size_t> thread_creators(const Profile& profile) {
     std::vector<size_t> same;
     for (size_t c : it->second)
       if (group(c) == group(i)) same.push_back(c);
-    out[i] = running_at(same, t.start_ns, [&](size_t c) { return profile.threads[c].start_ns; }, i);
+    out[i] = running_at(
+        same, t.start_ns, [&](size_t c) { return profile.threads[c].start_ns; }, i);
   }
   return out;
 }
@@ -85,7 +86,8 @@ std::vector<size_t> process_parents(const Profile& profile) {
     }
     auto it = by_pid.find({ps[i].host, ps[i].ppid});
     if (ps[i].ppid == 0 || it == by_pid.end()) continue;
-    out[i] = running_at(it->second, ps[i].start_ns, [&](size_t c) { return ps[c].start_ns; }, i);
+    out[i] = running_at(
+        it->second, ps[i].start_ns, [&](size_t c) { return ps[c].start_ns; }, i);
   }
   return out;
 }

@@ -28,9 +28,12 @@ namespace {
 
 uint64_t merged(Metric m, uint64_t a, uint64_t b) {
   switch (info(m).merge) {
-    case MergeKind::Sum: return a + b;
-    case MergeKind::Min: return a < b ? a : b;
-    case MergeKind::Max: return a > b ? a : b;
+    case MergeKind::Sum:
+      return a + b;
+    case MergeKind::Min:
+      return a < b ? a : b;
+    case MergeKind::Max:
+      return a > b ? a : b;
   }
   return a;
 }
@@ -107,8 +110,10 @@ void MetricTable::resize(size_t rows) {
 
 void MetricTable::set(size_t row, Metric m, uint64_t v) {
   const int s = slot_[size_t(m)];
-  if (s >= 0) column_data(size_t(s))[row] = v;
-  else if (v != default_value(m)) column_for(m)[row] = v;
+  if (s >= 0)
+    column_data(size_t(s))[row] = v;
+  else if (v != default_value(m))
+    column_for(m)[row] = v;
 }
 
 std::span<uint64_t> MetricTable::column_to_overwrite(Metric m) {

@@ -23,9 +23,7 @@ namespace callprof {
 class MetricTable;
 
 // The default a metric has in a fresh Metrics (the identity of its merge kind).
-inline constexpr uint64_t default_value(Metric m) {
-  return info(m).merge == MergeKind::Min ? Metrics::kUnset : 0;
-}
+inline constexpr uint64_t default_value(Metric m) { return info(m).merge == MergeKind::Min ? Metrics::kUnset : 0; }
 
 // One row, read-only.
 class MetricRow {
@@ -154,9 +152,9 @@ class MetricTable {
 // that takes both (report columns). Only for parameters: it may view a temporary.
 class MetricView {
  public:
-  MetricView(const Metrics& m) : dense_(&m) {}                          // NOLINT
-  MetricView(MetricRow r) : row_(r) {}                                  // NOLINT
-  MetricView(const MetricRowRef& r) : row_(MetricRow(r)) {}             // NOLINT
+  MetricView(const Metrics& m) : dense_(&m) {}               // NOLINT
+  MetricView(MetricRow r) : row_(r) {}                       // NOLINT
+  MetricView(const MetricRowRef& r) : row_(MetricRow(r)) {}  // NOLINT
   uint64_t operator[](Metric m) const { return dense_ ? (*dense_)[m] : (*row_)[m]; }
   bool has_min(Metric m) const { return (*this)[m] != Metrics::kUnset; }
 
@@ -178,9 +176,15 @@ inline void merge(Metrics& into, MetricRow row) {
   row.for_each([&](Metric m, uint64_t v) {
     uint64_t& x = into[m];
     switch (info(m).merge) {
-      case MergeKind::Sum: x += v; break;
-      case MergeKind::Min: x = v < x ? v : x; break;
-      case MergeKind::Max: x = v > x ? v : x; break;
+      case MergeKind::Sum:
+        x += v;
+        break;
+      case MergeKind::Min:
+        x = v < x ? v : x;
+        break;
+      case MergeKind::Max:
+        x = v > x ? v : x;
+        break;
     }
   });
 }

@@ -10,20 +10,20 @@
 namespace callprof {
 
 enum class Metric : uint8_t {
-  Calls,       // completed or open activations of this path
-  WallNs,      // self wall time, ns
-  MinWallNs,   // smallest self wall time of one call, ns
-  MaxWallNs,   // largest self wall time of one call, ns
-  CpuNs,       // self on-CPU time, ns
-  OffCpuNs,    // self off-CPU time, ns: switched out and not wanting the CPU (blocked, sleeping)
-  Samples,     // sampled profiles: samples whose leaf is this path
+  Calls,          // completed or open activations of this path
+  WallNs,         // self wall time, ns
+  MinWallNs,      // smallest self wall time of one call, ns
+  MaxWallNs,      // largest self wall time of one call, ns
+  CpuNs,          // self on-CPU time, ns
+  OffCpuNs,       // self off-CPU time, ns: switched out and not wanting the CPU (blocked, sleeping)
+  Samples,        // sampled profiles: samples whose leaf is this path
   IndirectCalls,  // of Calls, those made through a pointer (the call instruction was indirect)
   // Self time waiting for a CPU: switched out involuntarily (preempted), so the thread was
   // runnable all along. Neither on-CPU nor blocked: CpuNs + OffCpuNs + PreemptedNs = WallNs
   // where the split was measured. (The file stores offcpu_ns with this time included, as
   // it always has; proto_convert.cpp converts.)
   PreemptedNs,
-  Switches,       // context switches while this path was on top of the stack
+  Switches,  // context switches while this path was on top of the stack
   PageFaults,
   AllocCalls,     // malloc/calloc/realloc/aligned allocations/operator new
   AllocBytes,     // bytes those requested
@@ -32,7 +32,8 @@ enum class Metric : uint8_t {
   Syscalls,       // system calls made here (on `[syscall] NAME` leaves; cum: made below a path)
   SyscallNs,      // their durations, entry to exit
   SyscallErrors,  // of Syscalls, those that returned an error
-  FoldedCalls,    // of Calls, those made after the runtime folded the function (auto-fold): their time is in the caller's self
+  FoldedCalls,  // of Calls, those made after the runtime folded the function (auto-fold): their time is in the caller's
+                // self
   kCount
 };
 inline constexpr size_t kMetricCount = static_cast<size_t>(Metric::kCount);
@@ -76,8 +77,7 @@ class Metrics {
   static constexpr uint64_t kUnset = std::numeric_limits<uint64_t>::max();
 
   Metrics() {
-    for (size_t i = 0; i < kMetricCount; ++i)
-      v_[i] = kMetricInfo[i].merge == MergeKind::Min ? kUnset : 0;
+    for (size_t i = 0; i < kMetricCount; ++i) v_[i] = kMetricInfo[i].merge == MergeKind::Min ? kUnset : 0;
   }
 
   uint64_t operator[](Metric m) const { return v_[static_cast<size_t>(m)]; }
@@ -88,9 +88,15 @@ class Metrics {
   void merge(const Metrics& o) {
     for (size_t i = 0; i < kMetricCount; ++i) {
       switch (kMetricInfo[i].merge) {
-        case MergeKind::Sum: v_[i] += o.v_[i]; break;
-        case MergeKind::Min: v_[i] = v_[i] < o.v_[i] ? v_[i] : o.v_[i]; break;
-        case MergeKind::Max: v_[i] = v_[i] > o.v_[i] ? v_[i] : o.v_[i]; break;
+        case MergeKind::Sum:
+          v_[i] += o.v_[i];
+          break;
+        case MergeKind::Min:
+          v_[i] = v_[i] < o.v_[i] ? v_[i] : o.v_[i];
+          break;
+        case MergeKind::Max:
+          v_[i] = v_[i] > o.v_[i] ? v_[i] : o.v_[i];
+          break;
       }
     }
   }

@@ -41,35 +41,35 @@ struct Function {
   std::string name;          // demangled when it could be
   std::string linkage_name;  // the ELF symbol, or "" when the address had none
   ModuleId module = kNoModule;
-  uint64_t address = 0;      // entry address relative to the module's file (ELF vaddr)
-  std::string file;          // source file, "" when unknown
-  uint32_t line = 0;         // source line of the entry, 0 when unknown
+  uint64_t address = 0;  // entry address relative to the module's file (ELF vaddr)
+  std::string file;      // source file, "" when unknown
+  uint32_t line = 0;     // source line of the entry, 0 when unknown
   FunctionKind kind = FunctionKind::Normal;
 };
 
 struct Process {
-  std::string host;              // "" (the recording's own host) except in merged profiles
+  std::string host;  // "" (the recording's own host) except in merged profiles
   uint32_t pid = 0;
-  uint32_t ppid = 0;             // the parent process, 0 when it is not in the profile
-  uint32_t image = 0;            // 0: as forked; n: after its n-th exec (same pid)
-  std::string command;           // argv joined by spaces
-  int64_t start_ns = 0;          // CLOCK_MONOTONIC
+  uint32_t ppid = 0;     // the parent process, 0 when it is not in the profile
+  uint32_t image = 0;    // 0: as forked; n: after its n-th exec (same pid)
+  std::string command;   // argv joined by spaces
+  int64_t start_ns = 0;  // CLOCK_MONOTONIC
   int64_t end_ns = 0;
-  int death_signal = 0;          // the signal that killed it, 0 when it exited
-  bool complete = true;          // false: data only up to its last snapshot
+  int death_signal = 0;  // the signal that killed it, 0 when it exited
+  bool complete = true;  // false: data only up to its last snapshot
   // Overhead compensation measured by the runtime at start-up (exact mode): the hooks'
   // cost per call inside the callee's self time, in the caller's self time, and for a
   // call of an excluded function (in the caller's self time). Zero: not measured.
   double hook_inner_ns = 0;
   double hook_outer_ns = 0;
   double excluded_hook_ns = 0;
-  double folded_hook_ns = 0;     // a call of a function folded at run time (auto-fold), in the caller's self time
+  double folded_hook_ns = 0;  // a call of a function folded at run time (auto-fold), in the caller's self time
   // The whole cost of a call (inner + outer) where it measured differently: a call of a
   // function that has callees, and a recursive call (docs/design.md, "Compensation").
   // Zero: not measured (older profiles): the leaf's constants apply.
   double hook_caller_ns = 0;
   double hook_recursive_ns = 0;
-  std::string hook_compiler;     // whose hooks the constants are for: "gcc", "clang" or ""
+  std::string hook_compiler;  // whose hooks the constants are for: "gcc", "clang" or ""
   // Auto-fold's threshold: call paths whose average self time (hooks included) stayed
   // below it had their function folded (Metric::FoldedCalls); 0: auto-fold was off.
   double auto_fold_ns = 0;
@@ -78,24 +78,24 @@ struct Process {
 struct Thread {
   uint32_t tid = 0;
   uint32_t pid = 0;
-  std::string host;                      // as Process::host
+  std::string host;  // as Process::host
   std::string name;
   uint32_t creator_tid = 0;              // 0: not created by a profiled thread
   std::vector<FunctionId> creator_path;  // the call path in the creator that created it
   FunctionId start_routine = kNoFunction;
-  int64_t start_ns = 0;                  // CLOCK_MONOTONIC
+  int64_t start_ns = 0;  // CLOCK_MONOTONIC
   int64_t end_ns = 0;
-  bool finished = false;                 // false: still running when the data was taken
-  uint64_t dropped_calls = 0;            // calls not recorded (node or stack budget exhausted)
-  uint64_t depth_limited_calls = 0;      // calls not recorded: deeper than --max-depth
-  uint64_t short_calls = 0;              // calls not recorded: shorter than --min-duration
-  uint64_t lost_events = 0;              // context-switch/fault records lost (off-CPU incomplete)
-  uint32_t prunes = 0;                   // times the node budget forced a prune
+  bool finished = false;             // false: still running when the data was taken
+  uint64_t dropped_calls = 0;        // calls not recorded (node or stack budget exhausted)
+  uint64_t depth_limited_calls = 0;  // calls not recorded: deeper than --max-depth
+  uint64_t short_calls = 0;          // calls not recorded: shorter than --min-duration
+  uint64_t lost_events = 0;          // context-switch/fault records lost (off-CPU incomplete)
+  uint32_t prunes = 0;               // times the node budget forced a prune
   enum class OffCpu : uint8_t { Off, Measured, Unavailable };
   OffCpu offcpu = OffCpu::Off;
   CallTree tree;
-  std::vector<SyscallStats> syscalls;    // traced system calls, by number (--syscalls)
-  Timeline timeline;                     // when calls/samples happened (record --timeline)
+  std::vector<SyscallStats> syscalls;  // traced system calls, by number (--syscalls)
+  Timeline timeline;                   // when calls/samples happened (record --timeline)
 };
 
 // What exact mode was asked to do (record options), and what it could not match.
@@ -107,9 +107,9 @@ struct ExactFacts {
   bool ordered_clock = false;  // record --ordered-clock
   std::string auto_fold{};     // record --auto-fold: "inlined", "all" or "off"; "" in older profiles
   std::string include{}, exclude{}, include_module{}, exclude_module{}, checkpoint{};  // space-separated
-  uint32_t max_depth = 0;      // 0: no limit
-  std::string min_duration{};  // as given, "" when none
-  uint64_t max_nodes = 0;      // 0: no budget
+  uint32_t max_depth = 0;                                                              // 0: no limit
+  std::string min_duration{};                                                          // as given, "" when none
+  uint64_t max_nodes = 0;                                                              // 0: no budget
   uint64_t unmatched_exits = 0;  // exit hooks that found no matching entry
 };
 
@@ -117,7 +117,7 @@ struct ExactFacts {
 struct SamplingFacts {
   std::string event = "cpu-clock";
   uint64_t frequency_hz = 0;
-  std::string unwind{};        // "fp" or "dwarf"
+  std::string unwind{};         // "fp" or "dwarf"
   std::string unwind_reason{};  // why, when --call-graph auto chose (else "")
   uint64_t samples = 0;
   uint64_t off_cpu_samples = 0;
@@ -132,12 +132,12 @@ struct SamplingFacts {
 
 // What system-call tracing selected, and what it lost.
 struct SyscallFacts {
-  std::string selection{};     // as given: names and classes
-  std::string stacks{};        // none | user | full
-  uint64_t events = 0;         // calls traced
-  uint64_t lost_events = 0;    // ring full
+  std::string selection{};   // as given: names and classes
+  std::string stacks{};      // none | user | full
+  uint64_t events = 0;       // calls traced
+  uint64_t lost_events = 0;  // ring full
   uint64_t stack_failures = 0;
-  uint64_t unrecorded = 0;     // calls whose entry could not be kept
+  uint64_t unrecorded = 0;      // calls whose entry could not be kept
   uint64_t unpaired_exits = 0;  // calls in flight when tracing began
   // Exact mode: calls placed under their caller by the runtime's shadow stack (no stack
   // unwound), and of those, calls whose node was gone from the dump (hung at the root).
@@ -148,37 +148,37 @@ struct SyscallFacts {
 // A function whose probes the budget removed while the program ran (record --probe-budget).
 struct StoppedProbe {
   std::string function;
-  uint64_t at_ns = 0;         // when, from the start of the recording
-  uint64_t calls = 0;         // its calls counted until then
-  double added_percent = 0;   // what its hits added to the run, in the window that decided
+  uint64_t at_ns = 0;        // when, from the start of the recording
+  uint64_t calls = 0;        // its calls counted until then
+  double added_percent = 0;  // what its hits added to the run, in the window that decided
 };
 
 // What probe mode probed, what it saw, and what the probes cost (measured at start).
 struct ProbeFacts {
-  std::string functions{};     // the --probe patterns, space-separated
-  std::string modules{};       // the --probe-module pattern, "" for every module
-  uint64_t probed = 0;         // functions probed
-  uint64_t sites = 0;          // uprobes placed (entries and exits)
-  uint64_t refused_sites = 0;  // left out: the kernel cannot probe that instruction
-  uint64_t entries = 0, exits = 0;  // hits
-  uint64_t unwound = 0;        // calls left without a probed exit (longjmp, exception, tail call)
-  uint64_t unfinished = 0;     // calls still open when their thread or the recording ended
-  uint64_t unmatched_exits = 0;  // exits of calls entered before the probes were placed
-  uint64_t cost_per_hit_ns = 0;  // 0: not measured
-  uint64_t lost = 0;           // records the kernel dropped (ring full): counts are then lower bounds
-  double budget_percent = 0;   // record --probe-budget; 0: no budget
+  std::string functions{};            // the --probe patterns, space-separated
+  std::string modules{};              // the --probe-module pattern, "" for every module
+  uint64_t probed = 0;                // functions probed
+  uint64_t sites = 0;                 // uprobes placed (entries and exits)
+  uint64_t refused_sites = 0;         // left out: the kernel cannot probe that instruction
+  uint64_t entries = 0, exits = 0;    // hits
+  uint64_t unwound = 0;               // calls left without a probed exit (longjmp, exception, tail call)
+  uint64_t unfinished = 0;            // calls still open when their thread or the recording ended
+  uint64_t unmatched_exits = 0;       // exits of calls entered before the probes were placed
+  uint64_t cost_per_hit_ns = 0;       // 0: not measured
+  uint64_t lost = 0;                  // records the kernel dropped (ring full): counts are then lower bounds
+  double budget_percent = 0;          // record --probe-budget; 0: no budget
   std::vector<StoppedProbe> stopped;  // in the order they were stopped
-  uint64_t cut = 0;            // calls open when their probes were removed: closed then
+  uint64_t cut = 0;                   // calls open when their probes were removed: closed then
   // Calls whose self time, less the probes' part, was shorter than their own hits' cost:
   // within the calibration's error, given as 0.
   uint64_t unmeasurable_calls = 0;
   std::vector<std::string> unmeasurable;  // their functions
-  uint64_t truncated_calls = 0;  // calls whose entry stack reached no root: under [truncated]
+  uint64_t truncated_calls = 0;           // calls whose entry stack reached no root: under [truncated]
 };
 
 struct Metadata {
-  std::string command;         // what was profiled
-  std::string mode;            // "exact", "sample", "syscall", "probe"
+  std::string command;  // what was profiled
+  std::string mode;     // "exact", "sample", "syscall", "probe"
   std::string hostname;
   std::string clock = "CLOCK_MONOTONIC";
   int64_t start_realtime_ns = 0;  // wall-clock start, for humans
@@ -188,9 +188,9 @@ struct Metadata {
   std::optional<SamplingFacts> sampling;
   std::optional<SyscallFacts> syscalls;
   std::optional<ProbeFacts> probes;
-  bool compensated = false;    // self times already had the hook overhead subtracted
-  bool snapshot = false;       // taken while the program still ran
-  std::optional<TimelineFacts> timeline;  // set when a timeline was recorded
+  bool compensated = false;                  // self times already had the hook overhead subtracted
+  bool snapshot = false;                     // taken while the program still ran
+  std::optional<TimelineFacts> timeline;     // set when a timeline was recorded
   std::map<std::string, std::string> extra;  // anything else worth keeping (free-form)
   // What the recording could not do, one line each (no samples, a process that wrote no
   // data, a damaged dump): a profile with little or no data says why.

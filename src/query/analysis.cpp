@@ -45,8 +45,8 @@ Status check_selection(const Profile& p, const QueryOptions& o) {
     return make_error(fmt::format("process {} is not in the profile (processes: {})", *o.pid,
                                   known_ids(distinct_ids(p, &Thread::pid))));
   if (o.tid && !has_id(p, &Thread::tid, *o.tid))
-    return make_error(fmt::format("thread {} is not in the profile (threads: {})", *o.tid,
-                                  known_ids(distinct_ids(p, &Thread::tid))));
+    return make_error(
+        fmt::format("thread {} is not in the profile (threads: {})", *o.tid, known_ids(distinct_ids(p, &Thread::tid))));
   return Ok{};
 }
 
@@ -144,7 +144,8 @@ void Analysis::summarise_threads() {
   if (!options_.thread_rows) return;
   thread_rows_.resize(threads_.size());
   parallel_for(threads_.size(), [&](size_t k) {
-    std::vector<FunctionRow> rows = function_rows(p.threads[threads_[k]].tree);  // made here, not beside the other core's
+    std::vector<FunctionRow> rows =
+        function_rows(p.threads[threads_[k]].tree);  // made here, not beside the other core's
     thread_rows_[k] = std::move(rows);
   });
 }
@@ -170,9 +171,14 @@ Status Analysis::select_threads() {
 void Analysis::build_tree() {
   Profile& p = *profile_;
   switch (options_.merge) {
-    case ThreadMerge::Graft: tree_ = grafted_tree(p, threads_); return;
-    case ThreadMerge::StartRoutine: tree_ = merged_by_start_routine(p, threads_); return;
-    case ThreadMerge::Paths: break;
+    case ThreadMerge::Graft:
+      tree_ = grafted_tree(p, threads_);
+      return;
+    case ThreadMerge::StartRoutine:
+      tree_ = merged_by_start_routine(p, threads_);
+      return;
+    case ThreadMerge::Paths:
+      break;
   }
   if (threads_.size() == 1) {
     single_ = &p.threads[threads_[0]].tree;
@@ -191,8 +197,8 @@ void Analysis::build_tree() {
 }
 
 Status Analysis::compile_patterns() {
-  for (auto [regex, option, match] : {std::tuple{&options_.hide, "--hide", &hidden_},
-                                      std::tuple{&options_.focus, "--focus", &focused_}}) {
+  for (auto [regex, option, match] :
+       {std::tuple{&options_.hide, "--hide", &hidden_}, std::tuple{&options_.focus, "--focus", &focused_}}) {
     if (regex->empty()) continue;
     auto pattern = Pattern::compile(*regex, option);
     if (!pattern) return pattern.error();
@@ -203,9 +209,7 @@ Status Analysis::compile_patterns() {
 
 // Hide first, then focus: a hidden function cannot be a focus root.
 CallTree Analysis::transformed(const CallTree& tree) const {
-  auto in = [](const std::vector<bool>& set) {
-    return [&set](FunctionId f) { return f < set.size() && set[f]; };
-  };
+  auto in = [](const std::vector<bool>& set) { return [&set](FunctionId f) { return f < set.size() && set[f]; }; };
   if (hidden_.empty()) return focused_tree(tree, in(focused_));
   CallTree hidden = hidden_tree(tree, in(hidden_));
   return focused_.empty() ? hidden : focused_tree(hidden, in(focused_));

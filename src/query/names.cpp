@@ -347,7 +347,7 @@ struct NameParts {
   std::string_view full;
   bool verbatim = false;  // the same text at every level but the versions (unversioned)
   std::string unversioned;
-  std::string base;       // "std::vector<int>::push_back"
+  std::string base;  // "std::vector<int>::push_back"
   std::string short_base;
   std::string params;       // "(int) const"
   std::string_view suffix;  // " [clone .cold]"

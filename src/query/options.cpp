@@ -7,8 +7,8 @@
 namespace callprof {
 namespace {
 
-constexpr std::array<std::pair<ThreadMerge, std::string_view>, 3> kMerges = {{
-    {ThreadMerge::Paths, "paths"}, {ThreadMerge::Graft, "graft"}, {ThreadMerge::StartRoutine, "start"}}};
+constexpr std::array<std::pair<ThreadMerge, std::string_view>, 3> kMerges = {
+    {{ThreadMerge::Paths, "paths"}, {ThreadMerge::Graft, "graft"}, {ThreadMerge::StartRoutine, "start"}}};
 
 }  // namespace
 
@@ -26,9 +26,12 @@ std::string_view thread_merge_name(ThreadMerge merge) {
 
 std::string_view name_style_name(NameStyle style) {
   switch (style) {
-    case NameStyle::Short: return "short";
-    case NameStyle::Templates: return "templates";
-    case NameStyle::Full: return "full";
+    case NameStyle::Short:
+      return "short";
+    case NameStyle::Templates:
+      return "templates";
+    case NameStyle::Full:
+      return "full";
   }
   return "short";
 }

@@ -18,8 +18,8 @@
 #include "graph/node_quantities.h"
 #include "graph/threads.h"
 #include "graph/tree_stats.h"
-#include "model/transform/compensate.h"
 #include "model/profile.h"
+#include "model/transform/compensate.h"
 #include "query/names.h"
 #include "util/pattern.h"
 #include "util/result.h"
@@ -43,9 +43,9 @@ struct QueryOptions {
   std::optional<uint32_t> pid;  // only this process (all its exec images)
   std::optional<uint32_t> tid;  // only this thread (with Graft/StartRoutine: and those it created)
   ThreadMerge merge = ThreadMerge::Paths;
-  bool raw = false;             // times as measured: no hook-overhead compensation
-  std::string focus;            // regex: re-root at the matching functions ("" = none)
-  std::string hide;             // regex: fold the matching functions into their callers
+  bool raw = false;   // times as measured: no hook-overhead compensation
+  std::string focus;  // regex: re-root at the matching functions ("" = none)
+  std::string hide;   // regex: fold the matching functions into their callers
   NameStyle names = NameStyle::Short;
   // false: once the analysed tree is a copy (threads merged, hide or focus applied), the
   // threads' own trees are released, so the memory serves the views (for a caller that
@@ -167,7 +167,7 @@ class Analysis {
   std::unique_ptr<std::once_flag> edges_once_ = std::make_unique<std::once_flag>();
   TreeStats stats_;
   ThreadSummaries summaries_;
-  std::vector<FoldedFunction> folded_;  // summaries_.folded, sorted
+  std::vector<FoldedFunction> folded_;                 // summaries_.folded, sorted
   std::vector<std::vector<FunctionRow>> thread_rows_;  // by selected thread, when asked for
   uint64_t grand_total_ns_ = 0;
   bool cpu_measured_ = false;

@@ -42,7 +42,9 @@ class ExactCallerCalls {
     bool operator==(const Site&) const = default;
   };
   struct SiteHash {
-    size_t operator()(const Site& s) const { return std::hash<uint64_t>()(s.fn * 31 + (uint64_t(s.node) << 10) + s.nr); }
+    size_t operator()(const Site& s) const {
+      return std::hash<uint64_t>()(s.fn * 31 + (uint64_t(s.node) << 10) + s.nr);
+    }
   };
   struct ThreadCalls {
     int64_t first_ns = INT64_MAX;  // the image that was running then is the one

@@ -1,9 +1,9 @@
 #include "record/exact_source.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "record/runtime_dumps.h"
 #include "record/runtime_environment.h"
@@ -34,7 +34,8 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
   std::ofstream(path) << plan->text;
   if (!a.functions.checkpoints.empty())
     reporter.note(fmt::format("{} checkpoint function{}", plan->checkpoints, plan->checkpoints == 1 ? "" : "s"));
-  if (plan->excluded > 0) reporter.note(fmt::format("filters leave out {} of {} functions", plan->excluded, plan->functions));
+  if (plan->excluded > 0)
+    reporter.note(fmt::format("filters leave out {} of {} functions", plan->excluded, plan->functions));
   return path;
 }
 
@@ -45,7 +46,8 @@ Result<ExactSource> ExactSource::prepare(const RecordArgs& args, const Executabl
   if (!runtime) return runtime.error();
   if (args.alloc)  // without it the program would run and --alloc count nothing
     if (std::error_code ec; !std::filesystem::exists(alloc_library(*runtime), ec))
-      return make_error("--alloc needs " + alloc_library(*runtime) + ", which is missing (install it beside the runtime)");
+      return make_error("--alloc needs " + alloc_library(*runtime) +
+                        ", which is missing (install it beside the runtime)");
   auto dir = TempDir::create();
   if (!dir) return dir.error();
   ExactSource source(args, std::move(*dir));
@@ -92,15 +94,17 @@ std::string unrecorded_warning(const BuildResult& built) {
   }
   std::vector<std::string> parts;
   if (dropped)
-    parts.push_back(fmt::format("{} calls dropped (a thread's shadow stack or node budget was full: "
-                                "CALLPROF_STACK_FRAMES, --max-nodes)",
-                                dropped));
+    parts.push_back(
+        fmt::format("{} calls dropped (a thread's shadow stack or node budget was full: "
+                    "CALLPROF_STACK_FRAMES, --max-nodes)",
+                    dropped));
   if (limited) parts.push_back(fmt::format("{} calls deeper than --max-depth", limited));
   if (lost) parts.push_back(fmt::format("{} context-switch records lost (off-CPU times are lower bounds)", lost));
   if (built.unmatched_exits)
-    parts.push_back(fmt::format("{} returns without a recorded entry (code that left frames in a way the "
-                                "runtime did not see)",
-                                built.unmatched_exits));
+    parts.push_back(
+        fmt::format("{} returns without a recorded entry (code that left frames in a way the "
+                    "runtime did not see)",
+                    built.unmatched_exits));
   if (parts.empty()) return "";
   return "not everything was recorded: " + join(parts, "; ") + "; `report --view threads` shows which threads";
 }

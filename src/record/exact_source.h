@@ -29,9 +29,9 @@ class ExactSource {
 
   struct Collected {
     BuildResult built;
-    std::vector<std::string> warnings;  // damaged or unfinished dumps
-    size_t from_snapshots = 0;          // images whose data ends at their last snapshot
-    bool empty = true;                  // no image wrote anything
+    std::vector<std::string> warnings;   // damaged or unfinished dumps
+    size_t from_snapshots = 0;           // images whose data ends at their last snapshot
+    bool empty = true;                   // no image wrote anything
     std::vector<uint32_t> runtime_tids;  // the runtime's own threads: no thread of the program
   };
   // What the runtime wrote so far (final dumps, else the latest snapshots) as a profile.

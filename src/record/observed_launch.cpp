@@ -16,8 +16,10 @@ Result<ObservedLaunch> launch_observed(LaunchSpec spec, const perf::SamplingOpti
     gate->close_child_end();
     session.emplace(perf::PerfSession::open_launched(pid, options));
     if (*session && tracing) traced = tracing->add_process(pid);
-    if (*session && traced) gate->release();
-    else gate->abandon();
+    if (*session && traced)
+      gate->release();
+    else
+      gate->abandon();
   };
   auto pid = launch(spec);
   if ((session && !*session) || !traced) {

@@ -4,10 +4,14 @@ namespace callprof::record {
 
 std::string_view mode_name(Mode mode) {
   switch (mode) {
-    case Mode::Exact: return "exact";
-    case Mode::Sample: return "sample";
-    case Mode::Syscall: return "syscall";
-    case Mode::Probe: return "probe";
+    case Mode::Exact:
+      return "exact";
+    case Mode::Sample:
+      return "sample";
+    case Mode::Syscall:
+      return "syscall";
+    case Mode::Probe:
+      return "probe";
   }
   return "?";
 }

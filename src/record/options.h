@@ -37,9 +37,9 @@ struct SamplingArgs {
 
 // System-call tracing (--syscalls, with any mode).
 struct SyscallArgs {
-  std::string selection;            // names and classes, "" = not traced
-  std::string stacks = "user";      // none | user | full
-  uint32_t window_bytes = 256;      // user stack copied at entry, for the caller of a libc wrapper
+  std::string selection;        // names and classes, "" = not traced
+  std::string stacks = "user";  // none | user | full
+  uint32_t window_bytes = 256;  // user stack copied at entry, for the caller of a libc wrapper
   bool enabled() const { return !selection.empty(); }
 };
 
@@ -60,22 +60,22 @@ enum class AutoFoldScope : uint8_t { Off, Inlined, All };
 
 struct RecordArgs {
   std::string output = "callprof.data";
-  std::optional<Mode> mode;         // none: auto
+  std::optional<Mode> mode;  // none: auto
   // Exact mode.
   bool no_offcpu = false;
   bool faults = false;
   bool alloc = false;
   bool libcalls = false;
-  bool raw_clock = false;           // --no-compensation: do not calibrate the hooks
+  bool raw_clock = false;                            // --no-compensation: do not calibrate the hooks
   AutoFoldScope auto_fold = AutoFoldScope::Inlined;  // --auto-fold, --no-auto-fold
-  bool ordered_clock = false;       // --ordered-clock: returns wait for the callee's work before reading the clock
+  bool ordered_clock = false;  // --ordered-clock: returns wait for the callee's work before reading the clock
   FunctionSelection functions;
-  uint32_t max_depth = 0;           // 0: no limit
-  std::string min_duration;         // e.g. "10us"; "" none
-  uint32_t max_nodes = 0;           // 0: the runtime's default
-  std::string snapshot_signal;      // "USR2", "SIGUSR2" or a number; "" none
-  int64_t snapshot_interval_ns = 0;  // 0 none
-  bool timeline = false;            // keep a per-thread timeline of calls (samples in sample mode)
+  uint32_t max_depth = 0;                      // 0: no limit
+  std::string min_duration;                    // e.g. "10us"; "" none
+  uint32_t max_nodes = 0;                      // 0: the runtime's default
+  std::string snapshot_signal;                 // "USR2", "SIGUSR2" or a number; "" none
+  int64_t snapshot_interval_ns = 0;            // 0 none
+  bool timeline = false;                       // keep a per-thread timeline of calls (samples in sample mode)
   std::string timeline_min_duration = "10us";  // shorter calls stay off it (exact mode)
   uint32_t timeline_events = 1u << 16;         // per thread; older events are dropped and counted
   SamplingArgs sampling;
@@ -83,8 +83,8 @@ struct RecordArgs {
   ProbeArgs probes;
   // The target: a program to launch, or (attach) a running process.
   std::vector<std::string> command;
-  pid_t pid = 0;                    // attach when non-zero (command empty)
-  int64_t duration_ns = 0;          // attach: 0 = until Ctrl-C or the process exits
+  pid_t pid = 0;            // attach when non-zero (command empty)
+  int64_t duration_ns = 0;  // attach: 0 = until Ctrl-C or the process exits
   // The options the user gave (long names, "--alloc"), checked against the mode.
   std::vector<std::string> given;
   bool attach() const { return pid != 0; }

@@ -1,5 +1,6 @@
 #include "record/probe_source.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -7,8 +8,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "collect/perf/perf_target.h"
 #include "collect/probes/probe_calibration.h"
@@ -60,9 +59,10 @@ Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vect
   auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit, !a.no_return_probes});
   if (!plan) return plan.error();
   if (plan->matched > plan->functions.size())
-    reporter.warn(fmt::format("{} functions match --probe; probing the first {} (--probe-limit; or narrow --probe "
-                              "or --probe-module)",
-                              plan->matched, plan->functions.size()));
+    reporter.warn(
+        fmt::format("{} functions match --probe; probing the first {} (--probe-limit; or narrow --probe "
+                    "or --probe-module)",
+                    plan->matched, plan->functions.size()));
   ProbeSource source;
   source.args_ = a;
   source.compensate_ = !args.raw_clock;
@@ -83,8 +83,10 @@ void ProbeSource::configure(perf::SamplingOptions& o, size_t threads, Reporter& 
   while (o.ring_bytes < (32u << 20) && o.ring_bytes * 2 * cpus <= (256u << 20)) o.ring_bytes *= 2;
   raise_file_limit((o.uprobes.size() + 2) * threads * size_t(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))) + 256);
   auto costs = probes::measure_probe_costs(o);
-  if (costs) costs_ = *costs;
-  else reporter.warn(costs.error().message);
+  if (costs)
+    costs_ = *costs;
+  else
+    reporter.warn(costs.error().message);
   reporter.note(fmt::format("probe mode: {} function{} ({} probe sites){}", plan_.functions.size(),
                             plan_.functions.size() == 1 ? "" : "s", o.uprobes.size(),
                             costs ? fmt::format(", µs per hit measured: {:.2f} single-stepped, {:.2f} emulated, "
@@ -114,11 +116,12 @@ void ProbeSource::keep_budget(perf::PerfSession& session, Reporter& reporter) {
     collector_->stop_function(stop.function, at);
     const std::string& name = collector_->function(stop.function).name;
     stopped_.push_back({stop.function, StoppedProbe{name, at - start_ns_, 0, stop.added_percent}});
-    reporter.warn(fmt::format("probe budget: the probes of {} added ~{:.0f} % to the run ({} hits in {:.2f} s; "
-                              "--probe-budget {:g}): no longer probed, its counts and times stop {:.2f} s in "
-                              "(--probe-budget 0 keeps every probe)",
-                              name, stop.added_percent, stop.hits, double(stop.window_ns) / 1e9,
-                              args_.budget_percent, double(at - start_ns_) / 1e9));
+    reporter.warn(
+        fmt::format("probe budget: the probes of {} added ~{:.0f} % to the run ({} hits in {:.2f} s; "
+                    "--probe-budget {:g}): no longer probed, its counts and times stop {:.2f} s in "
+                    "(--probe-budget 0 keeps every probe)",
+                    name, stop.added_percent, stop.hits, double(stop.window_ns) / 1e9, args_.budget_percent,
+                    double(at - start_ns_) / 1e9));
   }
 }
 
@@ -142,8 +145,9 @@ void ProbeSource::annotate(Profile& profile, const perf::PerfSession& session, R
   // The mean over this recording's hits, each at the cost of its kind: hits × this is the
   // estimated distortion.
   const uint64_t hits = c.entries + c.exits;
-  x.cost_per_hit_ns = hits && collector_ ? collector_->probe_time_ns() / hits
-                      : costs_.measured() ? costs_.single_step_ns : 0;
+  x.cost_per_hit_ns = hits && collector_  ? collector_->probe_time_ns() / hits
+                      : costs_.measured() ? costs_.single_step_ns
+                                          : 0;
   x.lost = session.stats().decode.lost_records + session.stats().decode.lost_samples;
   x.budget_percent = args_.budget_percent;
   for (const Stopped& s : stopped_) {
@@ -157,11 +161,13 @@ void ProbeSource::annotate(Profile& profile, const perf::PerfSession& session, R
   profile.meta.compensated = collector_ && collector_->compensated();
   if (x.lost) {
     profile.meta.warnings.push_back(fmt::format(
-        "{} records were lost (the rings filled faster than callprof read them): call counts are lower bounds", x.lost));
+        "{} records were lost (the rings filled faster than callprof read them): call counts are lower bounds",
+        x.lost));
     reporter.warn(profile.meta.warnings.back());
   }
   if (x.refused_sites) {
-    profile.meta.warnings.push_back(fmt::format("{} probe sites were refused by the kernel and left out", x.refused_sites));
+    profile.meta.warnings.push_back(
+        fmt::format("{} probe sites were refused by the kernel and left out", x.refused_sites));
     reporter.warn(profile.meta.warnings.back());
   }
 }

@@ -24,7 +24,7 @@ class RecordSignals {
 
  private:
   static constexpr int kSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
-  struct sigaction old_[4] {};
+  struct sigaction old_[4]{};
 };
 
 }  // namespace callprof::record

@@ -1,9 +1,8 @@
 #include "record/runtime_environment.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
-
-#include <algorithm>
 
 #include "util/numbers.h"
 
@@ -48,11 +47,13 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (!a.snapshot_signal.empty()) {
     auto sig = parse_signal(a.snapshot_signal);
     if (!sig) return make_error("--snapshot-signal: " + sig.error().message);
-    if (*sig == SIGKILL || *sig == SIGSTOP) return make_error("--snapshot-signal: SIGKILL and SIGSTOP cannot be caught");
+    if (*sig == SIGKILL || *sig == SIGSTOP)
+      return make_error("--snapshot-signal: SIGKILL and SIGSTOP cannot be caught");
     env.push_back({"CALLPROF_SNAPSHOT_SIGNAL", std::to_string(*sig)});
   }
   if (a.snapshot_interval_ns > 0)
-    env.push_back({"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<int64_t>(1, a.snapshot_interval_ns / 1'000'000))});
+    env.push_back(
+        {"CALLPROF_SNAPSHOT_INTERVAL_MS", std::to_string(std::max<int64_t>(1, a.snapshot_interval_ns / 1'000'000))});
   if (!plan_path.empty()) env.push_back({"CALLPROF_FUNCTIONS", plan_path});
   if (a.timeline) {
     auto ns = timeline_min_ns(a);

@@ -10,15 +10,15 @@
 #include <cstring>
 #include <filesystem>
 
+#include "collect/perf/perf_target.h"
 #include "model/transform/attach_syscalls.h"
 #include "record/drain_loop.h"
 #include "record/observed_launch.h"
-#include "record/record_signals.h"
-#include "target/descendants.h"
 #include "record/option_rules.h"
 #include "record/output_path.h"
+#include "record/record_signals.h"
 #include "record/snapshot_watcher.h"
-#include "collect/perf/perf_target.h"
+#include "target/descendants.h"
 #include "target/frame_pointers.h"
 #include "target/process_check.h"
 #include "trace/profile_file.h"
@@ -105,9 +105,10 @@ size_t node_count(const Profile& p) {
 // How the entry stacks of system calls or probe hits were unwound (the frame-rule walk, or
 // libdwfl where a rule is not one of its kinds) and what processing them cost.
 std::string entry_stacks_note(const SampleCollector::Counts& c) {
-  return fmt::format("processing: {:.1f} ms for the entry stacks ({} walked by frame rules, {} unwound by libdwfl), "
-                     "{:.1f} ms symbolizing and building",
-                     double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6);
+  return fmt::format(
+      "processing: {:.1f} ms for the entry stacks ({} walked by frame rules, {} unwound by libdwfl), "
+      "{:.1f} ms symbolizing and building",
+      double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6);
 }
 
 }  // namespace
@@ -148,8 +149,8 @@ Status RecordingSession::preflight() {
   }
   if (mode_ == Mode::Probe) {  // which functions: a pattern that matches nothing ends here
     if (!given(args_, "--freq")) args_.sampling.frequency = 0;
-    auto source = ProbeSource::prepare(args_, args_.attach() ? attached_modules(args_.pid) : launched_modules(exe_),
-                                       reporter_);
+    auto source =
+        ProbeSource::prepare(args_, args_.attach() ? attached_modules(args_.pid) : launched_modules(exe_), reporter_);
     if (!source) return source.error();
     probes_.emplace(std::move(*source));
   }
@@ -236,9 +237,9 @@ Status RecordingSession::start_launched() {
     reporter_.note(fmt::format("syscall mode: {}: tracing {} with {} stacks", exe_.path, args_.syscalls.selection,
                                args_.syscalls.stacks));
   else if (mode_ == Mode::Probe && (s.frequency || tracing_))  // the probes' own line comes with their cost
-    reporter_.note(fmt::format("probe mode: also {}{}", s.frequency ? fmt::format("sampling at {} Hz", s.frequency) : "",
-                               tracing_ ? (s.frequency ? "; " : "") + ("tracing system calls " + args_.syscalls.selection)
-                                        : std::string()));
+    reporter_.note(fmt::format(
+        "probe mode: also {}{}", s.frequency ? fmt::format("sampling at {} Hz", s.frequency) : "",
+        tracing_ ? (s.frequency ? "; " : "") + ("tracing system calls " + args_.syscalls.selection) : std::string()));
   else if (mode_ != Mode::Probe)
     reporter_.note(
         fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}{}", exe_.path, s.event, s.frequency, s.call_graph,
@@ -268,7 +269,9 @@ Status RecordingSession::start_attached() {
   collector_->add_initial(perf_->initial_threads(), perf_->initial_mappings());
   const uint64_t hz = args_.sampling.frequency;
   reporter_.note(fmt::format("attached to {} ({} threads){}; {}", args_.pid, perf_->initial_threads().size(),
-                             hz ? fmt::format(" at {} Hz", hz) : mode_ == Mode::Probe ? " with probes" : "",
+                             hz                     ? fmt::format(" at {} Hz", hz)
+                             : mode_ == Mode::Probe ? " with probes"
+                                                    : "",
                              args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
                                                    : std::string("Ctrl-C to stop")));
   start_steady_ns_ = steady_ns();
@@ -305,9 +308,10 @@ void RecordingSession::wait_for_descendants() {
                              running.size() == 1 ? "it" : "them"));
   if (wait_for_children()) return;
   for (pid_t p : running_children())
-    unfollowed_.push_back(fmt::format("process {} was still running when the recording stopped: its calls "
-                                      "are missing (it writes them when it ends)",
-                                      p));
+    unfollowed_.push_back(
+        fmt::format("process {} was still running when the recording stopped: its calls "
+                    "are missing (it writes them when it ends)",
+                    p));
 }
 
 // --call-graph auto: DWARF unless the program keeps frame pointers (a frame-pointer walk
@@ -320,8 +324,7 @@ void RecordingSession::choose_unwinding() {
     graph = "fp";
     return;
   }
-  const std::string program =
-      args_.attach() ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe_.path;
+  const std::string program = args_.attach() ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe_.path;
   const FramePointerShare share = frame_pointer_share(program);
   graph = share.keeps_frame_pointers() ? "fp" : "dwarf";
   const std::string name = args_.attach() ? "the process" : exe_.path;
@@ -456,7 +459,9 @@ bool RecordingSession::write(const Profile& p, bool final) {
   kept_previous_ = true;
   if (Status s = write_profile(p, args_.output); !s) {
     // Launched, callprof's exit status is the program's: this line is all that says so.
-    if (final) reporter_.error(s.error().message + ": THE PROFILE IS LOST" + (args_.attach() ? "" : " (the exit status is the program's)"));
+    if (final)
+      reporter_.error(s.error().message + ": THE PROFILE IS LOST" +
+                      (args_.attach() ? "" : " (the exit status is the program's)"));
     return false;
   }
   return true;
@@ -492,9 +497,10 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
   }
   if (mode_ == Mode::Probe) {
     const ProbeFacts& f = *p.meta.probes;
-    reporter_.note(fmt::format("wrote {}: {} calls of {} probed function{}, {} hits (~{:.1f} ms of probe cost), {} thread{}",
-                               path, probes_->calls(), f.probed, f.probed == 1 ? "" : "s", f.entries + f.exits,
-                               double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, p.threads.size(), s));
+    reporter_.note(
+        fmt::format("wrote {}: {} calls of {} probed function{}, {} hits (~{:.1f} ms of probe cost), {} thread{}", path,
+                    probes_->calls(), f.probed, f.probed == 1 ? "" : "s", f.entries + f.exits,
+                    double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, p.threads.size(), s));
     reporter_.note(entry_stacks_note(c));
     return;
   }
@@ -502,9 +508,10 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
   const uint64_t all = c.samples + c.off_cpu_samples;
   reporter_.note(fmt::format("wrote {}: {} samples ({} off-CPU), {} lost, {} thread{}{}", path, c.samples,
                              c.off_cpu_samples, decode.lost_records + decode.lost_samples, p.threads.size(), s,
-                             c.truncated_stacks ? fmt::format("; {} stacks ({:.1f} %) truncated", c.truncated_stacks,
-                                                              100.0 * double(c.truncated_stacks) / double(std::max<uint64_t>(all, 1)))
-                                                : std::string()));
+                             c.truncated_stacks
+                                 ? fmt::format("; {} stacks ({:.1f} %) truncated", c.truncated_stacks,
+                                               100.0 * double(c.truncated_stacks) / double(std::max<uint64_t>(all, 1)))
+                                 : std::string()));
   reporter_.note(fmt::format("processing: unwinding {:.1f} ms, symbolizing and building {:.1f} ms ({:.0f} samples/s)",
                              double(c.unwind_ns) / 1e6, double(c.build_ns) / 1e6,
                              double(all) * 1e9 / double(std::max<uint64_t>(1, c.unwind_ns + c.build_ns))));

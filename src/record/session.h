@@ -67,21 +67,21 @@ class RecordingSession {
 
   RecordArgs args_;
   Reporter& reporter_;
-  RecordSignals signals_;                     // before the sources: handled until they are gone
+  RecordSignals signals_;  // before the sources: handled until they are gone
   Mode mode_ = Mode::Exact;
-  ExecutableInfo exe_;                        // launch only
-  std::optional<ExactSource> exact_;          // exact mode
+  ExecutableInfo exe_;                                  // launch only
+  std::optional<ExactSource> exact_;                    // exact mode
   std::unique_ptr<stacks::SampleCollector> collector_;  // the perf session's consumer
-  std::unique_ptr<SyscallTracing> tracing_;   // --syscalls
-  std::optional<ProbeSource> probes_;         // probe mode
-  std::optional<perf::PerfSession> perf_;     // sample, syscall, exact with --syscalls
-  pid_t pid_ = 0;                             // launched program
-  std::vector<std::string> unfollowed_;       // said at the end: processes whose data is missing
+  std::unique_ptr<SyscallTracing> tracing_;             // --syscalls
+  std::optional<ProbeSource> probes_;                   // probe mode
+  std::optional<perf::PerfSession> perf_;               // sample, syscall, exact with --syscalls
+  pid_t pid_ = 0;                                       // launched program
+  std::vector<std::string> unfollowed_;                 // said at the end: processes whose data is missing
   int64_t start_realtime_ns_ = 0;
   int64_t start_steady_ns_ = 0;
-  std::mutex write_mutex_;                    // snapshots (watcher thread) and the final write
+  std::mutex write_mutex_;  // snapshots (watcher thread) and the final write
   bool kept_previous_ = false;
-  std::string unwind_reason_;                 // --call-graph auto's choice, said in the profile
+  std::string unwind_reason_;  // --call-graph auto's choice, said in the profile
 };
 
 }  // namespace callprof::record

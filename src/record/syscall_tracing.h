@@ -10,11 +10,11 @@
 
 #include <memory>
 
+#include "collect/stacks/sample_collector.h"
+#include "model/profile.h"
 #include "record/drain_loop.h"
 #include "record/exact_callers.h"
 #include "record/options.h"
-#include "collect/stacks/sample_collector.h"
-#include "model/profile.h"
 #include "util/result.h"
 
 namespace callprof::syscalls {

@@ -47,8 +47,8 @@ std::string call_graph_dot(const Analysis& analysis, const CallGraph& graph, con
 // (svg_element strips its prolog and the script for inline use).
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphOptions& options, GraphFormat format);
 // The picture of a graph analysis_call_graph made (for callers that report on it first).
-Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph,
-                                      const CallGraphOptions& options, GraphFormat format);
+Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph, const CallGraphOptions& options,
+                                      GraphFormat format);
 
 // Graphviz's SVG with its fixed size (width="Wpt" height="Hpt") replaced by 100 % of the
 // window, the viewBox kept and centred at the top (preserveAspectRatio), and the pan and zoom

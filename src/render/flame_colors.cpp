@@ -29,12 +29,18 @@ std::string hsl(double h, double s, double l) {
   const double hp = std::fmod(h, 360.0) / 60.0;
   const double x = c * (1 - std::fabs(std::fmod(hp, 2.0) - 1));
   double r = 0, g = 0, b = 0;
-  if (hp < 1) r = c, g = x;
-  else if (hp < 2) r = x, g = c;
-  else if (hp < 3) g = c, b = x;
-  else if (hp < 4) g = x, b = c;
-  else if (hp < 5) r = x, b = c;
-  else r = c, b = x;
+  if (hp < 1)
+    r = c, g = x;
+  else if (hp < 2)
+    r = x, g = c;
+  else if (hp < 3)
+    g = c, b = x;
+  else if (hp < 4)
+    g = x, b = c;
+  else if (hp < 5)
+    r = x, b = c;
+  else
+    r = c, b = x;
   const double m = l - c / 2;
   return hex((r + m) * 255, (g + m) * 255, (b + m) * 255);
 }
@@ -62,12 +68,17 @@ FrameFill module_fill(std::string_view module, std::string_view name) {
 FrameFill kind_fill(FunctionKind kind, std::string_view name) {
   const Variation v = variation(name);
   switch (kind) {
-    case FunctionKind::Normal: return "";
-    case FunctionKind::Syscall: return hex(80 + 40 * v.a, 140 + 40 * v.a, 225 + 30 * v.b);
-    case FunctionKind::Kernel: return hex(240, 145 + 30 * v.a, 40 + 20 * v.b);
-    case FunctionKind::ThreadGroup: return hex(110 + 30 * v.a, 190 + 20 * v.a, 120);
+    case FunctionKind::Normal:
+      return "";
+    case FunctionKind::Syscall:
+      return hex(80 + 40 * v.a, 140 + 40 * v.a, 225 + 30 * v.b);
+    case FunctionKind::Kernel:
+      return hex(240, 145 + 30 * v.a, 40 + 20 * v.b);
+    case FunctionKind::ThreadGroup:
+      return hex(110 + 30 * v.a, 190 + 20 * v.a, 120);
     case FunctionKind::Pruned:
-    case FunctionKind::Truncated: return std::string(kHatchFill);
+    case FunctionKind::Truncated:
+      return std::string(kHatchFill);
   }
   return "";
 }

@@ -45,9 +45,7 @@ class BasePaths {
 
  private:
   static uint64_t key(uint32_t parent, uint32_t name) { return (uint64_t(parent + 1) << 32) | name; }
-  uint32_t intern(std::string_view name) {
-    return names_.try_emplace(name, uint32_t(names_.size())).first->second;
-  }
+  uint32_t intern(std::string_view name) { return names_.try_emplace(name, uint32_t(names_.size())).first->second; }
 
   std::unordered_map<std::string_view, uint32_t> names_;  // views into the base profile
   std::unordered_map<uint64_t, uint32_t> index_;

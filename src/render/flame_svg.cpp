@@ -24,11 +24,11 @@ enum class Unit : uint8_t { Ns, Count, Bytes };
 
 struct MetricDef {
   FlameMetric id;
-  std::string_view key;    // --metric
+  std::string_view key;  // --metric
   Metric metric;
   std::string_view title;  // in the picture's subtitle
   Unit unit;
-  std::string_view noun;   // counts: "1,234 <noun>"
+  std::string_view noun;  // counts: "1,234 <noun>"
 };
 
 constexpr std::array<MetricDef, 9> kMetrics = {{
@@ -53,11 +53,11 @@ static_assert(in_enum_order(), "kMetrics is indexed by FlameMetric");
 const MetricDef& def_of(FlameMetric m) { return kMetrics[static_cast<size_t>(m)]; }
 
 // Geometry, in pixels (flamegraph.pl's proportions).
-constexpr double kPad = 10;          // left and right margins
-constexpr double kRow = 16;          // one depth level
-constexpr double kBox = 15;          // a frame's height (1 px between rows)
-constexpr double kTop = 84;          // frames start below the title, numbers and legend
-constexpr double kCharWidth = 7.08;  // 12 px Verdana, as flamegraph.pl estimates it (0.59 em)
+constexpr double kPad = 10;             // left and right margins
+constexpr double kRow = 16;             // one depth level
+constexpr double kBox = 15;             // a frame's height (1 px between rows)
+constexpr double kTop = 84;             // frames start below the title, numbers and legend
+constexpr double kCharWidth = 7.08;     // 12 px Verdana, as flamegraph.pl estimates it (0.59 em)
 constexpr size_t kMaxNameChars = 2000;  // longer names keep their start and end around "…"
 
 std::string format_bytes(uint64_t bytes) {
@@ -71,9 +71,12 @@ std::string format_bytes(uint64_t bytes) {
 
 std::string format_value(Unit unit, uint64_t v) {
   switch (unit) {
-    case Unit::Ns: return format_duration(v);
-    case Unit::Bytes: return format_bytes(v);
-    case Unit::Count: return format_count(v);
+    case Unit::Ns:
+      return format_duration(v);
+    case Unit::Bytes:
+      return format_bytes(v);
+    case Unit::Count:
+      return format_count(v);
   }
   return format_count(v);
 }
@@ -88,7 +91,8 @@ std::string px(double v) {
 }
 
 size_t code_points(std::string_view s) {
-  return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return size_t(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // The label that fits `width` pixels: the whole name, its start and "..", or nothing; the
@@ -162,7 +166,7 @@ class FlameSvgWriter {
   std::string out_;
   std::vector<std::string> names_;  // inert display names by FunctionId, made on first use
   std::vector<bool> named_;
-  std::string other_name_;          // for an id outside the table
+  std::string other_name_;  // for an id outside the table
   std::array<bool, kFunctionKindCount> kinds_seen_{};
 };
 
@@ -222,8 +226,8 @@ std::string FlameSvgWriter::subtitle() const {
     s += fmt::format(" · against {}: {}", o_.base_label.empty() ? "the base" : safe_text(o_.base_label, 60),
                      format_value(def_.unit, base_->total));
     if (o_.normalize) s += fmt::format(" (scaled ×{:.3g})", base_->scale);
-    if (base_->only_in_base > 0) s += fmt::format(", {} on paths only in the base (not drawn)",
-                                                  format_value(def_.unit, base_->only_in_base));
+    if (base_->only_in_base > 0)
+      s += fmt::format(", {} on paths only in the base (not drawn)", format_value(def_.unit, base_->only_in_base));
   }
   return s;
 }
@@ -287,7 +291,8 @@ void FlameSvgWriter::write_frames() {
 }
 
 FrameFill FlameSvgWriter::fill(const FlameFrame& f, size_t index) {
-  if (f.node == kRootNode) return base_ ? diff_fill(double(base_->value[index]), double(f.width)) : std::string(kRootFill);
+  if (f.node == kRootNode)
+    return base_ ? diff_fill(double(base_->value[index]), double(f.width)) : std::string(kRootFill);
   if (f.node == kNoNode) return std::string(kMergedFill);
   const FunctionKind kind = a_.kind(f.function);
   kinds_seen_[static_cast<size_t>(kind)] = true;
@@ -313,13 +318,15 @@ std::string FlameSvgWriter::numbers(const FlameFrame& f, size_t index) const {
   s += ", " + format_share(f.width, layout_.total);
   if (f.self > 0 && f.self != f.width) s += ", self " + format_value(def_.unit, f.self);
   if (f.node == kRootNode && layout_.elided_paths > 0)
-    s += fmt::format("; {} narrower than {} px elided", counted(layout_.elided_paths, "call path"), px(o_.min_width_px));
+    s +=
+        fmt::format("; {} narrower than {} px elided", counted(layout_.elided_paths, "call path"), px(o_.min_width_px));
   return s + ")";
 }
 
 std::string FlameSvgWriter::diff_numbers(const FlameFrame& f, size_t index) const {
   const uint64_t before = base_->value[index], after = f.width;
-  if (f.node == kNoNode) return fmt::format("({} merged, {})", counted(f.merged, "call path"), format_value(def_.unit, after));
+  if (f.node == kNoNode)
+    return fmt::format("({} merged, {})", counted(f.merged, "call path"), format_value(def_.unit, after));
   if (!base_->present[index]) return fmt::format("(only in this profile: {})", format_value(def_.unit, after));
   const int64_t delta = int64_t(after) - int64_t(before);
   std::string s = fmt::format("(base {} → {}, {}", format_value(def_.unit, before), format_value(def_.unit, after),
@@ -349,13 +356,17 @@ void FlameSvgWriter::write_frame(size_t index) {
 void FlameSvgWriter::write_legend() {
   std::vector<std::pair<std::string, std::string>> entries;  // fill, label
   if (base_) {
-    entries = {{diff_fill(1, 2), "grew (slower)"}, {diff_fill(2, 1), "shrank (faster)"},
-               {diff_fill(1, 1), "unchanged"}, {diff_fill(0, 1), "only in this profile"}};
+    entries = {{diff_fill(1, 2), "grew (slower)"},
+               {diff_fill(2, 1), "shrank (faster)"},
+               {diff_fill(1, 1), "unchanged"},
+               {diff_fill(0, 1), "only in this profile"}};
   } else {
     entries.emplace_back(name_fill("main"), o_.colors == FlameColors::Module ? "function (by module)" : "function");
     static constexpr std::array<std::pair<FunctionKind, std::string_view>, 5> kKinds = {{
-        {FunctionKind::Syscall, "system call"}, {FunctionKind::Kernel, "kernel"},
-        {FunctionKind::Pruned, "pruned"}, {FunctionKind::Truncated, "truncated stack"},
+        {FunctionKind::Syscall, "system call"},
+        {FunctionKind::Kernel, "kernel"},
+        {FunctionKind::Pruned, "pruned"},
+        {FunctionKind::Truncated, "truncated stack"},
         {FunctionKind::ThreadGroup, "thread group"},
     }};
     for (const auto& [kind, what] : kKinds)
@@ -367,7 +378,8 @@ void FlameSvgWriter::write_legend() {
   out_ += "<g class=\"legend\">";
   double x = kPad;
   for (const auto& [color, what] : entries) {
-    out_ += fmt::format("<rect x=\"{}\" y=\"56\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"#888\"/>", px(x), color);
+    out_ +=
+        fmt::format("<rect x=\"{}\" y=\"56\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"#888\"/>", px(x), color);
     out_ += fmt::format("<text x=\"{}\" y=\"66\">", px(x + 16));
     text(what);
     out_ += "</text>";
@@ -386,7 +398,8 @@ Status check_measured(const Analysis& a, const MetricDef& d, std::string_view wh
   std::string names;
   for (const MetricDef& m : kMetrics)
     if (measured(a, m)) names += (names.empty() ? "" : ", ") + std::string(m.key);
-  return make_error(fmt::format("--metric {} ({}) was not measured in {} (measured: {})", d.key, d.title, which, names));
+  return make_error(
+      fmt::format("--metric {} ({}) was not measured in {} (measured: {})", d.key, d.title, which, names));
 }
 
 }  // namespace

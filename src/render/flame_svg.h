@@ -15,7 +15,7 @@ namespace callprof {
 
 // What a frame's width measures: the subtree sum of one per-node metric.
 enum class FlameMetric : uint8_t {
-  Self,         // wall time ("self" as in collapsed stacks: each path's own time, summed up)
+  Self,  // wall time ("self" as in collapsed stacks: each path's own time, summed up)
   Cpu,
   OffCpu,
   Samples,
@@ -40,13 +40,13 @@ enum class FlameColors : uint8_t {
 
 struct FlameOptions {
   FlameMetric metric = FlameMetric::Self;
-  bool icicle = false;              // roots at the top, callees below
+  bool icicle = false;  // roots at the top, callees below
   FlameColors colors = FlameColors::Name;
   double width_px = 1200;
-  double min_width_px = 0.1;        // narrower frames are elided (merged or dropped)
-  const Analysis* base = nullptr;   // set: colour each frame by its change against this profile
-  bool normalize = false;           // with base: scale the base to this profile's total
-  std::string base_label{};         // with base: how the title names it (e.g. its file)
+  double min_width_px = 0.1;       // narrower frames are elided (merged or dropped)
+  const Analysis* base = nullptr;  // set: colour each frame by its change against this profile
+  bool normalize = false;          // with base: scale the base to this profile's total
+  std::string base_label{};        // with base: how the title names it (e.g. its file)
 };
 
 struct FlamePicture {

@@ -17,7 +17,7 @@
 namespace callprof {
 namespace {
 
-constexpr size_t kLabelChars = 60;     // a node's name in its box
+constexpr size_t kLabelChars = 60;      // a node's name in its box
 constexpr size_t kTooltipChars = 1000;  // the full name on hover
 constexpr size_t kEdgeNameChars = 120;  // names in an edge's tooltip
 constexpr const char* kFont = "Helvetica,Arial,sans-serif";
@@ -49,8 +49,14 @@ Rgb along(const std::array<Rgb, N>& stops, double t) {
 
 // ColorBrewer's OrRd: pale for a small share, dark red for all of it. The square root
 // spreads the small shares, where most functions are.
-constexpr std::array<Rgb, 8> kHeat = {{{255, 247, 236}, {254, 232, 200}, {253, 212, 158}, {253, 187, 132},
-                                       {252, 141, 89}, {239, 101, 72}, {215, 48, 31}, {153, 0, 0}}};
+constexpr std::array<Rgb, 8> kHeat = {{{255, 247, 236},
+                                       {254, 232, 200},
+                                       {253, 212, 158},
+                                       {253, 187, 132},
+                                       {252, 141, 89},
+                                       {239, 101, 72},
+                                       {215, 48, 31},
+                                       {153, 0, 0}}};
 constexpr std::array<Rgb, 3> kEdgeHeat = {{{170, 170, 170}, {215, 110, 80}, {153, 0, 0}}};
 
 double spread(double share) { return std::sqrt(std::clamp(share, 0.0, 1.0)); }
@@ -142,10 +148,14 @@ class DotWriter {
 
 std::string metric_title(Metric m) {
   switch (m) {
-    case Metric::CpuNs: return "CPU time";
-    case Metric::OffCpuNs: return "off-CPU time";
-    case Metric::Samples: return "samples";
-    default: return "total (wall) time";
+    case Metric::CpuNs:
+      return "CPU time";
+    case Metric::OffCpuNs:
+      return "off-CPU time";
+    case Metric::Samples:
+      return "samples";
+    default:
+      return "total (wall) time";
   }
 }
 
@@ -156,14 +166,16 @@ std::vector<std::string> DotWriter::legend_lines(bool dense) const {
   if (!p.meta.command.empty()) lines.push_back("command: " + safe_text(p.meta.command, 100));
   std::string mode = p.meta.mode.empty() ? "" : safe_text(p.meta.mode, 20) + " profile, ";
   if (p.meta.sampling && sampled_)
-    mode += fmt::format("{} samples at {} Hz, ", format_count(a_.total(Metric::Samples)), p.meta.sampling->frequency_hz);
+    mode +=
+        fmt::format("{} samples at {} Hz, ", format_count(a_.total(Metric::Samples)), p.meta.sampling->frequency_hz);
   lines.push_back(fmt::format("{}metric: {}, {} in all", mode, metric_title(g_.metric), amount(g_.grand_total)));
   if (g_.hidden() == 0)
     lines.push_back(fmt::format("all {} functions shown", g_.nodes.size()));
   else
-    lines.push_back(fmt::format("{} of {} functions shown; {} below {} hidden (their time is in their callers' "
-                                "totals and in dashed edges)",
-                                g_.nodes.size(), g_.functions, g_.hidden(), amount(g_.threshold)));
+    lines.push_back(
+        fmt::format("{} of {} functions shown; {} below {} hidden (their time is in their callers' "
+                    "totals and in dashed edges)",
+                    g_.nodes.size(), g_.functions, g_.hidden(), amount(g_.threshold)));
   if (g_.hidden_edges > 0)
     lines.push_back(fmt::format("{} lighter edge{} hidden (each {} or less)", g_.hidden_edges,
                                 g_.hidden_edges == 1 ? "" : "s", amount(g_.hidden_edge_max)));
@@ -180,8 +192,8 @@ std::vector<std::string> DotWriter::legend_lines(bool dense) const {
 
 // One row of swatches: the fill of a box at a few shares of the grand total.
 std::string DotWriter::color_scale() const {
-  static constexpr std::pair<double, const char*> kStops[] = {
-      {0, "0%"}, {0.01, "1%"}, {0.05, "5%"}, {0.2, "20%"}, {0.5, "50%"}, {1, "100%"}};
+  static constexpr std::pair<double, const char*> kStops[] = {{0, "0%"},    {0.01, "1%"}, {0.05, "5%"},
+                                                              {0.2, "20%"}, {0.5, "50%"}, {1, "100%"}};
   std::string row = fmt::format("<td>colour: {} share of all</td>", o_.heat == HeatBasis::Total ? "total" : "self");
   for (const auto& [share, text] : kStops) {
     const Rgb fill = heat_color(share);
@@ -201,8 +213,7 @@ std::string DotWriter::legend(bool dense) const {
   std::string rows;
   for (const std::string& l : lines) {
     rows += "<tr><td align=\"left\">" + html_label_escape(l) + "</td>";
-    if (&l == &lines.front())
-      rows += fmt::format("<td rowspan=\"{}\" width=\"16\"></td>", lines.size() + 1);
+    if (&l == &lines.front()) rows += fmt::format("<td rowspan=\"{}\" width=\"16\"></td>", lines.size() + 1);
     rows += "</tr>";
   }
   rows += "<tr><td align=\"left\">" + color_scale() + "</td></tr>";
@@ -217,8 +228,8 @@ void DotWriter::node(size_t i) {
   const uint64_t grand = g_.grand_total;
   std::string label = name(r.function, kLabelChars);
   // Numbers and units hold no character DOT or Graphviz would interpret: no escaping.
-  label += fmt::format("\\nself {} ({})\\ntotal {} ({})", amount(n.self), format_share(n.self, grand),
-                       amount(n.total), format_share(n.total, grand));
+  label += fmt::format("\\nself {} ({})\\ntotal {} ({})", amount(n.self), format_share(n.self, grand), amount(n.total),
+                       format_share(n.total, grand));
   if (!sampled_)
     label += "\\n" + format_count(r.calls) + (r.calls == 1 ? " call" : " calls");
   else if (g_.metric != Metric::Samples)
@@ -230,21 +241,23 @@ void DotWriter::node(size_t i) {
   if (r.recursive_calls) tip += fmt::format(" ({} recursive)", format_count(r.recursive_calls));
   tip += fmt::format("\\nself: {} ({})\\ntotal: {} ({})", amount(n.self), format_share(n.self, grand), amount(n.total),
                      format_share(n.total, grand));
-  if (a_.cpu_measured()) tip += fmt::format("\\nCPU: {}, off-CPU: {} (self)", format_duration(r.cpu_ns), format_duration(r.offcpu_ns));
+  if (a_.cpu_measured())
+    tip += fmt::format("\\nCPU: {}, off-CPU: {} (self)", format_duration(r.cpu_ns), format_duration(r.offcpu_ns));
   if (n.entry_value) tip += fmt::format("\\nnot called by a shown function: {}", amount(n.entry_value));
   const Rgb fill = heat_color(n.heat);
   const double self_share = max_self_ ? double(n.self) / double(max_self_) : 0;
-  out_ += fmt::format("  n{} [id=\"fn{}\", label=\"{}\", tooltip=\"{}\", fillcolor=\"{}\", color=\"{}\", "
-                      "fontcolor=\"{}\", fontsize={:.1f}];\n",
-                      i, r.function, label, tip, hex(fill), hex(along(kHeat, std::min(1.0, spread(n.heat) + 0.3))),
-                      text_color(fill), kMinNodeFontPt + (kMaxNodeFontPt - kMinNodeFontPt) * std::sqrt(self_share));
+  out_ += fmt::format(
+      "  n{} [id=\"fn{}\", label=\"{}\", tooltip=\"{}\", fillcolor=\"{}\", color=\"{}\", "
+      "fontcolor=\"{}\", fontsize={:.1f}];\n",
+      i, r.function, label, tip, hex(fill), hex(along(kHeat, std::min(1.0, spread(n.heat) + 0.3))), text_color(fill),
+      kMinNodeFontPt + (kMaxNodeFontPt - kMinNodeFontPt) * std::sqrt(self_share));
 }
 
 std::string DotWriter::edge_label(const GraphEdge& e) const {
   // Sampled profiles count no calls: their recursion shows as its depth alone.
-  const std::string recursion = sampled_ ? fmt::format("↻ recursive, depth {}", e.max_recursion)
-                                         : fmt::format("↻ {} recursive, depth {}", format_count(e.recursive_calls),
-                                                       e.max_recursion);
+  const std::string recursion =
+      sampled_ ? fmt::format("↻ recursive, depth {}", e.max_recursion)
+               : fmt::format("↻ {} recursive, depth {}", format_count(e.recursive_calls), e.max_recursion);
   // Only re-entries (f -> f, or back into a function already active): no time flowed here.
   if (e.max_recursion > 0 && e.value == 0 && (sampled_ || e.recursive_calls == e.calls))
     return sampled_ ? recursion
@@ -263,7 +276,8 @@ std::string DotWriter::edge_tooltip(const GraphEdge& e) const {
     tip += fmt::format(" ({} recursive: {} was already active, up to {} level{} deep)", format_count(e.recursive_calls),
                        name(to, 40), e.max_recursion, e.max_recursion == 1 ? "" : "s");
   tip += fmt::format("\\n{} ({}) flowed into {}", amount(e.value), format_share(e.value, g_.grand_total), name(to, 40));
-  if (sampled_ && g_.metric != Metric::Samples) tip += fmt::format(" ({} samples)", format_count(e.total[Metric::Samples]));
+  if (sampled_ && g_.metric != Metric::Samples)
+    tip += fmt::format(" ({} samples)", format_count(e.total[Metric::Samples]));
   if (e.folded) {
     tip += "\\nthrough hidden functions, called by";
     for (const auto& [f, v] : e.via) tip += fmt::format("\\n  {} ({})", name(f, 60), amount(v));
@@ -276,12 +290,12 @@ void DotWriter::edge(const GraphEdge& e, int length) {
   const double share = g_.grand_total ? double(e.value) / double(g_.grand_total) : 0;
   // A back edge (recursion through other functions) takes no part in ranking: dot would
   // otherwise reverse one edge of the cycle by the DOT text's order, maybe the wrong one.
-  out_ += fmt::format("  n{} -> n{} [label=\"{}\", tooltip=\"{}\", penwidth={:.2f}, arrowsize={:.2f}, weight={}, "
-                      "color=\"{}\"{}{}{}];\n",
-                      e.caller, e.callee, edge_label(e), edge_tooltip(e), e.width, 0.5 + 0.05 * e.width,
-                      1 + int(std::lround(e.width)), hex(along(kEdgeHeat, spread(share))),
-                      e.folded ? ", style=dashed" : "", e.back ? ", constraint=false" : "",
-                      length > 1 ? fmt::format(", minlen={}", length) : "");
+  out_ += fmt::format(
+      "  n{} -> n{} [label=\"{}\", tooltip=\"{}\", penwidth={:.2f}, arrowsize={:.2f}, weight={}, "
+      "color=\"{}\"{}{}{}];\n",
+      e.caller, e.callee, edge_label(e), edge_tooltip(e), e.width, 0.5 + 0.05 * e.width, 1 + int(std::lround(e.width)),
+      hex(along(kEdgeHeat, spread(share))), e.folded ? ", style=dashed" : "", e.back ? ", constraint=false" : "",
+      length > 1 ? fmt::format(", minlen={}", length) : "");
 }
 
 }  // namespace

@@ -8,12 +8,11 @@
 // the gd plugin.
 #include "render/graph_layout.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
-
-#include <dlfcn.h>
 
 #include <array>
 #include <cstdlib>

@@ -44,10 +44,14 @@ std::optional<Metric> parse_graph_metric(std::string_view name) {
 
 std::string_view graph_metric_name(Metric m) {
   switch (m) {
-    case Metric::CpuNs: return "cpu";
-    case Metric::OffCpuNs: return "offcpu";
-    case Metric::Samples: return "samples";
-    default: return "total";
+    case Metric::CpuNs:
+      return "cpu";
+    case Metric::OffCpuNs:
+      return "offcpu";
+    case Metric::Samples:
+      return "samples";
+    default:
+      return "total";
   }
 }
 
@@ -79,8 +83,8 @@ Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphO
   return render_call_graph(analysis, *graph, options, format);
 }
 
-Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph,
-                                      const CallGraphOptions& options, GraphFormat format) {
+Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph, const CallGraphOptions& options,
+                                      GraphFormat format) {
   auto picture = graphviz_render(call_graph_dot(analysis, graph, options), format);
   if (!picture || format != GraphFormat::Svg) return picture;
   return fit_svg_to_window(std::move(*picture));

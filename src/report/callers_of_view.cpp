@@ -32,8 +32,8 @@ std::string label(const Inverted& d, FunctionId f) {
 void add_row(Table& t, const Inverted& d, NodeId id, size_t depth, uint64_t of_total) {
   const MetricRow self = d.inv.self[id];
   const MetricRow total = d.inv.total[id];
-  const std::string name = std::string(2 * (std::min(depth, kMaxIndentLevels) - 1), ' ') +
-                           label(d, d.inv.tree.node(id).function);
+  const std::string name =
+      std::string(2 * (std::min(depth, kMaxIndentLevels) - 1), ' ') + label(d, d.inv.tree.node(id).function);
   if (d.inv.tree.node(id).function == kCutMarker) {
     t.add_row({"", "", "", "", name});
     return;
@@ -79,16 +79,16 @@ Status render_callers_of(const ReportContext& ctx, std::ostream& out) {
   if (!pattern) return pattern.error();
   const std::vector<bool> match = matching_functions(ctx.profile(), *pattern);
   Inverted d{ctx,
-             inverted_tree(ctx.tree(), ctx.nodes().cum, ctx.nodes().level,
-                           [&](FunctionId f) { return f < match.size() && match[f]; }, kInvertedCallerLimit, kCutMarker),
+             inverted_tree(
+                 ctx.tree(), ctx.nodes().cum, ctx.nodes().level,
+                 [&](FunctionId f) { return f < match.size() && match[f]; }, kInvertedCallerLimit, kCutMarker),
              ctx.sampled()};
   std::vector<NodeId> tops = d.inv.tree.children(kRootNode);
   if (tops.empty())
-    return make_error(fmt::format("no function in the selection matches --function '{}'",
-                                  escape_text(ctx.options().function)));
-  std::sort(tops.begin(), tops.end(), [&](NodeId a, NodeId b) {
-    return d.inv.total[a][Metric::WallNs] > d.inv.total[b][Metric::WallNs];
-  });
+    return make_error(
+        fmt::format("no function in the selection matches --function '{}'", escape_text(ctx.options().function)));
+  std::sort(tops.begin(), tops.end(),
+            [&](NodeId a, NodeId b) { return d.inv.total[a][Metric::WallNs] > d.inv.total[b][Metric::WallNs]; });
   Table t({{d.sampled ? "samples" : "calls"}, {"self"}, {"total"}, {"total%"}, {"function < callers", Align::Left}});
   size_t hidden = 0, shown = 0;
   for (NodeId top : tops) {

@@ -51,7 +51,9 @@ std::string label(const Stanzas& s, const ReportContext& ctx, FunctionId f) {
 // Recursion, and inlining (sampled stacks): the callee's code ran inside the caller on every
 // path of the edge, or on some of them.
 std::string edge_mark(const EdgeRow& e) {
-  const std::string inlined = e.inlined_nodes == 0 ? "" : e.inlined_nodes == e.nodes ? " [inlined]" : " [partly inlined]";
+  const std::string inlined = e.inlined_nodes == 0         ? ""
+                              : e.inlined_nodes == e.nodes ? " [inlined]"
+                                                           : " [partly inlined]";
   if (e.caller == e.callee) return " <self-recursive>" + inlined;
   return (e.recursive_calls ? " <recursive>" : "") + inlined;
 }
@@ -65,15 +67,16 @@ bool hotter_edge(const EdgeRow& a, const EdgeRow& b) {
 
 void add_edge(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f, const EdgeRow& e,
               FunctionId other, uint64_t of_calls) {
-  t.add_row(row(s, "", "", format_pct(e.total_ns, f.total_ns), e.self, e.total, s.ctx.sampled() ? "-" : fmt::format("{}/{}", e.calls, of_calls),
-               "    " + label(s, ctx, other) + edge_mark(e)));
+  t.add_row(row(s, "", "", format_pct(e.total_ns, f.total_ns), e.self, e.total,
+                s.ctx.sampled() ? "-" : fmt::format("{}/{}", e.calls, of_calls),
+                "    " + label(s, ctx, other) + edge_mark(e)));
 }
 
 void add_stanza(Table& t, const ReportContext& ctx, const Stanzas& s, const FunctionRow& f) {
   for (const EdgeRow& e : edges_of(s.parents, f.function)) add_edge(t, ctx, s, f, e, e.caller, f.calls);
   const std::string rec = f.recursive_calls ? fmt::format(" <{} recursive>", f.recursive_calls) : "";
   t.add_row(row(s, fmt::format("[{}]", s.index.at(f.function)), format_pct(f.total_ns, ctx.grand_total_ns()), "",
-               f.self, f.total, s.ctx.sampled() ? "-" : std::to_string(f.calls), label(s, ctx, f.function) + rec));
+                f.self, f.total, s.ctx.sampled() ? "-" : std::to_string(f.calls), label(s, ctx, f.function) + rec));
   for (const EdgeRow& e : edges_of(s.children, f.function)) {
     const FunctionRow* callee = ctx.row(e.callee);
     add_edge(t, ctx, s, f, e, e.callee, callee ? callee->calls : 0);

@@ -15,31 +15,41 @@ enum class Unit { Count, Ns, Bytes };
 
 std::string show(uint64_t v, Unit u) {
   switch (u) {
-    case Unit::Ns: return format_ns(v);
-    case Unit::Bytes: return format_bytes(v);
-    case Unit::Count: break;
+    case Unit::Ns:
+      return format_ns(v);
+    case Unit::Bytes:
+      return format_bytes(v);
+    case Unit::Count:
+      break;
   }
   return std::to_string(v);
 }
 
 template <Metric M>
-uint64_t self_of(MetricView s, MetricView) { return s[M]; }
+uint64_t self_of(MetricView s, MetricView) {
+  return s[M];
+}
 template <Metric M>
-uint64_t total_of(MetricView, MetricView t) { return t[M]; }
+uint64_t total_of(MetricView, MetricView t) {
+  return t[M];
+}
 template <Metric M, Unit U>
-std::string self_cell(MetricView s, MetricView, uint64_t) { return show(s[M], U); }
+std::string self_cell(MetricView s, MetricView, uint64_t) {
+  return show(s[M], U);
+}
 template <Metric M, Unit U>
-std::string total_cell(MetricView, MetricView t, uint64_t) { return show(t[M], U); }
+std::string total_cell(MetricView, MetricView t, uint64_t) {
+  return show(t[M], U);
+}
 
 uint64_t per_call(uint64_t v, uint64_t calls) { return calls ? v / calls : 0; }
 // Max is only meaningful where some single call was timed (min is set).
 uint64_t max_or_unset(MetricView s) { return s.has_min(Metric::MinWallNs) ? s[Metric::MaxWallNs] : Metrics::kUnset; }
 uint64_t or_zero(uint64_t v) { return v == Metrics::kUnset ? 0 : v; }
 
-#define CALLPROF_PAIR(key, title, metric, unit, needs)                                             \
-  MetricColumnDef{key, title, self_of<metric>, self_cell<metric, unit>, needs},                    \
-      MetricColumnDef {                                                                            \
-    key "total", "total " title, total_of<metric>, total_cell<metric, unit>, needs, false, metric  \
+#define CALLPROF_PAIR(key, title, metric, unit, needs)                                            \
+  MetricColumnDef{key, title, self_of<metric>, self_cell<metric, unit>, needs}, MetricColumnDef { \
+    key "total", "total " title, total_of<metric>, total_cell<metric, unit>, needs, false, metric \
   }
 
 const std::vector<MetricColumnDef> kColumns = {
@@ -59,8 +69,7 @@ const std::vector<MetricColumnDef> kColumns = {
        return s[Metric::Calls] ? format_ns(s[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
      },
      Needs::Calls},
-    {"avgtotal", "avg total",
-     [](MetricView s, MetricView t) { return per_call(t[Metric::WallNs], s[Metric::Calls]); },
+    {"avgtotal", "avg total", [](MetricView s, MetricView t) { return per_call(t[Metric::WallNs], s[Metric::Calls]); },
      [](MetricView s, MetricView t, uint64_t) {
        return s[Metric::Calls] ? format_ns(t[Metric::WallNs] / s[Metric::Calls]) : std::string("-");
      },
@@ -98,13 +107,13 @@ Keys base_keys(bool sampled, TableKind kind) {
                      : Keys{"calls", "self", "self%", "sum%", "total", "total%", "avg"};
     case TableKind::Tree:
       return sampled ? Keys{"samples", "self", "total", "total%"} : Keys{"calls", "self", "total", "total%"};
-    case TableKind::Callers: break;
+    case TableKind::Callers:
+      break;
   }
   return {"self", "total"};
 }
 
-Keys default_keys(bool sampled, bool cpu, bool crowded, const std::array<bool, kMetricCount>& present,
-                  TableKind kind) {
+Keys default_keys(bool sampled, bool cpu, bool crowded, const std::array<bool, kMetricCount>& present, TableKind kind) {
   Keys keys = base_keys(sampled, kind);
   auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
   if (cpu) add({"cpu", "offcpu"});
@@ -193,16 +202,24 @@ bool exact_fact(const ReportContext& ctx, bool ExactFacts::*fact) {
 
 bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
   switch (c.needs) {
-    case Needs::Nothing: return true;
-    case Needs::Calls: return !ctx.sampled();
-    case Needs::Cpu: return ctx.cpu_measured();
-    case Needs::Samples: return ctx.sampled();
-    case Needs::MinMax: return ctx.stats().has_min_max;
-    case Needs::Faults: return exact_fact(ctx, &ExactFacts::faults) || ctx.stats().present[size_t(Metric::PageFaults)];
+    case Needs::Nothing:
+      return true;
+    case Needs::Calls:
+      return !ctx.sampled();
+    case Needs::Cpu:
+      return ctx.cpu_measured();
+    case Needs::Samples:
+      return ctx.sampled();
+    case Needs::MinMax:
+      return ctx.stats().has_min_max;
+    case Needs::Faults:
+      return exact_fact(ctx, &ExactFacts::faults) || ctx.stats().present[size_t(Metric::PageFaults)];
     case Needs::Allocs:
       return exact_fact(ctx, &ExactFacts::alloc) || ctx.stats().present[size_t(Metric::AllocCalls)];
-    case Needs::Syscalls: return ctx.profile().meta.syscalls.has_value() || ctx.stats().present[size_t(Metric::Syscalls)];
-    case Needs::Events: return ctx.cpu_measured() || ctx.stats().present[size_t(Metric::Switches)];
+    case Needs::Syscalls:
+      return ctx.profile().meta.syscalls.has_value() || ctx.stats().present[size_t(Metric::Syscalls)];
+    case Needs::Events:
+      return ctx.cpu_measured() || ctx.stats().present[size_t(Metric::Switches)];
   }
   return true;
 }
@@ -251,7 +268,8 @@ Result<std::vector<const MetricColumnDef*>> shown_columns(const ReportContext& c
   std::vector<const MetricColumnDef*> out;
   for (std::string_view key : keys) {
     const MetricColumnDef* c = find_metric_column(key);
-    if (!c) return make_error(fmt::format("unknown column '{}' (valid: {}, all)", escape_text(key), metric_column_keys()));
+    if (!c)
+      return make_error(fmt::format("unknown column '{}' (valid: {}, all)", escape_text(key), metric_column_keys()));
     out.push_back(c);
   }
   return out;

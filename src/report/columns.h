@@ -18,14 +18,14 @@ enum class TableKind { Flat, Tree, Callers };
 // What a column's values need to be known; without it every cell prints "-", never 0.
 enum class Needs : uint8_t {
   Nothing,
-  Calls,    // exact calls: not a sampled profile
-  Cpu,      // the CPU/off-CPU split was measured
-  Samples,  // a sampled profile
-  MinMax,   // single calls were timed
-  Faults,   // page faults were counted (record --faults)
-  Allocs,   // allocations were counted (record --alloc)
-  Syscalls, // system calls were traced (--syscalls)
-  Events,   // context switches: counted with the CPU split, or present in the data
+  Calls,     // exact calls: not a sampled profile
+  Cpu,       // the CPU/off-CPU split was measured
+  Samples,   // a sampled profile
+  MinMax,    // single calls were timed
+  Faults,    // page faults were counted (record --faults)
+  Allocs,    // allocations were counted (record --alloc)
+  Syscalls,  // system calls were traced (--syscalls)
+  Events,    // context switches: counted with the CPU split, or present in the data
 };
 
 struct MetricColumnDef {

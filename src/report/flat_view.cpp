@@ -52,8 +52,10 @@ Status render_flat(const ReportContext& ctx, std::ostream& out) {
   size_t hidden = 0;
   for (const FunctionRow& r : ctx.functions()) {
     if (!ctx.matches(r.function)) continue;
-    if (below_limit(ctx, r)) ++hidden;
-    else rows.push_back(r);
+    if (below_limit(ctx, r))
+      ++hidden;
+    else
+      rows.push_back(r);
   }
   std::sort(rows.begin(), rows.end(), *less);
   if (ctx.options().limit && rows.size() > ctx.options().limit) rows.resize(ctx.options().limit);

@@ -61,10 +61,11 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
     names.push_back(escape_text(ctx.name(f.function)));
   }
   const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
-  out << fmt::format("# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
-                     "check ({} calls): counted, their time in their callers' self (record --no-auto-fold keeps "
-                     "them hooked)\n",
-                     folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls);
+  out << fmt::format(
+      "# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
+      "check ({} calls): counted, their time in their callers' self (record --no-auto-fold keeps "
+      "them hooked)\n",
+      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls);
   out << "#           " << name_list(ctx, names, 12) << '\n';
 }
 
@@ -77,19 +78,22 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
         << "; --raw for raw numbers\n";
     // Never clamped silently: where the estimate exceeded a node's on-CPU time, say so.
     if (const CompensationStats& c = ctx.compensation(); c.limited > 0)
-      out << fmt::format("#           {} of {} nodes ran on the CPU for less than the hooks' estimated cost "
-                         "({} not removed): their self time is their blocked time, or 0\n",
-                         c.limited, c.nodes, format_ns(uint64_t(c.unremoved_ns)));
-  }
-  else if (!cost.empty())
+      out << fmt::format(
+          "#           {} of {} nodes ran on the CPU for less than the hooks' estimated cost "
+          "({} not removed): their self time is their blocked time, or 0\n",
+          c.limited, c.nodes, format_ns(uint64_t(c.unremoved_ns)));
+  } else if (!cost.empty())
     out << "# times:    raw, not compensated for the measured hook overhead (" << cost << ")\n";
 }
 
 std::string thread_merge(const QueryOptions& o) {
   switch (o.merge) {
-    case ThreadMerge::Graft: return ", grafted under their creators' call paths";
-    case ThreadMerge::StartRoutine: return ", merged by start routine";
-    case ThreadMerge::Paths: break;
+    case ThreadMerge::Graft:
+      return ", grafted under their creators' call paths";
+    case ThreadMerge::StartRoutine:
+      return ", merged by start routine";
+    case ThreadMerge::Paths:
+      break;
   }
   return "";
 }
@@ -113,10 +117,11 @@ std::string selected_threads(const ReportContext& ctx) {
 void write_truncated_line(std::ostream& out, const SamplingFacts& s) {
   if (s.truncated_stacks == 0) return;
   const uint64_t all = std::max<uint64_t>(s.samples + s.off_cpu_samples, s.truncated_stacks);
-  out << fmt::format("# stacks:   {} of {} ({:.1f} %) truncated: not unwound to the program's or thread's start; "
-                     "shown under [truncated]{}\n",
-                     s.truncated_stacks, all, 100.0 * double(s.truncated_stacks) / double(all),
-                     s.unwind == "fp" ? " (--call-graph dwarf reaches further without frame pointers)" : "");
+  out << fmt::format(
+      "# stacks:   {} of {} ({:.1f} %) truncated: not unwound to the program's or thread's start; "
+      "shown under [truncated]{}\n",
+      s.truncated_stacks, all, 100.0 * double(s.truncated_stacks) / double(all),
+      s.unwind == "fp" ? " (--call-graph dwarf reaches further without frame pointers)" : "");
 }
 
 // What probe mode could not measure: functions whose probes the budget removed, calls
@@ -133,14 +138,16 @@ void write_probe_limits(std::ostream& out, const ProbeFacts& s) {
   if (s.unmeasurable_calls) {
     std::string names;
     for (const std::string& f : s.unmeasurable) names += (names.empty() ? "" : ", ") + escape_text(f);
-    out << fmt::format("# limits:   {} calls were shorter than their probes' own cost lets measure: self time "
-                       "given as 0, counts exact ({})\n",
-                       s.unmeasurable_calls, names);
+    out << fmt::format(
+        "# limits:   {} calls were shorter than their probes' own cost lets measure: self time "
+        "given as 0, counts exact ({})\n",
+        s.unmeasurable_calls, names);
   }
   if (s.truncated_calls)
-    out << fmt::format("# stacks:   {} calls with an entry stack not unwound to the program's or thread's start; "
-                       "shown under [truncated]\n",
-                       s.truncated_calls);
+    out << fmt::format(
+        "# stacks:   {} calls with an entry stack not unwound to the program's or thread's start; "
+        "shown under [truncated]\n",
+        s.truncated_calls);
 }
 
 }  // namespace
@@ -182,28 +189,32 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   out << fmt::format("# threads:  {}, processes: {}{}\n", selected_threads(ctx), p.processes.size(),
                      thread_merge(ctx.options().query));
   if (ctx.sampled())
-    out << fmt::format("# samples:  {}, estimated total time {}\n", ctx.analysis().total(Metric::Samples), format_ns(ctx.grand_total_ns()));
+    out << fmt::format("# samples:  {}, estimated total time {}\n", ctx.analysis().total(Metric::Samples),
+                       format_ns(ctx.grand_total_ns()));
   else
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
   write_folded_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
-    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "
-                       "times are estimates (samples x period)\n",
-                       escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
-                       s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
-                       s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples);
+    out << fmt::format(
+        "# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "
+        "times are estimates (samples x period)\n",
+        escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
+        s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
+        s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples);
     write_truncated_line(out, *s);
   }
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr) {
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost", escape_text(s->selection),
                        escape_text(s->stacks), s->events, s->lost_events);
     if (s->exact_callers > 0)
-      out << fmt::format("; {} placed by the shadow stack{}", s->exact_callers,
-                         s->exact_callers_unplaced
-                             ? fmt::format(" ({} whose node was pruned or whose process wrote no profile data are not at their caller)",
-                                           s->exact_callers_unplaced)
-                             : std::string());
+      out << fmt::format(
+          "; {} placed by the shadow stack{}", s->exact_callers,
+          s->exact_callers_unplaced
+              ? fmt::format(
+                    " ({} whose node was pruned or whose process wrote no profile data are not at their caller)",
+                    s->exact_callers_unplaced)
+              : std::string());
     out << '\n';
   }
   if (const ProbeFacts* s = m.probes ? &*m.probes : nullptr) {

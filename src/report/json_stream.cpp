@@ -3,11 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "graph/node_filter.h"
 #include "util/escape.h"
@@ -17,9 +16,9 @@ namespace {
 
 std::string opt(uint64_t v, bool present) { return present ? std::to_string(v) : "null"; }
 
-constexpr Metric kExtraMetrics[] = {Metric::PreemptedNs, Metric::Switches,   Metric::PageFaults,
-                                    Metric::AllocCalls,  Metric::AllocBytes, Metric::FreeCalls,
-                                    Metric::ExcludedCalls, Metric::Syscalls,  Metric::SyscallNs,
+constexpr Metric kExtraMetrics[] = {Metric::PreemptedNs,   Metric::Switches,   Metric::PageFaults,
+                                    Metric::AllocCalls,    Metric::AllocBytes, Metric::FreeCalls,
+                                    Metric::ExcludedCalls, Metric::Syscalls,   Metric::SyscallNs,
                                     Metric::SyscallErrors, Metric::FoldedCalls};
 
 // `,"key":value` for each field.

@@ -3,12 +3,12 @@
 // nlohmann value per element dominated the report's run time.
 #pragma once
 
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
-#include <unordered_map>
 
 #include "graph/aggregate.h"
 #include "report/context.h"
@@ -24,8 +24,8 @@ class JsonNames {
 
  private:
   const ReportContext& ctx_;
-  mutable std::vector<std::optional<std::string>> table_;            // by FunctionId
-  mutable std::unordered_map<FunctionId, std::string> others_;       // kNoFunction, ids past the table
+  mutable std::vector<std::optional<std::string>> table_;       // by FunctionId
+  mutable std::unordered_map<FunctionId, std::string> others_;  // kNoFunction, ids past the table
 };
 
 // The metric keys that follow a row's self/total times (docs/json.md): total_cpu_ns and

@@ -1,12 +1,11 @@
 // The JSON document (schema: docs/json.md), one array element per line. Small sections
 // are built with nlohmann::json; the tree and edges come from json_stream.h.
-#include <nlohmann/json.hpp>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "graph/folded.h"
 #include "graph/modules.h"
@@ -30,7 +29,9 @@ constexpr int kSchemaVersion = 2;
 std::string dump(const json& j) { return inert_json(j.dump(-1, ' ', false, json::error_handler_t::replace)); }
 
 json opt_ns(uint64_t v) { return v == Metrics::kUnset ? json(nullptr) : json(v); }
-json opt_name(const ReportContext& ctx, FunctionId f) { return f == kNoFunction ? json(nullptr) : json(ctx.analysis().full_name(f)); }
+json opt_name(const ReportContext& ctx, FunctionId f) {
+  return f == kNoFunction ? json(nullptr) : json(ctx.analysis().full_name(f));
+}
 
 void write_array(std::ostream& out, const char* key, const std::vector<std::string>& items) {
   out << '"' << key << "\": [";
@@ -45,13 +46,20 @@ void write_array(std::ostream& out, const char* key, const std::vector<json>& it
 }
 
 json exact_facts(const ExactFacts& x) {
-  return {{"offcpu", x.offcpu},         {"alloc", x.alloc},
-          {"faults", x.faults},         {"libcalls", x.libcalls},
-          {"ordered_clock", x.ordered_clock},   {"auto_fold", x.auto_fold},
-          {"include", x.include},       {"exclude", x.exclude},
-          {"include_module", x.include_module}, {"exclude_module", x.exclude_module},
-          {"checkpoint", x.checkpoint}, {"max_depth", x.max_depth},
-          {"min_duration", x.min_duration}, {"max_nodes", x.max_nodes},
+  return {{"offcpu", x.offcpu},
+          {"alloc", x.alloc},
+          {"faults", x.faults},
+          {"libcalls", x.libcalls},
+          {"ordered_clock", x.ordered_clock},
+          {"auto_fold", x.auto_fold},
+          {"include", x.include},
+          {"exclude", x.exclude},
+          {"include_module", x.include_module},
+          {"exclude_module", x.exclude_module},
+          {"checkpoint", x.checkpoint},
+          {"max_depth", x.max_depth},
+          {"min_duration", x.min_duration},
+          {"max_nodes", x.max_nodes},
           {"unmatched_exits", x.unmatched_exits}};
 }
 
@@ -70,27 +78,41 @@ json sampling_facts(const SamplingFacts& s) {
 }
 
 json syscall_facts(const SyscallFacts& s) {
-  return {{"selection", s.selection},   {"stacks", s.stacks},
-          {"events", s.events},         {"lost_events", s.lost_events},
-          {"stack_failures", s.stack_failures}, {"unrecorded", s.unrecorded},
-          {"unpaired_exits", s.unpaired_exits}, {"exact_callers", s.exact_callers},
+  return {{"selection", s.selection},
+          {"stacks", s.stacks},
+          {"events", s.events},
+          {"lost_events", s.lost_events},
+          {"stack_failures", s.stack_failures},
+          {"unrecorded", s.unrecorded},
+          {"unpaired_exits", s.unpaired_exits},
+          {"exact_callers", s.exact_callers},
           {"exact_callers_unplaced", s.exact_callers_unplaced}};
 }
 
 json probe_facts(const ProbeFacts& s) {
   json stopped = json::array();
   for (const StoppedProbe& x : s.stopped)
-    stopped.push_back({{"function", x.function}, {"at_ns", x.at_ns}, {"calls", x.calls}, {"added_percent", x.added_percent}});
-  return {{"functions", s.functions},   {"modules", s.modules},
-          {"probed", s.probed},         {"sites", s.sites},
-          {"refused_sites", s.refused_sites}, {"entries", s.entries},
-          {"exits", s.exits},           {"unwound", s.unwound},
-          {"unfinished", s.unfinished}, {"unmatched_exits", s.unmatched_exits},
-          {"cost_per_hit_ns", s.cost_per_hit_ns}, {"lost", s.lost},
+    stopped.push_back(
+        {{"function", x.function}, {"at_ns", x.at_ns}, {"calls", x.calls}, {"added_percent", x.added_percent}});
+  return {{"functions", s.functions},
+          {"modules", s.modules},
+          {"probed", s.probed},
+          {"sites", s.sites},
+          {"refused_sites", s.refused_sites},
+          {"entries", s.entries},
+          {"exits", s.exits},
+          {"unwound", s.unwound},
+          {"unfinished", s.unfinished},
+          {"unmatched_exits", s.unmatched_exits},
+          {"cost_per_hit_ns", s.cost_per_hit_ns},
+          {"lost", s.lost},
           {"estimated_distortion_ns", (s.entries + s.exits) * s.cost_per_hit_ns},
-          {"budget_percent", s.budget_percent}, {"stopped", stopped},
-          {"cut", s.cut},               {"unmeasurable_calls", s.unmeasurable_calls},
-          {"unmeasurable", s.unmeasurable}, {"truncated_calls", s.truncated_calls}};
+          {"budget_percent", s.budget_percent},
+          {"stopped", stopped},
+          {"cut", s.cut},
+          {"unmeasurable_calls", s.unmeasurable_calls},
+          {"unmeasurable", s.unmeasurable},
+          {"truncated_calls", s.truncated_calls}};
 }
 
 template <typename T>
@@ -119,7 +141,8 @@ json summary(const ReportContext& ctx) {
   const TreeStats& s = ctx.stats();
   json deepest = nullptr;
   if (s.deepest_recursion_function != kNoFunction)
-    deepest = {{"function", ctx.analysis().full_name(s.deepest_recursion_function)}, {"level", s.deepest_recursion_level}};
+    deepest = {{"function", ctx.analysis().full_name(s.deepest_recursion_function)},
+               {"level", s.deepest_recursion_level}};
   return {{"nodes", s.nodes},
           {"edges", s.edges},
           {"functions", s.functions},
@@ -164,9 +187,12 @@ json function_json(const ReportContext& ctx, const FunctionRow& r) {
 
 const char* offcpu_state(Thread::OffCpu s) {
   switch (s) {
-    case Thread::OffCpu::Measured: return "measured";
-    case Thread::OffCpu::Unavailable: return "unavailable";
-    case Thread::OffCpu::Off: break;
+    case Thread::OffCpu::Measured:
+      return "measured";
+    case Thread::OffCpu::Unavailable:
+      return "unavailable";
+    case Thread::OffCpu::Off:
+      break;
   }
   return "off";
 }
@@ -301,7 +327,8 @@ std::vector<json> syscalls(const ReportContext& ctx) {
     for (const SyscallPath& p : row.paths) {
       json callers = json::array();
       for (FunctionId f : p.callers) callers.push_back(opt_name(ctx, f));
-      paths.push_back({{"path", std::move(callers)}, {"calls", p.calls}, {"errors", p.errors}, {"total_ns", p.total_ns}});
+      paths.push_back(
+          {{"path", std::move(callers)}, {"calls", p.calls}, {"errors", p.errors}, {"total_ns", p.total_ns}});
     }
     out.push_back({{"name", s.name},
                    {"number", s.number},
@@ -387,9 +414,8 @@ void write_edge_columns(std::ostream& out, const ReportContext& ctx) {
   const size_t n = rows.size();
   const bool cpu = ctx.cpu_measured();
   out << "\"edges\": {\n\"count\": " << n;
-  write_column(out, "caller_id", n, true, [&](size_t i) {
-    return rows[i]->caller == kNoFunction ? int64_t(-1) : int64_t(rows[i]->caller);
-  });
+  write_column(out, "caller_id", n, true,
+               [&](size_t i) { return rows[i]->caller == kNoFunction ? int64_t(-1) : int64_t(rows[i]->caller); });
   write_column(out, "callee_id", n, true, [&](size_t i) { return rows[i]->callee; });
   write_column(out, "calls", n, true, [&](size_t i) { return rows[i]->calls; });
   write_column(out, "recursive_calls", n, true, [&](size_t i) { return rows[i]->recursive_calls; });
@@ -422,7 +448,8 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
       << dump(json{{"nodes", c.nodes}, {"limited", c.limited}, {"unremoved_ns", uint64_t(c.unremoved_ns)}}) << ",\n";
   json folded = json::array();
   for (const FoldedFunction& f : ctx.analysis().folded())
-    folded.push_back({{"name", ctx.analysis().full_name(f.function)}, {"calls", f.calls}, {"folded_calls", f.folded_calls}});
+    folded.push_back(
+        {{"name", ctx.analysis().full_name(f.function)}, {"calls", f.calls}, {"folded_calls", f.folded_calls}});
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";

@@ -20,8 +20,8 @@ Status render_modules(const ReportContext& ctx, std::ostream& out) {
   const uint64_t grand = ctx.grand_total_ns();
   for (const ModuleRow& m : module_rows(p, ctx.functions())) {
     if (m.module != kNoModule && !ctx.matches_text(p.modules[m.module].path)) continue;
-    std::vector<std::string> cells = {std::to_string(sampled ? m.self[Metric::Samples] : m.calls),
-                                      format_ns(m.self_ns), format_pct(m.self_ns, grand)};
+    std::vector<std::string> cells = {std::to_string(sampled ? m.self[Metric::Samples] : m.calls), format_ns(m.self_ns),
+                                      format_pct(m.self_ns, grand)};
     if (cpu) cells.insert(cells.end(), {format_ns(m.self[Metric::CpuNs]), format_ns(m.self[Metric::OffCpuNs])});
     cells.push_back(std::to_string(m.functions));
     cells.push_back(m.module == kNoModule ? "[unknown]" : p.modules[m.module].path);

@@ -54,8 +54,10 @@ bool reads_only_the_tree(const ReportOptions& o) {
     case View::Modules:
     case View::CallersOf:
     case View::CalleesOf:
-    case View::Threads: return true;  // the analysis's per-thread totals, and rows with --function
-    case View::Syscalls: break;
+    case View::Threads:
+      return true;  // the analysis's per-thread totals, and rows with --function
+    case View::Syscalls:
+      break;
   }
   return false;
 }

@@ -34,8 +34,8 @@ struct ReportOptions {
   // threads: tid; summary: cpu when measured, else self. Numbers sort descending, names
   // ascending.
   std::string sort;
-  std::string filter;   // regex searched in function names; "" = all
-  bool json = false;    // the whole JSON document (all sections) instead of the view
+  std::string filter;  // regex searched in function names; "" = all
+  bool json = false;   // the whole JSON document (all sections) instead of the view
   // The JSON document's layout of its two large sections: Nested (the default: `tree`, one
   // object per node with its name and every key, children nested; `edges`, one object per
   // edge; nesting stops at kMaxJsonTreeDepth with a marker), Flat (`nodes` instead of `tree`:
@@ -44,7 +44,7 @@ struct ReportOptions {
   // columnar arrays, ids instead of names, the main keys only: a fraction of the size, for
   // the web report). docs/json.md.
   JsonLayout json_layout = JsonLayout::Nested;
-  size_t limit = 0;     // max rows (stanzas for callers); 0 = all (summary: 10)
+  size_t limit = 0;  // max rows (stanzas for callers); 0 = all (summary: 10)
   // flat/tree/callers: "" = the profile's default set; "all"; "a,b" exactly these;
   // "+a,-b" the default set with a added and b removed.
   std::string columns;

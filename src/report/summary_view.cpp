@@ -24,9 +24,8 @@ void write_shape(const ReportContext& ctx, std::ostream& out) {
   t.add_row({"nodes", std::to_string(s.nodes)});
   t.add_row({"edges", fmt::format("{} (distinct caller > callee pairs)", s.edges)});
   t.add_row({"functions", std::to_string(s.functions)});
-  t.add_row(
-      {"calls", fmt::format("{} ({} direct, {} indirect; {} recursive)", s.calls, s.calls - s.indirect_calls,
-                            s.indirect_calls, s.recursive_calls)});
+  t.add_row({"calls", fmt::format("{} ({} direct, {} indirect; {} recursive)", s.calls, s.calls - s.indirect_calls,
+                                  s.indirect_calls, s.recursive_calls)});
   t.add_row({"max depth", std::to_string(s.max_depth)});
   t.add_row({"deepest recursion",
              s.deepest_recursion_function == kNoFunction
@@ -41,7 +40,6 @@ void write_shape(const ReportContext& ctx, std::ostream& out) {
 // Where CPU time was measured, rankings follow it: wall time ranks a multi-threaded
 // program's idle worker loops first.
 bool rank_by_cpu(const ReportContext& ctx) { return ctx.cpu_measured() && ctx.stats().has_cpu; }
-
 
 Status write_functions(const ReportContext& ctx, size_t top, std::ostream& out) {
   const std::string key = !ctx.options().sort.empty() ? ctx.options().sort : rank_by_cpu(ctx) ? "cpu" : "self";
@@ -116,10 +114,12 @@ void write_paths(const ReportContext& ctx, size_t top, std::ostream& out) {
     const MetricRow b = tree.base(id);
     std::vector<std::string> cells = {std::to_string(b[ctx.sampled() ? Metric::Samples : Metric::Calls])};
     if (cpu) cells.push_back(format_ns(b[Metric::CpuNs]));
-    cells.insert(cells.end(), {format_ns(b[Metric::WallNs]), format_pct(b[Metric::WallNs], ctx.grand_total_ns()), path});
+    cells.insert(cells.end(),
+                 {format_ns(b[Metric::WallNs]), format_pct(b[Metric::WallNs], ctx.grand_total_ns()), path});
     t.add_row(std::move(cells));
   }
-  out << (cpu ? "hottest paths (by CPU time of the last function):\n" : "hottest paths (by self time of the last function):\n");
+  out << (cpu ? "hottest paths (by CPU time of the last function):\n"
+              : "hottest paths (by self time of the last function):\n");
   t.render(out, 2, ctx.options().width);
   out << '\n';
 }

@@ -1,7 +1,7 @@
 #include "report/syscall_rows.h"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 
 namespace callprof {
 
@@ -75,7 +75,8 @@ std::vector<SyscallFunctionRow> syscall_function_rows(const ReportContext& ctx) 
     r.inclusive_ns = f.total[Metric::SyscallNs];
   }
   // As for system calls, the filter narrows the functions only where it matches one.
-  const bool filter = ctx.filtered() && std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return ctx.matches(r.first); });
+  const bool filter =
+      ctx.filtered() && std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return ctx.matches(r.first); });
   std::vector<SyscallFunctionRow> out;
   for (auto& [f, r] : rows) {
     r.function = f;

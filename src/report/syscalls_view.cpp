@@ -30,7 +30,15 @@ std::string errnos_cell(const SyscallStats& s) {
 }
 
 Table statistics_table(const std::vector<SyscallRow>& rows) {
-  Table t({{"calls"}, {"errors"}, {"total"}, {"avg"}, {"min"}, {"p50"}, {"p99"}, {"max"}, {"system call", Align::Left},
+  Table t({{"calls"},
+           {"errors"},
+           {"total"},
+           {"avg"},
+           {"min"},
+           {"p50"},
+           {"p99"},
+           {"max"},
+           {"system call", Align::Left},
            {"errors by errno", Align::Left}});
   for (const SyscallRow& r : rows) {
     const SyscallStats& s = r.stats;

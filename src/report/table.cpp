@@ -106,7 +106,7 @@ void Table::render(std::ostream& out, size_t indent, size_t max_width) const {
 // The last column is never padded: its width matters to no line, so it is not measured.
 void Table::measure(std::span<const std::string_view> cells) {
   for (size_t c = 0; c + 1 < columns_.size() && c < cells.size(); ++c) {
-    const size_t w = plain_ascii(cells[c])        ? cells[c].size()
+    const size_t w = plain_ascii(cells[c])       ? cells[c].size()
                      : is_escaped_text(cells[c]) ? display_width(cells[c])
                                                  : display_width(escape_text(cells[c]));
     if (w > width_[c]) width_[c] = w;  // no store otherwise: tables measured side by side stay apart
@@ -114,7 +114,8 @@ void Table::measure(std::span<const std::string_view> cells) {
 }
 
 void Table::measure(const Table& other) {
-  for (size_t c = 0; c < width_.size() && c < other.width_.size(); ++c) width_[c] = std::max(width_[c], other.width_[c]);
+  for (size_t c = 0; c < width_.size() && c < other.width_.size(); ++c)
+    width_[c] = std::max(width_[c], other.width_[c]);
 }
 
 void Table::render_titles(std::ostream& out, size_t indent, size_t max_width) {

@@ -54,9 +54,9 @@ class Table {
     std::vector<size_t> width;
     std::string margin;
     std::vector<std::string> titles;  // escaped
-    size_t total = 0;       // every column's width and the separators
-    size_t last_width = 0;  // 0: the last column is not cut
-    size_t rule = 0;        // a rule row's length: the table's, within 120 and the width
+    size_t total = 0;                 // every column's width and the separators
+    size_t last_width = 0;            // 0: the last column is not cut
+    size_t rule = 0;                  // a rule row's length: the table's, within 120 and the width
   };
   Layout layout(size_t indent, size_t max_width) const;
   // One line, appended to `out`.

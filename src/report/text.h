@@ -21,5 +21,4 @@ std::string format_ms(int64_t ns);
 // part / whole as 12.34%; "-" when whole is 0.
 std::string format_pct(uint64_t part, uint64_t whole);
 
-
 }  // namespace callprof

@@ -99,7 +99,8 @@ Status render_thread_functions(const ReportContext& ctx, std::ostream& out) {
   size_t shown = 0;
   for (auto& [all, rows] : order) {
     if (ctx.options().limit && shown++ == ctx.options().limit) break;
-    t.add_row(cells(ctx, "all", fmt::format("{} thread{}", rows->size(), rows->size() == 1 ? "" : "s"), all, std::string(ctx.name(all.function))));
+    t.add_row(cells(ctx, "all", fmt::format("{} thread{}", rows->size(), rows->size() == 1 ? "" : "s"), all,
+                    std::string(ctx.name(all.function))));
     std::sort(rows->begin(), rows->end(), [&](const ThreadRow& a, const ThreadRow& b) {
       return (*key)(a.row) != (*key)(b.row) ? (*key)(a.row) > (*key)(b.row) : a.thread < b.thread;
     });

@@ -102,15 +102,14 @@ void add_thread(Table& t, const ThreadData& d, size_t i, uint32_t depth) {
   const Thread& th = d.ctx.profile().threads[i];
   const ThreadTotals& tt = d.totals[i];
   const int64_t dur = duration(th);
-  std::vector<std::string> cells = {
-      std::to_string(th.tid),
-      std::string(2 * std::min<size_t>(depth, 32), ' ') + th.name,
-      creator_path_text(d.ctx, th),
-      th.start_routine == kNoFunction ? "-" : shorten(d.ctx.name(th.start_routine)),
-      format_ms(th.start_ns - d.origin),
-      dur < 0 ? "-" : format_ms(dur),
-      std::to_string(tt.calls),
-      format_ns(tt.total_ns)};
+  std::vector<std::string> cells = {std::to_string(th.tid),
+                                    std::string(2 * std::min<size_t>(depth, 32), ' ') + th.name,
+                                    creator_path_text(d.ctx, th),
+                                    th.start_routine == kNoFunction ? "-" : shorten(d.ctx.name(th.start_routine)),
+                                    format_ms(th.start_ns - d.origin),
+                                    dur < 0 ? "-" : format_ms(dur),
+                                    std::to_string(tt.calls),
+                                    format_ns(tt.total_ns)};
   if (d.ctx.cpu_measured()) {
     const bool measured = th.offcpu == Thread::OffCpu::Measured || tt.cpu_ns || tt.offcpu_ns;
     cells.push_back(measured ? format_ns(tt.cpu_ns) : "-");
@@ -124,8 +123,14 @@ void add_thread(Table& t, const ThreadData& d, size_t i, uint32_t depth) {
 }
 
 Table thread_table(const ThreadData& d) {
-  std::vector<Column> cols = {{"tid"},          {"name", Align::Left}, {"created at", Align::Left},
-                              {"start routine", Align::Left}, {"start"}, {"duration"}, {"calls"}, {"wall"}};
+  std::vector<Column> cols = {{"tid"},
+                              {"name", Align::Left},
+                              {"created at", Align::Left},
+                              {"start routine", Align::Left},
+                              {"start"},
+                              {"duration"},
+                              {"calls"},
+                              {"wall"}};
   if (d.ctx.cpu_measured()) {
     cols.push_back({"cpu"});
     cols.push_back({"off-cpu"});
@@ -148,7 +153,8 @@ bool selected(const ReportContext& ctx, const Thread& t) {
 // as (thread, depth). A thread whose creator is not in `threads` is a root. Linear in the
 // group: the whole profile's forest was built once (ThreadData::creator), since building
 // it per process made the view quadratic in processes.
-std::vector<ForestEntry> sorted_forest(const ThreadData& d, const std::vector<size_t>& threads, const ThreadLess& less) {
+std::vector<ForestEntry> sorted_forest(const ThreadData& d, const std::vector<size_t>& threads,
+                                       const ThreadLess& less) {
   std::unordered_map<size_t, size_t> position;  // profile index -> position in `threads`
   for (size_t k = 0; k < threads.size(); ++k) position.emplace(threads[k], k);
   std::vector<std::vector<size_t>> kids(threads.size() + 1);  // by position; last: roots
@@ -208,8 +214,10 @@ void write_processes(const ThreadData& d, const ThreadLess& less, std::ostream& 
   std::vector<std::vector<size_t>> members(p.processes.size());
   std::map<uint32_t, std::vector<size_t>> orphans;  // threads of pids without a process record
   for (size_t i = 0; i < p.threads.size(); ++i) {
-    if (d.process[i] != kNoIndex) members[d.process[i]].push_back(i);
-    else orphans[p.threads[i].pid].push_back(i);
+    if (d.process[i] != kNoIndex)
+      members[d.process[i]].push_back(i);
+    else
+      orphans[p.threads[i].pid].push_back(i);
   }
   for (const ForestEntry& e : process_forest(p)) {
     const size_t indent = 2 * std::min<size_t>(e.depth, 32);

@@ -20,8 +20,8 @@ std::string demangle(std::string_view linkage_name) {
     return demangle(linkage_name.substr(0, linkage_name.size() - kPlt.size())) + std::string(kPlt);
   std::string input(linkage_name);  // needs a terminated string
   int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(
-      abi::__cxa_demangle(input.c_str(), nullptr, nullptr, &status), &std::free);
+  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(input.c_str(), nullptr, nullptr, &status),
+                                                  &std::free);
   if (status != 0 || !out) return input;
   return std::string(out.get());
 }

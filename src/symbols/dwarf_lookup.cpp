@@ -22,9 +22,8 @@ std::string source_path(const char* path, const char* comp_dir) {
   fs::path result = fs::path(path).lexically_normal();
   if (result.is_relative() && comp_dir != nullptr && *comp_dir != '\0') {
     fs::path dir = fs::path(comp_dir).lexically_normal();
-    bool has_dir =
-        dir.is_relative() && dir != "." &&
-        std::mismatch(dir.begin(), dir.end(), result.begin(), result.end()).first == dir.end();
+    bool has_dir = dir.is_relative() && dir != "." &&
+                   std::mismatch(dir.begin(), dir.end(), result.begin(), result.end()).first == dir.end();
     if (!has_dir) result = (dir / result).lexically_normal();
   }
   return result.string();
@@ -43,8 +42,7 @@ std::string file_entry(Dwarf_Attribute* attr) {
   Dwarf_Die cu;
   Dwarf_Half version = 0;
   if (attr == nullptr || dwarf_formudata(attr, &index) != 0 ||
-      dwarf_cu_die(attr->cu, &cu, &version, nullptr, nullptr, nullptr, nullptr, nullptr) ==
-          nullptr ||
+      dwarf_cu_die(attr->cu, &cu, &version, nullptr, nullptr, nullptr, nullptr, nullptr) == nullptr ||
       (index == 0 && version < 5)) {
     return {};
   }
@@ -126,8 +124,8 @@ std::vector<Dwarf_Die> scopes_at(Dwarf_Die* function, Dwarf_Addr pc) {
     if (dwarf_child(&path.back(), &child) != 0) break;
     do {
       int tag = dwarf_tag(&child);
-      bool scope = tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
-                   tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+      bool scope = tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+                   tag == DW_TAG_catch_block;
       if (scope && dwarf_haspc(&child, pc) == 1) {
         path.push_back(child);
         deeper = true;
@@ -160,8 +158,7 @@ void describe_from_dwarf(ModuleDwarf& dwarf, Dwarf_Addr address, SymbolInfo& inf
   }
 }
 
-std::vector<SymbolInfo> inline_chain(ModuleDwarf& dwarf, Dwarf_Addr address,
-                                     const SymbolInfo& outer) {
+std::vector<SymbolInfo> inline_chain(ModuleDwarf& dwarf, Dwarf_Addr address, const SymbolInfo& outer) {
   std::vector<SymbolInfo> frames;
   std::string at_file = outer.pc_file;
   uint32_t at_line = outer.pc_line;

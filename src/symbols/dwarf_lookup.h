@@ -18,7 +18,6 @@ void describe_from_dwarf(ModuleDwarf& dwarf, Dwarf_Addr address, SymbolInfo& inf
 
 // The inlined frames at a runtime address, innermost first, followed by outer (the
 // function resolve() found), whose pc_file/pc_line become the outermost call site.
-std::vector<SymbolInfo> inline_chain(ModuleDwarf& dwarf, Dwarf_Addr address,
-                                     const SymbolInfo& outer);
+std::vector<SymbolInfo> inline_chain(ModuleDwarf& dwarf, Dwarf_Addr address, const SymbolInfo& outer);
 
 }  // namespace callprof::symbols_detail

@@ -13,16 +13,14 @@ namespace {
 
 template <typename Range>
 void sort_by_low(std::vector<Range>& ranges) {
-  std::sort(ranges.begin(), ranges.end(),
-            [](const Range& a, const Range& b) { return a.low < b.low; });
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.low < b.low; });
 }
 
 // Ranges may nest (GNU C nested functions) or, in odd DWARF, overlap: look back a
 // little from the last range starting at or before pc, preferring the smallest.
 template <typename Range>
 Range* find_range(std::vector<Range>& ranges, Dwarf_Addr pc) {
-  auto it = std::upper_bound(ranges.begin(), ranges.end(), pc,
-                             [](Dwarf_Addr a, const Range& r) { return a < r.low; });
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), pc, [](Dwarf_Addr a, const Range& r) { return a < r.low; });
   Range* best = nullptr;
   for (int looked = 0; it != ranges.begin() && looked < 64; ++looked) {
     --it;

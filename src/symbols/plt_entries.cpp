@@ -44,8 +44,7 @@ struct Relocations {
 void read_relocations(Elf* elf, const Section& rela, Relocations& out) {
   GElf_Shdr symbols_header;
   Elf_Scn* symbols = elf_getscn(elf, rela.sh.sh_link);
-  if (symbols == nullptr || gelf_getshdr(symbols, &symbols_header) == nullptr ||
-      symbols_header.sh_type != SHT_DYNSYM)
+  if (symbols == nullptr || gelf_getshdr(symbols, &symbols_header) == nullptr || symbols_header.sh_type != SHT_DYNSYM)
     return;
   Elf_Data* symbol_data = elf_getdata(symbols, nullptr);
   Elf_Data* data = elf_getdata(rela.scn, nullptr);
@@ -75,7 +74,7 @@ struct Target {
 Target decode(const uint8_t* code, size_t size, uint64_t address) {
   size_t i = 0;
   if (size >= 4 && std::memcmp(code, "\xf3\x0f\x1e\xfa", 4) == 0) i = 4;  // endbr64
-  if (i < size && code[i] == 0xf2) ++i;                                     // bnd
+  if (i < size && code[i] == 0xf2) ++i;                                   // bnd
   if (i + 6 <= size && code[i] == 0xff && (code[i + 1] == 0x25 || code[i + 1] == 0x35)) {
     int32_t disp = 0;
     std::memcpy(&disp, code + i + 2, 4);
@@ -95,14 +94,16 @@ void add_stubs(const Section& s, const Relocations& relocations, std::vector<Plt
   if (data == nullptr || data->d_buf == nullptr || data->d_size != s.sh.sh_size) return;  // e.g. NOBITS
   const auto* code = static_cast<const uint8_t*>(data->d_buf);
   uint64_t stride = s.sh.sh_entsize;
-  if (stride == 0) stride = s.name == ".plt.got" && (s.sh.sh_size < 4 || std::memcmp(code, "\xf3\x0f\x1e\xfa", 4) != 0) ? 8 : 16;
+  if (stride == 0)
+    stride = s.name == ".plt.got" && (s.sh.sh_size < 4 || std::memcmp(code, "\xf3\x0f\x1e\xfa", 4) != 0) ? 8 : 16;
   for (uint64_t at = 0; at + stride <= s.sh.sh_size; at += stride) {
     const Target t = decode(code + at, stride, s.sh.sh_addr + at);
     std::string name;
     if (t.kind == Target::Slot) {
       if (auto it = relocations.by_slot.find(t.value); it != relocations.by_slot.end()) name = it->second + "@plt";
     } else if (t.kind == Target::Index) {
-      if (t.value < relocations.plt.size() && !relocations.plt[t.value].empty()) name = relocations.plt[t.value] + "@plt";
+      if (t.value < relocations.plt.size() && !relocations.plt[t.value].empty())
+        name = relocations.plt[t.value] + "@plt";
     } else if (t.kind == Target::Header) {
       name = "[plt]";
     }

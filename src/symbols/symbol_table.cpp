@@ -1,8 +1,6 @@
 // SymbolTable: sorted function symbols of one module (see symbol_table.h).
 #include "symbols/symbol_table.h"
 
-#include "symbols/plt_entries.h"
-
 #include <gelf.h>
 
 #include <algorithm>
@@ -10,6 +8,8 @@
 #include <iterator>
 #include <string_view>
 #include <tuple>
+
+#include "symbols/plt_entries.h"
 
 namespace callprof::symbols_detail {
 namespace {
@@ -39,8 +39,7 @@ SymbolTable::SymbolTable(Dwfl_Module* mod) {
     if (name == nullptr || *name == '\0') continue;
     int type = GELF_ST_TYPE(sym.st_info);
     // Code only; SHN_UNDEF are imports, -1 symbols outside loaded sections.
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || section == SHN_UNDEF ||
-        section == static_cast<GElf_Word>(-1)) {
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || section == SHN_UNDEF || section == static_cast<GElf_Word>(-1)) {
       continue;
     }
     entries_.push_back({address, sym.st_size, name, binding_rank(sym.st_info)});
@@ -55,11 +54,9 @@ SymbolTable::SymbolTable(Dwfl_Module* mod) {
   // always the same one.
   auto key = [](const Entry& e) {
     std::string_view name(e.name);
-    return std::make_tuple(e.address, e.binding, e.size == 0, leading_underscores(e.name),
-                           name.size(), name);
+    return std::make_tuple(e.address, e.binding, e.size == 0, leading_underscores(e.name), name.size(), name);
   };
-  std::sort(entries_.begin(), entries_.end(),
-            [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+  std::sort(entries_.begin(), entries_.end(), [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
   std::vector<Entry> unique;
   for (const Entry& e : entries_) {
     if (!unique.empty() && unique.back().address == e.address) {

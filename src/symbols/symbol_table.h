@@ -34,7 +34,7 @@ class SymbolTable {
     const char* name;
     int binding;  // 0 global, 1 weak, 2 local: the order aliases are preferred in
   };
-  std::vector<Entry> entries_;  // by address, one per address
+  std::vector<Entry> entries_;         // by address, one per address
   std::deque<std::string> plt_names_;  // the PLT stubs' names (a deque: entries point into it)
 };
 

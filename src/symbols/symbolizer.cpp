@@ -4,7 +4,6 @@
 
 #include <gelf.h>
 
-
 #include <algorithm>
 #include <unordered_map>
 
@@ -27,7 +26,7 @@ struct ModuleState {
   std::unique_ptr<symbols_detail::ModuleDwarf> dwarf;    // set with dwfl
   std::unique_ptr<symbols_detail::SymbolTable> symbols;  // set on first use
   std::unique_ptr<symbols_detail::UnwindStarts> unwind;  // set on the first address without a name
-  std::vector<std::string> deferred;  // warnings shown once an address falls into it
+  std::vector<std::string> deferred;                     // warnings shown once an address falls into it
   bool used = false;
 };
 
@@ -94,8 +93,7 @@ Status Symbolizer::Impl::open() {
 // The file whose symbols describe the recorded module: its copy under --symfs or the file
 // at its path, when it is the one that was loaded; else a copy found by build id; else ""
 // (none).
-std::string Symbolizer::Impl::choose_file(const LoadedModule& module,
-                                          std::vector<std::string>& deferred) {
+std::string Symbolizer::Impl::choose_file(const LoadedModule& module, std::vector<std::string>& deferred) {
   Result<std::string> on_disk = std::string();
   for (const std::string& file : symbols_detail::file_candidates(module.path, options)) {
     Result<std::string> id = file_build_id(file);
@@ -137,8 +135,7 @@ void Symbolizer::Impl::report(size_t index) {
   // the address of the first segment); for ET_EXEC libdwfl ignores it and uses 0.
   st.dwfl = dwfl_report_elf(dwfl.get(), module.path.c_str(), file.c_str(), -1, module.bias, true);
   if (st.dwfl == nullptr) {
-    st.deferred.push_back(module.path + ": cannot read (" + dwfl_error() +
-                          "); its addresses are left unnamed");
+    st.deferred.push_back(module.path + ": cannot read (" + dwfl_error() + "); its addresses are left unnamed");
     return;
   }
   st.dwarf = std::make_unique<symbols_detail::ModuleDwarf>(st.dwfl);
@@ -159,8 +156,7 @@ void Symbolizer::Impl::index_ranges() {
       use(i);
     }
   }
-  std::sort(by_start.begin(), by_start.end(),
-            [&](size_t a, size_t b) { return modules[a].start < modules[b].start; });
+  std::sort(by_start.begin(), by_start.end(), [&](size_t a, size_t b) { return modules[a].start < modules[b].start; });
 }
 
 int Symbolizer::Impl::module_at(uint64_t address) const {
@@ -186,8 +182,8 @@ ModuleState& Symbolizer::Impl::use(size_t index) {
   st.symbols = std::make_unique<symbols_detail::SymbolTable>(st.dwfl);
   Dwarf_Addr bias = 0;
   if (dwfl_module_getdwarf(st.dwfl, &bias) == nullptr) {
-    warnings.push_back(symbols_detail::missing_debug_info_warning(st.dwfl, modules[index],
-                                                                  !unwind_starts(st).empty(), options));
+    warnings.push_back(
+        symbols_detail::missing_debug_info_warning(st.dwfl, modules[index], !unwind_starts(st).empty(), options));
   }
   return st;
 }
@@ -222,8 +218,7 @@ SymbolInfo Symbolizer::Impl::lookup(uint64_t address) {
 Symbolizer::Symbolizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Symbolizer::~Symbolizer() = default;
 
-Result<std::unique_ptr<Symbolizer>> Symbolizer::create(std::vector<LoadedModule> modules,
-                                                       SymbolizerOptions options) {
+Result<std::unique_ptr<Symbolizer>> Symbolizer::create(std::vector<LoadedModule> modules, SymbolizerOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->modules = std::move(modules);
   impl->options = std::move(options);

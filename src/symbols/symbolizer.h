@@ -14,8 +14,8 @@ namespace callprof {
 
 // One module mapped in the recorded process, as the recorder saw it (dl_iterate_phdr).
 struct LoadedModule {
-  std::string path;   // as the dynamic loader saw it; "" or "[vdso]" style names have no file
-  uint64_t bias = 0;  // load bias (dlpi_addr): runtime address = ELF vaddr + bias
+  std::string path;             // as the dynamic loader saw it; "" or "[vdso]" style names have no file
+  uint64_t bias = 0;            // load bias (dlpi_addr): runtime address = ELF vaddr + bias
   uint64_t start = 0, end = 0;  // runtime range of its PT_LOAD segments; 0,0: take it from the file
   std::string build_id;         // lowercase hex from the target's memory, "" if none
 };
@@ -29,8 +29,8 @@ struct SymbolInfo {
   // of the unwind info's range (FDE) around the address, so that the addresses of one
   // stripped function share a start; 0 when not even that is known.
   uint64_t offset = 0;
-  std::string file;           // source file of the function (DWARF decl_file, else line table)
-  uint32_t line = 0;          // line of the function's declaration, 0 when unknown
+  std::string file;   // source file of the function (DWARF decl_file, else line table)
+  uint32_t line = 0;  // line of the function's declaration, 0 when unknown
   // Where execution is at this address inside the function: the line table for the
   // innermost frame; for a frame around an inlined call, the call site. "" / 0 when unknown.
   std::string pc_file;

@@ -52,13 +52,15 @@ std::vector<pid_t> running_children() {
 }
 
 bool wait_for_children() {
-  struct sigaction stop{}, old_int{}, old_term{};
+  struct sigaction stop {
+  }, old_int{}, old_term{};
   stop.sa_handler = on_stop;  // no SA_RESTART: waitpid returns with EINTR
   sigemptyset(&stop.sa_mask);
   g_stop = 0;
   sigaction(SIGINT, &stop, &old_int);
   sigaction(SIGTERM, &stop, &old_term);
-  while (!g_stop && (waitpid(-1, nullptr, 0) > 0 || errno == EINTR)) {}
+  while (!g_stop && (waitpid(-1, nullptr, 0) > 0 || errno == EINTR)) {
+  }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   return !g_stop;

@@ -58,7 +58,7 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
   if (info.path.empty()) return make_error("cannot find '" + program + "' in PATH");
   int fd = open(info.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open " + info.path + ": " + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
     close(fd);
     return make_error(info.path + " is not a program (" + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
@@ -95,9 +95,9 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
 }
 
 bool is_wrapper(const ExecutableInfo& info) {
-  static constexpr const char* kWrappers[] = {"sh",    "bash",   "dash",    "zsh",   "ksh",   "fish",   "env",
-                                              "nice",  "nohup",  "timeout", "stdbuf", "xargs", "taskset", "setsid",
-                                              "ionice", "chrt",  "sudo",    "su",    "time",  "make"};
+  static constexpr const char* kWrappers[] = {"sh",     "bash",  "dash",    "zsh",    "ksh",   "fish",    "env",
+                                              "nice",   "nohup", "timeout", "stdbuf", "xargs", "taskset", "setsid",
+                                              "ionice", "chrt",  "sudo",    "su",     "time",  "make"};
   const size_t slash = info.path.rfind('/');
   const std::string name = slash == std::string::npos ? info.path : info.path.substr(slash + 1);
   for (const char* w : kWrappers)
@@ -108,19 +108,21 @@ bool is_wrapper(const ExecutableInfo& info) {
 Status check_runnable(const ExecutableInfo& info) {
   const std::string& p = info.path;
   if (!info.elf && !info.script)
-    return make_error(p + " is neither an ELF program nor a script starting with #! (the system would hand it to "
-                          "/bin/sh); callprof runs only those: to profile a shell script, run it as sh " + p);
-  if (info.elf && info.elf_class == ELFCLASS32)
-    return make_error(p + " is a 32-bit ELF program: " + kWhyNot32Bit);
+    return make_error(p +
+                      " is neither an ELF program nor a script starting with #! (the system would hand it to "
+                      "/bin/sh); callprof runs only those: to profile a shell script, run it as sh " +
+                      p);
+  if (info.elf && info.elf_class == ELFCLASS32) return make_error(p + " is a 32-bit ELF program: " + kWhyNot32Bit);
   if (info.elf && info.machine != EM_X86_64)
     return make_error(p + " is an ELF program for another machine (e_machine " + std::to_string(info.machine) +
                       "): callprof profiles x86-64 programs only");
   if (info.elf && info.elf_type != ET_EXEC && info.elf_type != ET_DYN)
     return make_error(p + " is an ELF file but not a program (an object file or a core dump?)");
   if (info.changes_identity)
-    return make_error(p + " is set-user-ID or set-group-ID to another identity: the kernel keeps LD_PRELOAD and "
-                          "performance monitoring of other users away from it, so callprof cannot profile it (profile "
-                          "a copy without that bit, or run callprof as that user)");
+    return make_error(p +
+                      " is set-user-ID or set-group-ID to another identity: the kernel keeps LD_PRELOAD and "
+                      "performance monitoring of other users away from it, so callprof cannot profile it (profile "
+                      "a copy without that bit, or run callprof as that user)");
   return Ok{};
 }
 

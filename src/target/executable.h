@@ -10,14 +10,14 @@
 namespace callprof {
 
 struct ExecutableInfo {
-  std::string path;          // resolved through PATH like execvp
-  bool dynamic = false;      // has an ELF interpreter
-  bool has_hooks = false;    // references __cyg_profile_func_enter
-  bool elf = false;          // an ELF file (else: a #! script, or something exec refuses)
-  bool script = false;       // starts with "#!"
-  int elf_class = 0;         // ELFCLASS32 / ELFCLASS64
-  int machine = 0;           // e_machine
-  int elf_type = 0;          // e_type: ET_EXEC, ET_DYN, ...
+  std::string path;               // resolved through PATH like execvp
+  bool dynamic = false;           // has an ELF interpreter
+  bool has_hooks = false;         // references __cyg_profile_func_enter
+  bool elf = false;               // an ELF file (else: a #! script, or something exec refuses)
+  bool script = false;            // starts with "#!"
+  int elf_class = 0;              // ELFCLASS32 / ELFCLASS64
+  int machine = 0;                // e_machine
+  int elf_type = 0;               // e_type: ET_EXEC, ET_DYN, ...
   bool changes_identity = false;  // set-user-ID or set-group-ID to someone else
 };
 

@@ -35,7 +35,8 @@ Result<pid_t> launch(const LaunchSpec& spec) {
   if (spec.in_parent) spec.in_parent(pid);
   int err = 0;
   ssize_t n;
-  do n = read(pipefd[0], &err, sizeof err); while (n < 0 && errno == EINTR);
+  do n = read(pipefd[0], &err, sizeof err);
+  while (n < 0 && errno == EINTR);
   close(pipefd[0]);
   if (n == sizeof err) {
     waitpid(pid, nullptr, 0);
@@ -47,7 +48,8 @@ Result<pid_t> launch(const LaunchSpec& spec) {
 Result<ExitStatus> wait_for_exit(pid_t pid) {
   int status = 0;
   pid_t r;
-  do r = waitpid(pid, &status, 0); while (r < 0 && errno == EINTR);
+  do r = waitpid(pid, &status, 0);
+  while (r < 0 && errno == EINTR);
   if (r < 0) return make_error(std::string("waitpid: ") + std::strerror(errno));
   ExitStatus s;
   if (WIFSIGNALED(status)) {

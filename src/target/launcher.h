@@ -24,8 +24,8 @@ struct LaunchSpec {
 
 struct ExitStatus {
   bool signaled = false;
-  int code = 0;     // exit code when !signaled
-  int signal = 0;   // death signal when signaled
+  int code = 0;    // exit code when !signaled
+  int signal = 0;  // death signal when signaled
 };
 
 // Starts the program; an exec failure (not found, not executable) is reported here.

@@ -64,7 +64,8 @@ Status check_attachable(pid_t pid) {
     if (!parent) break;
     up = parent->parent;
   }
-  if (auto exe = inspect_executable("/proc/" + std::to_string(pid) + "/exe"); exe && exe->elf && exe->elf_class == ELFCLASS32)
+  if (auto exe = inspect_executable("/proc/" + std::to_string(pid) + "/exe");
+      exe && exe->elf && exe->elf_class == ELFCLASS32)
     return make_error(who + " is a 32-bit process: " + kWhyNot32Bit);
   return Ok{};
 }

@@ -48,7 +48,8 @@ Result<std::vector<std::string>> shared_libraries(const std::string& executable)
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return make_error("cannot list the shared libraries of " + executable + " (its loader failed)");
   return parse_loader_trace(out);

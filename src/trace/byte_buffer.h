@@ -16,7 +16,8 @@ class ByteBuffer {
  public:
   ByteBuffer() = default;
   ByteBuffer(ByteBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
         capacity_(std::exchange(other.capacity_, 0)) {}
   ByteBuffer& operator=(ByteBuffer&& other) noexcept {
     std::swap(data_, other.data_);

@@ -2,14 +2,14 @@
 // the header is checked, and the frame must be exactly what the writer produces.
 #include "trace/container.h"
 
-#include "trace/profile_file.h"
-#include "util/huge_pages.h"
-
 #include <fmt/format.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <memory>
+
+#include "trace/profile_file.h"
+#include "util/huge_pages.h"
 
 namespace callprof::trace {
 namespace {
@@ -56,8 +56,7 @@ Status check_frame_header(const FileHeader& header, std::span<const uint8_t> fra
   if (declared == ZSTD_CONTENTSIZE_ERROR) return corrupted("zstd frame header is invalid");
   if (declared == ZSTD_CONTENTSIZE_UNKNOWN) return corrupted("zstd frame does not declare its size");
   if (declared != header.uncompressed_size)
-    return corrupted(fmt::format("zstd frame holds {} bytes, header says {}", declared,
-                                 header.uncompressed_size));
+    return corrupted(fmt::format("zstd frame holds {} bytes, header says {}", declared, header.uncompressed_size));
   const size_t frame_size = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
   if (ZSTD_isError(frame_size)) return zstd_error(frame_size);
   if (frame_size != frame.size())
@@ -72,35 +71,35 @@ Result<FileHeader> decode_header(std::span<const uint8_t> bytes) {
   if (!std::equal(bytes.begin(), bytes.begin() + magic_part, kMagic.begin()))
     return make_error("not a callprof profile (bad magic)");
   if (bytes.size() < kHeaderSize)
-    return make_error(fmt::format("truncated (file has {} bytes, the header alone needs {})",
-                                  bytes.size(), kHeaderSize));
+    return make_error(
+        fmt::format("truncated (file has {} bytes, the header alone needs {})", bytes.size(), kHeaderSize));
   const uint8_t* at = bytes.data();
-  FileHeader h{uint32_t(get_le(at + 8, 4)), uint32_t(get_le(at + 12, 4)), get_le(at + 16, 8),
-               get_le(at + 24, 8)};
+  FileHeader h{uint32_t(get_le(at + 8, 4)), uint32_t(get_le(at + 12, 4)), get_le(at + 16, 8), get_le(at + 24, 8)};
   if (h.version > kProfileFormatVersion)
-    return make_error(fmt::format("newer format version {} (this callprof reads up to {}; upgrade callprof)",
-                                  h.version, kProfileFormatVersion));
+    return make_error(fmt::format("newer format version {} (this callprof reads up to {}; upgrade callprof)", h.version,
+                                  kProfileFormatVersion));
   if (h.version == 0) return corrupted("format version 0 does not exist");
   if (h.flags != 0) return corrupted(fmt::format("unknown header flags {:#x}", h.flags));
   if (h.uncompressed_size > kMaxPayloadSize)
-    return corrupted(fmt::format("header declares a payload of {} bytes, above the limit of {}",
-                                 h.uncompressed_size, kMaxPayloadSize));
+    return corrupted(fmt::format("header declares a payload of {} bytes, above the limit of {}", h.uncompressed_size,
+                                 kMaxPayloadSize));
   // The writer's frames never exceed zstd's bound, so a larger claim is damage, and refusing
   // it keeps a reader from loading a huge file on the header's word.
   if (h.uncompressed_size > h.compressed_size * kMaxCompressionRatio + kRatioAllowance)
-    return corrupted(fmt::format("header declares a payload of {} bytes from {} compressed: a ratio above the limit "
-                                 "of {} (docs/format.md, Limits)",
-                                 h.uncompressed_size, h.compressed_size, kMaxCompressionRatio));
+    return corrupted(
+        fmt::format("header declares a payload of {} bytes from {} compressed: a ratio above the limit "
+                    "of {} (docs/format.md, Limits)",
+                    h.uncompressed_size, h.compressed_size, kMaxCompressionRatio));
   if (h.compressed_size > ZSTD_compressBound(h.uncompressed_size))
-    return corrupted(fmt::format("header declares {} compressed bytes for {} uncompressed",
-                                 h.compressed_size, h.uncompressed_size));
+    return corrupted(
+        fmt::format("header declares {} compressed bytes for {} uncompressed", h.compressed_size, h.uncompressed_size));
   return h;
 }
 
 Status check_payload_length(const FileHeader& header, uint64_t available) {
   if (available < header.compressed_size)
-    return make_error(fmt::format("truncated (header says {} bytes of payload, file has {})",
-                                  header.compressed_size, available));
+    return make_error(
+        fmt::format("truncated (header says {} bytes of payload, file has {})", header.compressed_size, available));
   if (available > header.compressed_size)
     return corrupted(fmt::format("{} after the {}-byte payload the header declares",
                                  count_bytes(available - header.compressed_size), header.compressed_size));
@@ -150,8 +149,7 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
       continue;
     }
     if (in.pos == in_before && sink.pos == out_before)
-      return corrupted(in.pos == in.size ? "zstd frame ends early"
-                                         : "zstd frame holds more than it declares");
+      return corrupted(in.pos == in.size ? "zstd frame ends early" : "zstd frame holds more than it declares");
   }
   if (sink.pos != expected || in.pos != in.size)
     return corrupted(fmt::format("zstd frame decoded to {} bytes, header says {}", sink.pos, expected));
@@ -161,8 +159,8 @@ Result<std::string> decompress_payload(const FileHeader& header, std::span<const
 
 Result<ByteBuffer> wrap_payload_buffer(std::span<const uint8_t> payload) {
   if (payload.size() > kMaxPayloadSize)
-    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})",
-                                  payload.size(), kMaxPayloadSize));
+    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})", payload.size(),
+                                  kMaxPayloadSize));
   std::unique_ptr<ZSTD_CCtx, FreeCCtx> cctx(ZSTD_createCCtx());
   if (!cctx) return make_error("out of memory (zstd compression context)");
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, kCompressionLevel);
@@ -176,8 +174,9 @@ Result<ByteBuffer> wrap_payload_buffer(std::span<const uint8_t> payload) {
   if (ZSTD_isError(frame_size))
     return make_error(fmt::format("cannot compress the profile: {}", ZSTD_getErrorName(frame_size)));
   if (payload.size() > frame_size * kMaxCompressionRatio + kRatioAllowance)
-    return make_error(fmt::format("profile compresses {}-fold, above the {}-fold a reader accepts (docs/format.md, Limits)",
-                                  payload.size() / std::max<size_t>(frame_size, 1), kMaxCompressionRatio));
+    return make_error(
+        fmt::format("profile compresses {}-fold, above the {}-fold a reader accepts (docs/format.md, Limits)",
+                    payload.size() / std::max<size_t>(frame_size, 1), kMaxCompressionRatio));
   file.truncate(kHeaderSize + frame_size);
   std::copy(kMagic.begin(), kMagic.end(), header);
   put_le(header + 8, kProfileFormatVersion, 4);

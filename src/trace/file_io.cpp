@@ -3,10 +3,9 @@
 #include "trace/file_io.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -66,8 +65,7 @@ Result<InputFile> InputFile::open(const std::string& path) {
     if (blocking < 0) return io_error("read", path, errno);
     return InputFile(blocking, path);
   }
-  if (!S_ISREG(st.st_mode))
-    return make_error(fmt::format("cannot read {}: not a regular file, pipe or FIFO", path));
+  if (!S_ISREG(st.st_mode)) return make_error(fmt::format("cannot read {}: not a regular file, pipe or FIFO", path));
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return file;
 }

@@ -1,15 +1,15 @@
 #include "trace/message_parts.h"
 
-#include <bit>
-#include <cstring>
-
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <bit>
+#include <cstring>
+
 namespace callprof::trace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 namespace {
 

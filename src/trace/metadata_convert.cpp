@@ -25,12 +25,20 @@ void put_exact(const ExactFacts& x, file::ExactFacts* out) {
 }
 
 ExactFacts take_exact(const file::ExactFacts& in) {
-  return ExactFacts{.offcpu = !in.offcpu_off(), .alloc = in.alloc(), .faults = in.faults(),
-                    .libcalls = in.libcalls(), .ordered_clock = in.ordered_clock(), .auto_fold = in.auto_fold(),
-                    .include = in.include(), .exclude = in.exclude(),
-                    .include_module = in.include_module(), .exclude_module = in.exclude_module(),
-                    .checkpoint = in.checkpoint(), .max_depth = in.max_depth(),
-                    .min_duration = in.min_duration(), .max_nodes = in.max_nodes(),
+  return ExactFacts{.offcpu = !in.offcpu_off(),
+                    .alloc = in.alloc(),
+                    .faults = in.faults(),
+                    .libcalls = in.libcalls(),
+                    .ordered_clock = in.ordered_clock(),
+                    .auto_fold = in.auto_fold(),
+                    .include = in.include(),
+                    .exclude = in.exclude(),
+                    .include_module = in.include_module(),
+                    .exclude_module = in.exclude_module(),
+                    .checkpoint = in.checkpoint(),
+                    .max_depth = in.max_depth(),
+                    .min_duration = in.min_duration(),
+                    .max_nodes = in.max_nodes(),
                     .unmatched_exits = in.unmatched_exits()};
 }
 
@@ -49,10 +57,16 @@ void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {
 }
 
 SamplingFacts take_sampling(const file::SamplingFacts& in) {
-  return SamplingFacts{.event = in.event(), .frequency_hz = in.frequency_hz(), .unwind = in.unwind(), .unwind_reason = in.unwind_reason(),
-                       .samples = in.samples(), .off_cpu_samples = in.off_cpu_samples(),
-                       .incomplete_stacks = in.incomplete_stacks(), .lost_records = in.lost_records(),
-                       .lost_samples = in.lost_samples(), .truncated_stacks = in.truncated_stacks(),
+  return SamplingFacts{.event = in.event(),
+                       .frequency_hz = in.frequency_hz(),
+                       .unwind = in.unwind(),
+                       .unwind_reason = in.unwind_reason(),
+                       .samples = in.samples(),
+                       .off_cpu_samples = in.off_cpu_samples(),
+                       .incomplete_stacks = in.incomplete_stacks(),
+                       .lost_records = in.lost_records(),
+                       .lost_samples = in.lost_samples(),
+                       .truncated_stacks = in.truncated_stacks(),
                        .inlined_frames = !in.no_inline()};
 }
 
@@ -69,10 +83,15 @@ void put_syscalls(const SyscallFacts& x, file::SyscallFacts* out) {
 }
 
 SyscallFacts take_syscalls(const file::SyscallFacts& in) {
-  return SyscallFacts{.selection = in.selection(), .stacks = in.stacks(), .events = in.events(),
-                      .lost_events = in.lost_events(), .stack_failures = in.stack_failures(),
-                      .unrecorded = in.unrecorded(), .unpaired_exits = in.unpaired_exits(),
-                      .exact_callers = in.exact_callers(), .exact_callers_unplaced = in.exact_callers_unplaced()};
+  return SyscallFacts{.selection = in.selection(),
+                      .stacks = in.stacks(),
+                      .events = in.events(),
+                      .lost_events = in.lost_events(),
+                      .stack_failures = in.stack_failures(),
+                      .unrecorded = in.unrecorded(),
+                      .unpaired_exits = in.unpaired_exits(),
+                      .exact_callers = in.exact_callers(),
+                      .exact_callers_unplaced = in.exact_callers_unplaced()};
 }
 
 void put_probes(const ProbeFacts& x, file::ProbeFacts* out) {
@@ -105,13 +124,24 @@ void put_probes(const ProbeFacts& x, file::ProbeFacts* out) {
 ProbeFacts take_probes(const file::ProbeFacts& in) {
   std::vector<StoppedProbe> stopped;
   for (const file::StoppedProbe& s : in.stopped())
-    stopped.push_back({.function = s.function(), .at_ns = s.at_ns(), .calls = s.calls(), .added_percent = s.added_percent()});
-  return ProbeFacts{.functions = in.functions(), .modules = in.modules(), .probed = in.probed(), .sites = in.sites(),
-                    .refused_sites = in.refused_sites(), .entries = in.entries(), .exits = in.exits(),
-                    .unwound = in.unwound(), .unfinished = in.unfinished(), .unmatched_exits = in.unmatched_exits(),
-                    .cost_per_hit_ns = in.cost_per_hit_ns(), .lost = in.lost(),
-                    .budget_percent = in.budget_percent(), .stopped = stopped,
-                    .cut = in.cut(), .unmeasurable_calls = in.unmeasurable_calls(),
+    stopped.push_back(
+        {.function = s.function(), .at_ns = s.at_ns(), .calls = s.calls(), .added_percent = s.added_percent()});
+  return ProbeFacts{.functions = in.functions(),
+                    .modules = in.modules(),
+                    .probed = in.probed(),
+                    .sites = in.sites(),
+                    .refused_sites = in.refused_sites(),
+                    .entries = in.entries(),
+                    .exits = in.exits(),
+                    .unwound = in.unwound(),
+                    .unfinished = in.unfinished(),
+                    .unmatched_exits = in.unmatched_exits(),
+                    .cost_per_hit_ns = in.cost_per_hit_ns(),
+                    .lost = in.lost(),
+                    .budget_percent = in.budget_percent(),
+                    .stopped = stopped,
+                    .cut = in.cut(),
+                    .unmeasurable_calls = in.unmeasurable_calls(),
                     .unmeasurable = {in.unmeasurable().begin(), in.unmeasurable().end()},
                     .truncated_calls = in.truncated_calls()};
 }
@@ -230,7 +260,8 @@ Metadata take_metadata(const file::Metadata& in) {
   meta.snapshot = in.snapshot();
   meta.warnings.assign(in.warnings().begin(), in.warnings().end());
   if (in.has_timeline())
-    meta.timeline = TimelineFacts{.min_duration_ns = in.timeline().min_duration_ns(), .capacity = in.timeline().capacity()};
+    meta.timeline =
+        TimelineFacts{.min_duration_ns = in.timeline().min_duration_ns(), .capacity = in.timeline().capacity()};
   migrate_legacy(meta);
   return meta;
 }

@@ -120,8 +120,10 @@ bool read_scalars(CodedInputStream& in, WireType type, uint32_t tag, Take take) 
   if (!is_text(type)) return take(0), WireFormatLite::SkipField(&in, tag);
   return nested(in, [&] {
     while (in.BytesUntilLimit() > 0)
-      if (!in.ReadVarint64(&v)) return false;
-      else take(v);
+      if (!in.ReadVarint64(&v))
+        return false;
+      else
+        take(v);
     return true;
   });
 }
@@ -165,7 +167,8 @@ uint64_t escaped_size(const uint8_t* text, size_t size) {
 // The payload's first walk: elements counted, text measured, nothing allocated.
 class PayloadCounter {
  public:
-  explicit PayloadCounter(std::span<const uint8_t> payload) : in_(payload.data(), int(payload.size())), base_(payload.data()) {
+  explicit PayloadCounter(std::span<const uint8_t> payload)
+      : in_(payload.data(), int(payload.size())), base_(payload.data()) {
     in_.SetRecursionLimit(0);            // groups are never ours; SkipField must not descend into them
     in_.PushLimit(int(payload.size()));  // so that the end of the payload reads as "limit reached"
     c_.payload_bytes = payload.size();
@@ -175,12 +178,18 @@ class PayloadCounter {
     return for_each_field(in_, [&](uint32_t field, WireType type, uint32_t tag) {
       if (!is_text(type)) return unknown(tag);
       switch (field) {
-        case kProfileMetadata: return loose(c_.other_text);
-        case kProfileModules: return ++c_.modules, loose(c_.other_text);
-        case kProfileFunctions: return function();
-        case kProfileProcesses: return strict(kProcessFields, c_.processes, c_.other_text);
-        case kProfileThreads: return thread();
-        default: return ++c_.small_items, text(c_.other_text);
+        case kProfileMetadata:
+          return loose(c_.other_text);
+        case kProfileModules:
+          return ++c_.modules, loose(c_.other_text);
+        case kProfileFunctions:
+          return function();
+        case kProfileProcesses:
+          return strict(kProcessFields, c_.processes, c_.other_text);
+        case kProfileThreads:
+          return thread();
+        default:
+          return ++c_.small_items, text(c_.other_text);
       }
     });
   }
@@ -242,7 +251,8 @@ class PayloadCounter {
     return nested(in_, [&] {
       return for_each_field(in_, [&](uint32_t field, WireType type, uint32_t tag) {
         if (field == kThreadCreatorPath) return count_scalars(in_, type, tag, base_, c_.small_items);
-        if (!is_text(type)) return kThreadFields.unknown_scalar(field) ? unknown(tag) : WireFormatLite::SkipField(&in_, tag);
+        if (!is_text(type))
+          return kThreadFields.unknown_scalar(field) ? unknown(tag) : WireFormatLite::SkipField(&in_, tag);
         if (field == kThreadTree) return tree();
         if (field == kThreadTimeline) return timeline();
         if (field == kThreadSyscalls) return syscall();
@@ -280,7 +290,8 @@ class PayloadCounter {
     ++c_.syscalls;
     return nested(in_, [&] {
       return for_each_field(in_, [&](uint32_t field, WireType type, uint32_t tag) {
-        if (field == kSyscallBuckets || field == kSyscallCounts) return count_scalars(in_, type, tag, base_, c_.small_items);
+        if (field == kSyscallBuckets || field == kSyscallCounts)
+          return count_scalars(in_, type, tag, base_, c_.small_items);
         if (field == kSyscallErrnos) return ++c_.small_items, WireFormatLite::SkipField(&in_, tag);
         if (is_text(type)) return text(kSyscallFields, field, c_.other_text);
         return kSyscallFields.unknown_scalar(field) ? unknown(tag) : WireFormatLite::SkipField(&in_, tag);
@@ -292,7 +303,8 @@ class PayloadCounter {
     return nested(in_, [&] {
       std::array<uint64_t, 3> columns{};  // node, start_ns, duration_ns
       const bool ok = for_each_field(in_, [&](uint32_t field, WireType type, uint32_t tag) {
-        if (field >= kTimelineNode && field <= kTimelineDuration) return count_scalars(in_, type, tag, base_, columns[field - 1]);
+        if (field >= kTimelineNode && field <= kTimelineDuration)
+          return count_scalars(in_, type, tag, base_, columns[field - 1]);
         if (is_text(type)) return text(kTimelineFields, field, c_.other_text);
         return kTimelineFields.unknown_scalar(field) ? unknown(tag) : WireFormatLite::SkipField(&in_, tag);
       });
@@ -328,7 +340,8 @@ bool each_field_of(std::span<const uint8_t> message, OnField on_field) {
   CodedInputStream in(message.data(), int(message.size()));
   in.SetRecursionLimit(0);
   in.PushLimit(int(message.size()));
-  return for_each_field(in, [&](uint32_t field, WireType type, uint32_t tag) { return on_field(in, field, type, tag); });
+  return for_each_field(in,
+                        [&](uint32_t field, WireType type, uint32_t tag) { return on_field(in, field, type, tag); });
 }
 
 // Per function, in id order: its name's size and all its text's, as escaped (the last of a
@@ -364,8 +377,10 @@ bool column(std::span<const uint8_t> message, uint32_t field, std::vector<uint32
       values.reserve(values.size() + packed_count(block, size_t(in.BytesUntilLimit())).value_or(0));
       uint64_t v = 0;
       while (in.BytesUntilLimit() > 0)
-        if (!in.ReadVarint64(&v)) return false;
-        else values.push_back(uint32_t(v));
+        if (!in.ReadVarint64(&v))
+          return false;
+        else
+          values.push_back(uint32_t(v));
       return true;
     });
   });
@@ -536,10 +551,11 @@ uint64_t total(const std::vector<Part>& parts) {
 
 Error over_budget(const PayloadCounts& counts, uint64_t limit, uint64_t file_bytes) {
   const std::vector<Part> p = parts(counts);
-  return make_error(fmt::format("too large (reading and showing it would take about {} of memory, mostly for {} ({}) "
-                                "and {} ({}); {}; {})",
-                                mib(total(p)), p[0].what, mib(p[0].bytes), p[1].what, mib(p[1].bytes),
-                                limit_text(limit, file_bytes), how_to_raise(total(p))));
+  return make_error(
+      fmt::format("too large (reading and showing it would take about {} of memory, mostly for {} ({}) "
+                  "and {} ({}); {}; {})",
+                  mib(total(p)), p[0].what, mib(p[0].bytes), p[1].what, mib(p[1].bytes), limit_text(limit, file_bytes),
+                  how_to_raise(total(p))));
 }
 
 // The first walk alone.
@@ -573,13 +589,13 @@ Result<PayloadCounts> count_payload(std::span<const uint8_t> payload) {
 
 Result<uint64_t> parse_memory_size(std::string_view text) {
   size_t digits = 0;
-  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
   const std::string number(text.substr(0, digits));
   const int power = unit_power(std::string(text.substr(digits)));
   char* end = nullptr;
-  const double bytes = digits > 0 && digits <= 20 && power >= 0
-                           ? std::strtod(number.c_str(), &end) * std::ldexp(1.0, 10 * power)
-                           : 0;
+  const double bytes =
+      digits > 0 && digits <= 20 && power >= 0 ? std::strtod(number.c_str(), &end) * std::ldexp(1.0, 10 * power) : 0;
   if (end != number.c_str() + number.size() || !(bytes >= 1) || bytes > std::ldexp(1.0, 60))
     return make_error(fmt::format("'{}' is not a memory size (bytes, or a number with K, M, G or T: 512M, 4G)", text));
   return uint64_t(bytes);
@@ -598,9 +614,10 @@ Status check_header_budget(uint64_t payload_bytes, uint64_t file_bytes) {
   if (!limit) return limit.error();
   const uint64_t need = 2 * payload_bytes;
   if (need <= *limit) return Ok{};
-  return make_error(fmt::format("too large (its header declares a {}-byte payload, which takes at least {} to read; "
-                                "{}; {})",
-                                payload_bytes, mib(need), limit_text(*limit, file_bytes), how_to_raise(need)));
+  return make_error(
+      fmt::format("too large (its header declares a {}-byte payload, which takes at least {} to read; "
+                  "{}; {})",
+                  payload_bytes, mib(need), limit_text(*limit, file_bytes), how_to_raise(need)));
 }
 
 Result<uint64_t> check_payload_budget(std::span<const uint8_t> payload, uint64_t file_bytes) {

@@ -5,13 +5,12 @@
 #include "trace/proto_convert.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
 #include <climits>
 #include <optional>
 #include <thread>
-
-#include <google/protobuf/io/coded_stream.h>
 
 #include "trace/container.h"
 #include "trace/message_parts.h"
@@ -125,7 +124,8 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_offcpu(file::OffCpu(thread.offcpu));
   for (const SyscallStats& s : thread.syscalls) put_syscall(s, out->add_syscalls());
   out->set_host(thread.host);
-  if (!thread.timeline.events.empty() || thread.timeline.dropped) put_timeline(thread.timeline, out->mutable_timeline());
+  if (!thread.timeline.events.empty() || thread.timeline.dropped)
+    put_timeline(thread.timeline, out->mutable_timeline());
 }
 
 void put_process(const Process& p, file::Process* out) {
@@ -172,9 +172,12 @@ Process take_process(const file::Process& in) {
 
 Thread::OffCpu take_offcpu(int value) {
   switch (value) {
-    case file::OFFCPU_OFF: return Thread::OffCpu::Off;
-    case file::OFFCPU_MEASURED: return Thread::OffCpu::Measured;
-    default: return Thread::OffCpu::Unavailable;  // incl. values of a newer writer
+    case file::OFFCPU_OFF:
+      return Thread::OffCpu::Off;
+    case file::OFFCPU_MEASURED:
+      return Thread::OffCpu::Measured;
+    default:
+      return Thread::OffCpu::Unavailable;  // incl. values of a newer writer
   }
 }
 
@@ -257,7 +260,8 @@ SyscallStats take_syscall(const file::Syscall& in) {
   s.min_ns = in.calls() ? in.min_ns() : UINT64_MAX;
   s.max_ns = in.max_ns();
   for (const file::ErrnoCount& e : in.errnos()) s.errnos[e.errno_value()] += e.calls();
-  for (int i = 0; i < in.duration_buckets_size(); ++i) s.durations.counts()[in.duration_buckets(i)] = in.duration_counts(i);
+  for (int i = 0; i < in.duration_buckets_size(); ++i)
+    s.durations.counts()[in.duration_buckets(i)] = in.duration_counts(i);
   return s;
 }
 
@@ -347,8 +351,8 @@ Status serialize_payload(const Profile& profile, ByteBuffer& out) {
     message.SerializeWithCachedSizesToArray(at);
   }
   if (total > kMaxPayloadSize)
-    return make_error(fmt::format("profile too large for the file format ({} bytes, the limit is {})", total,
-                                  kMaxPayloadSize));
+    return make_error(
+        fmt::format("profile too large for the file format ({} bytes, the limit is {})", total, kMaxPayloadSize));
   return Ok{};
 }
 
@@ -368,8 +372,8 @@ Result<Thread> read_thread(std::span<const uint8_t> bytes, size_t index, size_t 
 
 // Messages [first, end) read in parallel.
 std::vector<std::optional<Result<Thread>>> read_range(const Profile& profile,
-                                                      std::span<const std::span<const uint8_t>> messages,
-                                                      size_t first, size_t end, std::span<const Metric> skip_metrics) {
+                                                      std::span<const std::span<const uint8_t>> messages, size_t first,
+                                                      size_t end, std::span<const Metric> skip_metrics) {
   std::vector<std::optional<Result<Thread>>> threads(end - first);
   parallel_for(threads.size(), [&](size_t k) {
     threads[k].emplace(read_thread(messages[first + k], first + k, profile.functions.size(), skip_metrics));

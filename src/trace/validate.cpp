@@ -40,8 +40,8 @@ Status validate_tree(const file::PackedCallTree& tree, size_t function_count, st
   const size_t node_count = size_t(tree.parent_size());
   if (node_count == 0) return invalid(where, "call tree has no root node");
   if (size_t(tree.function_size()) != node_count)
-    return invalid(where, fmt::format("call tree has {} parent entries but {} function entries",
-                                      node_count, tree.function_size()));
+    return invalid(where, fmt::format("call tree has {} parent entries but {} function entries", node_count,
+                                      tree.function_size()));
   if (tree.parent(0) != kNoNode || tree.function(0) != kNoFunction)
     return invalid(where, "node 0 is not a root (its parent and function must be 4294967295)");
   for (size_t i = 1; i < node_count; ++i) {
@@ -49,8 +49,8 @@ Status validate_tree(const file::PackedCallTree& tree, size_t function_count, st
     if (parent >= i)
       return invalid(where, fmt::format("node {} has parent {}, which is not an earlier node", i, parent));
     if (function >= function_count)
-      return invalid(where, fmt::format("node {} has function {}, but there are {} functions", i,
-                                        function, function_count));
+      return invalid(where,
+                     fmt::format("node {} has function {}, but there are {} functions", i, function, function_count));
   }
   for (int k = 0; k < tree.inlined_size(); ++k) {
     const uint32_t node = tree.inlined(k);
@@ -90,7 +90,8 @@ Status validate_timeline(const file::Timeline& t, size_t node_count, std::string
   for (size_t i = 0; i < n; ++i) {
     const uint32_t node = t.node(int(i));
     if (node == kRootNode || node >= node_count)
-      return invalid(where, fmt::format("timeline event {} names node {}, but the tree has {} nodes", i, node, node_count));
+      return invalid(where,
+                     fmt::format("timeline event {} names node {}, but the tree has {} nodes", i, node, node_count));
     if (t.start_ns(int(i)) < 0) return invalid(where, fmt::format("timeline event {} starts before 0", i));
     if (t.duration_ns(int(i)) > kMaxTimelineDurationNs)
       return invalid(where, fmt::format("timeline event {} lasts {} ns, more than 2^62", i, t.duration_ns(int(i))));
@@ -117,9 +118,7 @@ Status validate_process(const file::Process& process, size_t index) {
 
 }  // namespace
 
-std::string thread_label(size_t index, uint32_t tid) {
-  return fmt::format("thread {} with tid {}", index, tid);
-}
+std::string thread_label(size_t index, uint32_t tid) { return fmt::format("thread {} with tid {}", index, tid); }
 
 Metric metric_named(std::string_view name) {
   for (size_t i = 0; i < kMetricCount; ++i)
@@ -132,12 +131,12 @@ Status validate_thread(const file::Thread& thread, const file::PackedCallTree& t
   const std::string where = thread_label(index, thread.tid());
   const uint32_t start = thread.start_routine();
   if (start != kNoFunction && start >= function_count)
-    return invalid(where, fmt::format("start routine is function {}, but there are {} functions",
-                                      start, function_count));
+    return invalid(where,
+                   fmt::format("start routine is function {}, but there are {} functions", start, function_count));
   for (int i = 0; i < thread.creator_path_size(); ++i)
     if (thread.creator_path(i) >= function_count)
-      return invalid(where, fmt::format("creator path entry {} is function {}, but there are {} functions",
-                                        i, thread.creator_path(i), function_count));
+      return invalid(where, fmt::format("creator path entry {} is function {}, but there are {} functions", i,
+                                        thread.creator_path(i), function_count));
   for (const file::Syscall& s : thread.syscalls())
     if (auto st = validate_syscall(s, where); !st) return st;
   if (thread.has_timeline())

@@ -2,11 +2,11 @@
 #include "util/escape.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 namespace callprof {
 namespace {

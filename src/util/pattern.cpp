@@ -13,8 +13,7 @@ Result<Pattern> Pattern::compile(std::string_view pattern, std::string_view opti
   RE2::Options options;
   options.set_log_errors(false);
   auto re = std::make_shared<const RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
-  if (!re->ok())
-    return make_error(fmt::format("invalid {} regex '{}': {}", option, escape_text(pattern), re->error()));
+  if (!re->ok()) return make_error(fmt::format("invalid {} regex '{}': {}", option, escape_text(pattern), re->error()));
   Pattern p;
   p.re_ = std::move(re);
   p.text_ = std::string(pattern);

@@ -26,32 +26,32 @@ inline constexpr uint64_t kHookCostScale = 1u << 16;
 inline constexpr uint32_t kHooksGcc = 0;
 inline constexpr uint32_t kHooksClang = 1;
 struct DumpHookCosts {
-  uint64_t leaf_inner;   // a call of a leaf (no callees), inside its own self time
-  uint64_t leaf_outer;   // ... in its caller's self time
-  uint64_t excluded;     // a call of an excluded function, in the caller's self time
-  uint64_t folded;       // a call of a function folded at run time, in the caller's self time
-  uint64_t caller;       // a call of a function with callees: the whole cost (inner + outer)
-  uint64_t recursive;    // a recursive call: the whole cost, with what it stops the compiler doing
+  uint64_t leaf_inner;  // a call of a leaf (no callees), inside its own self time
+  uint64_t leaf_outer;  // ... in its caller's self time
+  uint64_t excluded;    // a call of an excluded function, in the caller's self time
+  uint64_t folded;      // a call of a function folded at run time, in the caller's self time
+  uint64_t caller;      // a call of a function with callees: the whole cost (inner + outer)
+  uint64_t recursive;   // a recursive call: the whole cost, with what it stops the compiler doing
 };
 static_assert(sizeof(DumpHookCosts) == 48);
 
 struct DumpHeader {
   char magic[8];
   uint32_t version;
-  uint32_t header_bytes;     // sizeof(DumpHeader), lets a reader skip fields it does not know
+  uint32_t header_bytes;  // sizeof(DumpHeader), lets a reader skip fields it does not know
   uint32_t pid;
   uint32_t ppid;
-  uint64_t tsc_start;        // calibration pair taken when the runtime started (or forked)
-  uint64_t mono_start_ns;    // CLOCK_MONOTONIC
-  uint64_t tsc_end;          // calibration pair taken when the dump was written
+  uint64_t tsc_start;      // calibration pair taken when the runtime started (or forked)
+  uint64_t mono_start_ns;  // CLOCK_MONOTONIC
+  uint64_t tsc_end;        // calibration pair taken when the dump was written
   uint64_t mono_end_ns;
-  int64_t realtime_start_ns; // CLOCK_REALTIME at start, for humans
+  int64_t realtime_start_ns;  // CLOCK_REALTIME at start, for humans
   uint32_t module_count;
   uint32_t thread_count;
   uint32_t cmdline_bytes;
-  uint32_t flags;            // kDump* bits below
-  uint32_t snapshot_seq;     // 0: the final dump of the image; n: its n-th snapshot
-  uint32_t death_signal;     // the fatal signal that ended the image, 0 when none
+  uint32_t flags;         // kDump* bits below
+  uint32_t snapshot_seq;  // 0: the final dump of the image; n: its n-th snapshot
+  uint32_t death_signal;  // the fatal signal that ended the image, 0 when none
   uint32_t libcall_count;
   uint32_t runtime_tid;      // the runtime's own thread (snapshots), 0 when none: never the program's
   uint64_t auto_fold_ticks;  // auto-fold: paths whose average self time per call stayed below this were folded; 0: off
@@ -68,34 +68,34 @@ inline constexpr uint32_t kDumpHasTimeline = 1u << 1;     // a DumpTimeline ends
 // A call that left an instrumented module through its PLT: nodes name it by `id` (an
 // address of the runtime's own stub, unique per imported symbol and module).
 struct DumpLibCall {
-  uint64_t id;               // the fn value used in DumpNode
-  uint64_t target;           // runtime address the symbol resolved to (its module)
-  uint32_t name_bytes;       // followed by the symbol name (not NUL-terminated)
+  uint64_t id;          // the fn value used in DumpNode
+  uint64_t target;      // runtime address the symbol resolved to (its module)
+  uint32_t name_bytes;  // followed by the symbol name (not NUL-terminated)
   uint32_t reserved;
 };
 static_assert(sizeof(DumpLibCall) == 24);
 
 struct DumpModule {
-  uint64_t bias;             // load bias: runtime address = ELF vaddr + bias
-  uint64_t start;            // runtime address range of the PT_LOAD segments
+  uint64_t bias;   // load bias: runtime address = ELF vaddr + bias
+  uint64_t start;  // runtime address range of the PT_LOAD segments
   uint64_t end;
-  uint32_t path_bytes;       // followed by the path (not NUL-terminated)
-  uint32_t build_id_bytes;   // then the raw build id bytes
+  uint32_t path_bytes;      // followed by the path (not NUL-terminated)
+  uint32_t build_id_bytes;  // then the raw build id bytes
 };
 static_assert(sizeof(DumpModule) == 32);
 
 struct DumpThread {
   uint32_t tid;
-  uint32_t creator_tid;      // 0: not created by a profiled thread
-  uint32_t creator_node;     // node in the creator's tree that called pthread_create; UINT32_MAX none
-  uint32_t node_count;       // includes the root, node 0
-  uint32_t open_frames;      // frames still on the shadow stack when the dump was taken
-  uint32_t finished;         // 1: the thread had exited, or ends with the process (exit dump)
-  uint64_t start_routine;    // runtime address, 0 for the main thread
+  uint32_t creator_tid;    // 0: not created by a profiled thread
+  uint32_t creator_node;   // node in the creator's tree that called pthread_create; UINT32_MAX none
+  uint32_t node_count;     // includes the root, node 0
+  uint32_t open_frames;    // frames still on the shadow stack when the dump was taken
+  uint32_t finished;       // 1: the thread had exited, or ends with the process (exit dump)
+  uint64_t start_routine;  // runtime address, 0 for the main thread
   uint64_t start_tsc;
-  uint64_t end_tsc;          // exit time, or dump time when still running
-  uint64_t dropped_calls;    // calls not recorded: node budget or stack depth exhausted
-  char name[16];             // as set by pthread_setname_np / prctl, NUL-padded
+  uint64_t end_tsc;        // exit time, or dump time when still running
+  uint64_t dropped_calls;  // calls not recorded: node budget or stack depth exhausted
+  char name[16];           // as set by pthread_setname_np / prctl, NUL-padded
   // Calls made by signal handlers that interrupted one of our hooks are kept in a second
   // tree: its root's children have fn = kInterruptedContext | (node of the main tree that
   // was on top when the signal came), and their subtrees belong under that node.
@@ -112,7 +112,7 @@ struct DumpThread {
 };
 static_assert(sizeof(DumpThread) == 128);
 
-inline constexpr uint32_t kOffCpuOff = 0;          // not requested
+inline constexpr uint32_t kOffCpuOff = 0;  // not requested
 inline constexpr uint32_t kOffCpuMeasured = 1;
 inline constexpr uint32_t kOffCpuUnavailable = 2;  // perf_event_open or mmap failed for this thread
 
@@ -137,32 +137,33 @@ inline constexpr uint32_t kNodeAutoFolded = 1u << 3;
 // Readers mask it off; auto-fold folds only such nodes.
 inline constexpr uint64_t kCallsiteInlined = uint64_t(1) << 63;
 
-// One calling-context-tree node (one cache line). Node 0 is the root (fn 0). The two hint fields are the runtime's lookup caches: readers ignore them.
+// One calling-context-tree node (one cache line). Node 0 is the root (fn 0). The two hint fields are the runtime's
+// lookup caches: readers ignore them.
 struct DumpNode {
   uint32_t parent;
-  uint32_t last_child;       // hint: the child last entered from this node (0: none)
-  uint64_t fn;               // runtime address of the function's entry
-  uint64_t callsite;         // a return address in the caller (first call seen)
-  uint64_t calls;            // completed calls (open frames are in DumpOpenFrame)
+  uint32_t last_child;  // hint: the child last entered from this node (0: none)
+  uint64_t fn;          // runtime address of the function's entry
+  uint64_t callsite;    // a return address in the caller (first call seen)
+  uint64_t calls;       // completed calls (open frames are in DumpOpenFrame)
   uint64_t self_ticks;
-  uint64_t min_self_ticks;   // UINT64_MAX when no call completed
+  uint64_t min_self_ticks;  // UINT64_MAX when no call completed
   uint64_t max_self_ticks;
-  uint32_t next_sibling;     // hint: the sibling entered after this node the last time (0: none)
-  uint32_t flags;            // kNode* bits
+  uint32_t next_sibling;  // hint: the sibling entered after this node the last time (0: none)
+  uint32_t flags;         // kNode* bits
 };
 static_assert(sizeof(DumpNode) == 64);
 
 // Per-node metrics beyond time and calls, self values (kept in a parallel array so the
 // node stays one cache line). Present when the header has kDumpHasNodeMetrics.
 struct DumpNodeMetrics {
-  uint64_t offcpu_ns;        // time switched out while this node was on top of the stack
-  uint64_t preempted_ns;     // of offcpu_ns, intervals that began with an involuntary switch
-  uint64_t switches;         // context switches (voluntary and involuntary)
-  uint64_t faults;           // page faults
-  uint64_t alloc_calls;      // malloc, calloc, realloc, aligned allocs, operator new
-  uint64_t alloc_bytes;      // bytes requested by them
-  uint64_t free_calls;       // free, operator delete (non-null pointers)
-  uint64_t excluded_calls;   // calls of filtered-out functions made from here (their hook cost is here)
+  uint64_t offcpu_ns;       // time switched out while this node was on top of the stack
+  uint64_t preempted_ns;    // of offcpu_ns, intervals that began with an involuntary switch
+  uint64_t switches;        // context switches (voluntary and involuntary)
+  uint64_t faults;          // page faults
+  uint64_t alloc_calls;     // malloc, calloc, realloc, aligned allocs, operator new
+  uint64_t alloc_bytes;     // bytes requested by them
+  uint64_t free_calls;      // free, operator delete (non-null pointers)
+  uint64_t excluded_calls;  // calls of filtered-out functions made from here (their hook cost is here)
 };
 static_assert(sizeof(DumpNodeMetrics) == 64);
 
@@ -170,7 +171,7 @@ static_assert(sizeof(DumpNodeMetrics) == 64);
 struct DumpFoldedNode {
   uint32_t node;
   uint32_t reserved;
-  uint64_t hooked_calls;     // of the node's calls, those made before the fold
+  uint64_t hooked_calls;  // of the node's calls, those made before the fold
 };
 static_assert(sizeof(DumpFoldedNode) == 16);
 
@@ -180,27 +181,27 @@ inline constexpr uint32_t kOpenFrameInherited = 1;  // open in the parent at for
 
 struct DumpOpenFrame {
   uint32_t node;
-  uint32_t flags;            // kOpenFrame*
+  uint32_t flags;  // kOpenFrame*
   uint64_t entry_tsc;
-  uint64_t child_ticks;      // time already spent in completed callees
+  uint64_t child_ticks;  // time already spent in completed callees
 };
 static_assert(sizeof(DumpOpenFrame) == 24);
 
 // `record --timeline`: the thread's ring of completed calls at least min_ticks long, the
 // oldest first. The ring overwrites its oldest entry when full (counted in `dropped`).
 struct DumpTimeline {
-  uint32_t count;            // events that follow
-  uint32_t capacity;         // the ring's size
-  uint64_t dropped;          // events overwritten
-  uint64_t min_ticks;        // shorter calls were not kept
+  uint32_t count;      // events that follow
+  uint32_t capacity;   // the ring's size
+  uint64_t dropped;    // events overwritten
+  uint64_t min_ticks;  // shorter calls were not kept
   uint64_t reserved;
 };
 static_assert(sizeof(DumpTimeline) == 32);
 
 struct DumpTimelineEvent {
-  uint32_t node;             // the call's node in the thread's tree
+  uint32_t node;  // the call's node in the thread's tree
   uint32_t reserved;
-  uint64_t fn;               // the node's fn when the call returned (pruning may reuse node ids)
+  uint64_t fn;  // the node's fn when the call returned (pruning may reuse node ids)
   uint64_t entry_tsc;
   uint64_t exit_tsc;
 };

@@ -23,12 +23,11 @@
 #define CALLPROF_CONTEXT_VERSION 1UL
 
 /* layout: version | frame_stride << 8 | node_stride << 24 | fn_offset << 40 | busy_offset << 48 */
-#define CALLPROF_CONTEXT_LAYOUT(frame_stride, node_stride, fn_offset, busy_offset)                 \
-  (CALLPROF_CONTEXT_VERSION | ((unsigned long)(frame_stride) << 8) |                              \
-   ((unsigned long)(node_stride) << 24) | ((unsigned long)(fn_offset) << 40) |                    \
-   ((unsigned long)(busy_offset) << 48))
+#define CALLPROF_CONTEXT_LAYOUT(frame_stride, node_stride, fn_offset, busy_offset)                          \
+  (CALLPROF_CONTEXT_VERSION | ((unsigned long)(frame_stride) << 8) | ((unsigned long)(node_stride) << 24) | \
+   ((unsigned long)(fn_offset) << 40) | ((unsigned long)(busy_offset) << 48))
 #define CALLPROF_CONTEXT_MUTED (1UL << 63) /* with the version alone: none of the thread's calls */
-#define CALLPROF_CONTEXT_LAYOUT_VERSION(layout) ((layout) & 0xff)
+#define CALLPROF_CONTEXT_LAYOUT_VERSION(layout) ((layout)&0xff)
 #define CALLPROF_CONTEXT_FRAME_STRIDE(layout) (((layout) >> 8) & 0xffff)
 #define CALLPROF_CONTEXT_NODE_STRIDE(layout) (((layout) >> 24) & 0xffff)
 #define CALLPROF_CONTEXT_FN_OFFSET(layout) (((layout) >> 40) & 0xff)

@@ -182,7 +182,8 @@ TEST(Cli, RecordOptionsTakeOneValueEach) {
   const std::string p = testing::TempDir() + "/cli_filtered.callprof";
   CliRun r = run("record -q --exclude '^count' --exclude '^print' -o " + p + " " + WORDFREQ_BIN + " 100");
   EXPECT_EQ(r.status, 0) << r.err;
-  expect_one_line_error("record --max-nodes 10 -- " + std::string(WORDFREQ_BIN), "--max-nodes: '10' is out of range (expected 1024 to");
+  expect_one_line_error("record --max-nodes 10 -- " + std::string(WORDFREQ_BIN),
+                        "--max-nodes: '10' is out of range (expected 1024 to");
   expect_one_line_error("record --snapshot-interval -1 -- " + std::string(WORDFREQ_BIN), "--snapshot-interval");
   expect_one_line_error("record --snapshot-signal KILL -- " + std::string(WORDFREQ_BIN), "cannot be caught");
 }
@@ -263,10 +264,10 @@ TEST(Cli, ExitStatusPassesThroughAndAnEmptyRecordingSaysWhy) {
   };
   // (Sampling a short program: its exec alone usually gives a few samples, so whether
   // these have data varies; attaching to a sleeping process below has none for sure.)
-  for (const Case& c : {Case{"--mode sample -- sh -c 'exit 7'", "", 7},
-                        Case{"--mode exact --children -- sh -c 'exit 4'", "the program wrote no profile data", 4},
-                        Case{"--mode sample -- /bin/true", "", 0},
-                        Case{"--mode syscall --syscalls mount -- sh -c 'exit 3'", "", 3}}) {
+  for (const Case& c :
+       {Case{"--mode sample -- sh -c 'exit 7'", "", 7},
+        Case{"--mode exact --children -- sh -c 'exit 4'", "the program wrote no profile data", 4},
+        Case{"--mode sample -- /bin/true", "", 0}, Case{"--mode syscall --syscalls mount -- sh -c 'exit 3'", "", 3}}) {
     SCOPED_TRACE(c.command);
     CliRun r = run("record -q -o " + out + " " + c.command);
     EXPECT_EQ(r.status, c.status) << r.err;
@@ -371,15 +372,16 @@ TEST(Cli, ReportRefusesBadViewOptions) {
   expect_one_line_error(in + " --percent-limit 101", "--percent-limit");
   expect_one_line_error(in + " --width 80 -w", "exclude each other");
   expect_one_line_error(in + " --view callers-of", "needs --function");
-  expect_one_line_error(in + " --view callers-of --function '^nothing_matches$'", "no function in the selection matches");
+  expect_one_line_error(in + " --view callers-of --function '^nothing_matches$'",
+                        "no function in the selection matches");
   expect_one_line_error(in + " --view callees-of --function main --focus x", "without --focus");
 }
 
 TEST(Cli, ReportOptionsForExactModeInDepth) {
   const std::string in = "report -i " + profile_path();
-  for (std::string options : {"--raw", "--columns calls,self,cputotal", "--view tree --graft",
-                              "--view tree --merge-threads=start", "--view threads --function count",
-                              "--json --graft"}) {
+  for (std::string options :
+       {"--raw", "--columns calls,self,cputotal", "--view tree --graft", "--view tree --merge-threads=start",
+        "--view threads --function count", "--json --graft"}) {
     CliRun r = run(in + " " + options);
     EXPECT_EQ(r.status, 0) << options << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << options;
@@ -398,8 +400,8 @@ TEST(Cli, EveryViewRendersTheDemoProfile) {
     CliRun r = run("report -i " + profile_path() + " --percent-limit 0 --view " + view);
     EXPECT_EQ(r.status, 0) << view << ": " << r.err;
     const char* expected = view == "threads" || view == "modules" ? "wordfreq"
-                           : view == "summary"                     ? "main > "
-                                                                   : "count_words";
+                           : view == "summary"                    ? "main > "
+                                                                  : "count_words";
     EXPECT_NE(r.out.find(expected), std::string::npos) << view << ":\n" << r.out;
   }
 }
@@ -464,10 +466,9 @@ TEST(Cli, OutputMustBeARegularFileCheckedBeforeTheProgramRuns) {
   struct Case {
     std::string output, needle;
   };
-  for (const Case& c : {Case{"/dev/null", "a character device, not a regular file"},
-                        Case{dir + "/fifo", "a FIFO, not a regular file"},
-                        Case{dir + "/sub", "a directory, not a regular file"},
-                        Case{dir + "/missing/p.callprof", "does not exist"}}) {
+  for (const Case& c :
+       {Case{"/dev/null", "a character device, not a regular file"}, Case{dir + "/fifo", "a FIFO, not a regular file"},
+        Case{dir + "/sub", "a directory, not a regular file"}, Case{dir + "/missing/p.callprof", "does not exist"}}) {
     for (const char* mode : {"exact", "sample"}) {
       expect_one_line_error(std::string("record -q --mode ") + mode + " -o " + c.output + cmd, c.needle);
       EXPECT_NE(access(marker.c_str(), F_OK), 0) << c.output << ": the program ran";
@@ -475,7 +476,7 @@ TEST(Cli, OutputMustBeARegularFileCheckedBeforeTheProgramRuns) {
   }
   expect_one_line_error("record -q -o " + program + " -- " + program + " 10", "that is the program to be profiled");
   expect_one_line_error("attach 1 -d 0.1 -o " + dir + "/fifo", "a FIFO, not a regular file");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat((dir + "/fifo").c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
   ASSERT_EQ(stat("/dev/null", &st), 0);
@@ -493,18 +494,19 @@ TEST(Cli, OutputMustBeARegularFileCheckedBeforeTheProgramRuns) {
   std::system(("rm -rf " + dir).c_str());
 }
 
-
 // Issue 13 item 2: an option the mode would ignore is refused before the program runs (it
 // would print to stdout), with one line naming the option and the mode. "Given" means on
 // the command line, even with the default value (-F 999).
 TEST(Cli, OptionsOfAnotherModeAreRefused) {
   const std::string w = std::string(" -- ") + WORDFREQ_BIN + " 100";  // hooks: auto is exact
-  const std::string plain = " -- /bin/true";                            // no hooks: auto is sample
+  const std::string plain = " -- /bin/true";                          // no hooks: auto is sample
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"record --mode sample --alloc" + w, "--alloc is an exact-mode option, but this recording is in sample mode"},
-      {"record --alloc" + plain, "--alloc is an exact-mode option, but this recording is in sample mode (/bin/true "
-                                 "has no -finstrument-functions hooks)"},
-      {"record --mode syscall --include main" + w, "--include is an exact-mode filter, but this recording is in syscall"},
+      {"record --alloc" + plain,
+       "--alloc is an exact-mode option, but this recording is in sample mode (/bin/true "
+       "has no -finstrument-functions hooks)"},
+      {"record --mode syscall --include main" + w,
+       "--include is an exact-mode filter, but this recording is in syscall"},
       {"record --mode sample --exclude-module libc" + w, "--exclude-module is an exact-mode filter"},
       {"record --mode sample --libcalls" + w, "--libcalls is an exact-mode option"},
       {"record --mode sample --faults" + w, "--faults is an exact-mode option"},
@@ -602,8 +604,8 @@ TEST(Cli, OddTargetsAreRefusedBeforeTheyRun) {
 // stacks and system calls would come out wrong (README, "Profiling a program you cannot
 // rebuild"). The process waits in pause() (int 0x80, eax 29) and is left running.
 TEST(Cli, AttachRefusesA32BitProcess) {
-  const std::string pauser = executable_file("cli_elf32_pause", elf32_program({'\xb8', '\x1d', '\0', '\0', '\0',
-                                                                                '\xcd', '\x80', '\xeb', '\xf7'}));
+  const std::string pauser = executable_file(
+      "cli_elf32_pause", elf32_program({'\xb8', '\x1d', '\0', '\0', '\0', '\xcd', '\x80', '\xeb', '\xf7'}));
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -662,9 +664,11 @@ TEST(Cli, RecordSaysAWrapperIsAWrapper) {
                        "add --children"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(run("report -i " + out).out.find("# warning:  the program started other processes, which were not recorded"),
-            std::string::npos);
-  CliRun children = run("record -q --children -o " + out + " -- sh -c '" + std::string(WORDFREQ_BIN) + " 20000 >/dev/null'");
+  EXPECT_NE(
+      run("report -i " + out).out.find("# warning:  the program started other processes, which were not recorded"),
+      std::string::npos);
+  CliRun children =
+      run("record -q --children -o " + out + " -- sh -c '" + std::string(WORDFREQ_BIN) + " 20000 >/dev/null'");
   EXPECT_EQ(children.status, 0) << children.err;
   EXPECT_TRUE(children.err.empty()) << children.err;
   // The started program's own thread is in the profile (named by its comm).
@@ -696,7 +700,8 @@ namespace {
 TEST(Cli, AllocWithoutItsLibraryIsRefused) {
   const std::string dir = testing::TempDir() + "/cli_alloc_missing";
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  const std::string runtime = std::string(CALLPROF_BIN).substr(0, std::string(CALLPROF_BIN).rfind('/')) + "/libcallprof-rt.so";
+  const std::string runtime =
+      std::string(CALLPROF_BIN).substr(0, std::string(CALLPROF_BIN).rfind('/')) + "/libcallprof-rt.so";
   std::system(("cp " + runtime + " " + dir + "/").c_str());
   setenv("CALLPROF_RUNTIME", (dir + "/libcallprof-rt.so").c_str(), 1);
   expect_one_line_error("record --alloc -o " + dir + "/p.callprof -- " + WORDFREQ_BIN,

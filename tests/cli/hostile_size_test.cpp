@@ -4,8 +4,8 @@
 // read within the memory their counts promise, and so is an honest profile when the limit
 // is set to exactly its estimate. Before the bounds, bombs took 1-10 GiB and up to minutes.
 #include <fcntl.h>
-#include <malloc.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,7 +97,8 @@ std::vector<Command> commands(const std::string& path) {
 
 std::string write(const std::string& name, const std::vector<uint8_t>& bytes) {
   const std::string path = testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   return path;
 }
 
@@ -136,8 +137,8 @@ uint64_t estimate(const std::vector<uint8_t>& file) {
 }
 
 void print(const std::string& file, size_t size, const Command& c, const Measured& m) {
-  std::printf("%-32s %9zu bytes  %-18s exit %d in %6.2f s, peak RSS %7ld KiB: %s", file.c_str(), size,
-              c.name.c_str(), m.status, m.seconds, m.max_rss_kib, m.err.empty() ? "\n" : m.err.c_str());
+  std::printf("%-32s %9zu bytes  %-18s exit %d in %6.2f s, peak RSS %7ld KiB: %s", file.c_str(), size, c.name.c_str(),
+              m.status, m.seconds, m.max_rss_kib, m.err.empty() ? "\n" : m.err.c_str());
 }
 
 // Every command reads the file (exit 0) in at most its estimate (merge: one per input), in
@@ -228,8 +229,10 @@ callprof::Profile honest_profile() {
       th.tree.base(node)[Metric::Calls] = 1 + next() % 100;
       th.tree.base(node)[Metric::WallNs] = 1000 + next() % 100'000;
       th.tree.base(node)[Metric::CpuNs] = 500 + next() % 50'000;
-      if (open.size() < 30) open.push_back(node);
-      else open[next() % open.size()] = node;
+      if (open.size() < 30)
+        open.push_back(node);
+      else
+        open[next() % open.size()] = node;
     }
     p.threads.push_back(std::move(th));
   }

@@ -38,9 +38,12 @@ Profile base_profile() {
   p.meta.exact = ExactFacts{};
   p.meta.sampling = SamplingFacts{.frequency_hz = 999, .unwind = "fp", .samples = 10};
   p.meta.syscalls = SyscallFacts{.selection = "write", .stacks = "user", .events = 3};
-  p.meta.probes = ProbeFacts{.functions = "work", .probed = 1, .budget_percent = 10,
+  p.meta.probes = ProbeFacts{.functions = "work",
+                             .probed = 1,
+                             .budget_percent = 10,
                              .stopped = {{.function = "work", .at_ns = 1000, .calls = 3, .added_percent = 50}},
-                             .unmeasurable_calls = 3, .unmeasurable = {"work"}};
+                             .unmeasurable_calls = 3,
+                             .unmeasurable = {"work"}};
   p.meta.extra = {{"key", "value"}};
   p.meta.warnings = {"a warning"};
   p.modules = {{"/bin/app", "abcd"}};

@@ -26,9 +26,17 @@ void expect_coroutines_followed(const Report& r, const std::string& key) {
                         {{"pong_body", "yield_pong"}, kRounds},
                         {{"pong_body", "finish_pong"}, 1}});
   // Nothing anywhere else: every function on exactly the paths above.
-  expect_function_calls(r, {{"main", 1}, {"drive", 1}, {"drive_step", 2 * kRounds}, {"after_coroutines", 1},
-                            {"ping_body", 1}, {"pong_body", 1}, {"ping_work", kRounds}, {"pong_work", kRounds},
-                            {"leaf", 2 * kRounds}, {"yield_ping", kRounds}, {"yield_pong", kRounds},
+  expect_function_calls(r, {{"main", 1},
+                            {"drive", 1},
+                            {"drive_step", 2 * kRounds},
+                            {"after_coroutines", 1},
+                            {"ping_body", 1},
+                            {"pong_body", 1},
+                            {"ping_work", kRounds},
+                            {"pong_work", kRounds},
+                            {"leaf", 2 * kRounds},
+                            {"yield_ping", kRounds},
+                            {"yield_pong", kRounds},
                             {"finish_pong", 1}});
   for (const char* f : {"drive", "ping_body", "ping_work", "yield_ping", "drive_step"})
     EXPECT_EQ(r.paths_to(f).size(), 1u) << f << " is on more than one path";

@@ -20,7 +20,9 @@ namespace {
 void expect_function_sums(const Report& r) {
   // Invariant 1 (docs/json.md): incoming edges add up to the function's row.
   // Invariant 2: for a function outside recursion, self + outgoing totals = total.
-  struct Sums { uint64_t calls = 0, self = 0, total = 0, out_total = 0, out_recursive = 0; };
+  struct Sums {
+    uint64_t calls = 0, self = 0, total = 0, out_total = 0, out_recursive = 0;
+  };
   std::map<uint64_t, Sums> by_id;
   for (const json& e : r.doc().at("edges")) {
     Sums& in = by_id[u64(e, "callee_id")];
@@ -110,13 +112,14 @@ std::string E2ETest::build(const std::string& source, const std::vector<std::str
   const fs::path src = fs::path(E2E_PROGRAMS) / source;
   const bool cxx = src.extension() == ".cpp";
   const std::string& compiler = cxx ? toolchain_.cxx : toolchain_.c;
-  if (compiler.empty()) throw std::runtime_error("no " + std::string(cxx ? "C++" : "C") + " compiler for " + toolchain_.name);
+  if (compiler.empty())
+    throw std::runtime_error("no " + std::string(cxx ? "C++" : "C") + " compiler for " + toolchain_.name);
   const std::string binary = (dir_ / src.stem()).string() + "-" + toolchain_.name;
   // Clang's after-inlining hooks replace the default ones rather than adding to them.
-  const bool after_inlining = std::find(extra_flags.begin(), extra_flags.end(),
-                                        "-finstrument-functions-after-inlining") != extra_flags.end();
-  std::vector<std::string> argv = {compiler, cxx ? "-std=gnu++17" : "-std=gnu11", "-O2",
-                                   "-Wall", "-Wextra", "-pthread", "-I", E2E_PROGRAMS};
+  const bool after_inlining =
+      std::find(extra_flags.begin(), extra_flags.end(), "-finstrument-functions-after-inlining") != extra_flags.end();
+  std::vector<std::string> argv = {
+      compiler, cxx ? "-std=gnu++17" : "-std=gnu11", "-O2", "-Wall", "-Wextra", "-pthread", "-I", E2E_PROGRAMS};
   if (!after_inlining) argv.push_back("-finstrument-functions");
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.end(), {src.string(), "-o", binary});
@@ -130,8 +133,8 @@ std::string E2ETest::build_plain(const std::string& source, const std::vector<st
   const fs::path src = fs::path(E2E_PROGRAMS) / source;
   std::string binary = (dir_ / src.stem()).string() + "-plain-" + toolchain_.name;
   for (const std::string& f : extra_flags) binary += f;
-  std::vector<std::string> argv = {src.extension() == ".cpp" ? toolchain_.cxx : toolchain_.c, "-O2", "-g", "-pthread",
-                                   "-I", E2E_PROGRAMS};
+  std::vector<std::string> argv = {
+      src.extension() == ".cpp" ? toolchain_.cxx : toolchain_.c, "-O2", "-g", "-pthread", "-I", E2E_PROGRAMS};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.end(), {src.string(), "-o", binary});
   RunResult r = run(argv, dir_);

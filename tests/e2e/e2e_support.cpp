@@ -114,8 +114,7 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& dir, const s
 
 bool same_function(std::string_view full, std::string_view name) {
   // C++ names are demangled with their parameter list: "f1(int)" is function f1.
-  return full == name || (full.size() > name.size() && full.substr(0, name.size()) == name &&
-                          full[name.size()] == '(');
+  return full == name || (full.size() > name.size() && full.substr(0, name.size()) == name && full[name.size()] == '(');
 }
 
 bool same_path(const std::vector<std::string>& full, const std::vector<std::string>& names) {
@@ -227,8 +226,8 @@ void expect_path_calls(const Report& r, const std::vector<CallsAt>& expected) {
 void expect_absent(const Report& r, const std::vector<std::string>& functions) {
   for (const auto& name : functions) {
     const json* f = r.find_function(name);
-    EXPECT_FALSE(f) << "function " << name << " should not be in this report, yet it has "
-                    << (f ? u64(*f, "calls") : 0) << " calls";
+    EXPECT_FALSE(f) << "function " << name << " should not be in this report, yet it has " << (f ? u64(*f, "calls") : 0)
+                    << " calls";
   }
 }
 

@@ -3,15 +3,14 @@
 // things up in the report. Infrastructure failures throw (GoogleTest reports them).
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace e2e {
 
@@ -46,8 +45,8 @@ struct RunResult {
 
 // Runs argv (argv[0] a path) in `dir` with `input` on stdin, capturing stdout and stderr.
 // Gives up after `timeout_s` seconds: kills the process group and throws.
-RunResult run(const std::vector<std::string>& argv, const std::filesystem::path& dir,
-              const std::string& input = "", int timeout_s = 60);
+RunResult run(const std::vector<std::string>& argv, const std::filesystem::path& dir, const std::string& input = "",
+              int timeout_s = 60);
 
 // run() in two steps, for a test that acts while the process runs: start() returns at once
 // (the process leads its own process group, pgid = pid); finish() waits for it as run() does.
@@ -95,9 +94,18 @@ double ms(uint64_t ns);
 void expect_report_invariants(const Report& report);
 
 // Exact-count expectations; a missing function, edge or path is reported, not thrown.
-struct CallsOf { std::string function; uint64_t calls; };
-struct CallsOn { std::string caller, callee; uint64_t calls; };  // caller "" = spontaneous
-struct CallsAt { std::vector<std::string> path; uint64_t calls; };
+struct CallsOf {
+  std::string function;
+  uint64_t calls;
+};
+struct CallsOn {
+  std::string caller, callee;
+  uint64_t calls;
+};  // caller "" = spontaneous
+struct CallsAt {
+  std::vector<std::string> path;
+  uint64_t calls;
+};
 void expect_function_calls(const Report& report, const std::vector<CallsOf>& expected);
 void expect_edge_calls(const Report& report, const std::vector<CallsOn>& expected);
 void expect_path_calls(const Report& report, const std::vector<CallsAt>& expected);
@@ -135,8 +143,8 @@ class E2ETest : public ::testing::TestWithParam<std::string> {
   // with SIGKILL and returns its wait status.
   int attach_to_running(const std::vector<std::string>& argv, const std::vector<std::string>& options, int settle_ms);
   // `callprof record -q -o <profile> -- binary args...`
-  RunResult record(const std::string& binary, const std::vector<std::string>& args = {},
-                   const std::string& input = "", const std::string& profile = "profile.callprof");
+  RunResult record(const std::string& binary, const std::vector<std::string>& args = {}, const std::string& input = "",
+                   const std::string& profile = "profile.callprof");
   // `callprof report -i <profile> --json [extra...]`, parsed; throws on failure.
   Report report(const std::vector<std::string>& extra = {}, const std::string& profile = "profile.callprof");
   // record + report for a program that must exit 0 and print nothing to stderr.
@@ -155,7 +163,7 @@ class E2ETest : public ::testing::TestWithParam<std::string> {
 };
 
 // Instantiates a suite derived from E2ETest once per toolchain: Compiler/Suite.Test/gcc.
-#define E2E_INSTANTIATE(Suite)                                                          \
+#define E2E_INSTANTIATE(Suite)                                                             \
   INSTANTIATE_TEST_SUITE_P(Compiler, Suite, ::testing::ValuesIn(::e2e::toolchain_names()), \
                            [](const ::testing::TestParamInfo<std::string>& i) { return i.param; })
 

@@ -2,9 +2,9 @@
 // each calls D 40 times): the SVG is a well-formed XML document naming every function, the
 // DOT has the edges with their exact call counts, and with D's callers hidden the path
 // A > B|C > D folds into one dashed edge carrying all 80 calls.
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -31,8 +31,7 @@ class Graph : public E2ETest {
 // The DOT node ("n3") whose label starts with the function's name.
 std::string node_of(const std::string& dot, const std::string& function) {
   std::smatch m;
-  if (!std::regex_search(dot, m, std::regex("\\n  (n\\d+) \\[id=\"fn\\d+\", label=\"" + function + "\\\\n")))
-    return "";
+  if (!std::regex_search(dot, m, std::regex("\\n  (n\\d+) \\[id=\"fn\\d+\", label=\"" + function + "\\\\n"))) return "";
   return m[1];
 }
 

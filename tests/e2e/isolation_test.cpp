@@ -46,8 +46,8 @@ TEST_P(Isolation, RuntimeNeverCallsTheProgramsOwnLibcFunctions) {
   const CallCounts truth = parse_counts(plain.out);
   ASSERT_EQ(truth.memcpy, 5u) << "the program's own calls only";
   ASSERT_EQ(truth.strlen, 5u);
-  for (const std::vector<std::string>& options : {std::vector<std::string>{}, {"--libcalls"}, {"--alloc"},
-                                                  {"--snapshot-interval", "0.05"}}) {
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{}, {"--libcalls"}, {"--alloc"}, {"--snapshot-interval", "0.05"}}) {
     const std::string label = options.empty() ? "plain" : options[0];
     SCOPED_TRACE(label);
     std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
@@ -67,9 +67,12 @@ TEST_P(Isolation, RuntimeNeverCallsTheProgramsOwnLibcFunctions) {
     EXPECT_EQ(got.calloc, truth.calloc + (label == "--snapshot-interval" ? 1 : 0));
 
     const Report r = report();
-    expect_path_calls(r, {{{"main", "make_list", "malloc"}, 10}, {{"main", "make_list", "free"}, 10},
-                          {{"worker", "calloc"}, 1}, {{"worker", "free"}, 1},
-                          {{"main", "copy_text", "memcpy"}, 5}, {{"main", "copy_text", "strlen"}, 5}});
+    expect_path_calls(r, {{{"main", "make_list", "malloc"}, 10},
+                          {{"main", "make_list", "free"}, 10},
+                          {{"worker", "calloc"}, 1},
+                          {{"worker", "free"}, 1},
+                          {{"main", "copy_text", "memcpy"}, 5},
+                          {{"main", "copy_text", "strlen"}, 5}});
     expect_function_calls(r, {{"memcpy", 5}, {"strlen", 5}});
     for (const char* f : {"malloc", "calloc", "realloc", "memalign", "memcpy", "strlen"})
       EXPECT_EQ(top_level_names(r).count(f), 0u) << f << " called outside any of the program's frames";

@@ -31,8 +31,8 @@ class Leftovers : public E2ETest {
   // env TMPDIR=<tmp> callprof record -o <profile> -- lingering ARGS
   std::vector<std::string> record_argv(const std::vector<std::string>& args,
                                        const std::string& profile = "profile.callprof") const {
-    std::vector<std::string> argv = {"/usr/bin/env", "TMPDIR=" + tmp_.string(), E2E_CALLPROF, "record", "-o",
-                                     profile, "--", binary_};
+    std::vector<std::string> argv = {
+        "/usr/bin/env", "TMPDIR=" + tmp_.string(), E2E_CALLPROF, "record", "-o", profile, "--", binary_};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   }
@@ -117,8 +117,8 @@ TEST_P(Leftovers, KillNineLeavesADirectoryTheNextRecordingRemoves) {
 TEST_P(Leftovers, AttachEndedByCtrlCLeavesNothing) {
   Started target = start({binary_, "sleep", dir().string()}, dir());
   wait_started();
-  Started a = start({"/usr/bin/env", "TMPDIR=" + tmp_.string(), E2E_CALLPROF, "attach", "-q", "-o",
-                     "attached.callprof", std::to_string(target.pid)},
+  Started a = start({"/usr/bin/env", "TMPDIR=" + tmp_.string(), E2E_CALLPROF, "attach", "-q", "-o", "attached.callprof",
+                     std::to_string(target.pid)},
                     dir());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(a.pid, SIGINT);

@@ -62,7 +62,8 @@ TEST_P(LibCalls, TwoHundredForkedChildrenCostLittleAfterTheProgram) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   const double alone = timed({binary, "200"});
-  const double recorded = timed({E2E_CALLPROF, "record", "-q", "--libcalls", "-o", "profile.callprof", "--", binary, "200"});
+  const double recorded =
+      timed({E2E_CALLPROF, "record", "-q", "--libcalls", "-o", "profile.callprof", "--", binary, "200"});
   measured("record_200_forks_s", recorded);
   measured("alone_200_forks_s", alone);
   const Report r = report();

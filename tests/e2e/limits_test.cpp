@@ -76,8 +76,10 @@ TEST_P(Filters, MaximumDepthAndMinimumDuration) {
 
 TEST_P(Filters, BadFilterArgumentsAreOneLineErrors) {
   const std::string binary = build("filters.c");
-  for (std::vector<std::string> options : {std::vector<std::string>{"--exclude", "("}, {"--checkpoint", "no_such_fn"},
-                                           {"--min-duration", "fast"}, {"--snapshot-signal", "NOPE"}}) {
+  for (std::vector<std::string> options : {std::vector<std::string>{"--exclude", "("},
+                                           {"--checkpoint", "no_such_fn"},
+                                           {"--min-duration", "fast"},
+                                           {"--snapshot-signal", "NOPE"}}) {
     std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {"--", binary});
@@ -94,8 +96,8 @@ TEST_P(Pruning, HalfAMillionPathsStayWithinTheNodeBudget) {
   ASSERT_EQ(base.exit, exited(0));
   const std::string binary = build("many_paths.c");
   constexpr uint64_t kBudget = 50000;
-  std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "--max-nodes", std::to_string(kBudget),
-                                   "-o", "profile.callprof", "--", binary};
+  std::vector<std::string> argv = {E2E_CALLPROF, "record",           "-q", "--max-nodes", std::to_string(kBudget),
+                                   "-o",         "profile.callprof", "--", binary};
   RunResult rec = run(argv, dir());
   ASSERT_EQ(rec.exit, exited(0)) << rec.err;
   const Report r = report();

@@ -1,15 +1,15 @@
 // End-to-end: on-CPU vs off-CPU time per function (a per-thread context-switch ring),
 // and the compensation of the hooks' own cost.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <vector>
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "e2e_support.h"
 
@@ -158,8 +158,9 @@ TEST_P(OffCpu, ACrowdedMachineAddsWaitingForACpuNotCpuOrBlocking) {
       EXPECT_LT(double(u64(f, "offcpu_ns")), 0.02 * double(u64(f, "self_ns")) + 2e6) << fn << " never blocked";
     }
   const json &step = crowded.function("step"), &raw_step = crowded_raw.function("step");
-  EXPECT_LE(double(u64(step, "preempted_ns")),
-            double(u64(raw_step, "preempted_ns")) * double(u64(step, "cpu_ns")) / double(u64(raw_step, "cpu_ns")) + 1e3);
+  EXPECT_LE(
+      double(u64(step, "preempted_ns")),
+      double(u64(raw_step, "preempted_ns")) * double(u64(step, "cpu_ns")) / double(u64(raw_step, "cpu_ns")) + 1e3);
 }
 
 TEST_P(OffCpu, CanBeTurnedOff) {

@@ -5,15 +5,15 @@
 // attach mid-run (text restored, no uprobe left); an exception through probed frames;
 // durations; the program's output and exit status; the one-line errors. Needs writable
 // tracefs uprobe events (root): without them every test here is skipped, saying so.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
-#include <fcntl.h>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -120,8 +120,8 @@ void expect_hits_balance(const json& facts) {
 
 TEST_P(Probes, CallsPerFunctionCallerAndPathAreExact) {
   const Report r = probed(build_plain("probed.c"), {"^(leaf|outer|other|via_tail|tail_target)$"});
-  expect_function_calls(r, {{"leaf", 59}, {"outer", 3}, {"other", 2}, {"via_tail", 4}, {"tail_target", 4},
-                            {"hidden", 0}, {"main", 0}});
+  expect_function_calls(
+      r, {{"leaf", 59}, {"outer", 3}, {"other", 2}, {"via_tail", 4}, {"tail_target", 4}, {"hidden", 0}, {"main", 0}});
   expect_edge_calls(r, {{"main", "outer", 3},
                         {"main", "other", 2},
                         {"main", "leaf", 7},
@@ -182,9 +182,10 @@ TEST_P(Probes, ASharedLibraryOfOursIsProbedByModuleAlone) {
   ASSERT_EQ(built.exit, exited(0)) << built.err;
   // build_plain names its binary after the flags: this one is linked by hand.
   const std::string binary = (dir() / "probed_lib_main").string();
-  built = run({toolchain(GetParam()).c, "-O2", "-g", "-I", E2E_PROGRAMS, std::string(E2E_PROGRAMS) + "/probed_lib_main.c",
-               "-Wl,--no-as-needed", lib, "-Wl,-rpath," + dir().string(), "-o", binary},
-              dir());
+  built =
+      run({toolchain(GetParam()).c, "-O2", "-g", "-I", E2E_PROGRAMS, std::string(E2E_PROGRAMS) + "/probed_lib_main.c",
+           "-Wl,--no-as-needed", lib, "-Wl,-rpath," + dir().string(), "-o", binary},
+          dir());
   ASSERT_EQ(built.exit, exited(0)) << built.err;
   // ^lib_ also matches the executable's lib_own: the module pattern leaves it out.
   const Report r = probed(binary, {"^lib_"}, {"--probe-module", "libprobed_lib"});
@@ -255,18 +256,18 @@ TEST_P(Probes, AnExceptionThroughProbedFramesChangesNothingAndIsCountedAsUnwound
   const RunResult alone = run({binary}, dir());
   ASSERT_EQ(alone.exit, exited(0)) << alone.err;
   ASSERT_EQ(alone.out, "caught 40 returned 10\n");
-  const RunResult recorded = run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--mode", "probe",
-                                  "--probe-budget", "0", "--probe", "^thrower", "--probe", "^middle", "--probe", "^catcher", "--probe", "^scale", "--",
-                                  binary},
-                                 dir());
+  const RunResult recorded =
+      run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe-budget", "0", "--probe",
+           "^thrower", "--probe", "^middle", "--probe", "^catcher", "--probe", "^scale", "--", binary},
+          dir());
   EXPECT_EQ(recorded.exit, exited(0)) << recorded.err;
   EXPECT_EQ(recorded.out, alone.out);
   EXPECT_EQ(recorded.err, "");
   const Report r = report();
   expect_no_lost_hits(r);
   expect_function_calls(r, {{"catcher", 50}, {"middle", 50}, {"thrower", 50}, {"scale", 50}});
-  expect_suffix_calls(r, {{{"main", "catcher", "middle", "thrower"}, 50},
-                          {{"main", "catcher", "middle", "thrower", "scale"}, 50}});
+  expect_suffix_calls(
+      r, {{{"main", "catcher", "middle", "thrower"}, 50}, {{"main", "catcher", "middle", "thrower", "scale"}, 50}});
   const json& facts = probe_facts(r);
   EXPECT_EQ(u64(facts, "entries"), 200u);
   EXPECT_EQ(u64(facts, "unwound"), 80u) << "40 exceptions, each past thrower and middle";
@@ -305,11 +306,13 @@ TEST_P(Probes, EntryStacksAreWalkedByFrameRulesToTheOutermostFrame) {
   const size_t at = r.err.find("walked by frame rules");
   ASSERT_NE(at, std::string::npos) << r.err;
   const size_t open = r.err.rfind('(', at);
-  ASSERT_EQ(std::sscanf(r.err.c_str() + open, "(%lu walked by frame rules, %lu unwound by libdwfl)", &walked, &unwound), 2)
+  ASSERT_EQ(std::sscanf(r.err.c_str() + open, "(%lu walked by frame rules, %lu unwound by libdwfl)", &walked, &unwound),
+            2)
       << r.err;
   EXPECT_EQ(walked + unwound, 3u + 2 + 59) << "one stack per entry hit: outer, other and leaf";
   EXPECT_LE(unwound, 5u) << r.err;
-  expect_suffix_calls(report(), {{{"main", "outer", "leaf"}, 30}, {{"main", "other", "leaf"}, 10}, {{"main", "leaf"}, 7}});
+  expect_suffix_calls(report(),
+                      {{{"main", "outer", "leaf"}, 30}, {{"main", "other", "leaf"}, 10}, {{"main", "leaf"}, 7}});
 }
 
 // More matches than --probe-limit: the first ones found are probed, the others not, and
@@ -380,8 +383,7 @@ TEST_P(Probes, BadRequestsAreOneLineErrorsAndTheProgramDoesNotRun) {
   }
   {
     SCOPED_TRACE("a --probe-budget that is no percentage");
-    expect_one_line_error(recorded({"--mode", "probe", "--probe", "^leaf$", "--probe-budget", "-5"}),
-                          "--probe-budget");
+    expect_one_line_error(recorded({"--mode", "probe", "--probe", "^leaf$", "--probe-budget", "-5"}), "--probe-budget");
   }
   {
     SCOPED_TRACE("--probe-budget outside probe mode");
@@ -444,7 +446,9 @@ TEST_P(Probes, AFunctionPastTheBudgetIsNoLongerProbedAndTheRestStaysExact) {
     // hot is one instruction: its calls are all probe cost; slow's are not. (far's three
     // calls, as small, may or may not be: their first touches of cold code can outweigh it.)
     const std::vector<std::string> unmeasurable = facts.at("unmeasurable");
-    const auto has = [&](const char* f) { return std::find(unmeasurable.begin(), unmeasurable.end(), f) != unmeasurable.end(); };
+    const auto has = [&](const char* f) {
+      return std::find(unmeasurable.begin(), unmeasurable.end(), f) != unmeasurable.end();
+    };
     EXPECT_TRUE(has("hot")) << facts.dump();
     EXPECT_FALSE(has("slow")) << facts.dump();
     EXPECT_GE(u64(facts, "unmeasurable_calls"), u64(r.function("hot"), "calls"));
@@ -456,7 +460,8 @@ TEST_P(Probes, AFunctionPastTheBudgetIsNoLongerProbedAndTheRestStaysExact) {
   }
   RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--wide"}, dir());
   EXPECT_EQ(text.exit, exited(0)) << text.err;
-  EXPECT_NE(text.out.find("# budget:   probes removed past --probe-budget 10 %: hot at"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("# budget:   probes removed past --probe-budget 10 %: hot at"), std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("# stacks:   3 calls"), std::string::npos) << text.out;
   if (r.doc().at("compensated").get<bool>()) EXPECT_NE(text.out.find("# limits:"), std::string::npos) << text.out;
 }
@@ -543,10 +548,10 @@ TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
   const std::string before = executable_text(target.pid, binary);
   const int bpf_before = loaded_syscall_probes();
   // Exact counts of inner (3 calls a millisecond: ~18 % added time): no budget.
-  const Spawned callprof = spawn({E2E_CALLPROF, "attach", "-q", "-o", "profile.callprof", "--mode", "probe",
-                                  "--probe-budget", "0", "--probe", "^(cycle|inner)$", "--syscalls", "nanosleep,clock_nanosleep", "-d", "1",
-                                  std::to_string(target.pid)},
-                                 dir(), "callprof");
+  const Spawned callprof = spawn(
+      {E2E_CALLPROF, "attach", "-q", "-o", "profile.callprof", "--mode", "probe", "--probe-budget", "0", "--probe",
+       "^(cycle|inner)$", "--syscalls", "nanosleep,clock_nanosleep", "-d", "1", std::to_string(target.pid)},
+      dir(), "callprof");
   // While attached, the probes are visible: the check below can fail.
   bool seen_probes = false, seen_group = false, seen_bpf = false;
   int status = 0;
@@ -564,12 +569,13 @@ TEST_P(Probes, AttachCountsFromThenOnAndLeavesTheTargetAsItWas) {
     if (!seen_probes) seen_probes = executable_text(target.pid, binary) != before;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << "callprof attach: status " << status << "\n" << read_text_file(dir() / "callprof.err");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "callprof attach: status " << status << "\n"
+                                                             << read_text_file(dir() / "callprof.err");
   EXPECT_EQ(read_text_file(dir() / "callprof.err"), "");
   EXPECT_TRUE(seen_group) << "the uprobes were defined in group callprof_" << callprof.pid;
   EXPECT_TRUE(seen_probes) << "the target's text carried breakpoints while attached";
-  EXPECT_FALSE(has_group_of(callprof.pid)) << "no uprobe of ours remains:\n" << read_text_file(writable_uprobe_events());
+  EXPECT_FALSE(has_group_of(callprof.pid)) << "no uprobe of ours remains:\n"
+                                           << read_text_file(writable_uprobe_events());
   if (bpf_before >= 0) {
     EXPECT_TRUE(seen_bpf) << "the system-call probe was loaded while attached";
     // The kernel frees a program whose last descriptor closed after an RCU grace period.

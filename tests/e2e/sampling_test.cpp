@@ -17,8 +17,8 @@ class Sampling : public E2ETest {
  protected:
   // Debian's default flags; `frame_pointers` adds -fno-omit-frame-pointer.
   std::string build_plain(bool frame_pointers, const std::string& source = "sampled.c") {
-    return E2ETest::build_plain(source, frame_pointers ? std::vector<std::string>{"-fno-omit-frame-pointer"}
-                                                       : std::vector<std::string>{});
+    return E2ETest::build_plain(
+        source, frame_pointers ? std::vector<std::string>{"-fno-omit-frame-pointer"} : std::vector<std::string>{});
   }
   Report record_sampled(const std::string& binary, const std::vector<std::string>& options,
                         const std::vector<std::string>& args = {}) {
@@ -60,7 +60,8 @@ TEST_P(Sampling, DwarfUnwindingGivesFullPathsWithoutFramePointers) {
   const auto paths = r.paths_to("heavy");
   bool through_work = false;
   for (const auto& p : paths)
-    if (p.size() >= 3 && same_path({p.end()[-3], p.end()[-2], p.end()[-1]}, {"main", "work", "heavy"})) through_work = true;
+    if (p.size() >= 3 && same_path({p.end()[-3], p.end()[-2], p.end()[-1]}, {"main", "work", "heavy"}))
+      through_work = true;
   EXPECT_TRUE(through_work) << "main -> work -> heavy by CFI";
 }
 
@@ -124,9 +125,9 @@ TEST_P(Sampling, AttachSamplesARunningProcessAndLeavesItRunning) {
 // usually), one clear line, and the test says it could not sample.
 TEST_P(Sampling, HardwareEventsSampleOrSayTheMachineHasNone) {
   const std::string binary = build_plain(false);
-  RunResult r = run({E2E_CALLPROF, "record", "-q", "-e", "cycles", "--call-graph", "dwarf", "-o", "profile.callprof", "--",
-                     binary},
-                    dir());
+  RunResult r = run(
+      {E2E_CALLPROF, "record", "-q", "-e", "cycles", "--call-graph", "dwarf", "-o", "profile.callprof", "--", binary},
+      dir());
   if (r.exit != exited(0)) {
     EXPECT_NE(r.err.find("no hardware counter"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -181,8 +182,8 @@ double total_variation(std::map<std::vector<std::string>, double> p, std::map<st
 TEST_P(Sampling, SelfTimeDistributionMatchesExactMode) {
   const std::string binary = build("sampled.c");  // with hooks: exact mode can record it too
   const Report exact = record_and_report(binary);
-  RunResult r = run({E2E_CALLPROF, "record", "-q", "--mode", "sample", "--call-graph", "dwarf", "-o", "sampled.callprof",
-                     "--", binary},
+  RunResult r = run({E2E_CALLPROF, "record", "-q", "--mode", "sample", "--call-graph", "dwarf", "-o",
+                     "sampled.callprof", "--", binary},
                     dir());
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   const Report sampled = report({}, "sampled.callprof");

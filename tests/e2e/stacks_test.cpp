@@ -119,7 +119,8 @@ TEST_P(Stacks, DwarfStacksDeeperThanTheStackCopyAreTruncated) {
   EXPECT_LT(truncated_share(large), 0.05);
   const Split whole = samples_of(large, "deep_hot");
   EXPECT_GT(whole.rooted, 150u);
-  for (const auto& path : large.paths_to("deep_hot")) EXPECT_GE(path.size(), 45u) << "_start, libc, main and the whole recursion";
+  for (const auto& path : large.paths_to("deep_hot"))
+    EXPECT_GE(path.size(), 45u) << "_start, libc, main and the whole recursion";
 }
 
 // A sample in a PLT stub is named after the function the stub jumps to, not after the symbol

@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-
 #include <chrono>
 
 #include "e2e_support.h"
@@ -18,8 +17,8 @@ class Syscalls : public E2ETest {
  protected:
   void SetUp() override {
     E2ETest::SetUp();
-    RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o", "probe.callprof",
-                           "--", "/bin/true"},
+    RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o",
+                           "probe.callprof", "--", "/bin/true"},
                           dir());
     if (probe.exit != exited(0)) GTEST_SKIP() << "system-call tracing is not available here: " << probe.err;
   }
@@ -58,7 +57,8 @@ void expect_known_calls(const Report& r) {
   EXPECT_EQ(calls_via(r, "write", "varying_writes"), 2000u);
   size_t varying_paths = 0;
   for (const json& p : syscall(r, "write").at("paths"))
-    for (const json& f : p.at("path")) varying_paths += f.is_string() && same_function(f.get<std::string>(), "varying_writes");
+    for (const json& f : p.at("path"))
+      varying_paths += f.is_string() && same_function(f.get<std::string>(), "varying_writes");
   EXPECT_EQ(varying_paths, 1u) << "stack bytes that differ at every call are still one path";
   EXPECT_EQ(calls_via(r, "write", "f1", "errors"), 0u);
   const json& write = syscall(r, "write");
@@ -78,7 +78,8 @@ TEST_P(Syscalls, PathsCountsErrorsAndDurationsAreExact) {
   EXPECT_GE(u64(read, "max_ns"), 70'000'000u);
   EXPECT_LE(u64(read, "p50_ns"), u64(read, "p99_ns"));
   EXPECT_LE(u64(read, "p99_ns"), u64(read, "max_ns"));
-  for (const json& s : r.doc().at("syscalls")) EXPECT_TRUE(s.at("name") == "write" || s.at("name") == "read") << s.at("name");
+  for (const json& s : r.doc().at("syscalls"))
+    EXPECT_TRUE(s.at("name") == "write" || s.at("name") == "read") << s.at("name");
   // The leaves are in the tree too, and the text view lists the paths.
   EXPECT_EQ(u64(r.function("[syscall] write"), "calls"), 6102u);
   RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--view", "syscalls"}, dir());
@@ -90,7 +91,8 @@ TEST_P(Syscalls, PathsCountsErrorsAndDurationsAreExact) {
 // Without frame pointers the stack above the copied window is unknown: a larger window
 // reaches main through four frames of ~300 bytes.
 TEST_P(Syscalls, ALargerStackWindowReachesFurtherWithoutFramePointers) {
-  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "write", "--syscall-stack-bytes", "4096"});
+  const Report r =
+      traced(build_program(false), {"--mode", "syscall", "--syscalls", "write", "--syscall-stack-bytes", "4096"});
   bool full = false;
   for (const json& p : syscall(r, "write").at("paths")) {
     std::vector<std::string> names;
@@ -105,7 +107,8 @@ TEST_P(Syscalls, ALargerStackWindowReachesFurtherWithoutFramePointers) {
 }
 
 TEST_P(Syscalls, WithoutStacksOnlyTheCallsAreCounted) {
-  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "write", "--syscall-stacks", "none"});
+  const Report r =
+      traced(build_program(false), {"--mode", "syscall", "--syscalls", "write", "--syscall-stacks", "none"});
   const json& write = syscall(r, "write");
   EXPECT_EQ(u64(write, "calls"), 6102u);
   ASSERT_EQ(write.at("paths").size(), 1u);
@@ -113,7 +116,8 @@ TEST_P(Syscalls, WithoutStacksOnlyTheCallsAreCounted) {
 }
 
 TEST_P(Syscalls, FullStacksNameTheKernelWhereABlockingCallSlept) {
-  const Report r = traced(build_program(false), {"--mode", "syscall", "--syscalls", "read", "--syscall-stacks", "full"});
+  const Report r =
+      traced(build_program(false), {"--mode", "syscall", "--syscalls", "read", "--syscall-stacks", "full"});
   EXPECT_EQ(calls_via(r, "read", "f2"), 500u);
   EXPECT_EQ(calls_via(r, "read", "pipe_wait"), 1u);
   EXPECT_EQ(calls_via(r, "read", "schedule"), 1u) << "only the pipe read sleeps";
@@ -140,7 +144,8 @@ TEST_P(Syscalls, TwoHundredForkedChildrenCostLittleAfterTheProgram) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   const double alone = timed({binary, "200"});
-  const double recorded = timed({E2E_CALLPROF, "record", "-q", "--syscalls", "all", "-o", "profile.callprof", "--", binary, "200"});
+  const double recorded =
+      timed({E2E_CALLPROF, "record", "-q", "--syscalls", "all", "-o", "profile.callprof", "--", binary, "200"});
   measured("record_syscalls_200_forks_s", recorded);
   measured("alone_200_forks_s", alone);
   EXPECT_EQ(report().processes().size(), 201u);
@@ -211,7 +216,8 @@ TEST_P(Syscalls, AttachTracesARunningProcessAndLeavesItRunning) {
 }
 
 TEST_P(Syscalls, BadSelectionsAndMissingProcessesAreOneLineErrors) {
-  RunResult bad = run({E2E_CALLPROF, "record", "--mode", "syscall", "--syscalls", "write,nosuch", "--", "/bin/true"}, dir());
+  RunResult bad =
+      run({E2E_CALLPROF, "record", "--mode", "syscall", "--syscalls", "write,nosuch", "--", "/bin/true"}, dir());
   EXPECT_NE(bad.exit, exited(0));
   EXPECT_NE(bad.err.find("nosuch"), std::string::npos) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;

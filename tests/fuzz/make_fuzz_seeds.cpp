@@ -5,9 +5,9 @@
 #include <fstream>
 #include <string>
 
+#include "crafted_profiles.h"
 #include "trace/profile_file.h"
 #include "trace/proto_convert.h"
-#include "crafted_profiles.h"
 
 namespace callprof {
 namespace {
@@ -18,7 +18,8 @@ Profile threaded_profile() {
   p.meta.mode = "exact";
   p.meta.extra = {{"filter", "fib"}};
   p.modules = {{"/bin/seed", "abcdef"}};
-  p.functions = {{"main", "main", 0, 0x1000, "seed.c", 1}, {"fib", "fib", 0, 0x1100, "seed.c", 9},
+  p.functions = {{"main", "main", 0, 0x1000, "seed.c", 1},
+                 {"fib", "fib", 0, 0x1100, "seed.c", 9},
                  {"worker", "worker", kNoModule, 0, "", 0}};
   Process proc;
   proc.pid = 10;
@@ -124,7 +125,8 @@ int main(int argc, char** argv) {
   // but for the floods of a million functions (5-8 MB): files the reader accepts and takes
   // seconds over under the sanitizers, which would spend the fuzzer's time on them alone.
   for (const callprof::crafted::CraftedFile& f : callprof::crafted::all())
-    if (f.bytes.size() <= (1u << 20)) ok = ok && callprof::write_bytes(dir + "/" + f.name, f.bytes.data(), f.bytes.size());
+    if (f.bytes.size() <= (1u << 20))
+      ok = ok && callprof::write_bytes(dir + "/" + f.name, f.bytes.data(), f.bytes.size());
   if (!ok) std::fprintf(stderr, "make_fuzz_seeds: cannot write seeds into %s\n", dir.c_str());
   return ok ? 0 : 1;
 }

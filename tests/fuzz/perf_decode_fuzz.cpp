@@ -14,8 +14,8 @@ using namespace callprof::perf;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 3) return 0;
   DecodeFormat format;
-  format.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  format.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                       PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   if (data[0] & 1) format.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   if (format.sample_type & PERF_SAMPLE_REGS_USER) format.regs_user_mask = 0xff0fff;  // x86 GPRs and ip, sp
   format.sample_id_all = data[0] & 2;

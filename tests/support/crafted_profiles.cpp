@@ -90,13 +90,15 @@ std::string field_head(uint32_t field, uint64_t length) {
   varint(out, length);
   return out;
 }
-std::string field_bytes(uint32_t field, std::string_view bytes) { return field_head(field, bytes.size()).append(bytes); }
+std::string field_bytes(uint32_t field, std::string_view bytes) {
+  return field_head(field, bytes.size()).append(bytes);
+}
 std::string packed(uint32_t field, const std::vector<uint64_t>& values) {
   std::string body;
   for (uint64_t v : values) varint(body, v);
   return field_bytes(field, body);
 }
-constexpr uint64_t kNone = 4294967295u;                 // no module, no parent, no function
+constexpr uint64_t kNone = 4294967295u;                    // no module, no parent, no function
 const std::string kNoModule = "\x18\xff\xff\xff\xff\x0f";  // Function.module = kNone
 
 // A payload laid out as pieces: literal bytes and generated runs, a run made only as the
@@ -123,7 +125,8 @@ class Pieces {
   void fill(std::string& chunk, uint64_t offset) const {
     const uint64_t end = std::min(size_, offset + kMiB);
     auto at = std::upper_bound(pieces_.begin(), pieces_.end(), offset,
-                               [](uint64_t o, const Piece& p) { return o < p.start; }) - 1;
+                               [](uint64_t o, const Piece& p) { return o < p.start; }) -
+              1;
     for (; offset < end; ++at) {
       const uint64_t to = std::min(at->length, end - at->start);
       for (uint64_t i = offset - at->start; i < to; ++i) chunk.push_back(at->byte(i));
@@ -299,9 +302,9 @@ CraftedFile function_flood(std::string name, bool called) {
   for (size_t f = 0; called && f < kFunctions; ++f) parent.push_back(0), function.push_back(f);
   payload += field_bytes(5, "\x08\x01\x10\x01" + field_bytes(11, packed(1, parent) + packed(2, function)));
   const uint64_t size = payload.size();
-  CraftedFile f = compressed(std::move(name), size, [payload = std::move(payload)](std::string& chunk, uint64_t offset) {
-    chunk.assign(payload, offset, kMiB);
-  });
+  CraftedFile f = compressed(
+      std::move(name), size,
+      [payload = std::move(payload)](std::string& chunk, uint64_t offset) { chunk.assign(payload, offset, kMiB); });
   f.bomb = called;
   return f;
 }
@@ -315,7 +318,8 @@ CraftedFile called_function_flood() { return function_flood("called_function_flo
 CraftedFile timeline_bomb() {
   constexpr uint64_t kEvents = 1 << 24, kNodes = 128;
   std::string functions, head;
-  for (uint64_t f = 0; f + 1 < kNodes; ++f) functions += field_bytes(3, field_bytes(1, "f" + std::to_string(f)) + kNoModule);
+  for (uint64_t f = 0; f + 1 < kNodes; ++f)
+    functions += field_bytes(3, field_bytes(1, "f" + std::to_string(f)) + kNoModule);
   std::vector<uint64_t> parent = {kNone}, function = {kNone};
   for (uint64_t n = 1; n < kNodes; ++n) parent.push_back(0), function.push_back(n - 1);
   const std::string tree = field_bytes(11, packed(1, parent) + packed(2, function));
@@ -335,8 +339,8 @@ CraftedFile timeline_bomb() {
 }
 
 std::vector<CraftedFile> all() {
-  return {ratio_bomb(), thread_bomb(), node_bomb(),     overlong_column(),       string_bomb(), name_heavy(),
-          extra_bomb(), function_flood(), called_function_flood(), timeline_bomb()};
+  return {ratio_bomb(), thread_bomb(), node_bomb(),      overlong_column(),       string_bomb(),
+          name_heavy(), extra_bomb(),  function_flood(), called_function_flood(), timeline_bomb()};
 }
 
 }  // namespace callprof::crafted

@@ -41,11 +41,16 @@ class OrderedSink : public RecordSink {
     for (const auto& [time, i] : order_) {
       Held& h = held_[i];
       const bool orderable = std::holds_alternative<Sample>(h.record) || std::holds_alternative<SwitchEvent>(h.record);
-      if (orderable && h.time > up_to_ns) spare_.push_back(std::move(h));
-      else if (auto* s = std::get_if<Sample>(&h.record)) next_.on_sample(std::move(*s));
-      else if (auto* m = std::get_if<Mapping>(&h.record)) next_.on_mapping(std::move(*m));
-      else if (auto* t = std::get_if<TaskEvent>(&h.record)) next_.on_task(std::move(*t));
-      else next_.on_switch(std::get<SwitchEvent>(h.record));
+      if (orderable && h.time > up_to_ns)
+        spare_.push_back(std::move(h));
+      else if (auto* s = std::get_if<Sample>(&h.record))
+        next_.on_sample(std::move(*s));
+      else if (auto* m = std::get_if<Mapping>(&h.record))
+        next_.on_mapping(std::move(*m));
+      else if (auto* t = std::get_if<TaskEvent>(&h.record))
+        next_.on_task(std::move(*t));
+      else
+        next_.on_switch(std::get<SwitchEvent>(h.record));
     }
     held_.swap(spare_);
     spare_.clear();

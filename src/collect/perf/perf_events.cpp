@@ -28,11 +28,16 @@ std::string paranoid_level() {
 
 uint64_t hardware_config(SampleEvent e) {
   switch (e) {
-    case SampleEvent::Cycles: return PERF_COUNT_HW_CPU_CYCLES;
-    case SampleEvent::Instructions: return PERF_COUNT_HW_INSTRUCTIONS;
-    case SampleEvent::CacheMisses: return PERF_COUNT_HW_CACHE_MISSES;
-    case SampleEvent::BranchMisses: return PERF_COUNT_HW_BRANCH_MISSES;
-    case SampleEvent::CpuClock: break;
+    case SampleEvent::Cycles:
+      return PERF_COUNT_HW_CPU_CYCLES;
+    case SampleEvent::Instructions:
+      return PERF_COUNT_HW_INSTRUCTIONS;
+    case SampleEvent::CacheMisses:
+      return PERF_COUNT_HW_CACHE_MISSES;
+    case SampleEvent::BranchMisses:
+      return PERF_COUNT_HW_BRANCH_MISSES;
+    case SampleEvent::CpuClock:
+      break;
   }
   return PERF_COUNT_SW_CPU_CLOCK;
 }
@@ -52,8 +57,9 @@ std::string open_error(int err, const std::string& what, const perf_event_attr& 
     case ENODEV:
     case EOPNOTSUPP:
       if (attr.type == PERF_TYPE_HARDWARE)
-        return what + ": this machine has no hardware counter for the event (no PMU, as in many virtual machines); "
-                      "use -e cpu-clock";
+        return what +
+               ": this machine has no hardware counter for the event (no PMU, as in many virtual machines); "
+               "use -e cpu-clock";
       return what + ": this kernel does not support cpu-clock sampling with these settings";
     default:
       return what + ": perf_event_open: " + std::strerror(err);
@@ -75,11 +81,16 @@ void set_session_fields(perf_event_attr& a, bool on_exec) {
 
 const char* to_string(SampleEvent e) {
   switch (e) {
-    case SampleEvent::Cycles: return "cycles";
-    case SampleEvent::Instructions: return "instructions";
-    case SampleEvent::CacheMisses: return "cache-misses";
-    case SampleEvent::BranchMisses: return "branch-misses";
-    case SampleEvent::CpuClock: break;
+    case SampleEvent::Cycles:
+      return "cycles";
+    case SampleEvent::Instructions:
+      return "instructions";
+    case SampleEvent::CacheMisses:
+      return "cache-misses";
+    case SampleEvent::BranchMisses:
+      return "branch-misses";
+    case SampleEvent::CpuClock:
+      break;
   }
   return "cpu-clock";
 }

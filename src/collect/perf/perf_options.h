@@ -32,11 +32,11 @@ struct SamplingOptions {
   uint64_t frequency_hz = 999;  // cpu-clock samples per second of CPU time, per thread; 0: none
                                 // (only mappings and tasks, for system calls traced alone)
   UnwindMode unwind = UnwindMode::FramePointers;
-  uint32_t stack_bytes = 8192;  // DWARF: user stack copied per sample (multiple of 8, <= 65000)
-  bool kernel_stacks = true;    // kernel part of the callchain
-  bool off_cpu = false;         // also sample every switch-out, with PERF_RECORD_SWITCH pairs
+  uint32_t stack_bytes = 8192;   // DWARF: user stack copied per sample (multiple of 8, <= 65000)
+  bool kernel_stacks = true;     // kernel part of the callchain
+  bool off_cpu = false;          // also sample every switch-out, with PERF_RECORD_SWITCH pairs
   bool follow_children = false;  // keep records of processes the target forks
-  size_t ring_bytes = 0;        // data area per CPU, a power of two; 0: default_ring_bytes()
+  size_t ring_bytes = 0;         // data area per CPU, a power of two; 0: default_ring_bytes()
   // Probe mode: opened wherever a sampler is (per thread and CPU, same rings), with the
   // user callchain and, with DWARF, the registers and stack_bytes of stack at each hit.
   std::vector<UprobeSite> uprobes;

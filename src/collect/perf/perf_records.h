@@ -47,7 +47,7 @@ struct SyscallSample {
   uint32_t nr = 0;
   std::string_view name;  // static storage (the syscall catalog)
   uint64_t duration_ns = 0;
-  int error = 0;          // errno when it failed, else 0
+  int error = 0;  // errno when it failed, else 0
 };
 
 // A file mapped executable into a process (PERF_RECORD_MMAP2, and /proc/PID/maps at attach).

@@ -161,8 +161,8 @@ Status PerfSession::open_uprobes(pid_t tid, size_t i, bool on_exec, const std::s
   }
   for (uint32_t site = 0; site < options_.uprobes.size(); ++site) {
     if (refused_[site]) continue;
-    perf_event_attr attr = make_uprobe_attr(options_, uprobe_definitions_.ids()[site],
-                                            options_.uprobes[site].needs_stack, on_exec);
+    perf_event_attr attr =
+        make_uprobe_attr(options_, uprobe_definitions_.ids()[site], options_.uprobes[site].needs_stack, on_exec);
     int e = 0;
     auto fd = open_event(attr, tid, cpus_[i], what, &e);
     if (!fd && (e == EINVAL || e == EOPNOTSUPP || e == ENOENT)) {
@@ -255,7 +255,8 @@ void PerfSession::detach(RecordSink& sink) {
 void PerfSession::remove_uprobes(const std::vector<uint32_t>& sites) {
   std::vector<int> closing;
   for (uint32_t site : sites)
-    if (site < site_fds_.size()) closing.insert(closing.end(), site_fds_[site].begin(), site_fds_[site].end()), site_fds_[site].clear();
+    if (site < site_fds_.size())
+      closing.insert(closing.end(), site_fds_[site].begin(), site_fds_[site].end()), site_fds_[site].clear();
   // A uprobe event never owns a CPU's ring (the sampler opened first does), so the rings stay.
   const std::unordered_set<int> gone(closing.begin(), closing.end());  // attached: thousands of events
   std::erase_if(fds_, [&](int fd) { return gone.count(fd) > 0; });

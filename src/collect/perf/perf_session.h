@@ -89,7 +89,7 @@ class PerfSession {
   SessionStats stats_;
   UprobeDefinitions uprobe_definitions_;  // removed after close_all() closed their events
   std::unordered_map<uint64_t, uint32_t> uprobe_sites_;
-  std::vector<bool> refused_;  // per site, once defined: the kernel cannot probe it
+  std::vector<bool> refused_;               // per site, once defined: the kernel cannot probe it
   std::vector<std::vector<int>> site_fds_;  // per site: its events (per CPU, and per thread when attached)
 };
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -10,8 +11,6 @@
 #include <cstring>
 #include <fstream>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace callprof::perf {
 namespace {
@@ -87,8 +86,9 @@ std::string tracefs_root() {
 Result<UprobeDefinitions> UprobeDefinitions::define(const std::vector<UprobeSite>& sites) {
   const std::string root = tracefs_root();
   if (root.empty())
-    return make_error("probe mode needs tracefs with uprobe events (/sys/kernel/tracing/uprobe_events, writable: "
-                      "run as root; CONFIG_UPROBE_EVENTS)");
+    return make_error(
+        "probe mode needs tracefs with uprobe events (/sys/kernel/tracing/uprobe_events, writable: "
+        "run as root; CONFIG_UPROBE_EVENTS)");
   remove_stale_groups(root);
   UprobeDefinitions d;
   d.group_ = fmt::format("callprof_{}", getpid());
@@ -99,8 +99,8 @@ Result<UprobeDefinitions> UprobeDefinitions::define(const std::vector<UprobeSite
   for (uint32_t i = 0; i < sites.size(); ++i) {
     const std::string& path = sites[i].path;
     if (path.find_first_of(" \t\n:") != std::string::npos) continue;  // not expressible in the syntax
-    lines.push_back(fmt::format("{}:{}/{} {}:{:#x}", sites[i].ret ? 'r' : 'p', d.group_, event_name(i), path,
-                                sites[i].offset));
+    lines.push_back(
+        fmt::format("{}:{}/{} {}:{:#x}", sites[i].ret ? 'r' : 'p', d.group_, event_name(i), path, sites[i].offset));
     d.defined_.push_back(i);
   }
   std::string error;

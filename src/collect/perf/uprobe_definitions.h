@@ -33,7 +33,7 @@ class UprobeDefinitions {
   void release() { defined_.clear(); }
 
  private:
-  std::string group_;          // callprof_PID
+  std::string group_;              // callprof_PID
   std::vector<uint32_t> defined_;  // site numbers with an event in the group
   std::vector<uint64_t> ids_;
   void remove();

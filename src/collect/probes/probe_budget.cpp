@@ -39,7 +39,8 @@ void ProbeBudget::close_window(uint64_t end_ns) {
     uint32_t function = 0;
     uint64_t most = 0;
     for (const auto& [key, c] : costs_)
-      if (uint32_t(key >> 32) == worst->first && c.ns > most && !stopped(uint32_t(key))) most = c.ns, function = uint32_t(key);
+      if (uint32_t(key >> 32) == worst->first && c.ns > most && !stopped(uint32_t(key)))
+        most = c.ns, function = uint32_t(key);
     if (most == 0) break;
     Stop stop{function, 0, 0, window};
     for (const auto& [key, c] : costs_) {

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <unordered_map>
 #include <filesystem>
+#include <unordered_map>
 #include <vector>
 
 #include "collect/perf/perf_events.h"
@@ -152,7 +152,8 @@ uint64_t batch_ns(int calls) {
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) x = Function(x);
   asm volatile("" : "+r"(x));
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace
@@ -208,8 +209,12 @@ Result<ProbeCosts> measure_probe_costs(const SamplingOptions& options) {
   if (s <= 0) return make_error("cannot measure the cost of a probe: the machine is too busy to tell");
   const int64_t r = std::max<int64_t>(0, median(leaf_stepped) - s);
   const int64_t e = std::max<int64_t>(0, median(leaf_emulated) - r);
-  return ProbeCosts{uint64_t(s), uint64_t(e), uint64_t(r), events.inside_ns(uint32_t(fs)),
-                    events.inside_ns(uint32_t(fls)), events.inside_ns(uint32_t(fle))};
+  return ProbeCosts{uint64_t(s),
+                    uint64_t(e),
+                    uint64_t(r),
+                    events.inside_ns(uint32_t(fs)),
+                    events.inside_ns(uint32_t(fls)),
+                    events.inside_ns(uint32_t(fle))};
 }
 
 }  // namespace callprof::probes

@@ -66,8 +66,8 @@ class ProbeCollector : public perf::RecordSink, private CallSink {
     // exits: return probes' hits too; an entry that is also the exit (one probe on a tail
     // jump) counts as an entry only
     uint64_t entries = 0, exits = 0;
-    uint64_t emulated = 0;            // hits on instructions the kernel emulates
-    uint64_t returns = 0;             // hits of return probes
+    uint64_t emulated = 0;           // hits on instructions the kernel emulates
+    uint64_t returns = 0;            // hits of return probes
     uint64_t without_registers = 0;  // hits that could not be paired (no stack pointer)
     // Calls whose self time, less the probes' part, was shorter than what their own hits
     // cost: not measurable; their self time is given as 0 (known at finish()).
@@ -82,10 +82,10 @@ class ProbeCollector : public perf::RecordSink, private CallSink {
  private:
   struct Path {
     uint32_t pid, tid, image, function;
-    uint32_t first, count;  // in pcs_, outermost first
+    uint32_t first, count;                          // in pcs_, outermost first
     uint64_t calls = 0, self_ns = 0, probe_ns = 0;  // self_ns raw; probe_ns: the probes' part of it
     uint64_t hits_ns = 0;                           // the calls' own hits' cost (CallTimes)
-    uint64_t min_ns = UINT64_MAX, max_ns = 0;      // of one call, less its probes' part
+    uint64_t min_ns = UINT64_MAX, max_ns = 0;       // of one call, less its probes' part
   };
   void on_call(uint32_t tid, const OpenFrame& frame, const CallTimes& times) override;
   void on_entry(const perf::Sample& s, const ProbeSite& site);
@@ -112,9 +112,9 @@ class ProbeCollector : public perf::RecordSink, private CallSink {
   std::unordered_map<uint32_t, uint64_t> exit_times_;  // threads that ended: their frames close there
   ProbeBudget budget_{0};
   std::vector<std::pair<uint32_t, uint64_t>> stopping_;  // function, when its probes were removed
-  std::vector<uint64_t> stopped_at_;                    // per function: UINT64_MAX while probed
-  std::vector<uint64_t> function_calls_;                // calls closed, per function
-  std::vector<bool> unmeasurable_;                      // per function (finish())
+  std::vector<uint64_t> stopped_at_;                     // per function: UINT64_MAX while probed
+  std::vector<uint64_t> function_calls_;                 // calls closed, per function
+  std::vector<bool> unmeasurable_;                       // per function (finish())
 };
 
 }  // namespace callprof::probes

@@ -90,7 +90,8 @@ void ProbePairing::end_all(uint64_t time_ns) {
 
 void ProbePairing::close_function(uint32_t function, uint64_t time_ns) {
   for (auto& [tid, stack] : threads_) {
-    auto outermost = std::find_if(stack.begin(), stack.end(), [&](const OpenFrame& f) { return f.function == function; });
+    auto outermost =
+        std::find_if(stack.begin(), stack.end(), [&](const OpenFrame& f) { return f.function == function; });
     for (size_t n = size_t(stack.end() - outermost); n > 0; --n) {
       ++counts_.cut;
       close_top(tid, stack, time_ns);

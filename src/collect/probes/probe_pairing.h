@@ -22,8 +22,8 @@ enum class HitKind : uint8_t { SingleStepped, Emulated, Return };
 // and its exit's — inside its measured time — measured for three pairs of kinds. The rest
 // of its hits' cost falls in its caller's self time.
 struct HitCosts {
-  uint64_t hit_ns[3] = {0, 0, 0};  // by HitKind
-  uint64_t inside_stepped_ns = 0;  // single-stepped entry, single-stepped exit (a ret)
+  uint64_t hit_ns[3] = {0, 0, 0};          // by HitKind
+  uint64_t inside_stepped_ns = 0;          // single-stepped entry, single-stepped exit (a ret)
   uint64_t inside_stepped_return_ns = 0;   // single-stepped entry, return probe
   uint64_t inside_emulated_return_ns = 0;  // emulated entry, return probe
   uint64_t hit(HitKind k) const { return hit_ns[size_t(k)]; }
@@ -33,10 +33,10 @@ struct HitCosts {
 };
 
 struct OpenFrame {
-  uint32_t function = 0;  // index of the probed function
-  uint32_t path = 0;      // the caller's id of this call's path (calling context)
-  uint64_t sp = 0;        // stack pointer at entry
-  uint64_t entry_ip = 0;  // where the function is mapped in this process
+  uint32_t function = 0;                // index of the probed function
+  uint32_t path = 0;                    // the caller's id of this call's path (calling context)
+  uint64_t sp = 0;                      // stack pointer at entry
+  uint64_t entry_ip = 0;                // where the function is mapped in this process
   uint64_t start_ns = 0, child_ns = 0;  // child_ns: time in probed calls made from it
   uint32_t children = 0;                // probed calls made from it
   HitKind entry_kind = HitKind::SingleStepped;
@@ -84,11 +84,11 @@ class ProbePairing {
   void close_function(uint32_t function, uint64_t time_ns);
 
   struct Counts {
-    uint64_t calls = 0;           // closed frames, all kinds
-    uint64_t unwound = 0;         // closed by a hit above them (longjmp, exception, tail call)
-    uint64_t unfinished = 0;      // still open when their thread or the recording ended
+    uint64_t calls = 0;            // closed frames, all kinds
+    uint64_t unwound = 0;          // closed by a hit above them (longjmp, exception, tail call)
+    uint64_t unfinished = 0;       // still open when their thread or the recording ended
     uint64_t unmatched_exits = 0;  // exits with no frame at their stack pointer (entered before attach)
-    uint64_t cut = 0;             // open when their function's probes (or a caller's) were removed
+    uint64_t cut = 0;              // open when their function's probes (or a caller's) were removed
   };
   const Counts& counts() const { return counts_; }
   size_t open_frames(uint32_t tid) const;

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <set>
 
@@ -35,8 +35,9 @@ std::vector<Segment> executable_segments(Elf* elf) {
 // Where code may enter a function other than at its start: the starts of other functions
 // (an alias in the middle of another, as hand-written assembly has), and the targets of
 // the branches in cold parts (back into their functions). Sorted.
-std::vector<uint64_t> entry_points(int fd, const std::vector<Segment>& segments, const std::vector<ElfFunction>& symbols,
-                                   const ColdParts& cold, std::vector<uint8_t>& code) {
+std::vector<uint64_t> entry_points(int fd, const std::vector<Segment>& segments,
+                                   const std::vector<ElfFunction>& symbols, const ColdParts& cold,
+                                   std::vector<uint8_t>& code) {
   std::vector<uint64_t> out;
   for (const ElfFunction& f : symbols) out.push_back(f.address);
   for (const auto& [start, end] : cold) {

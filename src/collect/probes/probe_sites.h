@@ -19,13 +19,13 @@
 namespace callprof::probes {
 
 struct ProbeFunction {
-  std::string module;                  // path of the ELF file
-  std::string name;                    // demangled
-  uint64_t address = 0, size = 0;      // ELF virtual address and size of its code
-  uint64_t entry_offset = 0;           // file offset of the function's first instruction
-  uint64_t entry_site = 0;             // file offset of the entry probe (a few harmless
-                                       // instructions later when the kernel emulates that one)
-  bool entry_emulated = false;         // the kernel emulates the instruction at entry_site
+  std::string module;              // path of the ELF file
+  std::string name;                // demangled
+  uint64_t address = 0, size = 0;  // ELF virtual address and size of its code
+  uint64_t entry_offset = 0;       // file offset of the function's first instruction
+  uint64_t entry_site = 0;         // file offset of the entry probe (a few harmless
+                                   // instructions later when the kernel emulates that one)
+  bool entry_emulated = false;     // the kernel emulates the instruction at entry_site
   // A leaf: it returns through a uretprobe at entry_site, and exit_offsets is empty.
   bool returns = false;
   std::vector<uint64_t> exit_offsets;  // file offsets of its ret and tail-jump instructions

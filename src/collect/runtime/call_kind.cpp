@@ -14,7 +14,7 @@ size_t indirect_call_length(uint8_t modrm, uint8_t sib) {
     ++len;                                     // SIB byte
     if (mod == 0 && (sib & 7) == 5) len += 4;  // no base: disp32
   } else if (mod == 0 && rm == 5) {
-    len += 4;                                  // RIP-relative disp32
+    len += 4;  // RIP-relative disp32
   }
   if (mod == 1) len += 1;
   if (mod == 2) len += 4;

@@ -52,10 +52,10 @@ bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
 
 Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& sel) {
   Matchers m;
-  for (auto [patterns, option, out] : {std::tuple{&sel.include, "--include", &m.include},
-                                       std::tuple{&sel.exclude, "--exclude", &m.exclude},
-                                       std::tuple{&sel.include_modules, "--include-module", &m.include_modules},
-                                       std::tuple{&sel.exclude_modules, "--exclude-module", &m.exclude_modules}}) {
+  for (auto [patterns, option, out] :
+       {std::tuple{&sel.include, "--include", &m.include}, std::tuple{&sel.exclude, "--exclude", &m.exclude},
+        std::tuple{&sel.include_modules, "--include-module", &m.include_modules},
+        std::tuple{&sel.exclude_modules, "--exclude-module", &m.exclude_modules}}) {
     auto compiled = compile(*patterns, option);
     if (!compiled) return compiled.error();
     *out = std::move(*compiled);
@@ -85,9 +85,8 @@ Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules,
     }
   }
   for (const std::string& name : sel.checkpoints) {
-    bool found = std::any_of(checkpoints_found.begin(), checkpoints_found.end(), [&](const std::string& f) {
-      return f == name || f.rfind(name + "(", 0) == 0;
-    });
+    bool found = std::any_of(checkpoints_found.begin(), checkpoints_found.end(),
+                             [&](const std::string& f) { return f == name || f.rfind(name + "(", 0) == 0; });
     if (!found) return make_error("--checkpoint '" + name + "': no function of that name in the instrumented program");
   }
   return plan;

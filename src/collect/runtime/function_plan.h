@@ -15,7 +15,7 @@ struct FunctionSelection {
   std::vector<std::string> exclude;          // never functions whose name matches one of these
   std::vector<std::string> include_modules;  // only functions in modules whose path matches
   std::vector<std::string> exclude_modules;
-  std::vector<std::string> checkpoints;      // exact names: "ns::f", "ns::f(int)" or the symbol
+  std::vector<std::string> checkpoints;  // exact names: "ns::f", "ns::f(int)" or the symbol
   bool empty() const {
     return include.empty() && exclude.empty() && include_modules.empty() && exclude_modules.empty() &&
            checkpoints.empty();
@@ -23,8 +23,8 @@ struct FunctionSelection {
 };
 
 struct FunctionPlan {
-  std::string text;        // what the runtime reads
-  size_t functions = 0;    // function symbols seen in the modules
+  std::string text;      // what the runtime reads
+  size_t functions = 0;  // function symbols seen in the modules
   size_t excluded = 0;
   size_t checkpoints = 0;
 };

@@ -17,7 +17,7 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   auto [it, added] = functions_.try_emplace({module, address}, FunctionId(p_.functions.size()));
   if (!added) return it->second;
   Function f;
-  f.name = !s.name.empty()            ? s.name
+  f.name = !s.name.empty()       ? s.name
            : module == kNoModule ? unnamed_function_label("", address, false)
                                  : unnamed_function_label(p_.modules[module].path, address);
   f.linkage_name = s.linkage_name;
@@ -57,8 +57,10 @@ std::shared_ptr<Symbolizer> SymbolizerCache::get(const std::vector<LoadedModule>
   auto [it, added] = by_layout_.try_emplace(key);
   if (added) {
     auto s = Symbolizer::create(modules);
-    if (s) it->second.symbolizer = std::move(s.value());
-    else it->second.error = s.error().message;
+    if (s)
+      it->second.symbolizer = std::move(s.value());
+    else
+      it->second.error = s.error().message;
   }
   error = it->second.error;
   return it->second.symbolizer;

@@ -158,7 +158,8 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
     if (syms.indirect_call(d.callsite & ~wire::kCallsiteInlined)) m[Metric::IndirectCalls] = d.calls;
     tree.base(mapped[i]).merge(m);
   }
-  if (!src.metrics.empty() && !mapped.empty() && mapped[0] == kRootNode) tree.base(kRootNode).merge(metrics_of(src, 0, clock));
+  if (!src.metrics.empty() && !mapped.empty() && mapped[0] == kRootNode)
+    tree.base(kRootNode).merge(metrics_of(src, 0, clock));
 }
 
 // The C++ library's own code (std::thread's _State_impl::_M_run, std::__invoke, ...):

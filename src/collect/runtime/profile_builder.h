@@ -14,18 +14,18 @@ namespace callprof {
 // Where the runtime's nodes of one thread went in the model's tree: what an exact caller
 // of a system call (record --syscalls, wire/syscall_context.h) is looked up in.
 struct ThreadNodes {
-  size_t thread = 0;             // index in Profile::threads
+  size_t thread = 0;  // index in Profile::threads
   uint32_t pid = 0, tid = 0;
-  int64_t image_start_ns = 0;    // the process image's start: an exec reuses pid and tids
-  std::vector<NodeId> node;      // runtime node id -> model node (kNoNode: none)
-  std::vector<uint64_t> fn;      // runtime node id -> its function's address (0: free)
+  int64_t image_start_ns = 0;  // the process image's start: an exec reuses pid and tids
+  std::vector<NodeId> node;    // runtime node id -> model node (kNoNode: none)
+  std::vector<uint64_t> fn;    // runtime node id -> its function's address (0: free)
 };
 
 struct BuildResult {
   Profile profile;
   std::vector<ThreadNodes> thread_nodes;  // one per thread of `profile` built from a dump
-  std::vector<std::string> warnings;  // symbolization problems, one line each
-  uint64_t unmatched_exits = 0;       // over all threads; also in meta.exact when non-zero
+  std::vector<std::string> warnings;      // symbolization problems, one line each
+  uint64_t unmatched_exits = 0;           // over all threads; also in meta.exact when non-zero
 };
 
 BuildResult build_profile(const std::vector<RawProcessDump>& dumps);

@@ -27,8 +27,8 @@ struct RawThread {
   // but may be later than the node (after pruning) or, in a snapshot taken while the
   // thread ran, even free: such nodes are not reachable from the root and are ignored.
   std::vector<wire::DumpNode> nodes;
-  std::vector<wire::DumpOpenFrame> open;    // outermost first
-  std::vector<wire::DumpNode> interrupts;   // calls of signal handlers that interrupted a hook
+  std::vector<wire::DumpOpenFrame> open;       // outermost first
+  std::vector<wire::DumpNode> interrupts;      // calls of signal handlers that interrupted a hook
   std::vector<wire::DumpNodeMetrics> metrics;  // per node, when the dump has node metrics
   bool has_timeline = false;                   // the dump has timelines (record --timeline)
   wire::DumpTimeline timeline_info{};

@@ -80,7 +80,8 @@ FunctionId FrameNames::inlined_function(const SymbolInfo& s, ModuleId module) {
 }
 
 void FrameNames::finish() {
-  for (const Pending& p : pending_) images_[p.image].frames[p.pc][p.index].function = inlined_function(p.symbol, p.module);
+  for (const Pending& p : pending_)
+    images_[p.image].frames[p.pc][p.index].function = inlined_function(p.symbol, p.module);
   pending_.clear();
 }
 

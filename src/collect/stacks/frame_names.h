@@ -10,8 +10,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <tuple>

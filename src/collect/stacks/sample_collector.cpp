@@ -14,8 +14,9 @@ namespace callprof::stacks {
 namespace {
 
 uint64_t now_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch()).count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace
@@ -74,7 +75,8 @@ void SampleCollector::on_sample(perf::Sample&& s) {
   unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
   if (!scratch_.complete()) ++counts_.incomplete_stacks;
   const uint64_t weight = s.switch_out ? 0 : sample_weight_ns_ ? sample_weight_ns_ : s.period;
-  Stack stack{s.pid, s.tid, images_[s.pid], weight, uint32_t(pcs_.size()), 0, s.switch_out, s.time_ns, scratch_.complete()};
+  Stack stack{s.pid,        s.tid,     images_[s.pid],     weight, uint32_t(pcs_.size()), 0,
+              s.switch_out, s.time_ns, scratch_.complete()};
   for (auto f = scratch_.frames.rbegin(); f != scratch_.frames.rend(); ++f) pcs_.push_back(f->lookup_address());
   // Kernel frames are deeper than every user frame; each but the innermost is a return address.
   for (size_t i = s.kernel_chain.size(); i-- > 0;) pcs_.push_back(i == 0 ? s.kernel_chain[i] : s.kernel_chain[i] - 1);
@@ -129,8 +131,10 @@ std::vector<LoadedModule> loaded_modules(const std::vector<perf::Mapping>& mappi
     auto key = std::make_tuple(m.path, m.start, m.pgoff, m.build_id);
     auto known = biases.find(key);
     if (known == biases.end()) known = biases.emplace(std::move(key), symbols.load_bias(m)).first;
-    if (known->second) lm.bias = *known->second;
-    else if (added) warnings.push_back(known->second.error().message);
+    if (known->second)
+      lm.bias = *known->second;
+    else if (added)
+      warnings.push_back(known->second.error().message);
   }
   std::vector<LoadedModule> out;
   for (auto& [path, lm] : by_path) out.push_back(std::move(lm));
@@ -143,7 +147,8 @@ size_t SampleCollector::name_image(const Image& image, const std::vector<const S
                                    FunctionTable& table, AddressSymbols& symbols, std::vector<std::string>& warnings) {
   std::vector<LoadedModule> mods = loaded_modules(mappings_[image], load_biases_, symbols, warnings);
   std::vector<ModuleId> module_ids;
-  for (const LoadedModule& m : mods) module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
+  for (const LoadedModule& m : mods)
+    module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
   // Shared by the images with the same modules at the same addresses (forked children).
   std::string error;
   const std::shared_ptr<ImageSymbols> symbolizer = symbols.image(mods, error);
@@ -188,7 +193,8 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();
     for (uint32_t i = 0; i < c.count; ++i) add_frames(path, pcs_[c.first + i]);
-    path.push_back({table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall)});
+    path.push_back(
+        {table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall)});
     CallTree& tree = trees[c.tid];
     const NodeId node = walk(tree, path);
     if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
@@ -263,7 +269,8 @@ void SampleCollector::add_timeline(const Image& image, const std::vector<const S
   std::map<uint32_t, Ring<TimelineEvent>> samples;
   for (size_t i = 0; i < stacks.size(); ++i)
     if (stack_nodes[i] != kRootNode)
-      samples[stacks[i]->tid].push({stack_nodes[i], int64_t(stacks[i]->time_ns), stacks[i]->weight_ns}, timeline_events_);
+      samples[stacks[i]->tid].push({stack_nodes[i], int64_t(stacks[i]->time_ns), stacks[i]->weight_ns},
+                                   timeline_events_);
   for (size_t k = first_thread; k < p.threads.size(); ++k) {
     Thread& t = p.threads[k];
     Timeline& tl = t.timeline;

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <unordered_map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "collect/perf/perf_decode.h"
@@ -97,11 +97,11 @@ class SampleCollector : public perf::RecordSink {
   using Image = std::pair<uint32_t, uint32_t>;  // pid, exec count
   struct Stack {
     uint32_t pid, tid, image;
-    uint64_t weight_ns;  // cpu-clock period, or the off-CPU interval (set at switch-in)
+    uint64_t weight_ns;     // cpu-clock period, or the off-CPU interval (set at switch-in)
     uint32_t first, count;  // frames in pcs_: lookup addresses, outermost first
     bool off_cpu;
-    uint64_t time_ns;       // when it was taken (an off-CPU sample: the switch-out)
-    bool root;              // the unwinder proved the outermost frame has no caller (CFI)
+    uint64_t time_ns;        // when it was taken (an off-CPU sample: the switch-out)
+    bool root;               // the unwinder proved the outermost frame has no caller (CFI)
     bool preempted = false;  // off-CPU, switched out involuntarily: waiting for a CPU
   };
   // A bounded ring of timeline entries: the most recent `capacity`, the others counted.
@@ -124,7 +124,8 @@ class SampleCollector : public perf::RecordSink {
   uint32_t timeline_events_ = 0;
   std::map<uint32_t, Ring<SyscallCall>> syscall_calls_;  // by tid
   void add_timeline(const Image& image, const std::vector<const Stack*>& stacks,
-                    const std::vector<NodeId>& syscall_nodes, const std::vector<NodeId>& stack_nodes, size_t first_thread, Profile& p) const;
+                    const std::vector<NodeId>& syscall_nodes, const std::vector<NodeId>& stack_nodes,
+                    size_t first_thread, Profile& p) const;
   struct ThreadInfo {
     uint32_t pid = 0;
     std::string name;
@@ -132,7 +133,7 @@ class SampleCollector : public perf::RecordSink {
     int64_t pending_off_cpu = -1;  // stack waiting for this thread's switch-in
     uint64_t switched_out_ns = 0;
     bool out_preempted = false;  // the last switch-out was involuntary
-    uint64_t lost = 0;  // records lost while this thread was writing (see LostEvent)
+    uint64_t lost = 0;           // records lost while this thread was writing (see LostEvent)
   };
   ThreadInfo& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);
 
@@ -169,7 +170,8 @@ class SampleCollector : public perf::RecordSink {
   std::unordered_map<std::string, std::vector<uint64_t>, StringHash, std::equal_to<>> user_frames_;
   std::string key_;               // scratch, so keys cost no allocation
   std::vector<uint64_t> frames_;  // scratch: the fast walk's frames
-  std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>> syscall_stats_;  // (tid, image) -> nr -> stats
+  std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, SyscallStats>>
+      syscall_stats_;  // (tid, image) -> nr -> stats
   bool syscall_time_is_wall_ = false;
   uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
   const std::vector<uint64_t>& syscall_user_frames(const perf::SyscallSample& call, uint32_t image);
@@ -177,11 +179,11 @@ class SampleCollector : public perf::RecordSink {
   void unwind_syscall_entry(const perf::SyscallSample& call, std::vector<uint64_t>& out);
 
   std::vector<MeasuredPath> measured_;
-  std::unique_ptr<AddressSymbols> symbols_;  // null: file_address_symbols() at build()
-  LoadBiases load_biases_;  // by path, start, file offset and build id
+  std::unique_ptr<AddressSymbols> symbols_;               // null: file_address_symbols() at build()
+  LoadBiases load_biases_;                                // by path, start, file offset and build id
   std::map<Image, std::vector<perf::Mapping>> mappings_;  // executable mappings, for symbolization
-  std::map<uint32_t, uint32_t> images_;             // pid -> current exec count
-  std::map<uint32_t, uint32_t> parents_;            // pid -> parent pid (fork)
+  std::map<uint32_t, uint32_t> images_;                   // pid -> current exec count
+  std::map<uint32_t, uint32_t> parents_;                  // pid -> parent pid (fork)
   Counts counts_;
 };
 

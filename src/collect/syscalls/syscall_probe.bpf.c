@@ -217,7 +217,8 @@ static __always_inline __u32 walk_frame_pointers(struct pending_call *call, __u6
 }
 
 static __always_inline void submit_call(struct pending_call *call) {
-  __u32 size = sizeof(call->rec) + cfg_window_bytes + (call->rec.user_frames & (CALLPROF_SYSCALL_USER_FRAMES * 2 - 1)) * 8;
+  __u32 size =
+      sizeof(call->rec) + cfg_window_bytes + (call->rec.user_frames & (CALLPROF_SYSCALL_USER_FRAMES * 2 - 1)) * 8;
   if (size > sizeof(call->rec) + sizeof(call->window)) size = sizeof(call->rec) + sizeof(call->window);
   if (bpf_ringbuf_output(&ring, &call->rec, size, wakeup_flags(size)) == 0)
     COUNT(events);
@@ -273,11 +274,13 @@ static __always_inline enum context_result read_context(struct pending_call *cal
   __u32 depth = 0, node = 0, busy = 0;
   __u64 fn = 0;
   __u64 busy_offset = CALLPROF_CONTEXT_BUSY_OFFSET(layout);
-  if (busy_offset && bpf_probe_read_user(&busy, sizeof busy, (const void *)(call->ctx_depth + busy_offset)) == 0 && busy)
+  if (busy_offset && bpf_probe_read_user(&busy, sizeof busy, (const void *)(call->ctx_depth + busy_offset)) == 0 &&
+      busy)
     return CONTEXT_RUNTIME;
   if (bpf_probe_read_user(&depth, sizeof depth, (const void *)call->ctx_depth) != 0 || depth == 0 ||
-      bpf_probe_read_user(&node, sizeof node,
-                          (const void *)(call->ctx_frames + (__u64)(depth - 1) * CALLPROF_CONTEXT_FRAME_STRIDE(layout))) != 0 ||
+      bpf_probe_read_user(
+          &node, sizeof node,
+          (const void *)(call->ctx_frames + (__u64)(depth - 1) * CALLPROF_CONTEXT_FRAME_STRIDE(layout))) != 0 ||
       bpf_probe_read_user(&fn, sizeof fn,
                           (const void *)(call->ctx_nodes + (__u64)node * CALLPROF_CONTEXT_NODE_STRIDE(layout) +
                                          CALLPROF_CONTEXT_FN_OFFSET(layout))) != 0) {

@@ -155,7 +155,7 @@ class SyscallTracer {
   EventHandler* handler_ = nullptr;  // during poll/drain
   int handled_ = 0;                  // records handed over by the current poll/drain
   uint64_t malformed_records_ = 0;
-  std::vector<uint64_t> user_frames_;  // the current event's, aligned
+  std::vector<uint64_t> user_frames_;                                  // the current event's, aligned
   mutable std::unordered_map<int32_t, std::vector<uint64_t>> stacks_;  // read so far, by id
 };
 

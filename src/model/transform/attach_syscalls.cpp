@@ -97,7 +97,8 @@ void hang(CallTree& tree, NodeId parent, FunctionId function, const Metrics& tra
     if (split_offcpu && self > 0) {
       uint64_t left = moved;
       for (Metric m : {Metric::OffCpuNs, Metric::PreemptedNs, Metric::CpuNs}) {
-        const uint64_t share = m == Metric::CpuNs ? left : uint64_t(double(moved) * double(from[m]) / double(self) + 0.5);
+        const uint64_t share =
+            m == Metric::CpuNs ? left : uint64_t(double(moved) * double(from[m]) / double(self) + 0.5);
         const uint64_t part = std::min({share, left, uint64_t(from[m])});
         if (part == 0) continue;
         from[m] -= part;

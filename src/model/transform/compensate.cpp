@@ -44,7 +44,7 @@ std::vector<CallCost> call_costs(const CallTree& tree, const Process& c, const s
   const double caller = c.hook_caller_ns > 0 ? c.hook_caller_ns : leaf;
   const double recursive = c.hook_recursive_ns > 0 ? c.hook_recursive_ns : caller;
   const CallCost leaf_cost{c.hook_inner_ns, c.hook_outer_ns}, caller_cost = split(c, caller),
-                 recursive_cost = split(c, recursive);
+                                                              recursive_cost = split(c, recursive);
   std::vector<CallCost> costs(tree.size());
   for (NodeId i = 1; i < tree.size(); ++i)
     costs[i] = level[i] > 0 ? recursive_cost : children[i] > 0 ? caller_cost : leaf_cost;

@@ -36,9 +36,9 @@ bool has_hook_costs(const Process& process);
 // Threads of processes without constants are left alone. Sets meta.compensated
 // when anything was compensated; does nothing on a profile already marked so.
 struct CompensationStats {
-  uint64_t nodes = 0;         // nodes compensated
-  uint64_t limited = 0;       // of those, nodes whose on-CPU self was less than the estimated cost
-  double unremoved_ns = 0;    // the cost those nodes could not give
+  uint64_t nodes = 0;       // nodes compensated
+  uint64_t limited = 0;     // of those, nodes whose on-CPU self was less than the estimated cost
+  double unremoved_ns = 0;  // the cost those nodes could not give
   void add(const CompensationStats& o) {
     nodes += o.nodes;
     limited += o.limited;

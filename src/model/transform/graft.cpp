@@ -76,8 +76,8 @@ CallTree merged_by_start_routine(Profile& profile, std::span<const size_t> threa
                                                                   : "<function #" + std::to_string(routine) + ">";
       Function group;
       group.kind = FunctionKind::ThreadGroup;
-      group.name = members.size() == 1 ? "[thread] " + name
-                                       : "[" + std::to_string(members.size()) + " threads] " + name;
+      group.name =
+          members.size() == 1 ? "[thread] " + name : "[" + std::to_string(members.size()) + " threads] " + name;
       profile.functions.push_back(std::move(group));
       at = out.child(kRootNode, FunctionId(profile.functions.size() - 1));
     }

@@ -63,9 +63,12 @@ void deposit(MetricTable& out, const CallTree& inv, const std::vector<Occurrence
   const std::span<uint64_t> col = out.column(m);
   auto combine = [m](uint64_t a, uint64_t b) {
     switch (info(m).merge) {
-      case MergeKind::Sum: return a + b;
-      case MergeKind::Min: return a < b ? a : b;
-      case MergeKind::Max: return a > b ? a : b;
+      case MergeKind::Sum:
+        return a + b;
+      case MergeKind::Min:
+        return a < b ? a : b;
+      case MergeKind::Max:
+        return a > b ? a : b;
     }
     return a;
   };
@@ -97,9 +100,11 @@ InvertedTree inverted_tree(const CallTree& tree, const MetricTable& cum, std::sp
   // An inner instance's cum lies inside its outermost instance's, already counted there.
   auto outermost = [&](const Occurrence& o) { return level[o.node] == 0; };
   for (Metric m : base.metrics()) {
-    deposit(out.self, out.tree, found, m, [&](NodeId x) { return base.get(x, m); }, every);
+    deposit(
+        out.self, out.tree, found, m, [&](NodeId x) { return base.get(x, m); }, every);
     if (info(m).merge == MergeKind::Sum)
-      deposit(out.total, out.tree, found, m, [&](NodeId x) { return cum.get(x, m); }, outermost);
+      deposit(
+          out.total, out.tree, found, m, [&](NodeId x) { return cum.get(x, m); }, outermost);
   }
   return out;
 }

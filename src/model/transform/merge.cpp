@@ -25,8 +25,7 @@ class OlderChildren {
   NodeId older() const { return older_; }
   NodeId find(NodeId parent, FunctionId function, bool inlined) {
     if (indexed_.insert(parent).second)
-      for (NodeId c = into_.node(parent).first_child; c != kNoNode; c = into_.node(c).next_sibling)
-        add(c);
+      for (NodeId c = into_.node(parent).first_child; c != kNoNode; c = into_.node(c).next_sibling) add(c);
     auto it = index_.find(Key{parent, function, inlined});
     return it == index_.end() ? kNoNode : it->second;
   }
@@ -70,9 +69,7 @@ std::vector<NodeId> merge_below(CallTree& into, NodeId at, const CallTree& from)
 
 void merge_into(CallTree& into, const CallTree& from) { merge_below(into, kRootNode, from); }
 
-std::vector<NodeId> merge_under(CallTree& into, NodeId at, const CallTree& from) {
-  return merge_below(into, at, from);
-}
+std::vector<NodeId> merge_under(CallTree& into, NodeId at, const CallTree& from) { return merge_below(into, at, from); }
 
 CallTree merged_tree(const Profile& profile, std::span<const uint32_t> tids) {
   CallTree out;

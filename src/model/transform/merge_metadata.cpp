@@ -84,11 +84,16 @@ void add_syscalls(std::optional<SyscallFacts>& into, const SyscallFacts& s) {
 
 Metadata merged_metadata(const std::vector<Metadata>& ms) {
   Metadata m;
-  m.command = common_or_joined(ms, [](const Metadata& x) { return x.command; }, " | ");
-  m.mode = common_or_joined(ms, [](const Metadata& x) { return x.mode; }, "+");
-  m.hostname = common_or_joined(ms, [](const Metadata& x) { return x.hostname; }, ",");
-  m.clock = common_or_joined(ms, [](const Metadata& x) { return x.clock; }, ",");
-  m.callprof_version = common_or_joined(ms, [](const Metadata& x) { return x.callprof_version; }, ",");
+  m.command = common_or_joined(
+      ms, [](const Metadata& x) { return x.command; }, " | ");
+  m.mode = common_or_joined(
+      ms, [](const Metadata& x) { return x.mode; }, "+");
+  m.hostname = common_or_joined(
+      ms, [](const Metadata& x) { return x.hostname; }, ",");
+  m.clock = common_or_joined(
+      ms, [](const Metadata& x) { return x.clock; }, ",");
+  m.callprof_version = common_or_joined(
+      ms, [](const Metadata& x) { return x.callprof_version; }, ",");
   m.start_realtime_ns = ms.front().start_realtime_ns;
   for (const Metadata& in : ms) {
     m.start_realtime_ns = std::min(m.start_realtime_ns, in.start_realtime_ns);

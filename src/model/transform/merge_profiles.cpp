@@ -51,7 +51,8 @@ struct Unified {
 void unify(Unified& u, const Function& f, const std::string& module) {
   Function& into = u.function;
   if (u.module.empty()) u.module = module;
-  if (std::tie(f.file, f.line, f.linkage_name, f.address) < std::tie(into.file, into.line, into.linkage_name, into.address)) {
+  if (std::tie(f.file, f.line, f.linkage_name, f.address) <
+      std::tie(into.file, into.line, into.linkage_name, into.address)) {
     into.file = f.file;
     into.line = f.line;
     into.linkage_name = f.linkage_name;
@@ -94,7 +95,8 @@ void renumber(Thread& t, const std::vector<FunctionId>& map, bool one_to_one) {
 
 void sort_records(Profile& p) {
   std::stable_sort(p.processes.begin(), p.processes.end(), [](const Process& a, const Process& b) {
-    return std::tie(a.host, a.pid, a.image, a.start_ns, a.command) < std::tie(b.host, b.pid, b.image, b.start_ns, b.command);
+    return std::tie(a.host, a.pid, a.image, a.start_ns, a.command) <
+           std::tie(b.host, b.pid, b.image, b.start_ns, b.command);
   });
   std::stable_sort(p.threads.begin(), p.threads.end(), [](const Thread& a, const Thread& b) {
     return std::tie(a.host, a.pid, a.start_ns, a.tid, a.name) < std::tie(b.host, b.pid, b.start_ns, b.tid, b.name);
@@ -105,10 +107,10 @@ void sort_records(Profile& p) {
 
 struct ProfileMerger::State {
   MergeOptions options;
-  std::vector<Metadata> metas;               // per input
-  std::map<std::string, Module> modules;     // by key: sorted, as the merged table
+  std::vector<Metadata> metas;                                // per input
+  std::map<std::string, Module> modules;                      // by key: sorted, as the merged table
   absl::flat_hash_map<FunctionKey, FunctionId> function_ids;  // key -> provisional id
-  std::vector<Unified> functions;            // by provisional id
+  std::vector<Unified> functions;                             // by provisional id
   struct Input {
     std::vector<FunctionId> functions;  // its function id -> provisional id
     bool one_to_one = true;             // no two of its functions unified into one
@@ -134,8 +136,10 @@ struct ProfileMerger::State {
       const std::string& mod = f.module < module_keys.size() ? module_keys[f.module] : kNone;
       FunctionKey key{options.force ? kNone : mod, f.name, f.kind};
       auto [it, added] = function_ids.try_emplace(key, FunctionId(functions.size()));
-      if (added) functions.push_back(Unified{std::move(key), f, mod});
-      else unify(functions[it->second], f, mod);
+      if (added)
+        functions.push_back(Unified{std::move(key), f, mod});
+      else
+        unify(functions[it->second], f, mod);
       const FunctionId id = it->second;
       if (taken.size() <= id) taken.resize(functions.size());
       if (taken[id]) in.one_to_one = false;
@@ -154,7 +158,8 @@ struct ProfileMerger::State {
     }
     std::vector<FunctionId> order(functions.size());
     std::iota(order.begin(), order.end(), FunctionId(0));
-    std::sort(order.begin(), order.end(), [&](FunctionId a, FunctionId b) { return functions[a].key < functions[b].key; });
+    std::sort(order.begin(), order.end(),
+              [&](FunctionId a, FunctionId b) { return functions[a].key < functions[b].key; });
     std::vector<FunctionId> final_id(functions.size());
     out.functions.reserve(functions.size());
     for (FunctionId provisional : order) {

@@ -44,10 +44,22 @@ E2E_FN void reader(void) {
   sink++;
 }
 
-static void* run_sleeper(void* a) { sleeper(); return a; }
-static void* run_waiter(void* a) { waiter(); return a; }
-static void* run_poller(void* a) { poller(); return a; }
-static void* run_reader(void* a) { reader(); return a; }
+static void* run_sleeper(void* a) {
+  sleeper();
+  return a;
+}
+static void* run_waiter(void* a) {
+  waiter();
+  return a;
+}
+static void* run_poller(void* a) {
+  poller();
+  return a;
+}
+static void* run_reader(void* a) {
+  reader();
+  return a;
+}
 
 int main(void) {
   if (pipe(pipefd) != 0) return 1;

@@ -45,9 +45,9 @@ E2E_FN void emit(void) {
 }
 
 E2E_FN void print_many(int k) {
-  printf("ints %d %d %d %d %d %d %d %d %d %d doubles %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", k,
-         k + 1, k + 2, k + 3, k + 4, k + 5, k + 6, k + 7, k + 8, k + 9, k * 0.5, k * 1.5, k * 2.5, k * 3.5,
-         k * 4.5, k * 5.5, k * 6.5, k * 7.5, k * 8.5, k * 9.5);
+  printf("ints %d %d %d %d %d %d %d %d %d %d doubles %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", k, k + 1,
+         k + 2, k + 3, k + 4, k + 5, k + 6, k + 7, k + 8, k + 9, k * 0.5, k * 1.5, k * 2.5, k * 3.5, k * 4.5, k * 5.5,
+         k * 6.5, k * 7.5, k * 8.5, k * 9.5);
 }
 
 E2E_FN int compare_ints(const void* a, const void* b) {

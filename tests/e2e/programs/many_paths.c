@@ -23,6 +23,8 @@ static level_fn table[10];
 
 FN void leaf(void) { sink++; }
 
+/* One function per expansion: */
+/* clang-format off */
 #define LEVEL(k)                                   \
   FN void g##k(int level, unsigned code) {     \
     if (level == 0) return leaf();                 \
@@ -31,6 +33,7 @@ FN void leaf(void) { sink++; }
 LEVEL(0) LEVEL(1) LEVEL(2) LEVEL(3) LEVEL(4) LEVEL(5) LEVEL(6) LEVEL(7) LEVEL(8) LEVEL(9)
 
 FN void heavy(void) { e2e_work_us(5000); }
+/* clang-format on */
 
 E2E_QUIET long peak_kb(void) {
   FILE* f = fopen("/proc/self/status", "r");

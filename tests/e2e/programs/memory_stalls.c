@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   const long n = argc > 1 ? atol(argv[1]) : 1000000;
   words = mmap(NULL, WORDS * sizeof *words, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (words == MAP_FAILED) return 1;
-  madvise(words, WORDS * sizeof *words, MADV_HUGEPAGE); /* a few hundred faults, not 131072 */
+  madvise(words, WORDS * sizeof *words, MADV_HUGEPAGE);   /* a few hundred faults, not 131072 */
   for (uint64_t i = 0; i < WORDS; i += 512) words[i] = i; /* touch every page */
   uint64_t sum = 0;
   for (long i = 0; i < n; ++i) sum += caller((uint64_t)i);

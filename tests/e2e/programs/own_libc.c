@@ -116,7 +116,7 @@ E2E_FN void spawn(void) {
 
 E2E_FN void copy_text(void) {
   static char words[5][8] = {"one", "two", "three", "four", "five"}; /* not constants: no folding */
-  void* (*volatile copy)(void*, const void*, size_t) = memcpy; /* a real call, never inlined */
+  void* (*volatile copy)(void*, const void*, size_t) = memcpy;       /* a real call, never inlined */
   char buffer[16];
   for (int i = 0; i < 5; ++i) {
     copy(buffer, words[i], strlen(words[i]) + 1);

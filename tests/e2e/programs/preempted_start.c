@@ -33,5 +33,5 @@ int main(void) {
   const uint64_t start = e2e_now_ns();
   for (int i = 0; i < 10; ++i) work();
   printf("work_ns=%llu\n", (unsigned long long)(e2e_now_ns() - start));
-  return preempted ? 0 : 1;  /* 1: the runtime's start-up read never came through here */
+  return preempted ? 0 : 1; /* 1: the runtime's start-up read never came through here */
 }

@@ -6,8 +6,8 @@
  * the parent waits for it, then works as above. */
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "truth.h"
 

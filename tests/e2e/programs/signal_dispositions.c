@@ -10,8 +10,10 @@ static volatile sig_atomic_t handled, chained_to_default;
 
 static void on_usr1(int sig) {
   ++handled;
-  if (previous.sa_handler == SIG_DFL || previous.sa_handler == SIG_IGN) ++chained_to_default;
-  else if (!(previous.sa_flags & SA_SIGINFO)) previous.sa_handler(sig);
+  if (previous.sa_handler == SIG_DFL || previous.sa_handler == SIG_IGN)
+    ++chained_to_default;
+  else if (!(previous.sa_flags & SA_SIGINFO))
+    previous.sa_handler(sig);
 }
 
 static void on_term(int sig) { (void)sig; }

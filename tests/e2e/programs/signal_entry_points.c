@@ -39,8 +39,10 @@ static volatile sig_atomic_t handled, chained_to_default;
 E2E_FN void on_usr1(int sig) {
   ++handled;
   signal(SIGUSR1, on_usr1); /* System V: the disposition was reset on delivery */
-  if (previous == SIG_DFL || previous == SIG_IGN) ++chained_to_default;
-  else previous(sig);
+  if (previous == SIG_DFL || previous == SIG_IGN)
+    ++chained_to_default;
+  else
+    previous(sig);
 }
 
 static void on_other(int sig) { (void)sig; }

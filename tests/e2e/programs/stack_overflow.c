@@ -34,10 +34,14 @@ E2E_QUIET void say(const char* line) {
 
 E2E_QUIET void report_altstack(void) {
   stack_t now;
-  if (sigaltstack(NULL, &now) != 0) say("altstack query failed\n");
-  else if (now.ss_flags & SS_DISABLE) say("altstack disabled\n");
-  else if (now.ss_sp == own_stack) say("altstack own\n");
-  else say("altstack foreign\n");
+  if (sigaltstack(NULL, &now) != 0)
+    say("altstack query failed\n");
+  else if (now.ss_flags & SS_DISABLE)
+    say("altstack disabled\n");
+  else if (now.ss_sp == own_stack)
+    say("altstack own\n");
+  else
+    say("altstack foreign\n");
 }
 
 E2E_FN int descend(int n) {

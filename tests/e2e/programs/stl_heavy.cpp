@@ -46,7 +46,8 @@ std::vector<Item> make_items(int n) {
 }
 
 double total_price(const std::vector<Item>& items, const std::function<bool(const Item&)>& keep) {
-  return std::accumulate(items.begin(), items.end(), 0.0, [&](double sum, const Item& it) { return keep(it) ? sum + it.price : sum; });
+  return std::accumulate(items.begin(), items.end(), 0.0,
+                         [&](double sum, const Item& it) { return keep(it) ? sum + it.price : sum; });
 }
 
 }  // namespace inventory
@@ -54,7 +55,8 @@ double total_price(const std::vector<Item>& items, const std::function<bool(cons
 int main() {
   using namespace inventory;
   std::vector<Item> items = make_items(20000);
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.weight != b.weight ? a.weight < b.weight : a.name < b.name; });
+  std::sort(items.begin(), items.end(),
+            [](const Item& a, const Item& b) { return a.weight != b.weight ? a.weight < b.weight : a.name < b.name; });
   Index<std::string, int> by_name;
   for (const Item& it : items) by_name.add(it.name, it.weight);
   std::unordered_map<int, std::set<std::string>> by_weight;

@@ -4,9 +4,9 @@
  * on_alarm siglongjmps back into one_round. Most of busy_loop's time is spent inside the
  * instrumentation hooks, so the signal usually lands in one.
  * Truth: one_round 200 calls, busy_loop 200 (or one fewer per timer that lands in
- * busy_loop's own entry hook, which the jump leaves before the call is recorded); tiny as many calls as the program counted
- * (it prints "rounds 200 tiny <n>"), give or take one per round (a jump out of tiny's
- * entry hook may leave a call whose body never ran). Exit status 0. */
+ * busy_loop's own entry hook, which the jump leaves before the call is recorded); tiny as many calls as the program
+ * counted (it prints "rounds 200 tiny <n>"), give or take one per round (a jump out of tiny's entry hook may leave a
+ * call whose body never ran). Exit status 0. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 // Call classification from the bytes before a return address.
+#include "collect/runtime/call_kind.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "collect/runtime/call_kind.h"
 
 namespace callprof {
 namespace {
@@ -16,15 +16,15 @@ TEST(CallKind, DirectRel32) {
 }
 
 TEST(CallKind, IndirectThroughARegister) {
-  EXPECT_EQ(kind({0x90, 0x90, 0x90, 0xff, 0xd0}), CallKind::Indirect);        // call *%rax
-  EXPECT_EQ(kind({0x90, 0x90, 0x41, 0xff, 0xd4}), CallKind::Indirect);        // call *%r12
+  EXPECT_EQ(kind({0x90, 0x90, 0x90, 0xff, 0xd0}), CallKind::Indirect);  // call *%rax
+  EXPECT_EQ(kind({0x90, 0x90, 0x41, 0xff, 0xd4}), CallKind::Indirect);  // call *%r12
 }
 
 TEST(CallKind, IndirectThroughMemory) {
-  EXPECT_EQ(kind({0x90, 0xff, 0x15, 0x10, 0x20, 0x30, 0x00}), CallKind::Indirect);  // call *disp(%rip)
-  EXPECT_EQ(kind({0x90, 0x90, 0x90, 0xff, 0x50, 0x18}), CallKind::Indirect);        // call *0x18(%rax)
+  EXPECT_EQ(kind({0x90, 0xff, 0x15, 0x10, 0x20, 0x30, 0x00}), CallKind::Indirect);        // call *disp(%rip)
+  EXPECT_EQ(kind({0x90, 0x90, 0x90, 0xff, 0x50, 0x18}), CallKind::Indirect);              // call *0x18(%rax)
   EXPECT_EQ(kind({0x90, 0x90, 0x90, 0xff, 0x14, 0xc5, 0, 0, 0, 0}), CallKind::Indirect);  // call *0(,%rax,8)
-  EXPECT_EQ(kind({0x90, 0x90, 0x90, 0x90, 0xff, 0x10}), CallKind::Indirect);        // call *(%rax)
+  EXPECT_EQ(kind({0x90, 0x90, 0x90, 0x90, 0xff, 0x10}), CallKind::Indirect);              // call *(%rax)
 }
 
 TEST(CallKind, OtherBytesAreUnknown) {

@@ -1,9 +1,9 @@
 // Building the model from raw dumps, with numbers known by construction: ticks to ns,
 // frames still open at the dump, paths no call reached, signal-handler grafts, and the
 // counts of what the runtime could not record.
-#include <gtest/gtest.h>
-
 #include "collect/runtime/profile_builder.h"
+
+#include <gtest/gtest.h>
 
 namespace callprof {
 namespace {

@@ -140,8 +140,9 @@ TEST(Aggregate, RowsAreOrderedAndEmptyTreeHasNone) {
 // The analysis sums cum one column at a time from the recursion levels alone; the rows must
 // be those that the cum table gives, field for field, recursion, min/max and samples included.
 TEST(Aggregate, RowsFromLevelsAloneEqualRowsFromTheCumTable) {
-  Fixture f("main;a 30 calls=3 min=2 max=20 cpu=25 off=5\nmain;b;a 5 calls=1 min=5 max=5\n"
-            "main;f 1\nmain;f;g 2 samples=3\nmain;f;g;f 4\nmain;f;g;f;g 8\nmain;b;a;a 7 calls=2 min=1 max=6\n");
+  Fixture f(
+      "main;a 30 calls=3 min=2 max=20 cpu=25 off=5\nmain;b;a 5 calls=1 min=5 max=5\n"
+      "main;f 1\nmain;f;g 2 samples=3\nmain;f;g;f 4\nmain;f;g;f;g 8\nmain;b;a;a 7 calls=2 min=1 max=6\n");
   const NodeQuantities q = node_quantities(f.tree());
   const std::vector<FunctionRow> by_table = function_rows(f.tree(), q), by_levels = function_rows(f.tree(), q.level);
   ASSERT_EQ(by_table.size(), by_levels.size());

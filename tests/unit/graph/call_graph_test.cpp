@@ -108,7 +108,8 @@ TEST(CallGraph, AFoldedEdgeNamesItsHeaviestHiddenCallersAndCountsThemAll) {
   ASSERT_NE(ad, nullptr);
   EXPECT_EQ(ad->calls, 5u);
   EXPECT_EQ(ad->value, 150u);
-  EXPECT_EQ(ad->via, (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("h1"), 50}, {f.id("h2"), 40}, {f.id("h3"), 30}}));
+  EXPECT_EQ(ad->via,
+            (std::vector<std::pair<FunctionId, uint64_t>>{{f.id("h1"), 50}, {f.id("h2"), 40}, {f.id("h3"), 30}}));
   EXPECT_EQ(ad->via_callers, 5u);
 }
 

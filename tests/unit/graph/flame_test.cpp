@@ -30,7 +30,7 @@ Laid lay(const char* stacks, FlameLayoutOptions options = {}) {
 std::vector<std::string> frames(const Laid& l) {
   std::vector<std::string> out;
   for (const FlameFrame& f : l.layout.frames) {
-    const std::string name = f.node == kRootNode  ? "all"
+    const std::string name = f.node == kRootNode ? "all"
                              : f.node == kNoNode ? "[" + std::to_string(f.merged) + "]"
                                                  : l.profile.functions[f.function].name;
     out.push_back(name + "@" + std::to_string(f.depth) + ":" + std::to_string(f.x) + "+" + std::to_string(f.width));
@@ -47,8 +47,8 @@ constexpr const char* kShape =
 
 TEST(FlameLayout, PlacesChildrenSideBySideUnderTheirParentDepthFirst) {
   const Laid l = lay(kShape);
-  EXPECT_EQ(frames(l), (std::vector<std::string>{"all@0:0+101", "main@1:0+101", "a@2:0+30", "b@2:30+70",
-                                                 "c@3:30+20", "d@2:100+1"}));
+  EXPECT_EQ(frames(l), (std::vector<std::string>{"all@0:0+101", "main@1:0+101", "a@2:0+30", "b@2:30+70", "c@3:30+20",
+                                                 "d@2:100+1"}));
   EXPECT_EQ(l.layout.total, 101u);
   EXPECT_EQ(l.layout.max_depth, 3u);
   EXPECT_EQ(l.layout.paths, 5u);
@@ -67,8 +67,8 @@ TEST(FlameLayout, SiblingsFollowTheGivenRank) {
   // Functions by first appearance: main 0, a 1, b 2, c 3, d 4. Rank d, b, a first.
   const std::vector<uint32_t> rank = {0, 3, 2, 4, 1};
   const Laid l = lay(kShape, {.rank = rank});
-  EXPECT_EQ(frames(l), (std::vector<std::string>{"all@0:0+101", "main@1:0+101", "d@2:0+1", "b@2:1+70",
-                                                 "c@3:1+20", "a@2:71+30"}));
+  EXPECT_EQ(frames(l),
+            (std::vector<std::string>{"all@0:0+101", "main@1:0+101", "d@2:0+1", "b@2:1+70", "c@3:1+20", "a@2:71+30"}));
 }
 
 TEST(FlameLayout, DropsANarrowFrameWithItsCallees) {
@@ -104,20 +104,20 @@ TEST(FlameLayout, DropsNarrowSiblingsWhenTheGroupIsNarrowToo) {
 }
 
 TEST(FlameLayout, WidthIsTheChosenMetricAndPathsWithoutAnyAreLeftOut) {
-  const Laid l = lay(
-      "main;a 30 cpu=5\n"
-      "main;b 50\n"
-      "main;c 10 cpu=7\n",
-      {.metric = Metric::CpuNs});
+  const Laid l =
+      lay("main;a 30 cpu=5\n"
+          "main;b 50\n"
+          "main;c 10 cpu=7\n",
+          {.metric = Metric::CpuNs});
   EXPECT_EQ(frames(l), (std::vector<std::string>{"all@0:0+12", "main@1:0+12", "a@2:0+5", "c@2:5+7"}));
   EXPECT_EQ(l.layout.paths, 3u);  // main, a, c: b has no CPU time
   EXPECT_EQ(l.layout.elided_paths, 0u);
 }
 
 TEST(FlameLayout, SeveralRootsShareTheAllFrame) {
-  const Laid l = lay(
-      "main;a 3\n"
-      "worker 5\n");
+  const Laid l =
+      lay("main;a 3\n"
+          "worker 5\n");
   EXPECT_EQ(frames(l), (std::vector<std::string>{"all@0:0+8", "main@1:0+3", "a@2:0+3", "worker@1:3+5"}));
 }
 

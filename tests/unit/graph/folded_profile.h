@@ -16,7 +16,8 @@ namespace callprof::testing {
 //   WALL adds to the leaf's self wall time; keys: calls (default 1), cpu, off, samples,
 //   min, max (default WALL/calls each). A frame "name@module" puts the function in a
 //   module. Synthetic frames get their kind: "[syscall]_NAME" (folded names hold no
-//   spaces) becomes the leaf "[syscall] NAME", and "[pruned]", "[truncated]", "[kernel]". Nodes that no line names get calls=1 so every path was entered once.
+//   spaces) becomes the leaf "[syscall] NAME", and "[pruned]", "[truncated]", "[kernel]". Nodes that no line names get
+//   calls=1 so every path was entered once.
 // Directives: "@thread TID [NAME] [creator=TID] [pid=PID]" starts a new thread (the
 //   first lines before any directive go to thread 1, pid 1); "#" starts a comment.
 // Function ids are assigned in order of first appearance.

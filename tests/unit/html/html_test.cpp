@@ -42,7 +42,10 @@ std::string page_of(Profile p) {
 TEST(ScriptJson, EscapesWhatCouldEndOrConfuseTheElement) {
   EXPECT_EQ(html::json_for_script(R"({"a":"</script><!--x-->&amp;"})"),
             R"({"a":"\u003c/script\u003e\u003c!--x--\u003e\u0026amp;"})");
-  EXPECT_EQ(html::json_for_script("[\"a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\"]"), R"(["a\u2028b\u2029c"])");
+  EXPECT_EQ(html::json_for_script("[\"a\xe2\x80\xa8"
+                                  "b\xe2\x80\xa9"
+                                  "c\"]"),
+            R"(["a\u2028b\u2029c"])");
   // Other UTF-8 (also other E2 sequences) and everything else stays as it was.
   EXPECT_EQ(html::json_for_script("[\"\xe2\x80\xa6 \xc3\xa9 \\n x\"]"), "[\"\xe2\x80\xa6 \xc3\xa9 \\n x\"]");
   EXPECT_EQ(html::json_for_script(""), "");
@@ -114,7 +117,8 @@ TEST(JsonColumns, NodesInDepthFirstOrderWithParents) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"main", "A", "B", "D", "C", "D", "spawn", "worker", "E"}));
   EXPECT_EQ(n["self_ns"], json({0, 0, 1000000, 120000000, 1000000, 40000000, 50000, 0, 5000000}));
-  EXPECT_EQ(n["total_ns"], json({162050000, 162000000, 121000000, 120000000, 41000000, 40000000, 50000, 5000000, 5000000}));
+  EXPECT_EQ(n["total_ns"],
+            json({162050000, 162000000, 121000000, 120000000, 41000000, 40000000, 50000, 5000000, 5000000}));
   EXPECT_EQ(n["calls"][3], 40);
   EXPECT_EQ(n["calls"][8], 5);
   EXPECT_EQ(n["recursion_level"], json({0, 0, 0, 0, 0, 0, 0, 0, 0}));

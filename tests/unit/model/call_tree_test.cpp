@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "model/call_tree.h"
+
+#include <gtest/gtest.h>
 
 namespace callprof {
 namespace {
@@ -111,9 +111,12 @@ TEST(CallTree, RecursionLevelsCountSameFunctionAncestors) {
 
 TEST(Metrics, MergeUsesEachMetricsKind) {
   Metrics a, b;
-  a[Metric::Calls] = 2; b[Metric::Calls] = 3;
-  a[Metric::MinWallNs] = 10; b[Metric::MinWallNs] = 4;
-  a[Metric::MaxWallNs] = 10; b[Metric::MaxWallNs] = 4;
+  a[Metric::Calls] = 2;
+  b[Metric::Calls] = 3;
+  a[Metric::MinWallNs] = 10;
+  b[Metric::MinWallNs] = 4;
+  a[Metric::MaxWallNs] = 10;
+  b[Metric::MaxWallNs] = 4;
   Metrics empty;
   a.merge(b);
   EXPECT_EQ(a[Metric::Calls], 5u);

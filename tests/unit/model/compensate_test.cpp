@@ -136,7 +136,7 @@ TEST(Compensate, RoundsFractionalCostsAndClampsAtZero) {
   set(t, n, 3, 100, 30, 40);
   set(t, leaf, 1, 5, 5, 5);
   compensate_tree(t, Process{.hook_inner_ns = 0.4, .hook_outer_ns = 6.5}, false);
-  EXPECT_EQ(t.base(n)[Metric::WallNs], 92u);  // 100 - 1.2 - 6.5 = 92.3
+  EXPECT_EQ(t.base(n)[Metric::WallNs], 92u);    // 100 - 1.2 - 6.5 = 92.3
   EXPECT_EQ(t.base(leaf)[Metric::WallNs], 5u);  // 5 - 0.4 = 4.6 -> 5
   compensate_tree(t, Process{.hook_inner_ns = 50}, false);
   EXPECT_EQ(t.base(leaf)[Metric::WallNs], 0u);
@@ -162,11 +162,10 @@ TEST(Compensate, SyscallLeavesPassedNoHooks) {
   EXPECT_EQ(t.base(a)[Metric::WallNs], 360u);  // 400 - 4*10
 }
 
-
 // The invariant the views rely on (issue 14.13): after compensation every node's CPU,
 // off-CPU and waiting-for-a-CPU times add up to its self time, and so every subtree's cum
-// values do too; no blocked time is removed, and the wait for a CPU only shrinks. Random trees, with costs from negligible to far larger than the
-// nodes' times, so that many nodes are limited.
+// values do too; no blocked time is removed, and the wait for a CPU only shrinks. Random trees, with costs from
+// negligible to far larger than the nodes' times, so that many nodes are limited.
 TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
   std::mt19937_64 random(20261126);
   for (int round = 0; round < 200; ++round) {
@@ -190,8 +189,8 @@ TEST(Compensate, CpuPlusOffCpuIsSelfAfterCompensationOnRandomTrees) {
     }
     const CallTree before = t;
     const double scale = std::pow(10.0, double(random() % 7) - 2);  // 0.01 .. 10,000 ns per hook
-    const CompensationStats stats =
-        compensate_tree(t, Process{.hook_inner_ns = 7.5 * scale, .hook_outer_ns = 3.25 * scale, .excluded_hook_ns = scale}, true);
+    const CompensationStats stats = compensate_tree(
+        t, Process{.hook_inner_ns = 7.5 * scale, .hook_outer_ns = 3.25 * scale, .excluded_hook_ns = scale}, true);
     EXPECT_LE(stats.limited, stats.nodes);
     for (NodeId i = 1; i < t.size(); ++i) {
       const Metrics& m = t.base(i);
@@ -273,8 +272,8 @@ TEST(Compensate, EachNodePaysItsSituationsCost) {
   set(t, hg, 5, 100, 20, 20);
   t.base(k)[Metric::Calls] = 10;
   t.base(k)[Metric::FoldedCalls] = 10;  // every call of k ran unhooked
-  const Process c{.hook_inner_ns = 4, .hook_outer_ns = 6, .folded_hook_ns = 2, .hook_caller_ns = 20,
-                  .hook_recursive_ns = 30};
+  const Process c{
+      .hook_inner_ns = 4, .hook_outer_ns = 6, .folded_hook_ns = 2, .hook_caller_ns = 20, .hook_recursive_ns = 30};
   const CompensationStats stats = compensate_tree(t, c, false);
   // main (caller: inner 8): 1000 - 8 - (f 2*12 + g 3*6 + h 1*12 + k 10*2) = 918
   EXPECT_EQ(t.base(main)[Metric::WallNs], 918u);

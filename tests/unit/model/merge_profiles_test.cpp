@@ -135,8 +135,9 @@ TEST(MergeProfiles, MismatchedInputsNeedForce) {
   other.meta.command = "/usr/bin/other";
   auto r = merge_profiles({a(), other}, {});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "profiles of different programs ('server' and 'other'): --force merges them anyway, "
-                               "functions by name");
+  EXPECT_EQ(r.error().message,
+            "profiles of different programs ('server' and 'other'): --force merges them anyway, "
+            "functions by name");
   Profile sampled = c();
   sampled.meta.mode = "sample";
   EXPECT_NE(merge_profiles({a(), sampled}, {}).error().message.find("different modes"), std::string::npos);

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "model/transform/merge.h"
+
+#include <gtest/gtest.h>
 
 namespace callprof {
 namespace {
@@ -53,9 +53,16 @@ TEST(Merge, IsCommutativeAndAssociativeOnCalls) {
   CallTree y = tree_of({{{1, 2, 2}, 2}});
   CallTree z = tree_of({{{4}, 5}, {{1, 2}, 1}});
   CallTree xy_z, x_yz, yz, zyx;
-  merge_into(xy_z, x); merge_into(xy_z, y); merge_into(xy_z, z);
-  merge_into(yz, y); merge_into(yz, z); merge_into(x_yz, x); merge_into(x_yz, yz);
-  merge_into(zyx, z); merge_into(zyx, y); merge_into(zyx, x);
+  merge_into(xy_z, x);
+  merge_into(xy_z, y);
+  merge_into(xy_z, z);
+  merge_into(yz, y);
+  merge_into(yz, z);
+  merge_into(x_yz, x);
+  merge_into(x_yz, yz);
+  merge_into(zyx, z);
+  merge_into(zyx, y);
+  merge_into(zyx, x);
   for (auto p : std::vector<std::vector<FunctionId>>{{1}, {1, 2}, {1, 2, 2}, {4}}) {
     EXPECT_EQ(calls_at(xy_z, p), calls_at(x_yz, p));
     EXPECT_EQ(calls_at(xy_z, p), calls_at(zyx, p));

@@ -25,7 +25,11 @@ TEST(MetricTable, AbsentMetricsReadAsTheirDefaultAndDefaultsAddNoColumn) {
   ASSERT_EQ(t.metrics().size(), 1u);
   EXPECT_EQ(t[0][Metric::WallNs], 0u);
   EXPECT_EQ(t[2][Metric::WallNs], 7u);
-  EXPECT_EQ(t[2].metrics(), [] { Metrics m; m[Metric::WallNs] = 7; return m; }());
+  EXPECT_EQ(t[2].metrics(), [] {
+    Metrics m;
+    m[Metric::WallNs] = 7;
+    return m;
+  }());
 }
 
 TEST(MetricTable, RowsAddedLaterStartAtTheDefaultsAndGrowingKeepsValues) {

@@ -140,8 +140,8 @@ TEST_F(PairingTest, FramesCopyForAForkedChild) {
 namespace callprof::probes {
 namespace {
 
-HitCosts costs(uint64_t stepped, uint64_t emulated, uint64_t ret, uint64_t inside_stepped, uint64_t inside_stepped_return,
-                uint64_t inside_emulated_return) {
+HitCosts costs(uint64_t stepped, uint64_t emulated, uint64_t ret, uint64_t inside_stepped,
+               uint64_t inside_stepped_return, uint64_t inside_emulated_return) {
   HitCosts c;
   c.hit_ns[size_t(HitKind::SingleStepped)] = stepped;
   c.hit_ns[size_t(HitKind::Emulated)] = emulated;
@@ -175,10 +175,10 @@ TEST_F(PairingTest, CompensationFollowsEachHitsKind) {
   // Hits: 30 single-stepped, 10 emulated, 4 a return probe's; inside a call: 30 (stepped
   // entry and ret), 28 (stepped entry, return probe), 8 (emulated entry, return probe).
   pairing.set_costs(costs(30, 10, 4, 30, 28, 8));
-  enter(1, 0, 0x7000, 0, 10);                          // single-stepped entry
-  enter(1, 100, 0x6f00, 1, 11, HitKind::Emulated);     // a leaf's emulated entry
-  pairing.exit(1, 200, 0x6f00, HitKind::Return);       // its return probe
-  enter(1, 300, 0x6f00, 2, 12, HitKind::Emulated);     // emulated entry, single-stepped ret:
+  enter(1, 0, 0x7000, 0, 10);                            // single-stepped entry
+  enter(1, 100, 0x6f00, 1, 11, HitKind::Emulated);       // a leaf's emulated entry
+  pairing.exit(1, 200, 0x6f00, HitKind::Return);         // its return probe
+  enter(1, 300, 0x6f00, 2, 12, HitKind::Emulated);       // emulated entry, single-stepped ret:
   pairing.exit(1, 400, 0x6f00, HitKind::SingleStepped);  // the entry spared a single step (20)
   pairing.exit(1, 1000, 0x7000, HitKind::SingleStepped);
   ASSERT_EQ(sink.calls.size(), 3u);

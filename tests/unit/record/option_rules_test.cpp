@@ -31,7 +31,8 @@ TEST(OptionRules, EachModeTakesItsOwnOptions) {
 TEST(OptionRules, NoInlineIsASamplingOption) {
   EXPECT_EQ(refusal({"--no-inline", "--probe"}, Mode::Probe), "probe mode needs --probe REGEX (the functions to probe)")
       << "accepted: only the missing pattern is refused";
-  EXPECT_EQ(refusal({"--no-inline"}, Mode::Exact), "--no-inline is a sampling option, but this recording is in exact mode");
+  EXPECT_EQ(refusal({"--no-inline"}, Mode::Exact),
+            "--no-inline is a sampling option, but this recording is in exact mode");
   EXPECT_EQ(refusal({"--no-inline"}, Mode::Syscall),
             "--no-inline is a sampling option, but this recording is in syscall mode");
 }
@@ -41,8 +42,8 @@ TEST(OptionRules, NoInlineIsASamplingOption) {
 TEST(OptionRules, ProbeModeOptions) {
   RecordArgs a;
   a.probes.functions = {"^f$"};
-  a.given = {"--probe",     "--probe-module",    "--probe-limit", "--no-return-probes",
-             "--freq",      "--call-graph",      "--no-compensation", "--syscalls"};
+  a.given = {"--probe", "--probe-module", "--probe-limit",     "--no-return-probes",
+             "--freq",  "--call-graph",   "--no-compensation", "--syscalls"};
   EXPECT_TRUE(check_options_apply(a, Mode::Probe, ""));
   a.given = {"--alloc"};
   EXPECT_EQ(check_options_apply(a, Mode::Probe, "").error().message,

@@ -45,7 +45,9 @@ constexpr const char* kShape =
 TEST(FlameSvg, FramesArePlacedByDepthAndMetric) {
   const std::string svg = svg_of(analyse(folded(kShape)));
   // Depth 3 at the top (y 84), the root at the bottom: y = 84 + (3 - depth) * 16.
-  EXPECT_TRUE(has(svg, R"(<g class="r"><title>all)" "\n" R"((100ns, 100.0%)</title><rect x="10" y="132" width="1180")"));
+  EXPECT_TRUE(has(svg, R"(<g class="r"><title>all)"
+                       "\n"
+                       R"((100ns, 100.0%)</title><rect x="10" y="132" width="1180")"));
   EXPECT_TRUE(has(svg, "<title>main\n(1 call, 100ns, 100.0%)</title><rect x=\"10\" y=\"116\" width=\"1180\""));
   EXPECT_TRUE(has(svg, "<title>a\n(1 call, 30ns, 30.0%)</title><rect x=\"10\" y=\"100\" width=\"354\""));
   EXPECT_TRUE(has(svg, "<title>b\n(1 call, 70ns, 70.0%, self 50ns)</title><rect x=\"364\" y=\"100\" width=\"826\""));
@@ -74,10 +76,11 @@ TEST(FlameSvg, LabelsAreCutToFitTheirFrame) {
 
 TEST(FlameSvg, NarrowFramesAreElidedAndCounted) {
   // 2 ns of 1180 ns are 2 px: below a 3 px minimum each, 3 of them together are merged.
-  const std::string svg = svg_of(analyse(folded("main;big 1174\nmain;x 2\nmain;y 2\nmain;z 2\n")),
-                                 FlameOptions{.min_width_px = 3});
-  EXPECT_TRUE(has(svg, "<g class=\"m\"><title>[3 narrow frames]\n(3 call paths merged, 6ns, 0.51%)</title>"
-                       "<rect x=\"1184\" y=\"84\" width=\"6\""));
+  const std::string svg =
+      svg_of(analyse(folded("main;big 1174\nmain;x 2\nmain;y 2\nmain;z 2\n")), FlameOptions{.min_width_px = 3});
+  EXPECT_TRUE(has(svg,
+                  "<g class=\"m\"><title>[3 narrow frames]\n(3 call paths merged, 6ns, 0.51%)</title>"
+                  "<rect x=\"1184\" y=\"84\" width=\"6\""));
   EXPECT_TRUE(has(svg, "3 of 5 call paths narrower than 3 px elided"));
   EXPECT_TRUE(has(svg, "(1.18µs, 100.0%; 3 call paths narrower than 3 px elided)"));
   EXPECT_FALSE(has(svg, "<title>x\n"));
@@ -100,8 +103,9 @@ TEST(FlameSvg, OtherMetricsAndUnmeasuredOnes) {
 TEST(FlameSvg, KindsGetTheirOwnColoursAndLegend) {
   const std::string svg = svg_of(analyse(folded("main;[syscall]_write 10\nmain;[pruned] 10\n[truncated];f 10\n")));
   EXPECT_TRUE(has(svg, "fill=\"" + kind_fill(FunctionKind::Syscall, "[syscall] write") + "\""));
-  EXPECT_TRUE(has(svg, "<title>[pruned]\n(1 call, 10ns, 33.3%)</title><rect x=\"403.3333\" y=\"84\" width=\"393.3333\""
-                       " height=\"15\" fill=\"url(#hatch)\""));
+  EXPECT_TRUE(has(svg,
+                  "<title>[pruned]\n(1 call, 10ns, 33.3%)</title><rect x=\"403.3333\" y=\"84\" width=\"393.3333\""
+                  " height=\"15\" fill=\"url(#hatch)\""));
   EXPECT_TRUE(has(svg, ">system call</text>"));
   EXPECT_TRUE(has(svg, ">pruned</text>"));
   EXPECT_TRUE(has(svg, ">truncated stack</text>"));
@@ -124,8 +128,9 @@ TEST(FlameSvg, DiffColoursEachPathByItsChangeMatchedByName) {
   const Analysis base = analyse(folded(kBase));
   const std::string svg = svg_of(analyse(folded(kNew)), FlameOptions{.base = &base, .base_label = "before.data"});
   // a: 30 -> 60 is half of the larger: 235 - 195 / 2 rounds to 138 (0x8a), red 250.
-  EXPECT_TRUE(has(svg, "<title>a\n(base 30ns → 60ns, +30ns, +100.0%)</title><rect x=\"10\" y=\"84\" width=\"708\""
-                       " height=\"15\" fill=\"#fa8a8a\""));
+  EXPECT_TRUE(has(svg,
+                  "<title>a\n(base 30ns → 60ns, +30ns, +100.0%)</title><rect x=\"10\" y=\"84\" width=\"708\""
+                  " height=\"15\" fill=\"#fa8a8a\""));
   EXPECT_TRUE(has(svg, "<title>b\n(base 50ns → 25ns, -25ns, -50.0%)</title>"));
   EXPECT_TRUE(has(svg, "fill=\"#8a8afa\""));
   EXPECT_TRUE(has(svg, "<title>new\n(only in this profile: 15ns)</title>"));
@@ -147,7 +152,8 @@ TEST(FlameSvg, DiffNormalizedScalesTheBaseToThisTotal) {
 
 TEST(FlameSvg, DiffNeedsTheMetricInTheBaseToo) {
   const Analysis base = analyse(folded(kBase));
-  const auto svg = render_flame_svg(analyse(folded("main;a 10 cpu=5\n")), FlameOptions{.metric = FlameMetric::Cpu, .base = &base});
+  const auto svg =
+      render_flame_svg(analyse(folded("main;a 10 cpu=5\n")), FlameOptions{.metric = FlameMetric::Cpu, .base = &base});
   ASSERT_FALSE(svg.ok());
   EXPECT_TRUE(has(svg.error().message, "not measured in the base profile"));
 }
@@ -184,9 +190,8 @@ Parsed parse(const std::string& svg) {
         p.open.pop_back();
         p.text.clear();
       });
-  XML_SetCharacterDataHandler(parser, [](void* data, const XML_Char* s, int len) {
-    static_cast<Parsed*>(data)->text.append(s, size_t(len));
-  });
+  XML_SetCharacterDataHandler(
+      parser, [](void* data, const XML_Char* s, int len) { static_cast<Parsed*>(data)->text.append(s, size_t(len)); });
   if (XML_Parse(parser, svg.data(), int(svg.size()), 1) == XML_STATUS_ERROR)
     p.error = std::string(XML_ErrorString(XML_GetErrorCode(parser))) + " at line " +
               std::to_string(XML_GetCurrentLineNumber(parser));
@@ -196,8 +201,9 @@ Parsed parse(const std::string& svg) {
 #endif
 
 Profile hostile_profile() {
-  Profile p = folded("main;h0 10\nmain;h1 20\nmain;h2 30\nmain;h3 40\nmain;h4 50\nmain;h5 60\nmain;h6 70\n"
-                     "main;h7 80\nmain;h8 90\nmain;h6;h7 5\n");
+  Profile p = folded(
+      "main;h0 10\nmain;h1 20\nmain;h2 30\nmain;h3 40\nmain;h4 50\nmain;h5 60\nmain;h6 70\n"
+      "main;h7 80\nmain;h8 90\nmain;h6;h7 5\n");
   const std::vector<std::string> names = {
       "<script>alert(1)</script>",
       "\"onmouseover=\"alert(2)\" x=\"",
@@ -225,8 +231,9 @@ TEST(FlameSvg, HostileNamesAreInertWellFormedText) {
     const Parsed p = parse(svg);
     ASSERT_EQ(p.error, "");
     // Only the writer's own elements, one script (the embedded one), no event handler.
-    const std::set<std::string> allowed = {"svg", "title", "style", "defs", "linearGradient", "stop", "pattern",
-                                           "rect", "line", "text", "foreignObject", "input", "g", "script"};
+    const std::set<std::string> allowed = {"svg",           "title",   "style", "defs",  "linearGradient",
+                                           "stop",          "pattern", "rect",  "line",  "text",
+                                           "foreignObject", "input",   "g",     "script"};
     for (const std::string& e : p.elements) EXPECT_TRUE(allowed.count(e)) << e;
     EXPECT_EQ(p.elements.count("script"), 1u);
     EXPECT_EQ(p.elements.count("img"), 0u);
@@ -265,8 +272,9 @@ TEST(FlameSvg, EveryFixtureIsWellFormed) {
   GTEST_SKIP() << "expat's headers (libexpat1-dev) are not installed: cannot parse the SVG back";
 #else
   const Analysis base = analyse(folded(kBase));
-  for (const std::string& svg : {svg_of(analyse(folded(kShape))), svg_of(analyse(folded(kNew)), FlameOptions{.base = &base}),
-                                 svg_of(analyse(folded("main 0\n"))), svg_of(analyse(Profile{}))})
+  for (const std::string& svg :
+       {svg_of(analyse(folded(kShape))), svg_of(analyse(folded(kNew)), FlameOptions{.base = &base}),
+        svg_of(analyse(folded("main 0\n"))), svg_of(analyse(Profile{}))})
     EXPECT_EQ(parse(svg).error, "");
 #endif
 }

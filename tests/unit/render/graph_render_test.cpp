@@ -95,7 +95,8 @@ TEST(GraphDot, HiddenFunctionsBecomeADashedEdgeAndTheLegendSaysSo) {
 }
 
 TEST(GraphDot, RecursiveEdgesAreMarkedWithTheirCount) {
-  const Analysis a = analysis_of(testing::folded("main;fib 10\nmain;fib;fib 20 calls=4\nmain;fib;fib;fib 30 calls=8\n"));
+  const Analysis a =
+      analysis_of(testing::folded("main;fib 10\nmain;fib;fib 20 calls=4\nmain;fib;fib;fib 30 calls=8\n"));
   const std::string dot = dot_of(a);
   const std::string fib = node_name(dot, id_of(a, "fib"));
   const std::string loop = edge_line(dot, fib, fib);

@@ -56,7 +56,8 @@ TEST(Columns, ColumnOnlyMetricsAreLeftUnreadOnlyWhereNoShownColumnReadsThem) {
                                 std::pair{"calls," + key, std::string()}, std::pair{std::string(), key}}) {
         const std::vector<Metric> unread = metrics_no_column_reads(spec, sort);
         EXPECT_EQ(std::count(unread.begin(), unread.end(), m), 0)
-            << "column " << key << " reads " << info(m).name << " (--columns '" << spec << "', --sort '" << sort << "')";
+            << "column " << key << " reads " << info(m).name << " (--columns '" << spec << "', --sort '" << sort
+            << "')";
       }
     }
   }

@@ -51,8 +51,9 @@ TEST(Compensation, AppliedByDefaultWithHandComputedNumbers) {
   EXPECT_EQ(D["min_self_ns"], 900000 - 10);
   EXPECT_EQ(D["cpu_ns"], (120000000 - 400 - 20000000) + (40000000 - 400));  // wall' - off-CPU
   EXPECT_EQ((*find(d["functions"], "name", "B"))["self_ns"], 1000000 - 10 - 40 * 5);
-  EXPECT_NE(run(view("flat")).text.find("# times:    compensated for measured hook overhead (15.0 ns/call); "
-                                          "--raw for raw numbers\n"),
+  EXPECT_NE(run(view("flat"))
+                .text.find("# times:    compensated for measured hook overhead (15.0 ns/call); "
+                           "--raw for raw numbers\n"),
             std::string::npos);
 }
 
@@ -86,8 +87,9 @@ TEST(Columns, AddRemoveAndAll) {
   o.columns = "+allocstotal,-avg,-self%";
   const Out r = run(o);
   ASSERT_TRUE(r.ok) << r.text;
-  EXPECT_NE(r.text.find("calls    self    sum%   total  total%     cpu  off-cpu  faults  allocs  alloc bytes  total allocs"),
-            std::string::npos)
+  EXPECT_NE(
+      r.text.find("calls    self    sum%   total  total%     cpu  off-cpu  faults  allocs  alloc bytes  total allocs"),
+      std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("total allocs"), std::string::npos);
   EXPECT_EQ(r.text.find("avg self"), std::string::npos);
@@ -109,7 +111,8 @@ TEST(Columns, UnknownValuesPrintDashNotZero) {
   EXPECT_NE(r.text.find("      3      -         -    -  30ns  a"), std::string::npos) << r.text;
   o.columns = "calls,samples";
   const Out exact = run(o);
-  EXPECT_NE(exact.text.find("   80        -  libd.so.1  D"), std::string::npos) << "no samples in an exact profile: " << exact.text;
+  EXPECT_NE(exact.text.find("   80        -  libd.so.1  D"), std::string::npos)
+      << "no samples in an exact profile: " << exact.text;
   // Issue 29.2: counts of what was not recorded (no --faults, --alloc, --syscalls) are
   // unknown, not zero: "-" in every row of `--columns all`.
   o.columns = "calls,faults,allocs,syscalls,switches";
@@ -152,13 +155,19 @@ TEST(Json, NewMetricsOnlyWhenPresent) {
   EXPECT_EQ(d["tree"][0]["total_page_faults"], 3);
   const json& edge = d["edges"][0];
   EXPECT_TRUE(edge.contains("alloc_calls") && edge.contains("total_cpu_ns"));
-  const json plain = json::parse(run([] { auto o = view("flat"); o.json = true; return o; }(),
-                                     testing::folded("main;a 10\n")).text);
+  const json plain = json::parse(run(
+                                     [] {
+                                       auto o = view("flat");
+                                       o.json = true;
+                                       return o;
+                                     }(),
+                                     testing::folded("main;a 10\n"))
+                                     .text);
   EXPECT_EQ(plain["functions"][0]["cpu_ns"], nullptr);
   EXPECT_EQ(plain["functions"][0]["total_cpu_ns"], nullptr);
   EXPECT_FALSE(plain["functions"][0].contains("alloc_calls"));
-  const json& child = *std::find_if(d["processes"].begin(), d["processes"].end(),
-                                    [](const json& p) { return p["pid"] == 2; });
+  const json& child =
+      *std::find_if(d["processes"].begin(), d["processes"].end(), [](const json& p) { return p["pid"] == 2; });
   EXPECT_EQ(child["death_signal"], 9);
   EXPECT_EQ(child["complete"], false);
   EXPECT_EQ(child["hook_inner_ns"], 10.0);
@@ -183,7 +192,7 @@ TEST(ThreadsView, FunctionSplitByThread) {
   const Out r = run(o);
   ASSERT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("all  2 threads"), std::string::npos) << r.text;  // main ran in 100 and 2
-  EXPECT_NE(r.text.find("all  1 thread "), std::string::npos);           // E only in 101
+  EXPECT_NE(r.text.find("all  1 thread "), std::string::npos);            // E only in 101
   EXPECT_NE(r.text.find("\n100  counter        1"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("\n  2  child          1"), std::string::npos);
   o.function = "(";

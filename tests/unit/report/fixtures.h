@@ -54,11 +54,17 @@ inline Profile exact_profile() {
   Profile p = counter_example_profile();
   p.processes[0].hook_inner_ns = 10;
   p.processes[0].hook_outer_ns = 5;
-  p.processes.push_back(Process{.pid = 1, .ppid = 0, .image = 1, .command = "/bin/echo done",
-                                .start_ns = 170001000, .end_ns = 171000000});
-  p.processes.push_back(Process{.pid = 2, .ppid = 1, .command = "./counter 40", .start_ns = 3000000,
-                                .end_ns = 4000000, .death_signal = 9, .complete = false,
-                                .hook_inner_ns = 10, .hook_outer_ns = 5});
+  p.processes.push_back(Process{
+      .pid = 1, .ppid = 0, .image = 1, .command = "/bin/echo done", .start_ns = 170001000, .end_ns = 171000000});
+  p.processes.push_back(Process{.pid = 2,
+                                .ppid = 1,
+                                .command = "./counter 40",
+                                .start_ns = 3000000,
+                                .end_ns = 4000000,
+                                .death_signal = 9,
+                                .complete = false,
+                                .hook_inner_ns = 10,
+                                .hook_outer_ns = 5});
   for (Thread& t : p.threads) t.offcpu = Thread::OffCpu::Measured;
   Profile child = folded("@thread 2 child pid=2\nmain@/opt/app/counter;child_work 1000000 cpu=1000000\n");
   Thread c = child.threads[0];
@@ -87,19 +93,21 @@ inline Profile exact_profile() {
   return p;
 }
 
-
 // A C++ program's profile with the names a demangler gives (templates, parameters, return
 // types, operators, lambdas, overloads) over the counter-example's shape.
 inline Profile cpp_profile() {
   Profile p = counter_example_profile();
   const char* names[][2] = {
-      {"A", "void std::sort<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > > >("
-            "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
-            "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >)"},
-      {"B", "Index<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > >::find("
-            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) const"},
+      {"A",
+       "void std::sort<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > > >("
+       "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+       "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >)"},
+      {"B",
+       "Index<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > >::find("
+       "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) const"},
       {"C", "Index<int>::find(int const&) const"},
-      {"D", "std::map<int, long, std::less<int>, std::allocator<std::pair<int const, long> > >::operator[](int const&)"},
+      {"D",
+       "std::map<int, long, std::less<int>, std::allocator<std::pair<int const, long> > >::operator[](int const&)"},
       {"E", "(anonymous namespace)::worker_loop(int)::{lambda(int)#1}::operator()(int) const"},
       {"spawn", "spawn(int)"},
       {"worker", "spawn(double)"},
@@ -159,8 +167,8 @@ inline Profile inlined_profile() {
     t.base(n)[Metric::MaxWallNs] = 0;
   }
   p.meta.mode = "sample";
-  p.meta.sampling = SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = "fp", .samples = 707,
-                                  .truncated_stacks = 7};
+  p.meta.sampling =
+      SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = "fp", .samples = 707, .truncated_stacks = 7};
   return p;
 }
 
@@ -195,6 +203,5 @@ inline Profile syscall_profile() {
   p.threads[1].syscalls = {write2};
   return p;
 }
-
 
 }  // namespace callprof::testing

@@ -60,8 +60,9 @@ std::vector<Case> cases() {
   }
   // One file per (kind, view, names); the loops above repeat the short-name views.
   std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return file_name(a) < file_name(b); });
-  out.erase(std::unique(out.begin(), out.end(), [](const Case& a, const Case& b) { return file_name(a) == file_name(b); }),
-            out.end());
+  out.erase(
+      std::unique(out.begin(), out.end(), [](const Case& a, const Case& b) { return file_name(a) == file_name(b); }),
+      out.end());
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Golden text outputs of every view for the counter-example profile.
 // Regenerate after an intended change, then review the diff of tests/golden/report/:
 //   CALLPROF_UPDATE_GOLDEN=1 build/tests/unit/report/report_test --gtest_filter='Golden*'
+#include "golden.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,7 +10,6 @@
 #include <sstream>
 
 #include "fixtures.h"
-#include "golden.h"
 #include "report/report.h"
 
 namespace callprof {

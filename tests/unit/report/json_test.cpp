@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "fixtures.h"
-#include "report/report.h"
 #include "report/json_stream.h"
+#include "report/report.h"
 
 namespace callprof {
 namespace {
@@ -56,30 +56,50 @@ using V = std::vector<std::string>;
 
 TEST(Json, TopLevelSectionsAndKeys) {
   const ordered d = ordered::parse(report_text(testing::counter_example_profile()));
-  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "compensation", "auto_fold", "selection", "metadata", "summary", "functions", "edges", "tree", "threads",
-                        "processes", "modules", "syscalls", "by_process", "by_thread"}));
+  EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "compensation", "auto_fold", "selection", "metadata",
+                        "summary", "functions", "edges", "tree", "threads", "processes", "modules", "syscalls",
+                        "by_process", "by_thread"}));
   EXPECT_EQ(d["schema_version"], 2);
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
   EXPECT_EQ(keys(d["selection"]), (V{"thread", "pid", "filter", "focus", "hide", "raw", "threads", "names"}));
-  EXPECT_EQ(keys(d["metadata"]), (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns",
-                                    "callprof_version", "snapshot", "exact", "sampling", "syscalls", "probes", "extra",
-                                    "warnings"}));
-  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "short_name", "kind", "module", "file", "line", "calls", "recursive_calls",
-                                        "indirect_calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
-                                        "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
-  EXPECT_EQ(keys(d["edges"][0]),
-            (V{"caller", "callee", "caller_id", "callee_id", "calls", "recursive_calls", "self_ns", "total_ns", "cpu_ns",
-               "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
-  EXPECT_EQ(keys(d["tree"][0]), (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns",
-                                   "cpu_ns", "offcpu_ns", "total_cpu_ns", "total_offcpu_ns", "recursion_level",
-                                   "children"}));
-  EXPECT_EQ(keys(d["threads"][0]), (V{"tid", "pid", "host", "name", "creator_tid", "creator_path", "start_routine", "start_ns",
-                                      "end_ns", "finished", "dropped_calls", "depth_limited_calls", "short_calls",
-                                      "lost_events", "prunes", "folded_functions", "timeline_events", "timeline_dropped", "offcpu", "calls", "total_ns", "cpu_ns", "offcpu_ns"}));
-  EXPECT_EQ(keys(d["processes"][0]), (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal",
-                                        "complete", "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns",
-                                        "hook_caller_ns", "hook_recursive_ns", "folded_hook_ns", "hook_compiler",
-                                        "auto_fold_ns"}));
+  EXPECT_EQ(keys(d["metadata"]),
+            (V{"command", "mode", "hostname", "clock", "start_realtime_ns", "duration_ns", "callprof_version",
+               "snapshot", "exact", "sampling", "syscalls", "probes", "extra", "warnings"}));
+  EXPECT_EQ(keys(d["functions"][0]), (V{"id", "name", "short_name", "kind", "module", "file", "line", "calls",
+                                        "recursive_calls", "indirect_calls", "self_ns", "total_ns", "min_self_ns",
+                                        "max_self_ns", "cpu_ns", "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
+  EXPECT_EQ(keys(d["edges"][0]), (V{"caller", "callee", "caller_id", "callee_id", "calls", "recursive_calls", "self_ns",
+                                    "total_ns", "cpu_ns", "offcpu_ns", "total_cpu_ns", "total_offcpu_ns"}));
+  EXPECT_EQ(keys(d["tree"][0]),
+            (V{"name", "function_id", "calls", "self_ns", "total_ns", "min_self_ns", "max_self_ns", "cpu_ns",
+               "offcpu_ns", "total_cpu_ns", "total_offcpu_ns", "recursion_level", "children"}));
+  EXPECT_EQ(keys(d["threads"][0]), (V{"tid",
+                                      "pid",
+                                      "host",
+                                      "name",
+                                      "creator_tid",
+                                      "creator_path",
+                                      "start_routine",
+                                      "start_ns",
+                                      "end_ns",
+                                      "finished",
+                                      "dropped_calls",
+                                      "depth_limited_calls",
+                                      "short_calls",
+                                      "lost_events",
+                                      "prunes",
+                                      "folded_functions",
+                                      "timeline_events",
+                                      "timeline_dropped",
+                                      "offcpu",
+                                      "calls",
+                                      "total_ns",
+                                      "cpu_ns",
+                                      "offcpu_ns"}));
+  EXPECT_EQ(keys(d["processes"][0]),
+            (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal", "complete",
+               "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns", "hook_caller_ns", "hook_recursive_ns",
+               "folded_hook_ns", "hook_compiler", "auto_fold_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
 }
@@ -177,7 +197,9 @@ TEST(Json, InlinedNodesAndTruncatedStacks) {
   EXPECT_EQ(columns["nodes"]["inlined"].size(), columns["nodes"]["count"].get<size_t>());
   const json exact = report_json(testing::counter_example_profile());
   EXPECT_FALSE(exact["tree"][0].contains("inlined"));
-  EXPECT_TRUE(json::parse(report_text(testing::counter_example_profile(), {}, "", JsonLayout::Columns))["nodes"]["inlined"].is_null());
+  EXPECT_TRUE(
+      json::parse(report_text(testing::counter_example_profile(), {}, "", JsonLayout::Columns))["nodes"]["inlined"]
+          .is_null());
 }
 
 TEST(Json, HostileAndInvalidNamesStayValidJson) {

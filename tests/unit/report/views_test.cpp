@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "fixtures.h"
+#include "model/transform/compensate.h"
+#include "report/columns.h"
 #include "report/context.h"
 #include "report/function_order.h"
 #include "report/header.h"
-#include "model/transform/compensate.h"
-#include "report/columns.h"
 #include "report/report.h"
 #include "trace/profile_file.h"
 
@@ -381,7 +381,8 @@ TEST(Errors, BadOptionsGiveOneLineErrors) {
     EXPECT_NE(one_line(render(counter(), opts(v, "bogus"))).find("calls, samples, self, self%"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("tree", "bogus"))).find("valid: calls"), std::string::npos);
   EXPECT_NE(one_line(render(counter(), opts("threads", "bogus"))).find("valid: tid"), std::string::npos);
-  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid --filter regex '(unclosed'"), std::string::npos);
+  EXPECT_NE(one_line(render(counter(), opts("flat", "", "(unclosed"))).find("invalid --filter regex '(unclosed'"),
+            std::string::npos);
   ReportOptions o = opts("tree");
   o.query.tid = 999;
   EXPECT_EQ(one_line(render(counter(), o)), "thread 999 is not in the profile (threads: 100, 101)");
@@ -587,7 +588,8 @@ TEST(Header, FoldedFunctionsAreCutToTheWidthWithACount) {
 TEST(Header, LinesFitTheWidthWrappedUnderTheirValues) {
   const std::string text =
       "# callprof flat profile\n# command:  ./server --config /etc/a-rather-long-path/server.conf --workers 16\n"
-      "# folded:   3 functions with calls under 31 ns (12.5 µs): a, b, c\n# path:     /" + std::string(70, 'x') + "\n";
+      "# folded:   3 functions with calls under 31 ns (12.5 µs): a, b, c\n# path:     /" +
+      std::string(70, 'x') + "\n";
   EXPECT_EQ(wrap_header_lines(text, 0), text);
   const std::string wrapped = wrap_header_lines(text, 50);
   std::string words, original;
@@ -602,9 +604,12 @@ TEST(Header, LinesFitTheWidthWrappedUnderTheirValues) {
   auto letters = [](std::string s) {  // the text without line breaks, continuations and spaces
     std::string out;
     for (size_t at = 0; at < s.size();) {
-      if (s.compare(at, 13, "\n#           ") == 0) at += 13;
-      else if (s[at] == ' ' || s[at] == '\n') ++at;
-      else out += s[at++];
+      if (s.compare(at, 13, "\n#           ") == 0)
+        at += 13;
+      else if (s[at] == ' ' || s[at] == '\n')
+        ++at;
+      else
+        out += s[at++];
     }
     return out;
   };
@@ -616,8 +621,7 @@ TEST(Header, LinesFitTheWidthWrappedUnderTheirValues) {
   o.width = 60;
   const Rendered r = render(p, o);
   ASSERT_TRUE(r.ok) << r.text;
-  for (const std::string& line : lines(r.text.substr(0, r.text.find("\n\n"))))
-    EXPECT_LE(line.size(), 60u) << line;
+  for (const std::string& line : lines(r.text.substr(0, r.text.find("\n\n")))) EXPECT_LE(line.size(), 60u) << line;
 }
 
 TEST(EmptyProfile, EveryViewRenders) {

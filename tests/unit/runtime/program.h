@@ -24,10 +24,12 @@ class Program {
   explicit Program(uint32_t node_capacity = 1024, uint32_t frame_capacity = 256)
       : Program(ProgramOptions{node_capacity, frame_capacity}) {}
   explicit Program(const ProgramOptions& o)
-      : nodes_(o.node_capacity), slots_(slot_count_for(o.node_capacity)), frames_(o.frame_capacity),
+      : nodes_(o.node_capacity),
+        slots_(slot_count_for(o.node_capacity)),
+        frames_(o.frame_capacity),
         inlined_(o.inlined) {
-    ThreadMemory m{nodes_.data(), o.node_capacity, slots_.data(), uint32_t(slots_.size()), frames_.data(),
-                   o.frame_capacity};
+    ThreadMemory m{nodes_.data(),           o.node_capacity, slots_.data(),
+                   uint32_t(slots_.size()), frames_.data(),  o.frame_capacity};
     if (o.metrics) {
       metrics_.resize(o.node_capacity);
       m.metrics = metrics_.data();

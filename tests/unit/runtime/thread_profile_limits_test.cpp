@@ -72,11 +72,11 @@ TEST(ThreadLimits, CallsShorterThanTheMinimumAreNotRecorded) {
   prog.p.set_limits(ThreadLimits{UINT32_MAX, 10});
   prog.call(MAIN, 0);
   prog.call(A, 1);
-  prog.ret(A, 5);    // 4 ticks: too short
+  prog.ret(A, 5);  // 4 ticks: too short
   prog.call(A, 10);
   prog.call(B, 11);
-  prog.ret(B, 12);   // too short, inside a long call
-  prog.ret(A, 30);   // 20 ticks
+  prog.ret(B, 12);  // too short, inside a long call
+  prog.ret(A, 30);  // 20 ticks
   prog.ret(MAIN, 40);
   EXPECT_EQ(prog.at({MAIN, A})->calls, 1u);
   EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 20u);
@@ -147,13 +147,13 @@ TEST(ThreadPruning, OpenFramesAndPinnedNodesSurviveAndMetricsFold) {
   Program prog(ProgramOptions{128, 64, true, true});
   uint64_t now = 0;
   prog.call(MAIN, now);
-  prog.call(C, ++now);       // stays open through the pruning, with no completed time
+  prog.call(C, ++now);  // stays open through the pruning, with no completed time
   const DumpNode* c = prog.at({MAIN, C});
   const uint32_t c_id = prog.index_of(c);
   prog.call(D, ++now);
   prog.ret(D, ++now);
   const uint32_t d_id = prog.index_of(prog.at({MAIN, C, D}));
-  prog.p.pin(d_id);          // e.g. a thread was created there
+  prog.p.pin(d_id);                       // e.g. a thread was created there
   prog.p.top_metrics()->alloc_calls = 7;  // charged to c
   many_paths(prog, 1000, now);
   prog.ret(C, ++now);

@@ -17,10 +17,18 @@ TEST(ThreadProfile, PerCallerTimesAreMeasuredNotApportioned) {
   uint64_t t = 0;
   prog.call(A, t);
   prog.call(B, t);
-  for (int i = 0; i < 40; ++i) { prog.call(D, t); t += 3; prog.ret(D, t); }
+  for (int i = 0; i < 40; ++i) {
+    prog.call(D, t);
+    t += 3;
+    prog.ret(D, t);
+  }
   prog.ret(B, t);
   prog.call(C, t);
-  for (int i = 0; i < 40; ++i) { prog.call(D, t); t += 1; prog.ret(D, t); }
+  for (int i = 0; i < 40; ++i) {
+    prog.call(D, t);
+    t += 1;
+    prog.ret(D, t);
+  }
   prog.ret(C, t);
   prog.ret(A, t);
   EXPECT_EQ(prog.at({A, B, D})->calls, 40u);
@@ -36,8 +44,10 @@ TEST(ThreadProfile, SelfExcludesCalleesAndAlternatingChildrenShareNodes) {
   prog.call(MAIN, 0);
   for (int i = 0; i < 5; ++i) {
     uint64_t base = 10 + i * 10;
-    prog.call(A, base); prog.ret(A, base + 2);
-    prog.call(B, base + 3); prog.ret(B, base + 6);
+    prog.call(A, base);
+    prog.ret(A, base + 2);
+    prog.call(B, base + 3);
+    prog.ret(B, base + 6);
   }
   prog.ret(MAIN, 100);
   EXPECT_EQ(prog.p.node_count(), 4u);  // root, main, a, b: one node per path
@@ -140,8 +150,8 @@ TEST(ThreadProfile, RecursionMakesOneNodePerDepth) {
   prog.ret(G, 5);
   prog.ret(F, 6);
   prog.ret(F, 10);
-  EXPECT_EQ(prog.at({F})->self_ticks, 5u);      // 0..1 and 6..10
-  EXPECT_EQ(prog.at({F, F})->self_ticks, 2u);   // 1..2 and 5..6
+  EXPECT_EQ(prog.at({F})->self_ticks, 5u);     // 0..1 and 6..10
+  EXPECT_EQ(prog.at({F, F})->self_ticks, 2u);  // 1..2 and 5..6
   EXPECT_EQ(prog.at({F, F, G, F})->calls, 1u);
   EXPECT_EQ(prog.p.depth(), 0u);
 }
@@ -149,18 +159,18 @@ TEST(ThreadProfile, RecursionMakesOneNodePerDepth) {
 TEST(ThreadProfile, LongjmpClosesDeeperFramesAtTheJump) {
   Program prog;
   prog.call(MAIN, 0);
-  prog.call(A, 1);          // calls setjmp
+  prog.call(A, 1);  // calls setjmp
   uint64_t landing = prog.sp();
   prog.call(B, 2);
   prog.call(C, 3);
   prog.call(D, 4);
   EXPECT_TRUE(prog.p.unwind_to_landing(landing, 10));  // longjmp at t=10 back into A
   prog.abandon(3);
-  prog.ret(A, 30);          // A keeps running after setjmp returns
+  prog.ret(A, 30);  // A keeps running after setjmp returns
   prog.ret(MAIN, 31);
   EXPECT_EQ(prog.at({MAIN, A, B, C, D})->self_ticks, 6u);  // 4..10
   EXPECT_EQ(prog.at({MAIN, A, B})->calls, 1u);
-  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 1u + 20u);     // 1..2 and 10..30
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 1u + 20u);  // 1..2 and 10..30
   EXPECT_EQ(prog.p.unmatched_exits(), 0u);
 }
 
@@ -276,8 +286,8 @@ TEST(ThreadProfile, NodeBudgetDropsCallsAndKeepsTheirTimeInTheCaller) {
   prog.call(MAIN, 0);
   prog.call(A, 1);
   prog.ret(A, 2);
-  prog.call(B, 3);   // no node left
-  prog.call(C, 4);   // nested under a dropped call
+  prog.call(B, 3);  // no node left
+  prog.call(C, 4);  // nested under a dropped call
   prog.ret(C, 5);
   prog.ret(B, 6);
   prog.ret(MAIN, 10);
@@ -301,7 +311,7 @@ TEST(ThreadProfile, RestartForgetsMetricsAndRestartsOpenFrames) {
   prog.call(MAIN, 0);
   prog.call(A, 1);
   prog.ret(A, 5);
-  prog.call(B, 6);      // fork() happens in b
+  prog.call(B, 6);  // fork() happens in b
   prog.p.restart(100);
   prog.ret(B, 103);
   prog.ret(MAIN, 104);

@@ -1,7 +1,7 @@
 // Kernel function names from kallsyms text: functions only, by containing address.
-#include <gtest/gtest.h>
-
 #include "collect/stacks/kernel_symbols.h"
+
+#include <gtest/gtest.h>
 
 namespace callprof::stacks {
 namespace {

@@ -2,6 +2,8 @@
 // chains unwound in the address space the mappings describe, addresses named by a fake
 // symbolizer and fake kernel symbols (AddressSymbols), trees, threads and processes
 // built as the profile model has them. No file is opened, no process is sampled.
+#include "collect/stacks/sample_collector.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,8 +11,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "collect/stacks/sample_collector.h"
 
 namespace callprof::stacks {
 namespace {
@@ -26,7 +26,8 @@ constexpr uint64_t kClone3 = 0x7f0000001600;
 constexpr uint64_t kOther = 0x501000, kOtherEnd = 0x502000;  // /fake/other (after an exec)
 constexpr uint64_t kOtherMain = 0x501000;
 constexpr uint64_t kAnon = 0x7e0000000000, kVdso = 0x7fff00000000;
-constexpr uint64_t kKernelEntry = 0xffffffff81000000, kKernelPoll = 0xffffffff81000100, kKernelNoName = 0xffffffff8f000000;
+constexpr uint64_t kKernelEntry = 0xffffffff81000000, kKernelPoll = 0xffffffff81000100,
+                   kKernelNoName = 0xffffffff8f000000;
 
 struct FakeFunction {
   uint64_t start, end;
@@ -275,7 +276,8 @@ TEST_F(SampleCollectorTest, ThreadsAndProcessesForkExecAndComm) {
   collector->on_task(task(perf::TaskEvent::Kind::Fork, 200, 200, 100, "", 7));
   collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kRetInStart}));
   collector->on_sample(sample(100, 101, 11, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
-  collector->on_sample(sample(200, 200, 12, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));  // parent's mappings
+  collector->on_sample(
+      sample(200, 200, 12, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));  // parent's mappings
   collector->on_task(task(perf::TaskEvent::Kind::Exec, 200, 200, 0, "other", 20));
   collector->on_mapping(mapping(200, kOther, kOtherEnd, "/fake/other", 0x1000));
   collector->on_sample(sample(200, 200, 30, 2000, {kOtherMain + 0x10}));
@@ -311,8 +313,9 @@ TEST_F(SampleCollectorTest, ThreadsAndProcessesForkExecAndComm) {
             (std::vector<std::string>{"_start", "_start;main", "_start;main;work wall_ns=1000 cpu_ns=1000 samples=1"}));
   // The forked child symbolizes with its parent's modules; after exec, only its new program's
   // (whose pc alone, with no caller, is a truncated stack).
-  EXPECT_EQ(dump(p, thread(p, 200, 0)), (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
-                                                                   "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1"}));
+  EXPECT_EQ(dump(p, thread(p, 200, 0)),
+            (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
+                                      "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1"}));
   EXPECT_EQ(dump(p, thread(p, 200, 1)),
             (std::vector<std::string>{"[truncated]", "[truncated];other_main wall_ns=2000 cpu_ns=2000 samples=1"}));
   ASSERT_EQ(fake->layouts.size(), 3u);
@@ -427,12 +430,13 @@ TEST_F(SampleCollectorTest, SystemCallTimeIsWallWhenTracedAlone) {
   collector->on_syscall(system_call(100, 500, {kRead + 0x20, kRetInMain}, 0, "read", 100));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
-  EXPECT_EQ(dump(p, p.threads[0]),
-            (std::vector<std::string>{
-                "main",
-                "main;read",
-                "main;read;[syscall] read calls=2 wall_ns=400 min_wall_ns=100 max_wall_ns=300 syscalls=2 syscall_ns=400",
-            }));
+  EXPECT_EQ(
+      dump(p, p.threads[0]),
+      (std::vector<std::string>{
+          "main",
+          "main;read",
+          "main;read;[syscall] read calls=2 wall_ns=400 min_wall_ns=100 max_wall_ns=300 syscalls=2 syscall_ns=400",
+      }));
 }
 
 TEST_F(SampleCollectorTest, ProbeModeMeasuredPathsAndEntryFrames) {
@@ -442,11 +446,27 @@ TEST_F(SampleCollectorTest, ProbeModeMeasuredPathsAndEntryFrames) {
   EXPECT_EQ(frames, (std::vector<uint64_t>{kLeaf, kRetInWork - 1, kRetInMain - 1, kRetInStart - 1}));
   EXPECT_EQ(collector->image_of(100), 1u);
   std::vector<uint64_t> pcs(frames.rbegin(), frames.rend());  // outermost first
-  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = pcs, .calls = 3, .self_ns = 900, .min_ns = 200, .max_ns = 400});
-  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = {kRetInStart - 1, kRetInMain - 1, kWork}, .calls = 1, .self_ns = 50, .min_ns = 50, .max_ns = 50});
-  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = pcs, .calls = 1, .self_ns = 1000, .min_ns = 1000, .max_ns = 1000});
+  collector->add_measured(
+      {.pid = 100, .tid = 100, .image = 1, .pcs = pcs, .calls = 3, .self_ns = 900, .min_ns = 200, .max_ns = 400});
+  collector->add_measured({.pid = 100,
+                           .tid = 100,
+                           .image = 1,
+                           .pcs = {kRetInStart - 1, kRetInMain - 1, kWork},
+                           .calls = 1,
+                           .self_ns = 50,
+                           .min_ns = 50,
+                           .max_ns = 50});
+  collector->add_measured(
+      {.pid = 100, .tid = 100, .image = 1, .pcs = pcs, .calls = 1, .self_ns = 1000, .min_ns = 1000, .max_ns = 1000});
   // An entry stack that stopped short of the program's start: under [truncated], counted.
-  collector->add_measured({.pid = 100, .tid = 100, .image = 1, .pcs = {kRetInWork - 1, kLeaf}, .calls = 2, .self_ns = 80, .min_ns = 40, .max_ns = 40});
+  collector->add_measured({.pid = 100,
+                           .tid = 100,
+                           .image = 1,
+                           .pcs = {kRetInWork - 1, kLeaf},
+                           .calls = 2,
+                           .self_ns = 80,
+                           .min_ns = 40,
+                           .max_ns = 40});
   collector->note_hit(100, 100, 77);
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
@@ -470,27 +490,29 @@ TEST_F(SampleCollectorTest, InlineFramesComeBetweenTheFunctionAndThePc) {
   collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 4, kRetInWork, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
-  EXPECT_EQ(dump(p, p.threads[0]),
-            (std::vector<std::string>{
-                "_start",
-                "_start;main",
-                "_start;main;work",
-                "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
-                "_start;main;work;leaf;outer_helper [inlined]",
-                "_start;main;work;leaf;outer_helper [inlined];inner_helper [inlined] wall_ns=1000 cpu_ns=1000 samples=1",
-            }));
+  EXPECT_EQ(
+      dump(p, p.threads[0]),
+      (std::vector<std::string>{
+          "_start",
+          "_start;main",
+          "_start;main;work",
+          "_start;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+          "_start;main;work;leaf;outer_helper [inlined]",
+          "_start;main;work;leaf;outer_helper [inlined];inner_helper [inlined] wall_ns=1000 cpu_ns=1000 samples=1",
+      }));
   // Both pcs of leaf are one function (its entry), the inline frames are known by name.
-  EXPECT_EQ(std::count_if(p.functions.begin(), p.functions.end(), [](const Function& f) { return f.name == "leaf"; }), 1);
+  EXPECT_EQ(std::count_if(p.functions.begin(), p.functions.end(), [](const Function& f) { return f.name == "leaf"; }),
+            1);
   EXPECT_EQ(function(p, "inner_helper").address, 0u);
 }
 
 TEST_F(SampleCollectorTest, AddressesOutsideEveryFileAreNamedAfterTheirRegion) {
   start_app();
-  collector->on_sample(sample(100, 100, 10, 1, {kAnon + 0x10, kRetInMain, kRetInStart}));           // JIT code
-  collector->on_sample(sample(100, 100, 20, 2, {kVdso + 0x10, kRetInMain, kRetInStart}));           // the vDSO
-  collector->on_sample(sample(100, 100, 30, 4, {0x12345, kRetInMain, kRetInStart}));                // no mapping
-  collector->on_sample(sample(100, 100, 40, 8, {kAppEnd - 0x10, kRetInMain, kRetInStart}));         // no symbol
-  collector->on_sample(sample(100, 100, 50, 16, {kWork + 8, 0x999999, kRetInMain}));  // chain leaves the code
+  collector->on_sample(sample(100, 100, 10, 1, {kAnon + 0x10, kRetInMain, kRetInStart}));    // JIT code
+  collector->on_sample(sample(100, 100, 20, 2, {kVdso + 0x10, kRetInMain, kRetInStart}));    // the vDSO
+  collector->on_sample(sample(100, 100, 30, 4, {0x12345, kRetInMain, kRetInStart}));         // no mapping
+  collector->on_sample(sample(100, 100, 40, 8, {kAppEnd - 0x10, kRetInMain, kRetInStart}));  // no symbol
+  collector->on_sample(sample(100, 100, 50, 16, {kWork + 8, 0x999999, kRetInMain}));         // chain leaves the code
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{
@@ -593,7 +615,7 @@ TEST_F(SampleCollectorTest, ThreadStartsAndUnnamedStartCodeAreRoots) {
   collector->on_sample(sample(100, 100, 20, 1000, {kWork + 0x10, kRetInMain, kLibcNoSymbol + 0x10}));
   collector->on_sample(sample(100, 100, 30, 1000, {kLeaf + 0x10, kRetInWork, kLibcNoSymbol + 0x10}));  // not main
   collector->on_sample(sample(100, 100, 40, 1000, {kLeaf + 0x10, kRetInWork, kRead + 0x40}));  // named, not a root
-  collector->on_sample(sample(100, 100, 45, 1000, {kMain + 0x10, kLibcStartMain + 0x40}));  // a versioned root
+  collector->on_sample(sample(100, 100, 45, 1000, {kMain + 0x10, kLibcStartMain + 0x40}));     // a versioned root
   // The kernel has its own start_thread: a stack of kernel frames alone reached no user root.
   fake->kernel.push_back({kKernelNoName, kKernelNoName + 0x100, "start_thread", {}});
   collector->on_sample(sample(100, 100, 50, 1000, {}, {kKernelNoName + 0x10}));
@@ -651,20 +673,24 @@ TEST_F(SampleCollectorTest, FramesReadPastTheEntryAreDropped) {
 TEST_F(SampleCollectorTest, InlinedFramesAreMarkedAndShareTheirFunctionsId) {
   start_app();
   collector->on_sample(sample(100, 100, 10, 1000, {kLeafInline + 4, kRetInWork, kRetInMain, kRetInStart}));
-  collector->on_sample(sample(100, 100, 20, 1000, {kOuterHelper + 4, kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
+  collector->on_sample(
+      sample(100, 100, 20, 1000, {kOuterHelper + 4, kLeaf + 0x10, kRetInWork, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
-  EXPECT_EQ(dump(p, p.threads[0]),
-            (std::vector<std::string>{
-                "_start",
-                "_start;main",
-                "_start;main;work",
-                "_start;main;work;leaf",
-                "_start;main;work;leaf;outer_helper [inlined]",
-                "_start;main;work;leaf;outer_helper [inlined];inner_helper [inlined] wall_ns=1000 cpu_ns=1000 samples=1",
-                "_start;main;work;leaf;outer_helper wall_ns=1000 cpu_ns=1000 samples=1",
-            }));
-  EXPECT_EQ(std::count_if(p.functions.begin(), p.functions.end(), [](const Function& f) { return f.name == "outer_helper"; }), 1);
+  EXPECT_EQ(
+      dump(p, p.threads[0]),
+      (std::vector<std::string>{
+          "_start",
+          "_start;main",
+          "_start;main;work",
+          "_start;main;work;leaf",
+          "_start;main;work;leaf;outer_helper [inlined]",
+          "_start;main;work;leaf;outer_helper [inlined];inner_helper [inlined] wall_ns=1000 cpu_ns=1000 samples=1",
+          "_start;main;work;leaf;outer_helper wall_ns=1000 cpu_ns=1000 samples=1",
+      }));
+  EXPECT_EQ(
+      std::count_if(p.functions.begin(), p.functions.end(), [](const Function& f) { return f.name == "outer_helper"; }),
+      1);
   EXPECT_EQ(function(p, "outer_helper").address, kOuterHelper - 0x400000) << "the out-of-line copy's entry";
 }
 
@@ -676,8 +702,9 @@ TEST_F(SampleCollectorTest, WithoutInlinedFramesTheEnclosingFunctionGetsTheTime)
   collector->on_sample(sample(100, 100, 20, 1000, {kLeaf + 4, kRetInWork, kRetInMain, kRetInStart}));
   const Profile p = build();
   ASSERT_EQ(p.threads.size(), 1u);
-  EXPECT_EQ(dump(p, p.threads[0]), (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
-                                                             "_start;main;work;leaf wall_ns=2000 cpu_ns=2000 samples=2"}));
+  EXPECT_EQ(dump(p, p.threads[0]),
+            (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
+                                      "_start;main;work;leaf wall_ns=2000 cpu_ns=2000 samples=2"}));
   for (const Function& f : p.functions) EXPECT_NE(f.name, "inner_helper");
 }
 

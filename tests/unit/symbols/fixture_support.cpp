@@ -61,8 +61,7 @@ FixtureRun run_fixture(const std::string& program) {
 int find_module(const std::vector<LoadedModule>& modules, const std::string& suffix) {
   for (size_t i = 0; i < modules.size(); ++i) {
     const std::string& path = modules[i].path;
-    if (path.size() >= suffix.size() &&
-        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
       return static_cast<int>(i);
     }
   }
@@ -81,12 +80,9 @@ uint32_t marker_line(const std::string& source, const std::string& marker) {
   return 0;
 }
 
-std::string base_name(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
+std::string base_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
-std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules,
-                                            SymbolizerOptions options) {
+std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options) {
   ::unsetenv("DEBUGINFOD_URLS");
   auto created = Symbolizer::create(std::move(modules), std::move(options));
   if (!created.ok()) {

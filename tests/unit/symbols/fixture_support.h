@@ -29,8 +29,7 @@ uint32_t marker_line(const std::string& source, const std::string& marker);
 std::string base_name(const std::string& path);
 
 // Symbolizer::create for tests: never asks a debuginfod server over the network.
-std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules,
-                                            SymbolizerOptions options = {});
+std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options = {});
 
 class TempDir {
  public:

@@ -47,7 +47,8 @@ TEST(PltStubs, AreNamedAfterTheSymbolTheyJumpTo) {
     ASSERT_GE(stubs.size(), 4u) << "objdump named no stubs";
     std::map<std::string, int> names;
     for (const auto& [address, name] : stubs) ++names[name];
-    for (const char* called : {"sin@plt", "cos@plt", "strlen@plt", "labs@plt"}) EXPECT_EQ(names.count(called), 1u) << called;
+    for (const char* called : {"sin@plt", "cos@plt", "strlen@plt", "labs@plt"})
+      EXPECT_EQ(names.count(called), 1u) << called;
     // A PIE anywhere: the stubs' runtime addresses move with the load bias.
     const bool pie = binary.find("nopie") == std::string::npos;
     const uint64_t bias = pie ? 0x7f1234500000 : 0;

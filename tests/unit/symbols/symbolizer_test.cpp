@@ -40,8 +40,7 @@ const std::map<std::string, std::pair<std::string, std::string>>& expected_funct
   return expected;
 }
 
-std::map<std::string, SymbolInfo> resolve_entries(Symbolizer& symbolizer,
-                                                  const std::vector<uint64_t>& entries,
+std::map<std::string, SymbolInfo> resolve_entries(Symbolizer& symbolizer, const std::vector<uint64_t>& entries,
                                                   uint64_t shift = 0) {
   std::map<std::string, SymbolInfo> by_name;
   for (uint64_t entry : entries) {
@@ -216,8 +215,7 @@ TEST(Symbolizer, NoDebugInfoNamesFromSymbolTable) {
   ASSERT_TRUE(symbolizer);
   auto by_name = resolve_entries(*symbolizer, run.entries);
   expect_functions(by_name, false);
-  EXPECT_TRUE(has_warning(*symbolizer, "symfix_nodebug", "no debug info"))
-      << warnings_of(*symbolizer);
+  EXPECT_TRUE(has_warning(*symbolizer, "symfix_nodebug", "no debug info")) << warnings_of(*symbolizer);
   EXPECT_EQ(symbolizer->warnings().size(), 1u) << warnings_of(*symbolizer);
 }
 
@@ -255,13 +253,11 @@ TEST(Symbolizer, StrippedBinaryWithoutDebugFile) {
     EXPECT_EQ(info.file, "");                 // nothing to say, and nothing made up
     EXPECT_NE(info.name, "demo::inner::compute(double)");
   }
-  EXPECT_TRUE(has_warning(*symbolizer, "nolink/symfix_pie", "debug info"))
-      << warnings_of(*symbolizer);
+  EXPECT_TRUE(has_warning(*symbolizer, "nolink/symfix_pie", "debug info")) << warnings_of(*symbolizer);
 }
 
 TEST(Symbolizer, MissingFileKeepsModuleAndWarnsOnce) {
-  LoadedModule gone{"/nonexistent/dir/libgone.so", 0x7f0000000000, 0x7f0000001000, 0x7f0000005000,
-                    "abcdef0123"};
+  LoadedModule gone{"/nonexistent/dir/libgone.so", 0x7f0000000000, 0x7f0000001000, 0x7f0000005000, "abcdef0123"};
   auto symbolizer = make_symbolizer({gone}, {.debug_dirs = {}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   SymbolInfo info = symbolizer->resolve(0x7f0000001234);
@@ -283,8 +279,7 @@ TEST(Symbolizer, BuildIdMismatchLeavesModuleUnnamed) {
   auto by_name = resolve_entries(*symbolizer, run.entries);
   EXPECT_FALSE(by_name.count("demo::inner::compute(double)"));  // wrong file: no guesses
   EXPECT_TRUE(by_name.count("libfix::library_entry(int)"));     // the library still matches
-  EXPECT_TRUE(has_warning(*symbolizer, "symfix_pie", "build id differs"))
-      << warnings_of(*symbolizer);
+  EXPECT_TRUE(has_warning(*symbolizer, "symfix_pie", "build id differs")) << warnings_of(*symbolizer);
 }
 
 TEST(Symbolizer, ReplacedFileFallsBackToCopyFoundByBuildId) {
@@ -297,8 +292,7 @@ TEST(Symbolizer, ReplacedFileFallsBackToCopyFoundByBuildId) {
   auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
   expect_functions(resolve_entries(*symbolizer, run.entries), true);
-  EXPECT_TRUE(has_warning(*symbolizer, "build id differs", "found by build id"))
-      << warnings_of(*symbolizer);
+  EXPECT_TRUE(has_warning(*symbolizer, "build id differs", "found by build id")) << warnings_of(*symbolizer);
 }
 
 TEST(Symbolizer, OddFilesDoNotCrash) {
@@ -373,8 +367,8 @@ TEST(Symbolizer, ClangBuiltExecutable) {
   ASSERT_TRUE(symbolizer);
   auto by_name = resolve_entries(*symbolizer, run.entries);
   // -finstrument-functions-after-inlining: only functions that stayed out of line.
-  for (const char* name : {"demo::inner::compute(double)", "demo::Widget<int>::spin(int)",
-                           "outer_with_inline(int)", "libfix::Scaler::scale(int) const"}) {
+  for (const char* name : {"demo::inner::compute(double)", "demo::Widget<int>::spin(int)", "outer_with_inline(int)",
+                           "libfix::Scaler::scale(int) const"}) {
     SCOPED_TRACE(name);
     auto it = by_name.find(name);
     ASSERT_NE(it, by_name.end());

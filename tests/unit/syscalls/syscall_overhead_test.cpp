@@ -65,7 +65,15 @@ std::optional<Measured> measure(SyscallTracer* tracer, bool add) {
   return m;
 }
 
-enum class Config { NoTracer, AttachedNotTraced, TracedNotSelected, TracedBare, TracedWindowOnly, TracedStackOnly, TracedUserStacks };
+enum class Config {
+  NoTracer,
+  AttachedNotTraced,
+  TracedNotSelected,
+  TracedBare,
+  TracedWindowOnly,
+  TracedStackOnly,
+  TracedUserStacks
+};
 
 // One tracer at a time: two would add both probes' costs to every call.
 std::optional<Measured> measure(Config setup) {

@@ -1,7 +1,7 @@
 // Truncated, corrupted, foreign and newer-version files are rejected with one clear line,
 // never accepted as something else and never a crash.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

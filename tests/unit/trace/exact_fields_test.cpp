@@ -15,11 +15,18 @@ namespace {
 
 Profile exact_profile() {
   Profile p = test::small_profile();
-  p.processes = {
-      Process{.pid = 7, .ppid = 1, .image = 0, .command = "./app", .start_ns = 10, .end_ns = 20},
-      Process{.pid = 7, .ppid = 1, .image = 2, .command = "/bin/true x", .start_ns = 20, .end_ns = 30,
-              .death_signal = 9, .complete = false, .hook_inner_ns = 7.25, .hook_outer_ns = 3.5,
-              .excluded_hook_ns = 1.0 / 3}};
+  p.processes = {Process{.pid = 7, .ppid = 1, .image = 0, .command = "./app", .start_ns = 10, .end_ns = 20},
+                 Process{.pid = 7,
+                         .ppid = 1,
+                         .image = 2,
+                         .command = "/bin/true x",
+                         .start_ns = 20,
+                         .end_ns = 30,
+                         .death_signal = 9,
+                         .complete = false,
+                         .hook_inner_ns = 7.25,
+                         .hook_outer_ns = 3.5,
+                         .excluded_hook_ns = 1.0 / 3}};
   Thread& t = p.threads[0];
   t.depth_limited_calls = 11;
   t.short_calls = 1ull << 40;
@@ -123,11 +130,13 @@ TEST(ExactFields, SyscallCountsMustAddUp) {
     return parse_profile(test::file_with_payload(payload), "bad.callprof");
   };
   EXPECT_TRUE(with([](file::Syscall&) {}).ok());
-  test::expect_error(with([](file::Syscall& s) { s.set_errors(s.calls() + 1); }), "bad.callprof", "more errors than calls");
+  test::expect_error(with([](file::Syscall& s) { s.set_errors(s.calls() + 1); }), "bad.callprof",
+                     "more errors than calls");
   test::expect_error(with([](file::Syscall& s) { s.set_calls(s.calls() + 1); }), "bad.callprof", "do not add up");
   test::expect_error(with([](file::Syscall& s) { s.add_duration_buckets(1); }), "bad.callprof", "unequal columns");
   test::expect_error(with([](file::Syscall& s) { s.set_duration_buckets(1, 0); }), "bad.callprof", "out of order");
-  test::expect_error(with([](file::Syscall& s) { s.mutable_errnos(0)->set_calls(5); }), "bad.callprof", "do not add up");
+  test::expect_error(with([](file::Syscall& s) { s.mutable_errnos(0)->set_calls(5); }), "bad.callprof",
+                     "do not add up");
   test::expect_error(with([](file::Syscall& s) { s.set_min_ns(s.max_ns() + 1); }), "bad.callprof", "shortest call");
 }
 

@@ -19,10 +19,20 @@ Profile round_trip(const Profile& profile) {
 
 TEST(Facts, TypedFactsRoundTrip) {
   Profile p = test::small_profile();
-  p.meta.exact = ExactFacts{.offcpu = false, .alloc = true, .ordered_clock = true, .auto_fold = "all", .include = "^f", .max_depth = 7,
+  p.meta.exact = ExactFacts{.offcpu = false,
+                            .alloc = true,
+                            .ordered_clock = true,
+                            .auto_fold = "all",
+                            .include = "^f",
+                            .max_depth = 7,
                             .unmatched_exits = 3};
-  p.meta.sampling = SamplingFacts{.event = "cycles", .frequency_hz = 4999, .unwind = "dwarf", .samples = 12,
-                                  .lost_records = 2, .lost_samples = 1ull << 40, .truncated_stacks = 5,
+  p.meta.sampling = SamplingFacts{.event = "cycles",
+                                  .frequency_hz = 4999,
+                                  .unwind = "dwarf",
+                                  .samples = 12,
+                                  .lost_records = 2,
+                                  .lost_samples = 1ull << 40,
+                                  .truncated_stacks = 5,
                                   .inlined_frames = false};
   p.meta.syscalls = SyscallFacts{.selection = "file,!close", .stacks = "full", .events = 9, .unpaired_exits = 1};
   p.meta.compensated = true;
@@ -94,7 +104,8 @@ TEST(Facts, LegacyStringKeysBecomeTypedFields) {
 
 TEST(Facts, FunctionKindsRoundTripAndOldFilesInferThem) {
   Profile p = test::small_profile();
-  for (auto [name, kind] : {std::pair{"[syscall] write", FunctionKind::Syscall}, {"schedule", FunctionKind::Kernel},
+  for (auto [name, kind] : {std::pair{"[syscall] write", FunctionKind::Syscall},
+                            {"schedule", FunctionKind::Kernel},
                             {"[pruned]", FunctionKind::Pruned}}) {
     Function f;
     f.name = name;

@@ -19,9 +19,7 @@ void expect_invalid(const file::Profile& payload, std::string_view needle) {
 
 file::CallTree* tree_of(file::Profile& payload) { return payload.mutable_threads(0)->mutable_tree(); }
 
-TEST(InvalidPayload, MinimalPayloadIsValid) {
-  ASSERT_TRUE(parse(test::minimal_payload()).ok());
-}
+TEST(InvalidPayload, MinimalPayloadIsValid) { ASSERT_TRUE(parse(test::minimal_payload()).ok()); }
 
 TEST(InvalidPayload, ParentMustBeAnEarlierNode) {
   file::Profile p = test::minimal_payload();

@@ -17,7 +17,8 @@ TEST(PackedVarints, CountsEveryValueAndRefusesACutOne) {
   EXPECT_EQ(packed_varint_count(""), 0u);
   // 0, 1, 127, 128 (2 bytes), 2^63 (10 bytes), and ten single-byte values past the
   // eight-byte blocks.
-  std::string packed = std::string("\x00\x01\x7f\x80\x01", 5) + std::string(9, '\x80') + '\x01' + std::string(10, '\x05');
+  std::string packed =
+      std::string("\x00\x01\x7f\x80\x01", 5) + std::string(9, '\x80') + '\x01' + std::string(10, '\x05');
   EXPECT_EQ(packed_varint_count(packed), 15u);
   std::array<uint64_t, 15> values{};
   ASSERT_TRUE(decode_packed_varints(packed, values));

@@ -131,11 +131,13 @@ TEST(PayloadBudget, TheVariableSetsTheLimitWhateverTheFileSize) {
   EXPECT_EQ(trace::memory_limit(1ull << 30).value(), 100ull << 20);
   const Status s = trace::check_header_budget(60ull << 20, 1000);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("CALLPROF_MEMORY_LIMIT=100M allows 100 MiB"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("CALLPROF_MEMORY_LIMIT=100M allows 100 MiB"), std::string::npos)
+      << s.error().message;
   ASSERT_EQ(setenv("CALLPROF_MEMORY_LIMIT", "much", 1), 0);
   auto bad = trace::memory_limit(1000);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "CALLPROF_MEMORY_LIMIT: 'much' is not a memory size (bytes, or a number with K, M, G or T: 512M, 4G)");
+  EXPECT_EQ(bad.error().message,
+            "CALLPROF_MEMORY_LIMIT: 'much' is not a memory size (bytes, or a number with K, M, G or T: 512M, 4G)");
   unsetenv("CALLPROF_MEMORY_LIMIT");
 }
 

@@ -1,11 +1,10 @@
 // Profiles survive writing and reading unchanged, the file has the documented layout, and
 // file-system failures come back as one-line errors.
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -88,8 +87,7 @@ TEST(ProfileFile, RoundTripOfEmptyProfile) {
 
 TEST(ProfileFile, LargeTreeRoundTrips) {
   Profile profile;
-  for (uint32_t f = 0; f < 50; ++f)
-    profile.functions.push_back({"f" + std::to_string(f), "", kNoModule, f, "", 0});
+  for (uint32_t f = 0; f < 50; ++f) profile.functions.push_back({"f" + std::to_string(f), "", kNoModule, f, "", 0});
   Thread thread = test::make_thread(1, 1);
   uint64_t seed = 42;
   for (int i = 0; i < 50'000; ++i) {

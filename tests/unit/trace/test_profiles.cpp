@@ -68,9 +68,13 @@ Thread make_thread(uint32_t tid, uint32_t pid) {
 
 Profile rich_profile() {
   Profile p;
-  p.meta = Metadata{.command = "./app --size 10 'ü'", .mode = "exact", .hostname = "höst",
-                    .clock = "CLOCK_MONOTONIC", .start_realtime_ns = 1'700'000'000'000'000'000,
-                    .duration_ns = -1, .callprof_version = "0.1.0",
+  p.meta = Metadata{.command = "./app --size 10 'ü'",
+                    .mode = "exact",
+                    .hostname = "höst",
+                    .clock = "CLOCK_MONOTONIC",
+                    .start_realtime_ns = 1'700'000'000'000'000'000,
+                    .duration_ns = -1,
+                    .callprof_version = "0.1.0",
                     .extra = {{"filter", "^fib$"}, {"", "empty key"}, {"日本", "\xff\xfe"}}};
   p.modules = {{"/usr/bin/äpp", "0123456789abcdef"}, {"/lib/x86_64-linux-gnu/libc.so.6", ""}};
   p.functions = {
@@ -190,8 +194,8 @@ void expect_error(const Result<Profile>& result, std::string_view name, std::str
 
 std::vector<uint8_t> file_with_payload(const file::Profile& payload) {
   const std::string bytes = payload.SerializeAsString();
-  Result<std::vector<uint8_t>> file = trace::wrap_payload(
-      std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  Result<std::vector<uint8_t>> file =
+      trace::wrap_payload(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   EXPECT_TRUE(file.ok());
   return file.ok() ? *file : std::vector<uint8_t>{};
 }
