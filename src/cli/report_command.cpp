@@ -77,7 +77,8 @@ std::string sort_help() {
   keys.insert(keys.end(), {"module", "name"});
   return "Sort by this column (default: the view's); flat, callers, tree, callees-of, summary:\n" + choice_lines(keys) +
          ";\nthreads view: " +
-         choice_lines({"tid", "name", "start", "duration", "calls", "total", "cpu", "offcpu", "dropped"}, 50) +
+         choice_lines({"tid", "name", "start", "duration", "calls", "total", "cpu", "offcpu", "preempted", "dropped"},
+                      50) +
          ";\ntree and callees-of also take base and cum (pprof's self and total), not module";
 }
 

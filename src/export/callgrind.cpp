@@ -7,13 +7,15 @@
 // its self cost and its calls, the callee's entry line as the call's target.
 //
 // Events: Time (wall ns; for sampled profiles samples x period), Calls, and Cpu/OffCpu
-// when the profile measured them, Samples when it was sampled (Calls is left out when it
-// counted none). A cost line gives, for a function's self cost, its self time and the
-// calls *into* it (FunctionRow::calls, recursive ones included); for a call, the
-// callee's total under that caller and the calls made within it, itself included
-// (EdgeRow::total). So callgrind_annotate shows per function: self Time = self_ns and
-// self Calls = calls; with --inclusive=yes, Time = total_ns and Calls = every call made
-// while the function was active (its own included), FunctionRow::total's calls.
+// when the profile measured them (OffCpu: blocked or waiting for a CPU, all the time not
+// running; Preempted, the part waiting for a CPU, where some node waited), Samples when it
+// was sampled (Calls is left out when it counted none). A cost line gives, for a
+// function's self cost, its self time and the calls *into* it (FunctionRow::calls,
+// recursive ones included); for a call, the callee's total under that caller and the calls
+// made within it, itself included (EdgeRow::total). So callgrind_annotate shows per
+// function: self Time = self_ns and self Calls = calls; with --inclusive=yes, Time =
+// total_ns and Calls = every call made while the function was active (its own included),
+// FunctionRow::total's calls.
 //
 // Recursion. Both readers take a called function's inclusive cost from the calls into
 // it (KCachegrind skipping f -> f; callgrind_annotate summing every `calls=` cost to it),
@@ -66,6 +68,8 @@ struct Event {
   Metric metric;
   std::string_view name;  // callgrind event names: letters and digits only
   std::string_view long_name;
+  Metric plus = Metric::kCount;  // a second metric added to the first
+  uint64_t of(const Metrics& m) const { return m[metric] + (plus == Metric::kCount ? 0 : m[plus]); }
 };
 
 // Interned strings of one compression namespace ("ob" or "fl"): ids from 1.
@@ -118,7 +122,12 @@ class Writer {
       events_.push_back({Metric::Calls, "Calls", "Calls (self: into the function; inclusive: made within it)"});
     if (a_.cpu_measured()) {
       events_.push_back({Metric::CpuNs, "Cpu", "On-CPU time (ns)"});
-      events_.push_back({Metric::OffCpuNs, "OffCpu", "Off-CPU time (ns)"});
+      // Off-CPU as perf and bcc's offcputime count it: all the time not running, blocked or
+      // waiting for a CPU; Preempted, where some node waited, is the part waiting for a CPU.
+      events_.push_back(
+          {Metric::OffCpuNs, "OffCpu", "Off-CPU time, blocked or waiting for a CPU (ns)", Metric::PreemptedNs});
+      if (s.present[size_t(Metric::PreemptedNs)])
+        events_.push_back({Metric::PreemptedNs, "Preempted", "Waiting for a CPU (ns, part of OffCpu)"});
     }
     if (s.has_samples) events_.push_back({Metric::Samples, "Samples", "Samples"});
     totals_.assign(events_.size(), 0);
@@ -172,7 +181,7 @@ class Writer {
     // The summary is the sum of every self cost line, written before the body.
     std::vector<uint64_t> summary(events_.size(), 0);
     for (const FunctionRow& r : a_.functions())
-      for (size_t k = 0; k < events_.size(); ++k) summary[k] += r.self[events_[k].metric];
+      for (size_t k = 0; k < events_.size(); ++k) summary[k] += events_[k].of(r.self);
     buf_ += "summary:";
     for (uint64_t v : summary) fmt::format_to(std::back_inserter(buf_), " {}", v);
     buf_ += '\n';
@@ -186,7 +195,7 @@ class Writer {
     function_name("fn", r);
     fmt::format_to(std::back_inserter(buf_), "{}", i.line);
     costs(self);
-    for (size_t k = 0; k < events_.size(); ++k) totals_[k] += self[events_[k].metric];
+    for (size_t k = 0; k < events_.size(); ++k) totals_[k] += events_[k].of(self);
   }
 
   void call(size_t caller, const EdgeRow& e) {
@@ -243,7 +252,7 @@ class Writer {
 
   // The rest of a cost line: one number per event.
   void costs(const Metrics& m) {
-    for (const Event& ev : events_) fmt::format_to(std::back_inserter(buf_), " {}", m[ev.metric]);
+    for (const Event& ev : events_) fmt::format_to(std::back_inserter(buf_), " {}", ev.of(m));
     buf_ += '\n';
   }
   void costs(const std::vector<uint64_t>& values) {

@@ -12,25 +12,28 @@
 
 #include "export/export.h"
 #include "export/function_texts.h"
+#include "model/time_split.h"
 #include "util/escape.h"
 
 namespace callprof {
 namespace {
 
-Metric metric_of(CollapsedValue v) {
+// A path's own value. Off-CPU is all the time not running, blocked or waiting for a CPU, as
+// flame graphs of off-CPU stacks (perf, bcc's offcputime) have it: the format has one number.
+uint64_t value_of(MetricRow m, CollapsedValue v) {
   switch (v) {
     case CollapsedValue::Self:
-      return Metric::WallNs;
+      return m[Metric::WallNs];
     case CollapsedValue::Cpu:
-      return Metric::CpuNs;
+      return m[Metric::CpuNs];
     case CollapsedValue::Offcpu:
-      return Metric::OffCpuNs;
+      return switched_out_ns(m);
     case CollapsedValue::Samples:
-      return Metric::Samples;
+      return m[Metric::Samples];
     case CollapsedValue::Calls:
-      return Metric::Calls;
+      return m[Metric::Calls];
   }
-  return Metric::WallNs;
+  return m[Metric::WallNs];
 }
 
 constexpr size_t kFlushBytes = size_t(1) << 20;
@@ -46,7 +49,6 @@ std::string frame_text(std::string_view name) {
 
 Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostream& out) {
   const CallTree& tree = analysis.tree();
-  const Metric metric = metric_of(value);
   // Depth first, keeping only the current path's text (its length per depth), never one
   // string per node; an explicit stack, since recursion can make the tree arbitrarily deep.
   struct Entry {
@@ -69,7 +71,7 @@ Status write_collapsed(const Analysis& analysis, CollapsedValue value, std::ostr
     if (e.depth) path += ';';
     path += frames[n.function];
     length.push_back(path.size());
-    if (const uint64_t v = tree.base(e.id)[metric]; v > 0) {
+    if (const uint64_t v = value_of(tree.base(e.id), value); v > 0) {
       buf += path;
       buf += ' ';
       char digits[24];

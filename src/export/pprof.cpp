@@ -110,11 +110,22 @@ class StringTable {
   std::vector<const std::string*> strings_;
 };
 
-// One value of every sample: pprof's sample type and the node's metric behind it.
+// One value of every sample: pprof's sample type and the node's metric behind it (plus a
+// second one added to it, when set).
 struct Column {
   std::string_view type, unit;
   Metric metric;
+  Metric plus = Metric::kCount;
+  uint64_t value(MetricRow base) const { return base[metric] + (plus == Metric::kCount ? 0 : base[plus]); }
 };
+
+// `offcpu` is all the time not running, blocked or waiting for a CPU, as perf and bcc's
+// offcputime count off-CPU time (and as callprof's exports always have); `preempted`, where
+// some node waited, is the part of it spent waiting for a CPU (docs/interop.md).
+void add_offcpu(std::vector<Column>& c, bool preempted) {
+  c.push_back({"offcpu", "nanoseconds", Metric::OffCpuNs, Metric::PreemptedNs});
+  if (preempted) c.push_back({"preempted", "nanoseconds", Metric::PreemptedNs});
+}
 
 std::vector<Column> columns_of(const Analysis& a, bool sampled) {
   const auto& present = a.stats().present;
@@ -123,17 +134,18 @@ std::vector<Column> columns_of(const Analysis& a, bool sampled) {
   if (sampled) {
     // An on-CPU sample's weight is CPU time; a profile that kept it only as wall time (no
     // CPU split, no off-CPU stacks) has no other time.
-    const bool split = has(Metric::CpuNs) || has(Metric::OffCpuNs);
+    const bool off_cpu = has(Metric::OffCpuNs) || has(Metric::PreemptedNs);
+    const bool split = has(Metric::CpuNs) || off_cpu;
     c = {{"samples", "count", Metric::Samples}, {"cpu", "nanoseconds", split ? Metric::CpuNs : Metric::WallNs}};
-    if (has(Metric::OffCpuNs)) c.push_back({"offcpu", "nanoseconds", Metric::OffCpuNs});
+    if (off_cpu) add_offcpu(c, has(Metric::PreemptedNs));
     // Off-CPU stacks and traced system calls have wall time but no samples or CPU time.
-    if (has(Metric::OffCpuNs) || has(Metric::Syscalls)) c.push_back({"wall", "nanoseconds", Metric::WallNs});
+    if (off_cpu || has(Metric::Syscalls)) c.push_back({"wall", "nanoseconds", Metric::WallNs});
     return c;
   }
   c = {{"calls", "count", Metric::Calls}, {"wall", "nanoseconds", Metric::WallNs}};
   if (a.cpu_measured()) {
     c.push_back({"cpu", "nanoseconds", Metric::CpuNs});
-    c.push_back({"offcpu", "nanoseconds", Metric::OffCpuNs});
+    add_offcpu(c, has(Metric::PreemptedNs));
   }
   if (has(Metric::AllocCalls)) {
     c.push_back({"alloc_calls", "count", Metric::AllocCalls});
@@ -300,14 +312,14 @@ void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::Re
 // `path`: location ids, the leaf first.
 void PprofWriter::add_sample(MetricRow base, const std::vector<uint64_t>& path,
                              const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
-  if (std::none_of(columns_.begin(), columns_.end(), [&](const Column& c) { return base[c.metric] != 0; })) return;
+  if (std::none_of(columns_.begin(), columns_.end(), [&](const Column& c) { return c.value(base) != 0; })) return;
   pb::Sample* s = chunk_.add_sample();
   auto* ids = s->mutable_location_id();
   ids->Resize(int(path.size()), 0);
   std::copy(path.begin(), path.end(), ids->mutable_data());
   auto* values = s->mutable_value();
   values->Resize(int(columns_.size()), 0);
-  for (size_t i = 0; i < columns_.size(); ++i) values->Set(int(i), as_int64(base[columns_[i].metric]));
+  for (size_t i = 0; i < columns_.size(); ++i) values->Set(int(i), as_int64(columns_[i].value(base)));
   *s->mutable_label() = labels;
   batch_locations_ += path.size();
   batch_long_ = batch_long_ || path.size() > kLongPath || batch_locations_ >= kLocationsPerBatch;

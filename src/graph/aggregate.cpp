@@ -128,6 +128,7 @@ std::vector<FunctionRow> function_rows_with(const CallTree& tree, AddTotals add_
     r.self_ns = r.self[Metric::WallNs];
     r.cpu_ns = r.self[Metric::CpuNs];
     r.offcpu_ns = r.self[Metric::OffCpuNs];
+    r.preempted_ns = r.self[Metric::PreemptedNs];
     r.self_samples = r.self[Metric::Samples];
     r.total_ns = r.total[Metric::WallNs];
     r.total_samples = r.total[Metric::Samples];

@@ -21,7 +21,8 @@ struct FunctionRow {
   uint64_t min_self_ns = Metrics::kUnset;  // kUnset: no single call was measured
   uint64_t max_self_ns = Metrics::kUnset;  // kUnset exactly when min_self_ns is
   uint64_t cpu_ns = 0;
-  uint64_t offcpu_ns = 0;
+  uint64_t offcpu_ns = 0;     // blocked or sleeping
+  uint64_t preempted_ns = 0;  // waiting for a CPU: cpu + offcpu + preempted = self where the split was measured
   uint64_t self_samples = 0;
   uint64_t total_samples = 0;
   uint64_t recursive_calls = 0;  // calls made while an outer instance was active

@@ -33,7 +33,8 @@ class FlameLayouter {
   }
 
  private:
-  uint64_t value(NodeId id) const { return cum_[id][o_.metric]; }
+  uint64_t value(NodeId id) const { return of(cum_[id]); }
+  uint64_t of(MetricRow m) const { return m[o_.metric] + (o_.plus == Metric::kCount ? 0 : m[o_.plus]); }
   uint32_t rank(FunctionId f) const { return f < o_.rank.size() ? o_.rank[f] : UINT32_MAX; }
 
   // Queues the frames of `node`'s children, left to right from `x`: the wide ones in rank
@@ -62,7 +63,7 @@ class FlameLayouter {
                                     .parent = parent,
                                     .x = x,
                                     .width = w,
-                                    .self = tree_.base(c)[o_.metric]});
+                                    .self = of(tree_.base(c))});
       x += w;
     }
     if (narrow > 1 && narrow_width >= o_.min_width)

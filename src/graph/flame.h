@@ -26,6 +26,9 @@ struct FlameFrame {
 
 struct FlameLayoutOptions {
   Metric metric = Metric::WallNs;
+  // A second metric added to `metric` (kCount: none): one width of two quantities, as
+  // off-CPU time is blocked + waiting for a CPU.
+  Metric plus = Metric::kCount;
   // Frames narrower than this (metric units) are not drawn on their own: siblings that are
   // narrow together become one group frame when the group is at least this wide.
   uint64_t min_width = 0;

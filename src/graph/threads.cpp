@@ -47,6 +47,7 @@ ThreadTotals thread_totals(const CallTree& tree) {
   tt.total_ns = grand_total_ns(tree);
   tt.cpu_ns = base.sum(Metric::CpuNs);
   tt.offcpu_ns = base.sum(Metric::OffCpuNs);
+  tt.preempted_ns = base.sum(Metric::PreemptedNs);
   return tt;
 }
 

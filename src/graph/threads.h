@@ -11,10 +11,11 @@
 namespace callprof {
 
 struct ThreadTotals {
-  uint64_t calls = 0;      // all calls in the thread's tree
-  uint64_t total_ns = 0;   // cum wall of the tree's top-level nodes
-  uint64_t cpu_ns = 0;     // on-CPU time over the whole tree
-  uint64_t offcpu_ns = 0;  // off-CPU time over the whole tree
+  uint64_t calls = 0;         // all calls in the thread's tree
+  uint64_t total_ns = 0;      // cum wall of the tree's top-level nodes
+  uint64_t cpu_ns = 0;        // on-CPU time over the whole tree
+  uint64_t offcpu_ns = 0;     // off-CPU time (blocked or sleeping) over the whole tree
+  uint64_t preempted_ns = 0;  // time waiting for a CPU over the whole tree: cpu + offcpu + preempted = wall
 };
 
 // One thread's (its tree's).

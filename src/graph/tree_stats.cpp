@@ -40,10 +40,10 @@ TreeStats tree_stats(const CallTree& tree, std::span<const uint32_t> level) {
     s.present[size_t(m)] = std::any_of(col.begin() + 1, col.end(), [&](uint64_t v) { return v != unset; });
   }
   s.has_cpu = s.present[size_t(Metric::CpuNs)];
-  s.has_offcpu = s.present[size_t(Metric::OffCpuNs)];
+  s.has_offcpu = s.present[size_t(Metric::OffCpuNs)] || s.present[size_t(Metric::PreemptedNs)];
   s.has_samples = s.present[size_t(Metric::Samples)];
   s.has_min_max = s.present[size_t(Metric::MinWallNs)];
-  s.crowded = base.sum(Metric::PreemptedNs, 1) * 100 >= std::max<uint64_t>(1, base.sum(Metric::WallNs, 1));
+  s.crowded = crowded(base.sum(Metric::PreemptedNs, 1), base.sum(Metric::WallNs, 1));
   s.calls = base.sum(Metric::Calls, 1);
   s.indirect_calls = base.sum(Metric::IndirectCalls, 1);
   if (base.has(Metric::Calls)) {

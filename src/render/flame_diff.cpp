@@ -14,7 +14,7 @@ constexpr uint32_t kNoPath = UINT32_MAX;
 // The base's call paths by name: (parent path, interned full name) -> path, with its value.
 class BasePaths {
  public:
-  BasePaths(const Analysis& base, Metric metric) {
+  BasePaths(const Analysis& base, Metric metric, Metric plus) {
     const CallTree& t = base.tree();
     const MetricTable& cum = base.nodes().cum;
     std::vector<uint32_t> path_of(t.size(), kNoPath);
@@ -28,7 +28,7 @@ class BasePaths {
         parent_.push_back(path_of[n.parent]);
       }
       path_of[id] = it->second;
-      value_[it->second] += cum[id][metric];
+      value_[it->second] += cum[id][metric] + (plus == Metric::kCount ? 0 : cum[id][plus]);
     }
   }
 
@@ -56,10 +56,10 @@ class BasePaths {
 }  // namespace
 
 FlameBase match_flame_base(const Analysis& next, const FlameLayout& layout, const Analysis& base, Metric metric,
-                           bool normalize) {
-  const BasePaths paths(base, metric);
+                           Metric plus, bool normalize) {
+  const BasePaths paths(base, metric, plus);
   FlameBase out;
-  out.total = base.total(metric);
+  out.total = base.total(metric) + (plus == Metric::kCount ? 0 : base.total(plus));
   if (normalize && out.total > 0) out.scale = double(layout.total) / double(out.total);
   const auto scaled = [&](uint64_t v) { return uint64_t(std::llround(double(v) * out.scale)); };
 

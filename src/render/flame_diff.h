@@ -19,9 +19,9 @@ struct FlameBase {
   double scale = 1.0;           // applied to every base value (normalize: new total / base total)
 };
 
-// `layout` was laid out from `next`'s tree with `metric`; `normalize` scales the base to
-// next's total (a run that was slower or longer overall).
+// `layout` was laid out from `next`'s tree with `metric` (plus `plus`, unless kCount);
+// `normalize` scales the base to next's total (a run that was slower or longer overall).
 FlameBase match_flame_base(const Analysis& next, const FlameLayout& layout, const Analysis& base, Metric metric,
-                           bool normalize);
+                           Metric plus, bool normalize);
 
 }  // namespace callprof

@@ -80,7 +80,7 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
     if (const CompensationStats& c = ctx.compensation(); c.limited > 0)
       out << fmt::format(
           "#           {} of {} nodes ran on the CPU for less than the hooks' estimated cost "
-          "({} not removed): their self time is their blocked time, or 0\n",
+          "({} not removed): their self time is their blocked time alone (none left on or waiting for a CPU)\n",
           c.limited, c.nodes, format_ns(uint64_t(c.unremoved_ns)));
   } else if (!cost.empty())
     out << "# times:    raw, not compensated for the measured hook overhead (" << cost << ")\n";

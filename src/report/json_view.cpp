@@ -23,7 +23,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // 2: times are compensated for the hook overhead unless --raw (`compensated` says which).
-constexpr int kSchemaVersion = 2;
+// 3: offcpu_ns and total_offcpu_ns are blocked time only; waiting for a CPU is preempted_ns.
+constexpr int kSchemaVersion = 3;
 
 // Names come from the profiled binary and need not be valid UTF-8: replace, never throw.
 std::string dump(const json& j) { return inert_json(j.dump(-1, ' ', false, json::error_handler_t::replace)); }
@@ -205,7 +206,8 @@ std::vector<json> threads(const ReportContext& ctx) {
     const Thread& t = p.threads[i];
     json path = json::array();
     for (FunctionId f : t.creator_path) path.push_back(ctx.analysis().full_name(f));
-    const bool measured = t.offcpu == Thread::OffCpu::Measured || totals[i].cpu_ns || totals[i].offcpu_ns;
+    const bool measured =
+        t.offcpu == Thread::OffCpu::Measured || totals[i].cpu_ns || totals[i].offcpu_ns || totals[i].preempted_ns;
     out.push_back({{"tid", t.tid},
                    {"pid", t.pid},
                    {"host", t.host.empty() ? json(nullptr) : json(t.host)},
@@ -228,7 +230,8 @@ std::vector<json> threads(const ReportContext& ctx) {
                    {"calls", totals[i].calls},
                    {"total_ns", totals[i].total_ns},
                    {"cpu_ns", measured ? json(totals[i].cpu_ns) : json(nullptr)},
-                   {"offcpu_ns", measured ? json(totals[i].offcpu_ns) : json(nullptr)}});
+                   {"offcpu_ns", measured ? json(totals[i].offcpu_ns) : json(nullptr)},
+                   {"preempted_ns", measured ? json(totals[i].preempted_ns) : json(nullptr)}});
   }
   return out;
 }
@@ -237,14 +240,14 @@ std::vector<json> threads(const ReportContext& ctx) {
 // in them adds up across threads (a thread's outermost instances of a function are its
 // own), so a process's rows are its threads' rows summed, with no merged tree.
 struct FunctionSums {
-  uint64_t calls = 0, self_ns = 0, total_ns = 0, cpu_ns = 0, offcpu_ns = 0, samples = 0;
+  uint64_t calls = 0, self_ns = 0, total_ns = 0, cpu_ns = 0, offcpu_ns = 0, preempted_ns = 0, samples = 0;
   void add(const FunctionRow& r) {
     calls += r.calls, self_ns += r.self_ns, total_ns += r.total_ns;
-    cpu_ns += r.cpu_ns, offcpu_ns += r.offcpu_ns, samples += r.self_samples;
+    cpu_ns += r.cpu_ns, offcpu_ns += r.offcpu_ns, preempted_ns += r.preempted_ns, samples += r.self_samples;
   }
   void add(const FunctionSums& r) {
     calls += r.calls, self_ns += r.self_ns, total_ns += r.total_ns;
-    cpu_ns += r.cpu_ns, offcpu_ns += r.offcpu_ns, samples += r.samples;
+    cpu_ns += r.cpu_ns, offcpu_ns += r.offcpu_ns, preempted_ns += r.preempted_ns, samples += r.samples;
   }
 };
 using Breakdown = std::map<FunctionId, FunctionSums>;
@@ -266,6 +269,7 @@ std::vector<json> rows_json(const ReportContext& ctx, const Breakdown& rows) {
     if (cpu) {
       j["cpu_ns"] = r.cpu_ns;
       j["offcpu_ns"] = r.offcpu_ns;
+      j["preempted_ns"] = r.preempted_ns;
     }
     if (sampled) j["samples"] = r.samples;
     out.push_back(std::move(j));
@@ -400,6 +404,7 @@ void write_node_columns(std::ostream& out, const ReportContext& ctx, const Metri
   write_column(out, "recursion_level", n, true, [&](size_t i) { return level[order.ids[i]]; });
   write_column(out, "cpu_ns", n, cpu, base(Metric::CpuNs));
   write_column(out, "offcpu_ns", n, cpu, base(Metric::OffCpuNs));
+  write_column(out, "preempted_ns", n, cpu, base(Metric::PreemptedNs));
   write_column(out, "samples", n, sampled, base(Metric::Samples));
   write_column(out, "total_samples", n, sampled, cum(Metric::Samples));
   write_column(out, "inlined", n, ctx.stats().has_inlined, [&](size_t i) { return tree.node(order.ids[i]).inlined; });
@@ -423,6 +428,7 @@ void write_edge_columns(std::ostream& out, const ReportContext& ctx) {
   write_column(out, "total_ns", n, true, [&](size_t i) { return rows[i]->total_ns; });
   write_column(out, "cpu_ns", n, cpu, [&](size_t i) { return rows[i]->self[Metric::CpuNs]; });
   write_column(out, "offcpu_ns", n, cpu, [&](size_t i) { return rows[i]->self[Metric::OffCpuNs]; });
+  write_column(out, "preempted_ns", n, cpu, [&](size_t i) { return rows[i]->self[Metric::PreemptedNs]; });
   out << "\n}";
 }
 

@@ -39,6 +39,9 @@ Result<Stanzas> collect(const ReportContext& ctx) {
   return out;
 }
 
+// Waiting for a CPU, next to off-CPU time where it mattered (TreeStats::crowded), as in flat.
+bool preempted_column(const ReportContext& ctx) { return ctx.cpu_measured() && ctx.stats().crowded; }
+
 std::vector<std::string> cells(const ReportContext& ctx, std::string tid, std::string name, const FunctionRow& r,
                                std::string function) {
   std::vector<std::string> c = {std::move(tid), std::move(name), std::to_string(r.calls), format_ns(r.self_ns),
@@ -46,6 +49,7 @@ std::vector<std::string> cells(const ReportContext& ctx, std::string tid, std::s
   if (ctx.cpu_measured()) {
     c.push_back(format_ns(r.cpu_ns));
     c.push_back(format_ns(r.offcpu_ns));
+    if (preempted_column(ctx)) c.push_back(format_ns(r.preempted_ns));
   }
   c.push_back(std::move(function));
   return c;
@@ -59,6 +63,7 @@ FunctionRow sum(const std::vector<ThreadRow>& rows) {
     all.total_ns += t.row.total_ns;
     all.cpu_ns += t.row.cpu_ns;
     all.offcpu_ns += t.row.offcpu_ns;
+    all.preempted_ns += t.row.preempted_ns;
   }
   return all;
 }
@@ -69,8 +74,10 @@ Result<std::function<uint64_t(const FunctionRow&)>> row_key(const std::string& k
   if (key == "calls") return std::function([](const FunctionRow& r) { return r.calls; });
   if (key == "cpu") return std::function([](const FunctionRow& r) { return r.cpu_ns; });
   if (key == "offcpu") return std::function([](const FunctionRow& r) { return r.offcpu_ns; });
+  if (key == "preempted") return std::function([](const FunctionRow& r) { return r.preempted_ns; });
   return make_error(fmt::format(
-      "unknown sort column '{}' for the threads view with --function (valid: total, self, calls, cpu, offcpu)",
+      "unknown sort column '{}' for the threads view with --function (valid: total, self, calls, cpu, offcpu, "
+      "preempted)",
       escape_text(key)));
 }
 
@@ -93,6 +100,7 @@ Status render_thread_functions(const ReportContext& ctx, std::ostream& out) {
   std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return hotter(a.first, b.first); });
   std::vector<Column> cols = {{"tid"}, {"thread", Align::Left}, {"calls"}, {"self"}, {"total"}};
   if (ctx.cpu_measured()) cols.insert(cols.end(), {{"cpu"}, {"off-cpu"}});
+  if (preempted_column(ctx)) cols.push_back({"preempted"});
   cols.push_back({"function", Align::Left});
   Table t(std::move(cols));
   const std::vector<Thread>& threads = ctx.profile().threads;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "graph/threads.h"
+#include "graph/tree_stats.h"
 #include "model/lineage.h"
 #include "report/header.h"
 #include "report/table.h"
@@ -32,6 +33,13 @@ std::vector<size_t> forest_creators(const Profile& p) {
   return creator;
 }
 
+// The threads' wait for a CPU against their wall time, as TreeStats::crowded judges a tree.
+bool crowded_threads(const std::vector<ThreadTotals>& totals) {
+  uint64_t preempted = 0, wall = 0;
+  for (const ThreadTotals& t : totals) preempted += t.preempted_ns, wall += t.total_ns;
+  return crowded(preempted, wall);
+}
+
 struct ThreadData {
   const ReportContext& ctx;
   std::vector<size_t> creator = forest_creators(ctx.profile());
@@ -42,6 +50,9 @@ struct ThreadData {
                           [](const Thread& t) { return t.lost_events > 0; });
   const std::vector<size_t>& folded = ctx.analysis().thread_folded_counts();  // functions auto-folded per thread
   bool any_folded = std::any_of(folded.begin(), folded.end(), [](size_t n) { return n > 0; });
+  // Waiting for a CPU gets its column as in the function tables (TreeStats::crowded), here
+  // over every thread's time.
+  bool preempted = ctx.cpu_measured() && crowded_threads(totals);
 };
 
 // -1 when the thread has no end time yet.
@@ -68,10 +79,11 @@ Result<ThreadLess> thread_order(const ThreadData& d, std::string key) {
   if (key == "total") return tid_then([p](size_t i) { return -int64_t(p->totals[i].total_ns); });
   if (key == "cpu") return tid_then([p](size_t i) { return -int64_t(p->totals[i].cpu_ns); });
   if (key == "offcpu") return tid_then([p](size_t i) { return -int64_t(p->totals[i].offcpu_ns); });
+  if (key == "preempted") return tid_then([p](size_t i) { return -int64_t(p->totals[i].preempted_ns); });
   if (key == "dropped") return tid_then([&th](size_t i) { return -int64_t(th[i].dropped_calls); });
   return make_error(
       fmt::format("unknown sort column '{}' for the threads view (valid: tid, name, "
-                  "start, duration, calls, total, cpu, offcpu, dropped)",
+                  "start, duration, calls, total, cpu, offcpu, preempted, dropped)",
                   escape_text(key)));
 }
 
@@ -111,9 +123,10 @@ void add_thread(Table& t, const ThreadData& d, size_t i, uint32_t depth) {
                                     std::to_string(tt.calls),
                                     format_ns(tt.total_ns)};
   if (d.ctx.cpu_measured()) {
-    const bool measured = th.offcpu == Thread::OffCpu::Measured || tt.cpu_ns || tt.offcpu_ns;
+    const bool measured = th.offcpu == Thread::OffCpu::Measured || tt.cpu_ns || tt.offcpu_ns || tt.preempted_ns;
     cells.push_back(measured ? format_ns(tt.cpu_ns) : "-");
     cells.push_back(measured ? format_ns(tt.offcpu_ns) : "-");
+    if (d.preempted) cells.push_back(measured ? format_ns(tt.preempted_ns) : "-");
   }
   cells.push_back(th.finished ? "finished" : "running");
   cells.push_back(std::to_string(th.dropped_calls + th.depth_limited_calls + th.short_calls));
@@ -134,6 +147,7 @@ Table thread_table(const ThreadData& d) {
   if (d.ctx.cpu_measured()) {
     cols.push_back({"cpu"});
     cols.push_back({"off-cpu"});
+    if (d.preempted) cols.push_back({"preempted"});
   }
   cols.push_back({"state", Align::Left});
   cols.push_back({"not recorded"});

@@ -33,7 +33,9 @@ Status check_profile_writable(const std::string& path);
 // What a reader may leave out of the profile it builds.
 struct ReadOptions {
   // Metric columns nothing downstream reads: their values are not decoded (still checked),
-  // and the profile's trees have no such column (MetricTable::has is false).
+  // and the profile's trees have no such column (MetricTable::has is false). Except
+  // preempted_ns while offcpu_ns is read: the file's offcpu_ns includes the preempted time,
+  // which the reader subtracts, so that column is always decoded with it.
   std::vector<Metric> skip_metrics;
   // When set, each thread goes to it as soon as it is read (model/thread_sink.h), and joins
   // the profile as the sink leaves it.

@@ -11,7 +11,9 @@
 #include <climits>
 #include <optional>
 #include <thread>
+#include <vector>
 
+#include "model/time_split.h"
 #include "trace/container.h"
 #include "trace/message_parts.h"
 #include "trace/metadata_convert.h"
@@ -28,18 +30,29 @@ void reserve(Repeated* field, size_t n) {
 
 // The file's offcpu_ns is every switched-out interval, preempted ones included, as it was
 // before the model kept the wait for a CPU apart (model/metrics.h): files read the same by
-// every version.
-void include_preempted(const MetricTable& base, google::protobuf::RepeatedField<uint64_t>& offcpu) {
-  if (!base.has(Metric::PreemptedNs)) return;
-  const std::span<const uint64_t> preempted = base.column(Metric::PreemptedNs);
-  for (size_t i = 0; i < preempted.size(); ++i) offcpu[int(i)] += preempted[i];
+// every version. Built before the column is judged empty: a tree whose switched-out time
+// was all preempted has an offcpu_ns column all the same. Empty: neither metric.
+std::vector<uint64_t> switched_out_column(const MetricTable& base) {
+  if (!base.has(Metric::OffCpuNs) && !base.has(Metric::PreemptedNs)) return {};
+  std::vector<uint64_t> out(base.size(), 0);
+  for (Metric m : {Metric::OffCpuNs, Metric::PreemptedNs}) {  // switched_out_ns(), a column at a time
+    if (!base.has(m)) continue;
+    const std::span<const uint64_t> values = base.column(m);
+    for (size_t i = 0; i < values.size(); ++i) out[i] += values[i];
+  }
+  return out;
 }
 
+// The reader's side: the file's offcpu_ns back into blocked and preempted time.
 void exclude_preempted(MetricTable& base) {
   if (!base.has(Metric::OffCpuNs) || !base.has(Metric::PreemptedNs)) return;
-  const std::span<const uint64_t> preempted = base.column(Metric::PreemptedNs);
+  std::span<uint64_t> preempted = base.column(Metric::PreemptedNs);
   std::span<uint64_t> offcpu = base.column(Metric::OffCpuNs);
-  for (size_t i = 0; i < offcpu.size(); ++i) offcpu[i] -= std::min(offcpu[i], preempted[i]);
+  for (size_t i = 0; i < offcpu.size(); ++i) {
+    const OffCpuParts parts = split_switched_out(offcpu[i], preempted[i]);
+    offcpu[i] = parts.blocked;
+    preempted[i] = parts.preempted;
+  }
 }
 
 void put_tree(const CallTree& tree, file::CallTree* out) {
@@ -53,15 +66,16 @@ void put_tree(const CallTree& tree, file::CallTree* out) {
   for (NodeId i = 1; i < nodes.size(); ++i)
     if (nodes[i].inlined) out->add_inlined(i);
   const MetricTable& base = tree.base_table();
+  const std::vector<uint64_t> switched_out = switched_out_column(base);
   for (size_t m = 0; m < kMetricCount; ++m) {  // in the metrics' order: the file's bytes do not depend on history
     const Metric metric = Metric(m);
-    if (!base.has(metric)) continue;
-    const std::span<const uint64_t> values = base.column(metric);
+    if (metric != Metric::OffCpuNs && !base.has(metric)) continue;
+    const std::span<const uint64_t> values =
+        metric == Metric::OffCpuNs ? std::span<const uint64_t>(switched_out) : base.column(metric);
     if (std::all_of(values.begin(), values.end(), [&](uint64_t v) { return v == default_value(metric); })) continue;
     file::MetricColumn* column = out->add_metrics();
     column->set_name(std::string(kMetricInfo[m].name));
     column->mutable_values()->Add(values.begin(), values.end());
-    if (metric == Metric::OffCpuNs) include_preempted(base, *column->mutable_values());
   }
 }
 
@@ -229,6 +243,15 @@ bool has_repeated_child(const CallTree& tree) {
 // Requires a validated tree: parents precede children and columns match the node count.
 // Each metric column is decoded from its packed bytes straight into the model's array, and
 // the bytes are freed at once: the next column's array can then reuse their memory.
+// Whether the reader leaves `metric` out: as `skip` asks, except preempted_ns while offcpu_ns
+// is read, since the file's offcpu_ns includes it and the reader subtracts it
+// (exclude_preempted): without it the model's off-CPU time would silently keep the wait.
+bool skipped(std::span<const Metric> skip, Metric metric) {
+  const auto asked = [&](Metric m) { return std::find(skip.begin(), skip.end(), m) != skip.end(); };
+  if (metric == Metric::PreemptedNs && !asked(Metric::OffCpuNs)) return false;
+  return asked(metric);
+}
+
 Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where, std::span<const Metric> skip) {
   const std::vector<bool> inlined = inlined_nodes(in);
   CallTree tree;
@@ -240,7 +263,7 @@ Result<CallTree> take_tree(file::PackedCallTree& in, std::string_view where, std
                                     twice->second, twice->first, in.parent(twice->first), in.function(twice->first)));
   for (file::PackedMetricColumn& column : *in.mutable_metrics()) {
     const Metric metric = metric_named(column.name());
-    const bool wanted = metric != Metric::kCount && std::find(skip.begin(), skip.end(), metric) == skip.end();
+    const bool wanted = metric != Metric::kCount && !skipped(skip, metric);
     if (wanted && !decode_packed_varints(column.values(), tree.base_table().column_to_overwrite(metric)))
       return make_error(fmt::format("invalid ({}: metric column {} holds a malformed value)", where, column.name()));
     std::string().swap(*column.mutable_values());

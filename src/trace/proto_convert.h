@@ -21,7 +21,8 @@ Status serialize_payload(const Profile& profile, ByteBuffer& out);
 // Parses the payload's bytes, validates them (validate_head, validate_thread) and rebuilds
 // the model, one thread at a time (the whole message is never held). Errors read
 // "corrupted (...)" or "invalid (...)", without the file name. The `skip_metrics` columns
-// are checked but not decoded: the trees have no such column. With a `sink`, each thread is
+// are checked but not decoded: the trees have no such column (preempted_ns excepted while
+// offcpu_ns is read: the reader needs it to split the file's off-CPU time). With a `sink`, each thread is
 // handed to it as it is read (model/thread_sink.h), the next read meanwhile.
 Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const Metric> skip_metrics = {},
                               ThreadSink* sink = nullptr);

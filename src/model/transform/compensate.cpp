@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/lineage.h"
+#include "model/time_split.h"
 
 namespace callprof {
 namespace {
@@ -66,26 +67,15 @@ std::vector<double> outer_costs(const CallTree& tree, const Process& c, const st
   return outer;
 }
 
-// A node's self time, as the hooks' cost meets it: blocked, waiting for a CPU, on the CPU.
-struct Split {
-  uint64_t blocked = 0, preempted = 0, on_cpu = 0;
-};
-
-Split split_of(MetricRow m, bool cpu_measured) {
-  if (!cpu_measured) return {0, 0, m[Metric::WallNs]};
-  Split s;
-  s.blocked = std::min(m[Metric::OffCpuNs], m[Metric::WallNs]);
-  s.preempted = std::min(m[Metric::PreemptedNs], m[Metric::WallNs] - s.blocked);
-  s.on_cpu = m[Metric::WallNs] - s.blocked - s.preempted;
-  return s;
-}
-
 // A runnable thread waits for a CPU in proportion to the time it runs, so the hooks' run
 // time brought its share of the waiting: that share goes with it (on a busy machine it
 // can be most of a hook-heavy node's self time, which would otherwise be left as if the
-// program had waited).
-uint64_t waiting_left(const Split& s, uint64_t on_cpu_left) {
-  if (s.on_cpu == 0) return s.preempted;
+// program had waited). The wait left is the wait in the proportion of the on-CPU time left:
+// preempted × on_cpu_left / on_cpu, so none when no CPU time is left (also when there was
+// none: the estimate says all the running was the hooks'). Continuous in the node's CPU
+// time: as it shrinks towards the cost, the wait left goes to 0 with it.
+uint64_t waiting_left(const SelfSplit& s, uint64_t on_cpu_left) {
+  if (on_cpu_left == 0) return 0;  // on_cpu_left <= s.on_cpu, so s.on_cpu > 0 below
   return uint64_t(std::round(double(s.preempted) * double(on_cpu_left) / double(s.on_cpu)));
 }
 
@@ -114,7 +104,7 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
     const double cost = double(hooked) * inner + outer[i] + double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
     if (cost <= 0) continue;
     ++stats.nodes;
-    const Split split = split_of(m, cpu_measured);
+    const SelfSplit split = split_self_of(m, cpu_measured);
     if (cost > double(split.on_cpu) + 0.5) {
       ++stats.limited;
       stats.unremoved_ns += cost - double(split.on_cpu);

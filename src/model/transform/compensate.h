@@ -26,13 +26,16 @@ bool has_hook_costs(const Process& process);
 // capped at self' (for a node of one call both become self'). A node whose calls are all
 // system calls is left alone (its time is the traced duration, moved out of its parent).
 // The hooks run on the CPU, so their cost comes out of the node's on-CPU share of its self
-// time (self - OffCpuNs - PreemptedNs; all of self when the split was not measured), never
-// out of its blocked time: that waiting was real. Time waiting for a CPU (PreemptedNs)
-// accrues while the thread runs, so it shrinks in proportion to the on-CPU share: a hook-heavy
-// node on a busy machine does not keep the run-queue wait its hooks caused. CpuNs + OffCpuNs
-// + PreemptedNs = self' holds after compensation. A node whose on-CPU share is smaller than
-// the estimated cost keeps its blocked time (or 0): it is counted as `limited` (the
-// constants overestimate the hooks there).
+// time (self - OffCpuNs - PreemptedNs, as split_self() in model/time_split.h splits it; all
+// of self when the split was not measured), never out of its blocked time: that waiting was
+// real. Time waiting for a CPU (PreemptedNs) accrues while the thread runs, so it shrinks in
+// the proportion the on-CPU time does: PreemptedNs' = PreemptedNs × cpu' / cpu, where
+// cpu' = max(0, cpu - cost); none is left when cpu' is 0 (also when cpu was 0), so a
+// hook-heavy node on a busy machine does not keep the run-queue wait its hooks caused, and
+// the wait left falls continuously to 0 as the CPU time left does. CpuNs + OffCpuNs +
+// PreemptedNs = self' holds after compensation. A node whose on-CPU share is smaller than
+// the estimated cost is counted as `limited` (the constants overestimate the hooks there):
+// its self time is its blocked time, or 0.
 // Threads of processes without constants are left alone. Sets meta.compensated
 // when anything was compensated; does nothing on a profile already marked so.
 struct CompensationStats {

@@ -4,7 +4,8 @@
  *              ("crunch cpu_ns=...", CLOCK_THREAD_CPUTIME_ID);
  *   stepper()  the same kind of work in 4 M calls of a tiny step(), where the hooks' cost
  *              (removed by compensation) is most of the time; prints its thread's CPU
- *              time, hooks included ("stepper cpu_ns=...").
+ *              time, hooks included ("stepper cpu_ns=..."), and its wall time ("stepper
+ *              wall_ns=..."): what was not CPU time of the pair was waiting for a CPU.
  * The test runs it alone and next to busy loops (one per core): preemption then makes the
  * wall time grow, and that growth must show as waiting for a CPU, never as CPU time or as
  * blocking. Exit status 0. */
@@ -25,10 +26,11 @@ E2E_FN void crunch(long n) {
 E2E_FN uint64_t step(uint64_t x) { return x * 2654435761u + 1; }
 
 E2E_FN void stepper(long n) {
-  uint64_t cpu0 = e2e_thread_cpu_ns(), x = 1;
+  uint64_t wall0 = e2e_now_ns(), cpu0 = e2e_thread_cpu_ns(), x = 1;
   for (long i = 0; i < n; ++i) x = step(x);
   sink = x;
-  printf("stepper cpu_ns=%llu\n", (unsigned long long)(e2e_thread_cpu_ns() - cpu0));
+  const uint64_t cpu = e2e_thread_cpu_ns() - cpu0, wall = e2e_now_ns() - wall0;
+  printf("stepper cpu_ns=%llu\nstepper wall_ns=%llu\n", (unsigned long long)cpu, (unsigned long long)wall);
 }
 
 int main(void) {

@@ -207,7 +207,11 @@ void expect_reads_back(const Analysis& a, const Readback& r) {
     if (has_cpu) {
       EXPECT_EQ(r.self_cost(name, "Cpu"), int64_t(row.cpu_ns));
       EXPECT_EQ(r.inclusive(name, "Cpu"), int64_t(row.total[Metric::CpuNs]));
-      EXPECT_EQ(r.inclusive(name, "OffCpu"), int64_t(row.total[Metric::OffCpuNs]));
+      // OffCpu is all the time not running: blocked + waiting for a CPU (docs/interop.md).
+      EXPECT_EQ(r.self_cost(name, "OffCpu"), int64_t(row.offcpu_ns + row.preempted_ns));
+      EXPECT_EQ(r.inclusive(name, "OffCpu"), int64_t(row.total[Metric::OffCpuNs] + row.total[Metric::PreemptedNs]));
+      if (std::find(r.events.begin(), r.events.end(), "Preempted") != r.events.end())
+        EXPECT_EQ(r.inclusive(name, "Preempted"), int64_t(row.total[Metric::PreemptedNs]));
     }
   }
   for (const EdgeRow& e : a.edges()) {
@@ -253,6 +257,26 @@ TEST(Callgrind, CounterExampleHeaderAndCalls) {
   EXPECT_EQ(r.called.count("worker"), 0u);
   EXPECT_EQ(r.self.count("<spontaneous>"), 0u) << "no root is also called";
   expect_reads_back(a, r);
+}
+
+// Off-CPU is blocked + waiting for a CPU, as perf counts it; the wait for a CPU is an event
+// of its own where some node waited. Before, OffCpu was blocked only once the model kept the
+// wait apart, so Cpu + OffCpu fell short of Time on a busy machine.
+TEST(Callgrind, OffCpuIsAllTheTimeNotRunningAndPreemptedItsOwnEvent) {
+  const Analysis a =
+      analyse(testing::folded("main 100 cpu=100\n"
+                              "main;work 1000 cpu=500 off=300 preempted=200\n"
+                              "main;crowded 400 cpu=100 preempted=300\n"));
+  const Readback r(export_text(a));
+  EXPECT_EQ(r.header.at("events"), "Time Calls Cpu OffCpu Preempted");
+  EXPECT_EQ(r.self.at("work"), (Costs{1000, 1, 500, 500, 200}));
+  EXPECT_EQ(r.self.at("crowded"), (Costs{400, 1, 100, 300, 300}));
+  EXPECT_EQ(r.header.at("summary"), "1500 3 700 800 500");
+  EXPECT_EQ(r.inclusive("main", "OffCpu"), 800);
+  expect_reads_back(a, r);
+  // Without any wait for a CPU, no Preempted event.
+  const Readback quiet(export_text(analyse(testing::folded("main;work 1000 cpu=700 off=300\n"))));
+  EXPECT_EQ(quiet.header.at("events"), "Time Calls Cpu OffCpu");
 }
 
 TEST(Callgrind, CounterExampleGolden) {

@@ -304,6 +304,44 @@ TEST(Pprof, SampledProfile) {
   EXPECT_EQ(r.str(r.p.mapping(0).filename()), "/usr/bin/app");
 }
 
+// offcpu is all the time not running (blocked + waiting for a CPU), as perf and offcputime
+// count it; preempted, where some node waited, is the part of it spent waiting for a CPU.
+TEST(Pprof, OffCpuIncludesTheWaitForACpuWhichIsAlsoItsOwnType) {
+  const Analysis a =
+      analyse(testing::folded("main;work 1000 cpu=500 off=300 preempted=200\n"
+                              "main;crowded 400 cpu=100 preempted=300\n"));
+  const Readback r = read_back(a);
+  EXPECT_EQ(r.types(), (std::vector<std::string>{"calls/count", "wall/nanoseconds", "cpu/nanoseconds",
+                                                 "offcpu/nanoseconds", "preempted/nanoseconds"}));
+  const int wall = r.column("wall"), cpu = r.column("cpu"), off = r.column("offcpu"), pre = r.column("preempted");
+  const pb::Sample* work = r.sample(1, {"main", "work"});
+  ASSERT_NE(work, nullptr);
+  EXPECT_EQ(work->value(off), 500);
+  EXPECT_EQ(work->value(pre), 200);
+  const pb::Sample* crowded = r.sample(1, {"main", "crowded"});
+  ASSERT_NE(crowded, nullptr);
+  EXPECT_EQ(crowded->value(off), 300) << "all of it waiting for a CPU";
+  EXPECT_EQ(crowded->value(pre), 300);
+  for (const auto& s : r.p.sample()) EXPECT_EQ(s.value(cpu) + s.value(off), s.value(wall)) << "cpu + offcpu = wall";
+}
+
+// A sampled profile whose off-CPU samples were all taken at involuntary switches (waiting for
+// a CPU): it keeps its offcpu and wall types (before, they went with the blocked-only metric).
+TEST(Pprof, SampledOffCpuTimeThatWasAllPreemptedKeepsItsTypes) {
+  Profile p = testing::folded(
+      "main;compute 3000000 cpu=3000000 samples=3\n"
+      "main;compute 5000000 preempted=5000000\n");
+  p.meta.mode = "sample";
+  const Readback r = read_back(analyse(std::move(p)));
+  EXPECT_EQ(r.types(), (std::vector<std::string>{"samples/count", "cpu/nanoseconds", "offcpu/nanoseconds",
+                                                 "preempted/nanoseconds", "wall/nanoseconds"}));
+  const pb::Sample* compute = r.sample(1, {"main", "compute"});
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->value(r.column("cpu")), 3000000);
+  EXPECT_EQ(compute->value(r.column("offcpu")), 5000000);
+  EXPECT_EQ(compute->value(r.column("wall")), 8000000);
+}
+
 // An inlined frame is a line of its caller's location, as pprof represents inlining: compute's
 // loop (squares inlined) is one location with the lines squares, compute (innermost first).
 TEST(Pprof, InlinedFramesAreLinesOfTheirCallersLocation) {

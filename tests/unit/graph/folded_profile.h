@@ -13,7 +13,7 @@
 namespace callprof::testing {
 
 // Line format:   frame;frame;...;leaf WALL [key=value ...]
-//   WALL adds to the leaf's self wall time; keys: calls (default 1), cpu, off, samples,
+//   WALL adds to the leaf's self wall time; keys: calls (default 1), cpu, off, preempted, samples,
 //   min, max (default WALL/calls each). A frame "name@module" puts the function in a
 //   module. Synthetic frames get their kind: "[syscall]_NAME" (folded names hold no
 //   spaces) becomes the leaf "[syscall] NAME", and "[pruned]", "[truncated]", "[kernel]". Nodes that no line names get
@@ -123,6 +123,7 @@ class FoldedBuilder {
     b[Metric::WallNs] += wall;
     b[Metric::CpuNs] += kv.count("cpu") ? kv["cpu"] : 0;
     b[Metric::OffCpuNs] += kv.count("off") ? kv["off"] : 0;
+    b[Metric::PreemptedNs] += kv.count("preempted") ? kv["preempted"] : 0;
     b[Metric::Samples] += kv.count("samples") ? kv["samples"] : 0;
     Metrics one;
     one[Metric::MinWallNs] = kv.count("min") ? kv["min"] : each;

@@ -29,6 +29,19 @@ TEST(TreeStats, CountsShapeAndDeepestRecursion) {
   EXPECT_FALSE(s.has_samples);
 }
 
+// Off-CPU time is blocked time or the wait for a CPU: a tree with only the latter measured
+// the split all the same; the wait gets its column from 1 % of the time on (crowded).
+TEST(TreeStats, TheWaitForACpuIsOffCpuTimeMeasured) {
+  const TreeStats s = tree_stats(FoldedBuilder().build("main;h 100 preempted=1\n").threads[0].tree);
+  EXPECT_TRUE(s.has_offcpu);
+  EXPECT_TRUE(s.cpu_measured());
+  EXPECT_TRUE(s.crowded);
+  EXPECT_FALSE(tree_stats(FoldedBuilder().build("main;h 101 preempted=1\n").threads[0].tree).crowded);
+  EXPECT_TRUE(crowded(1, 100));
+  EXPECT_FALSE(crowded(1, 101));
+  EXPECT_FALSE(crowded(0, 0));
+}
+
 TEST(TreeStats, HottestNodesByBaseWall) {
   FoldedBuilder b;
   Profile p = b.build("main;a 5\nmain;b 9\nmain;a;c 7\n");

@@ -257,6 +257,39 @@ TEST(Compensate, TheWaitForACpuShrinksWithTheOnCpuShare) {
   EXPECT_EQ(t.base(n)[Metric::WallNs], 500u);
 }
 
+// The wait left is preempted × cpu' / cpu, none when no CPU time is left: continuous in the
+// node's CPU time. Before, a node with no CPU time kept all of its wait while one with 1 ns
+// of CPU, all of it taken by the cost, lost all of it.
+TEST(Compensate, TheWaitLeftFallsContinuouslyToZeroWithTheCpuTimeLeft) {
+  const auto wait_left = [](uint64_t cpu) -> uint64_t {
+    CallTree t;
+    const NodeId n = t.child(kRootNode, 0);
+    MetricRowRef m = t.base(n);
+    m[Metric::Calls] = 10;
+    m[Metric::CpuNs] = cpu;
+    m[Metric::PreemptedNs] = 1000;
+    m[Metric::OffCpuNs] = 300;
+    m[Metric::WallNs] = cpu + 1300;
+    compensate_tree(t, Process{.hook_inner_ns = 10}, true);  // a cost of 100 ns
+    EXPECT_EQ(t.base(n)[Metric::OffCpuNs], 300u) << "cpu " << cpu;
+    EXPECT_EQ(t.base(n)[Metric::CpuNs] + 300 + t.base(n)[Metric::PreemptedNs], t.base(n)[Metric::WallNs]);
+    return t.base(n)[Metric::PreemptedNs];
+  };
+  EXPECT_EQ(wait_left(0), 0u) << "no CPU time: the estimate says all the running was the hooks'";
+  EXPECT_EQ(wait_left(1), 0u);
+  EXPECT_EQ(wait_left(100), 0u);
+  EXPECT_EQ(wait_left(200), 500u) << "1000 x 100 / 200";
+  EXPECT_EQ(wait_left(1100), 909u) << "1000 x 1000 / 1100";
+  uint64_t last = 0;
+  for (uint64_t cpu = 0; cpu <= 2000; ++cpu) {
+    const uint64_t left = wait_left(cpu);
+    EXPECT_LE(last, left) << "more CPU time left never leaves less of the wait (cpu " << cpu << ")";
+    // The steepest step is at the cost: 1000 / (cost + 1) per ns, about 10 ns.
+    EXPECT_LE(left - last, 11u) << "no jump at cpu " << cpu;
+    last = left;
+  }
+}
+
 // Situations (issue 14, item 11): a recursive node pays the recursive cost, a node with
 // hooked callees the caller's, a leaf the leaf's; each split 40/60 between callee and caller
 // as the leaf's 4/6 is. A folded child's calls cost its caller folded_hook_ns each.

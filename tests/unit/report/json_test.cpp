@@ -59,7 +59,7 @@ TEST(Json, TopLevelSectionsAndKeys) {
   EXPECT_EQ(keys(d), (V{"schema_version", "compensated", "compensation", "auto_fold", "selection", "metadata",
                         "summary", "functions", "edges", "tree", "threads", "processes", "modules", "syscalls",
                         "by_process", "by_thread"}));
-  EXPECT_EQ(d["schema_version"], 2);
+  EXPECT_EQ(d["schema_version"], 3);
   EXPECT_EQ(d["compensated"], false);  // the fixture has no measured hook costs
   EXPECT_EQ(keys(d["selection"]), (V{"thread", "pid", "filter", "focus", "hide", "raw", "threads", "names"}));
   EXPECT_EQ(keys(d["metadata"]),
@@ -95,13 +95,55 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                       "calls",
                                       "total_ns",
                                       "cpu_ns",
-                                      "offcpu_ns"}));
+                                      "offcpu_ns",
+                                      "preempted_ns"}));
   EXPECT_EQ(keys(d["processes"][0]),
             (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal", "complete",
                "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns", "hook_caller_ns", "hook_recursive_ns",
                "folded_hook_ns", "hook_compiler", "auto_fold_ns"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
+}
+
+// Schema 3: offcpu_ns is blocked time only, and the wait for a CPU is preempted_ns wherever
+// offcpu_ns is (threads, the breakdowns, the columns layout), so that cpu + offcpu +
+// preempted = self in every section, as it is in the model.
+TEST(Json, TheWaitForACpuIsNextToOffCpuInEverySection) {
+  const Profile p = testing::folded(
+      "main 100 cpu=100\n"
+      "main;work 1000 cpu=500 off=300 preempted=200\n"
+      "main;crowded 400 cpu=100 preempted=300\n");
+  const json d = report_json(p);
+  const json& t = d["threads"][0];
+  EXPECT_EQ(t["cpu_ns"], 700);
+  EXPECT_EQ(t["offcpu_ns"], 300);
+  EXPECT_EQ(t["preempted_ns"], 500);
+  EXPECT_EQ(t["total_ns"], 1500);
+  for (const char* section : {"by_thread", "by_process"})
+    for (const json& row : d[section][0]["functions"]) {
+      ASSERT_TRUE(row.contains("preempted_ns")) << section << " " << row.dump();
+      EXPECT_EQ(row["cpu_ns"].get<uint64_t>() + row["offcpu_ns"].get<uint64_t>() + row["preempted_ns"].get<uint64_t>(),
+                row["self_ns"].get<uint64_t>())
+          << section << " " << row.dump();
+    }
+  const json& crowded = by(d["functions"], "name", "crowded");
+  EXPECT_EQ(crowded["offcpu_ns"], 0);
+  EXPECT_EQ(crowded["preempted_ns"], 300);
+  const json columns = json::parse(report_text(p, {}, "", JsonLayout::Columns));
+  const json &n = columns["nodes"], &e = columns["edges"];
+  ASSERT_TRUE(n["preempted_ns"].is_array());
+  for (size_t i = 0; i < n["count"].get<size_t>(); ++i)
+    EXPECT_EQ(n["cpu_ns"][i].get<uint64_t>() + n["offcpu_ns"][i].get<uint64_t>() + n["preempted_ns"][i].get<uint64_t>(),
+              n["self_ns"][i].get<uint64_t>())
+        << "node " << i;
+  ASSERT_TRUE(e["preempted_ns"].is_array());
+  for (size_t i = 0; i < e["count"].get<size_t>(); ++i)
+    EXPECT_EQ(e["cpu_ns"][i].get<uint64_t>() + e["offcpu_ns"][i].get<uint64_t>() + e["preempted_ns"][i].get<uint64_t>(),
+              e["self_ns"][i].get<uint64_t>())
+        << "edge " << i;
+  // Not measured: null, like cpu_ns.
+  const json plain = report_json(testing::sampled_profile());
+  EXPECT_TRUE(plain["threads"][0]["preempted_ns"].is_null());
 }
 
 TEST(Json, CounterExampleValues) {

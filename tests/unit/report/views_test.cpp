@@ -339,6 +339,38 @@ TEST(ThreadsView, ProcessesThreadsAndCreationTree) {
     EXPECT_TRUE(render(counter(), opts("threads", k)).ok) << k;
 }
 
+// The threads, threads --function and modules views show cpu and off-CPU (blocked) time; the
+// wait for a CPU gets its column next to them by the rule of flat/tree/callers (at least 1 %
+// of the time: TreeStats::crowded), so the three add up to the wall time there too.
+TEST(ThreadsView, TheWaitForACpuHasItsColumnWhereItMattered) {
+  const Profile crowded = testing::folded(
+      "main;work@/bin/app 1000 cpu=500 off=300 preempted=200\n"
+      "main;crowded@/lib/libc.so.6 400 cpu=100 preempted=300\n");
+  const Rendered threads = render(crowded, opts("threads"));
+  ASSERT_TRUE(threads.ok) << threads.text;
+  const std::vector<std::string> rows = table_rows(threads.text, "  tid");
+  ASSERT_EQ(rows.size(), 1u) << threads.text;
+  EXPECT_NE(threads.text.find("wall    cpu  off-cpu  preempted"), std::string::npos) << threads.text;
+  EXPECT_NE(rows[0].find("1.40µs  600ns    300ns      500ns"), std::string::npos) << threads.text;
+  EXPECT_TRUE(render(crowded, opts("threads", "preempted")).ok);
+  ReportOptions by_function = opts("threads", "preempted");
+  by_function.function = "^crowded$";
+  const Rendered functions = render(crowded, by_function);
+  ASSERT_TRUE(functions.ok) << functions.text;
+  EXPECT_NE(functions.text.find("off-cpu  preempted"), std::string::npos) << functions.text;
+  EXPECT_NE(functions.text.find("100ns        0      300ns"), std::string::npos) << functions.text;
+  const Rendered modules = render(crowded, opts("modules"));
+  ASSERT_TRUE(modules.ok) << modules.text;
+  EXPECT_NE(modules.text.find("off-cpu  preempted"), std::string::npos) << modules.text;
+  // Under 1 % of the time, as in flat: no column.
+  const Profile quiet = testing::folded("main;work 100000 cpu=99000 off=900 preempted=100\n");
+  for (const char* view : {"threads", "modules"}) {
+    const Rendered r = render(quiet, opts(view));
+    ASSERT_TRUE(r.ok) << r.text;
+    EXPECT_EQ(r.text.find("preempted"), std::string::npos) << view << "\n" << r.text;
+  }
+}
+
 TEST(SummaryView, ShapeRankingsAndModules) {
   auto r = render(counter(), opts("summary"));
   ASSERT_TRUE(r.ok);
