@@ -112,6 +112,8 @@ Run add_graph(CLI::App& app) {
                       graph->hidden_edges));
     auto picture = render_call_graph(*analysis, *graph, *options, *format);
     if (!picture) return fail(picture.error().message);
+    // The file is opened on its own: fitted to its window, with the pan and zoom script.
+    if (*format == GraphFormat::Svg) *picture = fit_svg_to_window(std::move(*picture));
     if ((a->output.empty() || a->output == "-") && *format == GraphFormat::Png && isatty(fileno(stdout)))
       return fail("not writing a PNG to a terminal (use -o FILE.png)");
     // The whole picture is made before the output is opened: a failure leaves no partial file.

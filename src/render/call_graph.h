@@ -42,9 +42,9 @@ Result<CallGraph> analysis_call_graph(const Analysis& analysis, const CallGraphO
 std::string call_graph_dot(const Analysis& analysis, const CallGraph& graph, const CallGraphOptions& options);
 
 // The whole picture: analysis_call_graph, call_graph_dot, then Graphviz's layout and
-// renderer for Svg and Png; the SVG fitted to its window (fit_svg_to_window), with a script
-// that pans and zooms it (render/graph_zoom.js). The web report embeds the Svg result
-// (svg_element strips its prolog and the script for inline use).
+// renderer for Svg and Png, as Graphviz made it. `callprof graph` fits the SVG it writes to
+// its window (fit_svg_to_window); the web report embeds it as it is (svg_element strips its
+// prolog for inline use) and sizes and zooms it itself.
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphOptions& options, GraphFormat format);
 // The picture of a graph analysis_call_graph made (for callers that report on it first).
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph, const CallGraphOptions& options,
@@ -55,8 +55,7 @@ Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph&
 // script added. The document is unchanged when its root has no viewBox.
 std::string fit_svg_to_window(std::string svg);
 
-// The <svg ...>...</svg> element of an SVG document, without fit_svg_to_window's script (for
-// embedding in HTML, which sizes and zooms it itself).
-std::string svg_element(std::string_view svg);
+// The <svg ...>...</svg> element of an SVG document (for embedding in HTML).
+std::string_view svg_element(std::string_view svg);
 
 }  // namespace callprof

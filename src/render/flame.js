@@ -1,5 +1,5 @@
 // flame.js: the interaction of the flame graph SVG that src/render/flame_svg.cpp writes
-// (embedded at build time by embed_flame_script.cmake): hover details, click to zoom, search
+// (embedded at build time by embed_script.cmake): hover details, click to zoom, search
 // with the matched share, reset. Frames are read from the document as written: pre-order
 // <g> elements in #frames, each <title>NAME\nNUMBERS</title><rect/>[<text/>]. Names are
 // untrusted: they come from the XML parser's decoding of escaped text and go back into the

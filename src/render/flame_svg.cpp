@@ -28,13 +28,16 @@ struct MetricDef {
   Metric metric;
   std::string_view title;  // in the picture's subtitle
   Unit unit;
-  std::string_view noun;  // counts: "1,234 <noun>"
+  std::string_view noun;         // counts: "1,234 <noun>"
+  Metric plus = Metric::kCount;  // a second metric added to `metric`
 };
 
 constexpr std::array<MetricDef, 9> kMetrics = {{
     {FlameMetric::Self, "self", Metric::WallNs, "wall time", Unit::Ns, ""},
     {FlameMetric::Cpu, "cpu", Metric::CpuNs, "CPU time", Unit::Ns, ""},
-    {FlameMetric::OffCpu, "offcpu", Metric::OffCpuNs, "off-CPU time", Unit::Ns, ""},
+    // Off-CPU as perf and bcc's offcputime flame graphs have it: every switched-out interval,
+    // blocked or waiting for a CPU (model/time_split.h, switched_out_ns).
+    {FlameMetric::OffCpu, "offcpu", Metric::OffCpuNs, "off-CPU time", Unit::Ns, "", Metric::PreemptedNs},
     {FlameMetric::Samples, "samples", Metric::Samples, "samples", Unit::Count, "samples"},
     {FlameMetric::Calls, "calls", Metric::Calls, "calls", Unit::Count, "calls"},
     {FlameMetric::Allocs, "allocs", Metric::AllocCalls, "allocations", Unit::Count, "allocations"},
@@ -126,7 +129,7 @@ class FlameSvgWriter {
 
   FlamePicture write() {
     lay_out();
-    if (o_.base) base_ = match_flame_base(a_, layout_, *o_.base, def_.metric, o_.normalize);
+    if (o_.base) base_ = match_flame_base(a_, layout_, *o_.base, def_.metric, def_.plus, o_.normalize);
     out_.reserve(layout_.frames.size() * 200 + 16384);
     write_header();
     write_controls();
@@ -183,8 +186,8 @@ void FlameSvgWriter::lay_out() {
   for (size_t i = 0; i < functions; ++i) rank[by_name[i]] = uint32_t(i);
 
   const double area = o_.width_px - 2 * kPad;
-  const uint64_t total = a_.total(def_.metric);
-  FlameLayoutOptions lo{.metric = def_.metric, .rank = rank};
+  const uint64_t total = a_.total(def_.metric) + (def_.plus == Metric::kCount ? 0 : a_.total(def_.plus));
+  FlameLayoutOptions lo{.metric = def_.metric, .plus = def_.plus, .rank = rank};
   lo.min_width = uint64_t(std::ceil(o_.min_width_px * double(total) / area));
   layout_ = flame_layout(a_.tree(), a_.nodes().cum, lo);
   scale_ = layout_.total > 0 ? area / double(layout_.total) : 0;
@@ -390,7 +393,8 @@ void FlameSvgWriter::write_legend() {
 
 // The metric's measured in the profile: self (wall time) always is.
 bool measured(const Analysis& a, const MetricDef& d) {
-  return d.id == FlameMetric::Self || a.stats().present[static_cast<size_t>(d.metric)];
+  const auto present = [&](Metric m) { return m != Metric::kCount && a.stats().present[static_cast<size_t>(m)]; };
+  return d.id == FlameMetric::Self || present(d.metric) || present(d.plus);
 }
 
 Status check_measured(const Analysis& a, const MetricDef& d, std::string_view which) {

@@ -85,27 +85,19 @@ Result<std::string> render_call_graph(const Analysis& analysis, const CallGraphO
 
 Result<std::string> render_call_graph(const Analysis& analysis, const CallGraph& graph, const CallGraphOptions& options,
                                       GraphFormat format) {
-  auto picture = graphviz_render(call_graph_dot(analysis, graph, options), format);
-  if (!picture || format != GraphFormat::Svg) return picture;
-  return fit_svg_to_window(std::move(*picture));
+  return graphviz_render(call_graph_dot(analysis, graph, options), format);
 }
 
 namespace {
-
-// The pan and zoom script as fit_svg_to_window adds it (and svg_element finds it).
-constexpr std::string_view kScriptStart = "<script type=\"text/ecmascript\"><![CDATA[\n";
-constexpr std::string_view kScriptEnd = "]]></script>\n";
 
 // The value of attribute `name` in `tag` (one start tag's text), and where it starts; npos
 // when the tag has no such attribute.
 std::pair<size_t, std::string_view> attribute(std::string_view tag, std::string_view name) {
   const std::string key = " " + std::string(name) + "=\"";
-  for (size_t at = tag.find(key); at != std::string_view::npos; at = tag.find(key, at + 1)) {
-    const size_t value = at + key.size(), end = tag.find('"', value);
-    if (end == std::string_view::npos) break;
-    return {at, tag.substr(value, end - value)};
-  }
-  return {std::string_view::npos, {}};
+  const size_t at = tag.find(key);
+  const size_t end = at == std::string_view::npos ? at : tag.find('"', at + key.size());
+  if (end == std::string_view::npos) return {std::string_view::npos, {}};
+  return {at, tag.substr(at + key.size(), end - at - key.size())};
 }
 
 // Removes attribute `name` (with its leading space) from `tag`, if present.
@@ -127,17 +119,13 @@ std::string fit_svg_to_window(std::string svg) {
   if (std::sscanf(view_box.c_str(), "%lf %lf %lf %lf", &x, &y, &w, &h) != 4 || w <= 0 || h <= 0) return svg;
   for (const char* name : {"width", "height", "preserveAspectRatio"}) erase_attribute(tag, name);
   tag += " width=\"100%\" height=\"100%\" preserveAspectRatio=\"xMidYMin meet\"";
-  svg.insert(close, fmt::format("{}{}{}", kScriptStart, graph_zoom_script(), kScriptEnd));
+  svg.insert(close, fmt::format("<script type=\"text/ecmascript\"><![CDATA[\n{}]]></script>\n", graph_zoom_script()));
   return svg.replace(start, end - start, tag);
 }
 
-std::string svg_element(std::string_view svg) {
+std::string_view svg_element(std::string_view svg) {
   const size_t start = svg.find("<svg");
-  std::string element(start == std::string_view::npos ? svg : svg.substr(start));
-  const size_t script = element.rfind(kScriptStart);
-  const size_t script_end = script == std::string::npos ? script : element.find(kScriptEnd, script);
-  if (script_end != std::string::npos) element.erase(script, script_end + kScriptEnd.size() - script);
-  return element;
+  return start == std::string_view::npos ? svg : svg.substr(start);
 }
 
 }  // namespace callprof

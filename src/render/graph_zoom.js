@@ -2,7 +2,8 @@
 // the picture opens fitted to the window (the root's viewBox at 100 % of it); the wheel
 // zooms around the pointer, dragging pans, a double click (or Escape, or 0) fits it again,
 // + and - zoom about the centre. Only the root's viewBox changes, so Graphviz's drawing and
-// its tooltips stay as they are. The web report strips this script and zooms its own way.
+// its tooltips stay as they are. The web report embeds the SVG without this script and zooms
+// it its own way (src/html/assets/graph.js).
 (function () {
   'use strict'
   var svg = document.documentElement
@@ -43,6 +44,7 @@
     show()
   }
 
+  // The same factor as the web report's graph panel (src/html/assets/graph.js, wheelZoomFactor).
   svg.addEventListener('wheel', function (e) {
     e.preventDefault()
     zoom(Math.pow(1.0015, -e.deltaY * (e.deltaMode === 1 ? 30 : 1)), e.clientX, e.clientY)

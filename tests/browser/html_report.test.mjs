@@ -9,63 +9,27 @@
 // Inputs (environment; run_html_report.sh writes them): CALLPROF_HTML_DIR with NAME.html and
 // NAME.expected.json (`report --json`, the nested document) for wordfreq, stl_heavy and
 // hostile; screenshots go there too. CALLPROF_CHROMIUM (default /usr/bin/chromium).
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 
-import { chromium } from 'playwright-core'
+import { assertClean, columnValues, pageOpener, rowValues } from './harness.mjs'
 
 const dir = process.env.CALLPROF_HTML_DIR
 if (!dir) throw new Error('CALLPROF_HTML_DIR is not set (run this test through run_html_report.sh or ctest)')
-const executablePath = process.env.CALLPROF_CHROMIUM || '/usr/bin/chromium'
 const tabs = ['summary', 'flat', 'tree', 'callers', 'graph', 'flame', 'syscalls', 'threads']
 
 const expectedOf = name => JSON.parse(fs.readFileSync(path.join(dir, `${name}.expected.json`), 'utf8'))
 
-let browser
-before(async () => {
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] })
-})
-after(async () => {
-  await browser?.close()
-})
-
-// Opens NAME.html; records requests, console errors and dialogs (dismissed).
-async function open(name, hash = '') {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
-  const page = await context.newPage()
-  const seen = { requests: [], errors: [], dialogs: [] }
-  page.on('request', r => seen.requests.push(r.url()))
-  page.on('console', m => { if (m.type() === 'error') seen.errors.push(m.text()) })
-  page.on('pageerror', e => seen.errors.push(`uncaught: ${e.message}`))
-  page.on('dialog', d => { seen.dialogs.push(d.message()); d.dismiss() })
-  await context.route(url => url.protocol !== 'file:', route => route.abort('blockedbyclient'))
-  await page.goto(pathToFileURL(path.join(dir, `${name}.html`)).href + hash)
-  await page.waitForSelector('body[data-ready]', { timeout: 15000 })
-  return { context, page, seen }
-}
-
-function assertClean(seen) {
-  assert.deepEqual(seen.errors, [], 'console errors')
-  assert.deepEqual(seen.dialogs, [], 'dialogs')
-  assert.deepEqual(seen.requests.filter(u => !u.startsWith('file://')), [], 'requests other than file://')
-}
+// Opens NAME.html (harness.mjs: requests, console errors and dialogs recorded).
+const openPage = pageOpener(dir)
+const open = (name, hash = '') => openPage(`${name}.html`, { hash })
 
 async function showTab(page, tab) {
   await page.click(`#tab-${tab}`)
   await page.waitForSelector(`#panel-${tab}.active`)
   await page.waitForTimeout(100)
-}
-
-// The values of one column of a table (by its header's data-key), as data-value numbers.
-async function columnValues(page, tableSelector, key) {
-  return page.$$eval(`${tableSelector} tbody tr[data-key]`, (rows, key) => {
-    const headers = [...rows[0].closest('table').querySelectorAll('thead th')].map(th => th.dataset.key)
-    const at = headers.indexOf(key)
-    return rows.map(tr => Number(tr.children[at].dataset.value))
-  }, key)
 }
 
 // Nested tree helpers over `report --json`.
@@ -243,12 +207,7 @@ for (const program of programs) {
       assert.match(page.url(), new RegExp(`fn=${id}\\b`), 'the selection is in the location hash')
       await showTab(page, 'callers')
       assert.equal(await page.textContent('#callers-function .fn-title'), f.name.length <= 1000 ? f.name : await page.textContent('#callers-function .fn-title'))
-      const rows = sel => page.$$eval(`${sel} tbody tr`, trs => trs.filter(tr => !tr.classList.contains('more')).map(tr => {
-        const cells = [...tr.children]
-        const headers = [...tr.closest('table').querySelectorAll('thead th')].map(th => th.dataset.key)
-        const value = key => Number(cells[headers.indexOf(key)].dataset.value)
-        return { name: cells[0].title, calls: value('calls'), self: value('self'), total: value('total') }
-      }))
+      const rows = sel => rowValues(page, `${sel} tbody tr:not(.more)`, ['calls', 'self', 'total'])
       const got = await rows('#callers-table')
       assert.equal(got.length, incoming.length, 'one row per caller')
       for (const e of incoming) {

@@ -5,54 +5,49 @@
 //   recursion points down, and the wheel zooms it (a double click fits it again);
 // - the web report's flame graph opens with its roots in view (and the icicle's), its call
 //   graph fits the panel, with the same checks on the SVG;
-// - focus and hide typed in the page give exactly the functions, call paths and edges of
-//   `report --json --focus/--hide`, and survive a reload through the location hash;
-// no console error, no request. Screenshots go to CALLPROF_PICTURES_DIR.
+// - focus and hide typed in the page give exactly the functions (calls, self, total, and
+//   recursive calls, CPU, off-CPU and samples wherever the profile has them), the top-level
+//   call paths and one function's callers of `report --json --focus/--hide`, and survive a
+//   reload through the location hash;
+// no console error, no dialog, no request. Screenshots go to CALLPROF_PICTURES_DIR.
 //
-// Inputs (run_pictures.sh writes them): CALLPROF_PICTURES_DIR with NAME.svg, NAME.dot,
-// NAME.html, NAME.expected.json, NAME.focus.json, NAME.hide.json, NAME.both.json and
-// NAME.view.json (the focus and hide expressions) for wordfreq and deep.
-import { after, before, test } from 'node:test'
+// Inputs (run_pictures.sh writes them): CALLPROF_PICTURES_DIR with NAME.callprof, NAME.svg,
+// NAME.dot and NAME.html for wordfreq and deep; CALLPROF, the callprof binary this test asks
+// for `report --json` with each program's focus and hide (kept beside them as
+// NAME.expected.json, NAME.focus.json, NAME.hide.json and NAME.both.json).
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 
-import { chromium } from 'playwright-core'
+import { assertClean, headerKeys, pageOpener, rowValues } from './harness.mjs'
 
 const dir = process.env.CALLPROF_PICTURES_DIR
 if (!dir) throw new Error('CALLPROF_PICTURES_DIR is not set (run this test through run_pictures.sh or ctest)')
-const executablePath = process.env.CALLPROF_CHROMIUM || '/usr/bin/chromium'
+const callprof = process.env.CALLPROF
+if (!callprof) throw new Error('CALLPROF is not set (run this test through run_pictures.sh or ctest)')
 const read = file => fs.readFileSync(path.join(dir, file), 'utf8')
-const json = file => JSON.parse(read(file))
 const shot = (page, file) => page.screenshot({ path: path.join(dir, file) })
 const flameRow = 18  // src/html/assets/flame.js
 
-let browser
-before(async () => {
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] })
-})
-after(async () => {
-  await browser?.close()
-})
+// Each program's settings: the focus and hide typed in the page (and given to report --json),
+// and how many edges of its call graph close a cycle.
+const programs = [
+  { name: 'wordfreq', focus: 'count_words', hide: 'generate_corpus', backEdges: 0 },
+  { name: 'deep', focus: 'is_odd', hide: 'descend', backEdges: 1 },  // is_odd -> is_even closes the mutual recursion
+]
 
-async function open(file, { width = 1400, height = 900, hash = '' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } })
-  const page = await context.newPage()
-  const seen = { requests: [], errors: [] }
-  page.on('request', r => seen.requests.push(r.url()))
-  page.on('console', m => { if (m.type() === 'error') seen.errors.push(m.text()) })
-  page.on('pageerror', e => seen.errors.push(`uncaught: ${e.message}`))
-  await context.route(url => url.protocol !== 'file:', route => route.abort('blockedbyclient'))
-  await page.goto(pathToFileURL(path.join(dir, file)).href + hash)
-  if (file.endsWith('.html')) await page.waitForSelector('body[data-ready]', { timeout: 15000 })
-  return { context, page, seen }
+// `callprof report --json` of NAME.callprof with `options`, kept as NAME.SUFFIX.json.
+function report(name, suffix, options) {
+  const text = execFileSync(callprof, ['report', '-i', path.join(dir, `${name}.callprof`), '--json', '--no-pager', ...options],
+    { encoding: 'utf8', maxBuffer: 1 << 28 })
+  fs.writeFileSync(path.join(dir, `${name}.${suffix}.json`), text)
+  return JSON.parse(text)
 }
 
-function assertClean(seen) {
-  assert.deepEqual(seen.errors, [], 'console errors')
-  assert.deepEqual(seen.requests.filter(u => !u.startsWith('file://')), [], 'requests other than file://')
-}
+// Opens a file of CALLPROF_PICTURES_DIR (harness.mjs: requests, console errors and dialogs recorded).
+const open = pageOpener(dir)
 
 // In the page: the laid-out graph's geometry from Chromium's own text measurement, in the
 // SVG's user units: the legend's box, each node's box and its text lines' boxes, each edge's
@@ -94,11 +89,6 @@ function checkGraph(geometry, dot, where) {
   }
   return back.size
 }
-
-const programs = [
-  { name: 'wordfreq', backEdges: 0 },
-  { name: 'deep', backEdges: 1 },  // is_odd -> is_even closes the mutual recursion
-]
 
 for (const program of programs) {
   const { name } = program
@@ -193,18 +183,19 @@ for (const program of programs) {
   })
 
   test(`${name}: focus and hide in the page give report --json's numbers`, { timeout: 90000 }, async () => {
-    const view = json(`${name}.view.json`)
+    const { focus, hide } = program
+    const whole = report(name, 'expected', [])
+    const cases = [
+      { focus, hide: '', expected: report(name, 'focus', ['--focus', focus]) },
+      { focus: '', hide, expected: report(name, 'hide', ['--hide', hide]) },
+      { focus, hide, expected: report(name, 'both', ['--hide', hide, '--focus', focus]) },
+    ]
     const { context, page, seen } = await open(`${name}.html`, { hash: '#tab=flat' })
     try {
-      const cases = [
-        { focus: view.focus, hide: '', file: `${name}.focus.json` },
-        { focus: '', hide: view.hide, file: `${name}.hide.json` },
-        { focus: view.focus, hide: view.hide, file: `${name}.both.json` },
-      ]
       for (const c of cases) {
-        const expected = json(c.file)
+        const expected = c.expected
         // The page's expressions are case-insensitive without a capital; callprof's are not.
-        const all = json(`${name}.expected.json`).functions
+        const all = whole.functions
         for (const re of [c.focus, c.hide].filter(Boolean)) {
           const matching = flags => all.filter(f => new RegExp(re, flags).test(f.name)).length
           assert.ok(matching('') > 0, `${re} matches some function`)
@@ -214,14 +205,15 @@ for (const program of programs) {
         await page.fill('#view-hide', c.hide)
         await page.click('#view-apply')
         await page.waitForFunction(() => /of the report/.test(document.getElementById('view-status').textContent))
-        await checkView(page, expected, c)
+        await checkView(page, expected, { focus: c.focus, hide: c.hide })
       }
       // The location hash keeps the view: a reload shows the same.
       assert.match(page.url(), /focus=/)
       await page.reload()
       await page.waitForSelector('body[data-ready]')
-      await checkView(page, json(`${name}.both.json`), cases[2])
-      assert.equal(await page.inputValue('#view-focus'), view.focus)
+      await checkView(page, cases[2].expected, { focus, hide })
+      assert.equal(await page.inputValue('#view-focus'), focus)
+      assert.equal(await page.inputValue('#view-hide'), hide)
       await shot(page, `${name}-view-flat.png`)
       for (const tab of ['flame', 'graph', 'tree', 'summary']) {
         await page.click(`#tab-${tab}`)
@@ -230,14 +222,14 @@ for (const program of programs) {
       }
       const dimmed = await page.$$eval('#panel-graph g.node.outside, #panel-graph g.edge.outside', gs => gs.map(g => g.getAttribute('class')))
       assert.ok(dimmed.includes('node outside') && dimmed.includes('edge outside'), 'the call graph dims what the view leaves out')
-      const inView = new Set(json(`${name}.both.json`).functions.map(f => f.id))
+      const inView = new Set(cases[2].expected.functions.map(f => f.id))
       const nodes = await page.$$eval('#panel-graph g.node', gs => gs.map(g => ({ id: Number(g.id.slice(2)), outside: g.classList.contains('outside') })))
       for (const n of nodes) assert.equal(n.outside, !inView.has(n.id), `function ${n.id} dimmed iff outside the view`)
       assert.ok(nodes.some(n => !n.outside), 'the view\'s functions stay')
       await page.click('#view-reset')
       await page.waitForFunction(() => document.getElementById('view-status').textContent === '')
       await page.click('#tab-flat')
-      assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), json(`${name}.expected.json`).functions.length, 'reset: every function')
+      assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), whole.functions.length, 'reset: every function')
       await page.fill('#view-focus', '(')
       await page.press('#view-focus', 'Enter')
       await page.waitForSelector('#view-focus.invalid')
@@ -248,18 +240,37 @@ for (const program of programs) {
   })
 }
 
+// The function columns the page recomputes for a view besides calls, self and total
+// (docs/html.md), with their labels in the flat table's Columns menu (flat.js).
+const recomputedColumns = {
+  recursive_calls: 'recursive', cpu_ns: 'cpu', offcpu_ns: 'off-cpu', total_cpu_ns: 'total cpu',
+  total_offcpu_ns: 'total off-cpu', samples: 'samples', total_samples: 'total samples',
+}
+
 // The flat table, the tree's top level, the flame graph and one function's callers against
 // `report --json` with the same --focus/--hide.
 async function checkView(page, expected, c) {
   await page.click('#tab-flat')
-  const rows = await page.$$eval('#panel-flat tbody tr[data-key]', trs => {
-    const keys = [...trs[0].closest('table').querySelectorAll('thead th')].map(th => th.dataset.key)
-    const value = (tr, key) => Number(tr.children[keys.indexOf(key)].dataset.value)
-    return trs.map(tr => ({ id: Number(tr.dataset.key), calls: value(tr, 'calls'), self: value(tr, 'self_ns'), total: value(tr, 'total_ns') }))
-  })
-  const want = expected.functions.map(f => ({ id: f.id, calls: f.calls, self: f.self_ns, total: f.total_ns }))
+  // Every recomputed column the view has, shown (the Columns menu; a hidden one is not in the
+  // table). The page offers a column only when some function has a value other than 0 for it.
+  const menu = page.locator('#panel-flat .columns-menu')
+  await menu.locator('button').click()
+  for (const label of Object.values(recomputedColumns)) {
+    const box = menu.getByLabel(label, { exact: true })
+    if (await box.count()) await box.check()
+  }
+  await menu.locator('button').click()
+  const shownKeys = await headerKeys(page, '#panel-flat table')
+  const keys = ['calls', 'self_ns', 'total_ns']
+  for (const key of Object.keys(recomputedColumns)) {
+    if (shownKeys.includes(key)) keys.push(key)
+    else for (const f of expected.functions) assert.ok(!f[key], `${key} of ${f.name} is ${f[key]} under ${JSON.stringify(c)}, but the page has no such column`)
+  }
+  const rows = (await rowValues(page, '#panel-flat tbody tr[data-key]', keys))
+    .map(r => Object.fromEntries([['id', r.key], ...keys.map(k => [k, r[k]])]))
+  const want = expected.functions.map(f => Object.fromEntries([['id', f.id], ...keys.map(k => [k, f[k] ?? null])]))
   const byId = list => [...list].sort((a, b) => a.id - b.id)
-  assert.deepEqual(byId(rows), byId(want), `functions under ${JSON.stringify(c)}`)
+  assert.deepEqual(byId(rows), byId(want), `functions under ${JSON.stringify(c)} (${keys.join(', ')})`)
 
   await page.click('#tab-tree')
   const top = await page.$$eval('#panel-tree tbody tr[data-depth="0"]', trs => trs.map(tr => ({
@@ -291,11 +302,8 @@ async function checkView(page, expected, c) {
     location.hash = params.toString()
   }, id)
   await page.waitForFunction(fn => location.hash.includes(`fn=${fn}`) && document.querySelector('#callers-table'), id)
-  const got = await page.$$eval('#callers-table tbody tr', trs => trs.filter(tr => !tr.classList.contains('more')).map(tr => {
-    const keys = [...tr.closest('table').querySelectorAll('thead th')].map(th => th.dataset.key)
-    const value = key => Number(tr.children[keys.indexOf(key)].dataset.value)
-    return { calls: value('calls'), self: value('self'), total: value('total') }
-  }))
+  const got = (await rowValues(page, '#callers-table tbody tr:not(.more)', ['calls', 'self', 'total']))
+    .map(r => ({ calls: r.calls, self: r.self, total: r.total }))
   const wantEdges = edges.map(e => ({ calls: e.calls, self: e.self_ns, total: e.total_ns }))
   const order = list => [...list].sort((a, b) => a.total - b.total || a.calls - b.calls || a.self - b.self)
   assert.deepEqual(order(got), order(wantEdges), `callers of function ${id}`)

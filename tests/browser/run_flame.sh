@@ -7,31 +7,20 @@
 # Usage: run_flame.sh CALLPROF WORDFREQ FLAME_HOSTILE_C OUTPUT_DIR [HOSTILE_PROFILE_TOOL]
 # Exit status 77 (ctest's SKIP_RETURN_CODE) with a "skipped: ..." line when node, Chromium,
 # cc or the npm packages (`npm ci --prefix tests/browser`) are missing; never a silent pass.
-set -eu
-
-if [ $# -ne 4 ] && [ $# -ne 5 ]; then
-  echo "usage: $0 CALLPROF WORDFREQ FLAME_HOSTILE_C OUTPUT_DIR [HOSTILE_PROFILE_TOOL]" >&2
-  exit 2
-fi
+. "$(dirname "$0")/common.sh"
+need_args $# "CALLPROF WORDFREQ FLAME_HOSTILE_C OUTPUT_DIR [HOSTILE_PROFILE_TOOL]"
 callprof=$1
 wordfreq=$2
 hostile_source=$3
 out=$4
 hostile_tool=${5:-}
-here=$(cd "$(dirname "$0")" && pwd)
-chromium=${CALLPROF_CHROMIUM:-/usr/bin/chromium}
 
-skip() {
-  echo "skipped: $*"
-  exit 77
-}
 fail() {
   echo "FAIL: $*" >&2
   exit 1
 }
 
-rm -rf "$out"
-mkdir -p "$out"
+fresh_dir "$out"
 "$callprof" record -q -o "$out/wordfreq.callprof" -- "$wordfreq" 200000 >"$out/wordfreq.stdout"
 
 # The command's errors, before any browser: one line, non-zero status, an old output kept.
@@ -46,17 +35,15 @@ fi
 "$callprof" flame -i "$out/missing.callprof" >/dev/null 2>&1 && fail "a missing profile succeeded"
 ls "$out"/*.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind"
 
-command -v node >/dev/null 2>&1 || skip "node is not installed"
-[ -x "$chromium" ] || skip "no Chromium at $chromium (set CALLPROF_CHROMIUM to another binary)"
-[ -f "$here/node_modules/playwright-core/package.json" ] ||
-  skip "the npm packages are not installed: run 'npm ci --prefix tests/browser'"
-command -v cc >/dev/null 2>&1 || skip "cc is not installed (needed for the hostile-names program)"
+# The browser's prerequisites only now: the checks above run without them.
+require_browser
+require_tool cc "needed for the hostile-names program"
 
 # flame NAME PROFILE [OPTIONS...]: the SVG, and callprof's note (frames, size) beside it.
 flame() {
   name=$1 profile=$2
   shift 2
-  "$callprof" flame -i "$profile" -o "$out/$name.svg" "$@" 2>"$out/$name.log" || { cat "$out/$name.log" >&2; exit 1; }
+  logged "$out/$name.log" "$callprof" flame -i "$profile" -o "$out/$name.svg" "$@"
   cat "$out/$name.log"
 }
 
@@ -74,6 +61,5 @@ if [ -n "$hostile_tool" ]; then
   flame hostile-names "$out/hostile-names.callprof"
 fi
 
-cd "$here"
-CALLPROF_FLAME_DIR="$out" CALLPROF_CHROMIUM="$chromium" \
-  exec node --test --test-reporter=spec flame.test.mjs
+export CALLPROF_FLAME_DIR="$out"
+run_node_test flame.test.mjs

@@ -7,50 +7,34 @@
 # Usage: run_html_report.sh CALLPROF WORDFREQ HOSTILE_PROFILE_TOOL STL_HEAVY_CPP OUTPUT_DIR
 # Exit status 77 (ctest's SKIP_RETURN_CODE) with a "skipped: ..." line when node, Chromium,
 # g++ or the npm packages (`npm ci --prefix tests/browser`) are missing; never a silent pass.
-set -eu
-
-if [ $# -ne 5 ]; then
-  echo "usage: $0 CALLPROF WORDFREQ HOSTILE_PROFILE_TOOL STL_HEAVY_CPP OUTPUT_DIR" >&2
-  exit 2
-fi
+. "$(dirname "$0")/common.sh"
+need_args $# "CALLPROF WORDFREQ HOSTILE_PROFILE_TOOL STL_HEAVY_CPP OUTPUT_DIR"
 callprof=$1
 wordfreq=$2
 hostile=$3
 stl_source=$4
 out=$5
-here=$(cd "$(dirname "$0")" && pwd)
-chromium=${CALLPROF_CHROMIUM:-/usr/bin/chromium}
 
-skip() {
-  echo "skipped: $*"
-  exit 77
-}
-command -v node >/dev/null 2>&1 || skip "node is not installed"
-[ -x "$chromium" ] || skip "no Chromium at $chromium (set CALLPROF_CHROMIUM to another binary)"
-[ -f "$here/node_modules/playwright-core/package.json" ] ||
-  skip "the npm packages are not installed: run 'npm ci --prefix tests/browser'"
-command -v g++ >/dev/null 2>&1 || skip "g++ is not installed (needed for the STL-heavy program)"
+require_browser
+require_tool g++ "needed for the STL-heavy program"
+fresh_dir "$out"
 
-rm -rf "$out"
-mkdir -p "$out"
-
-# name PROFILE: the page and the expected numbers of one profile.
+# report NAME: the page and the expected numbers of NAME.callprof.
 report() {
-  "$callprof" html -i "$2" -o "$out/$1.html" 2>"$out/$1.html.log" || { cat "$out/$1.html.log" >&2; exit 1; }
-  "$callprof" report -i "$2" --json --no-pager >"$out/$1.expected.json"
+  logged "$out/$1.html.log" "$callprof" html -i "$out/$1.callprof" -o "$out/$1.html"
+  "$callprof" report -i "$out/$1.callprof" --json --no-pager >"$out/$1.expected.json"
 }
 
 "$callprof" record -q -o "$out/wordfreq.callprof" -- "$wordfreq" 200000 >"$out/wordfreq.stdout"
-report wordfreq "$out/wordfreq.callprof"
+report wordfreq
 
 # No exclude list: the STL's own functions get hooks, so their long names are in the profile.
 g++ -O1 -finstrument-functions "$stl_source" -o "$out/stl_heavy"
 "$callprof" record -q -o "$out/stl_heavy.callprof" -- "$out/stl_heavy" >"$out/stl_heavy.stdout"
-report stl_heavy "$out/stl_heavy.callprof"
+report stl_heavy
 
 "$hostile" "$out/hostile.callprof"
-report hostile "$out/hostile.callprof"
+report hostile
 
-cd "$here"
-CALLPROF_HTML_DIR="$out" CALLPROF_CHROMIUM="$chromium" \
-  exec node --test --test-reporter=spec html_report.test.mjs
+export CALLPROF_HTML_DIR="$out"
+run_node_test html_report.test.mjs

@@ -5,32 +5,18 @@
 # tests/e2e/programs/timeline.c with a timeline of every call and have speedscope import
 # the Chrome trace export, against `report --raw --json` of that recording.
 # Usage: run_speedscope_import.sh CALLPROF WORDFREQ OUTPUT_DIR
-# Exit status 77 (ctest's SKIP_RETURN_CODE) with a "skipped: ..." line when node, Chromium
-# or the npm packages (`npm ci --prefix tests/browser`) are missing; never a silent pass.
-set -eu
-
-if [ $# -ne 3 ]; then
-  echo "usage: $0 CALLPROF WORDFREQ OUTPUT_DIR" >&2
-  exit 2
-fi
+# Exit status 77 (ctest's SKIP_RETURN_CODE) with a "skipped: ..." line when node, Chromium,
+# jq, a C compiler (CC, default cc) or the npm packages (`npm ci --prefix tests/browser`) are
+# missing; never a silent pass.
+. "$(dirname "$0")/common.sh"
+need_args $# "CALLPROF WORDFREQ OUTPUT_DIR"
 callprof=$1
 wordfreq=$2
 out=$3
-here=$(cd "$(dirname "$0")" && pwd)
-chromium=${CALLPROF_CHROMIUM:-/usr/bin/chromium}
 
-skip() {
-  echo "skipped: $*"
-  exit 77
-}
-command -v node >/dev/null 2>&1 || skip "node is not installed"
-[ -x "$chromium" ] || skip "no Chromium at $chromium (set CALLPROF_CHROMIUM to another binary)"
-[ -f "$here/node_modules/speedscope/dist/release/index.html" ] && [ -f "$here/node_modules/playwright-core/package.json" ] ||
-  skip "the npm packages are not installed: run 'npm ci --prefix tests/browser'"
-command -v jq >/dev/null 2>&1 || skip "jq is not installed"
-
-rm -rf "$out"
-mkdir -p "$out"
+require_browser node_modules/speedscope/dist/release/index.html
+require_tool jq
+fresh_dir "$out"
 profile=$out/wordfreq.callprof
 "$callprof" record -q -o "$profile" -- "$wordfreq" 2000 >"$out/wordfreq.stdout"
 "$callprof" export -i "$profile" -f speedscope -o "$out/wordfreq.speedscope.json"
@@ -40,7 +26,7 @@ profile=$out/wordfreq.callprof
 # The timeline: a small two-thread program of the e2e tests (speedscope's trace importer needs
 # ~30 s here for wordfreq's 155 k calls), every call kept.
 cc=${CC:-cc}
-command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to build the timeline program"
+require_tool "$cc" "needed to build the timeline program; CC names another compiler"
 "$cc" -O2 -finstrument-functions -pthread -I"$here/../e2e/programs" "$here/../e2e/programs/timeline.c" -o "$out/timeline"
 "$callprof" record -q -o "$out/timeline.callprof" --timeline --timeline-min-duration 0 -- "$out/timeline" >/dev/null
 "$callprof" export -i "$out/timeline.callprof" -f chrome -o "$out/timeline.trace.json"
@@ -63,12 +49,10 @@ expected_numbers() {
 "$callprof" report -i "$profile" --json --no-pager | expected_numbers >"$out/expected.json"
 "$callprof" report -i "$out/timeline.callprof" --json --raw --no-pager | expected_numbers >"$out/expected-raw.json"
 
-cd "$here"
-CALLPROF_SPEEDSCOPE="$out/wordfreq.speedscope.json" \
-CALLPROF_COLLAPSED="$out/wordfreq.folded" \
-CALLPROF_EXPECTED="$out/expected.json" \
-CALLPROF_ARTIFACTS="$out" \
-CALLPROF_CHROMIUM="$chromium" \
-CALLPROF_CHROME="$out/timeline.trace.json" \
-CALLPROF_EXPECTED_RAW="$out/expected-raw.json" \
-  exec node --test --test-reporter=spec speedscope_import.test.mjs
+export CALLPROF_SPEEDSCOPE="$out/wordfreq.speedscope.json" \
+  CALLPROF_COLLAPSED="$out/wordfreq.folded" \
+  CALLPROF_EXPECTED="$out/expected.json" \
+  CALLPROF_ARTIFACTS="$out" \
+  CALLPROF_CHROME="$out/timeline.trace.json" \
+  CALLPROF_EXPECTED_RAW="$out/expected-raw.json"
+run_node_test speedscope_import.test.mjs

@@ -60,6 +60,13 @@ TEST_P(Graph, PictureOfTheGprofCounterExample) {
   for (const char* f : {" main ", " A ", " B ", " C ", " D "})
     EXPECT_NE((" " + xml.out).find(f), std::string::npos) << f << " missing from the SVG's text: " << xml.out;
   EXPECT_NE(xml.out.find("80 calls"), std::string::npos) << xml.out;
+  // A file opened on its own: fitted to its window, with the pan and zoom script (one).
+  const std::string picture = read("g.svg");
+  const std::string root =
+      picture.substr(picture.find("<svg"), picture.find('>', picture.find("<svg")) - picture.find("<svg"));
+  EXPECT_NE(root.find(" width=\"100%\" height=\"100%\""), std::string::npos) << root;
+  EXPECT_NE(picture.find("<script type=\"text/ecmascript\">"), std::string::npos) << "pan and zoom";
+  EXPECT_EQ(picture.find("<script"), picture.rfind("<script")) << "one script";
 
   const RunResult dot = callprof({"graph", "-i", "profile.callprof", "-o", "g.dot"});
   ASSERT_EQ(dot.exit, exited(0)) << dot.err;

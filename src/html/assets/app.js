@@ -136,12 +136,7 @@ function renderViewBar(app) {
 // Applies a focus and a hide: a new model, and every built panel built again from it.
 function setView(app, focusText, hideText, keepHash) {
   const inputs = [[document.getElementById('view-focus'), focusText], [document.getElementById('view-hide'), hideText]]
-  const compiled = inputs.map(([input, text]) => {
-    const c = compileFilter(text)
-    input.classList.toggle('invalid', Boolean(c.error))
-    input.title = c.error || input.dataset.help
-    return c
-  })
+  const compiled = inputs.map(([input, text]) => compileInput(input, text))
   if (compiled.some(c => c.error)) return false
   app.view = { focus: focusText, hide: hideText }
   app.model = viewedModel(app.base, compiled[0].re, compiled[1].re)

@@ -22,8 +22,7 @@ function functionPicker(app) {
   const results = el('div', { class: 'results', hidden: true })
   const byTotal = [...m.doc.functions].sort((a, b) => b.total_ns - a.total_ns)
   const update = () => {
-    const { re, error } = compileFilter(input.value.trim())
-    input.classList.toggle('invalid', Boolean(error))
+    const { re, error } = compileInput(input)
     clear(results)
     if (error || !re) { results.hidden = true; return }
     const found = byTotal.filter(f => re.test(f.name)).slice(0, 30)

@@ -57,6 +57,7 @@ function edgeObjects(c) {
       caller_id: c.caller_id[i] < 0 ? null : c.caller_id[i], callee_id: c.callee_id[i], calls: c.calls[i],
       recursive_calls: c.recursive_calls[i], self_ns: c.self_ns[i], total_ns: c.total_ns[i],
       cpu_ns: c.cpu_ns ? c.cpu_ns[i] : null, offcpu_ns: c.offcpu_ns ? c.offcpu_ns[i] : null,
+      preempted_ns: c.preempted_ns ? c.preempted_ns[i] : null,
     }
   }
   return edges
@@ -68,19 +69,26 @@ function pushTo(map, key, value) {
   else map.set(key, [value])
 }
 
-// Children lists in one pass over the depth-first order (a node's parent comes before it).
+// Depths (from 0) and children lists in one pass over the depth-first order (a node's parent
+// comes before it).
 function buildChildren(m) {
-  const { n, parent, depth, childStart, childList } = m
-  const count = new Int32Array(n + 1)
+  const { n, parent, depth } = m
   for (let i = 0; i < n; i++) {
-    const p = parent[i] < 0 ? n : parent[i]
-    count[p]++
     depth[i] = parent[i] < 0 ? 0 : depth[parent[i]] + 1
     if (depth[i] > m.maxDepth) m.maxDepth = depth[i]
   }
-  for (let i = 0; i <= n; i++) childStart[i + 1] = childStart[i] + count[i]
-  const fill = childStart.slice(0, n + 1)
-  for (let i = 0; i < n; i++) childList[fill[parent[i] < 0 ? n : parent[i]]++] = i
+  childIndex(n, parent, m.childStart, m.childList)
+}
+
+// The children of each node of a tree given by its parents (< 0: a top-level node), in node
+// order: those of i are list[start[i]..start[i+1]), the top level list[start[n]..start[n+1]).
+// `start` (n + 2 entries) and `list` (n) are filled when given, and must be zero then.
+function childIndex(n, parent, start = new Int32Array(n + 2), list = new Int32Array(n)) {
+  for (let i = 0; i < n; i++) start[(parent[i] < 0 ? n : parent[i]) + 1]++
+  for (let i = 0; i <= n; i++) start[i + 1] += start[i]
+  const fill = start.slice(0, n + 1)
+  for (let i = 0; i < n; i++) list[fill[parent[i] < 0 ? n : parent[i]]++] = i
+  return { start, list }
 }
 
 // The children of node i (n: the top-level nodes), most total time first.

@@ -166,8 +166,7 @@ function buildFlame(app, panel, section) {
     redraw()
   })
   input.addEventListener('input', debounce(() => {
-    const { re, error } = compileFilter(input.value.trim())
-    input.classList.toggle('invalid', Boolean(error))
+    const { re, error } = compileInput(input)
     if (error) return
     fnMatch = null
     if (re) {

@@ -67,9 +67,7 @@ function flatPanel(app) {
       rowKey: f => f.id, onRow: f => app.select(f.id),
     })
     const apply = () => {
-      const { re, error } = compileFilter(input.value.trim())
-      input.classList.toggle('invalid', Boolean(error))
-      input.title = error || ''
+      const { re, error } = compileInput(input)
       if (error) return
       const rows = re ? all.filter(f => re.test(f.name)) : all
       table.update(rows)

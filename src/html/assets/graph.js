@@ -52,7 +52,7 @@ function graphPanel(app, graphData) {
     wrap.addEventListener('wheel', e => {
       if (!e.ctrlKey) return
       e.preventDefault()
-      zoom(scale * Math.pow(1.0015, -e.deltaY))
+      zoom(scale * wheelZoomFactor(e))
     }, { passive: false })
     panel.svg = svg
     panel.fit = fit
@@ -87,19 +87,25 @@ function dimOutside(svg, model) {
 }
 
 // The drawing's size in CSS pixels at 100 %: its viewBox is in points (Graphviz's units).
-// The standalone SVG's own sizing (100 % of the window, minimum sizes) is dropped: the panel
-// sizes it.
+// Graphviz's fixed size (width="Wpt" height="Hpt") is dropped: the panel's zoom sizes it.
 function svgSize(svg) {
   const box = svg.viewBox && svg.viewBox.baseVal
   const pt = v => parseFloat(v) || 0
   const width = box && box.width ? box.width : pt(svg.getAttribute('width')) || 600
   const height = box && box.height ? box.height : pt(svg.getAttribute('height')) || 400
-  for (const a of ['width', 'height', 'style']) svg.removeAttribute(a)
+  for (const a of ['width', 'height']) svg.removeAttribute(a)
   return { width: width * 4 / 3, height: height * 4 / 3 }
 }
 
-// Dragging scrolls the panel. The pointer is captured only once it has moved, so a plain
-// click still reaches the node under it (and a drag's end selects nothing).
+// The zoom factor of a wheel event, as src/render/graph_zoom.js (the SVG opened on its own)
+// has it: 1.0015 per pixel of deltaY, a line (deltaMode 1, Firefox) counted as 30 pixels.
+function wheelZoomFactor(e) {
+  return Math.pow(1.0015, -e.deltaY * (e.deltaMode === 1 ? 30 : 1))
+}
+
+// Dragging scrolls the panel. The pointer is captured only once it has moved 4 pixels (as in
+// src/render/graph_zoom.js), so a plain click still reaches the node under it (and a drag's
+// end selects nothing).
 function dragToPan(wrap) {
   let from = null
   wrap.addEventListener('pointerdown', e => {
@@ -108,7 +114,7 @@ function dragToPan(wrap) {
   wrap.addEventListener('pointermove', e => {
     if (!from) return
     const dx = e.clientX - from.x, dy = e.clientY - from.y
-    if (!from.moved && Math.abs(dx) + Math.abs(dy) > 4) {
+    if (!from.moved && Math.abs(dx) + Math.abs(dy) >= 4) {
       from.moved = true
       wrap.setPointerCapture(from.id)
       wrap.classList.add('panning')

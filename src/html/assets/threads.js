@@ -23,6 +23,7 @@ function threadsPanel(app) {
       col.pct('share', 'total %', t => t.total_ns, () => app.model.total),
     ]
     if (cpu) columns.push(col.time('cpu', 'cpu', t => t.cpu_ns), col.time('offcpu', 'off-cpu', t => t.offcpu_ns))
+    if (d.threads.some(t => t.preempted_ns > 0)) columns.push(col.time('preempted', 'preempted', t => t.preempted_ns, 'waiting for a CPU'))
     columns.push(col.text('state', 'state', t => t.finished ? 'finished' : 'running'),
       col.count('lost', 'not recorded', t => t.dropped_calls + t.depth_limited_calls + t.short_calls, 'calls not recorded: budgets, depth and duration limits'),
       col.count('lostev', 'lost events', t => t.lost_events))

@@ -33,6 +33,9 @@ function buildTree(app, panel, section) {
   if (m.cpu) {
     columns.push(['cpu', 'cpu', i => fmtTime(nodes.cpu_ns[i]), i => nodes.cpu_ns[i]],
       ['offcpu', 'off-cpu', i => fmtTime(nodes.offcpu_ns[i]), i => nodes.offcpu_ns[i]])
+    // Waiting for a CPU: cpu + off-cpu + preempted = self, shown where some node waited.
+    if (nodes.preempted_ns && nodes.preempted_ns.some(v => v > 0))
+      columns.push(['preempted', 'preempted', i => fmtTime(nodes.preempted_ns[i]), i => nodes.preempted_ns[i]])
   }
   const table = el('table', { class: 'data tree' },
     el('thead', null, el('tr', null, columns.map(([key, label]) => el('th', { class: key === 'name' ? 'text' : null }, label)))))
@@ -138,8 +141,7 @@ function buildTree(app, panel, section) {
   const status = el('span', { class: 'count' })
   let matches = [], current = -1
   const runSearch = () => {
-    const { re, error } = compileFilter(input.value.trim())
-    input.classList.toggle('invalid', Boolean(error))
+    const { re, error } = compileInput(input)
     for (const tr of tbody.querySelectorAll('tr.match, tr.current')) tr.classList.remove('match', 'current')
     matches = []
     current = -1

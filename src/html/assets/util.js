@@ -105,6 +105,16 @@ function compileFilter(text) {
   }
 }
 
+// compileFilter over a search box's text (its value, trimmed, unless `text` is given): an
+// invalid expression marks the box red and puts the error in its tooltip (its data-help
+// otherwise). {re} or {error}, as compileFilter.
+function compileInput(input, text = input.value.trim()) {
+  const compiled = compileFilter(text)
+  input.classList.toggle('invalid', Boolean(compiled.error))
+  input.title = compiled.error || input.dataset.help || ''
+  return compiled
+}
+
 // Calls fn at most once per animation frame / after typing stops.
 function debounce(fn, ms) {
   let timer = 0

@@ -5,9 +5,10 @@
 // then focus re-roots at the outermost calls of the matching functions, merged path by path.
 // The function rows, edges, summary and module times are then aggregated from the new tree as
 // src/graph/aggregate.cpp does. Only what the node columns carry can be recomputed: calls,
-// self, total, CPU and off-CPU, samples; the other function columns are null ("-").
+// self, total, CPU, off-CPU and waiting for a CPU (preempted), samples; the other function
+// columns are null ("-").
 
-const viewMetrics = ['calls', 'self_ns', 'cpu_ns', 'offcpu_ns', 'samples']
+const viewMetrics = ['calls', 'self_ns', 'cpu_ns', 'offcpu_ns', 'preempted_ns', 'samples']
 const viewNone = -2  // a node outside every kept subtree (focus)
 
 // The model for a focus and a hide (RegExp or null each): `base` itself when neither is set.
@@ -22,7 +23,9 @@ function viewedModel(base, focusRe, hideRe) {
   if (hideRe) tree = hiddenTree(tree, matching(hideRe))
   if (focusRe) tree = focusedTree(tree, matching(focusRe))
   const nodes = nodeColumns(depthFirst(tree), base.nodes)
-  return buildModel(aggregateDocument(base.doc, nodes))
+  const model = buildModel(aggregateDocument(base, nodes))
+  model.doc.summary.max_depth = model.n ? model.maxDepth + 1 : 0  // the model counts from 0, callprof from 1
+  return model
 }
 
 // The embedded tree in the builder's shape: parent, function, inlined, base metric columns.
@@ -91,11 +94,7 @@ function focusedTree(t, focus) {
 // The nodes in depth-first order (each subtree contiguous after its node, as the page's
 // flame graph and tree expect): order[k] is the builder's node at position k.
 function depthFirst(t) {
-  const kids = new Int32Array(t.count), start = new Int32Array(t.count + 2)
-  for (let i = 0; i < t.count; i++) start[(t.parent[i] < 0 ? t.count : t.parent[i]) + 1]++
-  for (let i = 0; i <= t.count; i++) start[i + 1] += start[i]
-  const fill = start.slice()
-  for (let i = 0; i < t.count; i++) kids[fill[t.parent[i] < 0 ? t.count : t.parent[i]]++] = i
+  const { start, list: kids } = childIndex(t.count, t.parent)  // data.js
   const order = new Int32Array(t.count), stack = []
   for (let k = start[t.count + 1] - 1; k >= start[t.count]; k--) stack.push(kids[k])
   for (let at = 0; stack.length;) {
@@ -138,44 +137,39 @@ function nodeColumns({ t, order }, like) {
     count: n, parent, function_id: fid, calls: base.calls, self_ns: base.self_ns, total_ns: cum('self_ns'),
     recursion_level: level, cpu_ns: base.cpu_ns || null, offcpu_ns: base.offcpu_ns || null,
     total_cpu_ns: cum('cpu_ns'), total_offcpu_ns: cum('offcpu_ns'),
+    preempted_ns: base.preempted_ns || null, total_preempted_ns: cum('preempted_ns'),
     samples: base.samples || null, total_samples: cum('samples'), inlined,
   }
 }
 
 // The document as callprof would write it for the new tree: function rows and edges as
 // aggregate.cpp makes them (self: Σ over the nodes; total: Σ over the outermost ones;
-// recursive calls: calls below an outer instance), the summary, and module self times.
-// Threads, processes, system calls and the per-thread breakdowns describe the whole
-// recording, as with --focus/--hide in callprof.
-function aggregateDocument(doc, nodes) {
-  const { functions, edges } = aggregateRows(doc, nodes)
-  let total = 0, calls = 0, recursive = 0, maxDepth = 0, deepest = null
-  const depth = new Int32Array(nodes.count)
+// recursive calls: calls below an outer instance), the summary (but its max_depth, which
+// viewedModel takes from buildModel's depths), and module self times. Threads, processes,
+// system calls and the per-thread breakdowns describe the whole recording, as with
+// --focus/--hide in callprof. `base`: the model of the embedded document.
+function aggregateDocument(base, nodes) {
+  const doc = base.doc
+  const { functions, edges } = aggregateRows(base.functions, nodes)
+  let total = 0, calls = 0, recursive = 0, deepest = null
   for (let k = 0; k < nodes.count; k++) {
-    const p = nodes.parent[k]
-    depth[k] = p < 0 ? 1 : depth[p] + 1
-    maxDepth = Math.max(maxDepth, depth[k])
-    if (p < 0) total += nodes.total_ns[k]
+    if (nodes.parent[k] < 0) total += nodes.total_ns[k]
     calls += nodes.calls[k]
     if (nodes.recursion_level[k] > 0) recursive += nodes.calls[k]
     if (nodes.recursion_level[k] > (deepest ? deepest.level : 0)) deepest = { k, level: nodes.recursion_level[k] }
   }
-  const byId = []
-  for (const f of doc.functions) byId[f.id] = f
   const summary = Object.assign({}, doc.summary, {
     nodes: nodes.count, edges: edges.filter(e => e.caller_id !== null).length, functions: functions.length,
-    calls, recursive_calls: recursive, indirect_calls: null, max_depth: maxDepth, total_ns: total,
-    deepest_recursion: deepest ? { function: byId[nodes.function_id[deepest.k]].name, level: deepest.level } : null,
+    calls, recursive_calls: recursive, indirect_calls: null, total_ns: total,
+    deepest_recursion: deepest ? { function: base.functions[nodes.function_id[deepest.k]].name, level: deepest.level } : null,
   })
   return Object.assign({}, doc, { nodes, functions, edges, summary, modules: moduleRows(doc.modules, functions) })
 }
 
 // Function and edge rows, by function id and by (caller id, callee id) ascending,
-// <spontaneous> edges (caller_id null) last.
-function aggregateRows(doc, nodes) {
+// <spontaneous> edges (caller_id null) last. `byId`: the embedded function rows by id.
+function aggregateRows(byId, nodes) {
   const n = nodes.count, rows = new Map(), pairs = new Map()
-  const byId = []
-  for (const f of doc.functions) byId[f.id] = f
   const stride = byId.length + 1
   const has = k => Boolean(nodes[k])
   const rowOf = id => {
@@ -187,6 +181,8 @@ function aggregateRows(doc, nodes) {
       Object.assign(r, { id, name: f.name, short_name: f.short_name, kind: f.kind, module: f.module, file: f.file, line: f.line,
         calls: 0, recursive_calls: 0, self_ns: 0, total_ns: 0 })
       if (has('cpu_ns')) Object.assign(r, { cpu_ns: 0, offcpu_ns: 0, total_cpu_ns: 0, total_offcpu_ns: 0 })
+      // callprof writes the key only when some node waited: so does the view.
+      if (has('preempted_ns') && 'preempted_ns' in f) Object.assign(r, { preempted_ns: 0, total_preempted_ns: 0 })
       if (has('samples')) Object.assign(r, { samples: 0, total_samples: 0 })
       rows.set(id, r)
     }
@@ -197,7 +193,8 @@ function aggregateRows(doc, nodes) {
     let e = pairs.get(key)
     if (!e) {
       e = { caller_id: caller < 0 ? null : caller, callee_id: callee, calls: 0, recursive_calls: 0, self_ns: 0, total_ns: 0,
-        cpu_ns: has('cpu_ns') ? 0 : null, offcpu_ns: has('offcpu_ns') ? 0 : null }
+        cpu_ns: has('cpu_ns') ? 0 : null, offcpu_ns: has('offcpu_ns') ? 0 : null,
+        preempted_ns: has('preempted_ns') ? 0 : null }
       pairs.set(key, e)
     }
     return e
@@ -211,9 +208,11 @@ function aggregateRows(doc, nodes) {
       if (outer) x.total_ns += nodes.total_ns[k]
       else x.recursive_calls += nodes.calls[k]
       if (has('cpu_ns')) { x.cpu_ns += nodes.cpu_ns[k]; x.offcpu_ns += nodes.offcpu_ns[k] }
+      if (typeof x.preempted_ns === 'number') x.preempted_ns += nodes.preempted_ns[k]
     }
     const r = rowOf(f)
     if (has('cpu_ns') && outer) { r.total_cpu_ns += nodes.total_cpu_ns[k]; r.total_offcpu_ns += nodes.total_offcpu_ns[k] }
+    if (outer && typeof r.total_preempted_ns === 'number') r.total_preempted_ns += nodes.total_preempted_ns[k]
     if (has('samples')) { r.samples += nodes.samples[k]; if (outer) r.total_samples += nodes.total_samples[k] }
   }
   const functions = [...rows.values()].sort((a, b) => a.id - b.id)

@@ -89,7 +89,13 @@ TEST(HtmlPage, EmbedsTheAssetsAndTheGraph) {
   EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
   const json graph = json::parse(script_text(page, "callprof-graph"));
   ASSERT_TRUE(graph.contains("svg")) << graph.dump();
-  EXPECT_EQ(graph["svg"].get<std::string>().rfind("<svg", 0), 0u);
+  const std::string svg = graph["svg"].get<std::string>();
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  // Graphviz's SVG as laid out: no pan and zoom script, no fitting (the page sizes and zooms it).
+  EXPECT_EQ(svg.find("<script"), std::string::npos);
+  const std::string root = svg.substr(0, svg.find('>'));
+  EXPECT_EQ(root.find("100%"), std::string::npos) << root;
+  EXPECT_NE(root.find(" viewBox=\""), std::string::npos) << root;
 }
 
 std::string report_json(const Profile& p, JsonLayout layout) {

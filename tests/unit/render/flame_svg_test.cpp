@@ -100,6 +100,19 @@ TEST(FlameSvg, OtherMetricsAndUnmeasuredOnes) {
   EXPECT_FALSE(parse_flame_metric("wall").has_value());
 }
 
+// --metric offcpu is every switched-out interval, blocked or waiting for a CPU, as off-CPU
+// flame graphs from perf have it; a profile whose off-CPU time was all preempted has one.
+TEST(FlameSvg, OffCpuIsBlockedPlusWaitingForACpu) {
+  const Analysis a = analyse(folded("main;a 100 cpu=40 off=30 preempted=30\nmain;b 100 cpu=50 preempted=50\n"));
+  const std::string svg = svg_of(a, FlameOptions{.metric = FlameMetric::OffCpu});
+  EXPECT_TRUE(has(svg, "offcpu (off-CPU time): 110ns")) << svg.substr(0, 4000);
+  EXPECT_TRUE(has(svg, "<title>a\n(1 call, 60ns, 54.5%)</title>"));
+  EXPECT_TRUE(has(svg, "<title>b\n(1 call, 50ns, 45.5%)</title>"));
+  const Analysis waited = analyse(folded("main;b 100 cpu=50 preempted=50\n"));
+  EXPECT_TRUE(render_flame_svg(waited, FlameOptions{.metric = FlameMetric::OffCpu}).ok())
+      << "off-CPU time that was all waiting for a CPU was measured";
+}
+
 TEST(FlameSvg, KindsGetTheirOwnColoursAndLegend) {
   const std::string svg = svg_of(analyse(folded("main;[syscall]_write 10\nmain;[pruned] 10\n[truncated];f 10\n")));
   EXPECT_TRUE(has(svg, "fill=\"" + kind_fill(FunctionKind::Syscall, "[syscall] write") + "\""));

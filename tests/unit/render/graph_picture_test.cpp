@@ -15,6 +15,7 @@
 #include "fixtures.h"
 #include "golden.h"
 #include "render/call_graph.h"
+#include "render/graph_zoom_script.h"
 
 namespace callprof {
 namespace {
@@ -158,33 +159,39 @@ TEST(GraphSvg, FitsItsWindowAndTheLegendCoversNoNode) {
   const Analysis a = analysis_of(wide_profile());
   auto g = analysis_call_graph(a, {});
   ASSERT_TRUE(g.ok()) << g.error().message;
-  auto svg = render_call_graph(a, *g, {}, GraphFormat::Svg);
-  ASSERT_TRUE(svg.ok()) << svg.error().message;
-  const std::string root = svg->substr(svg->find("<svg"), svg->find('>', svg->find("<svg")) - svg->find("<svg"));
+  auto graphviz = render_call_graph(a, *g, {}, GraphFormat::Svg);
+  ASSERT_TRUE(graphviz.ok()) << graphviz.error().message;
+  // The web report's copy: Graphviz's SVG element as it is, without a script.
+  const std::string_view embedded = svg_element(*graphviz);
+  EXPECT_EQ(embedded.find("<script"), std::string::npos) << "the web report's copy has no script";
+  EXPECT_EQ(embedded.rfind("<svg", 0), 0u);
+  EXPECT_EQ(embedded.substr(embedded.size() - 7), "</svg>\n");
+  EXPECT_TRUE(std::regex_search(std::string(embedded.substr(0, embedded.find('>'))),
+                                std::regex(" viewBox=\"0.00 0.00 [0-9.]+ [0-9.]+\"")))
+      << "the page sizes it from its viewBox";
+  // `callprof graph`'s file: fitted to its window, with the pan and zoom script.
+  const std::string svg = fit_svg_to_window(*graphviz);
+  const std::string root = svg.substr(svg.find("<svg"), svg.find('>', svg.find("<svg")) - svg.find("<svg"));
   EXPECT_NE(root.find(" width=\"100%\" height=\"100%\""), std::string::npos) << root;
   EXPECT_NE(root.find(" preserveAspectRatio=\"xMidYMin meet\""), std::string::npos) << root;
   EXPECT_TRUE(std::regex_search(root, std::regex("viewBox=\"0.00 0.00 [0-9.]+ [0-9.]+\""))) << root;
   EXPECT_EQ(root.find("pt\""), std::string::npos) << "no fixed size left: " << root;
-  EXPECT_NE(svg->find("<script type=\"text/ecmascript\"><![CDATA[\n"), std::string::npos) << "pan and zoom";
-  const std::string embedded = svg_element(*svg);
-  EXPECT_EQ(embedded.find("<script"), std::string::npos) << "the web report's copy has no script";
-  EXPECT_EQ(embedded.rfind("<svg", 0), 0u);
-  EXPECT_EQ(embedded.substr(embedded.size() - 7), "</svg>\n");
+  EXPECT_NE(svg.find("<script type=\"text/ecmascript\"><![CDATA[\n"), std::string::npos) << "pan and zoom";
 
-  const size_t legend_at = svg->find("<g id=\"a_legend\">");
-  ASSERT_NE(legend_at, std::string::npos) << *svg;
-  const Box legend = first_shape_after(*svg, legend_at);
+  const size_t legend_at = svg.find("<g id=\"a_legend\">");
+  ASSERT_NE(legend_at, std::string::npos) << svg;
+  const Box legend = first_shape_after(svg, legend_at);
   ASSERT_LT(legend.x0, legend.x1);
   size_t nodes = 0;
-  for (size_t at = svg->find("class=\"node\""); at != std::string::npos; at = svg->find("class=\"node\"", at + 1)) {
-    const Box node = first_shape_after(*svg, at);
+  for (size_t at = svg.find("class=\"node\""); at != std::string::npos; at = svg.find("class=\"node\"", at + 1)) {
+    const Box node = first_shape_after(svg, at);
     ASSERT_LT(node.x0, node.x1);
     EXPECT_FALSE(legend.overlaps(node)) << "the legend covers node " << nodes;
     EXPECT_LT(legend.y1, node.y0) << "the legend is above the drawing";
     ++nodes;
   }
   EXPECT_EQ(nodes, g->nodes.size());
-  EXPECT_NE(svg->find(">command: ./wide &#45;&#45;a&#45;long"), std::string::npos) << "the legend's text";
+  EXPECT_NE(svg.find(">command: ./wide &#45;&#45;a&#45;long"), std::string::npos) << "the legend's text";
 }
 
 TEST(GraphSvg, FitToWindowReplacesTheFixedSize) {
@@ -199,9 +206,17 @@ TEST(GraphSvg, FitToWindowReplacesTheFixedSize) {
       << out;
   const std::string tail = "]]></script>\n</svg>\n";
   EXPECT_EQ(out.substr(out.size() - tail.size()), tail) << out;
-  EXPECT_EQ(svg_element(out),
-            "<svg\n viewBox=\"0.00 0.00 300.00 150.00\" xmlns=\"http://www.w3.org/2000/svg\" "
-            "width=\"100%\" height=\"100%\" preserveAspectRatio=\"xMidYMin meet\">\n<g/></svg>\n");
+  EXPECT_EQ(out,
+            "<?xml?>\n<svg\n viewBox=\"0.00 0.00 300.00 150.00\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"100%\" height=\"100%\" preserveAspectRatio=\"xMidYMin meet\">\n<g/><script "
+            "type=\"text/ecmascript\"><![CDATA[\n" +
+                std::string(graph_zoom_script()) + tail)
+      << "the pan and zoom script, nothing else added";
+  // svg_element: from the root's start tag to the end, without the prolog (a view of its argument).
+  const std::string_view element = svg_element(in);
+  EXPECT_EQ(element, in.substr(in.find("<svg")));
+  EXPECT_EQ(element.data(), in.data() + in.find("<svg"));
+  EXPECT_EQ(svg_element("<g/>"), "<g/>") << "no root: unchanged";
   EXPECT_EQ(fit_svg_to_window("<svg width=\"3pt\"><g/></svg>"), "<svg width=\"3pt\"><g/></svg>") << "no viewBox";
   EXPECT_EQ(fit_svg_to_window("not svg"), "not svg");
 }
