@@ -30,12 +30,12 @@ void add_options(CLI::App& app, DiffArgs& a) {
                  "cpu | self | total | calls | samples: compare and rank by this (default: cpu when both runs "
                  "measured it and ran mostly on a CPU, else self)")
       ->type_name("METRIC");
-  app.add_option("--scale", a.scale,
-                 "typical | total | none: divide the new run by its typical function's change, by its total's, "
-                 "or not at all")
-      ->type_name("HOW")
-      ->capture_default_str();
-  app.add_flag("--normalize", a.normalize, "The same as --scale total");
+  CLI::Option* scale = app.add_option("--scale", a.scale,
+                                      "typical | total | none: divide the new run by its typical function's change, "
+                                      "by its total's, or not at all")
+                           ->type_name("HOW")
+                           ->capture_default_str();
+  app.add_flag("--normalize", a.normalize, "The same as --scale total")->excludes(scale);
   add_real_option(app, "--min-change", a.min_change_pct, "A change smaller than this % of the run's total is noise", 0,
                   100)
       ->type_name("PCT");
@@ -65,8 +65,6 @@ Result<DiffOptions> diff_options(const DiffArgs& a) {
   }
   const auto scale = parse_diff_scale(a.normalize ? "total" : a.scale);
   if (!scale) return make_error(fmt::format("unknown --scale '{}' (valid: typical, total, none)", a.scale));
-  if (a.normalize && a.scale != "typical" && a.scale != "total")
-    return make_error(fmt::format("--normalize is --scale total: it contradicts --scale {}", a.scale));
   o.scale = *scale;
   return o;
 }

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numeric>
 #include <unordered_map>
 
 namespace callprof {
@@ -344,15 +343,14 @@ auto ranking(Tie tie) {
   };
 }
 
-// Counts the rows within noise and leaves them out unless `all`; keeps the `limit` first.
+// Counts the rows beyond and within noise, leaves the latter out unless `all`; keeps the
+// `limit` first.
 template <typename Less>
 std::vector<DiffRow> shown(std::vector<DiffRow> rows, const DiffOptions& o, Less less, size_t& changed,
                            size_t& within_noise) {
   changed = size_t(std::count_if(rows.begin(), rows.end(), [](const DiffRow& r) { return r.changed(); }));
-  if (!o.all) {
-    within_noise = rows.size() - changed;
-    std::erase_if(rows, [](const DiffRow& r) { return !r.changed(); });
-  }
+  within_noise = rows.size() - changed;
+  if (!o.all) std::erase_if(rows, [](const DiffRow& r) { return !r.changed(); });
   const size_t keep = o.limit && o.limit < rows.size() ? o.limit : rows.size();
   std::partial_sort(rows.begin(), rows.begin() + std::ptrdiff_t(keep), rows.end(), less);
   rows.resize(keep);
@@ -470,7 +468,7 @@ Result<Diff> diff_analyses(const Analysis& base, const Analysis& next, const Dif
   d.base = run_of(base, d.metric);
   d.next = run_of(next, d.metric);
   FunctionKeys keys;
-  const std::vector<uint32_t> base_keys = keys.add_side(base), next_keys = keys.add_side(next);
+  const auto [base_keys, next_keys] = keys.add_sides(base, next);
   d.fold = fold_level(base, base_keys, next, next_keys);
   Rows rows;
   add_side(base, base_keys, d.fold.base, keys, true, rows);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "util/pattern.h"
@@ -18,25 +19,44 @@ std::string_view module_base(const Profile& p, const Function& f) {
   return f.module < p.modules.size() ? base_name(p.modules[f.module].path) : std::string_view();
 }
 
-// What tells apart functions of one profile that share a full name: the source file, then
-// also the module ("" for a name no other function of the profile has).
-std::vector<std::string> qualifiers(const Profile& p) {
-  auto name_of = [&](const Function& f) { return fmt::format("{}\x1f{}", char('0' + int(f.kind)), f.name); };
-  std::unordered_map<std::string, uint32_t> by_name, by_file;
-  for (const Function& f : p.functions) ++by_name[name_of(f)];
-  std::vector<std::string> out(p.functions.size());
-  for (size_t i = 0; i < p.functions.size(); ++i)
-    if (by_name[name_of(p.functions[i])] > 1) out[i] = std::string(base_name(p.functions[i].file));
-  for (size_t i = 0; i < p.functions.size(); ++i)
-    if (by_name[name_of(p.functions[i])] > 1) ++by_file[name_of(p.functions[i]) + '\x1f' + out[i]];
-  for (size_t i = 0; i < p.functions.size(); ++i) {
-    const Function& f = p.functions[i];
-    if (by_name[name_of(f)] < 2 || by_file[name_of(f) + '\x1f' + out[i]] < 2) continue;
-    const std::string_view module = module_base(p, f);
-    out[i] = out[i].empty() ? std::string(module) : fmt::format("{}, {}", out[i], module);
+std::string name_of(const Function& f) { return fmt::format("{}\x1f{}", char('0' + int(f.kind)), f.name); }
+
+// What tells apart functions that share a full name within one run: the source file, then
+// also the module ("" for a name that is one function in each run). Decided over both
+// profiles, so that a name a second function takes in one run only is qualified alike in both
+// (else one `helper` would be "gone" and two "new"); a function whose module was renamed
+// between the runs (./fast, ./slow) is still one function.
+class Qualifiers {
+ public:
+  void count(const Profile& p) {
+    std::unordered_map<std::string, std::set<std::string>> places;   // name -> file and module pairs
+    std::unordered_map<std::string, std::set<std::string>> modules;  // name and file -> modules
+    for (const Function& f : p.functions) {
+      const std::string name = name_of(f), file(base_name(f.file));
+      places[name].insert(file + '\x1f' + std::string(module_base(p, f)));
+      modules[name + '\x1f' + file].insert(std::string(module_base(p, f)));
+    }
+    for (const auto& [name, set] : places) places_[name] = std::max(places_[name], set.size());
+    for (const auto& [key, set] : modules) modules_[key] = std::max(modules_[key], set.size());
   }
-  return out;
-}
+  std::vector<std::string> of(const Profile& p) const {
+    std::vector<std::string> out(p.functions.size());
+    for (size_t i = 0; i < p.functions.size(); ++i) {
+      const Function& f = p.functions[i];
+      const std::string name = name_of(f), file(base_name(f.file));
+      if (places_.at(name) < 2) continue;
+      out[i] = file;
+      if (modules_.at(name + '\x1f' + file) > 1)
+        out[i] = file.empty() ? std::string(module_base(p, f)) : fmt::format("{}, {}", file, module_base(p, f));
+    }
+    return out;
+  }
+
+ private:
+  // The most of each that one run has.
+  std::unordered_map<std::string, size_t> places_;   // name -> file and module pairs
+  std::unordered_map<std::string, size_t> modules_;  // name and file -> modules
+};
 
 }  // namespace
 
@@ -51,16 +71,22 @@ uint32_t FunctionKeys::intern(std::string identity, std::string_view full, std::
   return it->second;
 }
 
-std::vector<uint32_t> FunctionKeys::add_side(const Analysis& a) {
-  const Profile& p = a.profile();
-  const std::vector<std::string> qualifier = qualifiers(p);
-  std::vector<uint32_t> keys(p.functions.size());
-  for (size_t i = 0; i < p.functions.size(); ++i) {
-    const Function& f = p.functions[i];
-    keys[i] = intern(fmt::format("{}\x1f{}\x1f{}", char('0' + int(f.kind)), f.name, qualifier[i]), f.name,
-                     f.linkage_name, qualifier[i]);
-  }
-  return keys;
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> FunctionKeys::add_sides(const Analysis& base,
+                                                                                const Analysis& next) {
+  Qualifiers qualifiers;
+  qualifiers.count(base.profile());
+  qualifiers.count(next.profile());
+  const auto side = [&](const Profile& p) {
+    const std::vector<std::string> qualifier = qualifiers.of(p);
+    std::vector<uint32_t> keys(p.functions.size());
+    for (size_t i = 0; i < p.functions.size(); ++i) {
+      const Function& f = p.functions[i];
+      keys[i] = intern(name_of(f) + '\x1f' + qualifier[i], f.name, f.linkage_name, qualifier[i]);
+    }
+    return keys;
+  };
+  std::vector<uint32_t> base_keys = side(base.profile());
+  return {std::move(base_keys), side(next.profile())};
 }
 
 uint32_t FunctionKeys::unknown(const Analysis& a, FunctionId f) {
@@ -79,23 +105,6 @@ std::vector<std::string> FunctionKeys::display_names(NameStyle style) const {
 }
 
 namespace {
-
-// A record filter as the runtime applied it (collect/runtime/function_plan.cpp): patterns
-// on the demangled name and on the module path, include lists first.
-struct RecordFilter {
-  std::vector<Pattern> include, exclude, include_modules, exclude_modules;
-  bool excludes(const Function& f, std::string_view module_path) const {
-    auto any = [](const std::vector<Pattern>& list, std::string_view s) {
-      for (const Pattern& p : list)
-        if (p.search(s)) return true;
-      return false;
-    };
-    if (!include_modules.empty() && !any(include_modules, module_path)) return true;
-    if (any(exclude_modules, module_path)) return true;
-    if (!include.empty() && !any(include, f.name)) return true;
-    return any(exclude, f.name);
-  }
-};
 
 std::string filter_text(const ExactFacts& x) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}", x.include, x.exclude, x.include_module, x.exclude_module);
@@ -117,7 +126,7 @@ std::vector<Pattern> split_patterns(const std::string& joined, std::string_view 
   return out;
 }
 
-RecordFilter record_filter(const ExactFacts& x, std::vector<std::string>& warnings) {
+NameFilter record_filter(const ExactFacts& x, std::vector<std::string>& warnings) {
   return {split_patterns(x.include, "--include", warnings), split_patterns(x.exclude, "--exclude", warnings),
           split_patterns(x.include_module, "--include-module", warnings),
           split_patterns(x.exclude_module, "--exclude-module", warnings)};
@@ -135,7 +144,7 @@ void add_auto_folded(const Analysis& a, const std::vector<uint32_t>& keys, bool 
 }
 
 // Functions of `a` (in its tree) that `other`'s record filter kept out of its run.
-void add_filtered(const Analysis& a, const std::vector<uint32_t>& keys, const RecordFilter& other, bool is_base,
+void add_filtered(const Analysis& a, const std::vector<uint32_t>& keys, const NameFilter& other, bool is_base,
                   Leveled& out) {
   const Profile& p = a.profile();
   for (const FunctionRow& r : a.functions()) {
@@ -143,7 +152,7 @@ void add_filtered(const Analysis& a, const std::vector<uint32_t>& keys, const Re
     const Function& f = p.functions[r.function];
     if (f.kind != FunctionKind::Normal) continue;
     const std::string_view module = f.module < p.modules.size() ? std::string_view(p.modules[f.module].path) : "";
-    if (!other.excludes(f, module)) continue;
+    if (!other.excludes(f.name, module)) continue;
     LeveledFunction& l = out[keys[r.function]];  // auto-folded somewhere too: no row either way
     l.key = keys[r.function];
     l.mode = FoldMode::Dropped;

@@ -20,11 +20,10 @@ namespace callprof {
 class FunctionKeys {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
-  // The key of every FunctionId of `a`'s function table, interned.
-  std::vector<uint32_t> add_side(const Analysis& a);
+  // The key of every FunctionId of each side's function table, interned.
+  std::pair<std::vector<uint32_t>, std::vector<uint32_t>> add_sides(const Analysis& base, const Analysis& next);
   // The key of a function outside the table (a damaged file's node), by its name.
   uint32_t unknown(const Analysis& a, FunctionId f);
-  size_t size() const { return full_.size(); }
   const std::string& full_name(uint32_t key) const { return full_[key]; }
   // Display names in `style` over both sides' functions: unique where identities differ.
   std::vector<std::string> display_names(NameStyle style) const;

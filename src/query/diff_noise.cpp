@@ -91,10 +91,6 @@ Spreads spreads(std::vector<Weighted> logs, size_t functions, double min_spread)
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 // The weight of the functions whose log ratio is within `spread` (or their own error) of
 // `center`.
 double support(const std::vector<Weighted>& logs, double center, double spread) {

@@ -56,7 +56,7 @@ json rows_json(const Diff& d, const std::vector<DiffRow>& rows, bool paths) {
 json fold_json(const Diff& d) {
   json a = json::array();
   for (const LeveledFunction& l : d.fold.functions)
-    a.push_back({{"name", d.key_display.size() > l.key ? json(d.key_display[l.key]) : json(nullptr)},
+    a.push_back({{"name", d.key_display[l.key]},
                  {"by", l.mode == FoldMode::Dropped ? "filter" : "auto-fold"},
                  {"in_base", l.in_base},
                  {"in_new", l.in_new}});
@@ -67,7 +67,9 @@ json fold_json(const Diff& d) {
 
 void render_diff_json(const Diff& d, const DiffReportOptions& o, std::ostream& out) {
   const NoiseModel& n = d.noise;
-  const json doc = {{"base", run_json(d.base, o.base_label)},
+  // Raised when a key changes meaning (docs/json.md, "callprof diff --json").
+  const json doc = {{"schema_version", 2},
+                    {"base", run_json(d.base, o.base_label)},
                     {"new", run_json(d.next, o.next_label)},
                     {"metric", diff_metric_name(d.metric)},
                     {"metric_default", d.metric_by_default},

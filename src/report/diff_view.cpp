@@ -51,13 +51,13 @@ std::string ratio(const DiffRow& r) {
 // What a row within noise is called: calls are exact, so theirs is no noise.
 std::string_view quiet_word(const Diff& d) { return d.metric == DiffMetric::Calls ? "unchanged" : "within noise"; }
 
-std::string label(const DiffRow& r, bool mark_noise, std::string_view quiet) {
+std::string label(const DiffRow& r, std::string_view quiet) {
   std::string s;
   for (const std::string& n : r.display) s += (s.empty() ? "" : " > ") + n;
   if (!r.base.present) s += "  [only in new]";
   if (!r.next.present) s += "  [only in base]";
   if (r.folded) s += "  [folded]";
-  if (mark_noise && !r.changed()) s += fmt::format("  ({})", quiet);
+  if (!r.changed()) s += fmt::format("  ({})", quiet);  // only there with --all
   return s;
 }
 
@@ -79,7 +79,7 @@ void write_table(std::ostream& out, const Diff& d, const std::vector<DiffRow>& r
       cells.insert(cells.end(),
                    {"±" + amount(r.noise, d.metric), calls_cell(r.base, d.base.calls_known),
                     calls_cell(r.next, d.next.calls_known), calls_known ? fmt::format("{:+}", r.calls_delta()) : "-"});
-    cells.push_back(label(r, o.all, quiet_word(d)));
+    cells.push_back(label(r, quiet_word(d)));
     t.add_row(std::move(cells));
   }
   t.render(out, 2, o.width);
@@ -188,7 +188,7 @@ void write_section(std::ostream& out, const Diff& d, const DiffReportOptions& o,
   const size_t quiet = paths ? d.paths_within_noise : d.functions_within_noise;
   const bool exact = d.metric == DiffMetric::Calls;
   out << fmt::format("\nby {}: {} changed{}", paths ? "call path" : "function", changed, exact ? "" : " beyond noise");
-  if (quiet) out << fmt::format(", {} {} not shown (--all shows them)", quiet, quiet_word(d));
+  if (quiet) out << fmt::format(", {} {}{}", quiet, quiet_word(d), o.all ? "" : " not shown (--all shows them)");
   if (rows.size() < changed + (o.all ? quiet : 0)) out << fmt::format("; the first {} (--limit)", rows.size());
   out << '\n';
   if (!rows.empty()) write_table(out, d, rows, o, paths);

@@ -24,4 +24,22 @@ bool Pattern::search(std::string_view text) const {
   return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *re_);
 }
 
+namespace {
+
+bool any_match(const std::vector<Pattern>& patterns, std::string_view s) {
+  for (const Pattern& p : patterns)
+    if (p.search(s)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool NameFilter::module_excluded(std::string_view path) const {
+  return (!include_modules.empty() && !any_match(include_modules, path)) || any_match(exclude_modules, path);
+}
+
+bool NameFilter::function_excluded(std::string_view name) const {
+  return (!include.empty() && !any_match(include, name)) || any_match(exclude, name);
+}
+
 }  // namespace callprof

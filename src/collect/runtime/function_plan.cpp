@@ -24,24 +24,6 @@ Result<std::vector<Pattern>> compile(const std::vector<std::string>& patterns, c
   return out;
 }
 
-bool any_match(const std::vector<Pattern>& patterns, const std::string& s) {
-  return std::any_of(patterns.begin(), patterns.end(), [&](const Pattern& p) { return p.search(s); });
-}
-
-struct Matchers {
-  std::vector<Pattern> include, exclude, include_modules, exclude_modules;
-};
-
-bool module_excluded(const Matchers& m, const std::string& path) {
-  if (!m.include_modules.empty() && !any_match(m.include_modules, path)) return true;
-  return any_match(m.exclude_modules, path);
-}
-
-bool function_excluded(const Matchers& m, const ElfFunction& f) {
-  if (!m.include.empty() && !any_match(m.include, f.name)) return true;
-  return any_match(m.exclude, f.name);
-}
-
 bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
   if (names.count(f.name) || names.count(f.linkage_name)) return true;
   size_t paren = f.name.find('(');
@@ -51,7 +33,7 @@ bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
 }  // namespace
 
 Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& sel) {
-  Matchers m;
+  NameFilter m;
   for (auto [patterns, option, out] :
        {std::tuple{&sel.include, "--include", &m.include}, std::tuple{&sel.exclude, "--exclude", &m.exclude},
         std::tuple{&sel.include_modules, "--include-module", &m.include_modules},
@@ -71,10 +53,10 @@ Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules,
     auto functions = elf_functions(path);
     if (!functions) return functions.error();
     plan.text += "module " + path + "\n";
-    const bool whole_module = module_excluded(m, path);
+    const bool whole_module = m.module_excluded(path);
     for (const ElfFunction& f : *functions) {
       ++plan.functions;
-      uint32_t flags = whole_module || function_excluded(m, f) ? wire::kNodeExcluded : 0;
+      uint32_t flags = whole_module || m.function_excluded(f.name) ? wire::kNodeExcluded : 0;
       if (is_checkpoint(checkpoint_names, f)) {
         flags |= wire::kNodeCheckpoint;
         checkpoints_found.insert(checkpoint_names.count(f.linkage_name) ? f.linkage_name : f.name);

@@ -275,6 +275,48 @@ TEST(Diff, OverloadsAndStaticFunctionsOfTheSameNameStayApart) {
   EXPECT_EQ(find_row(d.functions, "helper [a.c]")->base.calls, 5u) << "not merged with b.c's";
 }
 
+// A second static function of the same name in the new run only: both runs' helper of a.c
+// are one row (qualified alike), not a "gone" and two "new".
+TEST(Diff, ANameSharedInOneRunOnlyIsQualifiedAlikeInBoth) {
+  auto run = [](bool second) {
+    Profile p = exact_run(
+        stack("main;helper", 500000, 5, 500000) + (second ? stack("main;helper2", 300000, 3, 300000) : std::string()),
+        "./helpers");
+    for (Function& f : p.functions) {
+      if (f.name == "helper") f.file = "/src/a.c";
+      if (f.name == "helper2") f.name = "helper", f.file = "/src/b.c";
+    }
+    return p;
+  };
+  DiffOptions o;
+  o.all = true;
+  const Diff d = diff(analyse(run(false), run(true)), o);
+  const DiffRow* a = find_row(d.functions, "helper [a.c]");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->base.present && a->next.present) << "the same function in both runs";
+  EXPECT_EQ(a->base.calls, 5u);
+  EXPECT_EQ(a->next.calls, 5u);
+  const DiffRow* b = find_row(d.functions, "helper [b.c]");
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->base.present);
+  EXPECT_EQ(find_row(d.functions, "helper"), nullptr) << "no unqualified row left over";
+}
+
+// Two builds of one program under different names (./fast, ./slow): each function is one
+// function in each run, so the module's name does not part them.
+TEST(Diff, AFunctionWhoseModuleWasRenamedIsStillOneFunction) {
+  auto run = [](const char* module, uint64_t t) {
+    return exact_run(stack(std::string("main@") + module + ";parse@" + module, t, 40, t), module);
+  };
+  DiffOptions o;
+  o.all = true;
+  const Diff d = diff(analyse(run("/bin/fast", 40000000), run("/bin/slow", 80000000)), o);
+  const DiffRow* parse = find_row(d.functions, "parse");
+  ASSERT_NE(parse, nullptr);
+  EXPECT_TRUE(parse->base.present && parse->next.present);
+  EXPECT_EQ(parse->base.calls, 40u);
+}
+
 TEST(Diff, AProfileAgainstItselfHasNoChange) {
   DiffOptions o;
   o.all = true;

@@ -86,9 +86,13 @@ TEST(DiffView, JsonCarriesTheVerdictAndTheFoldLevel) {
   EXPECT_EQ(first["base"]["calls"], 20);
   EXPECT_EQ(first["calls_delta"], 0);
   EXPECT_GT(first["noise"].get<double>(), 0);
-  EXPECT_DOUBLE_EQ(first["delta"].get<double>(), first["new_value"].get<double>() - first["base_value"].get<double>());
+  // One function holds most of the self time, so nothing is scaled: 20 ms became 60 ms.
+  EXPECT_EQ(doc["scale"], 1.0);
+  EXPECT_DOUBLE_EQ(first["base_value"].get<double>(), 20e6);
+  EXPECT_DOUBLE_EQ(first["new_value"].get<double>(), 60e6);
+  EXPECT_DOUBLE_EQ(first["delta"].get<double>(), 40e6);
   EXPECT_EQ(doc["functions_changed"], 1);
-  EXPECT_EQ(doc["functions_within_noise"], 0) << "--all: shown, not counted apart";
+  EXPECT_EQ(doc["functions_within_noise"], 4) << "--all shows them and still counts them";
   EXPECT_EQ(doc["paths"][0]["path"], nlohmann::json({"main", "spawn(double)"}));
   bool step_folded = false;
   for (const auto& f : doc["functions"])
