@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "cli/commands.h"
@@ -54,7 +55,10 @@ void add_symfs_option(CLI::App& app) {
 
 void name_unnamed_functions_now(Profile& profile) {
   const LateNaming naming = name_unnamed_functions(profile);
-  if (default_symbolizer_options().symfs.empty()) return;
+  // Said when the user asked for a search beyond the local files: --symfs, or a debuginfod
+  // server (asked once per module with unnamed functions, at every read).
+  const char* servers = std::getenv("DEBUGINFOD_URLS");
+  if (default_symbolizer_options().symfs.empty() && (servers == nullptr || *servers == '\0')) return;
   for (const ModuleNaming& m : naming) note(module_note(profile, m));
 }
 

@@ -1,23 +1,9 @@
-// Where symbol and debug files are looked for (see debug_search.h), and the process-wide
-// default options.
+// Where symbol and debug files are looked for (see debug_search.h).
 #include "symbols/debug_search.h"
 
 #include <cstdlib>
 
 namespace callprof {
-namespace {
-
-SymbolizerOptions& defaults() {
-  static SymbolizerOptions options;
-  return options;
-}
-
-}  // namespace
-
-const SymbolizerOptions& default_symbolizer_options() { return defaults(); }
-
-void set_default_symbolizer_options(SymbolizerOptions options) { defaults() = std::move(options); }
-
 namespace symbols_detail {
 
 std::vector<std::string> debug_roots(const SymbolizerOptions& options) {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "symbols/elf_function_symbols.h"
 #include "symbols/symbolizer.h"
 
 namespace callprof {
@@ -17,18 +18,12 @@ bool read_section(Elf* elf, Elf64_Word type, std::vector<ElfFunction>& out) {
   for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data) continue;
-    size_t count = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (!gelf_getsym(data, int(i), &sym)) break;
-      int kind = GELF_ST_TYPE(sym.st_info);
-      if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+    for_each_function_symbol(scn, sh, [&](const GElf_Sym& sym) {
       const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (!name || !*name) continue;
-      out.push_back(ElfFunction{sym.st_value, name, demangle(name), sym.st_size, kind == STT_GNU_IFUNC});
-    }
+      if (sym.st_value == 0 || !name || !*name) return;
+      out.push_back(
+          ElfFunction{sym.st_value, name, demangle(name), sym.st_size, GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC});
+    });
     return true;
   }
   return false;

@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "symbols/debug_search.h"
+#include "symbols/elf_function_symbols.h"
+#include "util/strings.h"
 
 namespace callprof::symbols_detail {
 namespace {
@@ -18,15 +20,8 @@ struct SymbolSources {
 };
 
 size_t defined_functions(Elf_Scn* scn, const GElf_Shdr& sh) {
-  Elf_Data* data = elf_getdata(scn, nullptr);
-  if (data == nullptr || sh.sh_entsize == 0) return 0;
   size_t count = 0;
-  for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
-    GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
-    const int type = GELF_ST_TYPE(sym.st_info);
-    if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym.st_shndx != SHN_UNDEF) ++count;
-  }
+  for_each_function_symbol(scn, sh, [&](const GElf_Sym&) { ++count; });
   return count;
 }
 
@@ -49,7 +44,8 @@ SymbolSources symbol_sources(Dwfl_Module* mod) {
 
 }  // namespace
 
-std::string missing_debug_info_warning(Dwfl_Module* mod, const LoadedModule& module, bool unwind_starts,
+std::string missing_debug_info_warning(Dwfl_Module* mod, const LoadedModule& module,
+                                       const std::function<bool()>& has_unwind_starts,
                                        const SymbolizerOptions& options) {
   const SymbolSources s = symbol_sources(mod);
   const std::string& path = module.path;
@@ -57,15 +53,16 @@ std::string missing_debug_info_warning(Dwfl_Module* mod, const LoadedModule& mod
   if (s.symtab) return path + ": no debug info; names from the symbol table only, no source lines; " + advice;
   if (s.mini_debuginfo)
     return path + ": no debug info; names from its MiniDebugInfo symbol table only, no source lines; " + advice;
+  const bool unwind_starts = has_unwind_starts();  // read only for a stripped file
   if (s.dynamic_functions == 0 && !unwind_starts)
     return path + ": stripped, no symbols, no unwind info and no debug info: its addresses are left unnamed; " + advice;
   const std::string exported =
       s.dynamic_functions == 0
           ? "its functions "
           : std::to_string(s.dynamic_functions) + " exported functions named from its dynamic symbols, the others ";
-  const std::string others = unwind_starts ? "named " + path.substr(path.rfind('/') + 1) +
-                                                 "+0xSTART (each function's start, from its unwind info)"
-                                           : "left unnamed, address by address (no unwind info either)";
+  const std::string others =
+      unwind_starts ? "named " + std::string(base_name(path)) + "+0xSTART (each function's start, from its unwind info)"
+                    : "left unnamed, address by address (no unwind info either)";
   return path + ": stripped (no symbol table, no debug info): " + exported + others + "; " + advice;
 }
 

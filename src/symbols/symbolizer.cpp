@@ -16,6 +16,19 @@
 
 namespace callprof {
 
+namespace {
+
+SymbolizerOptions& defaults() {
+  static SymbolizerOptions options;
+  return options;
+}
+
+}  // namespace
+
+const SymbolizerOptions& default_symbolizer_options() { return defaults(); }
+
+void set_default_symbolizer_options(SymbolizerOptions options) { defaults() = std::move(options); }
+
 using symbols_detail::DwflPtr;
 using symbols_detail::file_build_id;
 
@@ -63,6 +76,7 @@ struct Symbolizer::Impl {
   void index_ranges();
   int module_at(uint64_t address) const;
   ModuleState& use(size_t index);
+  void say_deferred(ModuleState& st);
   const symbols_detail::UnwindStarts& unwind_starts(ModuleState& st);
   SymbolInfo lookup(uint64_t address);
 };
@@ -152,8 +166,8 @@ void Symbolizer::Impl::index_ranges() {
     }
     if (module.start < module.end) {
       by_start.push_back(i);
-    } else {  // no address reaches it: its problems are said now or never
-      use(i);
+    } else {  // no address reaches it: its file's problems are said now or never
+      say_deferred(state[i]);
     }
   }
   std::sort(by_start.begin(), by_start.end(), [&](size_t a, size_t b) { return modules[a].start < modules[b].start; });
@@ -176,16 +190,19 @@ ModuleState& Symbolizer::Impl::use(size_t index) {
   ModuleState& st = state[index];
   if (st.used) return st;
   st.used = true;
-  for (std::string& w : st.deferred) warnings.push_back(std::move(w));
-  st.deferred.clear();
+  say_deferred(st);
   if (st.dwfl == nullptr) return st;
   st.symbols = std::make_unique<symbols_detail::SymbolTable>(st.dwfl);
   Dwarf_Addr bias = 0;
-  if (dwfl_module_getdwarf(st.dwfl, &bias) == nullptr) {
-    warnings.push_back(
-        symbols_detail::missing_debug_info_warning(st.dwfl, modules[index], !unwind_starts(st).empty(), options));
-  }
+  if (dwfl_module_getdwarf(st.dwfl, &bias) == nullptr)
+    warnings.push_back(symbols_detail::missing_debug_info_warning(
+        st.dwfl, modules[index], [&] { return !unwind_starts(st).empty(); }, options));
   return st;
+}
+
+void Symbolizer::Impl::say_deferred(ModuleState& st) {
+  for (std::string& w : st.deferred) warnings.push_back(std::move(w));
+  st.deferred.clear();
 }
 
 const symbols_detail::UnwindStarts& Symbolizer::Impl::unwind_starts(ModuleState& st) {

@@ -350,6 +350,9 @@ TEST_P(DebugInfo, DebuginfodServerNamesWhenRecordingAndLater) {
     ScopedEnv urls("DEBUGINFOD_URLS", server.url().c_str());
     ScopedEnv cache("DEBUGINFOD_CACHE_PATH", (dir() / "cache-report").c_str());
     expect_named(report());
+    // Asking a server is said, module by module.
+    const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+    EXPECT_NE(text.err.find("symbols: " + s.bare + ": named "), std::string::npos) << text.err;
   }
   // Recorded with it: named from the start.
   ScopedEnv urls("DEBUGINFOD_URLS", server.url().c_str());

@@ -1,8 +1,9 @@
 #include "collect/runtime/process_symbols.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "collect/runtime/call_kind.h"
+#include "util/strings.h"
 
 namespace callprof {
 
@@ -18,7 +19,7 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   if (!added) return it->second;
   Function f;
   f.name = !s.name.empty()       ? s.name
-           : module == kNoModule ? unnamed_function_label("", address, false)
+           : module == kNoModule ? fmt::format("{:#x}", address)
                                  : unnamed_function_label(p_.modules[module].path, address);
   f.linkage_name = s.linkage_name;
   f.module = module;
@@ -42,11 +43,8 @@ FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64
   return it->second;
 }
 
-std::string unnamed_function_label(const std::string& module_path, uint64_t address, bool in_module) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
-  if (!in_module) return buf;
-  return module_path.substr(module_path.rfind('/') + 1) + "+" + buf;
+std::string unnamed_function_label(const std::string& module_path, uint64_t address) {
+  return fmt::format("{}+{:#x}", base_name(module_path), address);
 }
 
 std::shared_ptr<Symbolizer> SymbolizerCache::get(const std::vector<LoadedModule>& modules, std::string& error) {

@@ -19,7 +19,7 @@ namespace callprof {
 // The name of a function that has none: "<module file name>+0x<address>" (the address its
 // ELF file gives it), or "0x<address>" outside every module. Late naming (late_names.h)
 // recognises these.
-std::string unnamed_function_label(const std::string& module_path, uint64_t address, bool in_module = true);
+std::string unnamed_function_label(const std::string& module_path, uint64_t address);
 
 class FunctionTable {
  public:

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "collect/runtime/process_symbols.h"
+#include "model/time_split.h"
 #include "symbols/elf_compiler.h"
 #include "util/strings.h"
 
@@ -96,10 +97,10 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
   const wire::DumpNodeMetrics& x = src.metrics[i];
   // The runtime's offcpu_ns holds every switched-out interval; the model keeps the
   // preempted ones (waiting for a CPU) apart from the blocked ones.
-  const uint64_t off = std::min(x.offcpu_ns, m[Metric::WallNs]);
-  m[Metric::PreemptedNs] = std::min(x.preempted_ns, off);
-  m[Metric::OffCpuNs] = off - m[Metric::PreemptedNs];
-  if (src.cpu_measured) m[Metric::CpuNs] = m[Metric::WallNs] - off;
+  const SelfSplit split = split_self(m[Metric::WallNs], x.offcpu_ns, x.preempted_ns);
+  m[Metric::PreemptedNs] = split.preempted;
+  m[Metric::OffCpuNs] = split.blocked;
+  if (src.cpu_measured) m[Metric::CpuNs] = split.on_cpu;
   m[Metric::Switches] = x.switches;
   m[Metric::PageFaults] = x.faults;
   m[Metric::AllocCalls] = x.alloc_calls;
@@ -113,9 +114,9 @@ Metrics metrics_of(const NodeSource& src, uint32_t i, const Clock& clock) {
 // used, before a fork) has no calls of its own, but what was charged to it while it ran
 // (off-CPU time, allocations, ...) happened in its caller's time: it goes there.
 void fold_into(MetricRowRef into, const wire::DumpNodeMetrics& x, bool cpu_measured) {
-  const uint64_t preempted = std::min(x.preempted_ns, x.offcpu_ns);
-  into[Metric::OffCpuNs] += x.offcpu_ns - preempted;
-  into[Metric::PreemptedNs] += preempted;
+  const OffCpuParts off = split_switched_out(x.offcpu_ns, x.preempted_ns);
+  into[Metric::OffCpuNs] += off.blocked;
+  into[Metric::PreemptedNs] += off.preempted;
   if (cpu_measured) into[Metric::CpuNs] -= std::min<uint64_t>(into[Metric::CpuNs], x.offcpu_ns);
   into[Metric::Switches] += x.switches;
   into[Metric::PageFaults] += x.faults;
