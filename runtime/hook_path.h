@@ -13,6 +13,12 @@ namespace callprof::rt {
 // record --ordered-clock: returns read the clock after the callee's work completed.
 extern bool g_ordered_clock;
 
+// A return's clock read: with --ordered-clock, after the callee's work has completed (a
+// signal handler's returns too).
+__attribute__((always_inline)) inline uint64_t exit_ticks() {
+  return __builtin_expect(g_ordered_clock, 0) ? ordered_ticks() : ticks();
+}
+
 // A call of a function known to be filtered out: only counted, at the calling path.
 __attribute__((noinline)) inline void count_excluded_call() {
   ThreadState* s = t_state;
@@ -54,14 +60,14 @@ __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
   if (__builtin_expect(s == nullptr, 0)) return;
   // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere).
   if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return;
-  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, ticks());
+  if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, exit_ticks());
   s->busy = 1;
   // Switches are drained before the clock is read, as at entry: an interval drained here
   // lies before `now`, in the time of the frame it is charged to (the top). Read first, a
   // preemption landing just after the read (interrupts tend to arrive right after a clock
   // read) put its wall time in the caller's self and its off-CPU time in the callee's.
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
-  const uint64_t now = __builtin_expect(g_ordered_clock, 0) ? ordered_ticks() : ticks();
+  const uint64_t now = exit_ticks();
   s->profile.exit(fn, sp, now);
   s->busy = 0;
 }

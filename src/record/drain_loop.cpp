@@ -1,28 +1,23 @@
 #include "record/drain_loop.h"
 
-#include <time.h>
-
 #include "collect/perf/ordered_sink.h"
+#include "util/clock.h"
 
 namespace callprof::record {
 namespace {
 
 constexpr uint64_t kWriteSlackNs = 1'000'000;
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
-}
-
 }  // namespace
 
 void drain(perf::PerfSession& session, perf::RecordSink& sink, std::span<SideSource* const> sides,
            const std::function<bool()>& stop) {
   perf::OrderedSink ordered(sink);
-  // The session's wait wakes on one more descriptor; a side source that has none (or a
-  // second one) is polled every 20 ms, often enough for rings of a few MiB.
-  const int wake = sides.empty() ? -1 : sides.front()->wake_fd();
+  // The session's wait wakes on one more descriptor, the first side source's that has one;
+  // the others are polled every 20 ms, often enough for rings of a few MiB.
+  int wake = -1;
+  for (SideSource* s : sides)
+    if (wake < 0) wake = s->wake_fd();
   const int timeout_ms = sides.empty() ? 100 : 20;
   // Every record stamped before the wait began is in its ring when the rings are drained
   // after it (1 ms of slack for the kernel writing it): those can go in order.

@@ -1,7 +1,7 @@
 // The one drain loop of a recording: the perf session's per-CPU rings (samples, side-band
-// records, and later probe hits) go in time order to one RecordSink, and every side source
-// (the eBPF system-call tracer) is polled between rounds, so the mappings its stacks need
-// have arrived first.
+// records, and probe hits) go in time order to one RecordSink, and every side source (the
+// eBPF system-call tracer, probe mode's budget) is polled between rounds, so the mappings its
+// stacks need have arrived first.
 #pragma once
 
 #include <functional>

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include "collect/perf/perf_target.h"
 #include "collect/probes/probe_calibration.h"
 #include "target/shared_libraries.h"
+#include "util/clock.h"
 #include "util/strings.h"
 
 namespace callprof::record {
@@ -25,12 +25,6 @@ void raise_file_limit(size_t wanted) {
   if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= wanted) return;
   r.rlim_cur = std::min<rlim_t>(r.rlim_max, wanted);
   setrlimit(RLIMIT_NOFILE, &r);
-}
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
 }
 
 }  // namespace

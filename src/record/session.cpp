@@ -22,6 +22,7 @@
 #include "target/frame_pointers.h"
 #include "target/process_check.h"
 #include "trace/profile_file.h"
+#include "util/clock.h"
 #include "util/strings.h"
 
 namespace callprof::record {
@@ -29,11 +30,6 @@ namespace {
 
 using stacks::SampleCollector;
 using stacks::UnwindMethod;
-
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 int64_t realtime_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -164,7 +160,7 @@ Status RecordingSession::preflight() {
 
 Result<Outcome> RecordingSession::run() {
   start_realtime_ns_ = realtime_ns();
-  start_steady_ns_ = steady_ns();
+  start_steady_ns_ = int64_t(monotonic_ns());
   if (Status s = start(); !s) return s.error();
   Outcome out;
   observe(out);
@@ -274,7 +270,7 @@ Status RecordingSession::start_attached() {
                                                     : "",
                              args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
                                                    : std::string("Ctrl-C to stop")));
-  start_steady_ns_ = steady_ns();
+  start_steady_ns_ = int64_t(monotonic_ns());
   return Ok{};
 }
 
@@ -342,13 +338,14 @@ perf::SamplingOptions RecordingSession::session_options(size_t threads) {
 
 void RecordingSession::drain_perf() {
   std::vector<SideSource*> sides;
-  if (tracing_) sides.push_back(tracing_.get());  // first: its wake descriptor is waited on
+  if (tracing_) sides.push_back(tracing_.get());
   const int64_t limit = args_.attach() ? args_.duration_ns : 0;
   perf::RecordSink& sink = probes_ ? probes_->start(*collector_, *perf_) : *collector_;
   std::optional<ProbeBudgetKeeper> budget;
   if (probes_ && args_.probes.budget_percent > 0) sides.push_back(&budget.emplace(*probes_, *perf_, reporter_));
-  drain(*perf_, sink, sides,
-        [&] { return RecordSignals::interrupted() || (limit > 0 && steady_ns() - start_steady_ns_ >= limit); });
+  drain(*perf_, sink, sides, [&] {
+    return RecordSignals::interrupted() || (limit > 0 && int64_t(monotonic_ns()) - start_steady_ns_ >= limit);
+  });
 }
 
 void RecordingSession::build_and_write(Outcome& out) {
@@ -436,7 +433,7 @@ void RecordingSession::stamp(Profile& p, bool final) const {
   p.meta.mode = std::string(mode_name(mode_));
   p.meta.hostname = host;
   p.meta.start_realtime_ns = start_realtime_ns_;
-  p.meta.duration_ns = steady_ns() - start_steady_ns_;
+  p.meta.duration_ns = int64_t(monotonic_ns()) - start_steady_ns_;
   p.meta.callprof_version = CALLPROF_VERSION;
   p.meta.snapshot = !final;
   if (mode_ == Mode::Exact) stamp_exact_facts(p.meta, args_);

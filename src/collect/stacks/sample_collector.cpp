@@ -1,7 +1,6 @@
 #include "collect/stacks/sample_collector.h"
 
 #include <algorithm>
-#include <chrono>
 #include <span>
 #include <unordered_map>
 
@@ -9,17 +8,9 @@
 #include "collect/stacks/frame_names.h"
 #include "collect/stacks/kernel_symbols.h"
 #include "collect/stacks/stack_roots.h"
+#include "util/clock.h"
 
 namespace callprof::stacks {
-namespace {
-
-uint64_t now_ns() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
-
-}  // namespace
 
 SampleCollector::SampleCollector(UnwindMethod method, std::unique_ptr<AddressSymbols> symbols)
     : method_(method), symbols_(std::move(symbols)) {}
@@ -69,7 +60,7 @@ void SampleCollector::on_task(perf::TaskEvent&& t) {
 }
 
 void SampleCollector::on_sample(perf::Sample&& s) {
-  const uint64_t start = now_ns();
+  const uint64_t start = monotonic_ns();
   ThreadInfo& t = thread(s.pid, s.tid, s.time_ns);
   const bool dwarf = method_ == UnwindMethod::Dwarf && s.has_user_regs;
   unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
@@ -89,7 +80,7 @@ void SampleCollector::on_sample(perf::Sample&& s) {
     ++counts_.samples;
   }
   stacks_.push_back(stack);
-  counts_.unwind_ns += now_ns() - start;
+  counts_.unwind_ns += monotonic_ns() - start;
 }
 
 // The switch-out's record and its sample come in either order; both precede the switch-in.
@@ -293,7 +284,7 @@ void SampleCollector::add_timeline(const Image& image, const std::vector<const S
 }
 
 Profile SampleCollector::build(std::vector<std::string>& warnings) {
-  const uint64_t start = now_ns();
+  const uint64_t start = monotonic_ns();
   Profile p;
   FunctionTable table(p);
   std::unique_ptr<AddressSymbols> files = symbols_ ? nullptr : file_address_symbols();
@@ -325,7 +316,7 @@ Profile SampleCollector::build(std::vector<std::string>& warnings) {
   size_t k = 0;
   for (const auto& [image, stacks] : by_image) build_image(image, names_index[k++], stacks, names, table, p);
   for (const auto& w : unwinder_.warnings()) warnings.push_back(w);
-  counts_.build_ns = now_ns() - start;
+  counts_.build_ns = monotonic_ns() - start;
   return p;
 }
 

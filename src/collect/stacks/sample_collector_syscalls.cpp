@@ -3,19 +3,13 @@
 // collector keeps sums, not events. Keys are built into one scratch string and looked up
 // without copying: a traced program can make a million calls a second.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "collect/stacks/sample_collector.h"
+#include "util/clock.h"
 
 namespace callprof::stacks {
 namespace {
-
-uint64_t now_ns() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
 
 void put(std::string& key, uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
@@ -124,7 +118,7 @@ const std::vector<uint64_t>& SampleCollector::syscall_user_frames(const perf::Sy
 }
 
 const std::vector<uint64_t>& SampleCollector::entry_frames(const perf::Sample& entry) {
-  const uint64_t start = now_ns();
+  const uint64_t start = monotonic_ns();
   thread(entry.pid, entry.tid, entry.time_ns);
   perf::SyscallSample call;
   call.pid = entry.pid;
@@ -136,12 +130,12 @@ const std::vector<uint64_t>& SampleCollector::entry_frames(const perf::Sample& e
   call.user_chain = entry.user_chain;
   if (entry.has_user_regs) call.window = {reinterpret_cast<const uint8_t*>(entry.stack.data()), entry.stack.size()};
   const std::vector<uint64_t>& frames = syscall_user_frames(call, images_[entry.pid]);
-  counts_.unwind_ns += now_ns() - start;
+  counts_.unwind_ns += monotonic_ns() - start;
   return frames;
 }
 
 void SampleCollector::on_syscall(const perf::SyscallSample& call) {
-  const uint64_t start = now_ns();
+  const uint64_t start = monotonic_ns();
   thread(call.pid, call.tid, call.time_ns + call.duration_ns);
   ++counts_.syscalls;
   const uint32_t image = images_[call.pid];
@@ -169,7 +163,7 @@ void SampleCollector::on_syscall(const perf::SyscallSample& call) {
   SyscallPath& path = syscall_paths_[it->second];
   if (timeline_events_) syscall_calls_[call.tid].push({it->second, call.time_ns, call.duration_ns}, timeline_events_);
   path.sums.add(call.duration_ns, call.error);
-  counts_.unwind_ns += now_ns() - start;
+  counts_.unwind_ns += monotonic_ns() - start;
 }
 
 }  // namespace callprof::stacks
