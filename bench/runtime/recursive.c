@@ -15,30 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
 
-#define NOINLINE __attribute__((noinline, noclone))
-#define OPAQUE(x) __asm__ volatile("" : "+r"(x))
+#include "call_leaves.h"
 
 enum { FIB_N = 6 };
 enum { FIB_CALLS = 25 };  // calls of fib made by fib(6): C(n) = C(n-1) + C(n-2) + 1, C(0) = C(1) = 1
 // step 1 + leaf_add 1 + mid 1 + leaf_mul 1 + leaf_mix 2 + fib 25: fib makes 25 of 31 (80.6 %)
 enum { CALLS_PER_ITER = 1 + 1 + 1 + 1 + 2 + FIB_CALLS };
-
-NOINLINE static uint64_t leaf_add(uint64_t x) {
-  OPAQUE(x);
-  return x + 0x9E3779B97F4A7C15ull;
-}
-
-NOINLINE static uint64_t leaf_mul(uint64_t x) {
-  OPAQUE(x);
-  return x * 0xBF58476D1CE4E5B9ull;
-}
-
-NOINLINE static uint64_t leaf_mix(uint64_t x) {
-  OPAQUE(x);
-  return x ^ (x >> 31);
-}
 
 NOINLINE static uint64_t mid(uint64_t x) {
   uint64_t a = leaf_mul(x);
@@ -67,12 +50,6 @@ NOINLINE static uint64_t step(uint64_t i) {
   s ^= leaf_mix(s);
   OPAQUE(s);
   return s;
-}
-
-__attribute__((no_instrument_function)) static uint64_t clock_ns(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 int main(int argc, char** argv) {

@@ -40,11 +40,8 @@
 # the profile's call count is wrong, 2 on errors (missing build, a run failed, checksums).
 set -euo pipefail
 
-die() { echo "run.sh: $*" >&2; exit 2; }
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=$(cd "${1:-$script_dir/../../build}" 2>/dev/null && pwd) || die "no build directory ${1:-$script_dir/../../build}"
-N=${BENCH_N:-10000000}
-REPEAT=${BENCH_REPEAT:-5}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+bench_init "${1:-}" 10000000
 UDIV=${BENCH_UFTRACE_DIV:-10}
 UREPEAT=${BENCH_UFTRACE_REPEAT:-3}
 WITH_UFTRACE=${BENCH_UFTRACE:-1}
@@ -57,7 +54,6 @@ declare -A CASE_ARGS=([recursive]="" [manypaths]="${BENCH_MANYPATHS_PATHS:-32768
 prog=$build/bench/callheavy
 plain_prog=$build/bench/callheavy_plain
 floor_lib=$build/bench/libfloor_hooks.so
-callprof=$build/bin/callprof
 uftrace=$(command -v uftrace || true)
 gnu_time=/usr/bin/time
 
@@ -124,8 +120,6 @@ run_one() {
   fi
 }
 
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 n_small=$(( N / 10 ))
 n_uftrace=$(( N / UDIV ))
 cp_profile=$tmp/callheavy.callprof
@@ -182,6 +176,7 @@ for (( r = 1; r <= REPEAT; r++ )); do
     run_one "$c:floor" "$cn" - env LD_PRELOAD="$floor_lib" "$build/bench/$c" "$cn" "${ca[@]}"
     run_one "$c:callprof" "$cn" "$tmp/$c.callprof" "$callprof" record -q --no-auto-fold -o "$tmp/$c.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
     run_one "$c:default" "$cn" "$tmp/$c-default.callprof" "$callprof" record -q -o "$tmp/$c-default.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
+    [[ -n $RT_BEFORE ]] && run_one "$c:before" "$cn" "$tmp/$c-before.callprof" env CALLPROF_RUNTIME="$RT_BEFORE" "$callprof" record -q --no-auto-fold -o "$tmp/$c-before.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
   done
 done
 [[ -t 2 ]] && printf '\r%*s\r' 30 '' >&2
@@ -200,7 +195,6 @@ for v in "${!CHECKSUM[@]}"; do
   done
 done
 
-minimum() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -1; }
 declare -A WALL ADDED CPU ADDED_CPU CPU_MIN ADDED_CPU_MIN
 for v in "${!WALLS[@]}"; do
   WALL[$v]=$(median "${WALLS[$v]}"); CPU[$v]=$(median "${CPUS[$v]}"); CPU_MIN[$v]=$(minimum "${CPUS[$v]}")
@@ -370,7 +364,9 @@ if (( ${#cases[@]} )); then
     echo "$c ${CASE_N[$c]} ${CASE_ARGS[$c]}: $what; $truth calls; profile: $got calls ($st), $nodes nodes ($(fmt '%.1f' "$(calc "$nodes * 64 / 1048576")") MiB of nodes)"
     printf "$chdr" "" "" "wall" "" "added" "" "cpu" "added" "" "loop cpu" "added" ""
     printf "$chdr" variant calls "s" spread "ns/call" "xfloor" "s" "ns/call" "xfloor" "s" "ns/call" "xfloor"
-    for v in plain nop floor callprof default; do
+    variants=(plain nop floor callprof default)
+    [[ -n $RT_BEFORE ]] && variants+=(before)
+    for v in "${variants[@]}"; do
       k=$c:$v
       lc=$(median "${LOOP_CPUS[$k]}")
       added=-; ratio=-; cadded=-; cratio=-; ladded=-; lratio=-
@@ -384,6 +380,7 @@ if (( ${#cases[@]} )); then
       case $v in
         plain) l="plain (no hooks)" ;; nop) l="glibc no-op hooks" ;; floor) l="floor (2x rdtsc)" ;;
         callprof) l="callprof record --no-auto-fold" ;; default) l="  callprof record (default options)" ;;
+        before) l="  the runtime before, --no-auto-fold" ;;
       esac
       printf "$chdr" "$l" "${CALLS[$k]}" "$(fmt '%.3f' "${WALL[$k]}")" "$(spread "${WALLS[$k]}")" "$added" "$ratio" \
         "$(fmt '%.3f' "${CPU[$k]}")" "$cadded" "$cratio" "$(fmt '%.3f' "$lc")" "$ladded" "$lratio"
