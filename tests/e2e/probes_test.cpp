@@ -457,6 +457,9 @@ TEST_P(Probes, AFunctionPastTheBudgetIsNoLongerProbedAndTheRestStaysExact) {
     const uint64_t slow_self = u64(r.function("slow"), "self_ns");
     EXPECT_GT(slow_self, 20 * 4'000'000u) << "slow's 5 ms per call are measured";
     EXPECT_LT(slow_self, 20 * 50'000'000u);
+  } else {
+    std::cout << "[ note     ] the probes' cost could not be measured here (busy machine): not compensated, so "
+                 "what is not measurable is not checked\n";
   }
   RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--wide"}, dir());
   EXPECT_EQ(text.exit, exited(0)) << text.err;
