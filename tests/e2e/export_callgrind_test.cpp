@@ -186,10 +186,17 @@ class ExportCallgrind : public E2ETest {
       EXPECT_EQ(self_row->value.at("Calls"), int64_t(u64(f, "calls")));
       EXPECT_EQ(inc_row->value.at("Calls"), int64_t(total_calls[name]));
       if (!f.at("cpu_ns").is_null()) {
+        // callgrind's OffCpu is all the time not running: blocked + waiting for a CPU
+        // (docs/interop.md, "Off-CPU time"); the report keeps the two apart.
+        const auto value = [&](const char* key) { return f.contains(key) ? int64_t(u64(f, key)) : 0; };
         EXPECT_EQ(self_row->value.at("Cpu"), int64_t(u64(f, "cpu_ns")));
-        EXPECT_EQ(self_row->value.at("OffCpu"), int64_t(u64(f, "offcpu_ns")));
+        EXPECT_EQ(self_row->value.at("OffCpu"), value("offcpu_ns") + value("preempted_ns"));
         EXPECT_EQ(inc_row->value.at("Cpu"), int64_t(u64(f, "total_cpu_ns")));
-        EXPECT_EQ(inc_row->value.at("OffCpu"), int64_t(u64(f, "total_offcpu_ns")));
+        EXPECT_EQ(inc_row->value.at("OffCpu"), value("total_offcpu_ns") + value("total_preempted_ns"));
+        if (self_row->value.count("Preempted")) {
+          EXPECT_EQ(self_row->value.at("Preempted"), value("preempted_ns"));
+          EXPECT_EQ(inc_row->value.at("Preempted"), value("total_preempted_ns"));
+        }
       }
       // Each caller with the report's exact call count.
       for (const json& e : r.doc().at("edges")) {
