@@ -1,0 +1,83 @@
+// See code_patch.h for the protocol.
+#include "code_patch.h"
+
+#include <sys/mman.h>
+
+#include "raw_syscall.h"
+
+namespace callprof::rt {
+
+uint32_t g_rewrite_refused_errno = 0;
+
+namespace {
+
+constexpr uint64_t kLine = 64, kPage = 4096;
+// Each rewrite in full (5 bytes), and short, for an instruction that crosses a cache line:
+// only its first bytes change, which skip or end before the old rest.
+struct Replacement {
+  uint8_t opcode;  // the instruction's first byte before
+  uint8_t full[5];
+  uint8_t short_bytes[2];
+  uint8_t short_size;
+};
+constexpr Replacement kCallToNop = {0xe8, {0x0f, 0x1f, 0x44, 0x00, 0x00}, {0xeb, 0x03}, 2};  // nopl; jmp .+5
+constexpr Replacement kJumpToReturn = {0xe9, {0xc3, 0x0f, 0x1f, 0x40, 0x00}, {0xc3, 0}, 1};  // ret
+
+int g_lock = 0;
+uint32_t g_done = 0;
+
+// Replaces the 8 bytes at `at` if they still hold `expected`: one locked instruction, so
+// atomic for every other CPU when the 8 bytes lie in one cache line, aligned or not.
+bool exchange8(uint64_t at, uint64_t expected, uint64_t desired) {
+  auto* word = reinterpret_cast<volatile uint64_t*>(at);
+  uint64_t seen = expected;
+  asm volatile("lock cmpxchgq %2, %1" : "+a"(seen), "+m"(*word) : "r"(desired) : "memory", "cc");
+  return seen == expected;
+}
+
+// The 5-byte instruction at `site` is rewritten as `r` says.
+Rewrite rewrite_locked(uint64_t site, const Replacement& r) {
+  if (*reinterpret_cast<const volatile uint8_t*>(site) != r.opcode) return Rewrite::NotACall;
+  const uint64_t in_line = site & (kLine - 1);
+  const bool whole = in_line + 5 <= kLine;
+  const uint8_t* with = whole ? r.full : r.short_bytes;
+  const uint64_t size = whole ? 5 : r.short_size;
+  if (in_line + size > kLine) return Rewrite::CrossesLine;
+  // The 8 bytes starting at the site, or ending where the new bytes end: either lies in
+  // the site's line.
+  const uint64_t window = in_line + 8 <= kLine ? site : site + size - 8;
+  void* page = reinterpret_cast<void*>(window & ~(kPage - 1));
+  if (long e = sys::mprotect(page, kPage, PROT_READ | PROT_WRITE | PROT_EXEC); e != 0) {
+    __atomic_store_n(&g_rewrite_refused_errno, uint32_t(-e), __ATOMIC_RELAXED);
+    return Rewrite::Refused;
+  }
+  uint64_t old = *reinterpret_cast<const volatile uint64_t*>(window), desired = old;
+  auto* bytes = reinterpret_cast<uint8_t*>(&desired);
+  for (uint64_t i = 0; i < size; ++i) bytes[site - window + i] = with[i];
+  const bool changed = exchange8(window, old, desired);
+  sys::mprotect(page, kPage, PROT_READ | PROT_EXEC);
+  if (!changed) return Rewrite::NotACall;
+  ++g_done;
+  return Rewrite::Done;
+}
+
+Rewrite rewrite(uint64_t site, const Replacement& r) {
+  if (rewriting_refused()) return Rewrite::Refused;
+  if (__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE) != 0) return Rewrite::Busy;
+  const Rewrite done = rewrite_locked(site, r);
+  __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE);
+  return done;
+}
+
+}  // namespace
+
+Rewrite rewrite_call_as_nop(uint64_t site) { return rewrite(site, kCallToNop); }
+Rewrite rewrite_jump_as_return(uint64_t site) { return rewrite(site, kJumpToReturn); }
+
+RewriteCounts rewrite_counts() {
+  return {__atomic_load_n(&g_done, __ATOMIC_RELAXED), __atomic_load_n(&g_rewrite_refused_errno, __ATOMIC_RELAXED)};
+}
+
+void reset_rewriting_after_fork() { g_lock = 0; }
+
+}  // namespace callprof::rt

@@ -1,0 +1,56 @@
+// Rewriting the program's code while its threads run (issue 28): the one place where the
+// runtime changes instructions. A hook call site (`call __cyg_profile_func_enter@plt`, 5
+// bytes, found by `record` and listed in the function plan) becomes a 5-byte nop once its
+// function is filtered out or folded, so those calls cost what the plain program pays.
+//
+// Protocol (docs/design.md, "Removing hooks"): one rewriter at a time (a try-lock: a
+// thread that finds it taken leaves the site for a later call); the page is made
+// writable without losing execute (mprotect RWX), the new bytes go in with one locked
+// compare-and-exchange of the aligned-or-not 8 bytes around them inside one cache line
+// (x86-64 makes a locked access within a cache line atomic, so another thread fetches
+// either the old instruction or the new one, never a mix; XRay patches its sleds with
+// the same kind of store), and the page gets its read + execute rights back. An
+// instruction whose 5 bytes cross a cache line gets a short form at its start instead
+// (`jmp .+5` over the old rest, or `ret`); only a call starting on a line's last byte
+// stays. A thread that had already fetched the old call still reaches the hook, which
+// finds the function gone and returns. When the system refuses a writable executable
+// page (SELinux execmod, PR_SET_MDWE), nothing is rewritten from then on.
+#pragma once
+
+#include <stdint.h>
+
+namespace callprof::rt {
+
+enum class Rewrite : uint8_t {
+  Done,
+  NotACall,     // the bytes are not the expected `call`/`jmp rel32` (already rewritten, or not a site)
+  Busy,         // another thread is rewriting: try again on a later call
+  CrossesLine,  // even the short form would span two cache lines: it stays
+  Refused,      // mprotect refused: nothing is rewritten from now on
+};
+
+// The 5-byte `call rel32` at `site` becomes `nopl 0(%rax,%rax,1)` (across a cache line,
+// `jmp .+5`). Not for the hot path: two system calls, and a page copied on the first
+// write to it.
+Rewrite rewrite_call_as_nop(uint64_t site);
+// The 5-byte `jmp rel32` at `site` (a tail call of the exit hook) becomes `ret`: the
+// function returns as the hook would have returned for it.
+Rewrite rewrite_jump_as_return(uint64_t site);
+
+// The system refused writable code: every later rewrite would be refused too.
+inline bool rewriting_refused() {
+  extern uint32_t g_rewrite_refused_errno;
+  return __atomic_load_n(&g_rewrite_refused_errno, __ATOMIC_RELAXED) != 0;
+}
+
+// What rewriting did in this process, for the dump.
+struct RewriteCounts {
+  uint32_t done;
+  uint32_t refused_errno;  // mprotect's error when the system refused; 0 when it did not
+};
+RewriteCounts rewrite_counts();
+
+// In a fork child: a rewrite in progress in the parent's other thread never finishes here.
+void reset_rewriting_after_fork();
+
+}  // namespace callprof::rt

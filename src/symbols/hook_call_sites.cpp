@@ -1,0 +1,159 @@
+#include "symbols/hook_call_sites.h"
+
+#include <capstone/capstone.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <tuple>
+
+#include "symbols/elf_function_symbols.h"
+#include "symbols/plt_entries.h"
+
+namespace callprof {
+namespace {
+
+struct ElfFile {
+  int fd = -1;
+  Elf* elf = nullptr;
+  ~ElfFile() {
+    if (elf) elf_end(elf);
+    if (fd >= 0) close(fd);
+  }
+};
+
+// The stubs' addresses for each hook: [0] enter, [1] exit.
+struct HookStubs {
+  std::vector<uint64_t> of[2];
+  bool empty() const { return of[0].empty() && of[1].empty(); }
+  int kind(uint64_t target) const {
+    for (int k = 0; k < 2; ++k)
+      if (std::find(of[k].begin(), of[k].end(), target) != of[k].end()) return k;
+    return -1;
+  }
+};
+
+HookStubs hook_stubs(Elf* elf) {
+  HookStubs stubs;
+  for (const symbols_detail::PltEntry& e : symbols_detail::plt_entries(elf)) {
+    if (e.name == "__cyg_profile_func_enter@plt") stubs.of[0].push_back(e.address);
+    if (e.name == "__cyg_profile_func_exit@plt") stubs.of[1].push_back(e.address);
+  }
+  return stubs;
+}
+
+// Whether [start, end) lies in a PT_LOAD segment that is read + execute, nothing else: the
+// runtime gives a page back exactly those rights after rewriting it.
+bool in_text_segment(Elf* elf, uint64_t start, uint64_t end) {
+  size_t count = 0;
+  if (elf_getphdrnum(elf, &count) != 0) return false;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, int(i), &ph) == nullptr || ph.p_type != PT_LOAD) continue;
+    if (start >= ph.p_vaddr && end <= ph.p_vaddr + ph.p_memsz) return ph.p_flags == (PF_R | PF_X);
+  }
+  return false;
+}
+
+// Function symbols' address ranges, ascending by start (the full symbol table's, else the
+// dynamic one's).
+std::vector<std::pair<uint64_t, uint64_t>> function_ranges(Elf* elf) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (Elf64_Word type : {SHT_SYMTAB, SHT_DYNSYM}) {
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != type) continue;
+      for_each_function_symbol(scn, sh, [&](const GElf_Sym& sym) {
+        if (sym.st_size > 0) out.emplace_back(sym.st_value, sym.st_value + sym.st_size);
+      });
+    }
+    if (!out.empty()) break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The start of the function symbol holding `address`, 0 when none does.
+uint64_t function_at(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t address) {
+  auto after = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(address, UINT64_MAX));
+  if (after == ranges.begin()) return 0;
+  --after;
+  return address < after->second ? after->first : 0;
+}
+
+struct Disassembler {
+  csh handle = 0;
+  bool ok = false;
+  Disassembler() {
+    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK;
+    if (ok) cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON), cs_option(handle, CS_OPT_SKIPDATA, CS_OPT_ON);
+  }
+  ~Disassembler() {
+    if (ok) cs_close(&handle);
+  }
+};
+
+// A linear sweep of one section: compilers put no data in x86-64 text, and SKIPDATA steps
+// over the odd undecodable byte.
+void scan_section(Disassembler& cs, Elf_Scn* scn, const GElf_Shdr& sh, const HookStubs& stubs, bool rewritable,
+                  const std::vector<std::pair<uint64_t, uint64_t>>& functions, HookCallSites& out) {
+  Elf_Data* data = elf_getdata(scn, nullptr);
+  if (data == nullptr || data->d_buf == nullptr) return;
+  std::unique_ptr<cs_insn, void (*)(cs_insn*)> insn(cs_malloc(cs.handle), [](cs_insn* i) { cs_free(i, 1); });
+  const uint8_t* code = static_cast<const uint8_t*>(data->d_buf);
+  size_t left = data->d_size;
+  uint64_t at = sh.sh_addr;
+  while (left > 0 && cs_disasm_iter(cs.handle, &code, &left, &at, insn.get())) {
+    const bool call = insn->id == X86_INS_CALL, jump = insn->id == X86_INS_JMP;
+    if ((!call && !jump) || insn->detail == nullptr || insn->detail->x86.op_count != 1) continue;
+    const cs_x86_op& op = insn->detail->x86.operands[0];
+    if (op.type != X86_OP_IMM) continue;
+    const int kind = stubs.kind(uint64_t(op.imm));
+    if (kind < 0) continue;
+    const bool five = insn->size == 5 && insn->bytes[0] == (call ? 0xe8 : 0xe9) && rewritable;
+    if (call && five) {
+      (kind == 0 ? out.enter : out.exit).push_back(insn->address);
+    } else if (jump && five && kind == 1 && function_at(functions, insn->address) != 0) {
+      out.tail_exits.push_back({function_at(functions, insn->address), insn->address});
+    } else {
+      ++out.other_calls;
+    }
+  }
+}
+
+}  // namespace
+
+Result<HookCallSites> find_hook_call_sites(const std::string& path) {
+  ElfFile f;
+  f.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) return make_error("cannot open " + path + ": " + std::strerror(errno));
+  elf_version(EV_CURRENT);
+  f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, nullptr);
+  if (!f.elf || elf_kind(f.elf) != ELF_K_ELF) return make_error(path + " is not an ELF file");
+  HookCallSites out;
+  const HookStubs stubs = hook_stubs(f.elf);
+  if (stubs.empty()) return out;
+  Disassembler cs;
+  if (!cs.ok) return make_error("capstone cannot disassemble x86-64");
+  size_t names = 0;
+  if (elf_getshdrstrndx(f.elf, &names) != 0) return out;
+  const std::vector<std::pair<uint64_t, uint64_t>> functions = function_ranges(f.elf);
+  for (Elf_Scn* scn = elf_nextscn(f.elf, nullptr); scn != nullptr; scn = elf_nextscn(f.elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+    const char* name = elf_strptr(f.elf, names, sh.sh_name);
+    if (name != nullptr && std::strncmp(name, ".plt", 4) == 0) continue;
+    scan_section(cs, scn, sh, stubs, in_text_segment(f.elf, sh.sh_addr, sh.sh_addr + sh.sh_size), functions, out);
+  }
+  std::sort(out.enter.begin(), out.enter.end());
+  std::sort(out.exit.begin(), out.exit.end());
+  std::sort(out.tail_exits.begin(), out.tail_exits.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.function, a.site) < std::tie(b.function, b.site); });
+  return out;
+}
+
+}  // namespace callprof

@@ -1,0 +1,37 @@
+// Where a module's code calls the compiler's hooks (`-finstrument-functions`): the address
+// of every `call __cyg_profile_func_enter@plt` and `call __cyg_profile_func_exit@plt`,
+// found by disassembling the module's executable sections (capstone) and matching the
+// calls' targets against the PLT stubs that jump to the hooks (plt_entries). Exact mode
+// hands these to its runtime, which rewrites a site into a nop once the function it
+// enters or leaves is folded or filtered out (docs/modes.md, "Removing hooks").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace callprof {
+
+struct HookCallSites {
+  // ELF virtual addresses of the 5-byte `call rel32` instructions, ascending.
+  std::vector<uint64_t> enter, exit;
+  // `jmp __cyg_profile_func_exit@plt` (5 bytes) ending a function: the exit hook as a tail
+  // call, which returns for the function. Only an out-of-line function's own exit is in
+  // tail position (an inlined copy's host goes on after it), so each belongs to the
+  // function symbol that holds it; by that function's address, ascending.
+  struct TailExit {
+    uint64_t function, site;
+  };
+  std::vector<TailExit> tail_exits;
+  // Calls of the hooks this finder does not rewrite: through the GOT (-fno-plt) or in a
+  // segment that is not exactly read + execute.
+  size_t other_calls = 0;
+};
+
+// Errors: the file cannot be opened or is not ELF. A module without hooks, or not x86-64,
+// has no sites.
+Result<HookCallSites> find_hook_call_sites(const std::string& path);
+
+}  // namespace callprof

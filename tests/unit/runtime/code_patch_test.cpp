@@ -1,0 +1,128 @@
+// The runtime's code rewriting (runtime/code_patch.h) on code made for the test: a function
+// that is one `call counter; ret`, at every kind of place in a cache line, called by
+// threads while the call becomes a nop under them.
+#include "code_patch.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace callprof::rt {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+// Page 0: the functions (each `call count; ret`) and `count` (`lock incq counter(%rip);
+// ret`) at its end; page 1: the counter.
+class CallerPage {
+ public:
+  // `tail`: each function is `jmp count` instead (a tail call: count returns for it).
+  explicit CallerPage(const std::vector<uint64_t>& offsets, bool tail = false) {
+    void* m = mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(m, MAP_FAILED);
+    base_ = static_cast<uint8_t*>(m);
+    std::memset(base_, 0xcc, kPage);  // int3 between the functions
+    uint8_t* count = base_ + kPage - 16;
+    const uint8_t inc[] = {0xf0, 0x48, 0xff, 0x05};  // lock incq disp32(%rip)
+    std::memcpy(count, inc, 4);
+    put32(count + 4, int32_t((base_ + kPage) - (count + 8)));
+    count[8] = 0xc3;
+    for (uint64_t at : offsets) {
+      base_[at] = tail ? 0xe9 : 0xe8;
+      put32(base_ + at + 1, int32_t(count - (base_ + at + 5)));
+      base_[at + 5] = 0xc3;
+    }
+    EXPECT_EQ(mprotect(base_, kPage, PROT_READ | PROT_EXEC), 0);
+  }
+  ~CallerPage() { munmap(base_, 2 * kPage); }
+  uint64_t site(uint64_t offset) const { return reinterpret_cast<uint64_t>(base_ + offset); }
+  void call(uint64_t offset) const { reinterpret_cast<void (*)()>(base_ + offset)(); }
+  uint64_t count() const { return __atomic_load_n(reinterpret_cast<uint64_t*>(base_ + kPage), __ATOMIC_SEQ_CST); }
+
+ private:
+  static void put32(uint8_t* at, int32_t v) { std::memcpy(at, &v, 4); }
+  uint8_t* base_ = nullptr;
+};
+
+const uint8_t kNop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+TEST(CodePatch, ACallBecomesANopWhereverItSitsInItsCacheLine) {
+  // In line k, the call at byte k of it: 0..59 fit, 60 and 61 cross into the next line and
+  // get the short form (jmp .+5); in line 62, one on the last byte, which stays.
+  std::vector<uint64_t> offsets;
+  for (uint64_t k = 0; k < 62; ++k) offsets.push_back(k * 64 + k);
+  offsets.push_back(62 * 64 + 63);
+  CallerPage page(offsets);
+  for (uint64_t at : offsets) page.call(at);
+  EXPECT_EQ(page.count(), offsets.size());
+  for (uint64_t at : offsets) {
+    const uint64_t in_line = at % 64;
+    const Rewrite r = rewrite_call_as_nop(page.site(at));
+    const auto* code = reinterpret_cast<const uint8_t*>(page.site(at));
+    if (in_line == 63) {
+      EXPECT_EQ(r, Rewrite::CrossesLine);
+      continue;
+    }
+    ASSERT_EQ(r, Rewrite::Done) << in_line;
+    if (in_line + 5 <= 64)
+      EXPECT_EQ(std::memcmp(code, kNop5, 5), 0) << in_line;
+    else
+      EXPECT_TRUE(code[0] == 0xeb && code[1] == 0x03) << in_line << ": jmp .+5";
+    EXPECT_EQ(code[5], 0xc3) << "the bytes around it stay";
+    EXPECT_EQ(rewrite_call_as_nop(page.site(at)), Rewrite::NotACall) << "once only";
+  }
+  const uint64_t before = page.count();
+  for (uint64_t at : offsets) page.call(at);
+  EXPECT_EQ(page.count() - before, 1u) << "only the call on a line's last byte still counts";
+  EXPECT_EQ(rewrite_counts().refused_errno, 0u);
+}
+
+TEST(CodePatch, ATailJumpBecomesAReturn) {
+  const std::vector<uint64_t> offsets = {0, 64 + 30, 2 * 64 + 61};  // the last across a line: `ret` alone
+  CallerPage page(offsets, true);
+  for (uint64_t at : offsets) page.call(at);
+  EXPECT_EQ(page.count(), 3u);
+  for (uint64_t at : offsets) {
+    EXPECT_EQ(rewrite_call_as_nop(page.site(at)), Rewrite::NotACall) << "a jump is not a call";
+    ASSERT_EQ(rewrite_jump_as_return(page.site(at)), Rewrite::Done);
+    EXPECT_EQ(reinterpret_cast<const uint8_t*>(page.site(at))[0], 0xc3);
+  }
+  for (uint64_t at : offsets) page.call(at);
+  EXPECT_EQ(page.count(), 3u) << "the functions return at once";
+}
+
+TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheCallOrTheNopNeverAMix) {
+  std::vector<uint64_t> offsets;
+  for (uint64_t k = 0; k < 60; ++k) offsets.push_back(k * 64 + (k * 7) % 60);
+  for (int round = 0; round < 20; ++round) {
+    CallerPage page(offsets);
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> calls{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([&] {
+        uint64_t n = 0;
+        while (!stop.load(std::memory_order_relaxed))
+          for (uint64_t at : offsets) page.call(at), ++n;
+        calls += n;
+      });
+    while (page.count() < 1000) std::this_thread::yield();
+    for (uint64_t at : offsets) ASSERT_EQ(rewrite_call_as_nop(page.site(at)), Rewrite::Done);
+    const uint64_t after_rewrite = page.count();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    stop = true;
+    for (auto& t : threads) t.join();
+    EXPECT_GT(calls.load(), after_rewrite) << "the threads went on running through the nops";
+    // A call fetched just before its rewrite may still land; none after the threads end.
+    const uint64_t settled = page.count();
+    for (uint64_t at : offsets) page.call(at);
+    EXPECT_EQ(page.count(), settled);
+  }
+}
+
+}  // namespace
+}  // namespace callprof::rt
