@@ -11,7 +11,9 @@
 
 #include "clock.h"
 #include "closed_modules.h"
+#include "code_patch.h"
 #include "context_store.h"
+#include "hook_removal.h"
 #include "libcalls.h"
 #include "process.h"
 #include "raw_syscall.h"
@@ -352,6 +354,11 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
             (p.config.timeline_events ? wire::kDumpHasTimeline : 0);
   for (int i = 0; i < 2; ++i) h.hook_costs[i] = p.hook_costs[i];
   h.auto_fold_ticks = p.auto_fold.max_self_ticks;
+  const RewriteCounts rewrites = rewrite_counts();
+  h.rewritten_sites = rewrites.done;
+  h.rewrite_refused_errno = rewrites.refused_errno;
+  h.removed_functions = removed_function_count();
+  h.hook_removal = g_remove_hooks ? 1 : 0;
   h.libcall_count = libcall_count();
   h.runtime_tid = snapshot_thread_id();
   ModuleScan count{nullptr, 0, false};

@@ -32,6 +32,13 @@ struct Range {
 bool g_fast_exclusion = false;
 Entry* g_entries = nullptr;
 uint64_t g_entry_count = 0;
+uint64_t* g_sites = nullptr;  // hook call sites (run-time addresses), ascending
+uint64_t g_site_count = 0;
+struct TailExit {
+  uint64_t function, site;  // run-time addresses
+};
+TailExit* g_tails = nullptr;  // by function, ascending
+uint64_t g_tail_count = 0;
 Range g_modules[256];  // the modules the plan lists: their unlisted functions get 0
 uint32_t g_module_count = 0;
 uint32_t g_default_flags = 0;
@@ -69,21 +76,27 @@ int match_module(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
-// Heap sort by address, in place: qsort may allocate a merge buffer, with the program's malloc.
-void sift_down(Entry* e, uint64_t at, uint64_t n) {
+// Heap sort in place: qsort may allocate a merge buffer, with the program's malloc.
+uint64_t key(const Entry& e) { return e.address; }
+uint64_t key(const TailExit& t) { return t.function; }
+uint64_t key(uint64_t a) { return a; }
+
+template <typename T>
+void sift_down(T* e, uint64_t at, uint64_t n) {
   for (uint64_t child; (child = 2 * at + 1) < n; at = child) {
-    if (child + 1 < n && e[child + 1].address > e[child].address) ++child;
-    if (e[at].address >= e[child].address) return;
-    const Entry t = e[at];
+    if (child + 1 < n && key(e[child + 1]) > key(e[child])) ++child;
+    if (key(e[at]) >= key(e[child])) return;
+    const T t = e[at];
     e[at] = e[child];
     e[child] = t;
   }
 }
 
-void sort_by_address(Entry* e, uint64_t n) {
+template <typename T>
+void sort_ascending(T* e, uint64_t n) {
   for (uint64_t i = n / 2; i-- > 0;) sift_down(e, i, n);
   for (uint64_t end = n; end-- > 1;) {
-    const Entry t = e[0];
+    const T t = e[0];
     e[0] = e[end];
     e[end] = t;
     sift_down(e, 0, end);
@@ -101,7 +114,27 @@ char* next_line(char** cursor, char* end) {
   return line;
 }
 
-void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
+// "s ADDR ADDR ...": hook call sites of the current module.
+void add_sites(const char* line, const ModuleLookup& module, uint64_t max_sites) {
+  for (const char* at = line; *at == ' ' && g_site_count < max_sites;) {
+    const char* rest = nullptr;
+    const uint64_t vaddr = parse_u64(at + 1, 16, &rest);
+    if (rest == at + 1) return;
+    g_sites[g_site_count++] = vaddr + module.bias;
+    at = rest;
+  }
+}
+
+// "t FUNCTION SITE": a tail-call exit site of the current module's function.
+void add_tail_exit(const char* line, const ModuleLookup& module, uint64_t max_tails) {
+  const char* rest = nullptr;
+  const uint64_t fn = parse_u64(line, 16, &rest);
+  const uint64_t site = parse_u64(rest, 16, nullptr);
+  if (g_tail_count < max_tails && fn != 0 && site != 0)
+    g_tails[g_tail_count++] = TailExit{fn + module.bias, site + module.bias};
+}
+
+void parse_plan(char* text, uint64_t size, uint64_t max_entries, uint64_t max_sites) {
   char* cursor = text;
   char* end = text + size;
   char* line = next_line(&cursor, end);
@@ -115,6 +148,10 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
       dl_iterate_phdr(match_module, &current);
       if (current.found && g_module_count < sizeof g_modules / sizeof g_modules[0])
         g_modules[g_module_count++] = Range{current.start, current.end};
+    } else if (line[0] == 's' && line[1] == ' ') {
+      if (current.found) add_sites(line + 1, current, max_sites);
+    } else if (line[0] == 't' && line[1] == ' ') {
+      if (current.found) add_tail_exit(line + 2, current, max_entries);
     } else if (current.found && g_entry_count < max_entries) {
       const char* rest = nullptr;
       uint64_t vaddr = parse_u64(line, 16, &rest);
@@ -122,12 +159,18 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries) {
       g_entries[g_entry_count++] = Entry{vaddr + current.bias, flags, 0};
     }
   }
-  sort_by_address(g_entries, g_entry_count);
+  sort_ascending(g_entries, g_entry_count);
+  sort_ascending(g_sites, g_site_count);
+  sort_ascending(g_tails, g_tail_count);
 }
 
 uint32_t remember(uint64_t fn, uint32_t flags) {
+  // Into an empty slot only: a slot's function never changes, since the hooks of a function
+  // removed there (hook_removal.h) must go on finding it excluded.
+  uint64_t empty = 0;
   if (g_fast_exclusion && (flags & wire::kNodeExcluded))
-    __atomic_store_n(&g_excluded_functions[(fn >> 4) & (kExclusionSlots - 1)], fn, __ATOMIC_RELAXED);
+    __atomic_compare_exchange_n(&g_excluded_functions[(fn >> 4) & (kExclusionSlots - 1)], &empty, fn, false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return flags;
 }
 
@@ -146,8 +189,11 @@ void load_function_plan(const char* path, bool fast_exclusion) {
     return;
   }
   uint64_t size = uint64_t(st.st_size);
-  // Every entry line has at least 4 bytes, so size / 4 bounds the entry count.
-  uint64_t bytes = size + 8 + (size / 4 + 1) * sizeof(Entry);
+  // Every entry or tail-exit line has at least 4 bytes, so size / 4 bounds their counts;
+  // every site at least 2 (" 1"), so size / 2 bounds the sites.
+  const uint64_t text_bytes = (size + 8) & ~uint64_t(7), entry_bytes = (size / 4 + 1) * sizeof(Entry);
+  const uint64_t site_bytes = (size / 2 + 1) * sizeof(uint64_t);
+  uint64_t bytes = text_bytes + entry_bytes + site_bytes + (size / 4 + 1) * sizeof(TailExit);
   void* m = sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
   if (!m) {
     sys::close(fd);
@@ -157,8 +203,36 @@ void load_function_plan(const char* path, bool fast_exclusion) {
   uint64_t got = 0;
   for (long n; got < size && (n = sys::read(fd, text + got, size - got)) > 0;) got += uint64_t(n);
   sys::close(fd);
-  g_entries = reinterpret_cast<Entry*>(text + ((size + 8) & ~uint64_t(7)));
-  parse_plan(text, got, size / 4 + 1);
+  g_entries = reinterpret_cast<Entry*>(text + text_bytes);
+  g_sites = reinterpret_cast<uint64_t*>(text + text_bytes + entry_bytes);
+  g_tails = reinterpret_cast<TailExit*>(text + text_bytes + entry_bytes + site_bytes);
+  parse_plan(text, got, size / 4 + 1, size / 2 + 1);
+}
+
+bool known_hook_site(uint64_t address) {
+  uint64_t lo = 0, hi = g_site_count;
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (g_sites[mid] < address)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < g_site_count && g_sites[lo] == address;
+}
+
+uint32_t tail_exits_of(uint64_t fn, uint64_t* sites, uint32_t max) {
+  uint64_t lo = 0, hi = g_tail_count;
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (g_tails[mid].function < fn)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t n = 0;
+  for (; lo < g_tail_count && g_tails[lo].function == fn && n < max; ++lo) sites[n++] = g_tails[lo].site;
+  return n;
 }
 
 uint32_t function_flags(uint64_t fn) {

@@ -13,6 +13,12 @@ namespace callprof::rt {
 void load_function_plan(const char* path, bool fast_exclusion);
 // wire::kNode* flags for a function's new nodes.
 uint32_t function_flags(uint64_t fn);
+// Whether `address` is one of the plan's hook call sites: a 5-byte `call` of a hook through
+// the PLT, in a read + execute segment of a module the plan lists (code_patch.h).
+bool known_hook_site(uint64_t address);
+// The plan's tail-call exit sites of function `fn` (`jmp __cyg_profile_func_exit@plt`
+// ending it), at most `max` into `sites`; how many.
+uint32_t tail_exits_of(uint64_t fn, uint64_t* sites, uint32_t max);
 
 // Functions known to be excluded, direct-mapped by address: the hooks test it first, so
 // an excluded call costs a compare, not a lookup. A slot holds a function that is

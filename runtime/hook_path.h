@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "function_plan.h"
+#include "hook_removal.h"
 #include "process.h"
 
 namespace callprof::rt {
@@ -19,18 +20,22 @@ __attribute__((always_inline)) inline uint64_t exit_ticks() {
   return __builtin_expect(g_ordered_clock, 0) ? ordered_ticks() : ticks();
 }
 
-// A call of a function known to be filtered out: only counted, at the calling path.
-__attribute__((noinline)) inline void count_excluded_call() {
-  ThreadState* s = t_state;
-  if (!s || s->busy) return;
-  if (DumpNodeMetrics* m = s->profile.top_metrics()) ++m->excluded_calls;
-}
+// A call of a function in the exclusion cache: filtered out (counted at the calling path)
+// or folded and removed (counted as a folded call of this thread); its hook call is
+// rewritten away (hook_removal.h). `hook_ret` 0: not a compiler hook.
+__attribute__((noinline)) void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret);
+// The return of a function in the exclusion cache: a removed function's frame that this
+// thread had pushed before the removal is closed as usual.
+__attribute__((noinline)) void excluded_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret);
 
-// A call of a function this thread folded (auto-fold): counted on its node, no clock read.
-__attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t fn, uint64_t callsite) {
+// A call of a function this thread folded (auto-fold): counted on its node, no clock read;
+// then removed for the whole process.
+__attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t fn, uint64_t callsite,
+                                                        uint64_t hook_ret) {
   s->busy = 1;
   s->profile.count_folded(fn, callsite);
   s->busy = 0;
+  if (g_remove_hooks && hook_ret && remove_folded_function(fn)) remove_entry_hooks(fn, hook_ret);
 }
 
 // Excluded functions are recognised before anything else (no clock read). The clock is read
@@ -39,14 +44,14 @@ __attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t
 // `hook_ret`: where the compiler's enter hook returns to (0: not a compiler hook).
 __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t callsite, uint64_t sp,
                                                       uint64_t hook_ret = 0) {
-  if (__builtin_expect(known_excluded(fn), 0)) return count_excluded_call();
+  if (__builtin_expect(known_excluded(fn), 0)) return excluded_call(fn, callsite, hook_ret);
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {
     s = attach_thread();
     if (!s) return;
   }
   if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, ticks());
-  if (__builtin_expect(s->profile.folded(fn), 0)) return count_folded_call(s, fn, callsite);
+  if (__builtin_expect(s->profile.folded(fn), 0)) return count_folded_call(s, fn, callsite, hook_ret);
   s->busy = 1;
   if (__builtin_expect(*s->events.head != s->events.consumed, 0)) drain_events(s);
   const uint64_t now = ticks();
@@ -54,8 +59,9 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
   s->busy = 0;
 }
 
-__attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp) {
-  if (__builtin_expect(known_excluded(fn), 0)) return;
+// `hook_ret`: where the compiler's exit hook returns to (0: not a compiler hook).
+__attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret = 0) {
+  if (__builtin_expect(known_excluded(fn), 0)) return excluded_exit(fn, sp, hook_ret);
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) return;
   // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere).

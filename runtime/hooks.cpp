@@ -12,5 +12,33 @@ CALLPROF_EXPORT void __cyg_profile_func_enter(void* fn, void* callsite) {
 }
 
 CALLPROF_EXPORT void __cyg_profile_func_exit(void* fn, void* /*callsite*/) {
-  hook_exit(reinterpret_cast<uint64_t>(fn), CALLPROF_CALLER_SP());
+  hook_exit(reinterpret_cast<uint64_t>(fn), CALLPROF_CALLER_SP(),
+            reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }
+
+namespace callprof::rt {
+
+void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
+  if (ThreadState* s = t_state; s && !s->busy) {
+    s->busy = 1;
+    if (removed_folded_function(fn) && (s->profile.folded(fn) || s->profile.fold(fn)))
+      s->profile.count_folded(fn, callsite);
+    else if (DumpNodeMetrics* m = s->profile.top_metrics())
+      ++m->excluded_calls;
+    s->busy = 0;
+  }
+  remove_entry_hooks(fn, hook_ret);
+}
+
+void excluded_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret) {
+  if (!g_remove_hooks) return;
+  if (ThreadState* s = t_state; s && !s->busy && s->profile.top_frame_is(fn, sp)) {
+    s->busy = 1;
+    if (*s->events.head != s->events.consumed) drain_events(s);
+    s->profile.exit(fn, sp, exit_ticks());
+    s->busy = 0;
+  }
+  remove_hook_call(hook_ret);
+}
+
+}  // namespace callprof::rt

@@ -11,9 +11,11 @@
 #include "alt_stack.h"
 #include "clock.h"
 #include "closed_modules.h"
+#include "code_patch.h"
 #include "context_store.h"
 #include "function_plan.h"
 #include "hook_calibration.h"
+#include "hook_removal.h"
 #include "libcalls.h"
 #include "raw_syscall.h"
 #include "snapshots.h"
@@ -103,6 +105,7 @@ void after_fork_in_child() {
     if (s != self) sys::munmap(s->mapping, s->mapping_bytes);
   }
   g_threads = nullptr;
+  reset_rewriting_after_fork();
   g_process.ppid = g_process.pid;
   g_process.pid = sys::getpid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
@@ -140,8 +143,9 @@ void initialize() {
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
-  // Fast exclusion counts excluded calls in the caller's node metrics: only with them.
-  load_function_plan(g_process.config.functions_file, g_process.config.node_metrics());
+  // Fast exclusion counts excluded calls in the caller's node metrics: only with them, or
+  // when their hook calls are to be rewritten away (then they are counted only with them).
+  load_function_plan(g_process.config.functions_file, g_process.config.node_metrics() || g_process.config.remove_hooks);
   RuntimeConfig& c = g_process.config;
   if (c.compensate || c.auto_fold || c.min_duration_ns > 0 || c.timeline_events > 0)
     g_process.ticks_per_ns = measure_tsc_rate();
@@ -215,6 +219,8 @@ ThreadState* set_up_thread() {
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
     if (c.compensate) calibrate_hooks(s, g_process.hook_costs);
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
+    // Not before: the calibration folds its own functions, which are the runtime's to keep.
+    __atomic_store_n(&g_remove_hooks, c.remove_hooks, __ATOMIC_RELEASE);
   }
   s->profile.set_auto_fold(g_process.auto_fold);
   s->profile.set_callbacks(function_flags, checkpoint_reached);

@@ -96,8 +96,9 @@ struct AutoFold {
   uint32_t check_every = 1024;  // a power of two
   bool inlined_only = true;     // fold only inlined copies (record --auto-fold all: any tiny function)
 };
-inline constexpr uint32_t kFoldSlots = 128;       // functions folded per thread, direct-mapped
-inline constexpr uint32_t kMaxFoldedNodes = 256;  // nodes per thread with calls from before their fold
+inline constexpr uint32_t kFoldSlots = 128;  // functions folded per thread, direct-mapped
+inline constexpr uint32_t kMaxFoldedNodes =
+    8192;  // nodes per thread with calls from before their fold (untouched memory until used)
 using wire::DumpFoldedNode;
 
 // Flags (wire::kNode*) for a function's new nodes: filters and checkpoints.
@@ -249,6 +250,10 @@ class ThreadProfile {
   uint64_t timeline_min_ticks() const { return timeline_min_ticks_; }
   const DumpNodeMetrics* metrics() const { return metrics_; }
   // Where events charge (off-CPU time, faults, allocations): the node on top of the stack.
+  // Whether the innermost open frame is `fn`'s, entered at stack pointer `sp`.
+  bool top_frame_is(uint64_t fn, uint64_t sp) const {
+    return depth_ > 1 && frames_[depth_ - 1].sp == sp && nodes_[frames_[depth_ - 1].node].fn == fn;
+  }
   DumpNodeMetrics* top_metrics() { return metrics_ ? &metrics_[frames_[depth_ - 1].node] : nullptr; }
   void pin(uint32_t node) { nodes_[node].flags |= wire::kNodePinned; }
   // Fold small subtrees into [pruned] children until about half the node budget is free.

@@ -23,6 +23,7 @@
 #              per call and nothing else: BUILD_DIR/bench/libfloor_hooks.so, skipped when
 #              not built), the yardstick of bench/runtime, here on a real program
 #   callprof   the instr build under `callprof record` (default options)
+#   all        the same with `--auto-fold all` (any tiny function folded and its hooks removed)
 #   uftrace    the instr build under `uftrace record` (default options) on a smaller
 #              workload, against the plain build on that same workload (uplain)
 # Prints the median CPU time (user+sys of the whole command: recorder, program, its
@@ -251,6 +252,7 @@ for (( r = 1; r <= ROUNDS; r++ )); do
         measure "$p,$c,hooks" - $(workload "$p" "${BIN[$k,instr]}" full)
         [[ $WITH_FLOOR == 1 ]] && measure "$p,$c,floor" - env LD_PRELOAD="$floor_lib" $(workload "$p" "${BIN[$k,instr]}" full)
         measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record -q -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
         if [[ $WITH_UFTRACE == 1 ]] && (( r <= UROUNDS )); then
           measure "$p,$c,uplain" - $(workload "$p" "${BIN[$k,plain]}" small)
           measure "$p,$c,uftrace" "$tmp/uftrace.data" "$uftrace" record -d "$tmp/uftrace.data" $(workload "$p" "${BIN[$k,instr]}" small)
@@ -272,10 +274,10 @@ done
 
 # ---------------------------------------------------------------------------------------
 spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1; v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; s = 0; if (m > 0) s = (hi - lo) / m * 100; printf "%.0f%%", s }'; }
-hdr='%-5s %-6s %11s %10s %7s %7s %7s %8s %8s %7s %7s %7s %6s %6s\n'
+hdr='%-5s %-6s %11s %10s %7s %7s %7s %8s %7s %8s %7s %7s %7s %6s %6s\n'
 echo "CPU time (user+sys), median of the rounds; ratios against plain on the same workload"
-printf "$hdr" "" "" "callprof" "folded" "plain" "hooks/" "floor/" "callprof/" "uftrace/" "hooks" "floor" "callprof" "" "spread"
-printf "$hdr" program cc calls calls s plain plain plain plain "ns/call" "ns/call" "ns/call" xfloor "max"
+printf "$hdr" "" "" "callprof" "folded" "plain" "hooks/" "floor/" "callprof/" "all/" "uftrace/" "hooks" "floor" "callprof" "" "spread"
+printf "$hdr" program cc calls calls s plain plain plain plain plain "ns/call" "ns/call" "ns/call" xfloor "max"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
     k=$p,$c
@@ -285,6 +287,7 @@ for p in $PROGRAMS; do
     folded=$(jq '[(.auto_fold.functions // [])[].folded_calls] | add // 0' "$json")
     (( calls > 0 )) || die "$p ($c): the profile has no calls: was it built with the hooks?"
     pl=$(median "${CPUS[$k,plain]}"); ho=$(median "${CPUS[$k,hooks]}"); cp=$(median "${CPUS[$k,callprof]}")
+    al=$(median "${CPUS[$k,all]}")
     fl=-; flr=-; flns=-; xf=-
     if [[ $WITH_FLOOR == 1 ]]; then
       f=$(median "${CPUS[$k,floor]}")
@@ -294,7 +297,7 @@ for p in $PROGRAMS; do
     ufr=-
     [[ $WITH_UFTRACE == 1 ]] && ufr=$(fmt '%.1fx' "$(calc "$(median "${CPUS[$k,uftrace]}") / $(median "${CPUS[$k,uplain]}")")")
     worst=0
-    for v in plain hooks floor callprof; do
+    for v in plain hooks floor callprof all; do
       [[ -n ${CPUS[$k,$v]:-} ]] || continue
       s=$(spread "${CPUS[$k,$v]}"); s=${s%\%}; (( s > worst )) && worst=$s
     done
@@ -302,11 +305,13 @@ for p in $PROGRAMS; do
     # Too few calls for a time per call (zstd built by Clang): the fixed costs are all there is.
     (( calls >= 1000000 )) || { hons=-; flns=-; cpns=-; xf=-; }
     printf "$hdr" "$p" "$c" "$calls" "$folded" "$(fmt '%.3f' "$pl")" "$(fmt '%.2fx' "$(calc "$ho / $pl")")" "$flr" \
-      "$(fmt '%.2fx' "$(calc "$cp / $pl")")" "$ufr" "$hons" "$flns" "$cpns" "$xf" "$worst%"
+      "$(fmt '%.2fx' "$(calc "$cp / $pl")")" "$(fmt '%.2fx' "$(calc "$al / $pl")")" "$ufr" "$hons" "$flns" "$cpns" \
+      "$xf" "$worst%"
   done
 done
 echo "  callprof calls: summary.calls of the last profile (--json); folded calls: those made after the runtime folded"
-echo "  their function (auto-fold: counted, not hooked). hooks: the instrumented build alone (glibc's empty hooks);"
+echo "  their function (auto-fold: counted until its hook calls were removed). all: callprof --auto-fold all."
+echo "  hooks: the instrumented build alone (glibc's empty hooks);"
 echo "  floor: with bench/runtime's floor hooks (two TSC reads per call). uftrace/plain: uftrace's CPU time on the"
 echo "  smaller workload over plain's on that workload. ns/call: (variant - plain) / callprof calls, the time added"
 echo "  per call (callprof's includes its start-up and writing the profile); xfloor: callprof's added over the floor's"
@@ -317,8 +322,9 @@ echo "Wall time, median (s)"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
     k=$p,$c
-    line=$(printf '  %-5s %-6s plain %7.3f  hooks %7.3f  callprof %7.3f' "$p" "$c" "$(median "${WALLS[$k,plain]}")" \
-      "$(median "${WALLS[$k,hooks]}")" "$(median "${WALLS[$k,callprof]}")")
+    line=$(printf '  %-5s %-6s plain %7.3f  hooks %7.3f  callprof %7.3f  all %7.3f' "$p" "$c" \
+      "$(median "${WALLS[$k,plain]}")" "$(median "${WALLS[$k,hooks]}")" "$(median "${WALLS[$k,callprof]}")" \
+      "$(median "${WALLS[$k,all]}")")
     [[ $WITH_FLOOR == 1 ]] && line+=$(printf '  floor %7.3f' "$(median "${WALLS[$k,floor]}")")
     [[ $WITH_UFTRACE == 1 ]] && line+=$(printf '  plain(small) %7.3f  uftrace(small) %7.3f' "$(median "${WALLS[$k,uplain]}")" "$(median "${WALLS[$k,uftrace]}")")
     echo "$line"
@@ -328,7 +334,7 @@ echo
 echo "CPU seconds of each round, sorted (median in the middle)"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
-    for v in plain hooks floor callprof uplain uftrace; do
+    for v in plain hooks floor callprof all uplain uftrace; do
       [[ -n ${CPUS[$p,$c,$v]:-} ]] || continue
       printf '  %-5s %-6s %-9s %s\n' "$p" "$c" "$v" "$(tr ' ' '\n' <<<"${CPUS[$p,$c,$v]}" | grep . | sort -g | xargs printf '%.3f ')"
     done

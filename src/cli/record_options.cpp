@@ -42,6 +42,11 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
          "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
       ->excludes(fold)
       ->group(what);
+  app.add_flag("--keep-hooks", a.keep_hooks,
+               "Keep the hook calls of folded and filtered-out functions, so that every call of them is counted "
+               "(by default they are rewritten into nops as they are met: those calls then cost nothing and are "
+               "not counted)")
+      ->group(what);
   app.add_flag("--ordered-clock", a.ordered_clock,
                "At each return, read the clock only once the function's own work is done (lfence): time a "
                "function spends waiting on memory stays its own instead of going to its caller; costs every call")

@@ -16,19 +16,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The instrumented modules the program starts with: filters name functions in them.
+// The instrumented modules the program starts with: filters name functions in them, and
+// their hook call sites may be rewritten (docs/modes.md, "Removing hooks").
 Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInfo& exe, const std::string& dir,
                                         Reporter& reporter) {
-  if (a.functions.empty()) return std::string();
+  if (a.functions.empty() && a.keep_hooks) return std::string();
   std::error_code ec;
   std::vector<std::string> modules{fs::canonical(exe.path, ec).string()};
   if (exe.dynamic) {
     auto libs = shared_libraries(exe.path);
-    if (!libs) return libs.error();
-    for (const auto& lib : *libs)
-      if (auto info = inspect_executable(lib); info && info->has_hooks) modules.push_back(lib);
+    // Hook removal alone can do without the libraries (their hooks are kept); filters cannot.
+    if (!libs && !a.functions.empty()) return libs.error();
+    if (libs)
+      for (const auto& lib : *libs)
+        if (auto info = inspect_executable(lib); info && info->has_hooks) modules.push_back(lib);
   }
-  auto plan = make_function_plan(modules, a.functions);
+  auto plan = make_function_plan(modules, a.functions, !a.keep_hooks);
   if (!plan) return plan.error();
   std::string path = dir + "/functions.plan";
   std::ofstream(path) << plan->text;

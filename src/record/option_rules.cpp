@@ -43,6 +43,7 @@ constexpr Rule kRules[] = {
     {"--no-auto-fold", kExact, "an exact-mode option"},
     {"--auto-fold", kExact, "an exact-mode option"},
     {"--ordered-clock", kExact, "an exact-mode option"},
+    {"--keep-hooks", kExact, "an exact-mode option"},
     {"--include", kExact, "an exact-mode filter"},
     {"--exclude", kExact, "an exact-mode filter"},
     {"--include-module", kExact, "an exact-mode filter"},

@@ -68,6 +68,7 @@ struct RecordArgs {
   bool libcalls = false;
   bool raw_clock = false;                            // --no-compensation: do not calibrate the hooks
   AutoFoldScope auto_fold = AutoFoldScope::Inlined;  // --auto-fold, --no-auto-fold
+  bool keep_hooks = false;     // --keep-hooks: folded and filtered-out functions keep their hook calls
   bool ordered_clock = false;  // --ordered-clock: returns wait for the callee's work before reading the clock
   FunctionSelection functions;
   uint32_t max_depth = 0;                      // 0: no limit

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "graph/folded.h"
@@ -61,12 +62,36 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
     names.push_back(escape_text(ctx.name(f.function)));
   }
   const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
+  const bool removed = std::any_of(ctx.profile().processes.begin(), ctx.profile().processes.end(),
+                                   [](const Process& p) { return p.removed_functions > 0; });
   out << fmt::format(
       "# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
-      "check ({} calls): counted, their time in their callers' self (record --no-auto-fold keeps "
-      "them hooked)\n",
-      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls);
+      "check ({} calls {}): their time in their callers' self (record --no-auto-fold keeps them hooked)\n",
+      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls,
+      removed ? "counted until their hook calls were removed" : "counted");
   out << "#           " << name_list(ctx, names, 12) << '\n';
+}
+
+// Hook removal (docs/modes.md, "Removing hooks"): how many hook calls became nops, or why
+// none did.
+void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
+  uint64_t sites = 0, functions = 0;
+  int refused = 0;
+  for (const Process& p : ctx.profile().processes) {
+    sites += p.rewritten_sites;
+    functions += p.removed_functions;
+    if (p.rewrite_refused_errno != 0) refused = p.rewrite_refused_errno;
+  }
+  if (refused != 0)
+    out << fmt::format(
+        "# hooks:    the system refused writable code (mprotect: {}): folded and filtered-out functions kept "
+        "their hook calls\n",
+        std::strerror(refused));
+  else if (sites > 0)
+    out << fmt::format(
+        "# hooks:    {} hook call site{} rewritten into nops ({} folded function{} removed, and filtered-out "
+        "ones): their calls since are not counted (record --keep-hooks keeps them)\n",
+        sites, sites == 1 ? "" : "s", functions, functions == 1 ? "" : "s");
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
@@ -195,6 +220,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   write_times_line(out, ctx);
   write_folded_line(out, ctx);
+  write_hooks_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
     out << fmt::format(
         "# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "

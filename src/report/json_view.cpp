@@ -316,7 +316,11 @@ std::vector<json> processes(const Profile& p) {
                    {"hook_recursive_ns", pr.hook_recursive_ns},
                    {"folded_hook_ns", pr.folded_hook_ns},
                    {"hook_compiler", pr.hook_compiler.empty() ? json(nullptr) : json(pr.hook_compiler)},
-                   {"auto_fold_ns", pr.auto_fold_ns}});
+                   {"auto_fold_ns", pr.auto_fold_ns},
+                   {"hook_removal", pr.hook_removal},
+                   {"rewritten_sites", pr.rewritten_sites},
+                   {"removed_functions", pr.removed_functions},
+                   {"rewrite_refused_errno", pr.rewrite_refused_errno}});
   return out;
 }
 

@@ -159,6 +159,10 @@ void put_process(const Process& p, file::Process* out) {
   out->set_hook_compiler(p.hook_compiler);
   out->set_folded_hook_ns(p.folded_hook_ns);
   out->set_auto_fold_ns(p.auto_fold_ns);
+  out->set_hook_removal(p.hook_removal);
+  out->set_rewritten_sites(p.rewritten_sites);
+  out->set_removed_functions(p.removed_functions);
+  out->set_rewrite_refused_errno(p.rewrite_refused_errno);
   out->set_host(p.host);
 }
 
@@ -180,6 +184,10 @@ Process take_process(const file::Process& in) {
   p.hook_compiler = in.hook_compiler();
   p.folded_hook_ns = in.folded_hook_ns();
   p.auto_fold_ns = in.auto_fold_ns();
+  p.hook_removal = in.hook_removal();
+  p.rewritten_sites = in.rewritten_sites();
+  p.removed_functions = in.removed_functions();
+  p.rewrite_refused_errno = in.rewrite_refused_errno();
   p.host = in.host();
   return p;
 }

@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 3;
+inline constexpr uint32_t kDumpVersion = 4;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -58,8 +58,15 @@ struct DumpHeader {
   // Overhead compensation, measured by the runtime at start-up (docs/design.md,
   // "Compensation"), for the hooks as each compiler emits them: [kHooksGcc], [kHooksClang].
   DumpHookCosts hook_costs[2];
+  // Hook removal (runtime/hook_removal.h), 0 without it: hook call sites rewritten into
+  // nops, folded functions removed for the whole process, and mprotect's error when the
+  // system refused writable code (nothing rewritten after it).
+  uint32_t rewritten_sites;
+  uint32_t removed_functions;
+  uint32_t rewrite_refused_errno;
+  uint32_t hook_removal;  // 1: hooks of filtered-out and folded functions are rewritten away
 };
-static_assert(sizeof(DumpHeader) == 200);
+static_assert(sizeof(DumpHeader) == 216);
 
 // (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread

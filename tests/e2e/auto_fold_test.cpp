@@ -1,7 +1,7 @@
 // End-to-end: tiny functions folded at run time (auto-fold, issue 14 item 12). A program of
-// small static helpers (programs/helpers.c): the helpers are folded and listed, their calls
-// still counted, their time in the caller's self; the real work is untouched; main's total
-// still describes the uninstrumented program; --no-auto-fold gives the hooked profile. A tiny
+// small static helpers (programs/helpers.c): the helpers are folded and listed, their hook
+// calls removed (every call still counted with --keep-hooks), their time in the caller's self; the real work is
+// untouched; main's total still describes the uninstrumented program; --no-auto-fold gives the hooked profile. A tiny
 // function the compiler really calls (programs/tiny_calls.c) keeps its hooks by default and
 // is folded with --auto-fold all.
 #include <algorithm>
@@ -35,8 +35,16 @@ uint64_t folded_calls(const json& function) {
 
 TEST_P(AutoFold, TinyHelpersAreFoldedCountedAndListed) {
   const std::string binary = build("helpers.c");
-  std::string out;
-  const Report r = record_and_report(binary, {}, &out);
+  // By default their hook calls are then rewritten away: only the calls before are counted.
+  const Report removed = record_and_report(binary);
+  for (const char* helper : {"mix", "clamp", "lookup"}) {
+    EXPECT_TRUE(folded_names(removed).count(helper)) << helper << " is listed as folded";
+    EXPECT_LT(u64(removed.function(helper), "calls"), kCalls / 100) << helper;
+  }
+  EXPECT_GE(u64(removed.processes().at(0), "rewritten_sites"), 3u);
+  EXPECT_EQ(u64(removed.function("slow"), "calls"), kCalls / 10000);
+  // With --keep-hooks every call is counted, most of them unhooked.
+  const Report r = record_with({"--keep-hooks"}, binary);
   const std::set<std::string> folded = folded_names(r);
   for (const char* helper : {"mix", "clamp", "lookup"}) {
     EXPECT_TRUE(folded.count(helper)) << helper << " is listed as folded";
@@ -105,9 +113,9 @@ TEST_P(AutoFold, ARealTinyFunctionKeepsItsHooksByDefault) {
 
 TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
   const std::string binary = build("tiny_calls.c");
-  double all_raw = 1e30, hooked_raw = 1e30;
+  double all_raw = 1e30, removed_raw = 1e30, hooked_raw = 1e30;
   for (int i = 0; i < 3; ++i) {
-    const Report r = record_with({"--auto-fold", "all"}, binary);
+    const Report r = record_with({"--auto-fold", "all", "--keep-hooks"}, binary);
     EXPECT_EQ(folded_names(r), std::set<std::string>{"step"});
     EXPECT_EQ(u64(r.function("step"), "calls"), kCalls) << "every call still counted";
     EXPECT_GT(folded_calls(r.function("step")), kCalls * 9 / 10);
@@ -115,12 +123,18 @@ TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
     EXPECT_EQ(u64(r.function("slow"), "calls"), kCalls / 10000);
     EXPECT_EQ(r.doc().at("metadata").at("exact").at("auto_fold"), "all");
     all_raw = std::min(all_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
+    const Report removed = record_with({"--auto-fold", "all"}, binary);
+    EXPECT_LT(u64(removed.function("step"), "calls"), kCalls / 100) << "its hook calls were rewritten away";
+    EXPECT_EQ(u64(removed.function("slow"), "calls"), kCalls / 10000);
+    removed_raw = std::min(removed_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
     record_with({}, binary);
     hooked_raw = std::min(hooked_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
   }
   measured("main_raw_auto_fold_all_ms", all_raw / 1e6);
+  measured("main_raw_auto_fold_all_hooks_removed_ms", removed_raw / 1e6);
   measured("main_raw_hooked_ms", hooked_raw / 1e6);
   EXPECT_LT(all_raw, hooked_raw) << "folded calls cost less than hooked ones";
+  EXPECT_LT(removed_raw, all_raw) << "and calls whose hook calls are gone cost less still";
   record_with({"--auto-fold", "all"}, binary);
   const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
   EXPECT_NE(header.out.find("# folded:   1 function with calls"), std::string::npos) << header.out;

@@ -104,7 +104,7 @@ TEST_P(Diff, RanksTheSlowedFunctionFirstOnABusyMachineAndInARunOfTwiceTheWork) {
 TEST_P(Diff, AFunctionFoldedInOneRecordingOnlyShowsNoPhantomChange) {
   const std::string binary = build("diff_fold.c");
   record_to("hooked.callprof", {"--no-auto-fold"}, binary);
-  record_to("folded.callprof", {"--auto-fold", "all"}, binary);
+  record_to("folded.callprof", {"--auto-fold", "all", "--keep-hooks"}, binary);  // every call counted
   // One function holds the run: compared unscaled, as the header would have it anyway.
   const json d = diff({"--all", "--scale", "none", "hooked.callprof", "folded.callprof"});
   SCOPED_TRACE(d.dump(1));

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "symbols/elf_functions.h"
+#include "symbols/hook_call_sites.h"
 #include "util/pattern.h"
 #include "wire/raw_dump.h"
 
@@ -30,9 +31,26 @@ bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
   return paren != std::string::npos && names.count(f.name.substr(0, paren));
 }
 
+// The module's hook call sites as "s ADDR ADDR ..." lines (hex ELF addresses, ascending).
+void add_sites(const std::string& path, FunctionPlan& plan) {
+  auto sites = find_hook_call_sites(path);
+  if (!sites) return;  // the module was read just before: its functions stay hooked
+  std::vector<uint64_t> all = sites->enter;
+  all.insert(all.end(), sites->exit.begin(), sites->exit.end());
+  std::sort(all.begin(), all.end());
+  for (size_t i = 0; i < all.size(); ++i)
+    plan.text +=
+        fmt::format("{}{:x}{}", i % 16 == 0 ? "s " : "", all[i], i % 16 == 15 || i + 1 == all.size() ? "\n" : " ");
+  for (const HookCallSites::TailExit& t : sites->tail_exits)
+    plan.text += fmt::format("t {:x} {:x}\n", t.function, t.site);
+  plan.sites += all.size() + sites->tail_exits.size();
+  plan.unrewritable_sites += sites->other_calls;
+}
+
 }  // namespace
 
-Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& sel) {
+Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& sel,
+                                        bool with_sites) {
   NameFilter m;
   for (auto [patterns, option, out] :
        {std::tuple{&sel.include, "--include", &m.include}, std::tuple{&sel.exclude, "--exclude", &m.exclude},
@@ -50,9 +68,11 @@ Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules,
   bool include_only = !sel.include.empty() || !sel.include_modules.empty();
   plan.text = fmt::format("callprof-functions 1\ndefault {}\n", include_only ? wire::kNodeExcluded : 0);
   for (const std::string& path : modules) {
+    plan.text += "module " + path + "\n";
+    if (with_sites) add_sites(path, plan);
+    if (sel.empty()) continue;
     auto functions = elf_functions(path);
     if (!functions) return functions.error();
-    plan.text += "module " + path + "\n";
     const bool whole_module = m.module_excluded(path);
     for (const ElfFunction& f : *functions) {
       ++plan.functions;

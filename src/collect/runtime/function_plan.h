@@ -27,10 +27,15 @@ struct FunctionPlan {
   size_t functions = 0;  // function symbols seen in the modules
   size_t excluded = 0;
   size_t checkpoints = 0;
+  size_t sites = 0;               // hook call sites the runtime may rewrite
+  size_t unrewritable_sites = 0;  // hook calls it may not (through the GOT, odd segments)
 };
 
 // `modules`: canonical paths of the instrumented program and its instrumented libraries.
+// `with_sites`: list each module's hook call sites (symbols/hook_call_sites.h), which the
+// runtime rewrites into nops once their function is folded or filtered out.
 // Errors: an invalid regular expression, a checkpoint that names no function.
-Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& selection);
+Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& selection,
+                                        bool with_sites = false);
 
 }  // namespace callprof

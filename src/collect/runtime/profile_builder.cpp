@@ -286,6 +286,10 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
   proc.complete = d.header.snapshot_seq == 0;
   set_hook_costs(d, rate, proc);
   proc.auto_fold_ns = double(d.header.auto_fold_ticks) * rate;
+  proc.hook_removal = d.header.hook_removal != 0;
+  proc.rewritten_sites = d.header.rewritten_sites;
+  proc.removed_functions = d.header.removed_functions;
+  proc.rewrite_refused_errno = int(d.header.rewrite_refused_errno);
   p.processes.push_back(std::move(proc));
   std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();

@@ -97,10 +97,27 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                       "cpu_ns",
                                       "offcpu_ns",
                                       "preempted_ns"}));
-  EXPECT_EQ(keys(d["processes"][0]),
-            (V{"pid", "host", "ppid", "image", "command", "start_ns", "end_ns", "death_signal", "complete",
-               "hook_inner_ns", "hook_outer_ns", "excluded_hook_ns", "hook_caller_ns", "hook_recursive_ns",
-               "folded_hook_ns", "hook_compiler", "auto_fold_ns"}));
+  EXPECT_EQ(keys(d["processes"][0]), (V{"pid",
+                                        "host",
+                                        "ppid",
+                                        "image",
+                                        "command",
+                                        "start_ns",
+                                        "end_ns",
+                                        "death_signal",
+                                        "complete",
+                                        "hook_inner_ns",
+                                        "hook_outer_ns",
+                                        "excluded_hook_ns",
+                                        "hook_caller_ns",
+                                        "hook_recursive_ns",
+                                        "folded_hook_ns",
+                                        "hook_compiler",
+                                        "auto_fold_ns",
+                                        "hook_removal",
+                                        "rewritten_sites",
+                                        "removed_functions",
+                                        "rewrite_refused_errno"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
 }

@@ -1,0 +1,52 @@
+#include "hook_removal.h"
+
+#include "code_patch.h"
+#include "function_plan.h"
+
+namespace callprof::rt {
+
+bool g_remove_hooks = false;
+
+namespace {
+// Same slots as the exclusion cache: a slot here holds the function in that cache's slot
+// when it got there by being folded.
+uint64_t g_removed[kExclusionSlots];
+uint32_t g_removed_count = 0;
+}  // namespace
+
+bool remove_folded_function(uint64_t fn) {
+  const uint32_t slot = (fn >> 4) & (kExclusionSlots - 1);
+  uint64_t seen = 0;
+  if (!__atomic_compare_exchange_n(&g_removed[slot], &seen, fn, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+      seen != fn)
+    return false;
+  if (seen == 0) {  // claimed here: marked as folded before the hooks can see it excluded
+    uint64_t held = 0;
+    if (__atomic_compare_exchange_n(&g_excluded_functions[slot], &held, fn, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+      __atomic_fetch_add(&g_removed_count, 1u, __ATOMIC_RELAXED);
+  }
+  // Not when a filtered-out function holds the cache's slot: fn keeps its hooks.
+  return known_excluded(fn);
+}
+
+bool removed_folded_function(uint64_t fn) {
+  return __atomic_load_n(&g_removed[(fn >> 4) & (kExclusionSlots - 1)], __ATOMIC_ACQUIRE) == fn;
+}
+
+bool remove_hook_call(uint64_t hook_ret) {
+  if (!g_remove_hooks || hook_ret < 5 || rewriting_refused()) return false;
+  const uint64_t site = hook_ret - 5;
+  return known_hook_site(site) && rewrite_call_as_nop(site) == Rewrite::Done;
+}
+
+void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
+  if (!remove_hook_call(hook_ret)) return;
+  uint64_t tails[16];
+  const uint32_t n = tail_exits_of(fn, tails, 16);
+  // One try each: a tail left (another thread was rewriting) only costs its hook call.
+  for (uint32_t i = 0; i < n; ++i) rewrite_jump_as_return(tails[i]);
+}
+
+uint32_t removed_function_count() { return __atomic_load_n(&g_removed_count, __ATOMIC_RELAXED); }
+
+}  // namespace callprof::rt

@@ -1,0 +1,31 @@
+// Removing the hooks of functions that no longer need them (issue 28; docs/modes.md,
+// "Removing hooks"): a function filtered out by the plan, or folded by a thread
+// (auto-fold), has its hook call sites rewritten into nops (code_patch.h) as its calls
+// reach them, so its later calls cost what the plain program pays and are not counted.
+// A folded function is removed for the whole process: it enters the exclusion cache, so
+// every thread's hooks treat it as folded from then on, before any of its sites changes
+// (an entry rewritten before its exit must not leave an exit with no entry).
+#pragma once
+
+#include <stdint.h>
+
+namespace callprof::rt {
+
+// record's default; --keep-hooks turns it off (every call stays counted).
+extern bool g_remove_hooks;
+
+// `fn`, folded by a thread, is folded for every thread from now on and its sites may be
+// rewritten. False when the exclusion cache's slot for it holds another function (it
+// stays folded per thread, its hooks kept).
+bool remove_folded_function(uint64_t fn);
+// Whether `fn` was removed by remove_folded_function (not filtered out by the plan).
+bool removed_folded_function(uint64_t fn);
+// The hook call returning to `hook_ret` becomes a nop when it is one of the plan's sites;
+// true when this call rewrote it.
+bool remove_hook_call(uint64_t hook_ret);
+// The entry of `fn` that returns to `hook_ret` was met: its hook call becomes a nop, and
+// once it is, fn's tail-call exits (`jmp __cyg_profile_func_exit`) become `ret`.
+void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
+uint32_t removed_function_count();
+
+}  // namespace callprof::rt

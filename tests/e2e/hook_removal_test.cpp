@@ -1,0 +1,77 @@
+// End-to-end: hook removal (issue 28; docs/modes.md, "Removing hooks"). Functions folded
+// (--auto-fold all) or filtered out (--exclude) while five threads run through them get
+// their hook calls rewritten into nops; every other call stays exact, and each call lands
+// under its true caller.
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class HookRemoval : public E2ETest {
+ protected:
+  // hook_removal.c's truth for the functions that stay hooked.
+  void expect_exact_rest(const Report& r) {
+    expect_function_calls(r, {{"work", 1000}, {"medium", 10000}});
+    for (const auto& path : r.paths_to("medium"))
+      EXPECT_TRUE(path.size() >= 2 && same_function(path[path.size() - 2], "work")) << join_path(path);
+    for (const json& t : r.threads()) EXPECT_EQ(u64(t, "dropped_calls"), 0u);
+    expect_report_invariants(r);
+  }
+  const json& process(const Report& r) { return r.processes().at(0); }
+};
+E2E_INSTANTIATE(HookRemoval);
+
+TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysExact) {
+  const std::string binary = build("hook_removal.c");
+  const Report r = record_with({"--auto-fold", "all", "--exclude", "^skipped$"}, binary);
+  expect_exact_rest(r);
+  expect_absent(r, {"skipped"});
+  const json& p = process(r);
+  EXPECT_TRUE(p.at("hook_removal").get<bool>());
+  // tiny's entry and exit, skipped's entry and exit.
+  EXPECT_GE(u64(p, "rewritten_sites"), 4u);
+  EXPECT_GE(u64(p, "removed_functions"), 1u);
+  EXPECT_EQ(u64(p, "rewrite_refused_errno"), 0u);
+  // tiny's calls are counted until its hook calls are gone: a few per thread, not a million.
+  const json* tiny = r.find_function("tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_GT(u64(*tiny, "calls"), 0u);
+  EXPECT_LT(u64(*tiny, "calls"), 500000u);
+  measured("tiny_calls_counted", double(u64(*tiny, "calls")));
+  const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
+  EXPECT_NE(text.out.find("# hooks:    "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("rewritten into nops"), std::string::npos) << text.out;
+}
+
+TEST_P(HookRemoval, KeepHooksCountsEveryCall) {
+  const Report r =
+      record_with({"--auto-fold", "all", "--exclude", "^skipped$", "--keep-hooks"}, build("hook_removal.c"));
+  expect_exact_rest(r);
+  expect_function_calls(r, {{"tiny", 1000000}});
+  EXPECT_EQ(u64(r.function("work"), "excluded_calls"), 5000u) << "skipped's calls, where they were made";
+  EXPECT_FALSE(process(r).at("hook_removal").get<bool>());
+  EXPECT_EQ(u64(process(r), "rewritten_sites"), 0u);
+}
+
+// PR_SET_MDWE forbids writable executable memory: nothing is rewritten, the report says
+// why, and the calls are counted as with --keep-hooks.
+TEST_P(HookRemoval, ASystemThatRefusesWritableCodeKeepsTheHooksAndSaysSo) {
+  const std::string binary = build("hook_removal.c");
+  std::string out;
+  const RunResult rec =
+      run({E2E_CALLPROF, "record", "-q", "--auto-fold", "all", "-o", "profile.callprof", "--", binary, "mdwe"}, dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  if (rec.out.find("mdwe=on") == std::string::npos)
+    GTEST_SKIP() << "this kernel has no PR_SET_MDWE (Linux 6.3): " << rec.out;
+  const Report r = report();
+  expect_exact_rest(r);
+  const json& p = process(r);
+  EXPECT_NE(u64(p, "rewrite_refused_errno"), 0u);
+  EXPECT_EQ(u64(p, "rewritten_sites"), 0u);
+  expect_function_calls(r, {{"tiny", 1000000}});
+  const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
+  EXPECT_NE(text.out.find("the system refused writable code"), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace e2e
