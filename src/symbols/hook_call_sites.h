@@ -25,8 +25,9 @@ struct HookCallSites {
     uint64_t function, site;
   };
   std::vector<TailExit> tail_exits;
-  // Calls of the hooks this finder does not rewrite: through the GOT (-fno-plt) or in a
-  // segment that is not exactly read + execute.
+  // Calls of and jumps to the hooks' stubs that are not listed: in a segment that is not
+  // exactly read + execute, or a jump outside any function symbol. (Calls through the GOT,
+  // -fno-plt, are not seen at all: they stay hooked.)
   size_t other_calls = 0;
 };
 
