@@ -103,6 +103,20 @@ void sort_ascending(T* e, uint64_t n) {
   }
 }
 
+// The first of the n sorted elements whose key is not below `k` (n when none is).
+template <typename T>
+uint64_t first_not_below(const T* e, uint64_t n, uint64_t k) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (key(e[mid]) < k)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 // Next line of the plan as a NUL-terminated string (the buffer is ours to modify).
 char* next_line(char** cursor, char* end) {
   if (*cursor >= end) return nullptr;
@@ -210,40 +224,19 @@ void load_function_plan(const char* path, bool fast_exclusion) {
 }
 
 bool known_hook_site(uint64_t address) {
-  uint64_t lo = 0, hi = g_site_count;
-  while (lo < hi) {
-    const uint64_t mid = (lo + hi) / 2;
-    if (g_sites[mid] < address)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < g_site_count && g_sites[lo] == address;
+  const uint64_t at = first_not_below(g_sites, g_site_count, address);
+  return at < g_site_count && g_sites[at] == address;
 }
 
 uint32_t tail_exits_of(uint64_t fn, uint64_t* sites, uint32_t max) {
-  uint64_t lo = 0, hi = g_tail_count;
-  while (lo < hi) {
-    const uint64_t mid = (lo + hi) / 2;
-    if (g_tails[mid].function < fn)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint64_t lo = first_not_below(g_tails, g_tail_count, fn);
   uint32_t n = 0;
   for (; lo < g_tail_count && g_tails[lo].function == fn && n < max; ++lo) sites[n++] = g_tails[lo].site;
   return n;
 }
 
 uint32_t function_flags(uint64_t fn) {
-  uint64_t lo = 0, hi = g_entry_count;
-  while (lo < hi) {
-    uint64_t mid = (lo + hi) / 2;
-    if (g_entries[mid].address < fn)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  const uint64_t lo = first_not_below(g_entries, g_entry_count, fn);
   if (lo < g_entry_count && g_entries[lo].address == fn) return remember(fn, g_entries[lo].flags);
   for (uint32_t i = 0; i < g_module_count; ++i)
     if (fn >= g_modules[i].start && fn < g_modules[i].end) return 0;
