@@ -123,42 +123,56 @@ uint64_t sweep_start(const Ranges& functions, uint64_t address, uint64_t section
   return std::max(address < before.second ? before.first : before.second, section_start);
 }
 
-// One section: its candidates, confirmed by disassembling (capstone, without operand
-// details: it formats every instruction's text, so only the code up to the last candidate
-// of each function is decoded; 900 KB of zstd took 80 ms in full).
+// Which of `jumps` (candidates, ascending) start an instruction: capstone decodes each one's
+// function from its start (without operand details; it still formats every instruction's
+// text, so only those functions, up to their last candidate).
+std::vector<uint64_t> confirmed(Disassembler& cs, const uint8_t* code, const GElf_Shdr& sh,
+                                const std::vector<uint64_t>& jumps, const Ranges& functions) {
+  std::vector<uint64_t> out;
+  std::unique_ptr<cs_insn, void (*)(cs_insn*)> insn(cs_malloc(cs.handle), [](cs_insn* i) { cs_free(i, 1); });
+  for (size_t i = 0; i < jumps.size();) {
+    const uint64_t from = sweep_start(functions, jumps[i], sh.sh_addr);
+    size_t last = i;
+    while (last + 1 < jumps.size() && sweep_start(functions, jumps[last + 1], sh.sh_addr) == from) ++last;
+    const uint8_t* p = code + (from - sh.sh_addr);
+    size_t left = jumps[last] + 5 - from;
+    uint64_t at = from;
+    while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get()))
+      if (insn->size == 5 && std::binary_search(jumps.begin() + i, jumps.begin() + last + 1, insn->address))
+        out.push_back(insn->address);
+    i = last + 1;
+  }
+  return out;
+}
+
+// One section. A call of a hook's stub is listed as its bytes say, undecoded: the runtime
+// rewrites one only after a hook call returned right behind it (hook_removal.h), which a
+// run of bytes inside another instruction cannot have done, since compilers call the hooks
+// directly or through the GOT, never through a pointer that could end at those bytes. A
+// jump, which leaves no such trace, is listed only when disassembly shows it starts an
+// instruction in a function.
 void scan_section(Disassembler& cs, Elf_Scn* scn, const GElf_Shdr& sh, const HookStubs& stubs, bool rewritable,
                   const Ranges& functions, HookCallSites& out) {
   Elf_Data* data = elf_getdata(scn, nullptr);
   if (data == nullptr || data->d_buf == nullptr) return;
   const auto* code = static_cast<const uint8_t*>(data->d_buf);
-  const std::vector<uint64_t> found = candidates(code, data->d_size, sh.sh_addr, stubs);
-  std::unique_ptr<cs_insn, void (*)(cs_insn*)> insn(cs_malloc(cs.handle), [](cs_insn* i) { cs_free(i, 1); });
-  for (size_t i = 0; i < found.size();) {
-    const uint64_t from = sweep_start(functions, found[i], sh.sh_addr);
-    // The candidates this sweep reaches: those with the same start.
-    size_t last = i;
-    while (last + 1 < found.size() && sweep_start(functions, found[last + 1], sh.sh_addr) == from) ++last;
-    const uint8_t* p = code + (from - sh.sh_addr);
-    size_t left = found[last] + 5 - from;
-    uint64_t at = from;
-    while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get())) {
-      if (!std::binary_search(found.begin() + i, found.begin() + last + 1, insn->address)) continue;
-      const bool call = insn->bytes[0] == 0xe8;
-      int32_t rel = 0;
-      std::memcpy(&rel, insn->bytes + 1, 4);
-      const int kind = stubs.kind(insn->address + 5 + uint64_t(int64_t(rel)));
-      if (insn->size != 5 || kind < 0 || !rewritable) {
-        out.other_calls += insn->size == 5 && kind >= 0;
-      } else if (call) {
-        (kind == 0 ? out.enter : out.exit).push_back(insn->address);
-      } else if (kind == 1 && function_at(functions, insn->address) != 0) {
-        out.tail_exits.push_back({function_at(functions, insn->address), insn->address});
-      } else {
-        ++out.other_calls;
-      }
-    }
-    i = last + 1;
+  std::vector<uint64_t> jumps;
+  for (const uint64_t at : candidates(code, data->d_size, sh.sh_addr, stubs)) {
+    const uint8_t* bytes = code + (at - sh.sh_addr);
+    int32_t rel = 0;
+    std::memcpy(&rel, bytes + 1, 4);
+    const int kind = stubs.kind(at + 5 + uint64_t(int64_t(rel)));
+    if (!rewritable)
+      ++out.other_calls;
+    else if (bytes[0] == 0xe8)
+      (kind == 0 ? out.enter : out.exit).push_back(at);
+    else if (kind == 1 && function_at(functions, at) != 0)
+      jumps.push_back(at);
+    else
+      ++out.other_calls;
   }
+  for (const uint64_t at : confirmed(cs, code, sh, jumps, functions))
+    out.tail_exits.push_back({function_at(functions, at), at});
 }
 
 }  // namespace

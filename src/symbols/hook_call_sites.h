@@ -1,9 +1,10 @@
 // Where a module's code calls the compiler's hooks (`-finstrument-functions`): the address
-// of every `call __cyg_profile_func_enter@plt` and `call __cyg_profile_func_exit@plt`,
-// found by disassembling the module's executable sections (capstone) and matching the
-// calls' targets against the PLT stubs that jump to the hooks (plt_entries). Exact mode
-// hands these to its runtime, which rewrites a site into a nop once the function it
-// enters or leaves is folded or filtered out (docs/modes.md, "Removing hooks").
+// of every `call __cyg_profile_func_enter@plt` and `call __cyg_profile_func_exit@plt`, and of
+// GCC's `jmp __cyg_profile_func_exit@plt` ending a function, found by matching the calls'
+// and jumps' targets against the PLT stubs that jump to the hooks (plt_entries); a jump is
+// confirmed by disassembling its function (capstone). Exact mode hands these to its
+// runtime, which rewrites a site into a nop once the function it enters or leaves is
+// folded or filtered out (docs/modes.md, "Removing hooks").
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,8 @@
 namespace callprof {
 
 struct HookCallSites {
-  // ELF virtual addresses of the 5-byte `call rel32` instructions, ascending.
+  // ELF virtual addresses of the 5-byte `call rel32` instructions, ascending: read from the
+  // bytes, not decoded (the runtime rewrites one only after a hook call returned behind it).
   std::vector<uint64_t> enter, exit;
   // `jmp __cyg_profile_func_exit@plt` (5 bytes) ending a function: the exit hook as a tail
   // call, which returns for the function. Only an out-of-line function's own exit is in
