@@ -33,6 +33,8 @@ bool removed_folded_function(uint64_t fn) {
   return __atomic_load_n(&g_removed[(fn >> 4) & (kExclusionSlots - 1)], __ATOMIC_ACQUIRE) == fn;
 }
 
+// Only the call a hook returns behind: the plan lists calls by their bytes, undecoded
+// (symbols/hook_call_sites.h), and only a real call instruction ends where a hook returns.
 bool remove_hook_call(uint64_t hook_ret) {
   if (!g_remove_hooks || hook_ret < 5 || rewriting_refused()) return false;
   const uint64_t site = hook_ret - 5;

@@ -105,6 +105,10 @@ using wire::DumpFoldedNode;
 using NodeClassifier = uint32_t (*)(uint64_t fn);
 // A call of a checkpoint function returned (the profile is consistent at this point).
 using CheckpointHandler = void (*)(uint64_t fn);
+// A function found tiny that this thread could not fold (its slot of the folded-function
+// table is taken, or no room is left for its nodes' counts): the runtime may still remove it
+// for the whole process (hook_removal.h).
+using FoldRefusedHandler = void (*)(uint64_t fn);
 // The clock the hooks read (the TSC; tests pass a fake): the profile reads it itself only
 // around its own pauses (growing the index, faulting nodes in, pruning), to leave them out
 // of the calls.
@@ -122,6 +126,7 @@ class ThreadProfile {
     on_checkpoint_ = checkpoint;
   }
   void set_pause_clock(PauseClock clock) { pause_clock_ = clock; }
+  void set_fold_refused_handler(FoldRefusedHandler handler) { on_fold_refused_ = handler; }
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
   // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
@@ -393,6 +398,7 @@ class ThreadProfile {
   uint64_t pause_ticks_ = 0;    // left out of the call being entered (take_pause)
   uint32_t touched_nodes_ = 0;  // nodes below it have been faulted in
   CheckpointHandler on_checkpoint_ = nullptr;
+  FoldRefusedHandler on_fold_refused_ = nullptr;
   uint64_t dropped_calls_ = 0;
   uint64_t unmatched_exits_ = 0;
   uint64_t depth_limited_calls_ = 0;

@@ -39,7 +39,9 @@ void ThreadProfile::consider_fold(uint32_t node) {
   if (n.flags != 0 || !only_folded_children(node)) return;
   for (uint32_t i = 1; i < depth_; ++i)
     if (nodes_[frames_[i].node].fn == n.fn) return;
-  if (!fold(n.fn) && fold_refused_ < UINT32_MAX) ++fold_refused_;
+  if (fold(n.fn)) return;
+  if (fold_refused_ < UINT32_MAX) ++fold_refused_;
+  if (on_fold_refused_) on_fold_refused_(n.fn);
 }
 
 bool ThreadProfile::fold(uint64_t fn) {

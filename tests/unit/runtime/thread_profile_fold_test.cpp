@@ -48,6 +48,27 @@ TEST(AutoFold, TinyLeafIsFoldedAndItsLaterCallsCountedWithTimeInTheCaller) {
   EXPECT_EQ(prog.p.depth(), 0u) << "no frame left behind";
 }
 
+// Two tiny functions in the same slot of the folded-function table: the second cannot be
+// folded here, and the runtime is told (it removes such a function for the whole process).
+TEST(AutoFold, ATinyFunctionThatFindsItsSlotTakenIsReported) {
+  static uint64_t refused = 0;
+  refused = 0;
+  Program prog = folding();
+  prog.p.set_fold_refused_handler([](uint64_t fn) { refused = fn; });
+  constexpr uint64_t kSameSlot = A + 16 * kFoldSlots;
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 2, t);
+  ASSERT_TRUE(prog.p.folded(A));
+  EXPECT_EQ(refused, 0u);
+  calls(prog, kSameSlot, 4, 2, t);
+  EXPECT_FALSE(prog.p.folded(kSameSlot));
+  EXPECT_EQ(refused, kSameSlot);
+  EXPECT_EQ(prog.p.fold_refused(), 1u);
+  prog.ret(MAIN, t += 1);
+  EXPECT_EQ(prog.at({MAIN, kSameSlot})->calls, 4u) << "its calls so far stay counted";
+}
+
 TEST(AutoFold, NewPathsOfAFoldedFunctionAreFoldedFromTheirFirstCall) {
   Program prog = folding();
   uint64_t t = 0;
