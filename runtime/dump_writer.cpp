@@ -380,6 +380,10 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   write_closed_modules(out, keep_closed, 1024);
   const bool retired_written = write_retired_modules(&out, closed) == retired;
   write_libcalls(out);
+  for (uint32_t i = 0; i < h.removed_functions; ++i) {
+    const wire::DumpRemovedFunction r = removed_function(i);
+    out.put(&r, sizeof r);
+  }
   uint32_t threads = 0;
   const uint32_t me = sys::gettid();
   for (ThreadState* s = first_thread(); s && threads < h.thread_count; s = s->next, ++threads) {

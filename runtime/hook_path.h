@@ -5,6 +5,7 @@
 #pragma once
 
 #include "clock.h"
+#include "code_patch.h"
 #include "function_plan.h"
 #include "hook_removal.h"
 #include "process.h"
@@ -35,7 +36,8 @@ __attribute__((noinline)) inline void count_folded_call(ThreadState* s, uint64_t
   s->busy = 1;
   s->profile.count_folded(fn, callsite);
   s->busy = 0;
-  if (g_remove_hooks && hook_ret && remove_folded_function(fn)) remove_entry_hooks(fn, hook_ret);
+  if (g_remove_hooks && hook_ret && !rewriting_refused() && remove_folded_function(fn))
+    remove_entry_hooks(fn, hook_ret);
 }
 
 // Excluded functions are recognised before anything else (no clock read). The clock is read

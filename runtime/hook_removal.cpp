@@ -1,5 +1,6 @@
 #include "hook_removal.h"
 
+#include "clock.h"
 #include "code_patch.h"
 #include "function_plan.h"
 
@@ -11,6 +12,8 @@ namespace {
 // Same slots as the exclusion cache: a slot here holds the function in that cache's slot
 // when it got there by being folded.
 uint64_t g_removed[kExclusionSlots];
+// In the order they were removed; at most one per exclusion-cache slot, so it cannot overflow.
+wire::DumpRemovedFunction g_removed_list[kExclusionSlots];
 uint32_t g_removed_count = 0;
 }  // namespace
 
@@ -22,8 +25,12 @@ bool remove_folded_function(uint64_t fn) {
     return false;
   if (seen == 0) {  // claimed here: marked as folded before the hooks can see it excluded
     uint64_t held = 0;
-    if (__atomic_compare_exchange_n(&g_excluded_functions[slot], &held, fn, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-      __atomic_fetch_add(&g_removed_count, 1u, __ATOMIC_RELAXED);
+    if (__atomic_compare_exchange_n(&g_excluded_functions[slot], &held, fn, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED)) {
+      const uint32_t at = __atomic_fetch_add(&g_removed_count, 1u, __ATOMIC_RELAXED);
+      g_removed_list[at].tsc = ticks();
+      __atomic_store_n(&g_removed_list[at].fn, fn, __ATOMIC_RELEASE);
+    }
   }
   // Not when a filtered-out function holds the cache's slot: fn keeps its hooks.
   return known_excluded(fn);
@@ -50,5 +57,10 @@ void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
 }
 
 uint32_t removed_function_count() { return __atomic_load_n(&g_removed_count, __ATOMIC_RELAXED); }
+
+wire::DumpRemovedFunction removed_function(uint32_t i) {
+  const uint64_t fn = __atomic_load_n(&g_removed_list[i].fn, __ATOMIC_ACQUIRE);
+  return {fn, fn ? g_removed_list[i].tsc : 0};
+}
 
 }  // namespace callprof::rt

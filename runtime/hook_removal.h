@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "wire/raw_dump.h"
+
 namespace callprof::rt {
 
 // record's default; --keep-hooks turns it off (every call stays counted).
@@ -27,5 +29,7 @@ bool remove_hook_call(uint64_t hook_ret);
 // once it is, fn's tail-call exits (`jmp __cyg_profile_func_exit`) become `ret`.
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
 uint32_t removed_function_count();
+// The i-th removed function and when (i < removed_function_count(); fn 0 while being written).
+wire::DumpRemovedFunction removed_function(uint32_t i);
 
 }  // namespace callprof::rt

@@ -226,7 +226,7 @@ ThreadState* set_up_thread() {
   s->profile.set_callbacks(function_flags, checkpoint_reached);
   // A tiny function this thread has no room to fold is removed for every thread instead.
   s->profile.set_fold_refused_handler([](uint64_t fn) {
-    if (g_remove_hooks) remove_folded_function(fn);
+    if (g_remove_hooks && !rewriting_refused()) remove_folded_function(fn);
   });
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);

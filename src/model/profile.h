@@ -80,6 +80,13 @@ struct Process {
   uint32_t rewritten_sites = 0;
   uint32_t removed_functions = 0;
   int rewrite_refused_errno = 0;
+  // The folded functions removed for the whole process, in order: from at_ns on
+  // (CLOCK_MONOTONIC), their calls through rewritten hook calls were not counted.
+  struct RemovedHooks {
+    FunctionId function = kNoFunction;
+    int64_t at_ns = 0;
+  };
+  std::vector<RemovedHooks> removed_hooks;
 };
 
 struct Thread {

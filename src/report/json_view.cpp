@@ -297,6 +297,18 @@ std::vector<json> by_process(const ReportContext& ctx, const std::vector<Breakdo
   return out;
 }
 
+// The folded functions a process removed for the whole process, in order, and when; none
+// where the system refused writable code (every call was counted there).
+json removed_hooks(const Profile& p, const Process& pr) {
+  json out = json::array();
+  if (pr.rewrite_refused_errno == 0)
+    for (const Process::RemovedHooks& r : pr.removed_hooks)
+      out.push_back({{"function_id", r.function},
+                     {"name", r.function < p.functions.size() ? json(p.functions[r.function].name) : json(nullptr)},
+                     {"at_ns", r.at_ns}});
+  return out;
+}
+
 std::vector<json> processes(const Profile& p) {
   std::vector<json> out;
   for (const Process& pr : p.processes)
@@ -320,7 +332,8 @@ std::vector<json> processes(const Profile& p) {
                    {"hook_removal", pr.hook_removal},
                    {"rewritten_sites", pr.rewritten_sites},
                    {"removed_functions", pr.removed_functions},
-                   {"rewrite_refused_errno", pr.rewrite_refused_errno}});
+                   {"rewrite_refused_errno", pr.rewrite_refused_errno},
+                   {"removed_hooks", removed_hooks(p, pr)}});
   return out;
 }
 
@@ -456,10 +469,22 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   const CompensationStats& c = ctx.compensation();
   out << "\"compensation\": "
       << dump(json{{"nodes", c.nodes}, {"limited", c.limited}, {"unremoved_ns", uint64_t(c.unremoved_ns)}}) << ",\n";
+  // When each folded function's hook calls were first removed (any process), null: never.
+  std::map<FunctionId, int64_t> removed_at;
+  for (const Process& pr : ctx.profile().processes) {
+    if (pr.rewrite_refused_errno != 0) continue;  // every call was counted there
+    for (const Process::RemovedHooks& r : pr.removed_hooks)
+      if (auto [it, added] = removed_at.emplace(r.function, r.at_ns); !added)
+        it->second = std::min(it->second, r.at_ns);
+  }
   json folded = json::array();
-  for (const FoldedFunction& f : ctx.analysis().folded())
-    folded.push_back(
-        {{"name", ctx.analysis().full_name(f.function)}, {"calls", f.calls}, {"folded_calls", f.folded_calls}});
+  for (const FoldedFunction& f : ctx.analysis().folded()) {
+    const auto at = removed_at.find(f.function);
+    folded.push_back({{"name", ctx.analysis().full_name(f.function)},
+                      {"calls", f.calls},
+                      {"folded_calls", f.folded_calls},
+                      {"hooks_removed_at_ns", at == removed_at.end() ? json(nullptr) : json(at->second)}});
+  }
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";

@@ -101,7 +101,7 @@ Status validate_timeline(const file::Timeline& t, size_t node_count, std::string
 
 // NaN, infinite, negative or absurd (over a second per call) constants would turn the
 // compensated times into nonsense, so such a file is refused rather than shown.
-Status validate_process(const file::Process& process, size_t index) {
+Status validate_process(const file::Process& process, size_t index, size_t function_count) {
   const std::pair<const char*, double> constants[] = {{"hook_inner_ns", process.hook_inner_ns()},
                                                       {"hook_outer_ns", process.hook_outer_ns()},
                                                       {"excluded_hook_ns", process.excluded_hook_ns()},
@@ -113,6 +113,11 @@ Status validate_process(const file::Process& process, size_t index) {
     if (!(value >= 0 && value <= kMaxHookNs))
       return invalid(fmt::format("process {} with pid {}", index, process.pid()),
                      fmt::format("{} is {}, not between 0 and {}", name, value, kMaxHookNs));
+  for (const file::RemovedHooks& r : process.removed_hooks())
+    if (r.function() >= function_count)
+      return invalid(
+          fmt::format("process {} with pid {}", index, process.pid()),
+          fmt::format("removed hooks name function {}, but there are {} functions", r.function(), function_count));
   return Ok{};
 }
 
@@ -153,7 +158,7 @@ Status validate_head(const file::Profile& head) {
                      fmt::format("module is {}, but there are {} modules", module, module_count));
   }
   for (int i = 0; i < head.processes_size(); ++i)
-    if (Status s = validate_process(head.processes(i), size_t(i)); !s) return s;
+    if (Status s = validate_process(head.processes(i), size_t(i), size_t(head.functions_size())); !s) return s;
   return Ok{};
 }
 

@@ -15,6 +15,7 @@ inline constexpr uint32_t kDumpVersion = 4;
 //   command line: cmdline_bytes bytes (argv strings, each NUL-terminated), padded to 8
 //   module_count x { DumpModule, path bytes, build id bytes, padded to 8 }
 //   libcall_count x { DumpLibCall, name bytes, padded to 8 }
+//   removed_functions x DumpRemovedFunction
 //   thread_count x { DumpThread, node_count x DumpNode, open_frames x DumpOpenFrame,
 //                    interrupt_node_count x DumpNode,
 //                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics,
@@ -62,11 +63,20 @@ struct DumpHeader {
   // nops, folded functions removed for the whole process, and mprotect's error when the
   // system refused writable code (nothing rewritten after it).
   uint32_t rewritten_sites;
-  uint32_t removed_functions;
+  uint32_t removed_functions;  // DumpRemovedFunction records that follow the library calls
   uint32_t rewrite_refused_errno;
   uint32_t hook_removal;  // 1: hooks of filtered-out and folded functions are rewritten away
 };
 static_assert(sizeof(DumpHeader) == 216);
+
+// A folded function removed for the whole process (runtime/hook_removal.h): from `tsc` on,
+// the calls through its rewritten hook calls were not counted. fn 0: a record being
+// written when the dump was taken (skip it).
+struct DumpRemovedFunction {
+  uint64_t fn;
+  uint64_t tsc;
+};
+static_assert(sizeof(DumpRemovedFunction) == 16);
 
 // (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread

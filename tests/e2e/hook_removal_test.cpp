@@ -38,6 +38,17 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
   EXPECT_GT(u64(*tiny, "calls"), 0u);
   EXPECT_LT(u64(*tiny, "calls"), 500000u);
   measured("tiny_calls_counted", double(u64(*tiny, "calls")));
+  // Which folded functions were removed, and when: tiny, within the run.
+  bool tiny_removed = false;
+  for (const json& h : p.at("removed_hooks"))
+    if (h.at("name") == "tiny") {
+      tiny_removed = true;
+      EXPECT_GE(h.at("at_ns").get<int64_t>(), p.at("start_ns").get<int64_t>());
+      EXPECT_LE(h.at("at_ns").get<int64_t>(), p.at("end_ns").get<int64_t>());
+    }
+  EXPECT_TRUE(tiny_removed) << p.dump();
+  for (const json& f : r.doc().at("auto_fold").at("functions"))
+    if (f.at("name") == "tiny") EXPECT_FALSE(f.at("hooks_removed_at_ns").is_null());
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(text.out.find("# hooks:    "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("rewritten into nops"), std::string::npos) << text.out;
@@ -51,6 +62,8 @@ TEST_P(HookRemoval, KeepHooksCountsEveryCall) {
   EXPECT_EQ(u64(r.function("work"), "excluded_calls"), 5000u) << "skipped's calls, where they were made";
   EXPECT_FALSE(process(r).at("hook_removal").get<bool>());
   EXPECT_EQ(u64(process(r), "rewritten_sites"), 0u);
+  EXPECT_TRUE(process(r).at("removed_hooks").empty());
+  for (const json& f : r.doc().at("auto_fold").at("functions")) EXPECT_TRUE(f.at("hooks_removed_at_ns").is_null());
 }
 
 // PR_SET_MDWE forbids writable executable memory: nothing is rewritten, the report says

@@ -290,6 +290,8 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
   proc.rewritten_sites = d.header.rewritten_sites;
   proc.removed_functions = d.header.removed_functions;
   proc.rewrite_refused_errno = int(d.header.rewrite_refused_errno);
+  for (const wire::DumpRemovedFunction& r : d.removed)
+    proc.removed_hooks.push_back({syms.function(r.fn), clock.ns(r.tsc)});
   p.processes.push_back(std::move(proc));
   std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();

@@ -140,6 +140,11 @@ Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::strin
     r.target = l.target;
     d.libcalls.push_back(std::move(r));
   }
+  for (uint32_t i = 0; i < d.header.removed_functions; ++i) {
+    wire::DumpRemovedFunction r;
+    if (!c.get(r)) return c.error("removed-function table cut short");
+    if (r.fn != 0) d.removed.push_back(r);
+  }
   const bool metrics = d.header.flags & wire::kDumpHasNodeMetrics;
   const bool timeline = d.header.flags & wire::kDumpHasTimeline;
   for (uint32_t i = 0; i < d.header.thread_count; ++i) {

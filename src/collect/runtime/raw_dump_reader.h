@@ -42,6 +42,7 @@ struct RawProcessDump {
   std::vector<std::string> argv;
   std::vector<RawModule> modules;
   std::vector<RawLibCall> libcalls;
+  std::vector<wire::DumpRemovedFunction> removed;  // records being written (fn 0) left out
   std::vector<RawThread> threads;
 };
 

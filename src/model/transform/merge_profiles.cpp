@@ -186,6 +186,7 @@ Status ProfileMerger::add(Profile p) {
   s.inputs.push_back(s.add_functions(p));
   for (Process& proc : p.processes) {
     if (proc.host.empty()) proc.host = p.meta.hostname;
+    for (Process::RemovedHooks& r : proc.removed_hooks) r.function = s.inputs.back().functions.at(r.function);
     s.processes.push_back(std::move(proc));
   }
   for (Thread& t : p.threads) {
@@ -212,6 +213,8 @@ Result<Profile> ProfileMerger::finish() {
     }
     renumber(s.threads[i], map, in.one_to_one);
   }
+  for (Process& proc : s.processes)
+    for (Process::RemovedHooks& r : proc.removed_hooks) r.function = final_id[r.function];
   out.processes = std::move(s.processes);
   out.threads = std::move(s.threads);
   sort_records(out);

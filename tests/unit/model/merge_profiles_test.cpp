@@ -52,6 +52,26 @@ std::string dump(const Profile& p) {
   return s;
 }
 
+// A process's removed hooks name functions of its own table: renumbered with them.
+TEST(MergeProfiles, RemovedHooksFollowTheirFunctions) {
+  Profile first = c(), second = a();
+  auto id_of = [](const Profile& p, const char* name) {
+    for (FunctionId f = 0; f < p.functions.size(); ++f)
+      if (p.functions[f].name == name) return f;
+    return kNoFunction;
+  };
+  second.processes[0].removed_hooks = {{id_of(second, "parse"), 40}, {id_of(second, "reply"), 50}};
+  const Profile m = merged({std::move(first), std::move(second)});
+  const Process* alpha = nullptr;
+  for (const Process& pr : m.processes)
+    if (pr.host == "alpha") alpha = &pr;
+  ASSERT_NE(alpha, nullptr);
+  ASSERT_EQ(alpha->removed_hooks.size(), 2u);
+  EXPECT_EQ(m.functions[alpha->removed_hooks[0].function].name, "parse");
+  EXPECT_EQ(alpha->removed_hooks[0].at_ns, 40);
+  EXPECT_EQ(m.functions[alpha->removed_hooks[1].function].name, "reply");
+}
+
 // The timeline names nodes of its thread's tree: after the merge renumbers functions and
 // nodes, each event still names the same call path.
 TEST(MergeProfiles, TimelinesFollowTheirNodes) {

@@ -117,7 +117,8 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                         "hook_removal",
                                         "rewritten_sites",
                                         "removed_functions",
-                                        "rewrite_refused_errno"}));
+                                        "rewrite_refused_errno",
+                                        "removed_hooks"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
 }

@@ -26,7 +26,12 @@ Profile exact_profile() {
                          .complete = false,
                          .hook_inner_ns = 7.25,
                          .hook_outer_ns = 3.5,
-                         .excluded_hook_ns = 1.0 / 3}};
+                         .excluded_hook_ns = 1.0 / 3,
+                         .hook_removal = true,
+                         .rewritten_sites = 12,
+                         .removed_functions = 2,
+                         .rewrite_refused_errno = 0,
+                         .removed_hooks = {{1, 25}, {0, 27}}}};
   Thread& t = p.threads[0];
   t.depth_limited_calls = 11;
   t.short_calls = 1ull << 40;
@@ -118,6 +123,16 @@ TEST(ExactFields, ImpossibleHookConstantsAreInvalid) {
     test::expect_error(parse_profile(test::file_with_payload(payload), "f"), "f",
                        "invalid (process 0 with pid 3: hook_outer_ns is");
   }
+}
+
+TEST(ExactFields, RemovedHooksMustNameAFunction) {
+  file::Profile payload = test::minimal_payload();
+  file::Process* process = payload.add_processes();
+  process->set_pid(3);
+  file::RemovedHooks* removed = process->add_removed_hooks();
+  removed->set_function(uint32_t(payload.functions_size()));
+  test::expect_error(parse_profile(test::file_with_payload(payload), "f"), "f",
+                     "invalid (process 0 with pid 3: removed hooks name function 1, but there are 1 functions");
 }
 
 // System-call statistics whose counts do not add up would show impossible percentiles or
