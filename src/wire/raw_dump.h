@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 4;
+inline constexpr uint32_t kDumpVersion = 5;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
