@@ -225,6 +225,8 @@ ThreadState* set_up_thread() {
   s->profile.set_auto_fold(g_process.auto_fold);
   s->profile.set_callbacks(function_flags, checkpoint_reached);
   // A tiny function this thread has no room to fold is removed for every thread instead.
+  // A frame of a function removed while it was open is closed when a call lands under it.
+  s->profile.set_gone_check([](uint64_t fn) { return removed_folded_function(fn) && known_excluded(fn); });
   s->profile.set_fold_refused_handler([](uint64_t fn) {
     if (g_remove_hooks && !rewriting_refused()) remove_folded_function(fn);
   });

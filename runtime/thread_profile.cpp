@@ -39,6 +39,7 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   overflow_ = 0;
   dropped_calls_ = 0;
   unmatched_exits_ = 0;
+  gone_frames_ = 0;
   depth_limited_calls_ = 0;
   short_calls_ = 0;
   set_auto_fold(AutoFold{});
@@ -109,10 +110,21 @@ uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t calls
       Pause pause(*this);
       touch_nodes_ahead();
     }
+    // A first call under a frame whose function is gone: the frame is stale (its exit hook
+    // was rewritten away while it was open), not this call's caller. Checked only here,
+    // where a path is new, so the hot path pays nothing.
+    if (gone_ && depth_ > 1 && frames_[depth_ - 1].node == parent && gone_(nodes_[parent].fn)) return kParentGone;
     uint32_t id = new_node(parent, fn, callsite, classify_ ? classify_(fn) : 0);
     s = NodeSlot{fn, parent, id};
     return id;
   }
+}
+
+void ThreadProfile::enter_after_gone_frame(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now,
+                                           uint64_t hook_ret) {
+  pop(now);
+  ++gone_frames_;
+  enter(fn, callsite, sp, now, hook_ret);
 }
 
 uint32_t ThreadProfile::new_node(uint32_t parent, uint64_t fn, uint64_t callsite, uint32_t flags) {
@@ -248,6 +260,7 @@ void ThreadProfile::restart(uint64_t now) {
   inherited_depth_ = depth_;
   dropped_calls_ = 0;
   unmatched_exits_ = 0;
+  gone_frames_ = 0;
   depth_limited_calls_ = 0;
   short_calls_ = 0;
   prunes_ = 0;

@@ -15,6 +15,9 @@ using wire::DumpNodeMetrics;
 using wire::DumpTimelineEvent;
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
+// find_or_add's answer when the running frame's function is gone (GoneCheck): its frame is
+// stale, to be closed before the call is placed.
+inline constexpr uint32_t kParentGone = UINT32_MAX - 1;
 inline constexpr uint64_t kNoMin = UINT64_MAX;
 // A frame is dead once a later event runs with a higher stack pointer than the frame's:
 // its stack area has been released. Equal stack pointers are no proof (inlined functions
@@ -109,6 +112,9 @@ using CheckpointHandler = void (*)(uint64_t fn);
 // table is taken, or no room is left for its nodes' counts): the runtime may still remove it
 // for the whole process (hook_removal.h).
 using FoldRefusedHandler = void (*)(uint64_t fn);
+// Whether a function's hook calls have been rewritten away for the whole process: a frame
+// of it still open here was entered before, and its exit will never come (hook_removal.h).
+using GoneCheck = bool (*)(uint64_t fn);
 // The clock the hooks read (the TSC; tests pass a fake): the profile reads it itself only
 // around its own pauses (growing the index, faulting nodes in, pruning), to leave them out
 // of the calls.
@@ -127,6 +133,7 @@ class ThreadProfile {
   }
   void set_pause_clock(PauseClock clock) { pause_clock_ = clock; }
   void set_fold_refused_handler(FoldRefusedHandler handler) { on_fold_refused_ = handler; }
+  void set_gone_check(GoneCheck check) { gone_ = check; }
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
   // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
@@ -140,6 +147,7 @@ class ThreadProfile {
       child =
           next_child(parent, top->node, fn, inlined_hooks(fn, hook_ret) ? callsite | wire::kCallsiteInlined : callsite);
       now += take_pause();  // the call starts after the profile's own pause, if it made one
+      if (child == kParentGone) return enter_after_gone_frame(fn, callsite, sp, now, hook_ret);
       if (child == kNoNode) return skip_call();
     }
     if (__builtin_expect(nodes_[child].flags & wire::kNodeExcluded, 0)) {
@@ -239,6 +247,8 @@ class ThreadProfile {
   // Count a call that never reached enter(): its exit will not reach exit() either.
   void count_dropped_call() { ++dropped_calls_; }
   uint64_t unmatched_exits() const { return unmatched_exits_; }
+  // Frames closed because their function's hook calls were rewritten away while they were open.
+  uint64_t gone_frames() const { return gone_frames_; }
   uint64_t depth_limited_calls() const { return depth_limited_calls_; }
   uint64_t short_calls() const { return short_calls_; }
   uint32_t prunes() const { return prunes_; }
@@ -303,6 +313,8 @@ class ThreadProfile {
   void consider_fold(uint32_t node);
   bool only_folded_children(uint32_t node) const;
   void count_folded_slow(uint64_t fn, uint64_t callsite);
+  // The running frame's function is gone: close its frame now, then place the call.
+  void enter_after_gone_frame(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now, uint64_t hook_ret);
   void forget_pruned_folds();
 
   // A different callee than last time from `parent`: first try the one that followed the
@@ -314,7 +326,7 @@ class ThreadProfile {
     if (last == 0 || nodes_[child].fn != fn) {
       const uint32_t prunes_before = prunes_;
       child = find_or_add(parent_id, fn, callsite);
-      if (child == kNoNode) return kNoNode;
+      if (child == kNoNode || child == kParentGone) return child;
       if (prunes_ != prunes_before) {  // the hints were reset, `last` may be gone
         parent.last_child = child;
         return child;
@@ -399,8 +411,10 @@ class ThreadProfile {
   uint32_t touched_nodes_ = 0;  // nodes below it have been faulted in
   CheckpointHandler on_checkpoint_ = nullptr;
   FoldRefusedHandler on_fold_refused_ = nullptr;
+  GoneCheck gone_ = nullptr;
   uint64_t dropped_calls_ = 0;
   uint64_t unmatched_exits_ = 0;
+  uint64_t gone_frames_ = 0;
   uint64_t depth_limited_calls_ = 0;
   uint64_t short_calls_ = 0;
   DumpTimelineEvent* timeline_ = nullptr;  // a ring: timeline_next_ is the oldest once full

@@ -73,6 +73,11 @@ void ThreadProfile::count_folded_slow(uint64_t fn, uint64_t callsite) {
   const uint32_t parent_id = frames_[depth_ - 1].node;
   const uint32_t child = next_child(nodes_[parent_id], parent_id, fn, callsite);
   take_pause();  // the open frames were moved; no call starts here
+  if (child == kParentGone) {
+    pop(pause_clock_ ? pause_clock_() : frames_[depth_ - 1].entry_tsc);
+    ++gone_frames_;
+    return count_folded(fn, callsite);
+  }
   if (child == kNoNode) return void(++dropped_calls_);
   nodes_[child].flags |= wire::kNodeExcluded | wire::kNodeAutoFolded;
   ++nodes_[child].calls;

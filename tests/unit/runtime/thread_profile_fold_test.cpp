@@ -69,6 +69,30 @@ TEST(AutoFold, ATinyFunctionThatFindsItsSlotTakenIsReported) {
   EXPECT_EQ(prog.at({MAIN, kSameSlot})->calls, 4u) << "its calls so far stay counted";
 }
 
+// Another thread removed A (its hook calls rewritten away) while this one was inside it: A's
+// exit never comes. The next new call lands under A's caller, and A's frame is closed.
+TEST(AutoFold, AFrameWhoseFunctionWasRemovedWhileOpenIsClosedByTheNextNewCall) {
+  static bool a_gone = false;
+  a_gone = false;
+  Program prog = folding();
+  prog.p.set_gone_check([](uint64_t fn) { return a_gone && fn == A; });
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  prog.call(A, t += 1);
+  a_gone = true;
+  prog.abandon(1);  // A returns without its exit hook
+  prog.call(B, t += 2);
+  prog.ret(B, t += 3);
+  prog.ret(MAIN, t += 1);
+  EXPECT_EQ(prog.p.gone_frames(), 1u);
+  ASSERT_NE(prog.at({MAIN, B}), nullptr) << "B is MAIN's callee";
+  EXPECT_EQ(prog.at({MAIN, B})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, A, B}), nullptr);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 2u) << "closed when B was called";
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
 TEST(AutoFold, NewPathsOfAFoldedFunctionAreFoldedFromTheirFirstCall) {
   Program prog = folding();
   uint64_t t = 0;
