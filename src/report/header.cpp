@@ -87,11 +87,16 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
         "# hooks:    the system refused writable code (mprotect: {}): folded and filtered-out functions kept "
         "their hook calls\n",
         std::strerror(refused));
-  else if (sites > 0)
+  else if (sites > 0) {
+    const auto& x = ctx.profile().meta.exact;
+    const bool filtered =
+        x && (!x->include.empty() || !x->exclude.empty() || !x->include_module.empty() || !x->exclude_module.empty());
     out << fmt::format(
-        "# hooks:    {} hook call site{} rewritten into nops ({} folded function{} removed, and filtered-out "
-        "ones): their calls since are not counted (record --keep-hooks keeps them)\n",
-        sites, sites == 1 ? "" : "s", functions, functions == 1 ? "" : "s");
+        "# hooks:    {} hook call site{} rewritten into nops ({} folded function{} removed{}): their calls since are "
+        "not counted (record --keep-hooks keeps them)\n",
+        sites, sites == 1 ? "" : "s", functions, functions == 1 ? "" : "s",
+        filtered ? ", and the filtered-out ones" : "");
+  }
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
