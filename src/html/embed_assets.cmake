@@ -4,6 +4,7 @@
 # assets may hold any character and any length. An asset that could end its own element
 # early ("</script" in a script, "</style" in the style sheet) fails the build.
 cmake_minimum_required(VERSION 3.25)
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/write_if_changed.cmake")
 
 function(check_closing path tag)
   file(READ "${path}" text)
@@ -44,11 +45,4 @@ string(APPEND source "std::string_view page_template() { return {reinterpret_cas
 string(APPEND source "std::string_view style_sheet() { return {reinterpret_cast<const char*>(k_css), sizeof k_css - 1}; }\n")
 string(APPEND source "std::string_view script() { return {reinterpret_cast<const char*>(k_js), sizeof k_js - 1}; }\n")
 string(APPEND source "\n}  // namespace callprof::html\n")
-# Only rewrite when the content changed, so an unchanged asset set recompiles nothing.
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-  if(old STREQUAL source)
-    return()
-  endif()
-endif()
-file(WRITE "${OUTPUT}" "${source}")
+write_if_changed("${OUTPUT}" "${source}")

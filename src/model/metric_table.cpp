@@ -24,34 +24,18 @@ const MetricRowRef& MetricRowRef::operator=(MetricRow m) const {
   return *this;
 }
 
-namespace {
-
-uint64_t merged(Metric m, uint64_t a, uint64_t b) {
-  switch (info(m).merge) {
-    case MergeKind::Sum:
-      return a + b;
-    case MergeKind::Min:
-      return a < b ? a : b;
-    case MergeKind::Max:
-      return a > b ? a : b;
-  }
-  return a;
-}
-
-}  // namespace
-
 // A default value is every merge kind's identity: only the others change the row.
 void MetricRowRef::merge(const Metrics& m) const {
   for (size_t i = 0; i < kMetricCount; ++i) {
     const Metric metric = Metric(i);
     if (const uint64_t v = m[metric]; v != default_value(metric))
-      table_->set(row_, metric, merged(metric, table_->get(row_, metric), v));
+      table_->set(row_, metric, merge_values(metric, table_->get(row_, metric), v));
   }
 }
 
 void MetricRowRef::merge(MetricRow m) const {
   m.for_each([&](Metric metric, uint64_t v) {
-    if (v != default_value(metric)) table_->set(row_, metric, merged(metric, table_->get(row_, metric), v));
+    if (v != default_value(metric)) table_->set(row_, metric, merge_values(metric, table_->get(row_, metric), v));
   });
 }
 

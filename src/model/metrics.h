@@ -70,6 +70,19 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetricInfo = {{
 
 inline constexpr const MetricInfo& info(Metric m) { return kMetricInfo[static_cast<size_t>(m)]; }
 
+// Two values of metric `m` combined as its MergeKind says (a sum, or the smaller or larger).
+inline constexpr uint64_t merge_values(Metric m, uint64_t a, uint64_t b) {
+  switch (info(m).merge) {
+    case MergeKind::Sum:
+      return a + b;
+    case MergeKind::Min:
+      return a < b ? a : b;
+    case MergeKind::Max:
+      return a > b ? a : b;
+  }
+  return a;
+}
+
 // A fixed-size vector of metrics. Min metrics start at "unset" (UINT64_MAX) so that
 // merging with an empty vector is the identity for every kind.
 class Metrics {

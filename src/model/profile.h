@@ -74,11 +74,9 @@ struct Process {
   // below it had their function folded (Metric::FoldedCalls); 0: auto-fold was off.
   double auto_fold_ns = 0;
   // Hook removal (exact mode, unless record --keep-hooks): the hook call sites rewritten
-  // into nops, the folded functions removed for the whole process, and mprotect's error
-  // when the system refused writable code (0: it did not).
+  // into nops, and mprotect's error when the system refused writable code (0: it did not).
   bool hook_removal = false;
   uint32_t rewritten_sites = 0;
-  uint32_t removed_functions = 0;
   int rewrite_refused_errno = 0;
   // The folded functions removed for the whole process, in order: from at_ns on
   // (CLOCK_MONOTONIC), their calls through rewritten hook calls were not counted.

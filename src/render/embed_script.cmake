@@ -4,6 +4,7 @@
 # real, lintable .js file. A byte array, not a string literal: the script may hold any
 # character. The SVG wraps it in CDATA, so a "]]>" in it fails the build.
 cmake_minimum_required(VERSION 3.25)
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/write_if_changed.cmake")
 if(NOT SCRIPT OR NOT FUNCTION OR NOT OUTPUT)
   message(FATAL_ERROR "usage: cmake -DSCRIPT=file.js -DFUNCTION=name -DOUTPUT=name.cpp -P embed_script.cmake")
 endif()
@@ -23,11 +24,4 @@ string(APPEND source "#include \"render/${FUNCTION}.h\"\n\nnamespace callprof {\
 string(APPEND source "const unsigned char kScript[] = {\n${bytes}0x00};\n}  // namespace\n\n")
 string(APPEND source "std::string_view ${FUNCTION}() { return {reinterpret_cast<const char*>(kScript), sizeof kScript - 1}; }\n")
 string(APPEND source "\n}  // namespace callprof\n")
-# Only rewrite when the content changed, so an unchanged script recompiles nothing.
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-  if(old STREQUAL source)
-    return()
-  endif()
-endif()
-file(WRITE "${OUTPUT}" "${source}")
+write_if_changed("${OUTPUT}" "${source}")

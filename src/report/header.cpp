@@ -63,7 +63,7 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
   }
   const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
   const bool removed = std::any_of(ctx.profile().processes.begin(), ctx.profile().processes.end(),
-                                   [](const Process& p) { return p.removed_functions > 0; });
+                                   [](const Process& p) { return !p.removed_hooks.empty(); });
   out << fmt::format(
       "# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
       "check ({} calls {}): their time in their callers' self (record --no-auto-fold keeps them hooked)\n",
@@ -79,7 +79,7 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
   int refused = 0;
   for (const Process& p : ctx.profile().processes) {
     sites += p.rewritten_sites;
-    functions += p.removed_functions;
+    functions += p.removed_hooks.size();
     if (p.rewrite_refused_errno != 0) refused = p.rewrite_refused_errno;
   }
   if (refused != 0)

@@ -331,7 +331,6 @@ std::vector<json> processes(const Profile& p) {
                    {"auto_fold_ns", pr.auto_fold_ns},
                    {"hook_removal", pr.hook_removal},
                    {"rewritten_sites", pr.rewritten_sites},
-                   {"removed_functions", pr.removed_functions},
                    {"rewrite_refused_errno", pr.rewrite_refused_errno},
                    {"removed_hooks", removed_hooks(p, pr)}});
   return out;

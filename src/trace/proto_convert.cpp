@@ -161,7 +161,6 @@ void put_process(const Process& p, file::Process* out) {
   out->set_auto_fold_ns(p.auto_fold_ns);
   out->set_hook_removal(p.hook_removal);
   out->set_rewritten_sites(p.rewritten_sites);
-  out->set_removed_functions(p.removed_functions);
   out->set_rewrite_refused_errno(p.rewrite_refused_errno);
   for (const Process::RemovedHooks& r : p.removed_hooks) {
     file::RemovedHooks* m = out->add_removed_hooks();
@@ -191,7 +190,6 @@ Process take_process(const file::Process& in) {
   p.auto_fold_ns = in.auto_fold_ns();
   p.hook_removal = in.hook_removal();
   p.rewritten_sites = in.rewritten_sites();
-  p.removed_functions = in.removed_functions();
   p.rewrite_refused_errno = in.rewrite_refused_errno();
   for (const file::RemovedHooks& r : in.removed_hooks()) p.removed_hooks.push_back({r.function(), r.at_ns()});
   p.host = in.host();

@@ -30,7 +30,7 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
   EXPECT_TRUE(p.at("hook_removal").get<bool>());
   // tiny's entry and exit, skipped's entry and exit.
   EXPECT_GE(u64(p, "rewritten_sites"), 4u);
-  EXPECT_GE(u64(p, "removed_functions"), 1u);
+  EXPECT_GE(p.at("removed_hooks").size(), 1u);
   EXPECT_EQ(u64(p, "rewrite_refused_errno"), 0u);
   // tiny's calls are counted until its hook calls are gone: a few per thread, not a million.
   const json* tiny = r.find_function("tiny");

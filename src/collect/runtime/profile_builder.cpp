@@ -288,7 +288,6 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
   proc.auto_fold_ns = double(d.header.auto_fold_ticks) * rate;
   proc.hook_removal = d.header.hook_removal != 0;
   proc.rewritten_sites = d.header.rewritten_sites;
-  proc.removed_functions = d.header.removed_functions;
   proc.rewrite_refused_errno = int(d.header.rewrite_refused_errno);
   for (const wire::DumpRemovedFunction& r : d.removed)
     proc.removed_hooks.push_back({syms.function(r.fn), clock.ns(r.tsc)});

@@ -61,22 +61,11 @@ void deposit(MetricTable& out, const CallTree& inv, const std::vector<Occurrence
              Counts counts) {
   out.set_column(m, {});
   const std::span<uint64_t> col = out.column(m);
-  auto combine = [m](uint64_t a, uint64_t b) {
-    switch (info(m).merge) {
-      case MergeKind::Sum:
-        return a + b;
-      case MergeKind::Min:
-        return a < b ? a : b;
-      case MergeKind::Max:
-        return a > b ? a : b;
-    }
-    return a;
-  };
   for (const Occurrence& o : found)
-    if (counts(o)) col[o.endpoint] = combine(col[o.endpoint], value(o.node));
+    if (counts(o)) col[o.endpoint] = merge_values(m, col[o.endpoint], value(o.node));
   for (NodeId n = NodeId(inv.size()); n-- > 1;) {
     const NodeId parent = inv.node(n).parent;
-    if (parent != kRootNode) col[parent] = combine(col[parent], col[n]);
+    if (parent != kRootNode) col[parent] = merge_values(m, col[parent], col[n]);
   }
 }
 

@@ -116,7 +116,6 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                         "auto_fold_ns",
                                         "hook_removal",
                                         "rewritten_sites",
-                                        "removed_functions",
                                         "rewrite_refused_errno",
                                         "removed_hooks"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));

@@ -29,7 +29,6 @@ Profile exact_profile() {
                          .excluded_hook_ns = 1.0 / 3,
                          .hook_removal = true,
                          .rewritten_sites = 12,
-                         .removed_functions = 2,
                          .rewrite_refused_errno = 0,
                          .removed_hooks = {{1, 25}, {0, 27}}}};
   Thread& t = p.threads[0];
