@@ -230,6 +230,8 @@ ThreadState* set_up_thread() {
   s->profile.set_fold_refused_handler([](uint64_t fn) {
     if (g_remove_hooks && !rewriting_refused()) remove_folded_function(fn);
   });
+  // Where transparent huge pages are off, or on for every mapping, this changes nothing.
+  s->profile.set_large_tree_advice([](void* at, uint64_t bytes) { sys::madvise(at, bytes, MADV_HUGEPAGE); });
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);

@@ -69,6 +69,12 @@ void ThreadProfile::touch_nodes_ahead() {
   const uint32_t from = touched_nodes_;
   const uint32_t chunk = from < 64 ? 64 : from < kNodesTouchedAhead ? from : kNodesTouchedAhead;
   const uint32_t to = node_capacity_ - from > chunk ? from + chunk : node_capacity_;
+  if (advise_large_ && to >= kLargeTreeNodes) {
+    advise_large_(nodes_, uint64_t(node_capacity_) * sizeof(DumpNode));
+    if (metrics_) advise_large_(metrics_, uint64_t(node_capacity_) * sizeof(DumpNodeMetrics));
+    advise_large_(slots_, (uint64_t(slot_limit_mask_) + 1) * sizeof(NodeSlot));
+    advise_large_ = nullptr;
+  }
   memset(static_cast<void*>(nodes_ + from), 0, uint64_t(to - from) * sizeof(DumpNode));
   if (metrics_) memset(static_cast<void*>(metrics_ + from), 0, uint64_t(to - from) * sizeof(DumpNodeMetrics));
   touched_nodes_ = to;

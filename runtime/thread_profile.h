@@ -58,6 +58,12 @@ inline constexpr uint32_t kInitialSlots = 256;
 // this many at a time. Threads are many and mostly small: touching more at once made a
 // program that starts 3,000 short threads twice as slow (~20 us per page faulted in).
 inline constexpr uint32_t kNodesTouchedAhead = 1024;
+// A tree this large (2 MiB of nodes) has outgrown the caches and the TLB's reach: a call on
+// a new path then misses the TLB as well as the caches. Its nodes, their metrics and its
+// index are offered large pages from then on (LargeTreeAdvice), once per tree. Below it, a
+// thread keeps small pages: large ones would round each of the many small threads' trees
+// up to megabytes.
+inline constexpr uint32_t kLargeTreeNodes = 32768;
 
 // The index size for a node capacity: a power of two, at least twice the capacity.
 inline uint32_t slot_count_for(uint32_t node_capacity) {
@@ -115,6 +121,8 @@ using FoldRefusedHandler = void (*)(uint64_t fn);
 // Whether a function's hook calls have been rewritten away for the whole process: a frame
 // of it still open here was entered before, and its exit will never come (hook_removal.h).
 using GoneCheck = bool (*)(uint64_t fn);
+// Backs [at, at + bytes) with large pages where the system can (kLargeTreeNodes).
+using LargeTreeAdvice = void (*)(void* at, uint64_t bytes);
 // The clock the hooks read (the TSC; tests pass a fake): the profile reads it itself only
 // around its own pauses (growing the index, faulting nodes in, pruning), to leave them out
 // of the calls.
@@ -134,6 +142,7 @@ class ThreadProfile {
   void set_pause_clock(PauseClock clock) { pause_clock_ = clock; }
   void set_fold_refused_handler(FoldRefusedHandler handler) { on_fold_refused_ = handler; }
   void set_gone_check(GoneCheck check) { gone_ = check; }
+  void set_large_tree_advice(LargeTreeAdvice advise) { advise_large_ = advise; }
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
   // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
@@ -412,6 +421,7 @@ class ThreadProfile {
   CheckpointHandler on_checkpoint_ = nullptr;
   FoldRefusedHandler on_fold_refused_ = nullptr;
   GoneCheck gone_ = nullptr;
+  LargeTreeAdvice advise_large_ = nullptr;  // null once given (or never set)
   uint64_t dropped_calls_ = 0;
   uint64_t unmatched_exits_ = 0;
   uint64_t gone_frames_ = 0;

@@ -296,6 +296,35 @@ TEST(ThreadProfile, NodeBudgetDropsCallsAndKeepsTheirTimeInTheCaller) {
   EXPECT_EQ(prog.p.depth(), 0u);
 }
 
+// What the large-page advice was given, per test (the callback is a plain function).
+std::vector<std::pair<const void*, uint64_t>> g_advised;
+
+TEST(ThreadProfile, OnlyATreeThatOutgrewTheCachesIsOfferedLargePagesOnce) {
+  constexpr uint32_t kCapacity = 2 * kLargeTreeNodes;
+  Program prog(ProgramOptions{.node_capacity = kCapacity, .metrics = true});
+  g_advised.clear();
+  prog.p.set_large_tree_advice([](void* at, uint64_t bytes) { g_advised.emplace_back(at, bytes); });
+  prog.call(MAIN, 0);
+  uint64_t fn = 0x10000;
+  for (; prog.p.node_count() < kLargeTreeNodes - kNodesTouchedAhead; ++fn) {
+    prog.call(fn, 1);
+    prog.ret(fn, 2);
+  }
+  EXPECT_TRUE(g_advised.empty()) << "a tree of " << prog.p.node_count() << " nodes";
+  for (; prog.p.node_count() < kLargeTreeNodes + 3 * kNodesTouchedAhead; ++fn) {
+    prog.call(fn, 1);
+    prog.ret(fn, 2);
+  }
+  prog.ret(MAIN, 3);
+  // Nodes, metrics and the whole index reservation, once, whatever the tree does next.
+  ASSERT_EQ(g_advised.size(), 3u);
+  EXPECT_EQ(g_advised[0].first, prog.p.nodes());
+  EXPECT_EQ(g_advised[0].second, uint64_t(kCapacity) * sizeof(DumpNode));
+  EXPECT_EQ(g_advised[1].second, uint64_t(kCapacity) * sizeof(DumpNodeMetrics));
+  EXPECT_EQ(g_advised[2].second, uint64_t(slot_count_for(kCapacity)) * sizeof(NodeSlot));
+  EXPECT_EQ(prog.at({MAIN, fn - 1})->calls, 1u);
+}
+
 TEST(ThreadProfile, StackDepthLimitDropsDeeperCalls) {
   Program prog(1024, /*frame_capacity=*/4);  // root + 3 frames
   for (uint64_t i = 0; i < 6; ++i) prog.call(F, i);
