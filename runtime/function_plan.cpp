@@ -235,12 +235,16 @@ uint32_t tail_exits_of(uint64_t fn, uint64_t* sites, uint32_t max) {
   return n;
 }
 
+bool in_plan_module(uint64_t address) {
+  for (uint32_t i = 0; i < g_module_count; ++i)
+    if (address >= g_modules[i].start && address < g_modules[i].end) return true;
+  return false;
+}
+
 uint32_t function_flags(uint64_t fn) {
   const uint64_t lo = first_not_below(g_entries, g_entry_count, fn);
   if (lo < g_entry_count && g_entries[lo].address == fn) return remember(fn, g_entries[lo].flags);
-  for (uint32_t i = 0; i < g_module_count; ++i)
-    if (fn >= g_modules[i].start && fn < g_modules[i].end) return 0;
-  return remember(fn, g_default_flags);
+  return in_plan_module(fn) ? 0 : remember(fn, g_default_flags);
 }
 
 }  // namespace callprof::rt

@@ -19,21 +19,27 @@ uint32_t g_removed_count = 0;
 
 bool remove_folded_function(uint64_t fn) {
   const uint32_t slot = (fn >> 4) & (kExclusionSlots - 1);
-  uint64_t seen = 0;
-  if (!__atomic_compare_exchange_n(&g_removed[slot], &seen, fn, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
-      seen != fn)
-    return false;
-  if (seen == 0) {  // claimed here: marked as folded before the hooks can see it excluded
-    uint64_t held = 0;
-    if (__atomic_compare_exchange_n(&g_excluded_functions[slot], &held, fn, false, __ATOMIC_RELEASE,
-                                    __ATOMIC_RELAXED)) {
-      const uint32_t at = __atomic_fetch_add(&g_removed_count, 1u, __ATOMIC_RELAXED);
-      g_removed_list[at].tsc = ticks();
-      __atomic_store_n(&g_removed_list[at].fn, fn, __ATOMIC_RELEASE);
+  uint64_t seen = __atomic_load_n(&g_removed[slot], __ATOMIC_RELAXED);
+  if (seen == 0) {
+    // Only a function of the plan's modules: another's hook calls cannot be rewritten, and
+    // its library may be closed and its address reused by another function, which the
+    // exclusion cache would then take for this one.
+    if (!in_plan_module(fn)) return false;
+    if (__atomic_compare_exchange_n(&g_removed[slot], &seen, fn, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      // Claimed here: marked as folded (above) before the hooks can see it excluded.
+      uint64_t held = 0;
+      if (__atomic_compare_exchange_n(&g_excluded_functions[slot], &held, fn, false, __ATOMIC_RELEASE,
+                                      __ATOMIC_RELAXED)) {
+        const uint32_t at = __atomic_fetch_add(&g_removed_count, 1u, __ATOMIC_RELAXED);
+        g_removed_list[at].tsc = ticks();
+        __atomic_store_n(&g_removed_list[at].fn, fn, __ATOMIC_RELEASE);
+      }
+      seen = fn;
     }
   }
-  // Not when a filtered-out function holds the cache's slot: fn keeps its hooks.
-  return known_excluded(fn);
+  // Not when another function holds either slot (a filtered-out one the exclusion cache's):
+  // fn stays folded per thread, its hooks kept.
+  return seen == fn && known_excluded(fn);
 }
 
 bool removed_folded_function(uint64_t fn) {

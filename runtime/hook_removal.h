@@ -17,8 +17,9 @@ namespace callprof::rt {
 extern bool g_remove_hooks;
 
 // `fn`, folded by a thread, is folded for every thread from now on and its sites may be
-// rewritten. False when the exclusion cache's slot for it holds another function (it
-// stays folded per thread, its hooks kept).
+// rewritten. False when the exclusion cache's slot for it holds another function, or when
+// it lies outside the plan's modules (a library loaded later): it stays folded per thread,
+// its hooks kept.
 bool remove_folded_function(uint64_t fn);
 // Whether `fn` was removed by remove_folded_function (not filtered out by the plan).
 bool removed_folded_function(uint64_t fn);

@@ -86,5 +86,88 @@ TEST_P(HookRemoval, ASystemThatRefusesWritableCodeKeepsTheHooksAndSaysSo) {
   EXPECT_NE(text.out.find("the system refused writable code"), std::string::npos) << text.out;
 }
 
+// Frames left by an exception or a longjmp, recursion, fork, snapshots and a library
+// loaded and closed again and again, all while tiny's hook calls are rewritten away
+// (removal_flow.cpp): every call of the functions that stay hooked is counted, on its path.
+class HookRemovalFlow : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    require_cxx();
+  }
+  Report record_flow(const std::vector<std::string>& args, const std::vector<std::string>& options = {}) {
+    std::vector<std::string> all = {"--auto-fold", "all"};
+    all.insert(all.end(), options.begin(), options.end());
+    return record_with(all, build("removal_flow.cpp", {"-ldl", "-lpthread"}), args);
+  }
+  static void expect_landings_exact(const Report& r) {
+    expect_function_calls(r, {{"landing", 300}, {"chain", 1200}, {"after", 300}});
+    expect_path_calls(r, {{{"main", "landings", "landing", "chain", "chain", "chain", "chain"}, 300},
+                          {{"main", "landings", "landing", "after"}, 300}});
+    EXPECT_EQ(r.paths_to("after").size(), 1u) << "after() only ever below landing";
+    EXPECT_EQ(r.paths_to("chain").size(), 4u) << "chain only on its one recursive path";
+    for (const json& t : r.threads()) EXPECT_EQ(u64(t, "dropped_calls"), 0u);
+    expect_report_invariants(r);
+  }
+  static void expect_tiny_removed(const Report& r) {
+    const json* tiny = r.find_function("tiny");
+    ASSERT_NE(tiny, nullptr);
+    EXPECT_LT(u64(*tiny, "calls"), 600000u / 2) << "tiny's hook calls were rewritten early in the run";
+    bool removed = false;
+    for (const json& p : r.processes())
+      for (const json& h : p.at("removed_hooks"))
+        removed = removed || same_function(h.at("name").get<std::string>(), "tiny");
+    EXPECT_TRUE(removed);
+  }
+};
+E2E_INSTANTIATE(HookRemovalFlow);
+
+TEST_P(HookRemovalFlow, ExceptionsThrownThroughFramesWhoseCalleesLostTheirHooks) {
+  const Report r = record_flow({"throw"});
+  expect_landings_exact(r);
+  expect_tiny_removed(r);
+}
+
+TEST_P(HookRemovalFlow, LongjmpOutOfFramesWhoseCalleesLostTheirHooks) {
+  const Report r = record_flow({"longjmp"});
+  expect_landings_exact(r);
+  expect_tiny_removed(r);
+}
+
+// The child inherits the rewritten code and the exclusion cache: its calls stay exact too.
+TEST_P(HookRemovalFlow, AForkedChildKeepsTheRemovalAndItsCounts) {
+  const Report r = record_flow({"fork"});
+  ASSERT_EQ(r.processes().size(), 2u);
+  expect_landings_exact(r);
+  expect_tiny_removed(r);
+}
+
+TEST_P(HookRemovalFlow, SnapshotsWrittenWhileHooksAreRemoved) {
+  const Report r = record_flow({"longjmp"}, {"--snapshot-interval", "0.005"});
+  expect_landings_exact(r);
+  expect_tiny_removed(r);
+}
+
+// A library loaded and closed 40 times while another thread's sites are rewritten: its own
+// tiny functions are folded per thread, never removed (their sites are not the plan's, and
+// their addresses are reused by the next load), so their calls stay counted.
+TEST_P(HookRemovalFlow, ALibraryLoadedAndClosedWhileSitesAreRewritten) {
+  const std::string lib = (dir() / "libdlclosed.so").string();
+  const RunResult built = run({toolchain(GetParam()).c, "-O2", "-g", "-finstrument-functions", "-shared", "-fPIC", "-I",
+                               E2E_PROGRAMS, std::string(E2E_PROGRAMS) + "/dlclosed_lib.c", "-o", lib},
+                              dir());
+  ASSERT_EQ(built.exit, exited(0)) << built.err;
+  const Report r = record_flow({"dlopen", lib});
+  expect_landings_exact(r);
+  expect_tiny_removed(r);
+  expect_function_calls(r, {{"lib_work", 80000}, {"lib_inner", 80000}});
+  // Once lib_work is folded (it pushes no frame), lib_inner's calls hang under library_user.
+  for (const char* f : {"lib_work", "lib_inner"})
+    for (const auto& path : r.paths_to(f)) EXPECT_TRUE(same_function(path.front(), "library_user")) << join_path(path);
+  for (const json& p : r.processes())
+    for (const json& h : p.at("removed_hooks"))
+      EXPECT_FALSE(same_function(h.at("name").get<std::string>(), "lib_inner"));
+}
+
 }  // namespace
 }  // namespace e2e
