@@ -30,4 +30,15 @@ std::vector<FoldedFunction> FoldedTally::sorted() const {
   return out;
 }
 
+void add_hook_removals(std::vector<FoldedFunction>& folded, const std::vector<Process>& processes) {
+  std::map<FunctionId, int64_t> first;
+  for (const Process& p : processes) {
+    if (p.rewrite_refused_errno != 0) continue;
+    for (const Process::RemovedHooks& r : p.removed_hooks)
+      if (auto [it, added] = first.emplace(r.function, r.at_ns); !added) it->second = std::min(it->second, r.at_ns);
+  }
+  for (FoldedFunction& f : folded)
+    if (const auto at = first.find(f.function); at != first.end()) f.hooks_removed_at_ns = at->second;
+}
+
 }  // namespace callprof

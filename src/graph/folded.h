@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "model/profile.h"
@@ -13,6 +14,9 @@ struct FoldedFunction {
   FunctionId function = kNoFunction;
   uint64_t calls = 0;         // every call of it, hooked or folded
   uint64_t folded_calls = 0;  // of those, made after the fold (their time is in the callers' self)
+  // When its hook calls were first rewritten away in any process (CLOCK_MONOTONIC): its
+  // calls since are not counted. None where the system refused: every call was counted.
+  std::optional<int64_t> hooks_removed_at_ns;
 };
 
 class FoldedTally {
@@ -25,5 +29,8 @@ class FoldedTally {
  private:
   std::map<FunctionId, FoldedFunction> by_function_;
 };
+
+// Sets each folded function's hooks_removed_at_ns from the processes' removed hooks.
+void add_hook_removals(std::vector<FoldedFunction>& folded, const std::vector<Process>& processes);
 
 }  // namespace callprof

@@ -119,6 +119,7 @@ void Analysis::take(ThreadIntake&& intake) {
   if (intake.compensated_) profile_->meta.compensated = true;
   summaries_ = std::move(intake.summaries_);
   folded_ = summaries_.folded.sorted();
+  add_hook_removals(folded_, profile_->processes);
   thread_rows_ = std::move(intake.rows_);
   tree_ = intake.tree_ ? std::move(*intake.tree_) : CallTree();
   tree_->drop_index();  // only walked from here on
@@ -141,6 +142,7 @@ void Analysis::summarise_threads() {
   const Profile& p = *profile_;
   for (const Thread& t : p.threads) summaries_.add(t.tree);
   folded_ = summaries_.folded.sorted();
+  add_hook_removals(folded_, profile_->processes);
   if (!options_.thread_rows) return;
   thread_rows_.resize(threads_.size());
   parallel_for(threads_.size(), [&](size_t k) {

@@ -49,27 +49,41 @@ std::string name_list(const ReportContext& ctx, const std::vector<std::string>& 
   return out;
 }
 
+// One folded function: its name, its share of the calls counted, and, when its hook calls
+// were rewritten away, from when its calls are not counted (time since the recording began).
+std::string folded_entry(const ReportContext& ctx, const FoldedFunction& f, int64_t start_ns) {
+  const uint64_t all = ctx.stats().calls;
+  const double share = all ? 100.0 * double(f.calls) / double(all) : 0.0;
+  std::string entry = escape_text(ctx.name(f.function)) +
+                      (share >= 0.1 || f.calls == 0 ? fmt::format(" ({:.1f}% of calls", share) : " (<0.1% of calls");
+  if (f.hooks_removed_at_ns)
+    entry += ", none counted after " + format_ns(uint64_t(std::max<int64_t>(*f.hooks_removed_at_ns - start_ns, 0)));
+  return entry + ")";
+}
+
 // Auto-fold (docs/modes.md): which functions the runtime stopped hooking, and what that means.
 void write_folded_line(std::ostream& out, const ReportContext& ctx) {
   const std::vector<FoldedFunction>& folded = ctx.analysis().folded();
   if (folded.empty()) return;
   double threshold = 0;
-  for (const Process& p : ctx.profile().processes) threshold = std::max(threshold, p.auto_fold_ns);
+  int64_t start_ns = INT64_MAX;
+  for (const Process& p : ctx.profile().processes) {
+    threshold = std::max(threshold, p.auto_fold_ns);
+    start_ns = std::min(start_ns, p.start_ns);
+  }
   uint64_t calls = 0;
-  std::vector<std::string> names;
+  std::vector<std::string> entries;
   for (const FoldedFunction& f : folded) {
     calls += f.folded_calls;
-    names.push_back(escape_text(ctx.name(f.function)));
+    entries.push_back(folded_entry(ctx, f, start_ns));
   }
   const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
-  const bool removed = std::any_of(ctx.profile().processes.begin(), ctx.profile().processes.end(),
-                                   [](const Process& p) { return !p.removed_hooks.empty(); });
   out << fmt::format(
       "# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
-      "check ({} calls {}): their time in their callers' self (record --no-auto-fold keeps them hooked)\n",
-      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls,
-      removed ? "counted until their hook calls were removed" : "counted");
-  out << "#           " << name_list(ctx, names, 12) << '\n';
+      "check ({} calls counted folded): their time in their callers' self (record --no-auto-fold keeps them "
+      "hooked)\n",
+      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls);
+  out << "#           " << name_list(ctx, entries, 12) << '\n';
 }
 
 // Hook removal (docs/modes.md, "Removing hooks"): how many hook calls became nops, or why

@@ -468,21 +468,12 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
   const CompensationStats& c = ctx.compensation();
   out << "\"compensation\": "
       << dump(json{{"nodes", c.nodes}, {"limited", c.limited}, {"unremoved_ns", uint64_t(c.unremoved_ns)}}) << ",\n";
-  // When each folded function's hook calls were first removed (any process), null: never.
-  std::map<FunctionId, int64_t> removed_at;
-  for (const Process& pr : ctx.profile().processes) {
-    if (pr.rewrite_refused_errno != 0) continue;  // every call was counted there
-    for (const Process::RemovedHooks& r : pr.removed_hooks)
-      if (auto [it, added] = removed_at.emplace(r.function, r.at_ns); !added)
-        it->second = std::min(it->second, r.at_ns);
-  }
   json folded = json::array();
   for (const FoldedFunction& f : ctx.analysis().folded()) {
-    const auto at = removed_at.find(f.function);
     folded.push_back({{"name", ctx.analysis().full_name(f.function)},
                       {"calls", f.calls},
                       {"folded_calls", f.folded_calls},
-                      {"hooks_removed_at_ns", at == removed_at.end() ? json(nullptr) : json(at->second)}});
+                      {"hooks_removed_at_ns", f.hooks_removed_at_ns ? json(*f.hooks_removed_at_ns) : json(nullptr)}});
   }
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
   out << "\"selection\": " << dump(selection) << ",\n";

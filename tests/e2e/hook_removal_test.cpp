@@ -52,6 +52,13 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(text.out.find("# hooks:    "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("rewritten into nops"), std::string::npos) << text.out;
+  // The folded line names tiny with its share of the calls and when its count stopped.
+  const size_t folded_at = text.out.find("# folded:");
+  ASSERT_NE(folded_at, std::string::npos) << text.out;
+  const std::string folded = text.out.substr(folded_at, text.out.find("# hooks:") - folded_at);
+  const size_t tiny_at = folded.find("tiny (");
+  ASSERT_NE(tiny_at, std::string::npos) << folded;
+  EXPECT_NE(folded.find("% of calls, none counted after ", tiny_at), std::string::npos) << folded;
 }
 
 TEST_P(HookRemoval, KeepHooksCountsEveryCall) {
