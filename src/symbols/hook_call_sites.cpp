@@ -1,6 +1,5 @@
 #include "symbols/hook_call_sites.h"
 
-#include <capstone/capstone.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <unistd.h>
@@ -8,9 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <memory>
+#include <optional>
 #include <tuple>
 
+#include "symbols/disassembler.h"
 #include "symbols/elf_function_symbols.h"
 #include "symbols/plt_entries.h"
 
@@ -87,19 +87,6 @@ uint64_t function_at(const Ranges& ranges, uint64_t address) {
   return address < after->second ? after->first : 0;
 }
 
-struct Disassembler {
-  csh handle = 0;
-  bool ok = false;
-  Disassembler() {
-    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK;
-    // No operand details: a `call`/`jmp rel32` is read from its bytes.
-    if (ok) cs_option(handle, CS_OPT_SKIPDATA, CS_OPT_ON);
-  }
-  ~Disassembler() {
-    if (ok) cs_close(&handle);
-  }
-};
-
 // Candidates: bytes e8/e9 followed by a rel32 that reaches a hook's stub, wherever they lie
 // (a quick pass over the raw code); only disassembly tells which start an instruction.
 std::vector<uint64_t> candidates(const uint8_t* code, size_t size, uint64_t base, const HookStubs& stubs) {
@@ -129,7 +116,6 @@ uint64_t sweep_start(const Ranges& functions, uint64_t address, uint64_t section
 std::vector<uint64_t> confirmed(Disassembler& cs, const uint8_t* code, const GElf_Shdr& sh,
                                 const std::vector<uint64_t>& jumps, const Ranges& functions) {
   std::vector<uint64_t> out;
-  std::unique_ptr<cs_insn, void (*)(cs_insn*)> insn(cs_malloc(cs.handle), [](cs_insn* i) { cs_free(i, 1); });
   for (size_t i = 0; i < jumps.size();) {
     const uint64_t from = sweep_start(functions, jumps[i], sh.sh_addr);
     size_t last = i;
@@ -137,9 +123,9 @@ std::vector<uint64_t> confirmed(Disassembler& cs, const uint8_t* code, const GEl
     const uint8_t* p = code + (from - sh.sh_addr);
     size_t left = jumps[last] + 5 - from;
     uint64_t at = from;
-    while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get()))
-      if (insn->size == 5 && std::binary_search(jumps.begin() + i, jumps.begin() + last + 1, insn->address))
-        out.push_back(insn->address);
+    while (left > 0 && cs.next(&p, &left, &at))
+      if (cs.insn().size == 5 && std::binary_search(jumps.begin() + i, jumps.begin() + last + 1, cs.insn().address))
+        out.push_back(cs.insn().address);
     i = last + 1;
   }
   return out;
@@ -151,10 +137,11 @@ std::vector<uint64_t> confirmed(Disassembler& cs, const uint8_t* code, const GEl
 // directly or through the GOT, never through a pointer that could end at those bytes. A
 // jump, which leaves no such trace, is listed only when disassembly shows it starts an
 // instruction in a function.
-void scan_section(Disassembler& cs, Elf_Scn* scn, const GElf_Shdr& sh, const HookStubs& stubs, bool rewritable,
-                  const Ranges& functions, HookCallSites& out) {
+// The decoder is made at the first tail jump: most programs (any built by Clang) have none.
+Status scan_section(std::optional<Disassembler>& cs, Elf_Scn* scn, const GElf_Shdr& sh, const HookStubs& stubs,
+                    bool rewritable, const Ranges& functions, HookCallSites& out) {
   Elf_Data* data = elf_getdata(scn, nullptr);
-  if (data == nullptr || data->d_buf == nullptr) return;
+  if (data == nullptr || data->d_buf == nullptr) return Ok{};
   const auto* code = static_cast<const uint8_t*>(data->d_buf);
   std::vector<uint64_t> jumps;
   for (const uint64_t at : candidates(code, data->d_size, sh.sh_addr, stubs)) {
@@ -171,8 +158,12 @@ void scan_section(Disassembler& cs, Elf_Scn* scn, const GElf_Shdr& sh, const Hoo
     else
       ++out.other_calls;
   }
-  for (const uint64_t at : confirmed(cs, code, sh, jumps, functions))
+  if (jumps.empty()) return Ok{};
+  if (!cs) cs.emplace(CS_OPT_SKIPDATA);
+  if (!cs->ok()) return make_error(cs->error());
+  for (const uint64_t at : confirmed(*cs, code, sh, jumps, functions))
     out.tail_exits.push_back({function_at(functions, at), at});
+  return Ok{};
 }
 
 }  // namespace
@@ -187,8 +178,7 @@ Result<HookCallSites> find_hook_call_sites(const std::string& path) {
   HookCallSites out;
   const HookStubs stubs = hook_stubs(f.elf);
   if (stubs.empty()) return out;
-  Disassembler cs;
-  if (!cs.ok) return make_error("capstone cannot disassemble x86-64");
+  std::optional<Disassembler> cs;
   size_t names = 0;
   if (elf_getshdrstrndx(f.elf, &names) != 0) return out;
   const Ranges functions = function_ranges(f.elf);
@@ -197,7 +187,10 @@ Result<HookCallSites> find_hook_call_sites(const std::string& path) {
     if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
     const char* name = elf_strptr(f.elf, names, sh.sh_name);
     if (name != nullptr && std::strncmp(name, ".plt", 4) == 0) continue;
-    scan_section(cs, scn, sh, stubs, in_text_segment(f.elf, sh.sh_addr, sh.sh_addr + sh.sh_size), functions, out);
+    if (Status s = scan_section(cs, scn, sh, stubs, in_text_segment(f.elf, sh.sh_addr, sh.sh_addr + sh.sh_size),
+                                functions, out);
+        !s)
+      return s.error();
   }
   std::sort(out.enter.begin(), out.enter.end());
   std::sort(out.exit.begin(), out.exit.end());

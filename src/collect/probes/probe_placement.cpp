@@ -1,30 +1,19 @@
 #include "collect/probes/probe_placement.h"
 
-#include <capstone/capstone.h>
-
 #include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <memory>
 
+#include "symbols/disassembler.h"
+
 namespace callprof::probes {
 namespace {
 
-struct CapstoneHandle {
-  csh handle = 0;
-  bool ok = false;
-  CapstoneHandle() {
-    ok = cs_open(CS_ARCH_X86, CS_MODE_64, &handle) == CS_ERR_OK;
-    if (ok) cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-  }
-  ~CapstoneHandle() {
-    if (ok) cs_close(&handle);
-  }
-};
-
-using Insn = std::unique_ptr<cs_insn, void (*)(cs_insn*)>;
-Insn new_insn(csh handle) {
-  return Insn(cs_malloc(handle), [](cs_insn* i) { cs_free(i, 1); });
+// One decoder per thread, with operand details (groups, operands, registers).
+Disassembler& decoder() {
+  static thread_local Disassembler cs(CS_OPT_DETAIL);
+  return cs;
 }
 
 bool in_cold_part(const ColdParts& cold, uint64_t address) {
@@ -80,7 +69,7 @@ int gpr(unsigned reg) {
 // An instruction the entry probe may be moved past: it cannot fault, branch or touch
 // memory, and leaves alone what unwinding the callers needs (the stack pointer and the
 // callee-saved rbx, rbp, r12-r15) — so the stack at the moved probe is the entry's.
-bool harmless(csh handle, const cs_insn& insn) {
+bool harmless(const Disassembler& cs, const cs_insn& insn) {
   switch (insn.id) {
     case X86_INS_ENDBR64:
     case X86_INS_ENDBR32:
@@ -111,7 +100,7 @@ bool harmless(csh handle, const cs_insn& insn) {
   }
   cs_regs read, written;
   uint8_t nread = 0, nwritten = 0;
-  if (cs_regs_access(handle, &insn, read, &nread, written, &nwritten) != CS_ERR_OK) return false;
+  if (!cs.registers(insn, read, &nread, written, &nwritten)) return false;
   for (uint8_t i = 0; i < nwritten; ++i) {
     if (written[i] == X86_REG_EFLAGS) continue;
     const int r = gpr(written[i]);
@@ -142,27 +131,25 @@ bool uprobe_emulates(const uint8_t* code, size_t size) {
 }
 
 std::vector<uint64_t> branch_targets(const uint8_t* code, size_t size, uint64_t address) {
-  static thread_local CapstoneHandle cs;
+  Disassembler& cs = decoder();
   std::vector<uint64_t> out;
-  if (!cs.ok) return out;
-  Insn insn = new_insn(cs.handle);
+  if (!cs.ok()) return out;
   const uint8_t* p = code;
   size_t left = size;
   uint64_t at = address;
-  while (left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get()))
-    if (in_group(*insn, X86_GRP_JUMP) || in_group(*insn, X86_GRP_CALL))
-      if (const uint64_t t = direct_target(*insn)) out.push_back(t);
+  while (left > 0 && cs.next(&p, &left, &at))
+    if (in_group(cs.insn(), X86_GRP_JUMP) || in_group(cs.insn(), X86_GRP_CALL))
+      if (const uint64_t t = direct_target(cs.insn())) out.push_back(t);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 Placement place_probes(const uint8_t* code, size_t size, uint64_t address, const ColdParts& cold,
                        const std::vector<uint64_t>& entries) {
-  static thread_local CapstoneHandle cs;
+  Disassembler& cs = decoder();
   Placement pl;
-  if (!cs.ok) return pl;
+  if (!cs.ok()) return pl;
   const uint64_t end = address + size;
-  Insn insn = new_insn(cs.handle);
   const uint8_t* p = code;
   size_t left = size;
   uint64_t at = address;
@@ -171,8 +158,8 @@ Placement place_probes(const uint8_t* code, size_t size, uint64_t address, const
   bool found = false;
   uint64_t candidate = 0;  // address of the first emulated instruction, after harmless ones only
   std::vector<uint64_t> targets;
-  for (; left > 0 && cs_disasm_iter(cs.handle, &p, &left, &at, insn.get()); ++index) {
-    const cs_insn& i = *insn;
+  for (; left > 0 && cs.next(&p, &left, &at); ++index) {
+    const cs_insn& i = cs.insn();
     const bool jump = in_group(i, X86_GRP_JUMP), call = in_group(i, X86_GRP_CALL);
     const uint64_t target = jump || call ? direct_target(i) : 0;
     if (target) targets.push_back(target);
@@ -191,7 +178,7 @@ Placement place_probes(const uint8_t* code, size_t size, uint64_t address, const
       found = true;
       candidate = i.address;
     }
-    if (moving && (found || index >= kMostMovedPast || !harmless(cs.handle, i))) moving = false;
+    if (moving && (found || index >= kMostMovedPast || !harmless(cs, i))) moving = false;
   }
   if (left > 0) leaf = false;  // undecodable code: what it does is unknown
   // Moved only where nothing can enter between the function's start and the probe.

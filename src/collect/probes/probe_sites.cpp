@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "symbols/disassembler.h"
 #include "symbols/elf_functions.h"
 
 namespace callprof::probes {
@@ -57,6 +58,7 @@ std::vector<uint64_t> entry_points(int fd, const std::vector<Segment>& segments,
 
 Result<std::vector<ProbeFunction>> find_probe_functions(const std::string& module, const Pattern& functions,
                                                         bool return_probes) {
+  if (Disassembler cs; !cs.ok()) return make_error(cs.error());
   int fd = open(module.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open " + module + ": " + std::strerror(errno));
   elf_version(EV_CURRENT);
