@@ -49,6 +49,20 @@ uint32_t power_of_two_at_most(uint32_t n) {
   return p;
 }
 
+// CALLPROF_CALIBRATE="gcc:/path/of/the/executable" (or clang): only that compiler's hooks
+// are measured, and only in that executable (an image it execs may be the other's). The
+// calibration is a third of a short recording's fixed cost.
+uint8_t compilers_to_calibrate() {
+  const char* v = runtime_getenv("CALLPROF_CALIBRATE");
+  const char* colon = v ? strchr(v, ':') : nullptr;
+  if (!colon) return 3;
+  char exe[4096];
+  const long n = sys::readlink("/proc/self/exe", exe, sizeof exe);
+  if (n <= 0 || uint64_t(n) != strlen(colon + 1) || memcmp(exe, colon + 1, uint64_t(n)) != 0) return 3;
+  if (colon - v == 3 && memcmp(v, "gcc", 3) == 0) return 1;
+  return colon - v == 5 && memcmp(v, "clang", 5) == 0 ? 2 : 3;
+}
+
 }  // namespace
 
 bool read_config(RuntimeConfig* c) {
@@ -68,6 +82,7 @@ bool read_config(RuntimeConfig* c) {
   c->alloc = env_flag("CALLPROF_ALLOC", false);
   c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
   c->compensate = env_flag("CALLPROF_COMPENSATE", true);
+  c->calibrate = compilers_to_calibrate();
   c->auto_fold = uint8_t(env_u64("CALLPROF_AUTO_FOLD", 1, 0, 2));
   c->ordered_clock = env_flag("CALLPROF_ORDERED_CLOCK", false);
   c->remove_hooks = env_flag("CALLPROF_REMOVE_HOOKS", false);

@@ -21,6 +21,7 @@ struct RuntimeConfig {
   bool alloc = false;  // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;
   bool compensate = true;        // measure the hooks' own cost at start-up
+  uint8_t calibrate = 3;         // whose hooks to measure: bit 0 GCC's, bit 1 Clang's (wire::kHooks*)
   uint8_t auto_fold = 1;         // fold tiny functions (thread_profile_fold.cpp): 0 off, 1 inlined copies, 2 all
   bool remove_hooks = false;     // rewrite the hook calls of filtered-out and folded functions (hook_removal.h)
   bool ordered_clock = false;    // lfence before the clock read at returns (clock.h)

@@ -161,22 +161,25 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, Sto
 
 }  // namespace
 
-void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs) {
+void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs, uint8_t compilers) {
   ThreadState* saved = t_state;
   t_state = s;
   s->profile.set_callbacks(classify_for_calibration, nullptr);
   StolenTime stolen;
 // One compiler's copy of the calibration functions (calibration_loop.c, built by each).
-#define CALLPROF_CALIB_WORKLOAD(cc)                                             \
-  Workload{callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain, \
-           reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),      \
-           reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked),  \
-           reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)}
+#define CALLPROF_CALIB_WORKLOAD(cc)                                         \
+  Workload {                                                                \
+    callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain,    \
+        reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),     \
+        reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked), \
+        reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)      \
+  }
 #if CALLPROF_CALIB_gcc
-  calibrate(s, CALLPROF_CALIB_WORKLOAD(gcc), &costs[wire::kHooksGcc], &stolen);
+  if (compilers & (1u << wire::kHooksGcc)) calibrate(s, CALLPROF_CALIB_WORKLOAD(gcc), &costs[wire::kHooksGcc], &stolen);
 #endif
 #if CALLPROF_CALIB_clang
-  calibrate(s, CALLPROF_CALIB_WORKLOAD(clang), &costs[wire::kHooksClang], &stolen);
+  if (compilers & (1u << wire::kHooksClang))
+    calibrate(s, CALLPROF_CALIB_WORKLOAD(clang), &costs[wire::kHooksClang], &stolen);
 #endif
 #undef CALLPROF_CALIB_WORKLOAD
   stolen.scale(costs[wire::kHooksGcc]);

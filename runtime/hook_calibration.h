@@ -6,9 +6,9 @@
 
 namespace callprof::rt {
 
-// Measures the hooks' cost per compiler (wire::kHooks*) on thread state `s` (freshly attached);
-// afterwards the thread's profile is as new.
-void calibrate_hooks(ThreadState* s, wire::DumpHookCosts costs[2]);
+// Measures the hooks' cost per compiler (wire::kHooks*; `compilers`: a bit for each to
+// measure) on thread state `s` (freshly attached); afterwards the thread's profile is as new.
+void calibrate_hooks(ThreadState* s, wire::DumpHookCosts costs[2], uint8_t compilers);
 // TSC ticks per ns, over about 2 ms.
 double measure_tsc_rate();
 

@@ -217,7 +217,7 @@ ThreadState* set_up_thread() {
   // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
   static int calibrated = 0;
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
-    if (c.compensate) calibrate_hooks(s, g_process.hook_costs);
+    if (c.compensate) calibrate_hooks(s, g_process.hook_costs, c.calibrate);
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
     // Not before: the calibration folds its own functions, which are the runtime's to keep.
     __atomic_store_n(&g_remove_hooks, c.remove_hooks, __ATOMIC_RELEASE);

@@ -7,6 +7,7 @@
 
 #include "record/runtime_dumps.h"
 #include "record/runtime_environment.h"
+#include "symbols/elf_compiler.h"
 #include "target/preload.h"
 #include "target/shared_libraries.h"
 #include "util/strings.h"
@@ -60,6 +61,12 @@ Result<ExactSource> ExactSource::prepare(const RecordArgs& args, const Executabl
   auto env = runtime_environment(args, *plan);
   if (!env) return env.error();
   source.env_ = std::move(*env);
+  // The runtime measures only the hooks of the compiler that built the executable, the
+  // constants the profile uses (a third of a short recording's fixed cost is measuring).
+  std::error_code ec;
+  const std::string exe_path = std::filesystem::canonical(exe.path, ec).string();
+  if (const std::string cc = elf_compiler(exe.path); !cc.empty() && !ec)
+    source.env_.push_back({"CALLPROF_CALIBRATE", cc + ":" + exe_path});
   return source;
 }
 

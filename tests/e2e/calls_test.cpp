@@ -50,6 +50,17 @@ TEST_P(Calls, ExactOnEveryFunctionEdgeAndPath) {
   expect_report_invariants(r);
 }
 
+// The runtime measures the hooks of the compiler that built the executable (only those:
+// the measuring is a third of a short recording's fixed cost), and the times use them.
+TEST_P(Calls, HookCostsAreMeasuredForTheCompilerThatBuiltTheProgram) {
+  const Report r = record_and_report(build("calls.c"));
+  ASSERT_EQ(r.processes().size(), 1u);
+  const json& p = r.processes()[0];
+  EXPECT_EQ(p.at("hook_compiler"), GetParam());
+  EXPECT_GT(p.at("hook_inner_ns").get<double>() + p.at("hook_outer_ns").get<double>(), 1.0);
+  EXPECT_TRUE(r.doc().at("compensated").get<bool>());
+}
+
 // A hook can run before libc has set `environ` (here from .preinit_array): the runtime
 // reads its configuration from /proc/self/environ then, instead of switching itself off
 // (no profile at all before; issue 14.3).
