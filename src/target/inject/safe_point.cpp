@@ -1,0 +1,85 @@
+#include "target/inject/safe_point.h"
+
+#include <elfutils/libdwfl.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace callprof::inject {
+namespace {
+
+bool is_system_library(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  for (const char* prefix : {"libc.so", "libc-", "ld-linux", "ld64.so", "libpthread.so", "libdl.so"})
+    if (base.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+struct Frames {
+  std::vector<uint64_t> pcs;
+  size_t max;
+};
+
+int take_frame(Dwfl_Frame* frame, void* arg) {
+  auto* f = static_cast<Frames*>(arg);
+  Dwarf_Addr pc = 0;
+  bool activation = false;
+  if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
+  // A return address points after its call: one byte back is inside it.
+  f->pcs.push_back(activation ? pc : pc - 1);
+  return f->pcs.size() >= f->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+}  // namespace
+
+bool SystemCode::contains(uint64_t address) const {
+  for (const auto& [lo, hi] : ranges)
+    if (address >= lo && address < hi) return true;
+  return false;
+}
+
+Result<SystemCode> system_code_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+  if (!in) return make_error("cannot read /proc/" + std::to_string(pid) + "/maps");
+  SystemCode out;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode >> path;
+    if (path.empty() || perms.size() < 3 || perms[2] != 'x' || !is_system_library(path)) continue;
+    const size_t dash = range.find('-');
+    out.ranges.emplace_back(std::stoull(range.substr(0, dash), nullptr, 16),
+                            std::stoull(range.substr(dash + 1), nullptr, 16));
+  }
+  return out;
+}
+
+std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max) {
+  static char* debuginfo_path = nullptr;
+  static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+                                           &debuginfo_path};
+  Frames frames{{}, max};
+  Dwfl* dwfl = dwfl_begin(&callbacks);
+  if (!dwfl) return frames.pcs;
+  if (dwfl_linux_proc_report(dwfl, pid) == 0 && dwfl_report_end(dwfl, nullptr, nullptr) == 0 &&
+      dwfl_linux_proc_attach(dwfl, pid, true) == 0)
+    dwfl_getthread_frames(dwfl, tid, take_frame, &frames);
+  dwfl_end(dwfl);
+  return frames.pcs;
+}
+
+bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system) {
+  if (frames.size() < 2) return false;  // not even a caller: nothing known
+  size_t first_system = 0;
+  while (first_system < frames.size() && !system.contains(frames[first_system])) ++first_system;
+  // Unwound down to its base: the outermost frames are libc's thread or program start
+  // (start_thread, __libc_start_main, clone3; the executable's _start may end it).
+  if (first_system == frames.size()) return false;
+  for (size_t i = first_system; i < frames.size(); ++i)
+    if (!system.contains(frames[i]) && i + 1 != frames.size()) return false;
+  return first_system > 0;
+}
+
+}  // namespace callprof::inject

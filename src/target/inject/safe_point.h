@@ -1,0 +1,35 @@
+// Whether a thread stopped by ptrace may be borrowed to run the loader (dlopen) and the
+// runtime's start: nothing on its stack may be inside libc or the dynamic loader, which
+// could hold the very locks those need (malloc's arena, the loader's lock, stdio's), so
+// only a thread running the program's own code, every caller up to its base frames too,
+// qualifies. Its stack is unwound with libdwfl (DWARF CFI); a stack it cannot unwind down
+// to its base does not qualify.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace callprof::inject {
+
+// Address ranges of a process's mappings of libc and the dynamic loader (/proc/PID/maps).
+struct SystemCode {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  bool contains(uint64_t address) const;
+};
+Result<SystemCode> system_code_of(pid_t pid);
+
+// The code addresses on a stopped thread's stack, innermost first (its pc, then return
+// addresses), at most `max`; libdwfl reads it through ptrace (the thread must be ours, stopped).
+std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max);
+
+// The rule above, on frames from stopped_thread_frames: no frame in libc or the loader,
+// except the base ones every thread starts from (__libc_start_main, start_thread, clone3),
+// which must be where the unwinding ended.
+bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system);
+
+}  // namespace callprof::inject

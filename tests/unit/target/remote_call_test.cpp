@@ -1,0 +1,121 @@
+// The injection primitives on a child of the test (a fork: the same code at the same
+// addresses): a thread held by ptrace runs a function of ours and a libc one with data on
+// its stack, and afterwards goes on exactly where it was, registers and vector state too.
+#include "target/inject/remote_call.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+#include "target/inject/safe_point.h"
+
+namespace callprof::inject {
+namespace {
+
+volatile uint64_t g_counter;
+
+__attribute__((noinline)) extern "C" uint64_t callprof_test_add3(uint64_t a, uint64_t b, uint64_t c) {
+  return a + b * 10 + c * 100;
+}
+
+// The child: counts forever in its own code, with a value held in a vector register across
+// the loop; it exits 3 if that value changes under it, 0 on SIGTERM.
+__attribute__((noinline)) void spin() {
+  double kept = 1.5;
+  for (;;) {
+    __asm__ volatile("" : "+x"(kept));
+    if (kept != 1.5) _exit(3);
+    g_counter = g_counter + 1;
+  }
+}
+
+class RemoteCall : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    child_ = fork();
+    ASSERT_GE(child_, 0);
+    if (child_ == 0) {
+      signal(SIGTERM, [](int) { _exit(0); });
+      close(ready[0]);
+      close(ready[1]);  // set up: the parent's read returns
+      spin();
+    }
+    close(ready[1]);
+    char c;
+    ASSERT_EQ(read(ready[0], &c, 1), 0);
+    close(ready[0]);
+  }
+  void TearDown() override {
+    if (child_ <= 0) return;
+    kill(child_, SIGTERM);
+    int status = 0;
+    waitpid(child_, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child saw its state change: " << status;
+  }
+  // Holds the child's thread where it runs its own code (spin), not in libc.
+  PtraceThread hold() {
+    for (int attempt = 0;; ++attempt) {
+      auto t = PtraceThread::seize(child_, child_, 1000);
+      EXPECT_TRUE(t) << t.error().message;
+      auto code = system_code_of(child_);
+      EXPECT_TRUE(code);
+      if (safe_to_borrow(stopped_thread_frames(child_, child_, 64), *code) || attempt > 50) return std::move(*t);
+    }
+  }
+  pid_t child_ = -1;
+};
+
+TEST_F(RemoteCall, AThreadInItsOwnCodeIsSafeToBorrowAndRunsOurFunction) {
+  PtraceThread t = hold();
+  auto code = system_code_of(child_);
+  ASSERT_TRUE(code);
+  EXPECT_FALSE(code->ranges.empty()) << "libc and the loader are mapped";
+  const auto frames = stopped_thread_frames(child_, child_, 64);
+  ASSERT_GE(frames.size(), 3u);
+  EXPECT_TRUE(safe_to_borrow(frames, *code));
+  auto r = remote_call(t, reinterpret_cast<uint64_t>(&callprof_test_add3), {1, 2, 3}, "", 2000);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, 321u);
+  ASSERT_TRUE(t.release());
+  // It goes on counting, its vector register intact (TearDown checks its exit status).
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+TEST_F(RemoteCall, DataGoesOnTheThreadsStackAndLibcFunctionsRun) {
+  PtraceThread t = hold();
+  auto r = remote_call(t, reinterpret_cast<uint64_t>(&strlen), {kStackData}, "seventeen letters", 2000);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, 17u);
+  // Two calls in a row on the same hold.
+  r = remote_call(t, reinterpret_cast<uint64_t>(&callprof_test_add3), {4, 0, 0}, "", 2000);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, 4u);
+}
+
+TEST(SafePoint, AThreadInsideLibcIsNotSafeToBorrow) {
+  SystemCode code;
+  code.ranges = {{0x1000, 0x2000}};
+  EXPECT_FALSE(safe_to_borrow({0x1500, 0x1600, 0x1700}, code)) << "innermost in libc";
+  EXPECT_FALSE(safe_to_borrow({0x9000, 0x1600, 0x9100, 0x1700, 0x9200}, code)) << "a callback from libc";
+  EXPECT_FALSE(safe_to_borrow({0x9000, 0x9100}, code)) << "not unwound down to its base";
+  EXPECT_TRUE(safe_to_borrow({0x9000, 0x9100, 0x1600, 0x1700}, code)) << "a thread's own code over start_thread";
+  EXPECT_TRUE(safe_to_borrow({0x9000, 0x1600, 0x1700, 0x9300}, code)) << "main over __libc_start_main and _start";
+}
+
+TEST_F(RemoteCall, ACallThatNeverReturnsIsStoppedAndReported) {
+  PtraceThread t = hold();
+  auto r = remote_call(t, reinterpret_cast<uint64_t>(&spin), {}, "", 100);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("did not return"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+}  // namespace callprof::inject
