@@ -74,6 +74,14 @@ Rewrite rewrite(uint64_t site, const Replacement& r) {
 Rewrite rewrite_call_as_nop(uint64_t site) { return rewrite(site, kCallToNop); }
 Rewrite rewrite_jump_as_return(uint64_t site) { return rewrite(site, kJumpToReturn); }
 
+bool swap_pointer(uint64_t slot, uint64_t value, bool read_only, uint64_t* old) {
+  void* page = reinterpret_cast<void*>(slot & ~(kPage - 1));
+  if (read_only && sys::mprotect(page, kPage, PROT_READ | PROT_WRITE) != 0) return false;
+  *old = __atomic_exchange_n(reinterpret_cast<uint64_t*>(slot), value, __ATOMIC_SEQ_CST);
+  if (read_only) sys::mprotect(page, kPage, PROT_READ);
+  return true;
+}
+
 RewriteCounts rewrite_counts() {
   return {__atomic_load_n(&g_done, __ATOMIC_RELAXED), __atomic_load_n(&g_rewrite_refused_errno, __ATOMIC_RELAXED)};
 }

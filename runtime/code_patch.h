@@ -37,6 +37,11 @@ Rewrite rewrite_call_as_nop(uint64_t site);
 // function returns as the hook would have returned for it.
 Rewrite rewrite_jump_as_return(uint64_t site);
 
+// Attaching (attach.cpp): the pointer at `slot` (8-byte aligned: a GOT entry of the hooks)
+// becomes `value`, atomically, and its old value goes to *old; `read_only` (RELRO): the
+// page is writable for that store only. False when mprotect refused.
+bool swap_pointer(uint64_t slot, uint64_t value, bool read_only, uint64_t* old);
+
 // The system refused writable code: every later rewrite would be refused too.
 inline bool rewriting_refused() {
   extern uint32_t g_rewrite_refused_errno;

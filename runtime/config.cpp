@@ -54,8 +54,9 @@ uint32_t power_of_two_at_most(uint32_t n) {
 // calibration is a third of a short recording's fixed cost.
 uint8_t compilers_to_calibrate() {
   const char* v = runtime_getenv("CALLPROF_CALIBRATE");
-  const char* colon = v ? strchr(v, ':') : nullptr;
-  if (!colon) return 3;
+  const char* colon = v;
+  while (colon && *colon && *colon != ':') ++colon;
+  if (!colon || !*colon) return 3;
   char exe[4096];
   const long n = sys::readlink("/proc/self/exe", exe, sizeof exe);
   if (n <= 0 || uint64_t(n) != strlen(colon + 1) || memcmp(exe, colon + 1, uint64_t(n)) != 0) return 3;

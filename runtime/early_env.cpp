@@ -15,6 +15,7 @@ namespace {
 char g_entries[16384];
 unsigned g_used = 0;
 bool g_read = false;
+bool g_settings = false;  // g_entries hold an attach's settings: they win over the environment
 
 void keep(const char* entry, unsigned length) {
   if (strncmp(entry, "CALLPROF_", 9) != 0 || g_used + length + 1 > sizeof g_entries) return;
@@ -54,9 +55,20 @@ const char* find(const char* name, char** entries) {
 
 }  // namespace
 
+void use_runtime_settings(const char* lines, unsigned length) {
+  g_used = 0;
+  for (unsigned start = 0, i = 0; i <= length; ++i)
+    if (i == length || lines[i] == '\n') {
+      if (i > start) keep(lines + start, i - start);
+      start = i + 1;
+    }
+  g_read = true;
+  g_settings = true;
+}
+
 // Never libc's getenv: the program may define its own.
 const char* runtime_getenv(const char* name) {
-  if (environ) return find(name, environ);
+  if (environ && !(g_settings && strncmp(name, "CALLPROF_", 9) == 0)) return find(name, environ);
   if (!g_read) read_initial_environment();
   const size_t length = strlen(name);
   for (unsigned at = 0; at < g_used; at += unsigned(strlen(g_entries + at)) + 1)

@@ -9,4 +9,8 @@ namespace callprof::rt {
 // `environ` it is read from /proc/self/environ (CALLPROF_* variables only).
 const char* runtime_getenv(const char* name);
 
+// Attached to a running program (attach.cpp): its CALLPROF_* settings come from these
+// "NAME=value" lines instead of the environment, which callprof never set.
+void use_runtime_settings(const char* lines, unsigned length);
+
 }  // namespace callprof::rt

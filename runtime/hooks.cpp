@@ -16,6 +16,12 @@ CALLPROF_EXPORT void __cyg_profile_func_exit(void* fn, void* /*callsite*/) {
             reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }
 
+// The same functions under hidden names, which bind inside this library (attach.cpp).
+extern "C" __attribute__((visibility("hidden"), alias("__cyg_profile_func_enter"))) void callprof_enter_hook(void*,
+                                                                                                             void*);
+extern "C" __attribute__((visibility("hidden"), alias("__cyg_profile_func_exit"))) void callprof_exit_hook(void*,
+                                                                                                           void*);
+
 namespace callprof::rt {
 
 void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret) {

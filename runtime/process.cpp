@@ -260,6 +260,17 @@ void ensure_initialized() {
   while (__atomic_load_n(&g_init_state, __ATOMIC_ACQUIRE) != 2) sys::call(SYS_sched_yield);
 }
 
+bool start_recording() {
+  // Loaded by dlopen: a hook may have run the set-up already, without settings (off).
+  int done = 2;
+  if (!g_process.enabled)
+    __atomic_compare_exchange_n(&g_init_state, &done, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  ensure_initialized();
+  return g_process.enabled && attach_thread() != nullptr;
+}
+
+void stop_recording() { __atomic_store_n(&g_process.enabled, false, __ATOMIC_RELEASE); }
+
 ThreadState* attach_thread() {
   if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call
   ensure_initialized();

@@ -83,6 +83,11 @@ struct ProcessInfo {
 };
 const ProcessInfo& process();
 void ensure_initialized();
+// Attached (attach.cpp), with the settings in place: the runtime starts recording, the
+// calling thread first (it measures the hooks' cost). False when the settings turn it off.
+bool start_recording();
+// Detached: no thread starts recording from now on, and no dump is written at exit.
+void stop_recording();
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is

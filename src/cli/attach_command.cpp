@@ -1,5 +1,6 @@
-// `callprof attach PID`: sample (or trace the system calls of) a running process until it
-// exits, the duration ends or Ctrl-C; one recording session does the work.
+// `callprof attach PID`: sample (or trace the system calls of, or, built with hooks, record
+// exactly) a running process until it exits, the duration ends or Ctrl-C; one recording
+// session does the work.
 #include <climits>
 
 #include "cli/commands.h"
@@ -24,10 +25,11 @@ Run add_attach(CLI::App& app) {
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
   add_symfs_option(app);
   app.add_option("--mode", cli->mode,
-                 "sample | syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
+                 "sample | exact (a program built with hooks: the runtime is loaded into it, docs/attach.md) | "
+                 "syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
       ->type_name("MODE")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sample", "syscall", "probe"}));
+      ->check(CLI::IsMember({"sample", "exact", "syscall", "probe"}));
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);

@@ -10,6 +10,7 @@
 #include "record/options.h"
 #include "record/reporter.h"
 #include "target/executable.h"
+#include "target/inject/load_runtime.h"
 #include "target/launcher.h"
 #include "target/temp_dir.h"
 
@@ -37,12 +38,23 @@ class ExactSource {
   // What the runtime wrote so far (final dumps, else the latest snapshots) as a profile.
   Collected collect() const;
 
+  // attach --mode exact (exact_attach.cpp, docs/attach.md): loads the runtime into `pid`
+  // and starts it there, its settings in a file and its control FIFO in the directory.
+  Result<inject::LoadedRuntime> attach(pid_t pid);
+  // Asks the attached runtime to give the program back its hooks and write its data, and
+  // waits at most `timeout_ms` for it (false: no answer; the program may have ended).
+  bool detach(int timeout_ms);
+
+  ExactSource(ExactSource&& other) noexcept;
+  ~ExactSource();
+
  private:
   ExactSource(const RecordArgs& args, TempDir dir) : args_(args), dir_(std::move(dir)) {}
   const RecordArgs& args_;
   TempDir dir_;
   std::string runtime_;
   std::vector<std::pair<std::string, std::string>> env_;
+  int control_fd_ = -1;  // attached: the FIFO the runtime detaches on (a byte, or EOF)
 };
 
 // One line saying what the runtime could not record (calls dropped or beyond --max-depth,

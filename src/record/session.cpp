@@ -1,5 +1,6 @@
 #include "record/session.h"
 
+#include <elf.h>
 #include <fmt/format.h>
 #include <limits.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "collect/perf/perf_target.h"
 #include "model/transform/attach_syscalls.h"
@@ -23,6 +25,7 @@
 #include "target/process_check.h"
 #include "trace/profile_file.h"
 #include "util/clock.h"
+#include "util/escape.h"
 #include "util/strings.h"
 
 namespace callprof::record {
@@ -120,10 +123,11 @@ RecordingSession::~RecordingSession() = default;
 Status RecordingSession::preflight() {
   if (args_.attach()) {
     mode_ = args_.mode.value_or(Mode::Sample);
-    if (mode_ == Mode::Exact) return make_error("attach records a running process: --mode sample, syscall or probe");
     if (Status s = perf::check_process(args_.pid); !s)  // before anything reads its files
       return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + s.error().message);
     if (Status s = check_attachable(args_.pid); !s) return s;
+    if (mode_ == Mode::Exact)
+      if (Status s = inspect_attached(); !s) return s;
   } else {
     if (args_.command.empty()) return make_error("no program given");
     auto exe = inspect_executable(args_.command.front());
@@ -180,7 +184,9 @@ Status RecordingSession::start() {
     if (args_.syscalls.enabled())
       if (Status s = open_tracing(args_.sampling.children); !s) return s;
   }
-  Status started = mode_ == Mode::Exact ? start_exact() : args_.attach() ? start_attached() : start_launched();
+  Status started = mode_ == Mode::Exact ? (args_.attach() ? start_exact_attached() : start_exact())
+                   : args_.attach()     ? start_attached()
+                                        : start_launched();
   if (started && pid_ > 0) signals_.program_running(pid_);
   return started;
 }
@@ -274,6 +280,50 @@ Status RecordingSession::start_attached() {
   return Ok{};
 }
 
+// attach --mode exact: the runtime goes into the process on a borrowed thread (docs/attach.md).
+Status RecordingSession::start_exact_attached() {
+  auto loaded = exact_->attach(args_.pid);
+  if (!loaded)
+    return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + loaded.error().message);
+  reporter_.note(fmt::format("attached to {} in exact mode (thread {} held {:.1f} ms to load the runtime); {}",
+                             args_.pid, loaded->borrowed_tid, double(loaded->pause_ns) / 1e6,
+                             args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
+                                                   : std::string("Ctrl-C to stop")));
+  start_steady_ns_ = int64_t(monotonic_ns());
+  return Ok{};
+}
+
+// Until the duration ends, Ctrl-C or the process ends; then the runtime detaches.
+void RecordingSession::wait_attached() {
+  const int64_t until = args_.duration_ns > 0 ? start_steady_ns_ + args_.duration_ns : INT64_MAX;
+  while (!RecordSignals::interrupted() && int64_t(monotonic_ns()) < until && process_alive(args_.pid))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!exact_->detach(5000) && process_alive(args_.pid))
+    reporter_.warn(
+        fmt::format("the runtime in process {} did not confirm the detach: its data may be missing", args_.pid));
+}
+
+Status RecordingSession::inspect_attached() {
+  std::error_code ec;
+  const std::string exe = std::filesystem::read_symlink("/proc/" + std::to_string(args_.pid) + "/exe", ec).string();
+  auto info = inspect_executable(ec ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe);
+  if (!info) return info.error();
+  exe_ = *info;
+  if (!exe_.dynamic)
+    return make_error(
+        fmt::format("process {} is statically linked: exact mode attaches through the loader "
+                    "(use --mode sample or --mode probe)",
+                    args_.pid));
+  if (exe_.elf_class != ELFCLASS64)
+    return make_error(fmt::format("process {} is not a 64-bit program: exact mode cannot attach", args_.pid));
+  if (!exe_.has_hooks)
+    return make_error(
+        fmt::format("process {} ({}) has no -finstrument-functions hooks: exact mode needs them "
+                    "(use --mode sample or --mode probe)",
+                    args_.pid, escape_text(exe_.path)));
+  return Ok{};
+}
+
 // Until the program ends (or, attached, the duration or Ctrl-C): the drain loop when there
 // is a perf session, snapshots in exact mode.
 void RecordingSession::observe(Outcome& out) {
@@ -282,6 +332,7 @@ void RecordingSession::observe(Outcome& out) {
     watcher.emplace([this] { return exact_->snapshot_state(); }, [this] { write_snapshot(); });
   if (args_.attach()) signals_.attached_recording();
   if (perf_) drain_perf();
+  if (exact_ && args_.attach()) wait_attached();
   if (args_.attach()) return signals_.finishing();
   auto status = wait_for_exit(pid_);
   signals_.finishing();

@@ -49,6 +49,9 @@ class RecordingSession {
   Status start_exact();
   Status start_launched();
   Status start_attached();
+  Status start_exact_attached();
+  Status inspect_attached();
+  void wait_attached();
   Status open_tracing(bool follow_children);
   void make_collector();
   void observe(Outcome& out);
@@ -69,7 +72,7 @@ class RecordingSession {
   Reporter& reporter_;
   RecordSignals signals_;  // before the sources: handled until they are gone
   Mode mode_ = Mode::Exact;
-  ExecutableInfo exe_;                                  // launch only
+  ExecutableInfo exe_;                                  // launched, or attached in exact mode
   std::optional<ExactSource> exact_;                    // exact mode
   std::unique_ptr<stacks::SampleCollector> collector_;  // the perf session's consumer
   std::unique_ptr<SyscallTracing> tracing_;             // --syscalls

@@ -70,6 +70,13 @@ Status check_attachable(pid_t pid) {
   return Ok{};
 }
 
+bool process_alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto state = parse_proc_stat(text);
+  return state && state->state != 'Z' && state->state != 'X';
+}
+
 bool thread_alive(pid_t pid, pid_t tid) {
   return access(("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid)).c_str(), F_OK) == 0;
 }

@@ -27,6 +27,9 @@ Result<ProcessState> parse_proc_stat(const std::string& text);
 // that /proc does not show is left to the attach itself to report.
 Status check_attachable(pid_t pid);
 
+// Whether process `pid` still runs (exists, and is not a zombie).
+bool process_alive(pid_t pid);
+
 // Whether thread `tid` of process `pid` still exists (/proc/PID/task/TID).
 bool thread_alive(pid_t pid, pid_t tid);
 

@@ -1,0 +1,185 @@
+// Exact mode attached to a program already running (`callprof attach --mode exact`;
+// docs/attach.md). callprof loads this library into the process with the loader's dlopen,
+// on a thread it borrows with ptrace, then calls callprof_attach there. From then on the
+// program's hook calls come here: the GOT entries through which its modules call
+// __cyg_profile_func_enter/exit (glibc's empty functions until now) are pointed at ours.
+// A thread of the runtime's waits on callprof's control FIFO: a byte, or callprof's end
+// (EOF), detaches -- the GOT entries get glibc's functions back, the data is written, and
+// the runtime stays loaded but dormant (a thread may still be inside a hook).
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#include "code_patch.h"
+#include "early_env.h"
+#include "parse_number.h"
+#include "process.h"
+#include "raw_syscall.h"
+#include "symbol_presence.h"
+
+// The hooks (hooks.cpp) by hidden aliases: a plain reference to __cyg_profile_func_enter
+// from a library loaded with dlopen binds to glibc's, first in the lookup scope.
+extern "C" void callprof_enter_hook(void*, void*);
+extern "C" void callprof_exit_hook(void*, void*);
+
+namespace callprof::rt {
+namespace {
+
+struct HookSlot {
+  uint64_t address;
+  uint64_t original;  // what it held before the attach
+  uint8_t kind;       // 0 enter, 1 exit
+  bool read_only;     // RELRO: writable only while it is swapped
+  bool swapped;
+};
+
+HookSlot g_slots[512];
+uint32_t g_slot_count = 0;
+char g_settings[32768];
+char g_control[1024];   // the FIFO callprof detaches through
+char g_detached[1024];  // the file this runtime creates once the data is written
+int g_attached = 0;     // 1 while attached; an attach happens once per process for now
+
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+// "got ADDRESS enter|exit 0|1" lines become slots; "control PATH" and "detached PATH" the
+// paths; the rest stay for use_runtime_settings.
+unsigned read_settings(const char* path) {
+  const long fd = sys::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  unsigned used = 0;
+  for (long n;
+       used + 1 < sizeof g_settings && (n = sys::read(int(fd), g_settings + used, sizeof g_settings - 1 - used)) > 0;)
+    used += unsigned(n);
+  sys::close(int(fd));
+  g_settings[used] = 0;
+  return used;
+}
+
+void take_line(char* line, unsigned length) {
+  line[length] = 0;
+  if (strncmp(line, "got ", 4) == 0 && g_slot_count < sizeof g_slots / sizeof g_slots[0]) {
+    const char* rest = nullptr;
+    HookSlot& s = g_slots[g_slot_count];
+    s.address = parse_u64(line + 4, 16, &rest);
+    s.kind = strncmp(rest, " exit", 5) == 0 ? 1 : 0;
+    s.read_only = line[length - 1] == '1';
+    if (s.address != 0 && s.address % 8 == 0) ++g_slot_count;
+  } else if (strncmp(line, "control ", 8) == 0 && length - 8 < sizeof g_control) {
+    memcpy(g_control, line + 8, length - 7);
+  } else if (strncmp(line, "detached ", 9) == 0 && length - 9 < sizeof g_detached) {
+    memcpy(g_detached, line + 9, length - 8);
+  }
+}
+
+// Splits g_settings: attach lines taken here (and blanked), NAME=value lines kept.
+void parse_settings(unsigned used) {
+  for (unsigned start = 0, i = 0; i <= used; ++i) {
+    if (i < used && g_settings[i] != '\n') continue;
+    char* line = g_settings + start;
+    const unsigned length = i - start;
+    bool setting = false;  // NAME=value
+    for (unsigned k = 0; k < length && !setting; ++k) setting = line[k] == '=';
+    if (length > 0 && !setting) {
+      take_line(line, length);
+      memset(line, '\n', length);  // an empty line for use_runtime_settings
+    }
+    start = i + 1;
+  }
+}
+
+// This library's own image: its calibration's hook calls go through slots in it.
+extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern "C" const char _end[] __attribute__((visibility("hidden")));
+bool own_slot(const HookSlot& s) {
+  return s.address >= reinterpret_cast<uint64_t>(__ehdr_start) && s.address < reinterpret_cast<uint64_t>(_end);
+}
+
+enum class Slots { Own, Program, All };
+
+// Points the slots at our hooks (attach) or back at what they held (detach).
+bool swap_slots(bool attach, Slots which) {
+  const uint64_t ours[2] = {reinterpret_cast<uint64_t>(&callprof_enter_hook),
+                            reinterpret_cast<uint64_t>(&callprof_exit_hook)};
+  bool all = true;
+  for (uint32_t i = 0; i < g_slot_count; ++i) {
+    HookSlot& s = g_slots[i];
+    if (attach == s.swapped || (which != Slots::All && own_slot(s) != (which == Slots::Own))) continue;
+    uint64_t old = 0;
+    if (!swap_pointer(s.address, attach ? ours[s.kind] : s.original, s.read_only, &old)) {
+      all = false;
+      continue;
+    }
+    if (attach) s.original = old;
+    s.swapped = attach;
+  }
+  return all;
+}
+
+void detach() {
+  swap_slots(false, Slots::All);
+  // Hooks already entered finish within microseconds; none starts after the swap.
+  const timespec grace{0, 20 * 1000 * 1000};
+  sys::call(SYS_nanosleep, sys::p(&grace), 0);
+  write_dump();
+  stop_recording();
+  const long fd = sys::open(g_detached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) sys::close(int(fd));
+}
+
+// Waits for callprof: a byte on the FIFO, or its end (EOF: callprof was killed), detaches.
+void* control_thread(void*) {
+  const long fd = sys::open(g_control, O_RDONLY | O_CLOEXEC);
+  char byte = 0;
+  if (fd >= 0) {
+    while (sys::read(int(fd), &byte, 1) == -EINTR) {
+    }
+    sys::close(int(fd));
+  }
+  detach();
+  return nullptr;
+}
+
+// The control thread runs none of the program's signal handlers: every signal blocked.
+bool start_control_thread() {
+  // Loaded by dlopen, no object comes after this one: the name binds to libc's.
+  CreateFn create = reinterpret_cast<CreateFn>(next_symbol("pthread_create"));
+  if (!create) create = pthread_create;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  const bool ok = create(&t, &attr, control_thread, nullptr) == 0;
+  if (ok) pthread_setname_np(t, "callprof-ctl");
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+}  // namespace
+}  // namespace callprof::rt
+
+using namespace callprof::rt;
+
+// 0 when attached; a negative errno-like code otherwise (nothing changed then, beyond this
+// library being loaded). Called once, on the thread callprof borrowed.
+extern "C" __attribute__((visibility("default"))) int callprof_attach(const char* settings_path) {
+  if (__atomic_exchange_n(&g_attached, 1, __ATOMIC_ACQ_REL)) return -16;  // EBUSY: once per process
+  const unsigned used = read_settings(settings_path);
+  if (used == 0) return -2;
+  parse_settings(used);
+  if (g_slot_count == 0 || !g_control[0] || !g_detached[0]) return -22;
+  use_runtime_settings(g_settings, used);
+  // Our own hook calls first (the calibration, on this thread), the program's last, once
+  // everything is ready for them.
+  if (!swap_slots(true, Slots::Own)) return -1;
+  if (!start_recording()) return -5;
+  if (!start_control_thread()) return -11;
+  return swap_slots(true, Slots::Program) ? 0 : -1;
+}

@@ -1,0 +1,72 @@
+// Exact mode attached to a running program (docs/attach.md): the settings the launched
+// program would get in its environment go to a file, with the hook slots to swap and the
+// paths of the control FIFO and the marker the runtime leaves once its data is written.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "record/exact_source.h"
+#include "target/inject/hook_slots.h"
+
+namespace callprof::record {
+
+ExactSource::ExactSource(ExactSource&& o) noexcept
+    : args_(o.args_),
+      dir_(std::move(o.dir_)),
+      runtime_(std::move(o.runtime_)),
+      env_(std::move(o.env_)),
+      control_fd_(o.control_fd_) {
+  o.control_fd_ = -1;
+}
+
+ExactSource::~ExactSource() {
+  if (control_fd_ >= 0) close(control_fd_);  // the runtime sees EOF and detaches
+}
+
+Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
+  auto slots = inject::hook_slots(pid);
+  if (!slots) return slots.error();
+  if (slots->empty())
+    return make_error("process " + std::to_string(pid) +
+                      " calls no -finstrument-functions hooks through its GOT: exact mode cannot attach "
+                      "(use --mode sample or --mode probe)");
+  const std::string fifo = dir_.path() + "/control";
+  if (mkfifo(fifo.c_str(), 0600) != 0) return make_error("cannot create " + fifo + ": " + std::strerror(errno));
+  // Read and write: opening does not wait for the runtime, and our end closing (callprof
+  // killed) is the runtime's EOF.
+  control_fd_ = open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  if (control_fd_ < 0) return make_error("cannot open " + fifo + ": " + std::strerror(errno));
+  const std::string settings = dir_.path() + "/attach.settings";
+  {
+    std::ofstream out(settings);
+    out << "CALLPROF_OUTPUT_DIR=" << dir_.path() << '\n';
+    for (const auto& [name, value] : env_) out << name << '=' << value << '\n';
+    for (const inject::HookSlot& s : *slots) out << inject::settings_line(s) << '\n';
+    out << "control " << fifo << '\n' << "detached " << dir_.path() << "/detached\n";
+    if (!out) return make_error("cannot write " + settings);
+  }
+  std::error_code ec;
+  const std::string runtime = std::filesystem::canonical(runtime_, ec).string();
+  return inject::load_runtime(pid, ec ? runtime_ : runtime, settings, 2000);
+}
+
+bool ExactSource::detach(int timeout_ms) {
+  if (control_fd_ < 0) return false;
+  const char byte = 'd';
+  const bool asked = write(control_fd_, &byte, 1) == 1;
+  const std::string marker = dir_.path() + "/detached";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::error_code ec;
+  while (asked && !std::filesystem::exists(marker, ec) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  close(control_fd_);
+  control_fd_ = -1;
+  return std::filesystem::exists(marker, ec);
+}
+
+}  // namespace callprof::record

@@ -1,0 +1,33 @@
+// Where a running process's modules keep the addresses of the hooks they call: the GOT
+// entries relocated against __cyg_profile_func_enter and __cyg_profile_func_exit
+// (R_X86_64_JUMP_SLOT for calls through the PLT, R_X86_64_GLOB_DAT for -fno-plt), found
+// from each mapped module's relocations and its load address in /proc/PID/maps.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace callprof::inject {
+
+struct HookSlot {
+  uint64_t address = 0;    // in the process
+  bool exit = false;       // __cyg_profile_func_exit's (else enter's)
+  bool read_only = false;  // inside PT_GNU_RELRO: read-only once the loader is done
+  std::string module;
+};
+
+// Every hook slot of every module mapped in `pid` (none: the process calls no hooks).
+Result<std::vector<HookSlot>> hook_slots(pid_t pid);
+
+// The slots of one ELF file loaded with load bias `bias` (its addresses plus the bias).
+Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bias);
+
+// A slot as the runtime's attach settings list it: "got ADDRESS enter|exit 0|1" (runtime/attach.cpp).
+std::string settings_line(const HookSlot& slot);
+
+}  // namespace callprof::inject

@@ -1,0 +1,108 @@
+#include "target/inject/load_runtime.h"
+
+#include <dlfcn.h>
+#include <time.h>
+
+#include <fstream>
+#include <thread>
+
+#include "target/inject/hook_slots.h"
+#include "target/inject/mapped_modules.h"
+#include "target/inject/remote_call.h"
+#include "target/inject/safe_point.h"
+
+namespace callprof::inject {
+namespace {
+
+constexpr int kCallTimeoutMs = 10000;  // dlopen and the runtime's start (its calibration: ~10 ms)
+
+uint64_t now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
+}
+
+// A thread of `pid` at a safe point (safe_point.h), held; each thread is tried in turn,
+// let go at once when it is not, until one is or the time is up.
+Result<PtraceThread> borrow_thread(pid_t pid, int timeout_ms) {
+  const uint64_t until = now_ns() + uint64_t(timeout_ms) * 1000000u;
+  std::string last = "it has no thread";
+  for (;;) {
+    auto system = system_code_of(pid);
+    if (!system) return system.error();
+    for (pid_t tid : threads_of(pid)) {
+      auto t = PtraceThread::seize(pid, tid, 1000);
+      if (!t) {
+        last = t.error().message;
+        continue;
+      }
+      if (safe_to_borrow(stopped_thread_frames(pid, tid, 128), *system)) return t;
+      last = "its threads were inside libc or the loader";
+    }
+    if (now_ns() >= until)
+      return make_error("no thread reached a safe point within " + std::to_string(timeout_ms) + " ms (" + last + ")");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// What dlerror says in the process, after a dlopen there failed.
+std::string remote_dlerror(PtraceThread& t, const MappedModule& libc) {
+  auto fn = function_address(libc, "dlerror");
+  if (!fn) return "";
+  auto text = remote_call(t, *fn, {}, "", kCallTimeoutMs);
+  if (!text || *text == 0) return "";
+  char buf[512] = {};
+  if (!t.read_memory(*text, buf, sizeof buf - 1)) return "";
+  return buf;
+}
+
+}  // namespace
+
+Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const std::string& settings, int timeout_ms) {
+  auto modules = mapped_modules(pid);
+  if (!modules) return modules.error();
+  const MappedModule* libc = find_module(*modules, "libc.so");
+  if (!libc) return make_error("process " + std::to_string(pid) + " has no libc mapped");
+  auto dlopen_at = function_address(*libc, "dlopen");
+  if (!dlopen_at) return dlopen_at.error();
+
+  const uint64_t start = now_ns();
+  auto thread = borrow_thread(pid, timeout_ms);
+  if (!thread) return thread.error();
+  LoadedRuntime out;
+  out.borrowed_tid = thread->tid();
+  const uint64_t held = now_ns();
+  out.waited_ns = held - start;
+
+  auto handle = remote_call(*thread, *dlopen_at, {kStackData, RTLD_NOW | RTLD_LOCAL}, runtime, kCallTimeoutMs);
+  if (!handle) return handle.error();
+  if (*handle == 0) {
+    const std::string why = remote_dlerror(*thread, *libc);
+    return make_error("the process's loader could not load " + runtime + (why.empty() ? "" : ": " + why));
+  }
+  auto after = mapped_modules(pid);
+  if (!after) return after.error();
+  const MappedModule* rt = find_module(*after, runtime);
+  if (!rt) return make_error(runtime + " is not mapped in process " + std::to_string(pid) + " after dlopen");
+  auto entry = function_address(*rt, "callprof_attach");
+  if (!entry) return entry.error();
+  // Loaded last, the runtime's own calls of the hooks (its calibration's) bound to glibc's
+  // empty ones: its slots are swapped with the program's.
+  auto own = hook_slots_of(rt->file, rt->bias);
+  if (!own) return own.error();
+  {
+    std::ofstream out(settings, std::ios::app);
+    for (const HookSlot& s : *own) out << settings_line(s) << '\n';
+    if (!out) return make_error("cannot write " + settings);
+  }
+  auto status = remote_call(*thread, *entry, {kStackData}, settings, kCallTimeoutMs);
+  if (!status) return status.error();
+  if (int64_t(*status) != 0)
+    return make_error("the runtime refused to start in process " + std::to_string(pid) + " (code " +
+                      std::to_string(int64_t(*status)) + ")");
+  if (Status s = thread->release(); !s) return s.error();
+  out.pause_ns = now_ns() - held;
+  return out;
+}
+
+}  // namespace callprof::inject

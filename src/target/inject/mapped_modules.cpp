@@ -1,0 +1,89 @@
+#include "target/inject/mapped_modules.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "symbols/elf_functions.h"
+
+namespace callprof::inject {
+
+Result<LoadLayout> load_layout(const std::string& file) {
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot open " + file + ": " + std::strerror(errno));
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  LoadLayout l;
+  GElf_Ehdr eh;
+  size_t count = 0;
+  const bool ok = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) && elf_getphdrnum(elf, &count) == 0;
+  if (ok) {
+    l.dynamic_object = eh.e_type == ET_DYN;
+    bool load_seen = false;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Phdr ph;
+      if (!gelf_getphdr(elf, int(i), &ph)) continue;
+      if (ph.p_type == PT_INTERP) l.interpreter = true;
+      if (ph.p_type == PT_LOAD && !load_seen) l.first_load = ph.p_vaddr & ~uint64_t(0xfff), load_seen = true;
+    }
+  }
+  if (elf) elf_end(elf);
+  close(fd);
+  if (!ok) return make_error(file + " is not an ELF file");
+  return l;
+}
+
+Result<std::vector<MappedModule>> mapped_modules(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream in(proc + "/maps");
+  if (!in) return make_error("cannot read " + proc + "/maps");
+  std::map<std::string, uint64_t> lowest;  // path -> start of its mapping at file offset 0
+  std::vector<std::string> order;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode >> path;
+    if (path.empty() || path[0] != '/' || std::stoull(offset, nullptr, 16) != 0) continue;
+    const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    if (auto [it, added] = lowest.emplace(path, start); added)
+      order.push_back(path);
+    else
+      it->second = std::min(it->second, start);
+  }
+  std::vector<MappedModule> out;
+  for (const std::string& path : order) {
+    MappedModule m{path, proc + "/root" + path, 0, false};
+    auto l = load_layout(m.file);
+    if (!l) continue;
+    m.bias = l->dynamic_object ? lowest[path] - l->first_load : 0;
+    m.executable = !l->dynamic_object || l->interpreter;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+const MappedModule* find_module(const std::vector<MappedModule>& modules, const std::string& prefix) {
+  for (const MappedModule& m : modules) {
+    if (prefix.find('/') != std::string::npos ? m.path == prefix
+                                              : m.path.compare(m.path.rfind('/') + 1, prefix.size(), prefix) == 0)
+      return &m;
+  }
+  return nullptr;
+}
+
+Result<uint64_t> function_address(const MappedModule& module, const std::string& function) {
+  auto functions = elf_functions(module.file);
+  if (!functions) return functions.error();
+  for (const ElfFunction& f : *functions)
+    if (f.linkage_name == function && !f.indirect) return module.bias + f.address;
+  return make_error(module.path + " does not define " + function);
+}
+
+}  // namespace callprof::inject

@@ -1,0 +1,41 @@
+// The ELF files a running process has mapped, with their load bias (/proc/PID/maps), and
+// the addresses of their functions in it: what attaching needs to find the loader's dlopen,
+// the runtime's entry and the modules' hook slots.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace callprof::inject {
+
+struct MappedModule {
+  std::string path;  // as the process sees it
+  std::string file;  // where callprof opens it: /proc/PID/root + path
+  uint64_t bias = 0;
+  bool executable = false;  // ET_EXEC or ET_DYN with an interpreter: the program itself
+};
+
+Result<std::vector<MappedModule>> mapped_modules(pid_t pid);
+
+// The first module whose file name starts with `prefix` ("libc.so"), or whose path is
+// `prefix` when it has a '/'; null when none.
+const MappedModule* find_module(const std::vector<MappedModule>& modules, const std::string& prefix);
+
+// The address in the process of `function`, defined by `module` (its symbol table).
+Result<uint64_t> function_address(const MappedModule& module, const std::string& function);
+
+// The first-PT_LOAD page address of an ELF file, which its lowest mapping starts at less
+// the bias; and whether it has an interpreter.
+struct LoadLayout {
+  uint64_t first_load = 0;
+  bool dynamic_object = false;  // ET_DYN
+  bool interpreter = false;
+};
+Result<LoadLayout> load_layout(const std::string& file);
+
+}  // namespace callprof::inject

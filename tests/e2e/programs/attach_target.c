@@ -1,0 +1,58 @@
+/* A program to attach exact mode to (issue 31), started normally (glibc's empty hooks):
+ * THREADS threads (argv[1], default 1) each loop calling a(), which calls b() three times,
+ * and count their own calls in plain thread-local variables. SIGUSR1 asks them to stop
+ * between two a() calls; each checks b == 3 a, and main prints "checked N threads: ok"
+ * and exits 0 (3 on a mismatch). It prints "ready" once every thread runs.
+ * Truth in any attached window: calls of b = 3 x calls of a, within 3 per thread (the
+ * calls open at the window's edges). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "truth.h"
+
+static volatile sig_atomic_t g_stop;
+static volatile unsigned g_sink;
+static __thread uint64_t t_a, t_b;
+static int g_failed;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+E2E_FN void b(void) {
+  ++t_b;
+  for (int i = 0; i < 20; ++i) g_sink = g_sink + (unsigned)i;
+}
+E2E_FN void a(void) {
+  ++t_a;
+  b();
+  b();
+  b();
+}
+
+static void* worker(void* arg) {
+  (void)arg;
+  while (!g_stop) a();
+  pthread_mutex_lock(&g_lock);
+  if (t_b != 3 * t_a) g_failed = 1;
+  pthread_mutex_unlock(&g_lock);
+  return NULL;
+}
+
+static void on_usr1(int sig) {
+  (void)sig;
+  g_stop = 1;
+}
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? atoi(argv[1]) : 1;
+  signal(SIGUSR1, on_usr1);
+  pthread_t t[64];
+  for (int i = 1; i < threads && i < 64; ++i) pthread_create(&t[i], NULL, worker, NULL);
+  printf("ready\n");
+  fflush(stdout);
+  worker(NULL);
+  for (int i = 1; i < threads && i < 64; ++i) pthread_join(t[i], NULL);
+  printf("checked %d threads: %s\n", threads, g_failed ? "MISMATCH" : "ok");
+  return g_failed ? 3 : 0;
+}
