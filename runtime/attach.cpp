@@ -40,7 +40,7 @@ uint32_t g_slot_count = 0;
 char g_settings[32768];
 char g_control[1024];   // the FIFO callprof detaches through
 char g_detached[1024];  // the file this runtime creates once the data is written
-int g_attached = 0;     // 1 while attached; an attach happens once per process for now
+int g_attached = 0;     // 0 never, 1 attached, 2 detached (dormant)
 
 using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
@@ -63,6 +63,7 @@ void take_line(char* line, unsigned length) {
   if (strncmp(line, "got ", 4) == 0 && g_slot_count < sizeof g_slots / sizeof g_slots[0]) {
     const char* rest = nullptr;
     HookSlot& s = g_slots[g_slot_count];
+    s = HookSlot{};
     s.address = parse_u64(line + 4, 16, &rest);
     s.kind = strncmp(rest, " exit", 5) == 0 ? 1 : 0;
     s.read_only = line[length - 1] == '1';
@@ -127,6 +128,7 @@ void detach() {
   stop_recording();
   const long fd = sys::open(g_detached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0) sys::close(int(fd));
+  __atomic_store_n(&g_attached, 2, __ATOMIC_RELEASE);
 }
 
 // Waits for callprof: a byte on the FIFO, or its end (EOF: callprof was killed), detaches.
@@ -162,24 +164,42 @@ bool start_control_thread() {
   return ok;
 }
 
-}  // namespace
-}  // namespace callprof::rt
-
-using namespace callprof::rt;
-
-// 0 when attached; a negative errno-like code otherwise (nothing changed then, beyond this
-// library being loaded). Called once, on the thread callprof borrowed.
-extern "C" __attribute__((visibility("default"))) int callprof_attach(const char* settings_path) {
-  if (__atomic_exchange_n(&g_attached, 1, __ATOMIC_ACQ_REL)) return -16;  // EBUSY: once per process
+// The attach itself; `again`: a window after a detach.
+int start_window(const char* settings_path, bool again) {
+  g_slot_count = 0;
   const unsigned used = read_settings(settings_path);
   if (used == 0) return -2;
   parse_settings(used);
   if (g_slot_count == 0 || !g_control[0] || !g_detached[0]) return -22;
   use_runtime_settings(g_settings, used);
-  // Our own hook calls first (the calibration, on this thread), the program's last, once
-  // everything is ready for them.
-  if (!swap_slots(true, Slots::Own)) return -1;
-  if (!start_recording()) return -5;
-  if (!start_control_thread()) return -11;
+  if (again) {  // the hooks' cost is known, the threads' states exist
+    if (!resume_recording()) return -5;
+  } else {
+    // Our own hook calls first (the calibration, on this thread), the program's last, once
+    // everything is ready for them.
+    if (!swap_slots(true, Slots::Own)) return -1;
+    if (!start_recording()) return -5;
+  }
+  if (!start_control_thread()) {
+    stop_recording();
+    return -11;
+  }
   return swap_slots(true, Slots::Program) ? 0 : -1;
+}
+
+}  // namespace
+}  // namespace callprof::rt
+
+using namespace callprof::rt;
+
+// 0 when attached; a negative errno-like code otherwise. Called on the thread callprof
+// borrowed, once per window.
+extern "C" __attribute__((visibility("default"))) int callprof_attach(const char* settings_path) {
+  // 0 never attached, 1 attached, 2 detached (dormant): a new window may begin.
+  int state = __atomic_load_n(&g_attached, __ATOMIC_ACQUIRE);
+  if (state == 1 || !__atomic_compare_exchange_n(&g_attached, &state, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return -16;  // EBUSY: attached now
+  const int status = start_window(settings_path, state == 2);
+  if (status == -2 || status == -22 || status == -5) __atomic_store_n(&g_attached, state, __ATOMIC_RELEASE);
+  return status;
 }

@@ -403,6 +403,8 @@ void discard_dump() {
   g_dumped_pid = 0;
 }
 
+void allow_another_dump() { g_dumped_pid = 0; }
+
 void write_dump(int death_signal) {
   // A vfork child shares our memory and had no fork handler: it must not write (or mark
   // as written) the parent's data when it calls exec or _exit.

@@ -271,6 +271,34 @@ bool start_recording() {
 
 void stop_recording() { __atomic_store_n(&g_process.enabled, false, __ATOMIC_RELEASE); }
 
+// Dormant, no thread is inside a hook: the threads' states are changed from here. Each
+// live thread's tree keeps its nodes (with no calls: the recorder leaves those out) and
+// forgets its open frames, which returned long ago; finished threads leave the list (their
+// data went with the last window); what their event rings gathered meanwhile is skipped.
+bool resume_recording() {
+  if (!read_config(&g_process.config)) return false;
+  calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
+  g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
+  const uint64_t now = ticks();
+  for (ThreadState** link = &g_threads; ThreadState* s = *link;) {
+    if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) {
+      *link = s->next;
+      continue;
+    }
+    s->profile.unwind_all(now);
+    s->profile.restart(now);
+    s->interrupts.unwind_all(now);
+    s->interrupts.restart(now);
+    s->events.consumed = *s->events.head;
+    s->events.out_ns = 0;
+    s->start_tsc = now;
+    link = &s->next;
+  }
+  allow_another_dump();
+  __atomic_store_n(&g_process.enabled, true, __ATOMIC_RELEASE);
+  return true;
+}
+
 ThreadState* attach_thread() {
   if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call
   ensure_initialized();

@@ -88,6 +88,9 @@ void ensure_initialized();
 bool start_recording();
 // Detached: no thread starts recording from now on, and no dump is written at exit.
 void stop_recording();
+// Attached again after a detach: the settings re-read, every thread's tree emptied, a new
+// window begins. Only while no hook runs (the program's slots still point at glibc's).
+bool resume_recording();
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is
@@ -98,5 +101,7 @@ void write_dump(int death_signal = 0);
 void write_snapshot(uint32_t seq);
 // Remove the dump just written and allow another (an exec that failed).
 void discard_dump();
+// Allow another dump of this image, the last one kept (the next attached window's).
+void allow_another_dump();
 
 }  // namespace callprof::rt

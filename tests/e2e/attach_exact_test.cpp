@@ -73,14 +73,38 @@ TEST_P(AttachExact, EveryCallInTheWindowIsCountedAndTheProgramGoesOn) {
   EXPECT_LE(cb, 3 * ca + 6) << "b = 3 a within 3 per thread";
   EXPECT_GE(cb + 6, 3 * ca) << "b = 3 a within 3 per thread";
   // Under a, or, for a b whose a was entered before the attach (frames open at attach are
-  // not known yet), at the top: at most one such call per thread.
+  // not known yet), at the top: at most three per thread (a calls b three times).
   for (const auto& path : rep.paths_to("b")) {
     if (path.size() == 1)
-      EXPECT_LE(u64(rep.node(path), "calls"), 2u) << "b at the top";
+      EXPECT_LE(u64(rep.node(path), "calls"), 6u) << "b at the top: at most three per thread";
     else
       EXPECT_TRUE(same_function(path[path.size() - 2], "a")) << join_path(path);
   }
   EXPECT_EQ(rep.processes().size(), 1u);
+}
+
+// Attach, detach, attach again: each window's profile holds its own calls only, and the
+// program, four threads calling all along, goes on and checks itself at the end.
+TEST_P(AttachExact, TenAttachesInARowEachHoldOnlyTheirWindow) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"4"});
+  for (int round = 0; round < 10; ++round) {
+    const std::string profile = "window" + std::to_string(round) + ".callprof";
+    const RunResult r =
+        run({E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "0.05", "-o", profile, std::to_string(pid)}, dir());
+    ASSERT_EQ(r.exit, exited(0)) << "round " << round << ": " << r.err;
+    const Report rep = report({}, profile);
+    const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+    EXPECT_GT(ca, 100u) << "round " << round;
+    EXPECT_LE(cb, 3 * ca + 12) << "round " << round << ": b = 3 a within 3 per thread";
+    EXPECT_GE(cb + 12, 3 * ca) << "round " << round << ": b = 3 a within 3 per thread";
+    // The window, not the time since the first attach.
+    const json& p = rep.processes().at(0);
+    EXPECT_LT(p.at("end_ns").get<int64_t>() - p.at("start_ns").get<int64_t>(), 1'000'000'000) << "round " << round;
+  }
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
 }
 
 TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
