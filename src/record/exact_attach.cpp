@@ -12,6 +12,7 @@
 
 #include "record/exact_source.h"
 #include "target/inject/hook_slots.h"
+#include "target/inject/ptrace_permission.h"
 
 namespace callprof::record {
 
@@ -29,6 +30,12 @@ ExactSource::~ExactSource() {
 }
 
 Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
+  std::error_code ec;
+  const std::string runtime = std::filesystem::canonical(runtime_, ec).string();
+  if (ec) return make_error("cannot find the runtime " + runtime_ + ": " + ec.message());
+  if (Status s = inject::check_ptrace_allowed(pid); !s) return s.error();
+  if (Status s = inject::check_visible_in(pid, runtime); !s) return s.error();
+  if (Status s = inject::check_visible_in(pid, dir_.path()); !s) return s.error();
   auto slots = inject::hook_slots(pid);
   if (!slots) return slots.error();
   if (slots->empty())
@@ -50,9 +57,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     out << "control " << fifo << '\n' << "detached " << dir_.path() << "/detached\n";
     if (!out) return make_error("cannot write " + settings);
   }
-  std::error_code ec;
-  const std::string runtime = std::filesystem::canonical(runtime_, ec).string();
-  return inject::load_runtime(pid, ec ? runtime_ : runtime, settings, 2000);
+  return inject::load_runtime(pid, runtime, settings, 2000);
 }
 
 bool ExactSource::detach(int timeout_ms) {

@@ -4,9 +4,12 @@
 // after the detach and its own check of its results still passes; a program without hooks
 // is refused with one line, its memory untouched.
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -116,6 +119,27 @@ TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   EXPECT_NE(r.err.find("has no -finstrument-functions hooks"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "nothing was loaded into it";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// A process already traced (here by the test itself: a debugger would do the same) is
+// refused before anything is loaded into it, and goes on untouched.
+TEST_P(AttachExact, ATracedProcessIsRefusedWithOneLine) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {});
+  ASSERT_EQ(ptrace(PTRACE_SEIZE, pid, nullptr, nullptr), 0) << std::strerror(errno);
+  const RunResult r = run(
+      {E2E_CALLPROF, "attach", "--mode", "exact", "-d", "0.2", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  EXPECT_EQ(r.exit, exited(2)) << r.err;
+  EXPECT_NE(r.err.find("is traced by process " + std::to_string(getpid())), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "nothing was loaded into it";
+  // Detaching needs the tracee stopped.
+  ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr);
+  int stopped = 0;
+  waitpid(pid, &stopped, __WALL);
+  ASSERT_EQ(ptrace(PTRACE_DETACH, pid, nullptr, nullptr), 0) << std::strerror(errno);
   const int status = finish(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }

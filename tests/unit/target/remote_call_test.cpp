@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "target/inject/ptrace_permission.h"
 #include "target/inject/safe_point.h"
 
 namespace callprof::inject {
@@ -115,6 +116,19 @@ TEST_F(RemoteCall, ACallThatNeverReturnsIsStoppedAndReported) {
   auto r = remote_call(t, reinterpret_cast<uint64_t>(&spin), {}, "", 100);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("did not return"), std::string::npos) << r.error().message;
+}
+
+TEST(PtracePermission, AProcessInOurMountNamespaceSeesOurFiles) {
+  char self[4096] = {};
+  ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+  EXPECT_TRUE(check_visible_in(getpid(), self));
+  const Status missing = check_visible_in(getpid(), "/nonexistent/libcallprof-rt.so");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("cannot find"), std::string::npos);
+}
+
+TEST(PtracePermission, AnUntracedProcessOfOursMayBeTraced) {
+  EXPECT_TRUE(check_ptrace_allowed(getppid()) || geteuid() != 0) << check_ptrace_allowed(getppid()).error().message;
 }
 
 }  // namespace
