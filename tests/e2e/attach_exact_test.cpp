@@ -20,6 +20,12 @@ namespace {
 
 class AttachExact : public E2ETest {
  protected:
+  // A target still running when a test ends (a failed assertion) is killed.
+  void TearDown() override {
+    for (pid_t pid : started_)
+      if (waitpid(pid, nullptr, WNOHANG) == 0) kill(pid, SIGKILL), waitpid(pid, nullptr, 0);
+    E2ETest::TearDown();
+  }
   // Starts `binary args`, its output in target.out, and waits for its "ready".
   pid_t start(const std::string& binary, const std::vector<std::string>& args) {
     const std::string out = (dir() / "target.out").string();
@@ -32,6 +38,7 @@ class AttachExact : public E2ETest {
       execv(argv[0], argv.data());
       _exit(127);
     }
+    started_.push_back(pid);
     for (int i = 0; i < 500 && target_output().find("ready") == std::string::npos; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -48,6 +55,7 @@ class AttachExact : public E2ETest {
     waitpid(pid, &status, 0);
     return status;
   }
+  std::vector<pid_t> started_;
   static std::string maps_of(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

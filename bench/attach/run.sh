@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Attaching exact mode to a running program (issue 31): its cost while attached against
+# `record`'s in the same run, its speed before, during and after, how long the borrowed
+# thread is held, and BENCH_CYCLES attach/detach cycles in a row. See bench/README.md.
+#
+#   bench/attach/run.sh [BUILD_DIR]       (default: the repository's build/)
+#
+# Environment: BENCH_THREADS=8 (the program's threads), BENCH_CYCLES=100, BENCH_WINDOW=2
+# (seconds attached for the rates), BENCH_CC=cc, BENCH_KEEP=0.
+# Exit status: 0, 1 when the program's own check failed or it died, 2 on errors.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=$(cd "${1:-$here/../../build}" && pwd)
+callprof=$build/bin/callprof
+THREADS=${BENCH_THREADS:-8}
+CYCLES=${BENCH_CYCLES:-100}
+WINDOW=${BENCH_WINDOW:-2}
+die() { echo "run.sh: $*" >&2; exit 2; }
+[[ -x $callprof ]] || die "missing $callprof (build callprof and callprof-rt first)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/callprof-attach-XXXXXX")
+[[ ${BENCH_KEEP:-0} == 1 ]] || trap 'rm -rf "$tmp"; [[ -n ${pid:-} ]] && kill -9 "$pid" 2>/dev/null || true' EXIT
+${BENCH_CC:-cc} -O2 -g -finstrument-functions "$here/attach_loop.c" -o "$tmp/loop" -lpthread || die "cannot build"
+
+# The median of the "rate" lines the program printed from line $1 on.
+median_rate() { tail -n +"$1" "$tmp/out" | awk '/^rate/ {print $2}' | sort -n | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : 0}'; }
+lines() { wc -l < "$tmp/out"; }
+
+echo "attach exact mode (bench/attach/run.sh): $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg), $THREADS threads"
+"$tmp/loop" "$THREADS" > "$tmp/out" &
+pid=$!
+sleep 3
+from=$(lines); sleep "$WINDOW"; before=$(median_rate "$((from + 1))")
+from=$(lines)
+"$callprof" attach "$pid" --mode exact -d "$WINDOW" -o "$tmp/window.callprof" 2> "$tmp/attach.err" || { cat "$tmp/attach.err"; die "attach failed"; }
+during=$(median_rate "$((from + 2))")
+held=$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
+window_calls=$("$callprof" report -i "$tmp/window.callprof" --json | jq '.summary.calls')
+sleep 1
+from=$(lines); sleep "$WINDOW"; after=$(median_rate "$((from + 1))")
+
+# Cycles: attach for 0.05 s, detach, again.
+pauses=()
+fails=0
+start=$(date +%s.%N)
+for ((i = 0; i < CYCLES; ++i)); do
+  if "$callprof" attach "$pid" --mode exact -d 0.05 -o "$tmp/cycle.callprof" 2> "$tmp/cycle.err"; then
+    pauses+=("$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/cycle.err")")
+  else
+    fails=$((fails + 1)); sed -n 1p "$tmp/cycle.err"
+  fi
+  kill -0 "$pid" 2>/dev/null || { echo "the program died at cycle $i"; exit 1; }
+done
+cycles_s=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f", e - s}')
+kill -USR1 "$pid"
+wait "$pid" && status=0 || status=$?
+pid=
+check=$(grep '^check' "$tmp/out" || echo "check: none")
+
+# The same program under record, for the cost per call: RECORD_S seconds.
+"$callprof" record -q -o "$tmp/record.callprof" -- "$tmp/loop" "$THREADS" "$((WINDOW + 2))" > "$tmp/out" 2>&1
+recorded=$(tail -n +3 "$tmp/out" | awk '/^rate/ {print $2}' | sort -n | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : 0}')
+
+pause_stats=$(printf '%s\n' "${pauses[@]}" | sort -n | awk '{v[NR]=$1} END {if (NR) printf "median %.1f ms, max %.1f ms (%d cycles)", v[int((NR+1)/2)], v[NR], NR}')
+awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded" -v wc="$window_calls" -v h="$held" 'BEGIN {
+  printf "calls per second (the program'\''s own count, median of 250 ms intervals):\n"
+  printf "  before the attach (glibc'\''s empty hooks)  %12.0f\n", b
+  printf "  attached                                 %12.0f   profile: %d calls in the window\n", d, wc
+  printf "  after the detach                         %12.0f   (%.3f x before)\n", a, a / b
+  printf "  under callprof record                    %12.0f\n", r
+  na = 1e9 / d - 1e9 / b; nr = 1e9 / r - 1e9 / b
+  printf "ns added per call over the empty hooks (the whole process, %s threads): attached %.1f, record %.1f: %.2f x record'\''s\n", t, na, nr, na / nr
+  printf "borrowed thread held (first attach): %s ms\n", h
+}'
+echo "attach/detach cycles: $CYCLES in ${cycles_s} s, $fails failed; borrowed thread held: $pause_stats"
+echo "program after the cycles: exit $status, $check"
+[[ $status == 0 && $fails == 0 && $check == "check ok" ]] || exit 1
