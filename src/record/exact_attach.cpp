@@ -2,6 +2,7 @@
 // program would get in its environment go to a file, with the hook slots to swap and the
 // paths of the control FIFO and the marker the runtime leaves once its data is written.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,7 +58,15 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     out << "control " << fifo << '\n' << "detached " << dir_.path() << "/detached\n";
     if (!out) return make_error("cannot write " + settings);
   }
-  return inject::load_runtime(pid, runtime, settings, 2000);
+  // A signal that ended callprof while a borrowed thread runs our calls would leave that
+  // thread returning to address 0: they wait until it is given back (kill -9 cannot).
+  sigset_t ending, before;
+  sigemptyset(&ending);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&ending, sig);
+  pthread_sigmask(SIG_BLOCK, &ending, &before);
+  auto loaded = inject::load_runtime(pid, runtime, settings, 2000);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return loaded;
 }
 
 bool ExactSource::detach(int timeout_ms) {

@@ -307,7 +307,7 @@ Status RecordingSession::inspect_attached() {
   std::error_code ec;
   const std::string exe = std::filesystem::read_symlink("/proc/" + std::to_string(args_.pid) + "/exe", ec).string();
   auto info = inspect_executable(ec ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe);
-  if (!info) return info.error();
+  if (!info) return make_error(fmt::format("cannot attach to process {}: {}", args_.pid, info.error().message));
   exe_ = *info;
   if (!exe_.dynamic)
     return make_error(
