@@ -8,8 +8,6 @@
 // the runtime stays loaded but dormant (a thread may still be inside a hook).
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <string.h>
 
 #include "code_patch.h"
@@ -17,7 +15,7 @@
 #include "parse_number.h"
 #include "process.h"
 #include "raw_syscall.h"
-#include "symbol_presence.h"
+#include "runtime_thread.h"
 
 // The hooks (hooks.cpp) by hidden aliases: a plain reference to __cyg_profile_func_enter
 // from a library loaded with dlopen binds to glibc's, first in the lookup scope.
@@ -41,8 +39,6 @@ char g_settings[32768];
 char g_control[1024];   // the FIFO callprof detaches through
 char g_detached[1024];  // the file this runtime creates once the data is written
 int g_attached = 0;     // 0 never, 1 attached, 2 detached (dormant)
-
-using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 // "got ADDRESS enter|exit 0|1" lines become slots; "control PATH" and "detached PATH" the
 // paths; the rest stay for use_runtime_settings.
@@ -144,26 +140,6 @@ void* control_thread(void*) {
   return nullptr;
 }
 
-// The control thread runs none of the program's signal handlers: every signal blocked.
-bool start_control_thread() {
-  // Loaded by dlopen, no object comes after this one: the name binds to libc's.
-  CreateFn create = reinterpret_cast<CreateFn>(next_symbol("pthread_create"));
-  if (!create) create = pthread_create;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 64 * 1024);
-  const bool ok = create(&t, &attr, control_thread, nullptr) == 0;
-  if (ok) pthread_setname_np(t, "callprof-ctl");
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  return ok;
-}
-
 // The attach itself; `again`: a window after a detach.
 int start_window(const char* settings_path, bool again) {
   g_slot_count = 0;
@@ -180,7 +156,7 @@ int start_window(const char* settings_path, bool again) {
     if (!swap_slots(true, Slots::Own)) return -1;
     if (!start_recording()) return -5;
   }
-  if (!start_control_thread()) {
+  if (!start_runtime_thread(control_thread, "callprof-ctl", 64 * 1024)) {
     stop_recording();
     return -11;
   }

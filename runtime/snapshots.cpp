@@ -10,14 +10,13 @@
 
 #include "process.h"
 #include "raw_syscall.h"
+#include "runtime_thread.h"
 #include "signal_intercept.h"
 #include "symbol_presence.h"
 #include "syscall_context.h"
 
 namespace callprof::rt {
 namespace {
-
-using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 sem_t g_requests;
 uint32_t g_seq = 0;
@@ -68,31 +67,15 @@ void* snapshot_thread(void*) {
   return nullptr;
 }
 
-// The thread must never run the program's signal handlers: every signal stays blocked.
 void start_thread() {
-  // dlsym here, not at load time: after fork too, and always from a normal context.
-  auto create = reinterpret_cast<CreateFn>(next_symbol("pthread_create"));
-  if (!create) return;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
   sem_init(&g_thread_known, 0, 0);
-  if (create(&t, &attr, snapshot_thread, nullptr) == 0) {
-    pthread_setname_np(t, "callprof-snap");
-    // Its id must be in every dump, even one written before it first ran (a short program).
-    timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 1;
-    while (sem_timedwait(&g_thread_known, &until) != 0 && errno == EINTR) {
-    }
+  if (!start_runtime_thread(snapshot_thread, "callprof-snap", 256 * 1024)) return;
+  // Its id must be in every dump, even one written before it first ran (a short program).
+  timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 1;
+  while (sem_timedwait(&g_thread_known, &until) != 0 && errno == EINTR) {
   }
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 // Only where the disposition is still the default (an inherited SIG_IGN stays); a

@@ -11,20 +11,12 @@
 #include <tuple>
 
 #include "symbols/disassembler.h"
+#include "symbols/elf_file.h"
 #include "symbols/elf_function_symbols.h"
 #include "symbols/plt_entries.h"
 
 namespace callprof {
 namespace {
-
-struct ElfFile {
-  int fd = -1;
-  Elf* elf = nullptr;
-  ~ElfFile() {
-    if (elf) elf_end(elf);
-    if (fd >= 0) close(fd);
-  }
-};
 
 // The stubs' addresses for each hook: [0] enter, [1] exit.
 struct HookStubs {
@@ -169,26 +161,23 @@ Status scan_section(std::optional<Disassembler>& cs, Elf_Scn* scn, const GElf_Sh
 }  // namespace
 
 Result<HookCallSites> find_hook_call_sites(const std::string& path) {
-  ElfFile f;
-  f.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) return make_error("cannot open " + path + ": " + std::strerror(errno));
-  elf_version(EV_CURRENT);
-  f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, nullptr);
-  if (!f.elf || elf_kind(f.elf) != ELF_K_ELF) return make_error(path + " is not an ELF file");
+  auto file = ElfFile::open(path);
+  if (!file) return file.error();
+  Elf* elf = file->elf();
   HookCallSites out;
-  const HookStubs stubs = hook_stubs(f.elf);
+  const HookStubs stubs = hook_stubs(elf);
   if (stubs.empty()) return out;
   std::optional<Disassembler> cs;
   size_t names = 0;
-  if (elf_getshdrstrndx(f.elf, &names) != 0) return out;
-  const Ranges functions = function_ranges(f.elf);
-  for (Elf_Scn* scn = elf_nextscn(f.elf, nullptr); scn != nullptr; scn = elf_nextscn(f.elf, scn)) {
+  if (elf_getshdrstrndx(elf, &names) != 0) return out;
+  const Ranges functions = function_ranges(elf);
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
-    const char* name = elf_strptr(f.elf, names, sh.sh_name);
+    const char* name = elf_strptr(elf, names, sh.sh_name);
     if (name != nullptr && std::strncmp(name, ".plt", 4) == 0) continue;
-    if (Status s = scan_section(cs, scn, sh, stubs, in_text_segment(f.elf, sh.sh_addr, sh.sh_addr + sh.sh_size),
-                                functions, out);
+    if (Status s =
+            scan_section(cs, scn, sh, stubs, in_text_segment(elf, sh.sh_addr, sh.sh_addr + sh.sh_size), functions, out);
         !s)
       return s.error();
   }

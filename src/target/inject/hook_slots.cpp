@@ -8,42 +8,30 @@
 #include <cstdio>
 #include <cstring>
 
+#include "symbols/elf_file.h"
 #include "target/inject/mapped_modules.h"
 
 namespace callprof::inject {
 namespace {
 
-struct ElfHandle {
-  int fd = -1;
-  Elf* elf = nullptr;
-  ~ElfHandle() {
-    if (elf) elf_end(elf);
-    if (fd >= 0) close(fd);
-  }
+// PT_GNU_RELRO's range: read-only once the loader has relocated it.
+struct Relro {
+  uint64_t start = 0, end = 0;
 };
 
-// PT_GNU_RELRO's range, and the first PT_LOAD's page-aligned address (what the lowest
-// mapping of the file starts at, less the bias).
-struct Layout {
-  uint64_t relro_start = 0, relro_end = 0;
-  uint64_t first_load = 0;
-};
-
-Layout layout_of(Elf* elf) {
-  Layout l;
+Relro relro_of(Elf* elf) {
+  Relro r;
   size_t count = 0;
-  if (elf_getphdrnum(elf, &count) != 0) return l;
-  bool load_seen = false;
+  if (elf_getphdrnum(elf, &count) != 0) return r;
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr ph;
-    if (!gelf_getphdr(elf, int(i), &ph)) continue;
-    if (ph.p_type == PT_GNU_RELRO) l.relro_start = ph.p_vaddr, l.relro_end = ph.p_vaddr + ph.p_memsz;
-    if (ph.p_type == PT_LOAD && !load_seen) l.first_load = ph.p_vaddr & ~uint64_t(0xfff), load_seen = true;
+    if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_GNU_RELRO)
+      r.start = ph.p_vaddr, r.end = ph.p_vaddr + ph.p_memsz;
   }
-  return l;
+  return r;
 }
 
-void add_section_slots(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, const Layout& l, uint64_t bias,
+void add_section_slots(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, const Relro& relro, uint64_t bias,
                        std::vector<HookSlot>& out) {
   Elf_Scn* symtab = elf_getscn(elf, sh.sh_link);
   GElf_Shdr sym_sh;
@@ -64,7 +52,7 @@ void add_section_slots(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, const Layout
     HookSlot s;
     s.address = bias + r.r_offset;
     s.exit = !enter;
-    s.read_only = r.r_offset >= l.relro_start && r.r_offset < l.relro_end;
+    s.read_only = r.r_offset >= relro.start && r.r_offset < relro.end;
     out.push_back(s);
   }
 }
@@ -72,18 +60,15 @@ void add_section_slots(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, const Layout
 }  // namespace
 
 Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bias) {
-  ElfHandle h;
-  h.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) return make_error("cannot open " + path + ": " + std::strerror(errno));
-  elf_version(EV_CURRENT);
-  h.elf = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return make_error(path + " is not an ELF file");
-  const Layout l = layout_of(h.elf);
+  auto file = ElfFile::open(path);
+  if (!file) return file.error();
+  Elf* elf = file->elf();
+  const Relro relro = relro_of(elf);
   std::vector<HookSlot> out;
-  for (Elf_Scn* scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_entsize > 0)
-      add_section_slots(h.elf, scn, sh, l, bias, out);
+      add_section_slots(elf, scn, sh, relro, bias, out);
   }
   for (HookSlot& s : out) s.module = path;
   return out;

@@ -10,32 +10,27 @@
 #include <map>
 #include <sstream>
 
+#include "symbols/elf_file.h"
 #include "symbols/elf_functions.h"
 
 namespace callprof::inject {
 
 Result<LoadLayout> load_layout(const std::string& file) {
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error("cannot open " + file + ": " + std::strerror(errno));
-  elf_version(EV_CURRENT);
-  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  auto elf_file = ElfFile::open(file);
+  if (!elf_file) return elf_file.error();
+  Elf* elf = elf_file->elf();
   LoadLayout l;
   GElf_Ehdr eh;
   size_t count = 0;
-  const bool ok = elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) && elf_getphdrnum(elf, &count) == 0;
-  if (ok) {
-    l.dynamic_object = eh.e_type == ET_DYN;
-    bool load_seen = false;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Phdr ph;
-      if (!gelf_getphdr(elf, int(i), &ph)) continue;
-      if (ph.p_type == PT_INTERP) l.interpreter = true;
-      if (ph.p_type == PT_LOAD && !load_seen) l.first_load = ph.p_vaddr & ~uint64_t(0xfff), load_seen = true;
-    }
+  if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &count) != 0) return make_error(file + " has no program headers");
+  l.dynamic_object = eh.e_type == ET_DYN;
+  bool load_seen = false;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(elf, int(i), &ph)) continue;
+    if (ph.p_type == PT_INTERP) l.interpreter = true;
+    if (ph.p_type == PT_LOAD && !load_seen) l.first_load = ph.p_vaddr & ~uint64_t(0xfff), load_seen = true;
   }
-  if (elf) elf_end(elf);
-  close(fd);
-  if (!ok) return make_error(file + " is not an ELF file");
   return l;
 }
 
