@@ -118,6 +118,26 @@ TEST_P(AttachExact, TenAttachesInARowEachHoldOnlyTheirWindow) {
   EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
 }
 
+// Per-caller times as exact mode measures them, in an attached window too: x's calls of d
+// work 3 ms, y's 1 ms, so x -> d carries 75 % of d's time (gprof would say 50 %).
+TEST_P(AttachExact, PerCallerTimesAreMeasuredInTheWindow) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"1", "split"});
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "1", "-o", "profile.callprof", std::to_string(pid)},
+          dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  const double xd = double(u64(rep.edge("x", "d"), "total_ns")), yd = double(u64(rep.edge("y", "d"), "total_ns"));
+  ASSERT_GT(xd + yd, 0.0);
+  const double share = xd / (xd + yd);
+  measured("x_share_of_d", share);
+  // Calls open at the window's edges move it by at most one 3 ms call in about 750 ms.
+  EXPECT_NEAR(share, 0.75, 0.02) << "x->d " << xd << " ns, y->d " << yd << " ns";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
 TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   const std::string binary = build_plain("attach_target.c", {"-lpthread"});
   const pid_t pid = start(binary, {});

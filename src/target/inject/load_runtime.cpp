@@ -36,7 +36,8 @@ Result<PtraceThread> borrow_thread(pid_t pid, int timeout_ms) {
         last = t.error().message;
         continue;
       }
-      if (safe_to_borrow(stopped_thread_frames(pid, tid, 128), *system)) return t;
+      if (safe_to_borrow(stopped_thread_frames(pid, tid, 128), *system, waiting_in_blocking_call(t->saved_regs())))
+        return t;
       last = "its threads were inside libc or the loader";
     }
     if (now_ns() >= until)

@@ -1,6 +1,7 @@
 #include "target/inject/safe_point.h"
 
 #include <elfutils/libdwfl.h>
+#include <sys/syscall.h>
 
 #include <cstring>
 #include <fstream>
@@ -70,16 +71,50 @@ std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max) {
   return frames.pcs;
 }
 
-bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system) {
-  if (frames.size() < 2) return false;  // not even a caller: nothing known
-  size_t first_system = 0;
+bool waiting_in_blocking_call(const user_regs_struct& regs) {
+  if (int64_t(regs.orig_rax) < 0) return false;
+  switch (regs.orig_rax) {
+    case SYS_read:
+    case SYS_pread64:
+    case SYS_readv:
+    case SYS_preadv:
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_connect:
+    case SYS_poll:
+    case SYS_ppoll:
+    case SYS_select:
+    case SYS_pselect6:
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+    case SYS_wait4:
+    case SYS_waitid:
+    case SYS_pause:
+    case SYS_rt_sigsuspend:
+    case SYS_rt_sigtimedwait:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system, bool blocking) {
+  size_t own = 0;  // the innermost frame of the program's own code
+  if (blocking)
+    while (own < frames.size() && system.contains(frames[own])) ++own;
+  if (frames.size() < own + 2) return false;  // not even a caller: nothing known
+  size_t first_system = own;
   while (first_system < frames.size() && !system.contains(frames[first_system])) ++first_system;
   // Unwound down to its base: the outermost frames are libc's thread or program start
   // (start_thread, __libc_start_main, clone3; the executable's _start may end it).
   if (first_system == frames.size()) return false;
   for (size_t i = first_system; i < frames.size(); ++i)
     if (!system.contains(frames[i]) && i + 1 != frames.size()) return false;
-  return first_system > 0;
+  return first_system > own;
 }
 
 }  // namespace callprof::inject

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include <cstdint>
 #include <string>
@@ -27,9 +28,15 @@ Result<SystemCode> system_code_of(pid_t pid);
 // addresses), at most `max`; libdwfl reads it through ptrace (the thread must be ours, stopped).
 std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max);
 
+// Whether a thread stopped with registers `regs` sits in a system call that waits for
+// something outside the process (read, poll, sleep, accept, wait...), which libc makes
+// without holding a lock of its own or the loader's: futex and the memory calls are not.
+bool waiting_in_blocking_call(const user_regs_struct& regs);
+
 // The rule above, on frames from stopped_thread_frames: no frame in libc or the loader,
 // except the base ones every thread starts from (__libc_start_main, start_thread, clone3),
-// which must be where the unwinding ended.
-bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system);
+// which must be where the unwinding ended; `blocking` (waiting_in_blocking_call): the
+// innermost frames may be libc's too, the wrappers of that call (an idle thread).
+bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system, bool blocking = false);
 
 }  // namespace callprof::inject

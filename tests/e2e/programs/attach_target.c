@@ -4,7 +4,9 @@
  * between two a() calls; each checks b == 3 a, and main prints "checked N threads: ok"
  * and exits 0 (3 on a mismatch). It prints "ready" once every thread runs.
  * Truth in any attached window: calls of b = 3 x calls of a, within 3 per thread (the
- * calls open at the window's edges). */
+ * calls open at the window's edges).
+ * With "split" as argv[2] the threads instead call x() and y() in turn; both call d(),
+ * x's call working 3 ms and y's 1 ms (e2e_work_us): d's time is 75 % x's, 25 % y's. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,9 +32,22 @@ E2E_FN void a(void) {
   b();
 }
 
+E2E_FN void d(unsigned ms) { e2e_work_us(ms * 1000u); }
+E2E_FN void x(void) { d(3); }
+E2E_FN void y(void) { d(1); }
+
+static int g_split;
+
 static void* worker(void* arg) {
   (void)arg;
-  while (!g_stop) a();
+  while (!g_stop) {
+    if (!g_split) {
+      a();
+      continue;
+    }
+    x();
+    y();
+  }
   pthread_mutex_lock(&g_lock);
   if (t_b != 3 * t_a) g_failed = 1;
   pthread_mutex_unlock(&g_lock);
@@ -46,6 +61,7 @@ static void on_usr1(int sig) {
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? atoi(argv[1]) : 1;
+  g_split = argc > 2 && argv[2][0] == 's';
   signal(SIGUSR1, on_usr1);
   pthread_t t[64];
   for (int i = 1; i < threads && i < 64; ++i) pthread_create(&t[i], NULL, worker, NULL);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +102,43 @@ TEST_F(RemoteCall, DataGoesOnTheThreadsStackAndLibcFunctionsRun) {
   EXPECT_EQ(*r, 4u);
 }
 
+// A thread blocked in read() is borrowed; given back, its read goes on as if nothing had
+// happened: restarted, not failed with EINTR.
+TEST(RemoteCallBlocked, AThreadWaitingInReadIsBorrowedAndItsReadGoesOn) {
+  int data[2], ready[2];
+  ASSERT_EQ(pipe(data), 0);
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    close(ready[1]);
+    char byte = 0;
+    const ssize_t n = read(data[0], &byte, 1);  // blocks here
+    _exit(n == 1 && byte == 'x' ? 0 : 4);
+  }
+  close(ready[1]);
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // into its read
+  {
+    auto t = PtraceThread::seize(child, child, 1000);
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_TRUE(waiting_in_blocking_call(t->saved_regs()));
+    auto code = system_code_of(child);
+    ASSERT_TRUE(code);
+    EXPECT_TRUE(safe_to_borrow(stopped_thread_frames(child, child, 64), *code, true));
+    auto r = remote_call(*t, reinterpret_cast<uint64_t>(&callprof_test_add3), {7, 0, 0}, "", 2000);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, 7u);
+  }  // released
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(write(data[1], "x", 1), 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "its read failed: status " << status;
+}
+
 TEST(SafePoint, AThreadInsideLibcIsNotSafeToBorrow) {
   SystemCode code;
   code.ranges = {{0x1000, 0x2000}};
@@ -109,6 +147,18 @@ TEST(SafePoint, AThreadInsideLibcIsNotSafeToBorrow) {
   EXPECT_FALSE(safe_to_borrow({0x9000, 0x9100}, code)) << "not unwound down to its base";
   EXPECT_TRUE(safe_to_borrow({0x9000, 0x9100, 0x1600, 0x1700}, code)) << "a thread's own code over start_thread";
   EXPECT_TRUE(safe_to_borrow({0x9000, 0x1600, 0x1700, 0x9300}, code)) << "main over __libc_start_main and _start";
+  // Waiting in a blocking system call: libc's wrappers on top are allowed, nothing else.
+  EXPECT_TRUE(safe_to_borrow({0x1100, 0x1200, 0x9000, 0x9100, 0x1600}, code, true)) << "nanosleep from our code";
+  EXPECT_FALSE(safe_to_borrow({0x1100, 0x1200, 0x9000, 0x1600}, code, false)) << "not waiting: libc on top";
+  EXPECT_FALSE(safe_to_borrow({0x1100, 0x9000, 0x1200, 0x9100, 0x1600}, code, true)) << "libc under our code";
+  EXPECT_FALSE(safe_to_borrow({0x1100, 0x1200, 0x1600}, code, true)) << "no code of the program's";
+  user_regs_struct r{};
+  r.orig_rax = SYS_clock_nanosleep;
+  EXPECT_TRUE(waiting_in_blocking_call(r));
+  r.orig_rax = SYS_futex;
+  EXPECT_FALSE(waiting_in_blocking_call(r)) << "a lock";
+  r.orig_rax = ~0ull;
+  EXPECT_FALSE(waiting_in_blocking_call(r)) << "not in a system call";
 }
 
 TEST_F(RemoteCall, ACallThatNeverReturnsIsStoppedAndReported) {
