@@ -13,7 +13,7 @@ namespace callprof::cli {
 
 Run add_attach(CLI::App& app) {
   auto cli = std::make_shared<RecordCli>();
-  cli->mode = "sample";
+  cli->mode = "auto";
   record::RecordArgs& a = cli->args;
   add_count_option(app, "pid", a.pid, "The process to sample", 1, INT32_MAX)
       ->type_name("PID")
@@ -25,11 +25,12 @@ Run add_attach(CLI::App& app) {
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
   add_symfs_option(app);
   app.add_option("--mode", cli->mode,
-                 "sample | exact (a program built with hooks: the runtime is loaded into it, docs/attach.md) | "
+                 "auto (exact when the program has hooks and no sampling option is given, else sample) | "
+                 "sample | exact (the runtime is loaded into the program, docs/attach.md) | "
                  "syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
       ->type_name("MODE")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sample", "exact", "syscall", "probe"}));
+      ->check(CLI::IsMember({"auto", "sample", "exact", "syscall", "probe"}));
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);

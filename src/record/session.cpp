@@ -126,6 +126,7 @@ Status RecordingSession::preflight() {
     if (Status s = perf::check_process(args_.pid); !s)  // before anything reads its files
       return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + s.error().message);
     if (Status s = check_attachable(args_.pid); !s) return s;
+    if (!args_.mode) mode_ = attach_mode();
     if (mode_ == Mode::Exact)
       if (Status s = inspect_attached(); !s) return s;
   } else {
@@ -303,10 +304,24 @@ void RecordingSession::wait_attached() {
         fmt::format("the runtime in process {} did not confirm the detach: its data may be missing", args_.pid));
 }
 
-Status RecordingSession::inspect_attached() {
+// The attached process's executable (by its real path: the runtime compares it).
+Result<ExecutableInfo> RecordingSession::attached_executable() const {
+  const std::string link = "/proc/" + std::to_string(args_.pid) + "/exe";
   std::error_code ec;
-  const std::string exe = std::filesystem::read_symlink("/proc/" + std::to_string(args_.pid) + "/exe", ec).string();
-  auto info = inspect_executable(ec ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe);
+  const std::string exe = std::filesystem::read_symlink(link, ec).string();
+  return inspect_executable(ec ? link : exe);
+}
+
+// attach without --mode, as record: exact when the program has hooks (and exact mode can
+// attach to it) and no option of another mode was given; else sample.
+Mode RecordingSession::attach_mode() const {
+  auto exe = attached_executable();
+  const bool exact = exe && exe->has_hooks && exe->dynamic && exe->elf_class == ELFCLASS64;
+  return exact && check_options_apply(args_, Mode::Exact, "") ? Mode::Exact : Mode::Sample;
+}
+
+Status RecordingSession::inspect_attached() {
+  auto info = attached_executable();
   if (!info) return make_error(fmt::format("cannot attach to process {}: {}", args_.pid, info.error().message));
   exe_ = *info;
   if (!exe_.dynamic)

@@ -51,6 +51,8 @@ class RecordingSession {
   Status start_attached();
   Status start_exact_attached();
   Status inspect_attached();
+  Result<ExecutableInfo> attached_executable() const;
+  Mode attach_mode() const;
   void wait_attached();
   Status open_tracing(bool follow_children);
   void make_collector();

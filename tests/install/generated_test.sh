@@ -34,7 +34,7 @@ if [ "$what" = completion ]; then
   expect "" callprof export --na
   offers self cpu offcpu samples calls allocs allocbytes syscalls syscalltime -- callprof flame --metric ""
   expect "cpu-clock|cycles|instructions|cache-misses|branch-misses" callprof record -e ""
-  expect "sample|exact|syscall|probe" callprof attach --mode ""
+  expect "auto|sample|exact|syscall|probe" callprof attach --mode ""
   expect "auto|exact|sample|syscall|probe" callprof record --mode ""
   expect "inlined|all|off" callprof record --auto-fold ""
   expect "none|user|full" callprof record --syscall-stacks ""
