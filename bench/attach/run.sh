@@ -17,6 +17,7 @@ CYCLES=${BENCH_CYCLES:-100}
 WINDOW=${BENCH_WINDOW:-2}
 die() { echo "run.sh: $*" >&2; exit 2; }
 [[ -x $callprof ]] || die "missing $callprof (build callprof and callprof-rt first)"
+command -v jq >/dev/null || die "needs jq"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/callprof-attach-XXXXXX")
 [[ ${BENCH_KEEP:-0} == 1 ]] || trap 'rm -rf "$tmp"; [[ -n ${pid:-} ]] && kill -9 "$pid" 2>/dev/null || true' EXIT
 ${BENCH_CC:-cc} -O2 -g -finstrument-functions "$here/attach_loop.c" -o "$tmp/loop" -lpthread || die "cannot build"
@@ -32,9 +33,12 @@ sleep 3
 from=$(lines); sleep "$WINDOW"; before=$(median_rate "$((from + 1))")
 from=$(lines)
 "$callprof" attach "$pid" --mode exact -d "$WINDOW" -o "$tmp/window.callprof" 2> "$tmp/attach.err" || { cat "$tmp/attach.err"; die "attach failed"; }
-during=$(median_rate "$((from + 2))")
 held=$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
-window_calls=$("$callprof" report -i "$tmp/window.callprof" --json | jq '.summary.calls')
+# Attached: the profile's calls over its window (the program's own lines mix in the time
+# before the attach and after the detach).
+"$callprof" report -i "$tmp/window.callprof" --json > "$tmp/window.json"
+window_calls=$(jq '.summary.calls' "$tmp/window.json")
+during=$(jq '.summary.calls / ((.processes[0].end_ns - .processes[0].start_ns) / 1e9)' "$tmp/window.json")
 sleep 1
 from=$(lines); sleep "$WINDOW"; after=$(median_rate "$((from + 1))")
 
@@ -58,15 +62,16 @@ check=$(grep '^check' "$tmp/out" || echo "check: none")
 
 # The same program under record, for the cost per call: RECORD_S seconds.
 "$callprof" record -q -o "$tmp/record.callprof" -- "$tmp/loop" "$THREADS" "$((WINDOW + 2))" > "$tmp/out" 2>&1
-recorded=$(tail -n +3 "$tmp/out" | awk '/^rate/ {print $2}' | sort -n | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : 0}')
+# Measured as the attached window is: the profile's calls over its process's recorded time.
+recorded=$("$callprof" report -i "$tmp/record.callprof" --json | jq '.summary.calls / ((.processes[0].end_ns - .processes[0].start_ns) / 1e9)')
 
 pause_stats=$(printf '%s\n' "${pauses[@]}" | sort -n | awk '{v[NR]=$1} END {if (NR) printf "median %.1f ms, max %.1f ms (%d cycles)", v[int((NR+1)/2)], v[NR], NR}')
 awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded" -v wc="$window_calls" -v h="$held" 'BEGIN {
   printf "calls per second (the program'\''s own count, median of 250 ms intervals):\n"
   printf "  before the attach (glibc'\''s empty hooks)  %12.0f\n", b
-  printf "  attached                                 %12.0f   profile: %d calls in the window\n", d, wc
+  printf "  attached (the profile'\''s calls / window)  %12.0f   %d calls in the window\n", d, wc
   printf "  after the detach                         %12.0f   (%.3f x before)\n", a, a / b
-  printf "  under callprof record                    %12.0f\n", r
+  printf "  under callprof record (profile / time)   %12.0f\n", r
   na = 1e9 / d - 1e9 / b; nr = 1e9 / r - 1e9 / b
   printf "ns added per call over the empty hooks (the whole process, %s threads): attached %.1f, record %.1f: %.2f x record'\''s\n", t, na, nr, na / nr
   printf "borrowed thread held (first attach): %s ms\n", h
