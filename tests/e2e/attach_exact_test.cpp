@@ -154,6 +154,29 @@ TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
+// The program ends while attached: its data, written as it exits, is the profile, and
+// callprof ends at once instead of waiting for the window.
+TEST_P(AttachExact, AProgramThatEndsWhileAttachedLeavesItsData) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2"});
+  const auto began = std::chrono::steady_clock::now();
+  const Started attach = e2e::start(
+      {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "20", "-o", "profile.callprof", std::to_string(pid)},
+      dir());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  const RunResult r = e2e::finish(attach);
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(4500))
+      << "neither the 20 s window nor the 5 s wait for a detach that cannot come";
+  const Report rep = report();
+  const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+  EXPECT_GT(ca, 100u);
+  EXPECT_LE(cb, 3 * ca + 6);
+  EXPECT_GE(cb + 6, 3 * ca);
+}
+
 // A process already traced (here by the test itself: a debugger would do the same) is
 // refused before anything is loaded into it, and goes on untouched.
 TEST_P(AttachExact, ATracedProcessIsRefusedWithOneLine) {
