@@ -12,6 +12,9 @@ namespace {
 // Same slots as the exclusion cache: a slot here holds the function in that cache's slot
 // when it got there by being folded.
 uint64_t g_removed[kExclusionSlots];
+// Same slots: a function found outside the plan's modules, so that its next folded calls
+// do not look through the modules again (count_folded_call asks at every one).
+uint64_t g_kept[kExclusionSlots];
 // In the order they were removed; at most one per exclusion-cache slot, so it cannot overflow.
 wire::DumpRemovedFunction g_removed_list[kExclusionSlots];
 uint32_t g_removed_count = 0;
@@ -24,7 +27,11 @@ bool remove_folded_function(uint64_t fn) {
     // Only a function of the plan's modules: another's hook calls cannot be rewritten, and
     // its library may be closed and its address reused by another function, which the
     // exclusion cache would then take for this one.
-    if (!in_plan_module(fn)) return false;
+    if (__atomic_load_n(&g_kept[slot], __ATOMIC_RELAXED) == fn) return false;
+    if (!in_plan_module(fn)) {
+      __atomic_store_n(&g_kept[slot], fn, __ATOMIC_RELAXED);
+      return false;
+    }
     if (__atomic_compare_exchange_n(&g_removed[slot], &seen, fn, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
       // Claimed here: marked as folded (above) before the hooks can see it excluded.
       uint64_t held = 0;
