@@ -54,9 +54,16 @@ unsigned read_settings(const char* path) {
   return used;
 }
 
-void take_line(char* line, unsigned length) {
-  line[length] = 0;
-  if (strncmp(line, "got ", 4) == 0 && g_slot_count < sizeof g_slots / sizeof g_slots[0]) {
+// Copies a path of `length` bytes, terminated, when it fits.
+void take_path(char* out, uint64_t cap, const char* path, unsigned length) {
+  if (length >= cap) return;
+  memcpy(out, path, length);
+  out[length] = 0;
+}
+
+// One line of the attach's own: "got ADDRESS enter|exit 0|1", "control PATH", "detached PATH".
+void take_line(const char* line, unsigned length) {
+  if (length > 4 && strncmp(line, "got ", 4) == 0 && g_slot_count < sizeof g_slots / sizeof g_slots[0]) {
     const char* rest = nullptr;
     HookSlot& s = g_slots[g_slot_count];
     s = HookSlot{};
@@ -64,27 +71,20 @@ void take_line(char* line, unsigned length) {
     s.kind = strncmp(rest, " exit", 5) == 0 ? 1 : 0;
     s.read_only = line[length - 1] == '1';
     if (s.address != 0 && s.address % 8 == 0) ++g_slot_count;
-  } else if (strncmp(line, "control ", 8) == 0 && length - 8 < sizeof g_control) {
-    memcpy(g_control, line + 8, length - 7);
-  } else if (strncmp(line, "detached ", 9) == 0 && length - 9 < sizeof g_detached) {
-    memcpy(g_detached, line + 9, length - 8);
+  } else if (length > 8 && strncmp(line, "control ", 8) == 0) {
+    take_path(g_control, sizeof g_control, line + 8, length - 8);
+  } else if (length > 9 && strncmp(line, "detached ", 9) == 0) {
+    take_path(g_detached, sizeof g_detached, line + 9, length - 9);
   }
 }
 
-// Splits g_settings: attach lines taken here (and blanked), NAME=value lines kept.
+// The attach's own lines; the CALLPROF_* ones are use_runtime_settings' (it skips the rest).
 void parse_settings(unsigned used) {
-  for (unsigned start = 0, i = 0; i <= used; ++i) {
-    if (i < used && g_settings[i] != '\n') continue;
-    char* line = g_settings + start;
-    const unsigned length = i - start;
-    bool setting = false;  // NAME=value
-    for (unsigned k = 0; k < length && !setting; ++k) setting = line[k] == '=';
-    if (length > 0 && !setting) {
-      take_line(line, length);
-      memset(line, '\n', length);  // an empty line for use_runtime_settings
+  for (unsigned start = 0, i = 0; i <= used; ++i)
+    if (i == used || g_settings[i] == '\n') {
+      take_line(g_settings + start, i - start);
+      start = i + 1;
     }
-    start = i + 1;
-  }
 }
 
 // This library's own image: its calibration's hook calls go through slots in it.
@@ -143,6 +143,7 @@ void* control_thread(void*) {
 // The attach itself; `again`: a window after a detach.
 int start_window(const char* settings_path, bool again) {
   g_slot_count = 0;
+  g_control[0] = g_detached[0] = 0;
   const unsigned used = read_settings(settings_path);
   if (used == 0) return -2;
   parse_settings(used);

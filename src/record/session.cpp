@@ -286,10 +286,12 @@ Status RecordingSession::start_exact_attached() {
   auto loaded = exact_->attach(args_.pid);
   if (!loaded)
     return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + loaded.error().message);
-  reporter_.note(fmt::format("attached to {} in exact mode (thread {} held {:.1f} ms to load the runtime); {}",
-                             args_.pid, loaded->borrowed_tid, double(loaded->pause_ns) / 1e6,
-                             args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
-                                                   : std::string("Ctrl-C to stop")));
+  reporter_.note(
+      fmt::format("attached to {} in exact mode (thread {}, at a safe point after {:.1f} ms, held {:.1f} ms "
+                  "to load the runtime); {}",
+                  args_.pid, loaded->borrowed_tid, double(loaded->waited_ns) / 1e6, double(loaded->pause_ns) / 1e6,
+                  args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
+                                        : std::string("Ctrl-C to stop")));
   start_steady_ns_ = int64_t(monotonic_ns());
   return Ok{};
 }

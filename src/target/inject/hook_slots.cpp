@@ -70,7 +70,6 @@ Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bi
     if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_entsize > 0)
       add_section_slots(elf, scn, sh, relro, bias, out);
   }
-  for (HookSlot& s : out) s.module = path;
   return out;
 }
 
@@ -88,7 +87,6 @@ Result<std::vector<HookSlot>> hook_slots(pid_t pid) {
   for (const MappedModule& m : *modules) {
     auto slots = hook_slots_of(m.file, m.bias);
     if (!slots) continue;
-    for (HookSlot& s : *slots) s.module = m.path;
     out.insert(out.end(), slots->begin(), slots->end());
   }
   return out;

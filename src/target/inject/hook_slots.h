@@ -18,7 +18,6 @@ struct HookSlot {
   uint64_t address = 0;    // in the process
   bool exit = false;       // __cyg_profile_func_exit's (else enter's)
   bool read_only = false;  // inside PT_GNU_RELRO: read-only once the loader is done
-  std::string module;
 };
 
 // Every hook slot of every module mapped in `pid` (none: the process calls no hooks).

@@ -28,7 +28,6 @@ Result<LoadLayout> load_layout(const std::string& file) {
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf, int(i), &ph)) continue;
-    if (ph.p_type == PT_INTERP) l.interpreter = true;
     if (ph.p_type == PT_LOAD && !load_seen) l.first_load = ph.p_vaddr & ~uint64_t(0xfff), load_seen = true;
   }
   return l;
@@ -54,11 +53,10 @@ Result<std::vector<MappedModule>> mapped_modules(pid_t pid) {
   }
   std::vector<MappedModule> out;
   for (const std::string& path : order) {
-    MappedModule m{path, proc + "/root" + path, 0, false};
+    MappedModule m{path, proc + "/root" + path, 0};
     auto l = load_layout(m.file);
     if (!l) continue;
     m.bias = l->dynamic_object ? lowest[path] - l->first_load : 0;
-    m.executable = !l->dynamic_object || l->interpreter;
     out.push_back(std::move(m));
   }
   return out;

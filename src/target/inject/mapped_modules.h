@@ -17,7 +17,6 @@ struct MappedModule {
   std::string path;  // as the process sees it
   std::string file;  // where callprof opens it: /proc/PID/root + path
   uint64_t bias = 0;
-  bool executable = false;  // ET_EXEC or ET_DYN with an interpreter: the program itself
 };
 
 Result<std::vector<MappedModule>> mapped_modules(pid_t pid);
@@ -30,11 +29,10 @@ const MappedModule* find_module(const std::vector<MappedModule>& modules, const 
 Result<uint64_t> function_address(const MappedModule& module, const std::string& function);
 
 // The first-PT_LOAD page address of an ELF file, which its lowest mapping starts at less
-// the bias; and whether it has an interpreter.
+// the bias (ET_DYN; an ET_EXEC file is loaded where it says).
 struct LoadLayout {
   uint64_t first_load = 0;
   bool dynamic_object = false;  // ET_DYN
-  bool interpreter = false;
 };
 Result<LoadLayout> load_layout(const std::string& file);
 
