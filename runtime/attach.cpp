@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include "attach_frames.h"
+#include "clock.h"
 #include "code_patch.h"
 #include "early_env.h"
 #include "parse_number.h"
@@ -120,6 +122,7 @@ void detach() {
   // Hooks already entered finish within microseconds; none starts after the swap.
   const timespec grace{0, 20 * 1000 * 1000};
   sys::call(SYS_nanosleep, sys::p(&grace), 0);
+  drop_attach_frames();
   write_dump();
   stop_recording();
   const long fd = sys::open(g_detached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -161,7 +164,13 @@ int start_window(const char* settings_path, bool again) {
     stop_recording();
     return -11;
   }
-  return swap_slots(true, Slots::Program) ? 0 : -1;
+  return 0;
+}
+
+bool program_slots_swapped() {
+  for (uint32_t i = 0; i < g_slot_count; ++i)
+    if (g_slots[i].swapped && !own_slot(g_slots[i])) return true;
+  return false;
 }
 
 }  // namespace
@@ -169,8 +178,8 @@ int start_window(const char* settings_path, bool again) {
 
 using namespace callprof::rt;
 
-// 0 when attached; a negative errno-like code otherwise. Called on the thread callprof
-// borrowed, once per window.
+// Readies a window: 0 when ready; a negative errno-like code otherwise. Called on the thread
+// callprof borrowed, once per window; callprof_attach_begin starts it.
 extern "C" __attribute__((visibility("default"))) int callprof_attach(const char* settings_path) {
   // 0 never attached, 1 attached, 2 detached (dormant): a new window may begin.
   int state = __atomic_load_n(&g_attached, __ATOMIC_ACQUIRE);
@@ -179,4 +188,15 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach(const char
   const int status = start_window(settings_path, state == 2);
   if (status == -2 || status == -22 || status == -5) __atomic_store_n(&g_attached, state, __ATOMIC_RELEASE);
   return status;
+}
+
+// Starts the window callprof_attach readied: every thread of the process is stopped but
+// the one running this; `frames_path` lists the frames they have open ("": none).
+// The program's hooks come here from now on. 0, or a negative errno-like code.
+extern "C" __attribute__((visibility("default"))) int callprof_attach_begin(const char* frames_path) {
+  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1 || program_slots_swapped()) return -16;
+  if (frames_path[0] && load_attach_frames(frames_path, ticks()))
+    for (ThreadState* s = first_thread(); s; s = s->next)
+      if (!__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) open_attach_frames(s, 0);
+  return swap_slots(true, Slots::Program) ? 0 : -1;
 }

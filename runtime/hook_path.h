@@ -4,6 +4,7 @@
 // bookkeeping. No locks, allocation or system calls once a thread is attached.
 #pragma once
 
+#include "attach_frames.h"
 #include "clock.h"
 #include "code_patch.h"
 #include "function_plan.h"
@@ -49,7 +50,7 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
   if (__builtin_expect(known_excluded(fn), 0)) return excluded_call(fn, callsite, hook_ret);
   ThreadState* s = t_state;
   if (__builtin_expect(s == nullptr, 0)) {
-    s = attach_thread();
+    s = attach_thread_at(sp);
     if (!s) return;
   }
   if (__builtin_expect(s->busy, 0)) return enter_interrupting(s, fn, callsite, sp, ticks());
@@ -65,7 +66,12 @@ __attribute__((always_inline)) inline void hook_enter(uint64_t fn, uint64_t call
 __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret = 0) {
   if (__builtin_expect(known_excluded(fn), 0)) return excluded_exit(fn, sp, hook_ret);
   ThreadState* s = t_state;
-  if (__builtin_expect(s == nullptr, 0)) return;
+  if (__builtin_expect(s == nullptr, 0)) {
+    // A thread's first hook after an attach may be the return of a frame open since before.
+    if (!attach_frames_pending()) return;
+    s = attach_thread_at(sp);
+    if (!s) return;
+  }
   // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere).
   if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return;
   if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, exit_ticks());

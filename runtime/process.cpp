@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "alt_stack.h"
+#include "attach_frames.h"
 #include "clock.h"
 #include "closed_modules.h"
 #include "code_patch.h"
@@ -306,6 +307,16 @@ ThreadState* attach_thread() {
   t_setting_up = true;
   ThreadState* s = set_up_thread();
   t_setting_up = false;
+  return s;
+}
+
+ThreadState* attach_thread_at(uint64_t sp) {
+  ThreadState* s = attach_thread();
+  if (s && attach_frames_pending()) {
+    s->busy = 1;
+    open_attach_frames(s, sp);
+    s->busy = 0;
+  }
   return s;
 }
 

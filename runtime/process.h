@@ -52,6 +52,9 @@ extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 
 // Null when profiling is off (no output directory) or memory could not be had.
 ThreadState* attach_thread();
+// attach_thread() at a hook whose stack pointer is `sp`: a thread that was running when an
+// attached window began first gets the frames it had open then (attach_frames.h).
+ThreadState* attach_thread_at(uint64_t sp);
 // Close all frames and record the end; when `release` the big reservations are returned
 // and the thread must not use its state again.
 void finish_thread(ThreadState* s, bool release);

@@ -276,4 +276,19 @@ void ThreadProfile::restart(uint64_t now) {
   folded_node_count_ = 0;
 }
 
+uint32_t ThreadProfile::open_context_frames(const wire::AttachFrame* in, uint32_t n, uint64_t now) {
+  if (depth_ != 1 || overflow_ != 0) return 0;
+  uint32_t pushed = 0;
+  for (uint32_t i = 0; i < n && depth_ < depth_limit_; ++i) {
+    const uint32_t child = find_or_add(frames_[depth_ - 1].node, in[i].fn, in[i].callsite);
+    if (child == kNoNode || child == kParentGone) break;
+    if (nodes_[child].flags & wire::kNodeExcluded) continue;
+    frames_[depth_++] = Frame{child, 0, in[i].sp, now, 0};
+    ++pushed;
+  }
+  take_pause();  // a pause here is before the frames' time began
+  inherited_depth_ = depth_;
+  return pushed;
+}
+
 }  // namespace callprof::rt

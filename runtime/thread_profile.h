@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "wire/attach_frames.h"
 #include "wire/raw_dump.h"
 
 namespace callprof::rt {
@@ -235,6 +236,11 @@ class ThreadProfile {
   // After fork: forget all metrics; the frames still open restart at `now`, as context:
   // their calls were the parent's, so their returns here count none.
   void restart(uint64_t now);
+  // The frames a thread had open when an attached window began (wire/attach_frames.h),
+  // outermost first, pushed onto a stack holding only the root as context, as restart()
+  // leaves a fork's: their time counts from `now`, their returns count no call. Filtered-out
+  // functions are left out. How many were pushed.
+  uint32_t open_context_frames(const wire::AttachFrame* frames, uint32_t n, uint64_t now);
 
   uint32_t node_count() const { return node_count_; }
   uint32_t index_slots() const { return slot_mask_ + 1; }

@@ -17,7 +17,7 @@ ALLOWED = {
     "model": ["util"],
     "trace": ["model", "util"],                   # ARCHITECTURE.md's profile_file
     "symbols": ["model", "util"],
-    "target": ["model", "symbols", "util"],       # symbols: inject finds functions in the target's modules
+    "target": ["model", "symbols", "util", "wire"],  # symbols: inject finds functions in the target's modules; wire: the attach frames
     "collect/runtime": ["model", "symbols", "wire"],  # the exact-mode runtime's dumps
     "collect/perf": ["util"],                     # perf_event sessions, rings, records
     # collect/stacks: unwinding, frame names, the stack engine. collect/runtime is a stand-in:

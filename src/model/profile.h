@@ -123,6 +123,11 @@ struct ExactFacts {
   std::string min_duration{};                                                          // as given, "" when none
   uint64_t max_nodes = 0;                                                              // 0: no budget
   uint64_t unmatched_exits = 0;  // exit hooks that found no matching entry
+  // attach --mode exact: the frames open on the threads' stacks when the window began (their
+  // time counts from then, their calls are not counted), and in how many threads.
+  bool attached = false;
+  uint64_t frames_open_at_attach = 0;
+  uint64_t threads_open_at_attach = 0;
 };
 
 // How a sampled recording sampled, and what it lost.

@@ -64,7 +64,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   sigemptyset(&ending);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&ending, sig);
   pthread_sigmask(SIG_BLOCK, &ending, &before);
-  auto loaded = inject::load_runtime(pid, runtime, settings, 2000);
+  auto loaded = inject::load_runtime(pid, runtime, settings, dir_.path() + "/attach.frames", 2000);
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return loaded;
 }

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "collect/perf/perf_target.h"
@@ -127,6 +128,8 @@ Status RecordingSession::preflight() {
       return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + s.error().message);
     if (Status s = check_attachable(args_.pid); !s) return s;
     if (!args_.mode) mode_ = attach_mode();
+    std::ifstream comm("/proc/" + std::to_string(args_.pid) + "/comm");
+    std::getline(comm, comm_);
     if (mode_ == Mode::Exact)
       if (Status s = inspect_attached(); !s) return s;
   } else {
@@ -286,12 +289,15 @@ Status RecordingSession::start_exact_attached() {
   auto loaded = exact_->attach(args_.pid);
   if (!loaded)
     return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + loaded.error().message);
-  reporter_.note(
-      fmt::format("attached to {} in exact mode (thread {}, at a safe point after {:.1f} ms, held {:.1f} ms "
-                  "to load the runtime); {}",
-                  args_.pid, loaded->borrowed_tid, double(loaded->waited_ns) / 1e6, double(loaded->pause_ns) / 1e6,
-                  args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
-                                        : std::string("Ctrl-C to stop")));
+  attached_ = *loaded;
+  reporter_.note(fmt::format(
+      "attached to {} in exact mode: its {} threads stopped for {:.1f} ms, {} frames open in {} of them; thread {} "
+      "held {:.1f} ms to load the runtime (at a safe point after {:.1f} ms); {}",
+      args_.pid, loaded->stopped_threads, double(loaded->stop_ns) / 1e6, loaded->open_frames,
+      loaded->threads_with_open_frames, loaded->borrowed_tid, double(loaded->held_ns) / 1e6,
+      double(loaded->waited_ns) / 1e6,
+      args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
+                            : std::string("Ctrl-C to stop")));
   start_steady_ns_ = int64_t(monotonic_ns());
   return Ok{};
 }
@@ -506,14 +512,17 @@ void RecordingSession::stamp(Profile& p, bool final) const {
   p.meta.callprof_version = CALLPROF_VERSION;
   p.meta.snapshot = !final;
   if (mode_ == Mode::Exact) stamp_exact_facts(p.meta, args_);
+  if (mode_ == Mode::Exact && args_.attach()) {
+    p.meta.exact->attached = true;
+    p.meta.exact->frames_open_at_attach = attached_.open_frames;
+    p.meta.exact->threads_open_at_attach = attached_.threads_with_open_frames;
+  }
 }
 
 std::string RecordingSession::command_line() const {
   if (!args_.attach()) return join(args_.command);
   std::string command = "pid " + std::to_string(args_.pid);
-  if (perf_)
-    for (const auto& t : perf_->initial_threads())
-      if (t.tid == uint32_t(args_.pid) && !t.comm.empty()) command += " (" + t.comm + ")";
+  if (!comm_.empty()) command += " (" + comm_ + ")";
   return command;
 }
 

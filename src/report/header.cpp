@@ -113,6 +113,17 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
   }
 }
 
+// attach --mode exact (docs/attach.md, "Frames open at attach").
+void write_attach_line(std::ostream& out, const ReportContext& ctx) {
+  const auto& x = ctx.profile().meta.exact;
+  if (!x || !x->attached) return;
+  out << fmt::format(
+      "# attached: {} frame{} open when the window began, in {} thread{}: their time counts from then, their calls "
+      "are not counted\n",
+      x->frames_open_at_attach, x->frames_open_at_attach == 1 ? " was" : "s were", x->threads_open_at_attach,
+      x->threads_open_at_attach == 1 ? "" : "s");
+}
+
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
   const std::string cost = hook_cost(ctx.profile());
   if (const auto& x = ctx.profile().meta.exact; x && x->ordered_clock)
@@ -240,6 +251,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   write_times_line(out, ctx);
   write_folded_line(out, ctx);
   write_hooks_line(out, ctx);
+  write_attach_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
     out << fmt::format(
         "# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "

@@ -61,7 +61,10 @@ json exact_facts(const ExactFacts& x) {
           {"max_depth", x.max_depth},
           {"min_duration", x.min_duration},
           {"max_nodes", x.max_nodes},
-          {"unmatched_exits", x.unmatched_exits}};
+          {"unmatched_exits", x.unmatched_exits},
+          {"attached", x.attached},
+          {"frames_open_at_attach", x.frames_open_at_attach},
+          {"threads_open_at_attach", x.threads_open_at_attach}};
 }
 
 json sampling_facts(const SamplingFacts& s) {

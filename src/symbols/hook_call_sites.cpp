@@ -167,6 +167,8 @@ Result<HookCallSites> find_hook_call_sites(const std::string& path) {
   HookCallSites out;
   const HookStubs stubs = hook_stubs(elf);
   if (stubs.empty()) return out;
+  out.stubs[0] = stubs.of[0];
+  out.stubs[1] = stubs.of[1];
   std::optional<Disassembler> cs;
   size_t names = 0;
   if (elf_getshdrstrndx(elf, &names) != 0) return out;

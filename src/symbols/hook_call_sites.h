@@ -27,6 +27,9 @@ struct HookCallSites {
     uint64_t function, site;
   };
   std::vector<TailExit> tail_exits;
+  // The PLT stubs that jump to the hooks: [0] enter's, [1] exit's (a module may have more
+  // than one of each: .plt and .plt.sec).
+  std::vector<uint64_t> stubs[2];
   // Calls of and jumps to the hooks' stubs that are not listed: in a segment that is not
   // exactly read + execute, or a jump outside any function symbol. (Calls through the GOT,
   // -fno-plt, are not seen at all: they stay hooked.)

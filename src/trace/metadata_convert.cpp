@@ -22,6 +22,9 @@ void put_exact(const ExactFacts& x, file::ExactFacts* out) {
   out->set_min_duration(x.min_duration);
   out->set_max_nodes(x.max_nodes);
   out->set_unmatched_exits(x.unmatched_exits);
+  out->set_attached(x.attached);
+  out->set_frames_open_at_attach(x.frames_open_at_attach);
+  out->set_threads_open_at_attach(x.threads_open_at_attach);
 }
 
 ExactFacts take_exact(const file::ExactFacts& in) {
@@ -39,7 +42,10 @@ ExactFacts take_exact(const file::ExactFacts& in) {
                     .max_depth = in.max_depth(),
                     .min_duration = in.min_duration(),
                     .max_nodes = in.max_nodes(),
-                    .unmatched_exits = in.unmatched_exits()};
+                    .unmatched_exits = in.unmatched_exits(),
+                    .attached = in.attached(),
+                    .frames_open_at_attach = in.frames_open_at_attach(),
+                    .threads_open_at_attach = in.threads_open_at_attach()};
 }
 
 void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {

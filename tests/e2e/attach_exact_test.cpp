@@ -56,6 +56,24 @@ class AttachExact : public E2ETest {
     return status;
   }
   std::vector<pid_t> started_;
+  // The frames open when the window began are the path of its first calls (docs/attach.md,
+  // "Frames open at attach"): b always under a, a under worker, worker at the top of a
+  // thread it started or under main; those open frames count no call; every return found
+  // its entry; the header counts them.
+  static void expect_paths_from_the_attach(const Report& rep) {
+    for (const auto& path : rep.paths_to("b")) {
+      ASSERT_GE(path.size(), 3u) << join_path(path);
+      EXPECT_TRUE(same_function(path[path.size() - 2], "a")) << join_path(path);
+      EXPECT_TRUE(same_function(path[path.size() - 3], "worker")) << join_path(path);
+      EXPECT_LE(path.size(), 4u) << join_path(path);
+    }
+    EXPECT_EQ(u64(rep.function("worker"), "calls"), 0u) << "open at the attach: no call counted";
+    const json& exact = rep.doc().at("metadata").at("exact");
+    EXPECT_TRUE(exact.at("attached").get<bool>());
+    EXPECT_GE(exact.at("frames_open_at_attach").get<uint64_t>(), exact.at("threads_open_at_attach").get<uint64_t>());
+    EXPECT_GE(exact.at("threads_open_at_attach").get<uint64_t>(), 1u);
+    EXPECT_EQ(exact.at("unmatched_exits").get<uint64_t>(), 0u);
+  }
   static std::string maps_of(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -83,14 +101,7 @@ TEST_P(AttachExact, EveryCallInTheWindowIsCountedAndTheProgramGoesOn) {
   EXPECT_GT(ca, 1000u) << "both threads ran hooked for 0.3 s";
   EXPECT_LE(cb, 3 * ca + 6) << "b = 3 a within 3 per thread";
   EXPECT_GE(cb + 6, 3 * ca) << "b = 3 a within 3 per thread";
-  // Under a, or, for a b whose a was entered before the attach (frames open at attach are
-  // not known yet), at the top: at most three per thread (a calls b three times).
-  for (const auto& path : rep.paths_to("b")) {
-    if (path.size() == 1)
-      EXPECT_LE(u64(rep.node(path), "calls"), 6u) << "b at the top: at most three per thread";
-    else
-      EXPECT_TRUE(same_function(path[path.size() - 2], "a")) << join_path(path);
-  }
+  expect_paths_from_the_attach(rep);
   EXPECT_EQ(rep.processes().size(), 1u);
 }
 
@@ -115,6 +126,8 @@ TEST_P(AttachExact, TenAttachesInARowEachHoldOnlyTheirWindow) {
     // The window, not the time since the first attach.
     const json& p = rep.processes().at(0);
     EXPECT_LT(p.at("end_ns").get<int64_t>() - p.at("start_ns").get<int64_t>(), 1'000'000'000) << "round " << round;
+    SCOPED_TRACE("round " + std::to_string(round));
+    expect_paths_from_the_attach(rep);
   }
   const int status = finish(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;

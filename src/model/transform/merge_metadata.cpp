@@ -40,11 +40,17 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
                     e.checkpoint, e.max_depth, e.min_duration, e.max_nodes, e.ordered_clock, e.auto_fold);
   };
   const uint64_t unmatched = into->unmatched_exits + x.unmatched_exits;
+  const uint64_t open = into->frames_open_at_attach + x.frames_open_at_attach;
+  const uint64_t open_threads = into->threads_open_at_attach + x.threads_open_at_attach;
+  const bool attached = into->attached || x.attached;
   if (options(*into) != options(x)) {
     *into = ExactFacts{};
     into->include = "mixed";
   }
   into->unmatched_exits = unmatched;
+  into->attached = attached;
+  into->frames_open_at_attach = open;
+  into->threads_open_at_attach = open_threads;
 }
 
 void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {

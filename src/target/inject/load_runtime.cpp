@@ -8,8 +8,12 @@
 
 #include "target/inject/hook_slots.h"
 #include "target/inject/mapped_modules.h"
+#include "target/inject/open_frames.h"
+#include "target/inject/process_unwinder.h"
 #include "target/inject/remote_call.h"
 #include "target/inject/safe_point.h"
+#include "target/inject/stopped_process.h"
+#include "wire/attach_frames.h"
 
 namespace callprof::inject {
 namespace {
@@ -24,7 +28,7 @@ uint64_t now_ns() {
 
 // A thread of `pid` at a safe point (safe_point.h), held; each thread is tried in turn,
 // let go at once when it is not, until one is or the time is up.
-Result<PtraceThread> borrow_thread(pid_t pid, int timeout_ms) {
+Result<PtraceThread> borrow_thread(pid_t pid, ProcessUnwinder& unwinder, int timeout_ms) {
   const uint64_t until = now_ns() + uint64_t(timeout_ms) * 1000000u;
   std::string last = "it has no thread";
   for (;;) {
@@ -36,7 +40,7 @@ Result<PtraceThread> borrow_thread(pid_t pid, int timeout_ms) {
         last = t.error().message;
         continue;
       }
-      if (safe_to_borrow(stopped_thread_frames(pid, tid, 128), *system, waiting_in_blocking_call(t->saved_regs())))
+      if (safe_to_borrow(code_addresses(unwinder.frames(tid, 128)), *system, waiting_in_blocking_call(t->saved_regs())))
         return t;
       last = "its threads were inside libc or the loader";
     }
@@ -44,6 +48,55 @@ Result<PtraceThread> borrow_thread(pid_t pid, int timeout_ms) {
       return make_error("no thread reached a safe point within " + std::to_string(timeout_ms) + " ms (" + last + ")");
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+}
+
+// The runtime's own threads (runtime_thread.cpp names them "callprof-..." as it starts
+// them) run none of the program's code; one just started may not even unwind yet.
+bool runtime_thread(pid_t pid, pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name.rfind("callprof-", 0) == 0;
+}
+
+// The frames file the runtime reads (wire/attach_frames.h).
+Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, std::vector<OpenFrame>>>& threads) {
+  std::vector<wire::AttachFrame> entries;
+  for (const auto& [tid, frames] : threads)
+    for (const OpenFrame& f : frames) entries.push_back({uint32_t(tid), 0, f.fn, f.callsite, f.sp});
+  const wire::AttachFramesHeader h{wire::kAttachFramesMagic, wire::kAttachFramesVersion, uint32_t(entries.size())};
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(&h), sizeof h);
+  out.write(reinterpret_cast<const char*>(entries.data()), std::streamsize(entries.size() * sizeof entries[0]));
+  out.close();
+  if (!out) return make_error("cannot write " + path);
+  return Ok{};
+}
+
+// The window begins: every other thread stopped, the frames open on every stack listed,
+// the program's hooks pointed at the runtime on the borrowed thread, everything let go.
+Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_frames, ProcessUnwinder& unwinder,
+                    HookedCode& hooked, uint64_t begin, const std::string& frames_path, LoadedRuntime& out) {
+  const uint64_t start = now_ns();
+  auto stopped = StoppedProcess::stop(borrowed.pid(), borrowed.tid(), 1000);
+  if (!stopped) return stopped.error();
+  std::vector<std::pair<pid_t, std::vector<OpenFrame>>> threads{{borrowed.tid(), std::move(borrowed_frames)}};
+  for (const PtraceThread& t : stopped->threads())
+    if (!runtime_thread(t.pid(), t.tid()))
+      threads.emplace_back(t.tid(), hooked.open_frames(unwinder, t.tid(), t.saved_regs()));
+  for (const auto& [tid, frames] : threads) {
+    out.open_frames += frames.size();
+    out.threads_with_open_frames += !frames.empty();
+  }
+  out.stopped_threads = threads.size();
+  if (Status s = write_frames(frames_path, threads); !s) return s;
+  auto status = remote_call(borrowed, begin, {kStackData}, frames_path, kCallTimeoutMs);
+  if (!status) return status.error();
+  if (int64_t(*status) != 0)
+    return make_error("the runtime could not start the window (code " + std::to_string(int64_t(*status)) + ")");
+  stopped->release();
+  out.stop_ns = now_ns() - start;
+  return Ok{};
 }
 
 // What dlerror says in the process, after a dlopen there failed.
@@ -59,21 +112,27 @@ std::string remote_dlerror(PtraceThread& t, const MappedModule& libc) {
 
 }  // namespace
 
-Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const std::string& settings, int timeout_ms) {
+Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const std::string& settings,
+                                   const std::string& frames_path, int timeout_ms) {
   auto modules = mapped_modules(pid);
   if (!modules) return modules.error();
   const MappedModule* libc = find_module(*modules, "libc.so");
   if (!libc) return make_error("process " + std::to_string(pid) + " has no libc mapped");
   auto dlopen_at = function_address(*libc, "dlopen");
   if (!dlopen_at) return dlopen_at.error();
+  // Read before any thread is held: the hooked modules' code, the process's modules.
+  HookedCode hooked(pid, *modules);
+  ProcessUnwinder unwinder(pid);
 
   const uint64_t start = now_ns();
-  auto thread = borrow_thread(pid, timeout_ms);
+  auto thread = borrow_thread(pid, unwinder, timeout_ms);
   if (!thread) return thread.error();
   LoadedRuntime out;
   out.borrowed_tid = thread->tid();
   const uint64_t held = now_ns();
   out.waited_ns = held - start;
+  std::vector<OpenFrame> borrowed_frames =
+      hooked.open_frames(unwinder, thread->tid(), thread->saved_regs());  // before its registers change
 
   auto handle = remote_call(*thread, *dlopen_at, {kStackData, RTLD_NOW | RTLD_LOCAL}, runtime, kCallTimeoutMs);
   if (!handle) return handle.error();
@@ -87,6 +146,8 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   if (!rt) return make_error(runtime + " is not mapped in process " + std::to_string(pid) + " after dlopen");
   auto entry = function_address(*rt, "callprof_attach");
   if (!entry) return entry.error();
+  auto begin = function_address(*rt, "callprof_attach_begin");
+  if (!begin) return begin.error();
   // Loaded last, the runtime's own calls of the hooks (its calibration's) bound to glibc's
   // empty ones: its slots are swapped with the program's.
   auto own = hook_slots_of(rt->file, rt->bias);
@@ -101,8 +162,10 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   if (int64_t(*status) != 0)
     return make_error("the runtime refused to start in process " + std::to_string(pid) + " (code " +
                       std::to_string(int64_t(*status)) + ")");
+  if (Status s = begin_window(*thread, std::move(borrowed_frames), unwinder, hooked, *begin, frames_path, out); !s)
+    return s.error();
   if (Status s = thread->release(); !s) return s.error();
-  out.pause_ns = now_ns() - held;
+  out.held_ns = now_ns() - held;
   return out;
 }
 

@@ -28,23 +28,33 @@ uint64_t now_ms() {
 }  // namespace
 
 Result<PtraceThread> PtraceThread::seize(pid_t pid, pid_t tid, int timeout_ms) {
+  auto t = begin_seize(pid, tid);
+  if (!t) return t.error();
+  if (Status s = t->finish_seize(timeout_ms); !s) return s.error();
+  return t;
+}
+
+Result<PtraceThread> PtraceThread::begin_seize(pid_t pid, pid_t tid) {
   // No PTRACE_O_EXITKILL: if callprof dies, the program must live on.
   if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) return make_error(ptrace_error("cannot seize", tid));
   PtraceThread t(pid, tid);
   t.held_ = true;
   if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) return make_error(ptrace_error("cannot stop", tid));
+  return t;
+}
+
+Status PtraceThread::finish_seize(int timeout_ms) {
   // A signal that arrives first shows as its own stop: it is delivered at once, as it would
   // have been without us, and the interrupt's stop follows.
   for (;;) {
-    auto stop = t.wait_stop(timeout_ms);
+    auto stop = wait_stop(timeout_ms);
     if (!stop) return stop.error();
-    if (stop->exited) return make_error("thread " + std::to_string(tid) + " ended");
+    if (stop->exited) return make_error("thread " + std::to_string(tid_) + " ended");
     if (stop->interrupted) break;
-    if (ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(intptr_t(stop->signal))) != 0)
-      return make_error(ptrace_error("cannot resume", tid));
+    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(intptr_t(stop->signal))) != 0)
+      return make_error(ptrace_error("cannot resume", tid_));
   }
-  if (Status s = t.save_state(); !s) return s.error();
-  return t;
+  return save_state();
 }
 
 PtraceThread::PtraceThread(PtraceThread&& o) noexcept

@@ -28,6 +28,11 @@ class PtraceThread {
  public:
   // Seizes thread `tid` of process `pid` and waits until it is stopped (at most `timeout_ms`).
   static Result<PtraceThread> seize(pid_t pid, pid_t tid, int timeout_ms);
+  // seize in two steps, for many threads at once: seized and asked to stop; then waited for.
+  static Result<PtraceThread> begin_seize(pid_t pid, pid_t tid);
+  Status finish_seize(int timeout_ms);
+  // Whether it ended while held (it is then no longer ours).
+  bool ended() const { return !held_; }
   PtraceThread(PtraceThread&& other) noexcept;
   PtraceThread& operator=(PtraceThread&&) = delete;
   // Puts the saved registers and extended state back, then detaches.

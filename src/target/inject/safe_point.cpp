@@ -1,6 +1,5 @@
 #include "target/inject/safe_point.h"
 
-#include <elfutils/libdwfl.h>
 #include <sys/syscall.h>
 
 #include <cstring>
@@ -15,21 +14,6 @@ bool is_system_library(const std::string& path) {
   for (const char* prefix : {"libc.so", "libc-", "ld-linux", "ld64.so", "libpthread.so", "libdl.so"})
     if (base.rfind(prefix, 0) == 0) return true;
   return false;
-}
-
-struct Frames {
-  std::vector<uint64_t> pcs;
-  size_t max;
-};
-
-int take_frame(Dwfl_Frame* frame, void* arg) {
-  auto* f = static_cast<Frames*>(arg);
-  Dwarf_Addr pc = 0;
-  bool activation = false;
-  if (!dwfl_frame_pc(frame, &pc, &activation)) return DWARF_CB_ABORT;
-  // A return address points after its call: one byte back is inside it.
-  f->pcs.push_back(activation ? pc : pc - 1);
-  return f->pcs.size() >= f->max ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 }  // namespace
@@ -57,18 +41,16 @@ Result<SystemCode> system_code_of(pid_t pid) {
   return out;
 }
 
+std::vector<uint64_t> code_addresses(const std::vector<UnwoundFrame>& frames) {
+  std::vector<uint64_t> out;
+  out.reserve(frames.size());
+  for (const UnwoundFrame& f : frames) out.push_back(f.code());
+  return out;
+}
+
 std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max) {
-  static char* debuginfo_path = nullptr;
-  static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
-                                           &debuginfo_path};
-  Frames frames{{}, max};
-  Dwfl* dwfl = dwfl_begin(&callbacks);
-  if (!dwfl) return frames.pcs;
-  if (dwfl_linux_proc_report(dwfl, pid) == 0 && dwfl_report_end(dwfl, nullptr, nullptr) == 0 &&
-      dwfl_linux_proc_attach(dwfl, pid, true) == 0)
-    dwfl_getthread_frames(dwfl, tid, take_frame, &frames);
-  dwfl_end(dwfl);
-  return frames.pcs;
+  ProcessUnwinder unwinder(pid);
+  return code_addresses(unwinder.frames(tid, max));
 }
 
 bool waiting_in_blocking_call(const user_regs_struct& regs) {

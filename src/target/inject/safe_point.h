@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "target/inject/process_unwinder.h"
 #include "util/result.h"
 
 namespace callprof::inject {
@@ -24,8 +25,10 @@ struct SystemCode {
 };
 Result<SystemCode> system_code_of(pid_t pid);
 
-// The code addresses on a stopped thread's stack, innermost first (its pc, then return
-// addresses), at most `max`; libdwfl reads it through ptrace (the thread must be ours, stopped).
+// The code addresses of unwound frames: the pc, then one byte into each call instruction.
+std::vector<uint64_t> code_addresses(const std::vector<UnwoundFrame>& frames);
+// The code addresses on a stopped thread's stack, innermost first, at most `max` (a
+// ProcessUnwinder of its own: for one thread).
 std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max);
 
 // Whether a thread stopped with registers `regs` sits in a system call that waits for

@@ -38,7 +38,7 @@ E2E_FN void y(void) { d(1); }
 
 static int g_split;
 
-static void* worker(void* arg) {
+E2E_FN static void* worker(void* arg) {
   (void)arg;
   while (!g_stop) {
     if (!g_split) {

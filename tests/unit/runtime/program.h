@@ -57,6 +57,16 @@ class Program {
     if (!p.folded(fn)) p.exit(fn, sp_.back(), at);
     sp_.pop_back();
   }
+  // Frames open when an attached window began at `at` (wire/attach_frames.h), outermost
+  // first, one deeper than the other as calls would be; how many the profile took.
+  uint32_t open_at_attach(const std::vector<uint64_t>& fns, uint64_t at) {
+    std::vector<wire::AttachFrame> frames;
+    for (uint64_t fn : fns) {
+      sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
+      frames.push_back({1, 0, fn, 0, sp_.back()});
+    }
+    return p.open_context_frames(frames.data(), uint32_t(frames.size()), at);
+  }
   // Leave `frames` frames without exit hooks (what longjmp or an exception does).
   void abandon(size_t frames) { sp_.resize(sp_.size() - frames); }
   uint64_t sp() const { return sp_.back(); }

@@ -369,6 +369,32 @@ TEST(ThreadProfile, CallsAfterARestartCountAsUsual) {
   EXPECT_EQ(prog.at({MAIN})->self_ticks, 4u);  // 10..11, 15..16, 18..20
 }
 
+TEST(ThreadProfile, FramesOpenAtAttachAreContextTheirReturnsCountNoCall) {
+  Program prog;
+  EXPECT_EQ(prog.open_at_attach({MAIN, A}, 100), 2u);
+  prog.call(B, 102);  // the first call recorded hangs under the frames open at the attach
+  prog.ret(B, 105);
+  prog.ret(A, 110);  // a returns: its frame closes, no call counted
+  prog.call(C, 111);
+  prog.ret(C, 112);
+  prog.ret(MAIN, 120);
+  EXPECT_EQ(prog.at({MAIN, A, B})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, C})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 0u);
+  EXPECT_EQ(prog.at({MAIN})->calls, 0u);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 10u - 3u);  // from the attach (100) on, less b's 3
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 20u - 10u - 1u);
+  EXPECT_EQ(prog.p.unmatched_exits(), 0u);
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+TEST(ThreadProfile, FramesOpenAtAttachGoOnlyOntoAnEmptyStack) {
+  Program prog;
+  prog.call(MAIN, 0);
+  EXPECT_EQ(prog.open_at_attach({A}, 10), 0u);  // this thread's own calls already stand for its path
+  EXPECT_EQ(prog.p.depth(), 1u);
+}
+
 TEST(ThreadProfile, UnwindAllClosesEverythingAtOnce) {
   Program prog;
   prog.call(MAIN, 0);

@@ -1,0 +1,58 @@
+#include "target/inject/process_unwinder.h"
+
+#include <elfutils/libdwfl.h>
+
+namespace callprof::inject {
+namespace {
+
+char* g_debuginfo_path = nullptr;
+const Dwfl_Callbacks kCallbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+                                   &g_debuginfo_path};
+constexpr unsigned kDwarfRsp = 7;  // x86-64 DWARF register number of rsp
+
+struct Collect {
+  std::vector<UnwoundFrame> frames;
+  size_t max;
+};
+
+int take_frame(Dwfl_Frame* frame, void* arg) {
+  auto* c = static_cast<Collect*>(arg);
+  UnwoundFrame f;
+  Dwarf_Addr pc = 0;
+  if (!dwfl_frame_pc(frame, &pc, &f.activation)) return DWARF_CB_ABORT;
+  f.pc = pc;
+  Dwarf_Word sp = 0;
+  if (dwfl_frame_reg(frame, kDwarfRsp, &sp) == 0) f.sp = sp;
+  c->frames.push_back(f);
+  return c->frames.size() >= c->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+}  // namespace
+
+ProcessUnwinder::ProcessUnwinder(pid_t pid) : pid_(pid), dwfl_(dwfl_begin(&kCallbacks)) {
+  if (!dwfl_) return;
+  // Assumed stopped: libdwfl neither attaches nor detaches; it reads through ptrace the
+  // threads we hold.
+  attached_ = dwfl_linux_proc_report(dwfl_, pid) == 0 && dwfl_report_end(dwfl_, nullptr, nullptr) == 0 &&
+              dwfl_linux_proc_attach(dwfl_, pid, true) == 0;
+}
+
+ProcessUnwinder::~ProcessUnwinder() {
+  if (dwfl_) dwfl_end(dwfl_);
+}
+
+void ProcessUnwinder::report_new_modules() {
+  if (!attached_) return;
+  dwfl_report_begin_add(dwfl_);
+  dwfl_linux_proc_report(dwfl_, pid_);
+  dwfl_report_end(dwfl_, nullptr, nullptr);
+}
+
+std::vector<UnwoundFrame> ProcessUnwinder::frames(pid_t tid, size_t max, bool* whole) {
+  Collect c{{}, max};
+  const int status = attached_ && max > 0 ? dwfl_getthread_frames(dwfl_, tid, take_frame, &c) : -1;
+  if (whole) *whole = status == 0;  // -1: it could not go on; DWARF_CB_ABORT: `max` reached
+  return std::move(c.frames);
+}
+
+}  // namespace callprof::inject
