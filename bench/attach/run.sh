@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Attaching exact mode to a running program (issue 31): its cost while attached against
-# `record`'s in the same run, its speed before, during and after, how long the borrowed
-# thread is held, and BENCH_CYCLES attach/detach cycles in a row. See bench/README.md.
+# `record`'s in the same run, its speed before, during and after, how long every thread is
+# stopped (the pause) and the borrowed thread held, and BENCH_CYCLES attach/detach cycles
+# in a row. See bench/README.md.
 #
 #   bench/attach/run.sh [BUILD_DIR]       (default: the repository's build/)
 #
@@ -34,6 +35,7 @@ from=$(lines); sleep "$WINDOW"; before=$(median_rate "$((from + 1))")
 from=$(lines)
 "$callprof" attach "$pid" --mode exact -d "$WINDOW" -o "$tmp/window.callprof" 2> "$tmp/attach.err" || { cat "$tmp/attach.err"; die "attach failed"; }
 held=$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
+stopped=$(sed -n 's/.*stopped for \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
 # Attached: the profile's calls over its window (the program's own lines mix in the time
 # before the attach and after the detach).
 "$callprof" report -i "$tmp/window.callprof" --json > "$tmp/window.json"
@@ -44,11 +46,13 @@ from=$(lines); sleep "$WINDOW"; after=$(median_rate "$((from + 1))")
 
 # Cycles: attach for 0.05 s, detach, again.
 pauses=()
+holds=()
 fails=0
 start=$(date +%s.%N)
 for ((i = 0; i < CYCLES; ++i)); do
   if "$callprof" attach "$pid" --mode exact -d 0.05 -o "$tmp/cycle.callprof" 2> "$tmp/cycle.err"; then
-    pauses+=("$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/cycle.err")")
+    pauses+=("$(sed -n 's/.*stopped for \([0-9.]*\) ms.*/\1/p' "$tmp/cycle.err")")
+    holds+=("$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/cycle.err")")
   else
     fails=$((fails + 1)); sed -n 1p "$tmp/cycle.err"
   fi
@@ -65,8 +69,8 @@ check=$(grep '^check' "$tmp/out" || echo "check: none")
 # Measured as the attached window is: the profile's calls over its process's recorded time.
 recorded=$("$callprof" report -i "$tmp/record.callprof" --json | jq '.summary.calls / ((.processes[0].end_ns - .processes[0].start_ns) / 1e9)')
 
-pause_stats=$(printf '%s\n' "${pauses[@]}" | sort -n | awk '{v[NR]=$1} END {if (NR) printf "median %.1f ms, max %.1f ms (%d cycles)", v[int((NR+1)/2)], v[NR], NR}')
-awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded" -v wc="$window_calls" -v h="$held" 'BEGIN {
+stats() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {if (NR) printf "median %.1f ms, max %.1f ms", v[int((NR+1)/2)], v[NR]}'; }
+awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded" -v wc="$window_calls" -v h="$held" -v st="$stopped" 'BEGIN {
   printf "calls per second (the program'\''s own count, median of 250 ms intervals):\n"
   printf "  before the attach (glibc'\''s empty hooks)  %12.0f\n", b
   printf "  attached (the profile'\''s calls / window)  %12.0f   %d calls in the window\n", d, wc
@@ -74,8 +78,8 @@ awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded"
   printf "  under callprof record (profile / time)   %12.0f\n", r
   na = 1e9 / d - 1e9 / b; nr = 1e9 / r - 1e9 / b
   printf "ns added per call over the empty hooks (the whole process, %s threads): attached %.1f, record %.1f: %.2f x record'\''s\n", t, na, nr, na / nr
-  printf "borrowed thread held (first attach): %s ms\n", h
+  printf "first attach: every thread stopped for %s ms; the borrowed thread held %s ms\n", st, h
 }'
-echo "attach/detach cycles: $CYCLES in ${cycles_s} s, $fails failed; borrowed thread held: $pause_stats"
+echo "attach/detach cycles: $CYCLES in ${cycles_s} s, $fails failed; every thread stopped: $(stats "${pauses[@]}"); the borrowed thread held: $(stats "${holds[@]}")"
 echo "program after the cycles: exit $status, $check"
 [[ $status == 0 && $fails == 0 && $check == "check ok" ]] || exit 1

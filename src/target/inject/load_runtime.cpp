@@ -1,6 +1,8 @@
 #include "target/inject/load_runtime.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include <fstream>
@@ -59,6 +61,29 @@ bool runtime_thread(pid_t pid, pid_t tid) {
   return name.rfind("callprof-", 0) == 0;
 }
 
+// Real-time priority for this thread while the process is stopped (where the system allows
+// it): each thread let go would otherwise preempt callprof before it let the next one go
+// (64 busy threads on 2 cores: 35-55 ms to let them all go, against 0.3 ms). callprof never
+// spins meanwhile: it sleeps whenever it waits for the process's threads.
+class RealTimePriority {
+ public:
+  RealTimePriority() {
+    pthread_getschedparam(pthread_self(), &policy_, &param_);
+    const sched_param fifo{1};
+    raised_ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) == 0;
+  }
+  ~RealTimePriority() {
+    if (raised_) pthread_setschedparam(pthread_self(), policy_, &param_);
+  }
+  RealTimePriority(const RealTimePriority&) = delete;
+  RealTimePriority& operator=(const RealTimePriority&) = delete;
+
+ private:
+  int policy_ = SCHED_OTHER;
+  sched_param param_{};
+  bool raised_ = false;
+};
+
 // The frames file the runtime reads (wire/attach_frames.h).
 Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, std::vector<OpenFrame>>>& threads) {
   std::vector<wire::AttachFrame> entries;
@@ -77,6 +102,7 @@ Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, 
 // the program's hooks pointed at the runtime on the borrowed thread, everything let go.
 Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_frames, ProcessUnwinder& unwinder,
                     HookedCode& hooked, uint64_t begin, const std::string& frames_path, LoadedRuntime& out) {
+  const RealTimePriority priority;
   const uint64_t start = now_ns();
   auto stopped = StoppedProcess::stop(borrowed.pid(), borrowed.tid(), 1000);
   if (!stopped) return stopped.error();

@@ -39,7 +39,9 @@ uint64_t own_entry_site(uint64_t function, const std::vector<uint64_t>& enter_si
   return own == enter_sites.end() || *own >= function + kEntryHookSpan ? 0 : *own;
 }
 
-bool has(const std::vector<uint64_t>& sorted, uint64_t x) { return std::binary_search(sorted.begin(), sorted.end(), x); }
+bool has(const std::vector<uint64_t>& sorted, uint64_t x) {
+  return std::binary_search(sorted.begin(), sorted.end(), x);
+}
 
 }  // namespace
 
@@ -58,7 +60,7 @@ FrameOpen frame_open(uint64_t function, uint64_t pc, bool activation, const std:
 
 struct HookedCode::Placed {
   Module* module = nullptr;
-  uint64_t function = 0;         // the physical function's address
+  uint64_t function = 0;          // the physical function's address
   std::vector<uint64_t> inlined;  // hooked inlined copies around the pc, outermost first
 };
 
@@ -155,7 +157,8 @@ bool HookedCode::after_exit_call(const Module& m, uint64_t pc) {
 int HookedCode::pending_hook(ProcessUnwinder& unwinder, uint64_t pc) {
   constexpr uint64_t kStubBytes = 16;
   Dwfl_Module* mod = dwfl_addrmodule(unwinder.dwfl(), pc);
-  const char* path = mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
+  const char* path =
+      mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
   auto it = path ? modules_.find(path) : modules_.end();
   if (it == modules_.end()) return -1;
   for (int k = 0; k < 2; ++k)

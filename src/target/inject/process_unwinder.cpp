@@ -6,8 +6,7 @@ namespace callprof::inject {
 namespace {
 
 char* g_debuginfo_path = nullptr;
-const Dwfl_Callbacks kCallbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
-                                   &g_debuginfo_path};
+const Dwfl_Callbacks kCallbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr, &g_debuginfo_path};
 constexpr unsigned kDwarfRsp = 7;  // x86-64 DWARF register number of rsp
 
 struct Collect {

@@ -14,9 +14,9 @@ struct Dwfl;
 namespace callprof::inject {
 
 struct UnwoundFrame {
-  uint64_t pc = 0;           // the innermost frame's pc; a return address for the others
-  uint64_t sp = 0;           // the stack pointer in that frame (0: unknown)
-  bool activation = false;   // pc is where the thread stopped, not a return address
+  uint64_t pc = 0;          // the innermost frame's pc; a return address for the others
+  uint64_t sp = 0;          // the stack pointer in that frame (0: unknown)
+  bool activation = false;  // pc is where the thread stopped, not a return address
   uint64_t code() const { return activation ? pc : pc - 1; }  // an address inside the instruction
 };
 

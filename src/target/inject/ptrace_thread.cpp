@@ -34,27 +34,40 @@ Result<PtraceThread> PtraceThread::seize(pid_t pid, pid_t tid, int timeout_ms) {
   return t;
 }
 
-Result<PtraceThread> PtraceThread::begin_seize(pid_t pid, pid_t tid) {
+Result<PtraceThread> PtraceThread::begin_seize(pid_t pid, pid_t tid, bool extended) {
   // No PTRACE_O_EXITKILL: if callprof dies, the program must live on.
   if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) return make_error(ptrace_error("cannot seize", tid));
   PtraceThread t(pid, tid);
   t.held_ = true;
+  t.extended_ = extended;
   if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) return make_error(ptrace_error("cannot stop", tid));
   return t;
 }
 
 Status PtraceThread::finish_seize(int timeout_ms) {
-  // A signal that arrives first shows as its own stop: it is delivered at once, as it would
-  // have been without us, and the interrupt's stop follows.
   for (;;) {
-    auto stop = wait_stop(timeout_ms);
-    if (!stop) return stop.error();
-    if (stop->exited) return make_error("thread " + std::to_string(tid_) + " ended");
-    if (stop->interrupted) break;
-    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(intptr_t(stop->signal))) != 0)
-      return make_error(ptrace_error("cannot resume", tid_));
+    auto status = wait_status(timeout_ms);
+    if (!status) return status.error();
+    auto stopped = seize_step(*status);
+    if (!stopped) return stopped.error();
+    if (*stopped) return Ok{};
   }
-  return save_state();
+}
+
+Result<bool> PtraceThread::seize_step(int status) {
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    held_ = false;
+    return make_error("thread " + std::to_string(tid_) + " ended");
+  }
+  if ((status >> 16) == PTRACE_EVENT_STOP) {
+    if (Status s = save_state(); !s) return s.error();
+    return true;
+  }
+  // A signal that arrived first shows as its own stop: it is delivered at once, as it would
+  // have been without us, and the interrupt's stop follows.
+  if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(intptr_t(WSTOPSIG(status)))) != 0)
+    return make_error(ptrace_error("cannot resume", tid_));
+  return false;
 }
 
 PtraceThread::PtraceThread(PtraceThread&& o) noexcept
@@ -62,6 +75,7 @@ PtraceThread::PtraceThread(PtraceThread&& o) noexcept
       tid_(o.tid_),
       held_(o.held_),
       changed_(o.changed_),
+      extended_(o.extended_),
       saved_(o.saved_),
       xstate_(std::move(o.xstate_)) {
   o.held_ = false;
@@ -72,6 +86,7 @@ PtraceThread::~PtraceThread() { (void)release(); }
 Status PtraceThread::save_state() {
   if (ptrace(PTRACE_GETREGS, tid_, nullptr, &saved_) != 0)
     return make_error(ptrace_error("cannot read the registers", tid_));
+  if (!extended_) return Ok{};
   xstate_.assign(64 * 1024, 0);
   iovec io{xstate_.data(), xstate_.size()};
   if (ptrace(PTRACE_GETREGSET, tid_, reinterpret_cast<void*>(NT_X86_XSTATE), &io) != 0)
@@ -81,34 +96,39 @@ Status PtraceThread::save_state() {
 }
 
 Status PtraceThread::set_regs(const user_regs_struct& regs) {
+  if (!extended_) return make_error("thread " + std::to_string(tid_) + " was held without its extended state");
   changed_ = true;
   if (ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) != 0)
     return make_error(ptrace_error("cannot set the registers", tid_));
   return Ok{};
 }
 
-Result<Stop> PtraceThread::wait_stop(int timeout_ms) {
+Result<int> PtraceThread::wait_status(int timeout_ms) {
   const uint64_t until = now_ms() + uint64_t(std::max(timeout_ms, 0));
   for (;;) {
     int status = 0;
     const pid_t got = waitpid(tid_, &status, __WALL | WNOHANG);
     if (got < 0 && errno != EINTR) return make_error(ptrace_error("cannot wait for", tid_));
-    if (got == tid_) {
-      Stop s;
-      if (WIFEXITED(status) || WIFSIGNALED(status)) {
-        held_ = false;
-        s.exited = true;
-        return s;
-      }
-      s.interrupted = (status >> 16) == PTRACE_EVENT_STOP;
-      s.signal = WSTOPSIG(status);
-      if (ptrace(PTRACE_GETREGS, tid_, nullptr, &s.regs) != 0) return make_error(ptrace_error("cannot read", tid_));
-      return s;
-    }
+    if (got == tid_) return status;
     if (now_ms() >= until) return make_error("thread " + std::to_string(tid_) + " did not stop in time");
     const timespec pause{0, 200000};  // 0.2 ms
     nanosleep(&pause, nullptr);
   }
+}
+
+Result<Stop> PtraceThread::wait_stop(int timeout_ms) {
+  auto status = wait_status(timeout_ms);
+  if (!status) return status.error();
+  Stop s;
+  if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
+    held_ = false;
+    s.exited = true;
+    return s;
+  }
+  s.interrupted = (*status >> 16) == PTRACE_EVENT_STOP;
+  s.signal = WSTOPSIG(*status);
+  if (ptrace(PTRACE_GETREGS, tid_, nullptr, &s.regs) != 0) return make_error(ptrace_error("cannot read", tid_));
+  return s;
 }
 
 Result<Stop> PtraceThread::run(int signal, int timeout_ms) {
@@ -128,7 +148,7 @@ Status PtraceThread::release() {
   if (changed_) {
     iovec io{xstate_.data(), xstate_.size()};
     if (ptrace(PTRACE_SETREGS, tid_, nullptr, &saved_) != 0 ||
-        ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_X86_XSTATE), &io) != 0)
+        (!xstate_.empty() && ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_X86_XSTATE), &io) != 0))
       out = make_error(ptrace_error("cannot restore the registers", tid_));
   }
   if (ptrace(PTRACE_DETACH, tid_, nullptr, nullptr) != 0 && out) out = make_error(ptrace_error("cannot detach", tid_));

@@ -28,9 +28,14 @@ class PtraceThread {
  public:
   // Seizes thread `tid` of process `pid` and waits until it is stopped (at most `timeout_ms`).
   static Result<PtraceThread> seize(pid_t pid, pid_t tid, int timeout_ms);
-  // seize in two steps, for many threads at once: seized and asked to stop; then waited for.
-  static Result<PtraceThread> begin_seize(pid_t pid, pid_t tid);
+  // seize in two steps, for many threads at once: seized and asked to stop; then waited for
+  // (finish_seize), or fed the wait statuses a waitpid for any thread got (seize_step: true
+  // once it is in the interrupt's stop, its state saved).
+  // `extended`: save the extended state too (the XSAVE area: about 0.25 ms per thread here),
+  // which a thread whose registers will change needs; one only held stopped does not.
+  static Result<PtraceThread> begin_seize(pid_t pid, pid_t tid, bool extended = true);
   Status finish_seize(int timeout_ms);
+  Result<bool> seize_step(int status);
   // Whether it ended while held (it is then no longer ours).
   bool ended() const { return !held_; }
   PtraceThread(PtraceThread&& other) noexcept;
@@ -55,12 +60,14 @@ class PtraceThread {
 
  private:
   PtraceThread(pid_t pid, pid_t tid) : pid_(pid), tid_(tid) {}
+  Result<int> wait_status(int timeout_ms);
   Result<Stop> wait_stop(int timeout_ms);
   Status save_state();
 
   pid_t pid_ = 0, tid_ = 0;
   bool held_ = false;     // seized, not yet detached
   bool changed_ = false;  // registers set since the save
+  bool extended_ = true;  // its extended state is saved, its registers may be changed
   user_regs_struct saved_{};
   std::vector<uint8_t> xstate_;  // NT_X86_XSTATE as read
 };

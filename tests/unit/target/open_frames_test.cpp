@@ -1,9 +1,9 @@
 // Which frames of hooked functions are open at the moment of an attach (open_frames.h):
 // the rule on a function's hook call sites, for the innermost frame (the pc where the
 // thread stopped) and for the frames below it (return addresses).
-#include <gtest/gtest.h>
-
 #include "target/inject/open_frames.h"
+
+#include <gtest/gtest.h>
 
 namespace callprof::inject {
 namespace {
