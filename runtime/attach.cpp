@@ -8,6 +8,7 @@
 // the runtime stays loaded but dormant (a thread may still be inside a hook).
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "attach_frames.h"
@@ -38,9 +39,10 @@ struct HookSlot {
 HookSlot g_slots[512];
 uint32_t g_slot_count = 0;
 char g_settings[32768];
-char g_control[1024];   // the FIFO callprof detaches through
-char g_detached[1024];  // the file this runtime creates once the data is written
-int g_attached = 0;     // 0 never, 1 attached, 2 detached (dormant)
+char g_control[1024];            // the FIFO callprof detaches through
+char g_detached[1024];           // the file this runtime creates once the data is written
+int g_attached = 0;              // 0 never, 1 attached, 2 detached (dormant)
+bool g_follow_children = false;  // attach --children: a fork's child records too
 
 // "got ADDRESS enter|exit 0|1" lines become slots; "control PATH" and "detached PATH" the
 // paths; the rest stay for use_runtime_settings.
@@ -77,6 +79,8 @@ void take_line(const char* line, unsigned length) {
     take_path(g_control, sizeof g_control, line + 8, length - 8);
   } else if (length > 9 && strncmp(line, "detached ", 9) == 0) {
     take_path(g_detached, sizeof g_detached, line + 9, length - 9);
+  } else if (length == 10 && strncmp(line, "children 1", 10) == 0) {
+    g_follow_children = true;
   }
 }
 
@@ -98,13 +102,16 @@ bool own_slot(const HookSlot& s) {
 
 enum class Slots { Own, Program, All };
 
-// Points the slots at our hooks (attach) or back at what they held (detach).
+// Points the slots at our hooks (attach) or back at what they held (detach). The entry
+// hooks' first: given back first, no call enters the window after the exit hooks left it
+// (which would nest the next calls under it); swapped first, every thread is stopped.
 bool swap_slots(bool attach, Slots which) {
   const uint64_t ours[2] = {reinterpret_cast<uint64_t>(&callprof_enter_hook),
                             reinterpret_cast<uint64_t>(&callprof_exit_hook)};
   bool all = true;
-  for (uint32_t i = 0; i < g_slot_count; ++i) {
-    HookSlot& s = g_slots[i];
+  for (uint32_t k = 0; k < 2 * g_slot_count; ++k) {
+    HookSlot& s = g_slots[k % g_slot_count];
+    if (s.kind != k / g_slot_count) continue;
     if (attach == s.swapped || (which != Slots::All && own_slot(s) != (which == Slots::Own))) continue;
     uint64_t old = 0;
     if (!swap_pointer(s.address, attach ? ours[s.kind] : s.original, s.read_only, &old)) {
@@ -118,6 +125,7 @@ bool swap_slots(bool attach, Slots which) {
 }
 
 void detach() {
+  __atomic_store_n(&g_window_closing, true, __ATOMIC_RELEASE);
   swap_slots(false, Slots::All);
   // Hooks already entered finish within microseconds; none starts after the swap.
   const timespec grace{0, 20 * 1000 * 1000};
@@ -130,22 +138,60 @@ void detach() {
   __atomic_store_n(&g_attached, 2, __ATOMIC_RELEASE);
 }
 
-// Waits for callprof: a byte on the FIFO, or its end (EOF: callprof was killed), detaches.
+// Waits for callprof to close the FIFO (the window's end, or callprof killed), then
+// detaches. Opened without waiting for a writer: in a child forked after callprof closed
+// it, the read sees the end at once.
 void* control_thread(void*) {
-  const long fd = sys::open(g_control, O_RDONLY | O_CLOEXEC);
+  const long fd = sys::open(g_control, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   char byte = 0;
-  if (fd >= 0) {
-    while (sys::read(int(fd), &byte, 1) == -EINTR) {
+  if (fd >= 0 && sys::call(SYS_fcntl, fd, F_SETFL, O_RDONLY) == 0) {
+    while (sys::read(int(fd), &byte, 1) != 0) {  // a byte, EINTR: go on waiting for the end
     }
-    sys::close(int(fd));
   }
+  if (fd >= 0) sys::close(int(fd));
   detach();
   return nullptr;
+}
+
+// Appends "." and `n` in decimal to the path in `out` (of `cap` bytes), when it fits.
+void append_number(char* out, uint64_t cap, uint64_t n) {
+  char digits[24];
+  unsigned count = 0;
+  do digits[count++] = char('0' + n % 10);
+  while ((n /= 10) != 0);
+  uint64_t at = strlen(out);
+  if (at + count + 2 > cap) return;
+  out[at++] = '.';
+  while (count) out[at++] = digits[--count];
+  out[at] = 0;
+}
+
+// A fork while attached: without --children the child gets glibc's hooks back and records
+// nothing; with it, the child records until the window ends (its own control thread sees
+// callprof close the FIFO too) and says so with a file callprof waits for: the marker's
+// path, ".PID", ".started" (then the marker, ".PID", once its data is written).
+void attached_fork_child() {
+  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1) return;
+  if (!g_follow_children) {
+    swap_slots(false, Slots::All);
+    drop_attach_frames();
+    stop_recording();
+    __atomic_store_n(&g_attached, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  append_number(g_detached, sizeof g_detached, sys::getpid());
+  char started[sizeof g_detached + 8];
+  memcpy(started, g_detached, strlen(g_detached) + 1);
+  if (strlen(started) + 9 <= sizeof started) memcpy(started + strlen(started), ".started", 9);
+  const long fd = sys::open(started, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) sys::close(int(fd));
+  if (!start_runtime_thread(control_thread, "callprof-ctl", 64 * 1024)) detach();
 }
 
 // The attach itself; `again`: a window after a detach.
 int start_window(const char* settings_path, bool again) {
   g_slot_count = 0;
+  g_follow_children = false;
   g_control[0] = g_detached[0] = 0;
   const unsigned used = read_settings(settings_path);
   if (used == 0) return -2;
@@ -159,6 +205,9 @@ int start_window(const char* settings_path, bool again) {
     // everything is ready for them.
     if (!swap_slots(true, Slots::Own)) return -1;
     if (!start_recording()) return -5;
+    // Registered after process.cpp's (in start_recording): the child's state is reset first.
+    static bool fork_handler = false;
+    if (!fork_handler) fork_handler = pthread_atfork(nullptr, nullptr, attached_fork_child) == 0;
   }
   if (!start_runtime_thread(control_thread, "callprof-ctl", 64 * 1024)) {
     stop_recording();

@@ -233,6 +233,7 @@ ThreadState* set_up_thread() {
   });
   // Where transparent huge pages are off, or on for every mapping, this changes nothing.
   s->profile.set_large_tree_advice([](void* at, uint64_t bytes) { sys::madvise(at, bytes, MADV_HUGEPAGE); });
+  s->profile.set_window_closing_flag(&g_window_closing);
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
@@ -296,9 +297,12 @@ bool resume_recording() {
     link = &s->next;
   }
   allow_another_dump();
+  __atomic_store_n(&g_window_closing, false, __ATOMIC_RELEASE);
   __atomic_store_n(&g_process.enabled, true, __ATOMIC_RELEASE);
   return true;
 }
+
+bool g_window_closing = false;
 
 ThreadState* attach_thread() {
   if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call

@@ -95,6 +95,9 @@ void stop_recording();
 // window begins. Only while no hook runs (the program's slots still point at glibc's).
 bool resume_recording();
 
+// Set while an attached window closes (attach.cpp, ThreadProfile::set_window_closing_flag).
+extern bool g_window_closing;
+
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is
 // ending the image (crash_handler.cpp).

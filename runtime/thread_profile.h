@@ -144,6 +144,9 @@ class ThreadProfile {
   void set_fold_refused_handler(FoldRefusedHandler handler) { on_fold_refused_ = handler; }
   void set_gone_check(GoneCheck check) { gone_ = check; }
   void set_large_tree_advice(LargeTreeAdvice advise) { advise_large_ = advise; }
+  // Set while an attached window closes (attach.cpp): returns without a recorded entry are
+  // then calls made after the window, not counted as unmatched.
+  void set_window_closing_flag(const bool* closing) { closing_ = closing; }
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
   // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
@@ -428,6 +431,7 @@ class ThreadProfile {
   FoldRefusedHandler on_fold_refused_ = nullptr;
   GoneCheck gone_ = nullptr;
   LargeTreeAdvice advise_large_ = nullptr;  // null once given (or never set)
+  const bool* closing_ = nullptr;
   uint64_t dropped_calls_ = 0;
   uint64_t unmatched_exits_ = 0;
   uint64_t gone_frames_ = 0;

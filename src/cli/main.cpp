@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   };
   add(add_record, "record", "Run a program and record a profile");
   add(add_report, "report", "Show a recorded profile as text or JSON");
-  add(add_attach, "attach", "Sample a running process (no rebuild, no restart)");
+  add(add_attach, "attach", "Profile a running process: sampling, probes, system calls, or exact mode (no restart)");
   add(add_export, "export",
       "Write a profile for pprof, KCachegrind, speedscope, Perfetto (chrome) or flamegraph scripts");
   add(add_merge, "merge", "Merge profiles of several runs or hosts into one");

@@ -14,6 +14,7 @@
 #include "record/exact_source.h"
 #include "target/inject/hook_slots.h"
 #include "target/inject/ptrace_permission.h"
+#include "target/process_check.h"
 
 namespace callprof::record {
 
@@ -56,6 +57,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     for (const auto& [name, value] : env_) out << name << '=' << value << '\n';
     for (const inject::HookSlot& s : *slots) out << inject::settings_line(s) << '\n';
     out << "control " << fifo << '\n' << "detached " << dir_.path() << "/detached\n";
+    if (args_.sampling.children) out << "children 1\n";
     if (!out) return make_error("cannot write " + settings);
   }
   // A signal that ended callprof while a borrowed thread runs our calls would leave that
@@ -69,18 +71,41 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   return loaded;
 }
 
-bool ExactSource::detach(int timeout_ms) {
-  if (control_fd_ < 0) return false;
-  const char byte = 'd';
-  const bool asked = write(control_fd_, &byte, 1) == 1;
-  const std::string marker = dir_.path() + "/detached";
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+// The children that were forked while attached (--children): "detached.PID.started" each.
+std::vector<pid_t> attached_children(const std::string& dir) {
+  std::vector<pid_t> out;
   std::error_code ec;
-  while (asked && !std::filesystem::exists(marker, ec) && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("detached.", 0) == 0 && name.size() > 17 && name.ends_with(".started"))
+      out.push_back(pid_t(std::atoi(name.c_str() + 9)));
+  }
+  return out;
+}
+
+bool ExactSource::detach(pid_t pid, int timeout_ms) {
+  if (control_fd_ < 0) return false;
+  // The end of the FIFO is every attached process's signal: the program's and its children's.
   close(control_fd_);
   control_fd_ = -1;
-  return std::filesystem::exists(marker, ec);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  // Done once it wrote its data (its marker) or ended (it wrote them as it exited).
+  auto done = [&](pid_t p, const std::string& marker) {
+    std::error_code ec;
+    return std::filesystem::exists(marker, ec) || !process_alive(p);
+  };
+  const std::string marker = dir_.path() + "/detached";
+  bool all = true;
+  while (!done(pid, marker) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  all = done(pid, marker);
+  for (pid_t child : attached_children(dir_.path())) {
+    const std::string child_marker = marker + "." + std::to_string(child);
+    while (!done(child, child_marker) && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    all = all && done(child, child_marker);
+  }
+  return all;
 }
 
 }  // namespace callprof::record

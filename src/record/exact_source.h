@@ -41,9 +41,10 @@ class ExactSource {
   // attach --mode exact (exact_attach.cpp, docs/attach.md): loads the runtime into `pid`
   // and starts it there, its settings in a file and its control FIFO in the directory.
   Result<inject::LoadedRuntime> attach(pid_t pid);
-  // Asks the attached runtime to give the program back its hooks and write its data, and
-  // waits at most `timeout_ms` for it (false: no answer; the program may have ended).
-  bool detach(int timeout_ms);
+  // Asks the attached runtime in process `pid` (and in the children it forked, --children)
+  // to give the program back its hooks and write its data, and waits at most `timeout_ms`
+  // for them (false: not all answered).
+  bool detach(pid_t pid, int timeout_ms);
 
   ExactSource(ExactSource&& other) noexcept;
   ~ExactSource();

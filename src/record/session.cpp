@@ -308,7 +308,7 @@ void RecordingSession::wait_attached() {
   while (!RecordSignals::interrupted() && int64_t(monotonic_ns()) < until && process_alive(args_.pid))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   // A process that ended wrote its data as it exited: nothing to wait for.
-  if (process_alive(args_.pid) && !exact_->detach(5000) && process_alive(args_.pid))
+  if (!exact_->detach(args_.pid, 5000))
     reporter_.warn(
         fmt::format("the runtime in process {} did not confirm the detach: its data may be missing", args_.pid));
 }

@@ -154,6 +154,40 @@ TEST_P(AttachExact, PerCallerTimesAreMeasuredInTheWindow) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
+// A fork while attached: with --children the child records too (a child that lived within
+// the window holds exactly its 1,000 calls of a and 3,000 of b, under spawned); without,
+// the child gets glibc's hooks back and records nothing. The program checks each child.
+TEST_P(AttachExact, ForksAreFollowedWithChildrenOnly) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "fork"});
+  const RunResult r = run(
+      {E2E_CALLPROF, "attach", "-q", "--children", "-d", "0.5", "-o", "children.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report({}, "children.callprof");
+  size_t whole = 0;
+  for (const json& t : rep.threads()) {
+    if (t.at("pid").get<int>() == pid) continue;
+    const Report child = report({"--thread", std::to_string(t.at("tid").get<int>())}, "children.callprof");
+    const json* spawned = child.find_function("spawned");
+    if (!spawned || u64(*spawned, "calls") != 1) continue;  // forked before the window, or still running at its end
+    ++whole;
+    EXPECT_EQ(u64(child.function("a"), "calls"), 1000u) << "child " << t.at("pid");
+    EXPECT_EQ(u64(child.function("b"), "calls"), 3000u) << "child " << t.at("pid");
+    EXPECT_EQ(u64(child.node({"main", "fork_children", "spawned", "a", "b"}), "calls"), 3000u);
+  }
+  measured("children_recorded_whole", double(whole));
+  EXPECT_GE(whole, 5u) << "a child every 20 ms, 0.5 s attached";
+  EXPECT_EQ(rep.doc().at("metadata").at("exact").at("unmatched_exits").get<uint64_t>(), 0u);
+
+  const RunResult alone =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.3", "-o", "alone.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(alone.exit, exited(0)) << alone.err;
+  EXPECT_EQ(report({}, "alone.callprof").processes().size(), 1u) << "without --children, the children record nothing";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+}
+
 TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   const std::string binary = build_plain("attach_target.c", {"-lpthread"});
   const pid_t pid = start(binary, {});

@@ -6,11 +6,14 @@
  * Truth in any attached window: calls of b = 3 x calls of a, within 3 per thread (the
  * calls open at the window's edges).
  * With "split" as argv[2] the threads instead call x() and y() in turn; both call d(),
- * x's call working 3 ms and y's 1 ms (e2e_work_us): d's time is 75 % x's, 25 % y's. */
+ * x's call working 3 ms and y's 1 ms (e2e_work_us): d's time is 75 % x's, 25 % y's.
+ * With "fork" as argv[2] the main thread, instead of calling a(), forks a child every
+ * 20 ms whose spawned() calls a() exactly 1000 times and exits (0; 4 if its b != 3 a). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "truth.h"
@@ -38,6 +41,27 @@ E2E_FN void y(void) { d(1); }
 
 static int g_split;
 
+E2E_FN static void spawned(void) {
+  for (int i = 0; i < 1000; ++i) a();
+}
+
+/* Forks children until asked to stop; 0 when every child exited 0. */
+E2E_FN static int fork_children(void) {
+  int failed = 0;
+  while (!g_stop) {
+    const pid_t child = fork();
+    if (child == 0) {
+      t_a = t_b = 0;
+      spawned();
+      exit(t_b == 3 * t_a ? 0 : 4);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) failed = 1;
+    usleep(20000);
+  }
+  return failed;
+}
+
 E2E_FN static void* worker(void* arg) {
   (void)arg;
   while (!g_stop) {
@@ -62,12 +86,16 @@ static void on_usr1(int sig) {
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? atoi(argv[1]) : 1;
   g_split = argc > 2 && argv[2][0] == 's';
+  const int forking = argc > 2 && argv[2][0] == 'f';
   signal(SIGUSR1, on_usr1);
   pthread_t t[64];
   for (int i = 1; i < threads && i < 64; ++i) pthread_create(&t[i], NULL, worker, NULL);
   printf("ready\n");
   fflush(stdout);
-  worker(NULL);
+  if (forking)
+    g_failed |= fork_children();
+  else
+    worker(NULL);
   for (int i = 1; i < threads && i < 64; ++i) pthread_join(t[i], NULL);
   printf("checked %d threads: %s\n", threads, g_failed ? "MISMATCH" : "ok");
   return g_failed ? 3 : 0;
