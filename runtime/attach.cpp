@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "attach_frames.h"
+#include "attach_replacements.h"
 #include "clock.h"
 #include "code_patch.h"
 #include "early_env.h"
@@ -30,9 +31,10 @@ namespace {
 
 struct HookSlot {
   uint64_t address;
-  uint64_t original;  // what it held before the attach
-  uint8_t kind;       // 0 enter, 1 exit
-  bool read_only;     // RELRO: writable only while it is swapped
+  uint64_t original;     // what it held before the attach
+  uint64_t replacement;  // kind 2: the runtime's stand-in (attach_replacements.h)
+  uint8_t kind;          // 0 enter, 1 exit, 2 a function the runtime stands in for
+  bool read_only;        // RELRO: writable only while it is swapped
   bool swapped;
 };
 
@@ -44,8 +46,8 @@ char g_detached[1024];           // the file this runtime creates once the data 
 int g_attached = 0;              // 0 never, 1 attached, 2 detached (dormant)
 bool g_follow_children = false;  // attach --children: a fork's child records too
 
-// "got ADDRESS enter|exit 0|1" lines become slots; "control PATH" and "detached PATH" the
-// paths; the rest stay for use_runtime_settings.
+// "got ADDRESS enter|exit|FUNCTION 0|1" lines become slots; "control PATH" and "detached
+// PATH" the paths; the rest stay for use_runtime_settings.
 unsigned read_settings(const char* path) {
   const long fd = sys::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
@@ -65,14 +67,31 @@ void take_path(char* out, uint64_t cap, const char* path, unsigned length) {
   out[length] = 0;
 }
 
-// One line of the attach's own: "got ADDRESS enter|exit 0|1", "control PATH", "detached PATH".
+// A slot's kind from its function's name, "enter" or "exit" for the hooks.
+bool take_kind(HookSlot& s, const char* name, unsigned length) {
+  char buf[64];
+  if (length == 0 || length >= sizeof buf) return false;
+  memcpy(buf, name, length);
+  buf[length] = 0;
+  if (strcmp(buf, "enter") == 0 || strcmp(buf, "exit") == 0) {
+    s.kind = buf[1] == 'x' ? 1 : 0;
+    return true;
+  }
+  s.kind = 2;
+  s.replacement = replacement_for(buf);
+  return s.replacement != 0;
+}
+
+// One line of the attach's own: "got ADDRESS KIND 0|1", "control PATH", "detached PATH".
 void take_line(const char* line, unsigned length) {
   if (length > 4 && strncmp(line, "got ", 4) == 0 && g_slot_count < sizeof g_slots / sizeof g_slots[0]) {
     const char* rest = nullptr;
     HookSlot& s = g_slots[g_slot_count];
     s = HookSlot{};
     s.address = parse_u64(line + 4, 16, &rest);
-    s.kind = strncmp(rest, " exit", 5) == 0 ? 1 : 0;
+    const char* name = rest + 1;
+    const char* end = line + length - 2;  // " 0|1" ends the line
+    if (*rest != ' ' || end <= name || !take_kind(s, name, unsigned(end - name))) return;
     s.read_only = line[length - 1] == '1';
     if (s.address != 0 && s.address % 8 == 0) ++g_slot_count;
   } else if (length > 8 && strncmp(line, "control ", 8) == 0) {
@@ -102,19 +121,20 @@ bool own_slot(const HookSlot& s) {
 
 enum class Slots { Own, Program, All };
 
-// Points the slots at our hooks (attach) or back at what they held (detach). The entry
-// hooks' first: given back first, no call enters the window after the exit hooks left it
-// (which would nest the next calls under it); swapped first, every thread is stopped.
+// Points the slots at our hooks and stand-ins (attach) or back at what they held (detach).
+// The entry hooks' first: given back first, no call enters the window after the exit hooks
+// left it (which would nest the next calls under it); swapped, every thread is stopped.
 bool swap_slots(bool attach, Slots which) {
   const uint64_t ours[2] = {reinterpret_cast<uint64_t>(&callprof_enter_hook),
                             reinterpret_cast<uint64_t>(&callprof_exit_hook)};
   bool all = true;
   for (uint32_t k = 0; k < 2 * g_slot_count; ++k) {
     HookSlot& s = g_slots[k % g_slot_count];
-    if (s.kind != k / g_slot_count) continue;
+    if ((s.kind == 0) != (k < g_slot_count)) continue;
     if (attach == s.swapped || (which != Slots::All && own_slot(s) != (which == Slots::Own))) continue;
     uint64_t old = 0;
-    if (!swap_pointer(s.address, attach ? ours[s.kind] : s.original, s.read_only, &old)) {
+    const uint64_t to = !attach ? s.original : s.kind < 2 ? ours[s.kind] : s.replacement;
+    if (!swap_pointer(s.address, to, s.read_only, &old)) {
       all = false;
       continue;
     }
@@ -249,3 +269,5 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach_begin(cons
       if (!__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) open_attach_frames(s, 0);
   return swap_slots(true, Slots::Program) ? 0 : -1;
 }
+
+bool callprof::rt::attached_mode() { return __atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 0; }

@@ -32,7 +32,8 @@ char* append(char* at, const char* text) {
   return at + n;
 }
 
-bool wanted(char* const envp[]) { return process().enabled && environ && !carries_runtime(envp); }
+// Attached to a running program, the runtime follows no exec: the new image runs as it would.
+bool wanted(char* const envp[]) { return process().enabled && !attached_mode() && environ && !carries_runtime(envp); }
 
 const char* child_preload(char* const envp[]) {
   for (unsigned i = 0; envp && envp[i]; ++i)

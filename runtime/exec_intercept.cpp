@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "attach_replacements.h"
 #include "child_env.h"
 #include "process.h"
 #include "symbol_presence.h"
@@ -93,6 +95,17 @@ CALLPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   return after_failed_exec(fn(fd, argv, env));
 }
 
+// Hidden aliases bind inside this library, where a reference to the exported names would
+// bind to libc's once the runtime is loaded with dlopen (attached): execl* go on through
+// them, and an attached program's GOT gets them (exec_replacement).
+#define CALLPROF_HIDDEN_ALIAS(name, ret, ...) \
+  extern "C" __attribute__((visibility("hidden"), alias(#name))) ret callprof_own_##name(__VA_ARGS__)
+CALLPROF_HIDDEN_ALIAS(execve, int, const char*, char* const[], char* const[]);
+CALLPROF_HIDDEN_ALIAS(execv, int, const char*, char* const[]);
+CALLPROF_HIDDEN_ALIAS(execvp, int, const char*, char* const[]);
+CALLPROF_HIDDEN_ALIAS(execvpe, int, const char*, char* const[], char* const[]);
+CALLPROF_HIDDEN_ALIAS(fexecve, int, int, char* const[], char* const[]);
+
 // Like glibc's own execl*, the argument vector lives on the stack.
 #define CALLPROF_ARGV_FROM_VARARGS(argv, first, ap)                          \
   va_list ap;                                                                \
@@ -106,20 +119,20 @@ CALLPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
 CALLPROF_EXPORT int execl(const char* path, const char* arg, ...) {
   CALLPROF_ARGV_FROM_VARARGS(argv, arg, ap);
   va_end(ap);
-  return execv(path, argv);
+  return callprof_own_execv(path, argv);
 }
 
 CALLPROF_EXPORT int execlp(const char* file, const char* arg, ...) {
   CALLPROF_ARGV_FROM_VARARGS(argv, arg, ap);
   va_end(ap);
-  return execvp(file, argv);
+  return callprof_own_execvp(file, argv);
 }
 
 CALLPROF_EXPORT int execle(const char* path, const char* arg, ...) {
   CALLPROF_ARGV_FROM_VARARGS(argv, arg, ap);
   char* const* envp = va_arg(ap, char* const*);
   va_end(ap);
-  return execve(path, argv, envp);
+  return callprof_own_execve(path, argv, envp);
 }
 
 // posix_spawn runs its child's exec inside libc, out of an interposer's reach: the
@@ -139,4 +152,26 @@ CALLPROF_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn
   static SpawnFn fn = real<SpawnFn>("posix_spawnp");
   CALLPROF_CHILD_ENV(env, envp);
   return fn(pid, file, actions, attr, argv, env);
+}
+
+CALLPROF_HIDDEN_ALIAS(execl, int, const char*, const char*, ...);
+CALLPROF_HIDDEN_ALIAS(execlp, int, const char*, const char*, ...);
+CALLPROF_HIDDEN_ALIAS(execle, int, const char*, const char*, ...);
+
+// An attached program's GOT entries for these get this library's (attach_replacements.h).
+uint64_t callprof::rt::exec_replacement(const char* name) {
+  static const struct {
+    const char* name;
+    const void* fn;
+  } kOwn[] = {{"execve", reinterpret_cast<const void*>(&callprof_own_execve)},
+              {"execv", reinterpret_cast<const void*>(&callprof_own_execv)},
+              {"execvp", reinterpret_cast<const void*>(&callprof_own_execvp)},
+              {"execvpe", reinterpret_cast<const void*>(&callprof_own_execvpe)},
+              {"fexecve", reinterpret_cast<const void*>(&callprof_own_fexecve)},
+              {"execl", reinterpret_cast<const void*>(&callprof_own_execl)},
+              {"execlp", reinterpret_cast<const void*>(&callprof_own_execlp)},
+              {"execle", reinterpret_cast<const void*>(&callprof_own_execle)}};
+  for (const auto& e : kOwn)
+    if (strcmp(e.name, name) == 0) return reinterpret_cast<uint64_t>(e.fn);
+  return 0;
 }

@@ -5,9 +5,11 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "attach_replacements.h"
 #include "clock.h"
 #include "process.h"
 #include "raw_syscall.h"
@@ -206,6 +208,26 @@ CALLPROF_EXPORT void pthread_exit(void* value) {
 
 CALLPROF_EXPORT void _exit(int status) { exit_now(real.exit_, status); }
 CALLPROF_EXPORT void _Exit(int status) { exit_now(real.underscore_exit_, status); }
+
+extern "C" __attribute__((visibility("hidden"), alias("_exit"))) void callprof_own__exit(int);
+extern "C" __attribute__((visibility("hidden"), alias("_Exit"))) void callprof_own__Exit(int);
+extern "C" __attribute__((visibility("hidden"), alias("pthread_create"))) int callprof_own_pthread_create(
+    pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+extern "C" __attribute__((visibility("hidden"), alias("pthread_exit"))) void callprof_own_pthread_exit(void*);
+
+// For an attached program's GOT (attach_replacements.h): by hidden aliases, which bind here.
+uint64_t callprof::rt::intercept_replacement(const char* name) {
+  static const struct {
+    const char* name;
+    const void* fn;
+  } kOwn[] = {{"_exit", reinterpret_cast<const void*>(&callprof_own__exit)},
+              {"_Exit", reinterpret_cast<const void*>(&callprof_own__Exit)},
+              {"pthread_create", reinterpret_cast<const void*>(&callprof_own_pthread_create)},
+              {"pthread_exit", reinterpret_cast<const void*>(&callprof_own_pthread_exit)}};
+  for (const auto& e : kOwn)
+    if (strcmp(e.name, name) == 0) return reinterpret_cast<uint64_t>(e.fn);
+  return 0;
+}
 
 __attribute__((destructor)) static void dump_at_exit() {
   if (process().enabled) write_dump();

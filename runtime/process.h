@@ -89,6 +89,8 @@ void ensure_initialized();
 // Attached (attach.cpp), with the settings in place: the runtime starts recording, the
 // calling thread first (it measures the hooks' cost). False when the settings turn it off.
 bool start_recording();
+// Whether this runtime was attached to a running program (attach.cpp), not preloaded.
+bool attached_mode();
 // Detached: no thread starts recording from now on, and no dump is written at exit.
 void stop_recording();
 // Attached again after a detach: the settings re-read, every thread's tree emptied, a new

@@ -136,7 +136,16 @@ void* next_symbol(const char* name) {
   // dl_iterate_phdr walks the objects in load order, which is the global search order.
   Query q{name, reinterpret_cast<const void*>(&next_symbol), true, false, false};
   dl_iterate_phdr(search_object, &q);
-  return q.found ? dlsym(RTLD_NEXT, name) : nullptr;
+  if (q.found) return dlsym(RTLD_NEXT, name);
+  // Loaded with dlopen (attached), no object follows this one, nor is it in the global
+  // scope: the definition the program's own calls bind to is the global one. Preloaded,
+  // that would be this object's own, which is no answer.
+  void* global = dlsym(RTLD_DEFAULT, name);
+  Dl_info info{}, self{};
+  if (!global || !dladdr(global, &info) || !dladdr(reinterpret_cast<const void*>(&next_symbol), &self) ||
+      info.dli_fbase == self.dli_fbase)
+    return nullptr;
+  return global;
 }
 
 }  // namespace callprof::rt

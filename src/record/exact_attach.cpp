@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -40,7 +41,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   if (Status s = inject::check_visible_in(pid, dir_.path()); !s) return s.error();
   auto slots = inject::hook_slots(pid);
   if (!slots) return slots.error();
-  if (slots->empty())
+  if (std::none_of(slots->begin(), slots->end(), [](const inject::HookSlot& s) { return s.hook(); }))
     return make_error("process " + std::to_string(pid) +
                       " calls no -finstrument-functions hooks through its GOT: exact mode cannot attach "
                       "(use --mode sample or --mode probe)");
@@ -83,6 +84,16 @@ std::vector<pid_t> attached_children(const std::string& dir) {
   return out;
 }
 
+bool ExactSource::image_ended(pid_t pid) const {
+  const std::string prefix = std::to_string(pid) + "-";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.ends_with(".cpraw") && !name.ends_with(".snapshot.cpraw")) return true;
+  }
+  return false;
+}
+
 bool ExactSource::detach(pid_t pid, int timeout_ms) {
   if (control_fd_ < 0) return false;
   // The end of the FIFO is every attached process's signal: the program's and its children's.
@@ -92,7 +103,7 @@ bool ExactSource::detach(pid_t pid, int timeout_ms) {
   // Done once it wrote its data (its marker) or ended (it wrote them as it exited).
   auto done = [&](pid_t p, const std::string& marker) {
     std::error_code ec;
-    return std::filesystem::exists(marker, ec) || !process_alive(p);
+    return std::filesystem::exists(marker, ec) || !process_alive(p) || image_ended(p);
   };
   const std::string marker = dir_.path() + "/detached";
   bool all = true;

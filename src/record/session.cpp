@@ -305,8 +305,13 @@ Status RecordingSession::start_exact_attached() {
 // Until the duration ends, Ctrl-C or the process ends; then the runtime detaches.
 void RecordingSession::wait_attached() {
   const int64_t until = args_.duration_ns > 0 ? start_steady_ns_ + args_.duration_ns : INT64_MAX;
-  while (!RecordSignals::interrupted() && int64_t(monotonic_ns()) < until && process_alive(args_.pid))
+  while (!RecordSignals::interrupted() && int64_t(monotonic_ns()) < until && process_alive(args_.pid)) {
+    if (exact_->image_ended(args_.pid)) {  // an exec: the new image runs unprofiled
+      reporter_.note(fmt::format("process {} replaced its image (exec): its recording ends there", args_.pid));
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   // A process that ended wrote its data as it exited: nothing to wait for.
   if (!exact_->detach(args_.pid, 5000))
     reporter_.warn(

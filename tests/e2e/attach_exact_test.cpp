@@ -188,6 +188,58 @@ TEST_P(AttachExact, ForksAreFollowedWithChildrenOnly) {
   EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
 }
 
+// Threads started while attached are recorded whole, each under the call path that created
+// it (the program's GOT entry for pthread_create points at the runtime's while attached).
+TEST_P(AttachExact, ThreadsStartedWhileAttachedAreRecordedWhole) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "threads"});
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.5", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  size_t whole = 0;
+  for (const json& t : rep.threads()) {
+    const Report one = report({"--thread", std::to_string(t.at("tid").get<int>())});
+    const json* started = one.find_function("short_lived");
+    if (!started || u64(*started, "calls") != 1) continue;  // started before the window, or still running at its end
+    ++whole;
+    EXPECT_EQ(u64(one.node({"short_lived", "a"}), "calls"), 1000u) << "thread " << t.at("tid");
+    EXPECT_EQ(u64(one.node({"short_lived", "a", "b"}), "calls"), 3000u) << "thread " << t.at("tid");
+    EXPECT_NE(t.at("creator_path").dump().find("start_threads"), std::string::npos) << t.dump();
+  }
+  measured("threads_recorded_whole", double(whole));
+  EXPECT_GE(whole, 10u) << "a thread every 5 ms, 0.5 s attached";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// An exec while attached ends the recording of that image: its data is the profile, and
+// callprof ends then instead of at the window's end; the new image runs unprofiled.
+TEST_P(AttachExact, AnExecEndsTheRecordingOfThatImage) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "exec"});
+  const auto began = std::chrono::steady_clock::now();
+  const RunResult r = run({E2E_CALLPROF, "attach", "-d", "20", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(4000)) << "not the 20 s window";
+  EXPECT_NE(r.err.find("replaced its image (exec)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("did not confirm"), std::string::npos) << r.err;
+  const Report rep = report();
+  const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+  EXPECT_GT(ca, 100u);
+  EXPECT_LE(cb, 3 * ca + 3);
+  EXPECT_GE(cb + 3, 3 * ca);
+  for (int i = 0; i < 300; ++i) {  // the new image says "ready" too
+    const std::string out = target_output();
+    if (out.find("ready") != out.rfind("ready")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "the new image has no runtime";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 1 threads: ok"), std::string::npos) << target_output();
+}
+
 TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   const std::string binary = build_plain("attach_target.c", {"-lpthread"});
   const pid_t pid = start(binary, {});

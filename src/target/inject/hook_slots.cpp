@@ -5,14 +5,31 @@
 #include <gelf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include "symbols/elf_file.h"
 #include "target/inject/mapped_modules.h"
 
 namespace callprof::inject {
 namespace {
+
+constexpr std::string_view kSlotFunctions[] = {"__cyg_profile_func_enter",
+                                               "__cyg_profile_func_exit",
+                                               "execve",
+                                               "execv",
+                                               "execvp",
+                                               "execvpe",
+                                               "fexecve",
+                                               "execl",
+                                               "execlp",
+                                               "execle",
+                                               "_exit",
+                                               "_Exit",
+                                               "pthread_create",
+                                               "pthread_exit"};
 
 // PT_GNU_RELRO's range: read-only once the loader has relocated it.
 struct Relro {
@@ -47,11 +64,12 @@ void add_section_slots(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh, const Relro&
     if (!gelf_getsym(symbols, int(GELF_R_SYM(r.r_info)), &sym)) continue;
     const char* name = elf_strptr(elf, sym_sh.sh_link, sym.st_name);
     if (!name) continue;
-    const bool enter = std::strcmp(name, "__cyg_profile_func_enter") == 0;
-    if (!enter && std::strcmp(name, "__cyg_profile_func_exit") != 0) continue;
+    if (std::find(std::begin(kSlotFunctions), std::end(kSlotFunctions), std::string_view(name)) ==
+        std::end(kSlotFunctions))
+      continue;
     HookSlot s;
     s.address = bias + r.r_offset;
-    s.exit = !enter;
+    s.function = name;
     s.read_only = r.r_offset >= relro.start && r.r_offset < relro.end;
     out.push_back(s);
   }
@@ -75,8 +93,11 @@ Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bi
 
 std::string settings_line(const HookSlot& slot) {
   char line[64];
-  snprintf(line, sizeof line, "got %llx %s %d", static_cast<unsigned long long>(slot.address),
-           slot.exit ? "exit" : "enter", slot.read_only ? 1 : 0);
+  const std::string kind = slot.function == "__cyg_profile_func_enter"  ? "enter"
+                           : slot.function == "__cyg_profile_func_exit" ? "exit"
+                                                                        : slot.function;
+  snprintf(line, sizeof line, "got %llx %s %d", static_cast<unsigned long long>(slot.address), kind.c_str(),
+           slot.read_only ? 1 : 0);
   return line;
 }
 

@@ -1,7 +1,9 @@
 // Where a running process's modules keep the addresses of the hooks they call: the GOT
 // entries relocated against __cyg_profile_func_enter and __cyg_profile_func_exit
 // (R_X86_64_JUMP_SLOT for calls through the PLT, R_X86_64_GLOB_DAT for -fno-plt), found
-// from each mapped module's relocations and its load address in /proc/PID/maps.
+// from each mapped module's relocations and its load address in /proc/PID/maps; and those
+// of the functions the runtime stands in for while attached (exec*, _exit, _Exit,
+// pthread_create, pthread_exit: runtime/attach_replacements.h).
 #pragma once
 
 #include <sys/types.h>
@@ -16,8 +18,9 @@ namespace callprof::inject {
 
 struct HookSlot {
   uint64_t address = 0;    // in the process
-  bool exit = false;       // __cyg_profile_func_exit's (else enter's)
+  std::string function;    // the symbol it is relocated against
   bool read_only = false;  // inside PT_GNU_RELRO: read-only once the loader is done
+  bool hook() const { return function.rfind("__cyg_profile_func_", 0) == 0; }
 };
 
 // Every hook slot of every module mapped in `pid` (none: the process calls no hooks).
@@ -26,7 +29,8 @@ Result<std::vector<HookSlot>> hook_slots(pid_t pid);
 // The slots of one ELF file loaded with load bias `bias` (its addresses plus the bias).
 Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bias);
 
-// A slot as the runtime's attach settings list it: "got ADDRESS enter|exit 0|1" (runtime/attach.cpp).
+// A slot as the runtime's attach settings list it: "got ADDRESS enter|exit|FUNCTION 0|1"
+// (runtime/attach.cpp).
 std::string settings_line(const HookSlot& slot);
 
 }  // namespace callprof::inject

@@ -185,7 +185,8 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   if (!own) return own.error();
   {
     std::ofstream out(settings, std::ios::app);
-    for (const HookSlot& s : *own) out << settings_line(s) << '\n';
+    for (const HookSlot& s : *own)
+      if (s.hook()) out << settings_line(s) << '\n';  // its own pthread_create is libc's
     if (!out) return make_error("cannot write " + settings);
   }
   auto status = remote_call(*thread, *entry, {kStackData}, settings, kCallTimeoutMs);

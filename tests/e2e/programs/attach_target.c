@@ -8,7 +8,11 @@
  * With "split" as argv[2] the threads instead call x() and y() in turn; both call d(),
  * x's call working 3 ms and y's 1 ms (e2e_work_us): d's time is 75 % x's, 25 % y's.
  * With "fork" as argv[2] the main thread, instead of calling a(), forks a child every
- * 20 ms whose spawned() calls a() exactly 1000 times and exits (0; 4 if its b != 3 a). */
+ * 20 ms whose spawned() calls a() exactly 1000 times and exits (0; 4 if its b != 3 a).
+ * With "exec" as argv[2] the main thread sleeps 0.6 s, then executes the program again
+ * with one thread (which prints "ready" again and runs until SIGUSR1).
+ * With "threads" as argv[2] the main thread starts a thread every 5 ms whose
+ * short_lived() calls a() exactly 1000 times, and joins it. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +47,23 @@ static int g_split;
 
 E2E_FN static void spawned(void) {
   for (int i = 0; i < 1000; ++i) a();
+}
+
+E2E_FN static void* short_lived(void* arg) {
+  (void)arg;
+  for (int i = 0; i < 1000; ++i) a();
+  pthread_mutex_lock(&g_lock);
+  if (t_b != 3 * t_a) g_failed = 1;
+  pthread_mutex_unlock(&g_lock);
+  return NULL;
+}
+
+E2E_FN static void start_threads(void) {
+  while (!g_stop) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, short_lived, NULL) == 0) pthread_join(t, NULL);
+    usleep(5000);
+  }
 }
 
 /* Forks children until asked to stop; 0 when every child exited 0. */
@@ -87,12 +108,21 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? atoi(argv[1]) : 1;
   g_split = argc > 2 && argv[2][0] == 's';
   const int forking = argc > 2 && argv[2][0] == 'f';
+  const int executing = argc > 2 && argv[2][0] == 'e';
+  const int threading = argc > 2 && argv[2][0] == 't';
   signal(SIGUSR1, on_usr1);
   pthread_t t[64];
   for (int i = 1; i < threads && i < 64; ++i) pthread_create(&t[i], NULL, worker, NULL);
   printf("ready\n");
   fflush(stdout);
-  if (forking)
+  if (executing) {
+    usleep(600000);
+    execl("/proc/self/exe", argv[0], "1", (char*)NULL);
+    return 5;
+  }
+  if (threading)
+    start_threads();
+  else if (forking)
     g_failed |= fork_children();
   else
     worker(NULL);
