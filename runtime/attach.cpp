@@ -144,9 +144,21 @@ bool swap_slots(bool attach, Slots which) {
   return all;
 }
 
+// Held while the program's slots change: a window's start (callprof_attach_begin, on the
+// borrowed thread) and its end (detach, on the control thread, which sees callprof's end
+// whenever it comes: an injector may be starting the window that very moment).
+int g_window_lock = 0;
+bool try_lock_window() { return !__atomic_exchange_n(&g_window_lock, 1, __ATOMIC_ACQUIRE); }
+void lock_window() {
+  while (!try_lock_window()) sys::call(SYS_sched_yield);
+}
+void unlock_window() { __atomic_store_n(&g_window_lock, 0, __ATOMIC_RELEASE); }
+
 void detach() {
+  lock_window();
   __atomic_store_n(&g_window_closing, true, __ATOMIC_RELEASE);
   swap_slots(false, Slots::All);
+  unlock_window();
   // Hooks already entered finish within microseconds; none starts after the swap.
   const timespec grace{0, 20 * 1000 * 1000};
   sys::call(SYS_nanosleep, sys::p(&grace), 0);
@@ -262,12 +274,19 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach(const char
 // Starts the window callprof_attach readied: every thread of the process is stopped but
 // the one running this; `frames_path` lists the frames they have open ("": none).
 // The program's hooks come here from now on. 0, or a negative errno-like code.
+// Never waits for the lock: its holder may be a thread callprof stopped.
 extern "C" __attribute__((visibility("default"))) int callprof_attach_begin(const char* frames_path) {
-  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1 || program_slots_swapped()) return -16;
+  if (!try_lock_window()) return -16;
+  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1 || g_window_closing || program_slots_swapped()) {
+    unlock_window();
+    return -16;  // EBUSY: the window ended already (callprof gone), or began
+  }
   if (frames_path[0] && load_attach_frames(frames_path, ticks()))
     for (ThreadState* s = first_thread(); s; s = s->next)
       if (!__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) open_attach_frames(s, 0);
-  return swap_slots(true, Slots::Program) ? 0 : -1;
+  const bool swapped = swap_slots(true, Slots::Program);
+  unlock_window();
+  return swapped ? 0 : -1;
 }
 
 bool callprof::rt::attached_mode() { return __atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 0; }

@@ -14,6 +14,7 @@
 
 #include "record/exact_source.h"
 #include "target/inject/hook_slots.h"
+#include "target/inject/injector_process.h"
 #include "target/inject/ptrace_permission.h"
 #include "target/process_check.h"
 
@@ -61,13 +62,13 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     if (args_.sampling.children) out << "children 1\n";
     if (!out) return make_error("cannot write " + settings);
   }
-  // A signal that ended callprof while a borrowed thread runs our calls would leave that
-  // thread returning to address 0: they wait until it is given back (kill -9 cannot).
+  // The injection runs in a process of its own (injector_process.h): callprof killed, even
+  // with kill -9, it still gives the borrowed thread back. Ctrl-C waits for its answer.
   sigset_t ending, before;
   sigemptyset(&ending);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&ending, sig);
   pthread_sigmask(SIG_BLOCK, &ending, &before);
-  auto loaded = inject::load_runtime(pid, runtime, settings, dir_.path() + "/attach.frames", 2000);
+  auto loaded = inject::load_runtime_apart(pid, runtime, settings, dir_.path() + "/attach.frames", 2000);
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return loaded;
 }

@@ -74,6 +74,15 @@ class AttachExact : public E2ETest {
     EXPECT_GE(exact.at("threads_open_at_attach").get<uint64_t>(), 1u);
     EXPECT_EQ(exact.at("unmatched_exits").get<uint64_t>(), 0u);
   }
+  // Whether a thread of `pid` has a tracer.
+  static bool traced(pid_t pid) {
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+      std::ifstream in(task.path() / "status");
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("TracerPid:", 0) == 0 && std::stoi(line.substr(10)) != 0) return true;
+    }
+    return false;
+  }
   static std::string maps_of(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -238,6 +247,32 @@ TEST_P(AttachExact, AnExecEndsTheRecordingOfThatImage) {
   const int status = finish(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_NE(target_output().find("checked 1 threads: ok"), std::string::npos) << target_output();
+}
+
+// kill -9 of callprof at any moment of an attach (finding a safe point, loading the
+// runtime, every thread stopped, recording): the program lives on, and its own check of
+// its results passes at the end; the next attach works.
+TEST_P(AttachExact, KillingCallprofAnywhereLeavesTheProgramRunning) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"4"});
+  for (int round = 0; round < 12; ++round) {
+    const Started attach = e2e::start(
+        {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "5", "-o", "killed.callprof", std::to_string(pid)},
+        dir());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 9 * round));  // 5 .. 104 ms
+    kill(attach.pid, SIGKILL);
+    (void)e2e::finish(attach);
+    ASSERT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the program died at round " << round;
+    // The injector finishes its step and lets go before the next attach can begin.
+    for (int i = 0; i < 300 && traced(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.2", "-o", "after.callprof", std::to_string(pid)}, dir());
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  if (r.exit == exited(0)) EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 100u);
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
 }
 
 TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
