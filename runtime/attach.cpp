@@ -290,3 +290,13 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach_begin(cons
 }
 
 bool callprof::rt::attached_mode() { return __atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 0; }
+
+void callprof::rt::attached_image_ends(bool ends) {
+  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1) return;
+  if (!ends) {
+    sys::unlink(g_detached);
+    return;
+  }
+  const long fd = sys::open(g_detached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) sys::close(int(fd));
+}

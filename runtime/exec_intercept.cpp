@@ -31,10 +31,12 @@ F real(const char* name) {
 
 void before_exec() {
   if (callprof::rt::process().enabled) callprof::rt::write_dump();
+  callprof::rt::attached_image_ends(true);
 }
 
 int after_failed_exec(int rc) {
   int saved = errno;
+  callprof::rt::attached_image_ends(false);
   callprof::rt::discard_dump();
   errno = saved;
   return rc;

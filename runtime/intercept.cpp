@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "attach_frames.h"
 #include "attach_replacements.h"
 #include "clock.h"
 #include "process.h"
@@ -170,6 +171,9 @@ CALLPROF_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr
   StartSlot* slot = claim_start_slot();
   if (!slot) return real.pthread_create_(thread, attr, routine, arg);
   ThreadState* s = t_state;
+  // Attached, a thread may create one before its first hook: its frames open at the attach
+  // are the creator's path.
+  if (!s && attach_frames_pending()) s = attach_thread_at(CALLPROF_CALLER_SP());
   if (s) s->profile.pin(s->profile.top_node());  // the new thread refers to it: never pruned
   slot->args = StartArgs{routine, arg, s ? s->tid : 0, s ? s->profile.top_node() : UINT32_MAX};
   int rc = real.pthread_create_(thread, attr, start_thread, slot);

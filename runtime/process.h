@@ -91,6 +91,9 @@ void ensure_initialized();
 bool start_recording();
 // Whether this runtime was attached to a running program (attach.cpp), not preloaded.
 bool attached_mode();
+// Attached: the image is about to end by exec, its data written (true), or the exec failed
+// and it goes on (false). callprof ends the window when it sees the image end.
+void attached_image_ends(bool ends);
 // Detached: no thread starts recording from now on, and no dump is written at exit.
 void stop_recording();
 // Attached again after a detach: the settings re-read, every thread's tree emptied, a new

@@ -85,14 +85,9 @@ std::vector<pid_t> attached_children(const std::string& dir) {
   return out;
 }
 
-bool ExactSource::image_ended(pid_t pid) const {
-  const std::string prefix = std::to_string(pid) + "-";
+bool ExactSource::image_ended() const {
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir_.path(), ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name.ends_with(".cpraw") && !name.ends_with(".snapshot.cpraw")) return true;
-  }
-  return false;
+  return std::filesystem::exists(dir_.path() + "/detached", ec);
 }
 
 bool ExactSource::detach(pid_t pid, int timeout_ms) {
@@ -104,7 +99,7 @@ bool ExactSource::detach(pid_t pid, int timeout_ms) {
   // Done once it wrote its data (its marker) or ended (it wrote them as it exited).
   auto done = [&](pid_t p, const std::string& marker) {
     std::error_code ec;
-    return std::filesystem::exists(marker, ec) || !process_alive(p) || image_ended(p);
+    return std::filesystem::exists(marker, ec) || !process_alive(p);
   };
   const std::string marker = dir_.path() + "/detached";
   bool all = true;

@@ -45,9 +45,8 @@ class ExactSource {
   // to give the program back its hooks and write its data, and waits at most `timeout_ms`
   // for them (false: not all answered).
   bool detach(pid_t pid, int timeout_ms);
-  // Whether the image of `pid` the runtime was attached to wrote its final data: it exited,
-  // or replaced itself (exec).
-  bool image_ended(pid_t pid) const;
+  // Whether the image the runtime was attached to replaced itself (exec), its data written.
+  bool image_ended() const;
 
   ExactSource(ExactSource&& other) noexcept;
   ~ExactSource();

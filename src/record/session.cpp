@@ -306,7 +306,7 @@ Status RecordingSession::start_exact_attached() {
 void RecordingSession::wait_attached() {
   const int64_t until = args_.duration_ns > 0 ? start_steady_ns_ + args_.duration_ns : INT64_MAX;
   while (!RecordSignals::interrupted() && int64_t(monotonic_ns()) < until && process_alive(args_.pid)) {
-    if (exact_->image_ended(args_.pid)) {  // an exec: the new image runs unprofiled
+    if (exact_->image_ended()) {  // an exec: the new image runs unprofiled
       reporter_.note(fmt::format("process {} replaced its image (exec): its recording ends there", args_.pid));
       break;
     }

@@ -103,6 +103,7 @@ TEST_P(AttachExact, EveryCallInTheWindowIsCountedAndTheProgramGoesOn) {
   EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
   if (r.exit != exited(0)) return;
   const Report rep = report();
+  ASSERT_NE(rep.find_function("a"), nullptr) << r.err;
   const json& a = rep.function("a");
   const json& b = rep.function("b");
   const uint64_t ca = u64(a, "calls"), cb = u64(b, "calls");
@@ -128,6 +129,7 @@ TEST_P(AttachExact, TenAttachesInARowEachHoldOnlyTheirWindow) {
     ASSERT_EQ(r.exit, exited(0)) << "round " << round << ": " << r.err;
     const Report rep = report({}, profile);
     EXPECT_EQ(rep.doc().at("metadata").at("mode"), "exact") << "round " << round;
+    ASSERT_NE(rep.find_function("a"), nullptr) << "round " << round << ": " << r.err;
     const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
     EXPECT_GT(ca, 100u) << "round " << round;
     EXPECT_LE(cb, 3 * ca + 12) << "round " << round << ": b = 3 a within 3 per thread";
