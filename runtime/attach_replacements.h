@@ -9,6 +9,18 @@
 
 namespace callprof::rt {
 
+// A stand-in by name, in a table of this library's functions.
+struct OwnFunction {
+  const char* name;
+  const void* fn;
+};
+template <unsigned N>
+uint64_t own_function(const OwnFunction (&table)[N], const char* name) {
+  for (const OwnFunction& e : table)
+    if (__builtin_strcmp(e.name, name) == 0) return reinterpret_cast<uint64_t>(e.fn);
+  return 0;
+}
+
 uint64_t exec_replacement(const char* name);       // exec_intercept.cpp
 uint64_t intercept_replacement(const char* name);  // intercept.cpp
 inline uint64_t replacement_for(const char* name) {

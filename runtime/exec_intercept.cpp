@@ -162,18 +162,13 @@ CALLPROF_HIDDEN_ALIAS(execle, int, const char*, const char*, ...);
 
 // An attached program's GOT entries for these get this library's (attach_replacements.h).
 uint64_t callprof::rt::exec_replacement(const char* name) {
-  static const struct {
-    const char* name;
-    const void* fn;
-  } kOwn[] = {{"execve", reinterpret_cast<const void*>(&callprof_own_execve)},
-              {"execv", reinterpret_cast<const void*>(&callprof_own_execv)},
-              {"execvp", reinterpret_cast<const void*>(&callprof_own_execvp)},
-              {"execvpe", reinterpret_cast<const void*>(&callprof_own_execvpe)},
-              {"fexecve", reinterpret_cast<const void*>(&callprof_own_fexecve)},
-              {"execl", reinterpret_cast<const void*>(&callprof_own_execl)},
-              {"execlp", reinterpret_cast<const void*>(&callprof_own_execlp)},
-              {"execle", reinterpret_cast<const void*>(&callprof_own_execle)}};
-  for (const auto& e : kOwn)
-    if (strcmp(e.name, name) == 0) return reinterpret_cast<uint64_t>(e.fn);
-  return 0;
+  static const OwnFunction kOwn[] = {{"execve", reinterpret_cast<const void*>(&callprof_own_execve)},
+                                     {"execv", reinterpret_cast<const void*>(&callprof_own_execv)},
+                                     {"execvp", reinterpret_cast<const void*>(&callprof_own_execvp)},
+                                     {"execvpe", reinterpret_cast<const void*>(&callprof_own_execvpe)},
+                                     {"fexecve", reinterpret_cast<const void*>(&callprof_own_fexecve)},
+                                     {"execl", reinterpret_cast<const void*>(&callprof_own_execl)},
+                                     {"execlp", reinterpret_cast<const void*>(&callprof_own_execlp)},
+                                     {"execle", reinterpret_cast<const void*>(&callprof_own_execle)}};
+  return own_function(kOwn, name);
 }

@@ -221,16 +221,11 @@ extern "C" __attribute__((visibility("hidden"), alias("pthread_exit"))) void cal
 
 // For an attached program's GOT (attach_replacements.h): by hidden aliases, which bind here.
 uint64_t callprof::rt::intercept_replacement(const char* name) {
-  static const struct {
-    const char* name;
-    const void* fn;
-  } kOwn[] = {{"_exit", reinterpret_cast<const void*>(&callprof_own__exit)},
-              {"_Exit", reinterpret_cast<const void*>(&callprof_own__Exit)},
-              {"pthread_create", reinterpret_cast<const void*>(&callprof_own_pthread_create)},
-              {"pthread_exit", reinterpret_cast<const void*>(&callprof_own_pthread_exit)}};
-  for (const auto& e : kOwn)
-    if (strcmp(e.name, name) == 0) return reinterpret_cast<uint64_t>(e.fn);
-  return 0;
+  static const OwnFunction kOwn[] = {{"_exit", reinterpret_cast<const void*>(&callprof_own__exit)},
+                                     {"_Exit", reinterpret_cast<const void*>(&callprof_own__Exit)},
+                                     {"pthread_create", reinterpret_cast<const void*>(&callprof_own_pthread_create)},
+                                     {"pthread_exit", reinterpret_cast<const void*>(&callprof_own_pthread_exit)}};
+  return own_function(kOwn, name);
 }
 
 __attribute__((destructor)) static void dump_at_exit() {

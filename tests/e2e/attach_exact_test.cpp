@@ -177,10 +177,10 @@ TEST_P(AttachExact, ForksAreFollowedWithChildrenOnly) {
   const Report rep = report({}, "children.callprof");
   size_t whole = 0;
   for (const json& t : rep.threads()) {
-    if (t.at("pid").get<int>() == pid) continue;
+    if (t.at("pid").get<int>() == pid || !t.at("finished").get<bool>()) continue;  // still running at the end
     const Report child = report({"--thread", std::to_string(t.at("tid").get<int>())}, "children.callprof");
     const json* spawned = child.find_function("spawned");
-    if (!spawned || u64(*spawned, "calls") != 1) continue;  // forked before the window, or still running at its end
+    if (!spawned || u64(*spawned, "calls") != 1) continue;  // forked before the window
     ++whole;
     EXPECT_EQ(u64(child.function("a"), "calls"), 1000u) << "child " << t.at("pid");
     EXPECT_EQ(u64(child.function("b"), "calls"), 3000u) << "child " << t.at("pid");
@@ -210,9 +210,10 @@ TEST_P(AttachExact, ThreadsStartedWhileAttachedAreRecordedWhole) {
   const Report rep = report();
   size_t whole = 0;
   for (const json& t : rep.threads()) {
+    if (!t.at("finished").get<bool>()) continue;  // still running at the window's end
     const Report one = report({"--thread", std::to_string(t.at("tid").get<int>())});
     const json* started = one.find_function("short_lived");
-    if (!started || u64(*started, "calls") != 1) continue;  // started before the window, or still running at its end
+    if (!started || u64(*started, "calls") != 1) continue;  // started before the window
     ++whole;
     EXPECT_EQ(u64(one.node({"short_lived", "a"}), "calls"), 1000u) << "thread " << t.at("tid");
     EXPECT_EQ(u64(one.node({"short_lived", "a", "b"}), "calls"), 3000u) << "thread " << t.at("tid");
@@ -275,6 +276,69 @@ TEST_P(AttachExact, KillingCallprofAnywhereLeavesTheProgramRunning) {
   const int status = finish(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
+}
+
+// Threads interrupted by a signal handler that calls hooked functions too (a timer's, every
+// millisecond): attaching stops them wherever they are, inside the handler or not; every
+// call in the window is counted and the program's own check passes.
+TEST_P(AttachExact, ThreadsInsideSignalHandlersAreAttachedTo) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "alarms"});
+  for (int round = 0; round < 4; ++round) {
+    const std::string profile = "signals" + std::to_string(round) + ".callprof";
+    const RunResult r = run({E2E_CALLPROF, "attach", "-q", "-d", "0.2", "-o", profile, std::to_string(pid)}, dir());
+    ASSERT_EQ(r.exit, exited(0)) << "round " << round << ": " << r.err;
+    const Report rep = report({}, profile);
+    const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+    EXPECT_GT(u64(rep.function("on_alarm"), "calls"), 10u) << "round " << round;
+    EXPECT_LE(cb, 3 * ca + 12) << "round " << round << ": b = 3 a within the calls open at the edges";
+    EXPECT_GE(cb + 12, 3 * ca) << "round " << round;
+    for (const auto& path : rep.paths_to("b"))
+      EXPECT_TRUE(same_function(path[path.size() - 2], "a")) << join_path(path);
+  }
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+}
+
+// A program whose threads all wait on a condition variable nearly all the time (an idle
+// pool: futex) is attached to at once: a thread waiting in pthread_cond_wait holds no lock
+// of libc's, so it is a safe point.
+TEST_P(AttachExact, AnIdlePoolWaitingOnAConditionVariableIsAttachedToAtOnce) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"3", "idle"});
+  const RunResult r = run(
+      {E2E_CALLPROF, "attach", "--mode", "exact", "-d", "0.3", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const size_t after = r.err.find("at a safe point after ");
+  ASSERT_NE(after, std::string::npos) << r.err;
+  measured("safe_point_ms", std::stod(r.err.substr(after + 22)));
+  EXPECT_LT(std::stod(r.err.substr(after + 22)), 25.0) << "no need to wait for a burst of calls: " << r.err;
+  const Report rep = report();
+  EXPECT_GT(u64(rep.function("a"), "calls"), 300u) << "three threads, 100 calls every 30 ms";
+  EXPECT_EQ(u64(rep.function("b"), "calls"), 3 * u64(rep.function("a"), "calls"));
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// The program ends while callprof attaches (at 5 to 75 ms, cleanly or killed): callprof
+// ends too, within seconds, with its profile or one line saying why, never a crash.
+TEST_P(AttachExact, AProgramEndingDuringTheAttachEndsItCleanly) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  for (int round = 0; round < 8; ++round) {
+    const pid_t pid = start(binary, {"2"});
+    const auto began = std::chrono::steady_clock::now();
+    const Started attach = e2e::start(
+        {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "5", "-o", "ending.callprof", std::to_string(pid)},
+        dir());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 10 * round));
+    kill(pid, round % 2 ? SIGKILL : SIGUSR1);
+    waitpid(pid, nullptr, 0);
+    const RunResult r = e2e::finish(attach, 20);
+    EXPECT_TRUE(r.exit == exited(0) || r.exit == exited(2)) << "round " << round << ": " << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(8)) << "round " << round;
+    if (r.exit == exited(2)) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {

@@ -42,8 +42,10 @@ Result<PtraceThread> borrow_thread(pid_t pid, ProcessUnwinder& unwinder, int tim
         last = t.error().message;
         continue;
       }
-      if (safe_to_borrow(code_addresses(unwinder.frames(tid, 128)), *system, waiting_in_blocking_call(t->saved_regs())))
-        return t;
+      const std::vector<uint64_t> frames = code_addresses(unwinder.frames(tid, 128));
+      const bool waiting = waiting_in_blocking_call(t->saved_regs()) ||
+                           waiting_on_program_object(t->saved_regs(), called_from_program(frames, *system, unwinder));
+      if (safe_to_borrow(frames, *system, waiting)) return t;
       last = "its threads were inside libc or the loader";
     }
     if (now_ns() >= until)

@@ -40,6 +40,12 @@ ProcessUnwinder::~ProcessUnwinder() {
   if (dwfl_) dwfl_end(dwfl_);
 }
 
+std::string ProcessUnwinder::function_name(uint64_t address) const {
+  Dwfl_Module* mod = attached_ ? dwfl_addrmodule(dwfl_, address) : nullptr;
+  const char* name = mod ? dwfl_module_addrname(mod, address) : nullptr;
+  return name ? name : "";
+}
+
 void ProcessUnwinder::report_new_modules() {
   if (!attached_) return;
   dwfl_report_begin_add(dwfl_);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 struct Dwfl;
@@ -36,6 +37,8 @@ class ProcessUnwinder {
   // stack's base (a frame whose caller the CFI marks as none: _start, start_thread, clone3).
   std::vector<UnwoundFrame> frames(pid_t tid, size_t max, bool* whole = nullptr);
   Dwfl* dwfl() const { return dwfl_; }
+  // The symbol `address` lies in (the symbol table's name), "" when none.
+  std::string function_name(uint64_t address) const;
 
  private:
   pid_t pid_;

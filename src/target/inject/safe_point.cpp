@@ -84,6 +84,42 @@ bool waiting_in_blocking_call(const user_regs_struct& regs) {
   }
 }
 
+bool waiting_on_program_object(const user_regs_struct& regs, const std::string& called) {
+  if (regs.orig_rax != SYS_futex) return false;
+  // glibc's names: the public ones, their versioned and internal aliases ("__new_sem_wait",
+  // "___pthread_cond_wait", "pthread_join@@GLIBC_2.34", "__pthread_clockjoin_ex").
+  std::string name = called.substr(0, called.find('@'));
+  name.erase(0, name.find_first_not_of('_'));
+  static const char* const kWaits[] = {"pthread_cond_wait",
+                                       "pthread_cond_timedwait",
+                                       "pthread_cond_clockwait",
+                                       "pthread_join",
+                                       "pthread_timedjoin_np",
+                                       "pthread_clockjoin_np",
+                                       "pthread_clockjoin_ex",
+                                       "sem_wait",
+                                       "sem_timedwait",
+                                       "sem_clockwait",
+                                       "new_sem_wait",
+                                       "new_sem_wait_slow64",
+                                       "pthread_mutex_lock",
+                                       "pthread_mutex_timedlock",
+                                       "pthread_mutex_clocklock",
+                                       "pthread_rwlock_rdlock",
+                                       "pthread_rwlock_wrlock",
+                                       "pthread_barrier_wait"};
+  for (const char* w : kWaits)
+    if (name == w) return true;
+  return false;
+}
+
+std::string called_from_program(const std::vector<uint64_t>& frames, const SystemCode& system,
+                                const ProcessUnwinder& unwinder) {
+  size_t i = 0;
+  while (i < frames.size() && system.contains(frames[i])) ++i;
+  return i > 0 && i < frames.size() ? unwinder.function_name(frames[i - 1]) : "";
+}
+
 bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system, bool blocking) {
   size_t own = 0;  // the innermost frame of the program's own code
   if (blocking)

@@ -36,10 +36,24 @@ std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max);
 // without holding a lock of its own or the loader's: futex and the memory calls are not.
 bool waiting_in_blocking_call(const user_regs_struct& regs);
 
+// Whether a thread stopped with registers `regs` waits in a futex, and the libc function
+// its own code called to get there, `called` (as the symbol table names it), is one of
+// the synchronisation calls that wait for the program's own objects -- a condition
+// variable, a mutex, a semaphore, a thread's end -- holding no lock of libc's or the
+// loader's meanwhile: pthread_cond_wait, pthread_join, sem_wait, pthread_mutex_lock and
+// their timed forms. An idle thread of a pool waits there; a thread waiting for malloc's or
+// the loader's lock does not qualify (it may hold another).
+bool waiting_on_program_object(const user_regs_struct& regs, const std::string& called);
+// The libc function the program's code called, on a stack (code_addresses) whose innermost
+// frames are libc's: the outermost of them, by name; "" when there is none.
+std::string called_from_program(const std::vector<uint64_t>& frames, const SystemCode& system,
+                                const ProcessUnwinder& unwinder);
+
 // The rule above, on frames from stopped_thread_frames: no frame in libc or the loader,
 // except the base ones every thread starts from (__libc_start_main, start_thread, clone3),
-// which must be where the unwinding ended; `blocking` (waiting_in_blocking_call): the
-// innermost frames may be libc's too, the wrappers of that call (an idle thread).
+// which must be where the unwinding ended; `blocking` (waiting_in_blocking_call or
+// waiting_on_program_object): the innermost frames may be libc's too, the wrappers of
+// that call (an idle thread).
 bool safe_to_borrow(const std::vector<uint64_t>& frames, const SystemCode& system, bool blocking = false);
 
 }  // namespace callprof::inject

@@ -12,12 +12,19 @@
  * With "exec" as argv[2] the main thread sleeps 0.6 s, then executes the program again
  * with one thread (which prints "ready" again and runs until SIGUSR1).
  * With "threads" as argv[2] the main thread starts a thread every 5 ms whose
- * short_lived() calls a() exactly 1000 times, and joins it. */
+ * short_lived() calls a() exactly 1000 times, and joins it.
+ * With "alarms" as argv[2] a timer's SIGALRM every millisecond runs on_alarm(), which
+ * calls a() too, on whichever thread it interrupts.
+ * With "idle" as argv[2] every thread waits on a condition variable for 30 ms at a time
+ * (pthread_cond_timedwait), then calls a() 100 times: an idle pool, nearly always in futex. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "truth.h"
@@ -43,7 +50,18 @@ E2E_FN void d(unsigned ms) { e2e_work_us(ms * 1000u); }
 E2E_FN void x(void) { d(3); }
 E2E_FN void y(void) { d(1); }
 
-static int g_split;
+static int g_split, g_idle;
+static pthread_cond_t g_never = PTHREAD_COND_INITIALIZER;
+
+E2E_FN static void idle_wait(void) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += 30 * 1000 * 1000;
+  if (until.tv_nsec >= 1000000000) until.tv_sec += 1, until.tv_nsec -= 1000000000;
+  pthread_mutex_lock(&g_lock);
+  pthread_cond_timedwait(&g_never, &g_lock, &until);
+  pthread_mutex_unlock(&g_lock);
+}
 
 E2E_FN static void spawned(void) {
   for (int i = 0; i < 1000; ++i) a();
@@ -86,6 +104,11 @@ E2E_FN static int fork_children(void) {
 E2E_FN static void* worker(void* arg) {
   (void)arg;
   while (!g_stop) {
+    if (g_idle) {
+      idle_wait();
+      for (int i = 0; i < 100; ++i) a();
+      continue;
+    }
     if (!g_split) {
       a();
       continue;
@@ -99,6 +122,11 @@ E2E_FN static void* worker(void* arg) {
   return NULL;
 }
 
+E2E_FN static void on_alarm(int sig) {
+  (void)sig;
+  a();
+}
+
 static void on_usr1(int sig) {
   (void)sig;
   g_stop = 1;
@@ -110,6 +138,16 @@ int main(int argc, char** argv) {
   const int forking = argc > 2 && argv[2][0] == 'f';
   const int executing = argc > 2 && argv[2][0] == 'e';
   const int threading = argc > 2 && argv[2][0] == 't';
+  g_idle = argc > 2 && argv[2][0] == 'i';
+  if (argc > 2 && argv[2][0] == 'a') {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    const struct itimerval every_ms = {{0, 1000}, {0, 1000}};
+    setitimer(ITIMER_REAL, &every_ms, NULL);
+  }
   signal(SIGUSR1, on_usr1);
   pthread_t t[64];
   for (int i = 1; i < threads && i < 64; ++i) pthread_create(&t[i], NULL, worker, NULL);

@@ -4,6 +4,7 @@
 #include "target/inject/remote_call.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <thread>
 
+#include "target/inject/process_unwinder.h"
 #include "target/inject/ptrace_permission.h"
 #include "target/inject/safe_point.h"
 
@@ -139,6 +141,67 @@ TEST(RemoteCallBlocked, AThreadWaitingInReadIsBorrowedAndItsReadGoesOn) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "its read failed: status " << status;
 }
 
+// A thread waiting on a condition variable (an idle worker of a pool) is borrowed; given
+// back, it goes on waiting, and wakes when signalled.
+TEST(RemoteCallBlocked, AThreadWaitingOnAConditionVariableIsBorrowedAndWaitsOn) {
+  int go[2], ready[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    static bool flag = false;
+    static int go_fd = go[0];
+    pthread_t signaller;
+    pthread_create(
+        &signaller, nullptr,
+        [](void*) -> void* {
+          char byte = 0;
+          if (read(go_fd, &byte, 1) == 1) {
+            pthread_mutex_lock(&m);
+            flag = true;
+            pthread_cond_signal(&c);
+            pthread_mutex_unlock(&m);
+          }
+          return nullptr;
+        },
+        nullptr);
+    pthread_mutex_lock(&m);
+    close(ready[1]);
+    while (!flag) pthread_cond_wait(&c, &m);  // waits here
+    pthread_mutex_unlock(&m);
+    _exit(0);
+  }
+  close(ready[1]);
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // into its wait
+  {
+    auto t = PtraceThread::seize(child, child, 1000);
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_FALSE(waiting_in_blocking_call(t->saved_regs())) << "a futex";
+    auto code = system_code_of(child);
+    ASSERT_TRUE(code);
+    ProcessUnwinder unwinder(child);
+    const std::vector<uint64_t> frames = code_addresses(unwinder.frames(child, 64));
+    const std::string called = called_from_program(frames, *code, unwinder);
+    EXPECT_NE(called.find("pthread_cond_wait"), std::string::npos) << called;
+    EXPECT_TRUE(waiting_on_program_object(t->saved_regs(), called)) << called;
+    EXPECT_TRUE(safe_to_borrow(frames, *code, true));
+    auto r = remote_call(*t, reinterpret_cast<uint64_t>(&callprof_test_add3), {7, 0, 0}, "", 2000);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(*r, 7u);
+  }  // released
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(waitpid(child, nullptr, WNOHANG), 0) << "still waiting";
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
 TEST(SafePoint, AThreadInsideLibcIsNotSafeToBorrow) {
   SystemCode code;
   code.ranges = {{0x1000, 0x2000}};
@@ -157,6 +220,12 @@ TEST(SafePoint, AThreadInsideLibcIsNotSafeToBorrow) {
   EXPECT_TRUE(waiting_in_blocking_call(r));
   r.orig_rax = SYS_futex;
   EXPECT_FALSE(waiting_in_blocking_call(r)) << "a lock";
+  EXPECT_TRUE(waiting_on_program_object(r, "___pthread_cond_wait"));
+  EXPECT_TRUE(waiting_on_program_object(r, "pthread_join@@GLIBC_2.34"));
+  EXPECT_TRUE(waiting_on_program_object(r, "__new_sem_wait"));
+  EXPECT_FALSE(waiting_on_program_object(r, "__lll_lock_wait_private")) << "libc's own lock";
+  EXPECT_FALSE(waiting_on_program_object(r, "malloc"));
+  EXPECT_FALSE(waiting_on_program_object(r, "")) << "not called from the program's code";
   r.orig_rax = ~0ull;
   EXPECT_FALSE(waiting_in_blocking_call(r)) << "not in a system call";
 }
