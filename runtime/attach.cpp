@@ -164,6 +164,7 @@ void detach() {
   sys::call(SYS_nanosleep, sys::p(&grace), 0);
   drop_attach_frames();
   write_dump();
+  release_window_memory();
   stop_recording();
   const long fd = sys::open(g_detached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0) sys::close(int(fd));

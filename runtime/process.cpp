@@ -177,6 +177,8 @@ AutoFold auto_fold_for(const RuntimeConfig& c, const wire::DumpHookCosts* costs,
 
 uint64_t read_ticks() { return ticks(); }
 
+void advise_large_pages(void* at, uint64_t bytes) { sys::madvise(at, bytes, MADV_HUGEPAGE); }
+
 // A thread state in fresh memory, trees initialised, not yet registered.
 ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t frames) {
   const uint64_t main_at = main_tree_offset();
@@ -232,7 +234,7 @@ ThreadState* set_up_thread() {
     if (g_remove_hooks && !rewriting_refused()) remove_folded_function(fn);
   });
   // Where transparent huge pages are off, or on for every mapping, this changes nothing.
-  s->profile.set_large_tree_advice([](void* at, uint64_t bytes) { sys::madvise(at, bytes, MADV_HUGEPAGE); });
+  s->profile.set_large_tree_advice(advise_large_pages);
   s->profile.set_window_closing_flag(&g_window_closing);
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
@@ -303,6 +305,30 @@ bool resume_recording() {
 }
 
 bool g_window_closing = false;
+
+void release_window_memory() {
+  const uint64_t now = ticks();
+  for (ThreadState* s = g_threads; s; s = s->next) {
+    // A thread still inside a hook keeps its tree: it may be writing to it.
+    if (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) continue;
+    const bool finished = __atomic_load_n(&s->finished, __ATOMIC_ACQUIRE);
+    ThreadProfile* trees[] = {&s->profile, &s->interrupts};
+    for (ThreadProfile* p : trees) {
+      const ThreadMemory m = p->memory();
+      char* from = reinterpret_cast<char*>(m.frames);  // the tree's first part (tree_layout)
+      char* to = reinterpret_cast<char*>(m.nodes) + page_round(uint64_t(m.node_capacity) * sizeof(DumpNode));
+      // Small pages again first: an emptied tree's first write would fault in a 2 MiB page.
+      sys::madvise(from, uint64_t(to - from), MADV_NOHUGEPAGE);
+      // A finished thread's tree end is unmapped already: the rest is given back all the same.
+      sys::madvise(from, uint64_t(to - from), MADV_DONTNEED);
+      if (!finished) p->init(m, now);  // a finished thread leaves the list at the next window
+    }
+    if (finished) continue;
+    s->profile.set_limits(g_process.config.limits);
+    s->profile.set_auto_fold(g_process.auto_fold);
+    s->profile.set_large_tree_advice(advise_large_pages);
+  }
+}
 
 ThreadState* attach_thread() {
   if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call

@@ -102,6 +102,10 @@ bool resume_recording();
 
 // Set while an attached window closes (attach.cpp, ThreadProfile::set_window_closing_flag).
 extern bool g_window_closing;
+// Detached, the window's data written (attach.cpp): every thread's trees are emptied and
+// their memory given back to the system, so that the program's memory use is what it was
+// but for each thread's state; the mappings stay (a hook may still be running somewhere).
+void release_window_memory();
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is

@@ -250,6 +250,11 @@ class ThreadProfile {
   const DumpNode* nodes() const { return nodes_; }
   uint32_t depth() const { return depth_ - 1; }  // frames, excluding the root
   uint32_t frame_capacity() const { return frame_capacity_; }
+  // The memory it was given (init), as given.
+  ThreadMemory memory() const {
+    return ThreadMemory{nodes_,   node_capacity_, slots_,    slot_limit_mask_ + 1, frames_, frame_capacity_,
+                        metrics_, prune_scratch_, timeline_, timeline_capacity_};
+  }
   const Frame* open_frames() const { return frames_ + 1; }  // outermost first
   // The outermost open frames that were open in the parent at fork (restart): their calls
   // are the parent's.

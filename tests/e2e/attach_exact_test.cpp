@@ -74,6 +74,12 @@ class AttachExact : public E2ETest {
     EXPECT_GE(exact.at("threads_open_at_attach").get<uint64_t>(), 1u);
     EXPECT_EQ(exact.at("unmatched_exits").get<uint64_t>(), 0u);
   }
+  static uint64_t rss_kib(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6));
+    return 0;
+  }
   // Whether a thread of `pid` has a tracer.
   static bool traced(pid_t pid) {
     for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
@@ -317,6 +323,30 @@ TEST_P(AttachExact, AnIdlePoolWaitingOnAConditionVariableIsAttachedToAtOnce) {
   const Report rep = report();
   EXPECT_GT(u64(rep.function("a"), "calls"), 300u) << "three threads, 100 calls every 30 ms";
   EXPECT_EQ(u64(rep.function("b"), "calls"), 3 * u64(rep.function("a"), "calls"));
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// After the detach the program's memory is what it was before the attach but for the
+// runtime and each thread's state: the trees' memory goes back to the system (here 60,000
+// call paths, megabytes while attached).
+TEST_P(AttachExact, TheTreesMemoryIsGivenBackAtDetach) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "deep"});  // the second thread offers safe points
+  const uint64_t before = rss_kib(pid);
+  const Started attach =
+      e2e::start({E2E_CALLPROF, "attach", "-q", "-d", "0.6", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  const uint64_t during = rss_kib(pid);
+  const RunResult r = e2e::finish(attach);
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const uint64_t after = rss_kib(pid);
+  measured("rss_before_kib", double(before));
+  measured("rss_during_kib", double(during));
+  measured("rss_after_kib", double(after));
+  EXPECT_GT(during, before + 4096) << "the tree of 60,000 paths while attached";
+  EXPECT_LT(after, before + 2048) << "before " << before << " KiB, during " << during << " KiB, after " << after;
+  EXPECT_GT(u64(report().function("deep"), "calls"), 60000u);
   const int status = finish(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }

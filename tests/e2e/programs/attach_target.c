@@ -16,7 +16,9 @@
  * With "alarms" as argv[2] a timer's SIGALRM every millisecond runs on_alarm(), which
  * calls a() too, on whichever thread it interrupts.
  * With "idle" as argv[2] every thread waits on a condition variable for 30 ms at a time
- * (pthread_cond_timedwait), then calls a() 100 times: an idle pool, nearly always in futex. */
+ * (pthread_cond_timedwait), then calls a() 100 times: an idle pool, nearly always in futex.
+ * With "deep" as argv[2] the main thread recurses 60,000 calls deep again and again
+ * (deep()): as many call paths, a tree of megabytes while attached. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +64,8 @@ E2E_FN static void idle_wait(void) {
   pthread_cond_timedwait(&g_never, &g_lock, &until);
   pthread_mutex_unlock(&g_lock);
 }
+
+E2E_FN static unsigned deep(unsigned n) { return n == 0 ? g_sink : deep(n - 1) + 1; }
 
 E2E_FN static void spawned(void) {
   for (int i = 0; i < 1000; ++i) a();
@@ -158,7 +162,9 @@ int main(int argc, char** argv) {
     execl("/proc/self/exe", argv[0], "1", (char*)NULL);
     return 5;
   }
-  if (threading)
+  if (argc > 2 && argv[2][0] == 'd')
+    while (!g_stop) g_sink = deep(60000);
+  else if (threading)
     start_threads();
   else if (forking)
     g_failed |= fork_children();
