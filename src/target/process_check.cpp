@@ -72,7 +72,10 @@ Status check_attachable(pid_t pid) {
 
 bool process_alive(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // getline, not an istreambuf_iterator: a process that ends as it is read fails the read
+  // (ESRCH), which the iterator throws out of and getline turns into a failed stream.
+  std::string text;
+  std::getline(in, text);
   auto state = parse_proc_stat(text);
   return state && state->state != 'Z' && state->state != 'X';
 }

@@ -1,0 +1,214 @@
+// End-to-end: what happens to the process while exact mode is attached (issue 31 items 4
+// and 6; docs/attach.md, "Threads, forks and exec while attached"): threads started,
+// forks followed or not, an exec, signal handlers, an idle pool, the program or callprof
+// ending at any moment of the attach, and the memory given back at detach.
+#include <algorithm>
+#include <chrono>
+
+#include "attach_fixture.h"
+
+namespace e2e {
+namespace {
+
+class AttachLifecycle : public AttachFixture {};
+E2E_INSTANTIATE(AttachLifecycle);
+
+TEST_P(AttachLifecycle, ForksAreFollowedWithChildrenOnly) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "fork"});
+  const RunResult r = run(
+      {E2E_CALLPROF, "attach", "-q", "--children", "-d", "0.5", "-o", "children.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report({}, "children.callprof");
+  size_t whole = 0;
+  for (const json& t : rep.threads()) {
+    if (t.at("pid").get<int>() == pid || !t.at("finished").get<bool>()) continue;  // still running at the end
+    const Report child = report({"--thread", std::to_string(t.at("tid").get<int>())}, "children.callprof");
+    const json* spawned = child.find_function("spawned");
+    if (!spawned || u64(*spawned, "calls") != 1) continue;  // forked before the window
+    ++whole;
+    EXPECT_EQ(u64(child.function("a"), "calls"), 1000u) << "child " << t.at("pid");
+    EXPECT_EQ(u64(child.function("b"), "calls"), 3000u) << "child " << t.at("pid");
+    EXPECT_EQ(u64(child.node({"main", "fork_children", "spawned", "a", "b"}), "calls"), 3000u);
+  }
+  measured("children_recorded_whole", double(whole));
+  EXPECT_GE(whole, 5u) << "a child every 20 ms, 0.5 s attached";
+  EXPECT_EQ(rep.doc().at("metadata").at("exact").at("unmatched_exits").get<uint64_t>(), 0u);
+
+  const RunResult alone =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.3", "-o", "alone.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(alone.exit, exited(0)) << alone.err;
+  EXPECT_EQ(report({}, "alone.callprof").processes().size(), 1u) << "without --children, the children record nothing";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+}
+
+// Threads started while attached are recorded whole, each under the call path that created
+// it (the program's GOT entry for pthread_create points at the runtime's while attached).
+TEST_P(AttachLifecycle, ThreadsStartedWhileAttachedAreRecordedWhole) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "threads"});
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.5", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  size_t whole = 0;
+  for (const json& t : rep.threads()) {
+    if (!t.at("finished").get<bool>()) continue;  // still running at the window's end
+    const Report one = report({"--thread", std::to_string(t.at("tid").get<int>())});
+    const json* started = one.find_function("short_lived");
+    if (!started || u64(*started, "calls") != 1) continue;  // started before the window
+    ++whole;
+    EXPECT_EQ(u64(one.node({"short_lived", "a"}), "calls"), 1000u) << "thread " << t.at("tid");
+    EXPECT_EQ(u64(one.node({"short_lived", "a", "b"}), "calls"), 3000u) << "thread " << t.at("tid");
+    EXPECT_NE(t.at("creator_path").dump().find("start_threads"), std::string::npos) << t.dump();
+  }
+  measured("threads_recorded_whole", double(whole));
+  EXPECT_GE(whole, 10u) << "a thread every 5 ms, 0.5 s attached";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// An exec while attached ends the recording of that image: its data is the profile, and
+// callprof ends then instead of at the window's end; the new image runs unprofiled.
+TEST_P(AttachLifecycle, AnExecEndsTheRecordingOfThatImage) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "exec"});
+  const auto began = std::chrono::steady_clock::now();
+  const RunResult r = run({E2E_CALLPROF, "attach", "-d", "20", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(4000)) << "not the 20 s window";
+  EXPECT_NE(r.err.find("replaced its image (exec)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("did not confirm"), std::string::npos) << r.err;
+  const Report rep = report();
+  const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+  EXPECT_GT(ca, 100u);
+  EXPECT_LE(cb, 3 * ca + 6) << "b = 3 a within 3 per thread (the calls open at the window's edges)";
+  EXPECT_GE(cb + 6, 3 * ca);
+  for (int i = 0; i < 300; ++i) {  // the new image says "ready" too
+    const std::string out = target_output();
+    if (out.find("ready") != out.rfind("ready")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "the new image has no runtime";
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 1 threads: ok"), std::string::npos) << target_output();
+}
+
+// kill -9 of callprof at any moment of an attach (finding a safe point, loading the
+// runtime, every thread stopped, recording): the program lives on, and its own check of
+// its results passes at the end; the next attach works.
+TEST_P(AttachLifecycle, KillingCallprofAnywhereLeavesTheProgramRunning) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"4"});
+  for (int round = 0; round < 12; ++round) {
+    const Started attach = e2e::start(
+        {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "5", "-o", "killed.callprof", std::to_string(pid)},
+        dir());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 9 * round));  // 5 .. 104 ms
+    kill(attach.pid, SIGKILL);
+    (void)e2e::finish(attach);
+    ASSERT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the program died at round " << round;
+    // The injector finishes its step and lets go before the next attach can begin.
+    for (int i = 0; i < 300 && traced(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.2", "-o", "after.callprof", std::to_string(pid)}, dir());
+  EXPECT_EQ(r.exit, exited(0)) << r.err;
+  if (r.exit == exited(0)) EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 100u);
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
+}
+
+// Threads interrupted by a signal handler that calls hooked functions too (a timer's, every
+// millisecond): attaching stops them wherever they are, inside the handler or not; every
+// call in the window is counted and the program's own check passes.
+TEST_P(AttachLifecycle, ThreadsInsideSignalHandlersAreAttachedTo) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "alarms"});
+  for (int round = 0; round < 4; ++round) {
+    const std::string profile = "signals" + std::to_string(round) + ".callprof";
+    const RunResult r = run({E2E_CALLPROF, "attach", "-q", "-d", "0.2", "-o", profile, std::to_string(pid)}, dir());
+    ASSERT_EQ(r.exit, exited(0)) << "round " << round << ": " << r.err;
+    const Report rep = report({}, profile);
+    const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+    EXPECT_GT(u64(rep.function("on_alarm"), "calls"), 10u) << "round " << round;
+    EXPECT_LE(cb, 3 * ca + 12) << "round " << round << ": b = 3 a within the calls open at the edges";
+    EXPECT_GE(cb + 12, 3 * ca) << "round " << round;
+    for (const auto& path : rep.paths_to("b"))
+      EXPECT_TRUE(same_function(path[path.size() - 2], "a")) << join_path(path);
+  }
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+}
+
+// A program whose threads all wait on a condition variable nearly all the time (an idle
+// pool: futex) is attached to at once: a thread waiting in pthread_cond_wait holds no lock
+// of libc's, so it is a safe point.
+TEST_P(AttachLifecycle, AnIdlePoolWaitingOnAConditionVariableIsAttachedToAtOnce) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"3", "idle"});
+  const RunResult r = run(
+      {E2E_CALLPROF, "attach", "--mode", "exact", "-d", "0.3", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const size_t after = r.err.find("at a safe point after ");
+  ASSERT_NE(after, std::string::npos) << r.err;
+  measured("safe_point_ms", std::stod(r.err.substr(after + 22)));
+  EXPECT_LT(std::stod(r.err.substr(after + 22)), 25.0) << "no need to wait for a burst of calls: " << r.err;
+  const Report rep = report();
+  EXPECT_GT(u64(rep.function("a"), "calls"), 300u) << "three threads, 100 calls every 30 ms";
+  EXPECT_EQ(u64(rep.function("b"), "calls"), 3 * u64(rep.function("a"), "calls"));
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// After the detach the program's memory is what it was before the attach but for the
+// runtime and each thread's state: the trees' memory goes back to the system (here 60,000
+// call paths, megabytes while attached).
+TEST_P(AttachLifecycle, TheTreesMemoryIsGivenBackAtDetach) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "deep"});  // the second thread offers safe points
+  const uint64_t before = rss_kib(pid);
+  const Started attach =
+      e2e::start({E2E_CALLPROF, "attach", "-q", "-d", "0.6", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  wait_for_runtime(pid, 300);
+  const uint64_t during = rss_kib(pid);
+  const RunResult r = e2e::finish(attach);
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const uint64_t after = rss_kib(pid);
+  measured("rss_before_kib", double(before));
+  measured("rss_during_kib", double(during));
+  measured("rss_after_kib", double(after));
+  EXPECT_GT(during, before + 4096) << "the tree of 60,000 paths while attached";
+  EXPECT_LT(after, before + 2048) << "before " << before << " KiB, during " << during << " KiB, after " << after;
+  EXPECT_GT(u64(report().function("deep"), "calls"), 60000u);
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// The program ends while callprof attaches (at 5 to 75 ms, cleanly or killed): callprof
+// ends too, within seconds, with its profile or one line saying why, never a crash.
+TEST_P(AttachLifecycle, AProgramEndingDuringTheAttachEndsItCleanly) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  for (int round = 0; round < 8; ++round) {
+    const pid_t pid = start(binary, {"2"});
+    const auto began = std::chrono::steady_clock::now();
+    const Started attach = e2e::start(
+        {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "5", "-o", "ending.callprof", std::to_string(pid)},
+        dir());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 10 * round));
+    kill(pid, round % 2 ? SIGKILL : SIGUSR1);
+    waitpid(pid, nullptr, 0);
+    const RunResult r = e2e::finish(attach, 20);
+    EXPECT_TRUE(r.exit == exited(0) || r.exit == exited(2)) << "round " << round << ": " << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(8)) << "round " << round;
+    if (r.exit == exited(2)) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace e2e
