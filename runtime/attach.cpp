@@ -178,8 +178,8 @@ void* control_thread(void*) {
   const long fd = sys::open(g_control, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   char byte = 0;
   if (fd >= 0 && sys::call(SYS_fcntl, fd, F_SETFL, O_RDONLY) == 0) {
-    while (sys::read(int(fd), &byte, 1) != 0) {  // a byte, EINTR: go on waiting for the end
-    }
+    for (long n; (n = sys::read(int(fd), &byte, 1)) != 0;)  // a byte, EINTR: wait on for the end
+      if (n < 0 && n != -EINTR) break;
   }
   if (fd >= 0) sys::close(int(fd));
   detach();

@@ -113,11 +113,6 @@ Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_fram
     if (!runtime_thread(t.pid(), t.tid()))
       threads.emplace_back(t.tid(), hooked.open_frames(unwinder, t.tid(), t.saved_regs()));
   for (const auto& [tid, frames] : threads) {
-    if (getenv("CALLPROF_DEBUG_STOP")) {
-      fprintf(stderr, "tid %d:", tid);
-      for (auto& f : frames) fprintf(stderr, " %lx/%lx", f.fn, f.sp);
-      fprintf(stderr, "\n");
-    }
     out.open_frames += frames.size();
     out.threads_with_open_frames += !frames.empty();
   }

@@ -28,7 +28,7 @@ int take_frame(Dwfl_Frame* frame, void* arg) {
 
 }  // namespace
 
-ProcessUnwinder::ProcessUnwinder(pid_t pid) : pid_(pid), dwfl_(dwfl_begin(&kCallbacks)) {
+ProcessUnwinder::ProcessUnwinder(pid_t pid) : dwfl_(dwfl_begin(&kCallbacks)) {
   if (!dwfl_) return;
   // Assumed stopped: libdwfl neither attaches nor detaches; it reads through ptrace the
   // threads we hold.
@@ -44,13 +44,6 @@ std::string ProcessUnwinder::function_name(uint64_t address) const {
   Dwfl_Module* mod = attached_ ? dwfl_addrmodule(dwfl_, address) : nullptr;
   const char* name = mod ? dwfl_module_addrname(mod, address) : nullptr;
   return name ? name : "";
-}
-
-void ProcessUnwinder::report_new_modules() {
-  if (!attached_) return;
-  dwfl_report_begin_add(dwfl_);
-  dwfl_linux_proc_report(dwfl_, pid_);
-  dwfl_report_end(dwfl_, nullptr, nullptr);
 }
 
 std::vector<UnwoundFrame> ProcessUnwinder::frames(pid_t tid, size_t max, bool* whole) {

@@ -30,8 +30,6 @@ class ProcessUnwinder {
   ProcessUnwinder& operator=(const ProcessUnwinder&) = delete;
 
   bool ok() const { return attached_; }
-  // Adds the modules mapped since (a library loaded into the process).
-  void report_new_modules();
   // Thread `tid`'s frames, innermost first, at most `max`: it must be stopped by us. Ends
   // where libdwfl cannot unwind further; `whole` (when given) says whether that was the
   // stack's base (a frame whose caller the CFI marks as none: _start, start_thread, clone3).
@@ -41,7 +39,6 @@ class ProcessUnwinder {
   std::string function_name(uint64_t address) const;
 
  private:
-  pid_t pid_;
   Dwfl* dwfl_ = nullptr;
   bool attached_ = false;
 };

@@ -23,7 +23,7 @@ namespace {
 
 volatile uint64_t g_counter;
 
-__attribute__((noinline)) extern "C" uint64_t callprof_test_add3(uint64_t a, uint64_t b, uint64_t c) {
+extern "C" __attribute__((noinline)) uint64_t callprof_test_add3(uint64_t a, uint64_t b, uint64_t c) {
   return a + b * 10 + c * 100;
 }
 
