@@ -7,7 +7,9 @@
 #   bench/attach/run.sh [BUILD_DIR]       (default: the repository's build/)
 #
 # Environment: BENCH_THREADS=8 (the program's threads), BENCH_CYCLES=100, BENCH_WINDOW=2
-# (seconds attached for the rates), BENCH_CC=cc, BENCH_KEEP=0.
+# (seconds attached for the rates), BENCH_ROUNDS=3 (windows attached, each followed by as
+# long a run under record: interleaved, as this VM's speed drifts), BENCH_CC=cc,
+# BENCH_KEEP=0.
 # Exit status: 0, 1 when the program's own check failed or it died, 2 on errors.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -16,6 +18,7 @@ callprof=$build/bin/callprof
 THREADS=${BENCH_THREADS:-8}
 CYCLES=${BENCH_CYCLES:-100}
 WINDOW=${BENCH_WINDOW:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
 die() { echo "run.sh: $*" >&2; exit 2; }
 [[ -x $callprof ]] || die "missing $callprof (build callprof and callprof-rt first)"
 command -v jq >/dev/null || die "needs jq"
@@ -32,15 +35,30 @@ echo "attach exact mode (bench/attach/run.sh): $(date -Is), load $(cut -d' ' -f1
 pid=$!
 sleep 3
 from=$(lines); sleep "$WINDOW"; before=$(median_rate "$((from + 1))")
-from=$(lines)
-"$callprof" attach "$pid" --mode exact -d "$WINDOW" -o "$tmp/window.callprof" 2> "$tmp/attach.err" || { cat "$tmp/attach.err"; die "attach failed"; }
-held=$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
-stopped=$(sed -n 's/.*stopped for \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
-# Attached: the profile's calls over its window (the program's own lines mix in the time
-# before the attach and after the detach).
-"$callprof" report -i "$tmp/window.callprof" --json > "$tmp/window.json"
-window_calls=$(jq '.summary.calls' "$tmp/window.json")
-during=$(jq '.summary.calls / ((.processes[0].end_ns - .processes[0].start_ns) / 1e9)' "$tmp/window.json")
+# The profile's calls over its process's recorded time: the program's own lines mix in the
+# time before the attach and after the detach.
+profile_rate() { "$callprof" report -i "$1" --json | jq '.summary.calls / ((.processes[0].end_ns - .processes[0].start_ns) / 1e9)'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : 0}'; }
+# Interleaved rounds: a window attached to the running program, then, the program stopped
+# (SIGSTOP), the same program under record for as long.
+attached_rates=()
+recorded_rates=()
+for ((r = 0; r < ROUNDS; ++r)); do
+  "$callprof" attach "$pid" --mode exact -d "$WINDOW" -o "$tmp/window.callprof" 2> "$tmp/attach.err" || { cat "$tmp/attach.err"; die "attach failed"; }
+  if ((r == 0)); then
+    held=$(sed -n 's/.*held \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
+    stopped=$(sed -n 's/.*stopped for \([0-9.]*\) ms.*/\1/p' "$tmp/attach.err")
+    window_calls=$("$callprof" report -i "$tmp/window.callprof" --json | jq '.summary.calls')
+  fi
+  attached_rates+=("$(profile_rate "$tmp/window.callprof")")
+  kill -STOP "$pid"
+  "$callprof" record -q -o "$tmp/record.callprof" -- "$tmp/loop" "$THREADS" "$WINDOW" > "$tmp/record.out" 2>&1
+  recorded_rates+=("$(profile_rate "$tmp/record.callprof")")
+  kill -CONT "$pid"
+  sleep 0.5
+done
+during=$(median "${attached_rates[@]}")
+recorded=$(median "${recorded_rates[@]}")
 sleep 1
 from=$(lines); sleep "$WINDOW"; after=$(median_rate "$((from + 1))")
 
@@ -64,18 +82,13 @@ wait "$pid" && status=0 || status=$?
 pid=
 check=$(grep '^check' "$tmp/out" || echo "check: none")
 
-# The same program under record, for the cost per call: RECORD_S seconds.
-"$callprof" record -q -o "$tmp/record.callprof" -- "$tmp/loop" "$THREADS" "$((WINDOW + 2))" > "$tmp/out" 2>&1
-# Measured as the attached window is: the profile's calls over its process's recorded time.
-recorded=$("$callprof" report -i "$tmp/record.callprof" --json | jq '.summary.calls / ((.processes[0].end_ns - .processes[0].start_ns) / 1e9)')
-
 stats() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {if (NR) printf "median %.1f ms, max %.1f ms", v[int((NR+1)/2)], v[NR]}'; }
-awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded" -v wc="$window_calls" -v h="$held" -v st="$stopped" 'BEGIN {
+awk -v t="$THREADS" -v b="$before" -v d="$during" -v a="$after" -v r="$recorded" -v wc="$window_calls" -v h="$held" -v st="$stopped" -v rn="$ROUNDS" 'BEGIN {
   printf "calls per second (the program'\''s own count, median of 250 ms intervals):\n"
   printf "  before the attach (glibc'\''s empty hooks)  %12.0f\n", b
-  printf "  attached (the profile'\''s calls / window)  %12.0f   %d calls in the window\n", d, wc
+  printf "  attached (the profile'\''s calls / window)  %12.0f   median of %d windows, %d calls in the first\n", d, rn, wc
   printf "  after the detach                         %12.0f   (%.3f x before)\n", a, a / b
-  printf "  under callprof record (profile / time)   %12.0f\n", r
+  printf "  under callprof record (profile / time)   %12.0f   median of %d runs, each after a window\n", r, rn
   na = 1e9 / d - 1e9 / b; nr = 1e9 / r - 1e9 / b
   printf "ns added per call over the empty hooks (the whole process, %s threads): attached %.1f, record %.1f: %.2f x record'\''s\n", t, na, nr, na / nr
   printf "first attach: every thread stopped for %s ms; the borrowed thread held %s ms\n", st, h
