@@ -155,6 +155,7 @@ TEST(PerfAttach, TooManyOpenFilesIsOneLine) {
 TEST(PerfAttach, PermissionDeniedNamesPerfEventParanoid) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to another user";
   auto target = test::start_busy_child({"forever"});
+  ASSERT_GT(heartbeats(target.out, 100), 0u);  // its spinning thread exists by now, as in the test above
   bool ok = in_child([&] {
     if (setgid(65534) != 0 || setuid(65534) != 0) return false;  // nobody, profiling root's process
     auto s = PerfSession::attach(target.pid, SamplingOptions{});
