@@ -100,8 +100,9 @@ CALLPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
 // Hidden aliases bind inside this library, where a reference to the exported names would
 // bind to libc's once the runtime is loaded with dlopen (attached): execl* go on through
 // them, and an attached program's GOT gets them (exec_replacement).
-#define CALLPROF_HIDDEN_ALIAS(name, ret, ...) \
-  extern "C" __attribute__((visibility("hidden"), alias(#name))) ret callprof_own_##name(__VA_ARGS__)
+#define CALLPROF_HIDDEN_ALIAS(name, ret, ...)                                                   \
+  extern "C" __attribute__((visibility("hidden"), alias(#name))) CALLPROF_SAME_ATTRIBUTES(name) \
+      ret callprof_own_##name(__VA_ARGS__)
 CALLPROF_HIDDEN_ALIAS(execve, int, const char*, char* const[], char* const[]);
 CALLPROF_HIDDEN_ALIAS(execv, int, const char*, char* const[]);
 CALLPROF_HIDDEN_ALIAS(execvp, int, const char*, char* const[]);

@@ -213,18 +213,38 @@ CALLPROF_EXPORT void pthread_exit(void* value) {
 CALLPROF_EXPORT void _exit(int status) { exit_now(real.exit_, status); }
 CALLPROF_EXPORT void _Exit(int status) { exit_now(real.underscore_exit_, status); }
 
-extern "C" __attribute__((visibility("hidden"), alias("_exit"))) void callprof_own__exit(int);
-extern "C" __attribute__((visibility("hidden"), alias("_Exit"))) void callprof_own__Exit(int);
-extern "C" __attribute__((visibility("hidden"), alias("pthread_create"))) int callprof_own_pthread_create(
-    pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
-extern "C" __attribute__((visibility("hidden"), alias("pthread_exit"))) void callprof_own_pthread_exit(void*);
+extern "C" __attribute__((visibility("hidden"), alias("_exit")))
+CALLPROF_SAME_ATTRIBUTES(_exit) void callprof_own__exit(int);
+extern "C" __attribute__((visibility("hidden"), alias("_Exit")))
+CALLPROF_SAME_ATTRIBUTES(_Exit) void callprof_own__Exit(int);
+extern "C" __attribute__((visibility("hidden"), alias("pthread_create")))
+CALLPROF_SAME_ATTRIBUTES(pthread_create) int callprof_own_pthread_create(pthread_t*, const pthread_attr_t*,
+                                                                         void* (*)(void*), void*);
+extern "C" __attribute__((visibility("hidden"), alias("pthread_exit")))
+CALLPROF_SAME_ATTRIBUTES(pthread_exit) void callprof_own_pthread_exit(void*);
+extern "C" __attribute__((visibility("hidden"), alias("longjmp")))
+CALLPROF_SAME_ATTRIBUTES(longjmp) void callprof_own_longjmp(__jmp_buf_tag*, int);
+extern "C" __attribute__((visibility("hidden"), alias("siglongjmp")))
+CALLPROF_SAME_ATTRIBUTES(siglongjmp) void callprof_own_siglongjmp(__jmp_buf_tag*, int);
+extern "C" __attribute__((visibility("hidden"), alias("_longjmp")))
+CALLPROF_SAME_ATTRIBUTES(_longjmp) void callprof_own__longjmp(__jmp_buf_tag*, int);
+extern "C" __attribute__((visibility("hidden"), alias("__longjmp_chk")))
+CALLPROF_SAME_ATTRIBUTES(__longjmp_chk) void callprof_own___longjmp_chk(__jmp_buf_tag*, int);
+extern "C" __attribute__((visibility("hidden"), alias("__cxa_begin_catch")))
+CALLPROF_SAME_ATTRIBUTES(__cxa_begin_catch) void* callprof_own___cxa_begin_catch(void*) noexcept;
 
 // For an attached program's GOT (attach_replacements.h): by hidden aliases, which bind here.
 uint64_t callprof::rt::intercept_replacement(const char* name) {
-  static const OwnFunction kOwn[] = {{"_exit", reinterpret_cast<const void*>(&callprof_own__exit)},
-                                     {"_Exit", reinterpret_cast<const void*>(&callprof_own__Exit)},
-                                     {"pthread_create", reinterpret_cast<const void*>(&callprof_own_pthread_create)},
-                                     {"pthread_exit", reinterpret_cast<const void*>(&callprof_own_pthread_exit)}};
+  static const OwnFunction kOwn[] = {
+      {"_exit", reinterpret_cast<const void*>(&callprof_own__exit)},
+      {"_Exit", reinterpret_cast<const void*>(&callprof_own__Exit)},
+      {"pthread_create", reinterpret_cast<const void*>(&callprof_own_pthread_create)},
+      {"pthread_exit", reinterpret_cast<const void*>(&callprof_own_pthread_exit)},
+      {"longjmp", reinterpret_cast<const void*>(&callprof_own_longjmp)},
+      {"siglongjmp", reinterpret_cast<const void*>(&callprof_own_siglongjmp)},
+      {"_longjmp", reinterpret_cast<const void*>(&callprof_own__longjmp)},
+      {"__longjmp_chk", reinterpret_cast<const void*>(&callprof_own___longjmp_chk)},
+      {"__cxa_begin_catch", reinterpret_cast<const void*>(&callprof_own___cxa_begin_catch)}};
   return own_function(kOwn, name);
 }
 

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <setjmp.h>
 
+#include "attach_replacements.h"
 #include "process.h"
 #include "symbol_presence.h"
 
@@ -48,13 +49,31 @@ void callprof_note_setjmp(uint64_t env, int which) {
       "  pop %rdi\n"                            \
       "  jmp *callprof_real_setjmp+8*" #index   \
       "(%rip)\n"                                \
-      ".size " #name ", .-" #name "\n");
+      ".size " #name ", .-" #name               \
+      "\n"                                      \
+      ".globl callprof_own_" #name              \
+      "\n"                                      \
+      ".hidden callprof_own_" #name             \
+      "\n"                                      \
+      ".set callprof_own_" #name ", " #name "\n");
 
 CALLPROF_SETJMP_TRAMPOLINE(_setjmp, 0)
 CALLPROF_SETJMP_TRAMPOLINE(setjmp, 1)
 CALLPROF_SETJMP_TRAMPOLINE(__sigsetjmp, 2)
 
+// The trampolines under hidden names, which bind here (attach_replacements.h).
+extern "C" void callprof_own__setjmp();
+extern "C" void callprof_own_setjmp();
+extern "C" void callprof_own___sigsetjmp();
+
 namespace callprof::rt {
+
+uint64_t setjmp_replacement(const char* name) {
+  static const OwnFunction kOwn[] = {{"_setjmp", reinterpret_cast<const void*>(&callprof_own__setjmp)},
+                                     {"setjmp", reinterpret_cast<const void*>(&callprof_own_setjmp)},
+                                     {"__sigsetjmp", reinterpret_cast<const void*>(&callprof_own___sigsetjmp)}};
+  return own_function(kOwn, name);
+}
 
 __attribute__((constructor)) static void resolve_setjmp() {
   for (int i = 0; i < 3; ++i)

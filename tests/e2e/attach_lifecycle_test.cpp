@@ -117,7 +117,9 @@ TEST_P(AttachLifecycle, KillingCallprofAnywhereLeavesTheProgramRunning) {
   const RunResult r =
       run({E2E_CALLPROF, "attach", "-q", "-d", "0.2", "-o", "after.callprof", std::to_string(pid)}, dir());
   EXPECT_EQ(r.exit, exited(0)) << r.err;
-  if (r.exit == exited(0)) EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 100u);
+  if (r.exit == exited(0)) {
+    EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 100u);
+  }
   const int status = finish(pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
@@ -190,6 +192,26 @@ TEST_P(AttachLifecycle, TheTreesMemoryIsGivenBackAtDetach) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
+// setjmp/longjmp while attached: the program's GOT entries for them point at the runtime's
+// stand-ins, so the frames a longjmp leaves are closed at the jump, as under record (left
+// to the next hook, thrower would also hold jumper's 1 ms sleep after each landing).
+TEST_P(AttachLifecycle, FramesLeftByLongjmpCloseAtTheJump) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2", "jumps"});
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.5", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report({"--raw"});
+  const double thrower = double(u64(rep.function("thrower"), "total_ns"));
+  const double jumper = double(u64(rep.function("jumper"), "total_ns"));
+  measured("thrower_share_of_jumper", thrower / jumper);
+  EXPECT_GT(u64(rep.function("thrower"), "calls"), 100u);
+  EXPECT_LT(thrower, 0.2 * jumper) << "thrower " << thrower << " ns, jumper " << jumper << " ns";
+  for (const auto& path : rep.paths_to("jumper")) EXPECT_LE(path.size(), 3u) << join_path(path);
+  const int status = finish(pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
 // The program ends while callprof attaches (at 5 to 75 ms, cleanly or killed): callprof
 // ends too, within seconds, with its profile or one line saying why, never a crash.
 TEST_P(AttachLifecycle, AProgramEndingDuringTheAttachEndsItCleanly) {
@@ -206,7 +228,9 @@ TEST_P(AttachLifecycle, AProgramEndingDuringTheAttachEndsItCleanly) {
     const RunResult r = e2e::finish(attach, 20);
     EXPECT_TRUE(r.exit == exited(0) || r.exit == exited(2)) << "round " << round << ": " << r.err;
     EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(8)) << "round " << round;
-    if (r.exit == exited(2)) EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    if (r.exit == exited(2)) {
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
   }
 }
 

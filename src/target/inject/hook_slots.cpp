@@ -29,7 +29,15 @@ constexpr std::string_view kSlotFunctions[] = {"__cyg_profile_func_enter",
                                                "_exit",
                                                "_Exit",
                                                "pthread_create",
-                                               "pthread_exit"};
+                                               "pthread_exit",
+                                               "_setjmp",
+                                               "setjmp",
+                                               "__sigsetjmp",
+                                               "longjmp",
+                                               "siglongjmp",
+                                               "_longjmp",
+                                               "__longjmp_chk",
+                                               "__cxa_begin_catch"};
 
 // PT_GNU_RELRO's range: read-only once the loader has relocated it.
 struct Relro {

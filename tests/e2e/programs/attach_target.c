@@ -18,8 +18,12 @@
  * With "idle" as argv[2] every thread waits on a condition variable for 30 ms at a time
  * (pthread_cond_timedwait), then calls a() 100 times: an idle pool, nearly always in futex.
  * With "deep" as argv[2] the main thread recurses 60,000 calls deep again and again
- * (deep()): as many call paths, a tree of megabytes while attached. */
+ * (deep()): as many call paths, a tree of megabytes while attached.
+ * With "jumps" as argv[2] the threads instead call jumper(), whose thrower() calls a() and
+ * longjmps back to jumper, which then sleeps 1 ms (no hook): thrower's time ends at the
+ * jump, jumper's includes the sleep. */
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,11 +52,23 @@ E2E_FN void a(void) {
   b();
 }
 
+static __thread jmp_buf t_env;
+E2E_FN static void thrower(void) {
+  a();
+  longjmp(t_env, 1);
+}
+E2E_FN static void jumper(void) {
+  if (setjmp(t_env) == 0)
+    thrower();
+  else
+    usleep(1000);
+}
+
 E2E_FN void d(unsigned ms) { e2e_work_us(ms * 1000u); }
 E2E_FN void x(void) { d(3); }
 E2E_FN void y(void) { d(1); }
 
-static int g_split, g_idle;
+static int g_split, g_idle, g_jumps;
 static pthread_cond_t g_never = PTHREAD_COND_INITIALIZER;
 
 E2E_FN static void idle_wait(void) {
@@ -108,6 +124,10 @@ E2E_FN static int fork_children(void) {
 E2E_FN static void* worker(void* arg) {
   (void)arg;
   while (!g_stop) {
+    if (g_jumps) {
+      jumper();
+      continue;
+    }
     if (g_idle) {
       idle_wait();
       for (int i = 0; i < 100; ++i) a();
@@ -143,6 +163,7 @@ int main(int argc, char** argv) {
   const int executing = argc > 2 && argv[2][0] == 'e';
   const int threading = argc > 2 && argv[2][0] == 't';
   g_idle = argc > 2 && argv[2][0] == 'i';
+  g_jumps = argc > 2 && argv[2][0] == 'j';
   if (argc > 2 && argv[2][0] == 'a') {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
