@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "target/child_output.h"
+
 namespace callprof {
 
 std::vector<std::string> parse_loader_trace(const std::string& text) {
@@ -39,20 +41,10 @@ Result<std::vector<std::string>> shared_libraries(const std::string& executable)
     _exit(127);
   }
   close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buf, size_t(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  const ChildOutput out = read_child_output(fds[0], pid);
+  if (!WIFEXITED(out.status) || WEXITSTATUS(out.status) != 0)
     return make_error("cannot list the shared libraries of " + executable + " (its loader failed)");
-  return parse_loader_trace(out);
+  return parse_loader_trace(out.text);
 }
 
 }  // namespace callprof

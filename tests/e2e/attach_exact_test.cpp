@@ -25,9 +25,7 @@ TEST_P(AttachExact, EveryCallInTheWindowIsCountedAndTheProgramGoesOn) {
   EXPECT_EQ(r.exit, exited(0)) << r.err;
   EXPECT_NE(r.err.find("attached to " + std::to_string(pid) + " in exact mode"), std::string::npos) << r.err;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // after the detach it runs on
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+  expect_checked_ok(pid, 2);
   if (r.exit != exited(0)) return;
   const Report rep = report();
   ASSERT_NE(rep.find_function("a"), nullptr) << r.err;
@@ -67,9 +65,7 @@ TEST_P(AttachExact, TenAttachesInARowEachHoldOnlyTheirWindow) {
     SCOPED_TRACE("round " + std::to_string(round));
     expect_paths_from_the_attach(rep);
   }
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
+  expect_checked_ok(pid, 4);
 }
 
 // Per-caller times as exact mode measures them, in an attached window too: x's calls of d
@@ -88,8 +84,7 @@ TEST_P(AttachExact, PerCallerTimesAreMeasuredInTheWindow) {
   measured("x_share_of_d", share);
   // Calls open at the window's edges move it by at most one 3 ms call in about 750 ms.
   EXPECT_NEAR(share, 0.75, 0.02) << "x->d " << xd << " ns, y->d " << yd << " ns";
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 1);
 }
 
 // A fork while attached: with --children the child records too (a child that lived within
@@ -104,8 +99,7 @@ TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   EXPECT_NE(r.err.find("has no -finstrument-functions hooks"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "nothing was loaded into it";
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 1);
 }
 
 // The program ends while attached: its data, written as it exits, is the profile, and
@@ -148,8 +142,7 @@ TEST_P(AttachExact, ATracedProcessIsRefusedWithOneLine) {
   int stopped = 0;
   waitpid(pid, &stopped, __WALL);
   ASSERT_EQ(ptrace(PTRACE_DETACH, pid, nullptr, nullptr), 0) << std::strerror(errno);
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 1);
 }
 
 }  // namespace

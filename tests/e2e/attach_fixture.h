@@ -47,6 +47,14 @@ class AttachFixture : public E2ETest {
     std::ifstream in(dir() / "target.out");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
+  // Asks the program to stop and check itself: it must end with status 0 after checking
+  // each of its `threads` threads' counts.
+  void expect_checked_ok(pid_t pid, int threads) {
+    const int status = finish(pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    const std::string line = "checked " + std::to_string(threads) + " threads: ok";
+    EXPECT_NE(target_output().find(line), std::string::npos) << target_output();
+  }
   // Asks the program to stop and check itself; its wait status.
   int finish(pid_t pid) {
     kill(pid, SIGUSR1);

@@ -39,9 +39,7 @@ TEST_P(AttachLifecycle, ForksAreFollowedWithChildrenOnly) {
       run({E2E_CALLPROF, "attach", "-q", "-d", "0.3", "-o", "alone.callprof", std::to_string(pid)}, dir());
   ASSERT_EQ(alone.exit, exited(0)) << alone.err;
   EXPECT_EQ(report({}, "alone.callprof").processes().size(), 1u) << "without --children, the children record nothing";
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+  expect_checked_ok(pid, 2);
 }
 
 // Threads started while attached are recorded whole, each under the call path that created
@@ -66,8 +64,7 @@ TEST_P(AttachLifecycle, ThreadsStartedWhileAttachedAreRecordedWhole) {
   }
   measured("threads_recorded_whole", double(whole));
   EXPECT_GE(whole, 10u) << "a thread every 5 ms, 0.5 s attached";
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 2);
 }
 
 // An exec while attached ends the recording of that image: its data is the profile, and
@@ -92,9 +89,7 @@ TEST_P(AttachLifecycle, AnExecEndsTheRecordingOfThatImage) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "the new image has no runtime";
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_NE(target_output().find("checked 1 threads: ok"), std::string::npos) << target_output();
+  expect_checked_ok(pid, 1);
 }
 
 // kill -9 of callprof at any moment of an attach (finding a safe point, loading the
@@ -120,9 +115,7 @@ TEST_P(AttachLifecycle, KillingCallprofAnywhereLeavesTheProgramRunning) {
   if (r.exit == exited(0)) {
     EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 100u);
   }
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_NE(target_output().find("checked 4 threads: ok"), std::string::npos) << target_output();
+  expect_checked_ok(pid, 4);
 }
 
 // Threads interrupted by a signal handler that calls hooked functions too (a timer's, every
@@ -143,9 +136,7 @@ TEST_P(AttachLifecycle, ThreadsInsideSignalHandlersAreAttachedTo) {
     for (const auto& path : rep.paths_to("b"))
       EXPECT_TRUE(same_function(path[path.size() - 2], "a")) << join_path(path);
   }
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_NE(target_output().find("checked 2 threads: ok"), std::string::npos) << target_output();
+  expect_checked_ok(pid, 2);
 }
 
 // A program whose threads all wait on a condition variable nearly all the time (an idle
@@ -164,8 +155,7 @@ TEST_P(AttachLifecycle, AnIdlePoolWaitingOnAConditionVariableIsAttachedToAtOnce)
   const Report rep = report();
   EXPECT_GT(u64(rep.function("a"), "calls"), 300u) << "three threads, 100 calls every 30 ms";
   EXPECT_EQ(u64(rep.function("b"), "calls"), 3 * u64(rep.function("a"), "calls"));
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 3);
 }
 
 // After the detach the program's memory is what it was before the attach but for the
@@ -188,8 +178,7 @@ TEST_P(AttachLifecycle, TheTreesMemoryIsGivenBackAtDetach) {
   EXPECT_GT(during, before + 4096) << "the tree of 60,000 paths while attached";
   EXPECT_LT(after, before + 2048) << "before " << before << " KiB, during " << during << " KiB, after " << after;
   EXPECT_GT(u64(report().function("deep"), "calls"), 60000u);
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 2);
 }
 
 // setjmp/longjmp while attached: the program's GOT entries for them point at the runtime's
@@ -208,8 +197,7 @@ TEST_P(AttachLifecycle, FramesLeftByLongjmpCloseAtTheJump) {
   EXPECT_GT(u64(rep.function("thrower"), "calls"), 100u);
   EXPECT_LT(thrower, 0.2 * jumper) << "thrower " << thrower << " ns, jumper " << jumper << " ns";
   for (const auto& path : rep.paths_to("jumper")) EXPECT_LE(path.size(), 3u) << join_path(path);
-  const int status = finish(pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  expect_checked_ok(pid, 2);
 }
 
 // The program ends while callprof attaches (at 5 to 75 ms, cleanly or killed): callprof

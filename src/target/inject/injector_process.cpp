@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "target/child_output.h"
+
 namespace callprof::inject {
 namespace {
 
@@ -59,18 +61,10 @@ Result<LoadedRuntime> load_runtime_apart(pid_t pid, const std::string& runtime, 
   }
   if (injector == 0) run_injector(fds[1], pid, runtime, settings, frames_path, timeout_ms);
   close(fds[1]);
-  std::string answer;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    answer.append(buf, size_t(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(injector, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (answer.empty()) return make_error("the injector ended without an answer (status " + std::to_string(status) + ")");
+  const ChildOutput reply = read_child_output(fds[0], injector);
+  const std::string& answer = reply.text;
+  if (answer.empty())
+    return make_error("the injector ended without an answer (status " + std::to_string(reply.status) + ")");
   if (answer[0] == 0) return make_error(answer.substr(1));
   LoadedRuntime out;
   if (answer.size() != 1 + sizeof out) return make_error("the injector's answer is cut short");
