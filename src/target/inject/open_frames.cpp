@@ -70,7 +70,6 @@ HookedCode::HookedCode(pid_t pid, const std::vector<MappedModule>& modules) : pi
     auto sites = find_hook_call_sites(mm.file);
     if (!sites || sites->enter.empty()) continue;
     Module m;
-    m.bias = mm.bias;
     for (uint64_t a : sites->enter) m.enter.push_back(a + mm.bias);
     for (uint64_t a : sites->exit) m.exit.push_back(a + mm.bias);
     for (int k = 0; k < 2; ++k)

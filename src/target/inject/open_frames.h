@@ -51,7 +51,6 @@ class HookedCode {
 
  private:
   struct Module {
-    uint64_t bias = 0;
     std::vector<uint64_t> enter, exit;               // process addresses, ascending
     std::vector<uint64_t> stubs[2];                  // the PLT stubs of the entry and exit hooks
     bool hooks_inlined_copies = false;               // GCC: an inlined copy calls the hooks too

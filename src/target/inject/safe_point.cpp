@@ -48,11 +48,6 @@ std::vector<uint64_t> code_addresses(const std::vector<UnwoundFrame>& frames) {
   return out;
 }
 
-std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max) {
-  ProcessUnwinder unwinder(pid);
-  return code_addresses(unwinder.frames(tid, max));
-}
-
 bool waiting_in_blocking_call(const user_regs_struct& regs) {
   if (int64_t(regs.orig_rax) < 0) return false;
   switch (regs.orig_rax) {

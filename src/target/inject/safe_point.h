@@ -27,9 +27,6 @@ Result<SystemCode> system_code_of(pid_t pid);
 
 // The code addresses of unwound frames: the pc, then one byte into each call instruction.
 std::vector<uint64_t> code_addresses(const std::vector<UnwoundFrame>& frames);
-// The code addresses on a stopped thread's stack, innermost first, at most `max` (a
-// ProcessUnwinder of its own: for one thread).
-std::vector<uint64_t> stopped_thread_frames(pid_t pid, pid_t tid, size_t max);
 
 // Whether a thread stopped with registers `regs` sits in a system call that waits for
 // something outside the process (read, poll, sleep, accept, wait...), which libc makes
@@ -49,7 +46,7 @@ bool waiting_on_program_object(const user_regs_struct& regs, const std::string& 
 std::string called_from_program(const std::vector<uint64_t>& frames, const SystemCode& system,
                                 const ProcessUnwinder& unwinder);
 
-// The rule above, on frames from stopped_thread_frames: no frame in libc or the loader,
+// The rule above, on code_addresses of a stack (innermost first): no frame in libc or the loader,
 // except the base ones every thread starts from (__libc_start_main, start_thread, clone3),
 // which must be where the unwinding ended; `blocking` (waiting_in_blocking_call or
 // waiting_on_program_object): the innermost frames may be libc's too, the wrappers of

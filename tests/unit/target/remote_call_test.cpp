@@ -71,7 +71,8 @@ class RemoteCall : public ::testing::Test {
       EXPECT_TRUE(t) << t.error().message;
       auto code = system_code_of(child_);
       EXPECT_TRUE(code);
-      if (safe_to_borrow(stopped_thread_frames(child_, child_, 64), *code) || attempt > 50) return std::move(*t);
+      if (safe_to_borrow(code_addresses(ProcessUnwinder(child_).frames(child_, 64)), *code) || attempt > 50)
+        return std::move(*t);
     }
   }
   pid_t child_ = -1;
@@ -82,7 +83,7 @@ TEST_F(RemoteCall, AThreadInItsOwnCodeIsSafeToBorrowAndRunsOurFunction) {
   auto code = system_code_of(child_);
   ASSERT_TRUE(code);
   EXPECT_FALSE(code->ranges.empty()) << "libc and the loader are mapped";
-  const auto frames = stopped_thread_frames(child_, child_, 64);
+  const auto frames = code_addresses(ProcessUnwinder(child_).frames(child_, 64));
   ASSERT_GE(frames.size(), 3u);
   EXPECT_TRUE(safe_to_borrow(frames, *code));
   auto r = remote_call(t, reinterpret_cast<uint64_t>(&callprof_test_add3), {1, 2, 3}, "", 2000);
@@ -129,7 +130,7 @@ TEST(RemoteCallBlocked, AThreadWaitingInReadIsBorrowedAndItsReadGoesOn) {
     EXPECT_TRUE(waiting_in_blocking_call(t->saved_regs()));
     auto code = system_code_of(child);
     ASSERT_TRUE(code);
-    EXPECT_TRUE(safe_to_borrow(stopped_thread_frames(child, child, 64), *code, true));
+    EXPECT_TRUE(safe_to_borrow(code_addresses(ProcessUnwinder(child).frames(child, 64)), *code, true));
     auto r = remote_call(*t, reinterpret_cast<uint64_t>(&callprof_test_add3), {7, 0, 0}, "", 2000);
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(*r, 7u);
