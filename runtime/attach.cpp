@@ -17,6 +17,7 @@
 #include "code_patch.h"
 #include "early_env.h"
 #include "parse_number.h"
+#include "patched_calls.h"
 #include "process.h"
 #include "raw_syscall.h"
 #include "runtime_thread.h"
@@ -36,6 +37,9 @@ struct HookSlot {
   uint8_t kind;          // 0 enter, 1 exit, 2 a function the runtime stands in for
   bool read_only;        // RELRO: writable only while it is swapped
   bool swapped;
+  bool unwinds;  // an unwinder's entry, a catch or pthread_exit: a patched program keeps
+                 // the stand-in after the detach (a frame may still return through the
+                 // trampoline: patched_calls.h)
 };
 
 HookSlot g_slots[512];
@@ -79,6 +83,8 @@ bool take_kind(HookSlot& s, const char* name, unsigned length) {
   }
   s.kind = 2;
   s.replacement = replacement_for(buf);
+  s.unwinds =
+      patched_replacement(buf) != 0 || strcmp(buf, "__cxa_begin_catch") == 0 || strcmp(buf, "pthread_exit") == 0;
   return s.replacement != 0;
 }
 
@@ -100,6 +106,10 @@ void take_line(const char* line, unsigned length) {
     take_path(g_detached, sizeof g_detached, line + 9, length - 9);
   } else if (length == 10 && strncmp(line, "children 1", 10) == 0) {
     g_follow_children = true;
+  } else if (length > 10 && strncmp(line, "patchable ", 10) == 0) {  // "patchable START END"
+    const char* rest = nullptr;
+    const uint64_t start = parse_u64(line + 10, 16, &rest);
+    if (*rest == ' ') add_patchable_range(start, parse_u64(rest + 1, 16, &rest));
   }
 }
 
@@ -121,9 +131,10 @@ bool own_slot(const HookSlot& s) {
 
 enum class Slots { Own, Program, All };
 
-// Points the slots at our hooks and stand-ins (attach) or back at what they held (detach).
-// The entry hooks' first: given back first, no call enters the window after the exit hooks
-// left it (which would nest the next calls under it); swapped, every thread is stopped.
+// Points the slots at our hooks and stand-ins (attach) or back at what they held (detach;
+// a patched program's unwinders keep theirs). The entry hooks' first: given back first, no
+// call enters the window after the exit hooks left it (which would nest the next calls
+// under it); swapped, every thread is stopped.
 bool swap_slots(bool attach, Slots which) {
   const uint64_t ours[2] = {reinterpret_cast<uint64_t>(&callprof_enter_hook),
                             reinterpret_cast<uint64_t>(&callprof_exit_hook)};
@@ -132,6 +143,7 @@ bool swap_slots(bool attach, Slots which) {
     HookSlot& s = g_slots[k % g_slot_count];
     if ((s.kind == 0) != (k < g_slot_count)) continue;
     if (attach == s.swapped || (which != Slots::All && own_slot(s) != (which == Slots::Own))) continue;
+    if (!attach && s.unwinds && patchable_ranges()) continue;
     uint64_t old = 0;
     const uint64_t to = !attach ? s.original : s.kind < 2 ? ours[s.kind] : s.replacement;
     if (!swap_pointer(s.address, to, s.read_only, &old)) {
@@ -157,6 +169,7 @@ void unlock_window() { __atomic_store_n(&g_window_lock, 0, __ATOMIC_RELEASE); }
 void detach() {
   lock_window();
   __atomic_store_n(&g_window_closing, true, __ATOMIC_RELEASE);
+  unpatch_sites();
   swap_slots(false, Slots::All);
   unlock_window();
   // Hooks already entered finish within microseconds; none starts after the swap.
@@ -206,6 +219,7 @@ void append_number(char* out, uint64_t cap, uint64_t n) {
 void attached_fork_child() {
   if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1) return;
   if (!g_follow_children) {
+    unpatch_sites();
     swap_slots(false, Slots::All);
     drop_attach_frames();
     stop_recording();
@@ -225,11 +239,12 @@ void attached_fork_child() {
 int start_window(const char* settings_path, bool again) {
   g_slot_count = 0;
   g_follow_children = false;
+  clear_patchable_ranges();
   g_control[0] = g_detached[0] = 0;
   const unsigned used = read_settings(settings_path);
   if (used == 0) return -2;
   parse_settings(used);
-  if (g_slot_count == 0 || !g_control[0] || !g_detached[0]) return -22;
+  if ((g_slot_count == 0 && !patchable_ranges()) || !g_control[0] || !g_detached[0]) return -22;
   use_runtime_settings(g_settings, used);
   if (again) {  // the hooks' cost is known, the threads' states exist
     if (!resume_recording()) return -5;
@@ -249,9 +264,12 @@ int start_window(const char* settings_path, bool again) {
   return 0;
 }
 
-bool program_slots_swapped() {
+// Whether the window began: the hooks' slots swapped, or a patched program's sites patched
+// (its unwinders' stand-ins stay from an earlier window).
+bool window_began() {
+  if (sites_patched()) return true;
   for (uint32_t i = 0; i < g_slot_count; ++i)
-    if (g_slots[i].swapped && !own_slot(g_slots[i])) return true;
+    if (g_slots[i].swapped && !own_slot(g_slots[i]) && !g_slots[i].unwinds) return true;
   return false;
 }
 
@@ -278,13 +296,22 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach(const char
 // Never waits for the lock: its holder may be a thread callprof stopped.
 extern "C" __attribute__((visibility("default"))) int callprof_attach_begin(const char* frames_path) {
   if (!try_lock_window()) return -16;
-  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1 || g_window_closing || program_slots_swapped()) {
+  if (__atomic_load_n(&g_attached, __ATOMIC_ACQUIRE) != 1 || g_window_closing || window_began()) {
     unlock_window();
     return -16;  // EBUSY: the window ended already (callprof gone), or began
   }
   if (frames_path[0] && load_attach_frames(frames_path, ticks()))
     for (ThreadState* s = first_thread(); s; s = s->next)
       if (!__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) open_attach_frames(s, 0);
+  if (patchable_ranges()) {
+    uint32_t count = 0;
+    const callprof::wire::AttachFrame* frames = attach_frames(&count);
+    if (const int status = begin_patched_window(frames, count); status != 0) {
+      drop_attach_frames();
+      unlock_window();
+      return status;
+    }
+  }
   const bool swapped = swap_slots(true, Slots::Program);
   unlock_window();
   return swapped ? 0 : -1;

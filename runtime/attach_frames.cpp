@@ -47,6 +47,11 @@ bool load_attach_frames(const char* path, uint64_t now) {
   return true;
 }
 
+const wire::AttachFrame* attach_frames(uint32_t* count) {
+  *count = g_count;
+  return g_frames;
+}
+
 void drop_attach_frames() {
   __atomic_store_n(&g_attach_frames_pending, false, __ATOMIC_RELEASE);
   if (g_mapping) sys::munmap(g_mapping, g_mapping_bytes);
@@ -58,7 +63,7 @@ void drop_attach_frames() {
 uint32_t open_attach_frames(ThreadState* s, uint64_t sp) {
   uint32_t first = 0;
   while (first < g_count && g_frames[first].tid != s->tid) ++first;
-  if (first == g_count || __atomic_exchange_n(&g_frames[first].taken, 1u, __ATOMIC_ACQ_REL)) return 0;
+  if (first == g_count || __atomic_exchange_n(&g_frames[first].taken, uint16_t(1), __ATOMIC_ACQ_REL)) return 0;
   uint32_t end = first;
   while (end < g_count && g_frames[end].tid == s->tid) ++end;
   const uint64_t outermost = g_frames[first].sp;

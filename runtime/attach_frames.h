@@ -6,6 +6,10 @@
 
 #include <stdint.h>
 
+namespace callprof::wire {
+struct AttachFrame;
+}
+
 namespace callprof::rt {
 
 struct ThreadState;
@@ -13,6 +17,8 @@ struct ThreadState;
 // Reads the file, replacing an earlier window's; the frames' time starts at `now`. False
 // when it cannot be read or is not such a file.
 bool load_attach_frames(const char* path, uint64_t now);
+// The frames read, for the patched program's returns (patched_calls.h).
+const wire::AttachFrame* attach_frames(uint32_t* count);
 // Forgets them: the window ended, and no hook runs here any more.
 void drop_attach_frames();
 

@@ -33,9 +33,11 @@ uint64_t own_function(const OwnFunction (&table)[N], const char* name) {
 uint64_t exec_replacement(const char* name);       // exec_intercept.cpp
 uint64_t intercept_replacement(const char* name);  // intercept.cpp
 uint64_t setjmp_replacement(const char* name);     // setjmp_intercept.cpp
+uint64_t patched_replacement(const char* name);    // patched_calls.cpp: the unwinders
 inline uint64_t replacement_for(const char* name) {
   if (const uint64_t exec = exec_replacement(name)) return exec;
   if (const uint64_t other = intercept_replacement(name)) return other;
+  if (const uint64_t unwinder = patched_replacement(name)) return unwinder;
   return setjmp_replacement(name);
 }
 

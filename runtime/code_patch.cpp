@@ -19,12 +19,17 @@ struct Replacement {
   uint8_t full[5];
   uint8_t short_bytes[2];
   uint8_t short_size;
+  uint8_t counted;  // a hook call removed (rewrite_counts), not a patched entry given back
 };
-constexpr Replacement kCallToNop = {0xe8, {0x0f, 0x1f, 0x44, 0x00, 0x00}, {0xeb, 0x03}, 2};  // nopl; jmp .+5
-constexpr Replacement kJumpToReturn = {0xe9, {0xc3, 0x0f, 0x1f, 0x40, 0x00}, {0xc3, 0}, 1};  // ret
+constexpr Replacement kCallToNop = {0xe8, {0x0f, 0x1f, 0x44, 0x00, 0x00}, {0xeb, 0x03}, 2, 1};  // nopl; jmp .+5
+constexpr Replacement kJumpToReturn = {0xe9, {0xc3, 0x0f, 0x1f, 0x40, 0x00}, {0xc3, 0}, 1, 1};  // ret
 
 int g_lock = 0;
 uint32_t g_done = 0;
+// The pages write_while_stopped made writable: [g_open_lo, g_open_hi).
+uint64_t g_open_lo = 0, g_open_hi = 0;
+
+void refused(long e) { __atomic_store_n(&g_rewrite_refused_errno, uint32_t(-e), __ATOMIC_RELAXED); }
 
 // Replaces the 8 bytes at `at` if they still hold `expected`: one locked instruction, so
 // atomic for every other CPU when the 8 bytes lie in one cache line, aligned or not.
@@ -48,7 +53,7 @@ Rewrite rewrite_locked(uint64_t site, const Replacement& r) {
   const uint64_t window = in_line + 8 <= kLine ? site : site + size - 8;
   void* page = reinterpret_cast<void*>(window & ~(kPage - 1));
   if (long e = sys::mprotect(page, kPage, PROT_READ | PROT_WRITE | PROT_EXEC); e != 0) {
-    __atomic_store_n(&g_rewrite_refused_errno, uint32_t(-e), __ATOMIC_RELAXED);
+    refused(e);
     return Rewrite::Refused;
   }
   uint64_t old = *reinterpret_cast<const volatile uint64_t*>(window), desired = old;
@@ -57,7 +62,7 @@ Rewrite rewrite_locked(uint64_t site, const Replacement& r) {
   const bool changed = exchange8(window, old, desired);
   sys::mprotect(page, kPage, PROT_READ | PROT_EXEC);
   if (!changed) return Rewrite::NotACall;
-  ++g_done;
+  g_done += r.counted;
   return Rewrite::Done;
 }
 
@@ -70,6 +75,34 @@ Rewrite rewrite(uint64_t site, const Replacement& r) {
 }
 
 }  // namespace
+
+Rewrite restore_call(uint64_t site, const uint8_t original[5]) {
+  Replacement r = {0xe8, {}, {0xeb, 0x03}, 2, 0};
+  for (int i = 0; i < 5; ++i) r.full[i] = original[i];
+  return rewrite(site, r);
+}
+
+bool write_while_stopped(uint64_t at, const uint8_t* bytes, unsigned n) {
+  if (rewriting_refused()) return false;
+  const uint64_t lo = at & ~(kPage - 1), hi = (at + n + kPage - 1) & ~(kPage - 1);
+  if (lo < g_open_lo || hi > g_open_hi) {
+    end_stopped_writes();
+    if (long e = sys::mprotect(reinterpret_cast<void*>(lo), hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC); e != 0) {
+      refused(e);
+      return false;
+    }
+    g_open_lo = lo, g_open_hi = hi;
+  }
+  auto* to = reinterpret_cast<volatile uint8_t*>(at);
+  for (unsigned i = 0; i < n; ++i) to[i] = bytes[i];
+  return true;
+}
+
+void end_stopped_writes() {
+  if (g_open_hi > g_open_lo)
+    sys::mprotect(reinterpret_cast<void*>(g_open_lo), g_open_hi - g_open_lo, PROT_READ | PROT_EXEC);
+  g_open_lo = g_open_hi = 0;
+}
 
 Rewrite rewrite_call_as_nop(uint64_t site) { return rewrite(site, kCallToNop); }
 Rewrite rewrite_jump_as_return(uint64_t site) { return rewrite(site, kJumpToReturn); }

@@ -37,6 +37,18 @@ Rewrite rewrite_call_as_nop(uint64_t site);
 // function returns as the hook would have returned for it.
 Rewrite rewrite_jump_as_return(uint64_t site);
 
+// Detaching from a program patched at attach (patched_calls.h), its threads running: the
+// 5-byte `call` at `site` gets its `original` bytes back with the protocol above (across
+// a cache line, `jmp .+5` over the old rest).
+Rewrite restore_call(uint64_t site, const uint8_t original[5]);
+
+// Attaching to such a program, every other thread of the process stopped (callprof holds
+// them with ptrace, and moved any that stood inside a site's nops past them): the `n`
+// bytes at `at` become `bytes` with plain stores. Each page is made writable once (RWX,
+// as above) and gets read + execute back at end_stopped_writes. False when refused.
+bool write_while_stopped(uint64_t at, const uint8_t* bytes, unsigned n);
+void end_stopped_writes();
+
 // Attaching (attach.cpp): the pointer at `slot` (8-byte aligned: a GOT entry of the hooks)
 // becomes `value`, atomically, and its old value goes to *old; `read_only` (RELRO): the
 // page is writable for that store only. False when mprotect refused.

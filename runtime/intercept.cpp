@@ -12,6 +12,7 @@
 #include "attach_frames.h"
 #include "attach_replacements.h"
 #include "clock.h"
+#include "patched_calls.h"
 #include "process.h"
 #include "raw_syscall.h"
 #include "symbol_presence.h"
@@ -157,9 +158,11 @@ CALLPROF_EXPORT void __longjmp_chk(__jmp_buf_tag env[1], int val) {
 }
 
 // The catching function's landing pad calls this with its own stack pointer: every frame
-// below it was unwound. GCC already ran their exit hooks; Clang did not.
+// below it was unwound. GCC already ran their exit hooks; Clang did not. A patched
+// program's frames still there get their trampoline back (patched_calls.h).
 CALLPROF_EXPORT void* __cxa_begin_catch(void* exception) noexcept {
   land_at(CALLPROF_CALLER_SP());
+  reinstall_returns(CALLPROF_CALLER_SP());
   // libstdc++ may have arrived after load time (a C program dlopen()ing C++ code).
   if (!real.begin_catch) real.begin_catch = next_symbol<CatchFn>("__cxa_begin_catch");
   return real.begin_catch(exception);
@@ -195,7 +198,8 @@ void* start_thread(void* p) {
 }  // namespace
 
 CALLPROF_EXPORT void pthread_exit(void* value) {
-  finish_thread(t_state, false);  // close frames now; memory goes at the key destructor
+  finish_thread(t_state, false);    // close frames now; memory goes at the key destructor
+  restore_returns_for_unwinding();  // a forced unwind follows
   if (!real.pthread_exit_) real.pthread_exit_ = next_symbol<ExitThreadFn>("pthread_exit");
   real.pthread_exit_(value);
   __builtin_unreachable();

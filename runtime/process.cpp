@@ -18,6 +18,7 @@
 #include "hook_calibration.h"
 #include "hook_removal.h"
 #include "libcalls.h"
+#include "patched_calls.h"
 #include "raw_syscall.h"
 #include "snapshots.h"
 #include "syscall_context.h"
@@ -85,7 +86,10 @@ TreeLayout main_layout(uint32_t frames) {
 // A thread's reservation: its state, the interrupt tree, then the main tree.
 uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }
 
-void on_thread_exit(void* p) { finish_thread(static_cast<ThreadState*>(p), true); }
+void on_thread_exit(void* p) {
+  finish_thread(static_cast<ThreadState*>(p), true);
+  release_return_stack();  // a patched program's: every frame of the thread has returned
+}
 
 // The owner's side of hold_thread: announce the teardown, then wait for a holder to let
 // go. Sequentially consistent on both sides (Dekker): of a holder and the owner, at least
@@ -99,6 +103,7 @@ void end_teardown(ThreadState* s) { __atomic_store_n(&s->tearing_down, 0u, __ATO
 void after_fork_in_child() {
   ThreadState* self = t_state;
   uint64_t now = ticks();
+  own_return_stack_after_fork();
   // Other threads do not exist in the child; their memory is the parent's copy.
   // A state lives in its own mapping: take the link before unmapping it.
   for (ThreadState *s = g_threads, *next = nullptr; s; s = next) {

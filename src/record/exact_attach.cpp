@@ -15,6 +15,8 @@
 #include "record/exact_source.h"
 #include "target/inject/hook_slots.h"
 #include "target/inject/injector_process.h"
+#include "target/inject/mapped_modules.h"
+#include "target/inject/patched_code.h"
 #include "target/inject/ptrace_permission.h"
 #include "target/process_check.h"
 
@@ -33,6 +35,34 @@ ExactSource::~ExactSource() {
   if (control_fd_ >= 0) close(control_fd_);  // the runtime sees EOF and detaches
 }
 
+namespace {
+
+// A program without hooks is attached through its patchable entries (-fpatchable-function-
+// entry: runtime/patched_calls.h), each module's section as the settings list it; none for
+// a program with hooks. Refused: neither, or a program that may cancel a thread (the
+// cancellation's unwinding is libc's own, which the runtime cannot see: it would meet a
+// replaced return address).
+Result<std::vector<std::pair<uint64_t, uint64_t>>> patchable_ranges(pid_t pid,
+                                                                    const std::vector<inject::HookSlot>& slots) {
+  const std::string process = "process " + std::to_string(pid);
+  if (std::any_of(slots.begin(), slots.end(), [](const inject::HookSlot& s) { return s.hook(); }))
+    return std::vector<std::pair<uint64_t, uint64_t>>{};
+  auto modules = inject::mapped_modules(pid);
+  if (!modules) return modules.error();
+  const inject::PatchedCode patched(pid, *modules);
+  if (patched.empty())
+    return make_error(process +
+                      " calls no -finstrument-functions hooks through its GOT and has no -fpatchable-function-entry "
+                      "nops: exact mode cannot attach (use --mode sample or --mode probe)");
+  if (std::any_of(slots.begin(), slots.end(), [](const inject::HookSlot& s) { return s.function == "pthread_cancel"; }))
+    return make_error(process +
+                      " calls pthread_cancel, whose unwinding exact mode cannot follow in a patched program: "
+                      "attach refused (build it with the hook flags, or use --mode sample)");
+  return patched.ranges();
+}
+
+}  // namespace
+
 Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   std::error_code ec;
   const std::string runtime = std::filesystem::canonical(runtime_, ec).string();
@@ -40,12 +70,10 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   if (Status s = inject::check_ptrace_allowed(pid); !s) return s.error();
   if (Status s = inject::check_visible_in(pid, runtime); !s) return s.error();
   if (Status s = inject::check_visible_in(pid, dir_.path()); !s) return s.error();
-  auto slots = inject::hook_slots(pid);
+  auto slots = inject::hook_slots(pid, runtime);  // the runtime's own slots: load_runtime adds them
   if (!slots) return slots.error();
-  if (std::none_of(slots->begin(), slots->end(), [](const inject::HookSlot& s) { return s.hook(); }))
-    return make_error("process " + std::to_string(pid) +
-                      " calls no -finstrument-functions hooks through its GOT: exact mode cannot attach "
-                      "(use --mode sample or --mode probe)");
+  auto patchable = patchable_ranges(pid, *slots);
+  if (!patchable) return patchable.error();
   const std::string fifo = dir_.path() + "/control";
   if (mkfifo(fifo.c_str(), 0600) != 0) return make_error("cannot create " + fifo + ": " + std::strerror(errno));
   // Read and write: opening does not wait for the runtime, and our end closing (callprof
@@ -58,6 +86,8 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     out << "CALLPROF_OUTPUT_DIR=" << dir_.path() << '\n';
     for (const auto& [name, value] : env_) out << name << '=' << value << '\n';
     for (const inject::HookSlot& s : *slots) out << inject::settings_line(s) << '\n';
+    for (const auto& [start, end] : *patchable)
+      out << std::hex << "patchable " << start << ' ' << end << std::dec << '\n';
     out << "control " << fifo << '\n' << "detached " << dir_.path() << "/detached\n";
     if (args_.sampling.children) out << "children 1\n";
     if (!out) return make_error("cannot write " + settings);

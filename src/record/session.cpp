@@ -326,11 +326,11 @@ Result<ExecutableInfo> RecordingSession::attached_executable() const {
   return inspect_executable(ec ? link : exe);
 }
 
-// attach without --mode, as record: exact when the program has hooks (and exact mode can
-// attach to it) and no option of another mode was given; else sample.
+// attach without --mode, as record: exact when the program has hooks or patchable entries
+// (and exact mode can attach to it) and no option of another mode was given; else sample.
 Mode RecordingSession::attach_mode() const {
   auto exe = attached_executable();
-  const bool exact = exe && exe->has_hooks && exe->dynamic && exe->elf_class == ELFCLASS64;
+  const bool exact = exe && (exe->has_hooks || exe->patchable) && exe->dynamic && exe->elf_class == ELFCLASS64;
   return exact && check_options_apply(args_, Mode::Exact, "") ? Mode::Exact : Mode::Sample;
 }
 
@@ -345,10 +345,10 @@ Status RecordingSession::inspect_attached() {
                     args_.pid));
   if (exe_.elf_class != ELFCLASS64)
     return make_error(fmt::format("process {} is not a 64-bit program: exact mode cannot attach", args_.pid));
-  if (!exe_.has_hooks)
+  if (!exe_.has_hooks && !exe_.patchable)
     return make_error(
-        fmt::format("process {} ({}) has no -finstrument-functions hooks: exact mode needs them "
-                    "(use --mode sample or --mode probe)",
+        fmt::format("process {} ({}) has neither -finstrument-functions hooks nor -fpatchable-function-entry "
+                    "nops: exact mode needs one of them (use --mode sample or --mode probe)",
                     args_.pid, escape_text(exe_.path)));
   return Ok{};
 }

@@ -52,6 +52,17 @@ bool references_hook(Elf* elf, GElf_Word table) {
 
 }  // namespace
 
+static bool has_section(Elf* elf, const char* wanted) {
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, names, sh.sh_name) : nullptr;
+    if (name && std::strcmp(name, wanted) == 0 && sh.sh_size > 0) return true;
+  }
+  return false;
+}
+
 Result<ExecutableInfo> inspect_executable(const std::string& program) {
   ExecutableInfo info;
   info.path = find_in_path(program);
@@ -89,6 +100,7 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
     if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
   }
   info.has_hooks = references_hook(elf, info.dynamic ? SHT_DYNSYM : SHT_SYMTAB);
+  info.patchable = has_section(elf, "__patchable_function_entries");
   elf_end(elf);
   close(fd);
   return info;

@@ -13,6 +13,7 @@ struct ExecutableInfo {
   std::string path;               // resolved through PATH like execvp
   bool dynamic = false;           // has an ELF interpreter
   bool has_hooks = false;         // references __cyg_profile_func_enter
+  bool patchable = false;         // built with -fpatchable-function-entry (attachable: docs/attach.md)
   bool elf = false;               // an ELF file (else: a #! script, or something exec refuses)
   bool script = false;            // starts with "#!"
   int elf_class = 0;              // ELFCLASS32 / ELFCLASS64

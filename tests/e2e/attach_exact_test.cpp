@@ -96,7 +96,9 @@ TEST_P(AttachExact, AProgramWithoutHooksIsRefusedAndLeftAlone) {
   const RunResult r = run(
       {E2E_CALLPROF, "attach", "--mode", "exact", "-d", "0.2", "-o", "profile.callprof", std::to_string(pid)}, dir());
   EXPECT_EQ(r.exit, exited(2)) << r.err;
-  EXPECT_NE(r.err.find("has no -finstrument-functions hooks"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has neither -finstrument-functions hooks nor -fpatchable-function-entry nops"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
   EXPECT_EQ(maps_of(pid).find("libcallprof-rt"), std::string::npos) << "nothing was loaded into it";
   expect_checked_ok(pid, 1);

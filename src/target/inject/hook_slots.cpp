@@ -37,7 +37,12 @@ constexpr std::string_view kSlotFunctions[] = {"__cyg_profile_func_enter",
                                                "siglongjmp",
                                                "_longjmp",
                                                "__longjmp_chk",
-                                               "__cxa_begin_catch"};
+                                               "__cxa_begin_catch",
+                                               "_Unwind_RaiseException",
+                                               "_Unwind_Resume",
+                                               "_Unwind_Resume_or_Rethrow",
+                                               "_Unwind_ForcedUnwind",
+                                               "pthread_cancel"};  // not stood in for: refused when patching
 
 // PT_GNU_RELRO's range: read-only once the loader has relocated it.
 struct Relro {
@@ -109,11 +114,12 @@ std::string settings_line(const HookSlot& slot) {
   return line;
 }
 
-Result<std::vector<HookSlot>> hook_slots(pid_t pid) {
+Result<std::vector<HookSlot>> hook_slots(pid_t pid, const std::string& except) {
   auto modules = mapped_modules(pid);
   if (!modules) return modules.error();
   std::vector<HookSlot> out;
   for (const MappedModule& m : *modules) {
+    if (m.path == except) continue;
     auto slots = hook_slots_of(m.file, m.bias);
     if (!slots) continue;
     out.insert(out.end(), slots->begin(), slots->end());

@@ -3,7 +3,9 @@
 // (R_X86_64_JUMP_SLOT for calls through the PLT, R_X86_64_GLOB_DAT for -fno-plt), found
 // from each mapped module's relocations and its load address in /proc/PID/maps; and those
 // of the functions the runtime stands in for while attached (exec*, _exit, _Exit,
-// pthread_create, pthread_exit: runtime/attach_replacements.h).
+// pthread_create, pthread_exit, setjmp/longjmp and kin, __cxa_begin_catch, the unwinders'
+// entries: runtime/attach_replacements.h); and pthread_cancel's, which attaching to a
+// patched program refuses.
 #pragma once
 
 #include <sys/types.h>
@@ -23,8 +25,9 @@ struct HookSlot {
   bool hook() const { return function.rfind("__cyg_profile_func_", 0) == 0; }
 };
 
-// Every hook slot of every module mapped in `pid` (none: the process calls no hooks).
-Result<std::vector<HookSlot>> hook_slots(pid_t pid);
+// Every hook slot of every module mapped in `pid` (none: the process calls no hooks) but
+// the one at path `except` (the runtime itself, loaded by an earlier window).
+Result<std::vector<HookSlot>> hook_slots(pid_t pid, const std::string& except = "");
 
 // The slots of one ELF file loaded with load bias `bias` (its addresses plus the bias).
 Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bias);

@@ -11,8 +11,10 @@
 #include "target/inject/hook_slots.h"
 #include "target/inject/mapped_modules.h"
 #include "target/inject/open_frames.h"
+#include "target/inject/patched_code.h"
 #include "target/inject/process_unwinder.h"
 #include "target/inject/remote_call.h"
+#include "target/inject/return_addresses.h"
 #include "target/inject/safe_point.h"
 #include "target/inject/stopped_process.h"
 #include "wire/attach_frames.h"
@@ -90,7 +92,7 @@ class RealTimePriority {
 Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, std::vector<OpenFrame>>>& threads) {
   std::vector<wire::AttachFrame> entries;
   for (const auto& [tid, frames] : threads)
-    for (const OpenFrame& f : frames) entries.push_back({uint32_t(tid), 0, f.fn, f.callsite, f.sp});
+    for (const OpenFrame& f : frames) entries.push_back({uint32_t(tid), 0, f.returns, f.fn, f.callsite, f.sp});
   const wire::AttachFramesHeader h{wire::kAttachFramesMagic, wire::kAttachFramesVersion, uint32_t(entries.size())};
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(&h), sizeof h);
@@ -100,25 +102,113 @@ Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, 
   return Ok{};
 }
 
-// The window begins: every other thread stopped, the frames open on every stack listed,
-// the program's hooks pointed at the runtime on the borrowed thread, everything let go.
-Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_frames, ProcessUnwinder& unwinder,
-                    HookedCode& hooked, uint64_t begin, const std::string& frames_path, LoadedRuntime& out) {
-  const RealTimePriority priority;
-  const uint64_t start = now_ns();
-  auto stopped = StoppedProcess::stop(borrowed.pid(), borrowed.tid(), 1000);
-  if (!stopped) return stopped.error();
-  std::vector<std::pair<pid_t, std::vector<OpenFrame>>> threads{{borrowed.tid(), std::move(borrowed_frames)}};
-  for (const PtraceThread& t : stopped->threads())
+// What the window's start needs to know of the program's code and of the runtime's.
+struct WindowCode {
+  HookedCode& hooked;
+  const PatchedCode& patched;
+  std::vector<std::pair<uint64_t, uint64_t>> runtime_code;  // the runtime's executable mappings
+  uint64_t begin = 0;                                       // callprof_attach_begin
+  bool patching() const { return hooked.empty() && !patched.empty(); }
+};
+
+constexpr int kInsideRuntimeTries = 50;  // stops found a thread inside the runtime: 2 ms apart
+constexpr int kUnwindingTries = 20;      // stops found a thread walking its stack
+
+// Whether a program thread stopped inside the runtime's code (a patched program's
+// trampoline, a hook of a dormant runtime): its return stack may be half updated.
+bool inside_runtime(const StoppedProcess& stopped, const WindowCode& code) {
+  for (const PtraceThread& t : stopped.threads()) {
+    if (runtime_thread(t.pid(), t.tid())) continue;
+    for (const auto& [start, end] : code.runtime_code)
+      if (t.saved_regs().rip >= start && t.saved_regs().rip < end) return true;
+  }
+  return false;
+}
+
+using ThreadFrames = std::vector<std::pair<pid_t, std::vector<OpenFrame>>>;
+
+// The frames open on each stopped program thread's stack; `unwinding` set when a patched
+// program's thread is inside libgcc's unwinder, walking its stack.
+ThreadFrames open_frames_of(const StoppedProcess& stopped, ProcessUnwinder& unwinder, const WindowCode& code,
+                            bool* unwinding) {
+  ThreadFrames out;
+  for (const PtraceThread& t : stopped.threads())
     if (!runtime_thread(t.pid(), t.tid()))
-      threads.emplace_back(t.tid(), hooked.open_frames(unwinder, t.tid(), t.saved_regs()));
+      out.emplace_back(t.tid(), code.patching() ? code.patched.open_frames(unwinder, t.tid(), unwinding)
+                                                : code.hooked.open_frames(unwinder, t.tid(), t.saved_regs()));
+  return out;
+}
+
+// Every thread of `pid` but `held` stopped (since `start`) at a moment when none of a
+// patched program's is inside the runtime's code or, when `frames` is given (they are
+// read then), walking its stack in the unwinder: a thread that is gets a little while to
+// leave, and the process is stopped again. After the last try, a thread still walking its
+// stack has its frames listed without their return slots (their returns are not seen).
+Result<StoppedProcess> stop_at_clean_moment(pid_t pid, pid_t held, ProcessUnwinder* unwinder, const WindowCode& code,
+                                            uint64_t& start, ThreadFrames* frames) {
+  for (int tries = 1;; ++tries) {
+    start = now_ns();
+    auto stopped = StoppedProcess::stop(pid, held, 1000);
+    if (!stopped) return stopped;
+    bool busy = code.patching() && inside_runtime(*stopped, code);
+    if (busy && tries == kInsideRuntimeTries)
+      return make_error("the process's threads stayed inside callprof's runtime");
+    if (!busy && frames) {
+      bool unwinding = false;
+      *frames = open_frames_of(*stopped, *unwinder, code, &unwinding);
+      busy = unwinding && tries < kUnwindingTries;
+    }
+    if (!busy) return stopped;
+    stopped->release();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// A patched program's threads, all stopped (the borrowed one too: a thread that stood in
+// code of the program's own is at a safe point): one standing inside a site's nops is
+// moved past them, since they are about to become a call.
+Status move_past_nops(PtraceThread& borrowed, StoppedProcess& stopped, const WindowCode& code) {
+  std::vector<PtraceThread*> all{&borrowed};
+  for (PtraceThread& t : stopped.threads()) all.push_back(&t);
+  for (PtraceThread* t : all)
+    if (const uint64_t to = code.patched.past_nops(t->saved_regs().rip))
+      if (Status s = t->move_pc(to); !s) return s;
+  return Ok{};
+}
+
+// A patched program attached before: the return addresses the earlier window left
+// replaced are given back (return_addresses.h), every thread stopped meanwhile.
+Status restore_earlier_returns(pid_t pid, const MappedModule& runtime, const WindowCode& code) {
+  auto head = data_address(runtime, "callprof_return_stacks");
+  if (!head) return head.error();
+  uint64_t start = 0;
+  auto stopped = stop_at_clean_moment(pid, 0, nullptr, code, start, nullptr);
+  if (!stopped) return stopped.error();
+  auto restored = restore_return_addresses(pid, *head, code.runtime_code);
+  if (!restored) return restored.error();
+  return Ok{};
+}
+
+// The window begins: every other thread stopped, the frames open on every stack listed,
+// the program's hooks pointed at the runtime (or its sites patched) on the borrowed thread,
+// everything let go.
+Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_frames, ProcessUnwinder& unwinder,
+                    const WindowCode& code, const std::string& frames_path, LoadedRuntime& out) {
+  const RealTimePriority priority;
+  uint64_t start = 0;
+  ThreadFrames threads;
+  auto stopped = stop_at_clean_moment(borrowed.pid(), borrowed.tid(), &unwinder, code, start, &threads);
+  if (!stopped) return stopped.error();
+  if (code.patching())
+    if (Status s = move_past_nops(borrowed, *stopped, code); !s) return s;
+  threads.emplace(threads.begin(), borrowed.tid(), std::move(borrowed_frames));
   for (const auto& [tid, frames] : threads) {
     out.open_frames += frames.size();
     out.threads_with_open_frames += !frames.empty();
   }
   out.stopped_threads = threads.size();
   if (Status s = write_frames(frames_path, threads); !s) return s;
-  auto status = remote_call(borrowed, begin, {kStackData}, frames_path, kCallTimeoutMs);
+  auto status = remote_call(borrowed, code.begin, {kStackData}, frames_path, kCallTimeoutMs);
   if (!status) return status.error();
   if (int64_t(*status) != 0)
     return make_error("the runtime could not start the window (code " + std::to_string(int64_t(*status)) + ")");
@@ -148,8 +238,19 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   if (!libc) return make_error("process " + std::to_string(pid) + " has no libc mapped");
   auto dlopen_at = function_address(*libc, "dlopen");
   if (!dlopen_at) return dlopen_at.error();
-  // Read before any thread is held: the hooked modules' code, the process's modules.
-  HookedCode hooked(pid, *modules);
+  // Read before any thread is held: the hooked modules' code, the process's modules (the
+  // runtime's own, loaded by an earlier window, calls the hooks: it is not the program's).
+  const MappedModule* loaded = find_module(*modules, runtime);
+  std::vector<MappedModule> program;
+  for (const MappedModule& m : *modules)
+    if (&m != loaded) program.push_back(m);
+  HookedCode hooked(pid, program);
+  const PatchedCode patched(pid, program);
+  WindowCode code{hooked, patched, {}, 0};
+  if (loaded && code.patching()) {
+    code.runtime_code = code_ranges(pid, loaded->path);
+    if (Status s = restore_earlier_returns(pid, *loaded, code); !s) return s.error();
+  }
   ProcessUnwinder unwinder(pid);
 
   const uint64_t start = now_ns();
@@ -159,8 +260,9 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   out.borrowed_tid = thread->tid();
   const uint64_t held = now_ns();
   out.waited_ns = held - start;
-  std::vector<OpenFrame> borrowed_frames =
-      hooked.open_frames(unwinder, thread->tid(), thread->saved_regs());  // before its registers change
+  std::vector<OpenFrame> borrowed_frames =  // before its registers change
+      code.patching() ? patched.open_frames(unwinder, thread->tid())
+                      : hooked.open_frames(unwinder, thread->tid(), thread->saved_regs());
 
   auto handle = remote_call(*thread, *dlopen_at, {kStackData, RTLD_NOW | RTLD_LOCAL}, runtime, kCallTimeoutMs);
   if (!handle) return handle.error();
@@ -176,6 +278,8 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   if (!entry) return entry.error();
   auto begin = function_address(*rt, "callprof_attach_begin");
   if (!begin) return begin.error();
+  code.runtime_code = code_ranges(pid, rt->path);
+  code.begin = *begin;
   // Loaded last, the runtime's own calls of the hooks (its calibration's) bound to glibc's
   // empty ones: its slots are swapped with the program's.
   auto own = hook_slots_of(rt->file, rt->bias);
@@ -191,7 +295,7 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   if (int64_t(*status) != 0)
     return make_error("the runtime refused to start in process " + std::to_string(pid) + " (code " +
                       std::to_string(int64_t(*status)) + ")");
-  if (Status s = begin_window(*thread, std::move(borrowed_frames), unwinder, hooked, *begin, frames_path, out); !s)
+  if (Status s = begin_window(*thread, std::move(borrowed_frames), unwinder, code, frames_path, out); !s)
     return s.error();
   if (Status s = thread->release(); !s) return s.error();
   out.held_ns = now_ns() - held;

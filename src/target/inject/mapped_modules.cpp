@@ -62,6 +62,21 @@ Result<std::vector<MappedModule>> mapped_modules(pid_t pid) {
   return out;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> code_ranges(pid_t pid, const std::string& path) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, mapped;
+    fields >> range >> perms >> offset >> device >> inode >> mapped;
+    if (mapped != path || perms.size() < 3 || perms[2] != 'x') continue;
+    const size_t dash = range.find('-');
+    out.emplace_back(std::stoull(range.substr(0, dash), nullptr, 16), std::stoull(range.substr(dash + 1), nullptr, 16));
+  }
+  return out;
+}
+
 const MappedModule* find_module(const std::vector<MappedModule>& modules, const std::string& prefix) {
   for (const MappedModule& m : modules) {
     if (prefix.find('/') != std::string::npos ? m.path == prefix
@@ -77,6 +92,23 @@ Result<uint64_t> function_address(const MappedModule& module, const std::string&
   for (const ElfFunction& f : *functions)
     if (f.linkage_name == function && !f.indirect) return module.bias + f.address;
   return make_error(module.path + " does not define " + function);
+}
+
+Result<uint64_t> data_address(const MappedModule& module, const std::string& name) {
+  auto file = ElfFile::open(module.file);
+  if (!file) return file.error();
+  for (Elf_Scn* scn = elf_nextscn(file->elf(), nullptr); scn; scn = elf_nextscn(file->elf(), scn)) {
+    GElf_Shdr sh;
+    Elf_Data* data = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM ? elf_getdata(scn, nullptr) : nullptr;
+    for (size_t i = 0; data && sh.sh_entsize > 0 && i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, int(i), &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF)
+        continue;
+      const char* n = elf_strptr(file->elf(), sh.sh_link, sym.st_name);
+      if (n && name == n) return module.bias + sym.st_value;
+    }
+  }
+  return make_error(module.path + " does not export " + name);
 }
 
 }  // namespace callprof::inject

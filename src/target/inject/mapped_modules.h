@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/result.h"
@@ -21,12 +22,19 @@ struct MappedModule {
 
 Result<std::vector<MappedModule>> mapped_modules(pid_t pid);
 
+// The executable mappings of `path` in process `pid`: [start, end) each.
+std::vector<std::pair<uint64_t, uint64_t>> code_ranges(pid_t pid, const std::string& path);
+
 // The first module whose file name starts with `prefix` ("libc.so"), or whose path is
 // `prefix` when it has a '/'; null when none.
 const MappedModule* find_module(const std::vector<MappedModule>& modules, const std::string& prefix);
 
 // The address in the process of `function`, defined by `module` (its symbol table).
 Result<uint64_t> function_address(const MappedModule& module, const std::string& function);
+
+// The address in the process of the data object `name` that `module` exports (its dynamic
+// symbol table).
+Result<uint64_t> data_address(const MappedModule& module, const std::string& name);
 
 // The first-PT_LOAD page address of an ELF file, which its lowest mapping starts at less
 // the bias (ET_DYN; an ET_EXEC file is loaded where it says).

@@ -22,6 +22,7 @@ struct OpenFrame {
   uint64_t fn = 0;        // as the hooks name it
   uint64_t callsite = 0;  // 0: unknown
   uint64_t sp = 0;        // wire::AttachFrame::sp
+  uint16_t returns = 0;   // wire::AttachFrame::returns
 };
 
 // Which of the hooked functions a physical frame holds (its own and, with GCC, the inlined

@@ -103,6 +103,14 @@ Status PtraceThread::set_regs(const user_regs_struct& regs) {
   return Ok{};
 }
 
+Status PtraceThread::move_pc(uint64_t pc) {
+  user_regs_struct r = saved_;
+  r.rip = pc;
+  if (ptrace(PTRACE_SETREGS, tid_, nullptr, &r) != 0) return make_error(ptrace_error("cannot set the registers", tid_));
+  saved_.rip = pc;
+  return Ok{};
+}
+
 Result<int> PtraceThread::wait_status(int timeout_ms) {
   const uint64_t until = now_ms() + uint64_t(std::max(timeout_ms, 0));
   for (;;) {

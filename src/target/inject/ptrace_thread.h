@@ -49,6 +49,8 @@ class PtraceThread {
   const user_regs_struct& saved_regs() const { return saved_; }
 
   Status set_regs(const user_regs_struct& regs);
+  // Moves its pc to `pc` for good: it goes on from there when released (held threads too).
+  Status move_pc(uint64_t pc);
   // Lets it run (delivering `signal`, 0: none) until it stops again or `timeout_ms` passes
   // (then it is interrupted: the stop says `interrupted`).
   Result<Stop> run(int signal, int timeout_ms);

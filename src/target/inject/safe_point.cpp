@@ -11,7 +11,9 @@ namespace {
 
 bool is_system_library(const std::string& path) {
   const std::string base = path.substr(path.rfind('/') + 1);
-  for (const char* prefix : {"libc.so", "libc-", "ld-linux", "ld64.so", "libpthread.so", "libdl.so"})
+  // libgcc_s: a thread inside it is walking its stack (an exception), which must not
+  // change under it once a patched program's return addresses are replaced.
+  for (const char* prefix : {"libc.so", "libc-", "ld-linux", "ld64.so", "libpthread.so", "libdl.so", "libgcc_s.so"})
     if (base.rfind(prefix, 0) == 0) return true;
   return false;
 }

@@ -23,6 +23,7 @@ class StoppedProcess {
   ~StoppedProcess() = default;
 
   const std::vector<PtraceThread>& threads() const { return threads_; }
+  std::vector<PtraceThread>& threads() { return threads_; }
   // Lets them go now.
   void release() { threads_.clear(); }
 

@@ -63,7 +63,7 @@ class Program {
     std::vector<wire::AttachFrame> frames;
     for (uint64_t fn : fns) {
       sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
-      frames.push_back({1, 0, fn, 0, sp_.back()});
+      frames.push_back({1, 0, 0, fn, 0, sp_.back()});
     }
     return p.open_context_frames(frames.data(), uint32_t(frames.size()), at);
   }

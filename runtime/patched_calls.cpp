@@ -1,0 +1,449 @@
+// See patched_calls.h.
+#include "patched_calls.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#include "attach_replacements.h"
+#include "code_patch.h"
+#include "hook_path.h"
+#include "raw_syscall.h"
+#include "symbol_presence.h"
+#include "wire/attach_frames.h"
+#include "wire/return_stacks.h"
+
+extern "C" void callprof_patched_entry();
+extern "C" void callprof_patched_return();
+// Every return stack mapped, pushed lock-free (wire/return_stacks.h): callprof reads them.
+extern "C" __attribute__((visibility("default"))) callprof::wire::ReturnStack* callprof_return_stacks = nullptr;
+
+namespace callprof::rt {
+namespace {
+
+// An ordering the compiler keeps (a signal handler on this thread sees the stores in order).
+inline void signal_fence() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+struct Range {
+  uint64_t start, end;
+};
+constexpr uint32_t kMaxRanges = 64;
+Range g_ranges[kMaxRanges];
+uint32_t g_range_count = 0;
+
+// A site and the bytes it had before it became a call.
+struct Site {
+  uint64_t at;
+  uint8_t original[5];
+  uint8_t patched;
+  uint8_t reserved[2];
+};
+Site* g_sites = nullptr;
+uint64_t g_site_count = 0, g_sites_bytes = 0;
+
+// Stubs (`jmp *0(%rip)` and the entry trampoline's address), each within a call's reach
+// (rel32) of the modules that use it; kept for the process's life.
+constexpr uint32_t kMaxStubs = 64;
+uint64_t g_stubs[kMaxStubs];
+uint32_t g_stub_count = 0;
+constexpr uint64_t kReach = (1ull << 31) - (1ull << 20);
+constexpr uint64_t kPage = 4096, kStep = 1ull << 20;
+
+// The window whose calls are recorded (0: none; dormant).
+uint32_t g_window = 0;
+uint32_t g_last_window = 0;
+
+using wire::kReturnCapacity;
+using wire::ReturnEntry;
+using wire::ReturnStack;
+__thread ReturnStack* t_returns __attribute__((tls_model("initial-exec")));
+
+ReturnStack* next_of(const ReturnStack* r) { return reinterpret_cast<ReturnStack*>(r->h.next); }
+
+const uint64_t kTrampoline = reinterpret_cast<uint64_t>(&callprof_patched_return);
+
+// Thread `tid`'s stack as the attach seeds it (every other thread stopped): the one it
+// owns, or a new one it takes at its first patched call or return.
+ReturnStack* seeded_stack(uint32_t tid) {
+  for (ReturnStack* r = __atomic_load_n(&callprof_return_stacks, __ATOMIC_ACQUIRE); r; r = next_of(r))
+    if (r->h.owner == tid) return r;
+  auto* r = static_cast<ReturnStack*>(
+      sys::mmap(nullptr, sizeof(ReturnStack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE));
+  if (!r) return nullptr;
+  r->h.owner = tid;
+  r->h.seeded = 1;
+  ReturnStack* head = __atomic_load_n(&callprof_return_stacks, __ATOMIC_RELAXED);
+  do r->h.next = reinterpret_cast<uint64_t>(head);
+  while (!__atomic_compare_exchange_n(&callprof_return_stacks, &head, r, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  return r;
+}
+
+// This thread's stack: the one the attach seeded for it, a free one, or one whose thread is
+// gone (its tid no longer names a thread of this process, or names this thread, which has
+// none yet: an ended thread's id, reused); else a new one.
+ReturnStack* acquire_return_stack() {
+  const uint32_t me = sys::gettid(), pid = sys::getpid();
+  for (ReturnStack* r = __atomic_load_n(&callprof_return_stacks, __ATOMIC_ACQUIRE); r; r = next_of(r))
+    if (__atomic_load_n(&r->h.owner, __ATOMIC_RELAXED) == me && r->h.seeded) {
+      r->h.seeded = 0;
+      return t_returns = r;
+    }
+  for (ReturnStack* r = __atomic_load_n(&callprof_return_stacks, __ATOMIC_ACQUIRE); r; r = next_of(r)) {
+    uint32_t owner = __atomic_load_n(&r->h.owner, __ATOMIC_RELAXED);
+    if (owner != 0 && owner != me && sys::call(SYS_tgkill, pid, owner, 0) != -ESRCH) continue;
+    if (!__atomic_compare_exchange_n(&r->h.owner, &owner, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
+    r->h.depth = 0;
+    r->h.seeded = 0;
+    return t_returns = r;
+  }
+  ReturnStack* r = seeded_stack(me);  // none is this thread's: a new one
+  if (r) r->h.seeded = 0;
+  return t_returns = r;
+}
+
+// The function whose entry nops are at `site`: the site itself, or 4 bytes before it when
+// the function begins with endbr64 (-fcf-protection puts the nops after it).
+inline uint64_t function_at(uint64_t site) {
+  if ((site & (kPage - 1)) < 4) return site;
+  uint32_t before;
+  __builtin_memcpy(&before, reinterpret_cast<const void*>(site - 4), 4);
+  return before == 0xfa1e0ff3u ? site - 4 : site;
+}
+
+// GCC's 5 one-byte nops, or Clang's one 5-byte nop (`nopl 0(%rax,%rax,1)`, any displacement).
+bool entry_nops(const uint8_t* b) {
+  if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 && b[4] == 0x90) return true;
+  return b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x44 && b[3] == 0x00;
+}
+
+[[noreturn]] void lost_return() {
+  static const char kMessage[] = "callprof: a patched function's return address was lost; stopping the process\n";
+  sys::write(2, kMessage, sizeof kMessage - 1);
+  sys::call(SYS_tgkill, sys::getpid(), sys::gettid(), SIGABRT);
+  __builtin_trap();
+}
+
+// A stub within reach of [lo, hi]: an existing one, or a page mapped near them.
+uint64_t stub_for(uint64_t lo, uint64_t hi) {
+  auto reaches = [&](uint64_t at) {
+    return (at > hi ? at - lo : hi + 5 - at) < kReach && (at > lo ? at - lo : lo - at) < kReach;
+  };
+  for (uint32_t i = 0; i < g_stub_count; ++i)
+    if (reaches(g_stubs[i])) return g_stubs[i];
+  if (g_stub_count == kMaxStubs) return 0;
+  const uint64_t above = (hi + kStep) & ~(kStep - 1);
+  for (uint64_t k = 0; k < 2 * (kReach / kStep); ++k) {
+    // Above the module first (its data and heap follow it), then below.
+    const uint64_t at = k % 2 == 0 ? above + (k / 2) * kStep : (lo & ~(kStep - 1)) - (k / 2 + 1) * kStep;
+    if (!reaches(at)) continue;
+    void* got = sys::mmap(reinterpret_cast<void*>(at), kPage, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE);
+    if (!got) continue;
+    if (reinterpret_cast<uint64_t>(got) != at) {  // a kernel without MAP_FIXED_NOREPLACE
+      sys::munmap(got, kPage);
+      continue;
+    }
+    auto* code = static_cast<uint8_t*>(got);
+    const uint8_t jump[6] = {0xff, 0x25, 0, 0, 0, 0};  // jmp *0(%rip)
+    const uint64_t target = reinterpret_cast<uint64_t>(&callprof_patched_entry);
+    __builtin_memcpy(code, jump, sizeof jump);
+    __builtin_memcpy(code + sizeof jump, &target, sizeof target);
+    if (sys::mprotect(got, kPage, PROT_READ | PROT_EXEC) != 0) {
+      sys::munmap(got, kPage);
+      return 0;
+    }
+    return g_stubs[g_stub_count++] = at;
+  }
+  return 0;
+}
+
+// Lists the sites of every range whose bytes are still the compiler's nops.
+bool collect_sites() {
+  uint64_t count = 0;
+  for (uint32_t i = 0; i < g_range_count; ++i) count += (g_ranges[i].end - g_ranges[i].start) / 8;
+  const uint64_t bytes = (count * sizeof(Site) + kPage - 1) & ~(kPage - 1);
+  if (bytes > g_sites_bytes) {
+    if (g_sites) sys::munmap(g_sites, g_sites_bytes);
+    g_sites = static_cast<Site*>(sys::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS));
+    g_sites_bytes = g_sites ? bytes : 0;
+    if (!g_sites) return false;
+  }
+  g_site_count = 0;
+  for (uint32_t i = 0; i < g_range_count; ++i)
+    for (uint64_t p = g_ranges[i].start; p + 8 <= g_ranges[i].end; p += 8) {
+      const uint64_t at = *reinterpret_cast<const uint64_t*>(p);
+      if (at == 0 || !entry_nops(reinterpret_cast<const uint8_t*>(at))) continue;
+      Site& s = g_sites[g_site_count++];
+      s = Site{};
+      s.at = at;
+      __builtin_memcpy(s.original, reinterpret_cast<const void*>(at), 5);
+    }
+  return true;
+}
+
+// Sites [from, to) of g_sites, all in one range: their stub, 0 when none can be had.
+uint64_t stub_of(uint64_t from, uint64_t to) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint64_t i = from; i < to; ++i) {
+    lo = g_sites[i].at < lo ? g_sites[i].at : lo;
+    hi = g_sites[i].at > hi ? g_sites[i].at : hi;
+  }
+  return lo <= hi ? stub_for(lo, hi) : 0;
+}
+
+}  // namespace
+
+bool add_patchable_range(uint64_t start, uint64_t end) {
+  if (g_range_count == kMaxRanges || end <= start || start % 8 != 0) return false;
+  g_ranges[g_range_count++] = Range{start, end};
+  return true;
+}
+
+void clear_patchable_ranges() { g_range_count = 0; }
+bool patchable_ranges() { return g_range_count != 0; }
+bool sites_patched() {
+  for (uint64_t i = 0; i < g_site_count; ++i)
+    if (g_sites[i].patched) return true;
+  return false;
+}
+
+namespace {
+
+// The frames open at the attach whose return addresses callprof found (wire::AttachFrame::
+// returns) get the trampoline, each on its thread's stack, outermost first. A slot that no
+// longer holds what callprof read is left alone (that frame's return is not seen).
+void seed_returns(const wire::AttachFrame* frames, uint32_t count, uint32_t window) {
+  for (uint32_t i = 0; i < count; ++i) {
+    const wire::AttachFrame& f = frames[i];
+    if (!f.returns) continue;
+    auto* slot = reinterpret_cast<uint64_t*>(f.sp);
+    ReturnStack* r = seeded_stack(f.tid);
+    if (!r || r->h.depth == kReturnCapacity || *slot != f.callsite) continue;
+    r->e[r->h.depth++] = ReturnEntry{f.sp, f.callsite, f.fn, window, 0};
+    *slot = kTrampoline;
+  }
+}
+
+// The sites become calls of their stub; 0, or the error (every site as it was then).
+int patch_sites() {
+  if (!collect_sites()) return -ENOMEM;
+  // Sites are listed range by range; each range (a module) gets one stub.
+  uint64_t stub = 0, range_end = 0;
+  uint64_t in_range = 0;
+  for (uint64_t i = 0; i < g_site_count; ++i) {
+    if (i == range_end) {  // the next range's sites: those up to the first that is far
+      uint64_t j = i;
+      while (j < g_site_count && (g_sites[j].at > g_sites[i].at ? g_sites[j].at - g_sites[i].at
+                                                                 : g_sites[i].at - g_sites[j].at) < kReach / 2)
+        ++j;
+      range_end = j;
+      stub = stub_of(i, j);
+      in_range = 0;
+    }
+    ++in_range;
+    if (!stub) continue;  // no page within reach: these functions stay unseen
+    Site& s = g_sites[i];
+    uint8_t call[5] = {0xe8};
+    const int32_t rel = int32_t(int64_t(stub) - int64_t(s.at + 5));
+    __builtin_memcpy(call + 1, &rel, 4);
+    if (!write_while_stopped(s.at, call, 5)) {
+      for (uint64_t k = 0; k < i; ++k)  // nothing changed, as promised
+        if (g_sites[k].patched) write_while_stopped(g_sites[k].at, g_sites[k].original, 5), g_sites[k].patched = 0;
+      end_stopped_writes();
+      const uint32_t e = rewrite_counts().refused_errno;
+      return e ? -int(e) : -EPERM;
+    }
+    s.patched = 1;
+  }
+  end_stopped_writes();
+  return 0;
+}
+
+}  // namespace
+
+int begin_patched_window(const wire::AttachFrame* frames, uint32_t count) {
+  const uint32_t window = g_last_window + 1 ? g_last_window + 1 : 1;
+  seed_returns(frames, count, window);
+  if (const int status = patch_sites(); status != 0) {
+    restore_all_returns();
+    return status;
+  }
+  g_last_window = window;
+  __atomic_store_n(&g_window, window, __ATOMIC_RELEASE);
+  return 0;
+}
+
+void unpatch_sites() {
+  __atomic_store_n(&g_window, 0u, __ATOMIC_RELEASE);
+  for (uint64_t i = 0; i < g_site_count; ++i) {
+    Site& s = g_sites[i];
+    if (!s.patched) continue;
+    Rewrite r;
+    while ((r = restore_call(s.at, s.original)) == Rewrite::Busy) sys::call(SYS_sched_yield);
+    // CrossesLine or Refused: the call stays, into a dormant trampoline.
+    s.patched = r == Rewrite::Done || r == Rewrite::NotACall ? 0 : 1;
+  }
+}
+
+// A thread whose first patched event this is may have frames seeded at the attach.
+ReturnStack* own_stack() { return t_returns ? t_returns : callprof_return_stacks ? acquire_return_stack() : nullptr; }
+
+void restore_returns_for_unwinding() {
+  ReturnStack* r = own_stack();
+  if (!r) return;
+  // Innermost first: a tail call's entry holds the trampoline as its "original", and the
+  // outer entry of the same slot writes the real address last.
+  for (uint32_t i = r->h.depth; i-- > 0;) {
+    ReturnEntry& e = r->e[i];
+    auto* slot = reinterpret_cast<uint64_t*>(e.slot);
+    if (e.restored || *slot != kTrampoline) continue;
+    *slot = e.original;
+    e.restored = 1;
+  }
+}
+
+void reinstall_returns(uint64_t landing_sp) {
+  ReturnStack* r = own_stack();
+  if (!r) return;
+  uint32_t keep = 0;
+  for (uint32_t i = 0; i < r->h.depth; ++i) {
+    ReturnEntry e = r->e[i];
+    if (e.restored && e.slot < landing_sp) continue;  // unwound
+    if (e.restored) {
+      auto* slot = reinterpret_cast<uint64_t*>(e.slot);
+      if (*slot == e.original || *slot == kTrampoline) *slot = kTrampoline;
+      e.restored = 0;
+    }
+    r->e[keep++] = e;
+  }
+  r->h.depth = keep;
+}
+
+void restore_all_returns() {
+  for (ReturnStack* r = __atomic_load_n(&callprof_return_stacks, __ATOMIC_ACQUIRE); r; r = next_of(r)) {
+    for (uint32_t i = r->h.depth; i-- > 0;) {
+      auto* slot = reinterpret_cast<uint64_t*>(r->e[i].slot);
+      if (!r->e[i].restored && *slot == kTrampoline) *slot = r->e[i].original;
+    }
+    r->h.depth = 0;
+  }
+}
+
+void release_return_stack() {
+  ReturnStack* r = t_returns;
+  if (!r) return;
+  t_returns = nullptr;
+  r->h.depth = 0;
+  r->h.seeded = 0;
+  __atomic_store_n(&r->h.owner, 0u, __ATOMIC_RELEASE);
+}
+
+void own_return_stack_after_fork() {
+  if (ReturnStack* r = t_returns) r->h.owner = sys::gettid();
+}
+
+}  // namespace callprof::rt
+
+using namespace callprof::rt;
+
+// The entry trampoline's call: the site's call returns to `after_call`, and the function's
+// return address is at `slot`.
+extern "C" __attribute__((visibility("hidden"))) void callprof_patched_enter(uint64_t after_call, uint64_t slot) {
+  const uint32_t window = __atomic_load_n(&g_window, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(window == 0, 0)) return;  // detached: a call that had fetched the old bytes
+  const uint64_t fn = function_at(after_call - 5);
+  auto* ret = reinterpret_cast<uint64_t*>(slot);
+  const uint64_t caller = *ret;
+  if (__builtin_expect(known_excluded(fn), 0)) return excluded_call(fn, caller, 0);
+  ReturnStack* r = t_returns;
+  if (__builtin_expect(r == nullptr, 0) && !(r = acquire_return_stack())) return;
+  const uint32_t d = r->h.depth;
+  if (__builtin_expect(d >= kReturnCapacity, 0)) return;
+  // Claimed before it is written: a signal handler's calls land above it.
+  r->e[d].slot = 0;
+  signal_fence();
+  r->h.depth = d + 1;
+  signal_fence();
+  r->e[d] = ReturnEntry{slot, caller, fn, window, 0};
+  signal_fence();
+  *ret = kTrampoline;
+  hook_enter(fn, caller, slot);
+}
+
+// The return trampoline's call: the real return address of the frame whose slot was
+// `slot`. The topmost entry of that slot is the frame's (a tail call's shares the slot and
+// lies above); entries above it deeper on the stack were left by a longjmp.
+extern "C" __attribute__((visibility("hidden"))) uint64_t callprof_patched_leave(uint64_t slot) {
+  ReturnStack* r = t_returns;
+  if (__builtin_expect(r == nullptr, 0)) r = acquire_return_stack();  // a frame open at the attach
+  const uint32_t d = r ? r->h.depth : 0;
+  for (uint32_t i = d; i-- > 0;) {
+    const ReturnEntry e = r->e[i];
+    if (e.slot != slot) continue;
+    uint32_t keep = i;
+    for (uint32_t j = i + 1; j < d; ++j)  // entries of another stack (a signal stack) stay
+      if (r->e[j].slot > slot) r->e[keep++] = r->e[j];
+    signal_fence();
+    r->h.depth = keep;
+    signal_fence();
+    if (e.window != 0 && e.window == __atomic_load_n(&g_window, __ATOMIC_ACQUIRE)) hook_exit(e.fn, slot);
+    return e.original;
+  }
+  lost_return();
+}
+
+// The unwinders' entry points: the thread's return addresses are put back, then the real
+// function runs with the caller's arguments and frame (a jump, no frame of ours between).
+extern "C" {
+__attribute__((visibility("hidden"))) void* callprof_real_unwinders[4];
+__attribute__((visibility("hidden"))) void callprof_restore_for_unwinder(int which);
+}
+
+namespace {
+const char* const kUnwinderNames[4] = {"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
+                                       "_Unwind_ForcedUnwind"};
+}
+
+void callprof_restore_for_unwinder(int which) {
+  if (!callprof_real_unwinders[which]) callprof_real_unwinders[which] = next_symbol(kUnwinderNames[which]);
+  restore_returns_for_unwinding();
+}
+
+// Entry: rsp = 8 mod 16. Saves the argument registers (rdi..rcx: the unwinders take up to
+// four), aligns, calls, restores and jumps.
+#define CALLPROF_UNWINDER_STAND_IN(name, index)                      \
+  asm(".text\n"                                                      \
+      ".type callprof_own_" #name ", @function\n"                    \
+      ".hidden callprof_own_" #name "\ncallprof_own_" #name ":\n"    \
+      "  push %rdi\n  push %rsi\n  push %rdx\n  push %rcx\n"         \
+      "  sub $8, %rsp\n"                                             \
+      "  mov $" #index ", %edi\n"                                    \
+      "  call callprof_restore_for_unwinder\n"                       \
+      "  add $8, %rsp\n"                                             \
+      "  pop %rcx\n  pop %rdx\n  pop %rsi\n  pop %rdi\n"             \
+      "  jmp *callprof_real_unwinders+8*" #index "(%rip)\n"          \
+      ".size callprof_own_" #name ", .-callprof_own_" #name "\n");
+
+CALLPROF_UNWINDER_STAND_IN(_Unwind_RaiseException, 0)
+CALLPROF_UNWINDER_STAND_IN(_Unwind_Resume, 1)
+CALLPROF_UNWINDER_STAND_IN(_Unwind_Resume_or_Rethrow, 2)
+CALLPROF_UNWINDER_STAND_IN(_Unwind_ForcedUnwind, 3)
+
+extern "C" void callprof_own__Unwind_RaiseException();
+extern "C" void callprof_own__Unwind_Resume();
+extern "C" void callprof_own__Unwind_Resume_or_Rethrow();
+extern "C" void callprof_own__Unwind_ForcedUnwind();
+
+// Also resolves the real function: called as the attach reads its settings, on the thread
+// callprof borrowed at a safe point (dlsym may take the loader's lock; a throw must not).
+uint64_t callprof::rt::patched_replacement(const char* name) {
+  for (int i = 0; i < 4; ++i)
+    if (!callprof_real_unwinders[i] && __builtin_strcmp(name, kUnwinderNames[i]) == 0)
+      callprof_real_unwinders[i] = next_symbol(name);
+  static const OwnFunction kOwn[] = {
+      {"_Unwind_RaiseException", reinterpret_cast<const void*>(&callprof_own__Unwind_RaiseException)},
+      {"_Unwind_Resume", reinterpret_cast<const void*>(&callprof_own__Unwind_Resume)},
+      {"_Unwind_Resume_or_Rethrow", reinterpret_cast<const void*>(&callprof_own__Unwind_Resume_or_Rethrow)},
+      {"_Unwind_ForcedUnwind", reinterpret_cast<const void*>(&callprof_own__Unwind_ForcedUnwind)}};
+  return own_function(kOwn, name);
+}

@@ -1,0 +1,110 @@
+#include "target/inject/patched_code.h"
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "symbols/elf_file.h"
+
+namespace callprof::inject {
+namespace {
+
+constexpr size_t kMaxFrames = 4096;
+constexpr uint64_t kEndbrBytes = 4;
+
+bool read_process(pid_t pid, uint64_t address, void* out, size_t size) {
+  iovec local{out, size}, remote{reinterpret_cast<void*>(address), size};
+  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(size);
+}
+
+// The module's sections of that name, in the process: [start, end).
+std::vector<std::pair<uint64_t, uint64_t>> sections_of(const MappedModule& m) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  auto file = ElfFile::open(m.file);
+  if (!file) return out;
+  size_t names = 0;
+  if (elf_getshdrstrndx(file->elf(), &names) != 0) return out;
+  for (Elf_Scn* scn = elf_nextscn(file->elf(), nullptr); scn; scn = elf_nextscn(file->elf(), scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
+    const char* name = elf_strptr(file->elf(), names, sh.sh_name);
+    if (name && std::strcmp(name, kPatchableSection) == 0) out.emplace_back(m.bias + sh.sh_addr, m.bias + sh.sh_addr + sh.sh_size);
+  }
+  return out;
+}
+
+// Whether `address` lies in libgcc's unwinder (libgcc_s.so): a thread stopped there is
+// walking its own stack (a C++ throw's search or cleanup phase), reading the return
+// addresses that replacing now would hide from it.
+bool in_unwinder(ProcessUnwinder& unwinder, uint64_t address) {
+  Dwfl_Module* mod = dwfl_addrmodule(unwinder.dwfl(), address);
+  const char* path = mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
+  const char* base = path ? std::strrchr(path, '/') : nullptr;
+  return base && std::strncmp(base + 1, "libgcc_s.so", 11) == 0;
+}
+
+}  // namespace
+
+PatchedCode::PatchedCode(pid_t pid, const std::vector<MappedModule>& modules) : pid_(pid) {
+  for (const MappedModule& m : modules)
+    for (const auto& [start, end] : sections_of(m)) {
+      std::vector<uint64_t> at((end - start) / 8);
+      if (at.empty() || !read_process(pid, start, at.data(), at.size() * 8)) continue;
+      ranges_.emplace_back(start, end);
+      for (uint64_t site : at)
+        if (site != 0) sites_.push_back(site);
+    }
+  std::sort(sites_.begin(), sites_.end());
+  sites_.erase(std::unique(sites_.begin(), sites_.end()), sites_.end());
+}
+
+uint64_t PatchedCode::past_nops(uint64_t pc) const {
+  auto it = std::upper_bound(sites_.begin(), sites_.end(), pc);
+  if (it == sites_.begin()) return 0;
+  const uint64_t site = *(it - 1);
+  return pc > site && pc < site + kPatchBytes ? site + kPatchBytes : 0;
+}
+
+uint64_t PatchedCode::site_of(uint64_t function) const {
+  for (uint64_t site : {function, function + kEndbrBytes})
+    if (std::binary_search(sites_.begin(), sites_.end(), site)) return site;
+  return 0;
+}
+
+std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t tid, bool* unwinding_out) const {
+  bool whole = false;
+  const std::vector<UnwoundFrame> frames = unwinder.frames(tid, kMaxFrames, &whole);
+  if (!whole || frames.size() < 2) return {};
+  std::vector<OpenFrame> inner_first;
+  bool unwinding = false;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const UnwoundFrame& f = frames[i];
+    unwinding = unwinding || in_unwinder(unwinder, f.code());
+    Dwfl_Module* mod = dwfl_addrmodule(unwinder.dwfl(), f.code());
+    GElf_Off offset = 0;
+    GElf_Sym sym;
+    if (!mod || !dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr) ||
+        GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+      continue;
+    const uint64_t function = f.code() - offset;
+    const uint64_t site = site_of(function);
+    if (site == 0 || !frame_open(site, f.pc, f.activation)) continue;
+    // Its return address: where the caller's stack pointer points past.
+    if (i + 1 == frames.size() || frames[i + 1].sp < 8) return {};
+    const uint64_t slot = frames[i + 1].sp - 8;
+    uint64_t held = 0;
+    if (!read_process(pid_, slot, &held, sizeof held) || held != frames[i + 1].pc) return {};
+    inner_first.push_back(OpenFrame{function, held, slot, 1});
+  }
+  // Frames whose returns are not seen are closed by the catch, or by the next call made
+  // from their caller's frame (runtime/patched_calls.h).
+  if (unwinding)
+    for (OpenFrame& f : inner_first) f.returns = 0;
+  if (unwinding_out) *unwinding_out = *unwinding_out || unwinding;
+  return {inner_first.rbegin(), inner_first.rend()};
+}
+
+}  // namespace callprof::inject
