@@ -234,7 +234,7 @@ int patch_sites() {
     if (i == range_end) {  // the next range's sites: those up to the first that is far
       uint64_t j = i;
       while (j < g_site_count && (g_sites[j].at > g_sites[i].at ? g_sites[j].at - g_sites[i].at
-                                                                 : g_sites[i].at - g_sites[j].at) < kReach / 2)
+                                                                : g_sites[i].at - g_sites[j].at) < kReach / 2)
         ++j;
       range_end = j;
       stub = stub_of(i, j);
@@ -291,8 +291,8 @@ ReturnStack* own_stack() { return t_returns ? t_returns : callprof_return_stacks
 void restore_returns_for_unwinding() {
   ReturnStack* r = own_stack();
   if (!r) return;
-  // Innermost first: a tail call's entry holds the trampoline as its "original", and the
-  // outer entry of the same slot writes the real address last.
+  // Only over the trampoline: a tail call's entry shares its caller's slot and holds the
+  // trampoline as its "original"; the caller's entry writes the real address.
   for (uint32_t i = r->h.depth; i-- > 0;) {
     ReturnEntry& e = r->e[i];
     auto* slot = reinterpret_cast<uint64_t*>(e.slot);
@@ -411,17 +411,21 @@ void callprof_restore_for_unwinder(int which) {
 
 // Entry: rsp = 8 mod 16. Saves the argument registers (rdi..rcx: the unwinders take up to
 // four), aligns, calls, restores and jumps.
-#define CALLPROF_UNWINDER_STAND_IN(name, index)                      \
-  asm(".text\n"                                                      \
-      ".type callprof_own_" #name ", @function\n"                    \
-      ".hidden callprof_own_" #name "\ncallprof_own_" #name ":\n"    \
-      "  push %rdi\n  push %rsi\n  push %rdx\n  push %rcx\n"         \
-      "  sub $8, %rsp\n"                                             \
-      "  mov $" #index ", %edi\n"                                    \
-      "  call callprof_restore_for_unwinder\n"                       \
-      "  add $8, %rsp\n"                                             \
-      "  pop %rcx\n  pop %rdx\n  pop %rsi\n  pop %rdi\n"             \
-      "  jmp *callprof_real_unwinders+8*" #index "(%rip)\n"          \
+#define CALLPROF_UNWINDER_STAND_IN(name, index)              \
+  asm(".text\n"                                              \
+      ".type callprof_own_" #name                            \
+      ", @function\n"                                        \
+      ".hidden callprof_own_" #name "\ncallprof_own_" #name  \
+      ":\n"                                                  \
+      "  push %rdi\n  push %rsi\n  push %rdx\n  push %rcx\n" \
+      "  sub $8, %rsp\n"                                     \
+      "  mov $" #index                                       \
+      ", %edi\n"                                             \
+      "  call callprof_restore_for_unwinder\n"               \
+      "  add $8, %rsp\n"                                     \
+      "  pop %rcx\n  pop %rdx\n  pop %rsi\n  pop %rdi\n"     \
+      "  jmp *callprof_real_unwinders+8*" #index             \
+      "(%rip)\n"                                             \
       ".size callprof_own_" #name ", .-callprof_own_" #name "\n");
 
 CALLPROF_UNWINDER_STAND_IN(_Unwind_RaiseException, 0)

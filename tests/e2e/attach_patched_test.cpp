@@ -199,8 +199,8 @@ TEST_P(AttachPatched, ThreadsAndForksWhileAttached) {
   for (bool children : {true, false}) {
     SCOPED_TRACE(children ? "--children" : "no --children");
     const pid_t pid = start(binary, {"1", "fork"});
-    const RunResult r = attach(pid, 0.5, "fork.callprof", children ? std::vector<std::string>{"--children"}
-                                                                    : std::vector<std::string>{});
+    const RunResult r = attach(pid, 0.5, "fork.callprof",
+                               children ? std::vector<std::string>{"--children"} : std::vector<std::string>{});
     ASSERT_EQ(r.exit, exited(0)) << r.err;
     const Report rep = report({}, "fork.callprof");
     EXPECT_EQ(rep.processes().size() > 1, children);
@@ -214,8 +214,8 @@ TEST_P(AttachPatched, KillingCallprofAnywhereLeavesTheProgramRunning) {
   const std::string binary = build_attachable("attach_target.c");
   const pid_t pid = start(binary, {"2"});
   for (int round = 0; round < 6; ++round) {
-    const Started attach = e2e::start(
-        {E2E_CALLPROF, "attach", "-q", "-d", "5", "-o", "killed.callprof", std::to_string(pid)}, dir());
+    const Started attach =
+        e2e::start({E2E_CALLPROF, "attach", "-q", "-d", "5", "-o", "killed.callprof", std::to_string(pid)}, dir());
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + 20 * round));
     kill(attach.pid, SIGKILL);
     e2e::finish(attach, 20);

@@ -31,7 +31,8 @@ std::vector<std::pair<uint64_t, uint64_t>> sections_of(const MappedModule& m) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
     const char* name = elf_strptr(file->elf(), names, sh.sh_name);
-    if (name && std::strcmp(name, kPatchableSection) == 0) out.emplace_back(m.bias + sh.sh_addr, m.bias + sh.sh_addr + sh.sh_size);
+    if (name && std::strcmp(name, kPatchableSection) == 0)
+      out.emplace_back(m.bias + sh.sh_addr, m.bias + sh.sh_addr + sh.sh_size);
   }
   return out;
 }
@@ -41,7 +42,8 @@ std::vector<std::pair<uint64_t, uint64_t>> sections_of(const MappedModule& m) {
 // addresses that replacing now would hide from it.
 bool in_unwinder(ProcessUnwinder& unwinder, uint64_t address) {
   Dwfl_Module* mod = dwfl_addrmodule(unwinder.dwfl(), address);
-  const char* path = mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
+  const char* path =
+      mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
   const char* base = path ? std::strrchr(path, '/') : nullptr;
   return base && std::strncmp(base + 1, "libgcc_s.so", 11) == 0;
 }

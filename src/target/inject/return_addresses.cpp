@@ -43,8 +43,8 @@ Result<size_t> restore_return_addresses(pid_t pid, uint64_t stacks_head,
     if (h.depth > 0 && !read_process(pid, at + offsetof(wire::ReturnStack, e), entries.data(),
                                      entries.size() * sizeof(wire::ReturnEntry)))
       return make_error("cannot read a return stack of the runtime's");
-    // Innermost first: a tail call's entry holds the trampoline as its real address, and
-    // the outer entry of the same slot writes the real one last.
+    // Only over the trampoline: a tail call's entry shares its caller's slot and holds the
+    // trampoline as its real address; the caller's entry writes the real one.
     for (size_t i = entries.size(); i-- > 0;) {
       const wire::ReturnEntry& e = entries[i];
       uint64_t held = 0;

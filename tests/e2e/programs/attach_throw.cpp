@@ -60,8 +60,8 @@ E2E_FN void play_round(unsigned long n) {
 
 static void* worker(void*) {
   for (unsigned long n = 0; !g_stop; ++n) play_round(n);
-  const bool ok = t_throws == t_rounds && t_caught == t_rounds && t_guards == t_destroyed &&
-                  t_guards == t_rounds * (kDepth + 1);
+  const bool ok =
+      t_throws == t_rounds && t_caught == t_rounds && t_guards == t_destroyed && t_guards == t_rounds * (kDepth + 1);
   if (!ok) {
     pthread_mutex_lock(&g_lock);
     fprintf(stderr, "rounds %lu throws %lu caught %lu guards %lu destroyed %lu\n", t_rounds, t_throws, t_caught,

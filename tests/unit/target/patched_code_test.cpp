@@ -1,0 +1,86 @@
+// A program built to be attached (patched_code.h, return_addresses.h), on this test's own
+// process: the sites its functions built with -fpatchable-function-entry have, where a
+// thread inside their nops goes on, which frames are open, and the return addresses an
+// earlier window left replaced given back in the right order.
+#include "target/inject/patched_code.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "target/inject/return_addresses.h"
+#include "wire/return_stacks.h"
+
+extern "C" int callprof_test_patchable_one(int);
+extern "C" int callprof_test_patchable_two(int);
+
+namespace callprof::inject {
+namespace {
+
+// Where the function's nops are: at its start, or after its endbr64.
+uint64_t site_of(const void* fn) {
+  const auto* b = static_cast<const uint8_t*>(fn);
+  return reinterpret_cast<uint64_t>(fn) + (std::memcmp(b, "\xf3\x0f\x1e\xfa", 4) == 0 ? 4 : 0);
+}
+
+TEST(PatchedCode, FindsTheSitesOfThisProcesssPatchableFunctions) {
+  auto modules = mapped_modules(getpid());
+  ASSERT_TRUE(modules) << modules.error().message;
+  const PatchedCode code(getpid(), *modules);
+  ASSERT_FALSE(code.empty());
+  EXPECT_GE(code.sites(), 2u);
+  EXPECT_FALSE(code.ranges().empty());
+  for (const void* fn : {reinterpret_cast<const void*>(&callprof_test_patchable_one),
+                         reinterpret_cast<const void*>(&callprof_test_patchable_two)}) {
+    const uint64_t site = site_of(fn);
+    EXPECT_EQ(code.past_nops(site), 0u) << "at the site: its call runs";
+    for (uint64_t pc = site + 1; pc < site + kPatchBytes; ++pc)
+      EXPECT_EQ(code.past_nops(pc), site + kPatchBytes) << "inside the nops: moved past them";
+    EXPECT_EQ(code.past_nops(site + kPatchBytes), 0u);
+  }
+  EXPECT_EQ(callprof_test_patchable_two(2), 6);
+}
+
+TEST(PatchedCode, AFrameIsOpenOnceItsEntryRan) {
+  EXPECT_FALSE(PatchedCode::frame_open(0x1000, 0x1000, true)) << "at the site: the entry is to come";
+  EXPECT_FALSE(PatchedCode::frame_open(0x1004, 0x1000, true)) << "at its endbr64";
+  EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1002, true)) << "inside the nops: moved past, entry skipped";
+  EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1040, true));
+  EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1040, false)) << "a return address: it called something";
+}
+
+// Slots replaced by "the runtime" (an address in a fake code range) get their real
+// addresses back, a tail call's slot its caller's (the tail call's entry holds the
+// trampoline); a slot that no longer holds the trampoline (its frame returned) is left
+// alone; the stacks are emptied.
+TEST(ReturnAddresses, AreGivenBackTheTailCallsSlotItsCallers) {
+  constexpr uint64_t kTrampoline = 0x7000'0010, kOriginal = 0x4000'1234, kReturned = 0x4000'9999;
+  const std::vector<std::pair<uint64_t, uint64_t>> runtime_code{{0x7000'0000, 0x7000'1000}};
+  uint64_t slots[3] = {kTrampoline, kTrampoline, kReturned};
+  auto* stack = new wire::ReturnStack{};
+  stack->h.depth = 4;
+  stack->h.owner = uint32_t(gettid());
+  auto slot = [&](int i) { return reinterpret_cast<uint64_t>(&slots[i]); };
+  stack->e[0] = {slot(0), kOriginal, 0x1, 1, 0};
+  stack->e[1] = {slot(0), kTrampoline, 0x2, 1, 0};  // a tail call from the frame below
+  stack->e[2] = {slot(1), kOriginal + 8, 0x3, 1, 0};
+  stack->e[3] = {slot(2), kOriginal + 16, 0x4, 1, 0};
+  wire::ReturnStack* head = stack;
+  auto restored = restore_return_addresses(getpid(), reinterpret_cast<uint64_t>(&head), runtime_code);
+  ASSERT_TRUE(restored) << restored.error().message;
+  EXPECT_EQ(*restored, 3u);
+  EXPECT_EQ(slots[0], kOriginal);
+  EXPECT_EQ(slots[1], kOriginal + 8);
+  EXPECT_EQ(slots[2], kReturned);
+  EXPECT_EQ(stack->h.depth, 0u);
+  delete stack;
+}
+
+TEST(ReturnAddresses, AListThatCannotBeReadIsAnError) {
+  const uint64_t head = 0x10;  // not mapped: the list's head cannot be read
+  EXPECT_FALSE(restore_return_addresses(getpid(), head, {}));
+}
+
+}  // namespace
+}  // namespace callprof::inject
