@@ -81,7 +81,7 @@ ReturnStack* seeded_stack(uint32_t tid) {
 // This thread's stack: the one the attach seeded for it, a free one, or one whose thread is
 // gone (its tid no longer names a thread of this process, or names this thread, which has
 // none yet: an ended thread's id, reused); else a new one.
-ReturnStack* acquire_return_stack() {
+ReturnStack* find_return_stack() {
   const uint32_t me = sys::gettid(), pid = sys::getpid();
   for (ReturnStack* r = __atomic_load_n(&callprof_return_stacks, __ATOMIC_ACQUIRE); r; r = next_of(r))
     if (__atomic_load_n(&r->h.owner, __ATOMIC_RELAXED) == me && r->h.seeded) {
@@ -99,6 +99,20 @@ ReturnStack* acquire_return_stack() {
   ReturnStack* r = seeded_stack(me);  // none is this thread's: a new one
   if (r) r->h.seeded = 0;
   return t_returns = r;
+}
+
+// find_return_stack, once at a time per thread: a signal handler's call arriving while this
+// thread looks for its stack gets none (that call is not seen), where it would have taken
+// the very stack being taken, as an ended thread's, and emptied it of its seeded frames.
+__thread uint32_t t_finding __attribute__((tls_model("initial-exec")));
+ReturnStack* acquire_return_stack() {
+  if (t_finding) return nullptr;
+  t_finding = 1;
+  signal_fence();
+  ReturnStack* r = find_return_stack();
+  signal_fence();
+  t_finding = 0;
+  return r;
 }
 
 // The function whose entry nops are at `site`: the site itself, or 4 bytes before it when

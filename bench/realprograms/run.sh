@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Exact mode on real C programs (issue 28): the Lua interpreter and zstd, built from their
 # public sources with the README's exact-mode flags, run plain, with glibc's empty hooks, with
-# the floor hooks, under `callprof record` and under `uftrace record`. See bench/README.md
-# ("realprograms/").
+# the floor hooks, under `callprof record` and under `uftrace record`; and built attachable
+# (-fpatchable-function-entry=5) and run alone, the idle cost of such a build. See
+# bench/README.md ("realprograms/").
 #
 #   bench/realprograms/run.sh [BUILD_DIR]      (default: the repository's build/)
 #
@@ -16,8 +17,14 @@
 #   instr  -O2 -g + the README's flags: GCC -finstrument-functions
 #          -finstrument-functions-exclude-file-list=/usr/include; Clang
 #          -finstrument-functions-after-inlining
-# and five variants run, interleaved, BENCH_ROUNDS times each:
-#   plain      the plain build
+#   patch  -O2 -g -fpatchable-function-entry=5 (no hooks: 5 bytes of nops at every
+#          function's entry, which `callprof attach` patches; checked to have the
+#          __patchable_function_entries section)
+# (each only when a selected variant runs it) and the variants of BENCH_VARIANTS (default:
+# all seven) run, interleaved, BENCH_ROUNDS times each:
+#   plain      the plain build (always run: the baseline)
+#   idle       the patch build run alone, no callprof: the idle cost of an attachable build
+#              (run just before plain in even rounds, just after in odd ones)
 #   hooks      the instr build run alone (glibc's empty __cyg_profile_func_enter/exit)
 #   floor      the instr build with bench/runtime's floor hooks preloaded (two TSC reads
 #              per call and nothing else: BUILD_DIR/bench/libfloor_hooks.so, skipped when
@@ -28,7 +35,9 @@
 #              workload, against the plain build on that same workload (uplain)
 # Prints the median CPU time (user+sys of the whole command: recorder, program, its
 # threads) of each, the ratios against plain, the calls callprof recorded, the time each
-# variant adds per call and callprof's added time over the floor's (as bench/runtime does).
+# variant adds per call and callprof's added time over the floor's (as bench/runtime does);
+# for idle also the median and range of its per-round ratios to the plain run next to it.
+# Columns of variants not run show '-'.
 #
 # Workloads: Lua runs bench/realprograms/mixed.lua (strings, sorting strings with a Lua
 # comparison, table inserts, closures, recursion); zstd -3 compresses 4 MiB of log-like
@@ -36,10 +45,13 @@
 # checked against the plain build's (Lua's checksum line, the compressed bytes).
 #
 # Environment:
+#   BENCH_VARIANTS="plain idle hooks floor callprof all uftrace"
+#                             the variants run (any subset, any order; plain always runs),
+#                             e.g. BENCH_VARIANTS="plain idle" for the idle cost alone
 #   BENCH_ROUNDS=5            interleaved rounds (the median counts)
 #   BENCH_UFTRACE_ROUNDS=3    rounds with uftrace (and its plain baseline); 0: none
-#   BENCH_UFTRACE=1           0: skip uftrace
-#   BENCH_FLOOR=1             0: skip the floor hooks
+#   BENCH_UFTRACE=1           0: skip uftrace (as if not in BENCH_VARIANTS)
+#   BENCH_FLOOR=1             0: skip the floor hooks (as if not in BENCH_VARIANTS)
 #   BENCH_PROGRAMS="lua zstd" BENCH_COMPILERS="gcc clang"
 #   BENCH_LUA_SCALE=1         mixed.lua's scale (~1 s of CPU plain at 1)
 #   BENCH_ZSTD_KIB=4096       size of the text zstd compresses
@@ -66,8 +78,22 @@ U_LUA_SCALE=${BENCH_UFTRACE_LUA_SCALE:-0.05}
 U_ZSTD_KIB=${BENCH_UFTRACE_ZSTD_KIB:-1024}
 cache=${BENCH_CACHE:-/var/tmp/callprof-bench}
 
-[[ -x $callprof && -e $build/bin/libcallprof-rt.so ]] || die "build callprof and callprof-rt in $build first"
-command -v jq >/dev/null || die "needs jq"
+# The variants run: RUN[variant]=1. plain is the baseline of every ratio: always run.
+declare -A RUN=([plain]=1)
+for v in ${BENCH_VARIANTS:-plain idle hooks floor callprof all uftrace}; do
+  case $v in plain|idle|hooks|floor|callprof|all|uftrace) RUN[$v]=1 ;;
+    *) die "unknown variant $v in BENCH_VARIANTS (plain idle hooks floor callprof all uftrace)" ;; esac
+done
+runs() { [[ -n ${RUN[$1]:-} ]]; }
+[[ $WITH_UFTRACE == 1 ]] && ! runs uftrace && WITH_UFTRACE=0
+(( UROUNDS > 0 )) || WITH_UFTRACE=0
+WITH_FLOOR=${BENCH_FLOOR:-1}
+runs floor || WITH_FLOOR=0
+
+if runs callprof || runs all; then
+  [[ -x $callprof && -e $build/bin/libcallprof-rt.so ]] || die "build callprof and callprof-rt in $build first"
+  command -v jq >/dev/null || die "needs jq"
+fi
 command -v make >/dev/null || die "needs make"
 (( ROUNDS >= 1 && UROUNDS >= 0 )) || die "bad BENCH_ROUNDS / BENCH_UFTRACE_ROUNDS"
 uftrace=$(command -v uftrace || true)
@@ -75,13 +101,15 @@ if [[ $WITH_UFTRACE == 1 && -z $uftrace ]]; then
   echo "run.sh: uftrace not found (Debian: apt-get install uftrace): the uftrace column is skipped" >&2
   WITH_UFTRACE=0
 fi
-(( UROUNDS > 0 )) || WITH_UFTRACE=0
 floor_lib=$build/bench/libfloor_hooks.so
-WITH_FLOOR=${BENCH_FLOOR:-1}
 if [[ $WITH_FLOOR == 1 && ! -e $floor_lib ]]; then
   echo "run.sh: $floor_lib not built (target floor_hooks): the floor column is skipped" >&2
   WITH_FLOOR=0
 fi
+# The instr build is run by every variant but plain and idle; the patch build by idle.
+NEED_INSTR=0
+if runs hooks || runs callprof || runs all || [[ $WITH_FLOOR == 1 || $WITH_UFTRACE == 1 ]]; then NEED_INSTR=1; fi
+if runs idle; then command -v readelf >/dev/null || die "needs readelf (binutils) to check the patch build"; fi
 for c in $COMPILERS; do command -v "$c" >/dev/null || die "compiler $c not found"; done
 
 calc() { awk "BEGIN { printf \"%.6g\", $* }"; }
@@ -118,13 +146,20 @@ instr_flags() {
     *) die "no exact-mode flags known for compiler $1" ;;
   esac
 }
+# What an attachable build adds (GCC and Clang alike): 5 bytes of nops at every function's
+# entry (GCC: five 1-byte nops; Clang: one 5-byte nop), listed in __patchable_function_entries.
+patch_flags="-fpatchable-function-entry=5"
 
-# build PROGRAM COMPILER KIND(plain|instr) -> the binary's path. Cached: rebuilt only when
-# the tarball, the compiler's version or the flags change.
+# build PROGRAM COMPILER KIND(plain|instr|patch) -> the binary's path. Cached: rebuilt only
+# when the tarball, the compiler's version or the flags change.
 build() {
   local prog=$1 cc=$2 kind=$3 tarball flags dir stamp
   case $prog in lua) tarball=$lua_tarball ;; zstd) tarball=$zstd_tarball ;; esac
-  flags="-O2 -g"; [[ $kind == instr ]] && flags+=" $(instr_flags "$cc")"
+  flags="-O2 -g"
+  case $kind in
+    instr) flags+=" $(instr_flags "$cc")" ;;
+    patch) flags+=" $patch_flags" ;;
+  esac
   dir=$cache/build/$prog-$cc-$kind
   stamp="$(basename "$tarball") | $("$cc" --version | head -n1) | $flags"
   if [[ -x $dir/$prog && -f $dir/stamp && $(cat "$dir/stamp") == "$stamp" ]]; then
@@ -150,6 +185,10 @@ build() {
       [[ $ok == 1 ]] && cp "$dir/src/programs/zstd" "$dir/zstd" ;;
   esac
   if [[ $ok != 1 ]]; then tail -n 20 "$dir/build.log" >&2; die "building $prog with $cc ($kind) failed (log: $dir/build.log)"; fi
+  # An attachable build that lost its nops (flags not passed) would measure nothing.
+  if [[ $kind == patch ]] && ! readelf -S -W "$dir/$prog" | grep '__patchable_function_entries' >/dev/null; then
+    die "$dir/$prog has no __patchable_function_entries section: $patch_flags did not reach the compiler (log: $dir/build.log)"
+  fi
   rm -rf "$dir/src"
   echo "$stamp" >"$dir/stamp"
   echo "$dir/$prog"
@@ -170,7 +209,8 @@ declare -A BIN
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
     BIN[$p,$c,plain]=$(build "$p" "$c" plain) || exit 2
-    BIN[$p,$c,instr]=$(build "$p" "$c" instr) || exit 2
+    if [[ $NEED_INSTR == 1 ]]; then BIN[$p,$c,instr]=$(build "$p" "$c" instr) || exit 2; fi
+    if runs idle; then BIN[$p,$c,patch]=$(build "$p" "$c" patch) || exit 2; fi
   done
 done
 
@@ -219,7 +259,11 @@ echo "callprof on real programs (bench/realprograms/run.sh)"
 echo "date:     $(date -Iseconds)   host: $(hostname)   cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
 echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) at start"
 echo "callprof: $callprof ($(git -C "$script_dir" rev-parse --short HEAD 2>/dev/null || echo '?'))"
-for c in $COMPILERS; do echo "compiler: $c: $("$c" --version | head -n1); exact-mode flags: $(instr_flags "$c")"; done
+for c in $COMPILERS; do
+  line="compiler: $c: $("$c" --version | head -n1); exact-mode flags: $(instr_flags "$c")"
+  runs idle && line+="; attachable: $patch_flags"
+  echo "$line"
+done
 [[ -n $lua_tarball ]] && echo "lua:      $(basename "$lua_tarball") (Debian source package lua5.4), mixed.lua scale $LUA_SCALE"
 [[ -n $zstd_tarball ]] && echo "zstd:     $(basename "$zstd_tarball") (Debian source package libzstd), zstd -3 of $ZSTD_KIB KiB of log text (sha256 $(sha256sum <"$zstd_input" | cut -c1-16)...)"
 if [[ $WITH_UFTRACE == 1 ]]; then
@@ -227,6 +271,7 @@ if [[ $WITH_UFTRACE == 1 ]]; then
 else
   echo "uftrace:  skipped (not installed, or BENCH_UFTRACE=0 / BENCH_UFTRACE_ROUNDS=0)"
 fi
+echo "variants: $(for v in plain idle hooks floor callprof all uftrace; do runs "$v" && echo -n "$v "; done)(floor: $([[ $WITH_FLOOR == 1 ]] && echo run || echo skipped), uftrace: $([[ $WITH_UFTRACE == 1 ]] && echo run || echo skipped))"
 echo "rounds:   $ROUNDS, interleaved; CPU time = user+sys of the whole command (recorder, program, threads)"
 echo
 
@@ -236,7 +281,13 @@ for p in $PROGRAMS; do
     # shellcheck disable=SC2046
     "$helper" "$tmp/time.txt" $(workload "$p" "${BIN[$p,$c,plain]}" small) >/dev/null
     # shellcheck disable=SC2046
-    "$helper" "$tmp/time.txt" "$callprof" record -q -o "$tmp/warm.callprof" -- $(workload "$p" "${BIN[$p,$c,instr]}" small) >/dev/null
+    runs idle && "$helper" "$tmp/time.txt" $(workload "$p" "${BIN[$p,$c,patch]}" small) >/dev/null
+    # shellcheck disable=SC2046
+    if runs callprof || runs all; then
+      "$helper" "$tmp/time.txt" "$callprof" record -q -o "$tmp/warm.callprof" -- $(workload "$p" "${BIN[$p,$c,instr]}" small) >/dev/null
+    elif [[ $NEED_INSTR == 1 ]]; then
+      "$helper" "$tmp/time.txt" $(workload "$p" "${BIN[$p,$c,instr]}" small) >/dev/null
+    fi
   done
 done
 
@@ -248,11 +299,14 @@ for (( r = 1; r <= ROUNDS; r++ )); do
       k=$p,$c
       # shellcheck disable=SC2046
       {
+        # idle next to plain, alternately before and after it: its ratio is a few percent.
+        runs idle && (( r % 2 == 0 )) && measure "$p,$c,idle" - $(workload "$p" "${BIN[$k,patch]}" full)
         measure "$p,$c,plain" - $(workload "$p" "${BIN[$k,plain]}" full)
-        measure "$p,$c,hooks" - $(workload "$p" "${BIN[$k,instr]}" full)
+        runs idle && (( r % 2 == 1 )) && measure "$p,$c,idle" - $(workload "$p" "${BIN[$k,patch]}" full)
+        runs hooks && measure "$p,$c,hooks" - $(workload "$p" "${BIN[$k,instr]}" full)
         [[ $WITH_FLOOR == 1 ]] && measure "$p,$c,floor" - env LD_PRELOAD="$floor_lib" $(workload "$p" "${BIN[$k,instr]}" full)
-        measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record -q -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
-        measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs callprof && measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record -q -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs all && measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
         if [[ $WITH_UFTRACE == 1 ]] && (( r <= UROUNDS )); then
           measure "$p,$c,uplain" - $(workload "$p" "${BIN[$k,plain]}" small)
           measure "$p,$c,uftrace" "$tmp/uftrace.data" "$uftrace" record -d "$tmp/uftrace.data" $(workload "$p" "${BIN[$k,instr]}" small)
@@ -274,58 +328,78 @@ done
 
 # ---------------------------------------------------------------------------------------
 spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1; v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; s = 0; if (m > 0) s = (hi - lo) / m * 100; printf "%.0f%%", s }'; }
-hdr='%-5s %-6s %11s %10s %7s %7s %7s %8s %7s %8s %7s %7s %7s %6s %6s\n'
-echo "CPU time (user+sys), median of the rounds; ratios against plain on the same workload"
-printf "$hdr" "" "" "callprof" "folded" "plain" "hooks/" "floor/" "callprof/" "all/" "uftrace/" "hooks" "floor" "callprof" "" "spread"
-printf "$hdr" program cc calls calls s plain plain plain plain plain "ns/call" "ns/call" "ns/call" xfloor "max"
+# ratio VARIANT KEY -> median(variant) / median(plain) as FORMAT's "%.2fx", or '-' when not run
+ratio() { [[ -n ${CPUS[$2,$1]:-} ]] || { echo -; return; }; fmt "${3:-%.2fx}" "$(calc "$(median "${CPUS[$2,$1]}") / $(median "${CPUS[$2,plain]}")")"; }
+# paired KEY VARIANT -> each round's VARIANT / plain of the same round (runs next to each other)
+paired() { paste -d' ' <(tr ' ' '\n' <<<"${CPUS[$1,$2]}" | grep .) <(tr ' ' '\n' <<<"${CPUS[$1,plain]}" | grep .) | awk '{ printf "%.6f ", $1 / $2 }'; }
+hdr='%-5s %-6s %11s %10s %7s %7s %7s %7s %8s %7s %8s %7s %7s %7s %6s %6s\n'
+echo "CPU time (user+sys), median of the rounds; ratios against plain on the same workload ('-': not run)"
+printf "$hdr" "" "" "callprof" "folded" "plain" "idle/" "hooks/" "floor/" "callprof/" "all/" "uftrace/" "hooks" "floor" "callprof" "" "spread"
+printf "$hdr" program cc calls calls s plain plain plain plain plain plain "ns/call" "ns/call" "ns/call" xfloor "max"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
     k=$p,$c
-    json=$tmp/report.json
-    "$callprof" report -i "$tmp/$p-$c.callprof" --json >"$json" || die "callprof report failed on $tmp/$p-$c.callprof"
-    calls=$(jq '.summary.calls' "$json")
-    folded=$(jq '[(.auto_fold.functions // [])[].folded_calls] | add // 0' "$json")
-    (( calls > 0 )) || die "$p ($c): the profile has no calls: was it built with the hooks?"
-    pl=$(median "${CPUS[$k,plain]}"); ho=$(median "${CPUS[$k,hooks]}"); cp=$(median "${CPUS[$k,callprof]}")
-    al=$(median "${CPUS[$k,all]}")
-    fl=-; flr=-; flns=-; xf=-
-    if [[ $WITH_FLOOR == 1 ]]; then
-      f=$(median "${CPUS[$k,floor]}")
-      flr=$(fmt '%.2fx' "$(calc "$f / $pl")"); flns=$(fmt '%.1f' "$(calc "($f - $pl) * 1e9 / $calls")")
-      xf=$(fmt '%.2f' "$(calc "($cp - $pl) / ($f - $pl)")")
+    pl=$(median "${CPUS[$k,plain]}")
+    calls=-; folded=-; hons=-; flns=-; cpns=-; xf=-
+    if runs callprof; then
+      json=$tmp/report.json
+      "$callprof" report -i "$tmp/$p-$c.callprof" --json >"$json" || die "callprof report failed on $tmp/$p-$c.callprof"
+      calls=$(jq '.summary.calls' "$json")
+      folded=$(jq '[(.auto_fold.functions // [])[].folded_calls] | add // 0' "$json")
+      (( calls > 0 )) || die "$p ($c): the profile has no calls: was it built with the hooks?"
+      cp=$(median "${CPUS[$k,callprof]}")
+      cpns=$(fmt '%.1f' "$(calc "($cp - $pl) * 1e9 / $calls")")
+      runs hooks && hons=$(fmt '%.1f' "$(calc "($(median "${CPUS[$k,hooks]}") - $pl) * 1e9 / $calls")")
+      if [[ $WITH_FLOOR == 1 ]]; then
+        f=$(median "${CPUS[$k,floor]}")
+        flns=$(fmt '%.1f' "$(calc "($f - $pl) * 1e9 / $calls")")
+        xf=$(fmt '%.2f' "$(calc "($cp - $pl) / ($f - $pl)")")
+      fi
+      # Too few calls for a time per call (zstd built by Clang): the fixed costs are all there is.
+      (( calls >= 1000000 )) || { hons=-; flns=-; cpns=-; xf=-; }
     fi
     ufr=-
     [[ $WITH_UFTRACE == 1 ]] && ufr=$(fmt '%.1fx' "$(calc "$(median "${CPUS[$k,uftrace]}") / $(median "${CPUS[$k,uplain]}")")")
     worst=0
-    for v in plain hooks floor callprof all; do
+    for v in plain idle hooks floor callprof all; do
       [[ -n ${CPUS[$k,$v]:-} ]] || continue
       s=$(spread "${CPUS[$k,$v]}"); s=${s%\%}; (( s > worst )) && worst=$s
     done
-    hons=$(fmt '%.1f' "$(calc "($ho - $pl) * 1e9 / $calls")"); cpns=$(fmt '%.1f' "$(calc "($cp - $pl) * 1e9 / $calls")")
-    # Too few calls for a time per call (zstd built by Clang): the fixed costs are all there is.
-    (( calls >= 1000000 )) || { hons=-; flns=-; cpns=-; xf=-; }
-    printf "$hdr" "$p" "$c" "$calls" "$folded" "$(fmt '%.3f' "$pl")" "$(fmt '%.2fx' "$(calc "$ho / $pl")")" "$flr" \
-      "$(fmt '%.2fx' "$(calc "$cp / $pl")")" "$(fmt '%.2fx' "$(calc "$al / $pl")")" "$ufr" "$hons" "$flns" "$cpns" \
+    printf "$hdr" "$p" "$c" "$calls" "$folded" "$(fmt '%.3f' "$pl")" "$(ratio idle "$k" '%.3fx')" "$(ratio hooks "$k")" \
+      "$(ratio floor "$k")" "$(ratio callprof "$k")" "$(ratio all "$k")" "$ufr" "$hons" "$flns" "$cpns" \
       "$xf" "$worst%"
   done
 done
 echo "  callprof calls: summary.calls of the last profile (--json); folded calls: those made after the runtime folded"
 echo "  their function (auto-fold: counted until its hook calls were removed). all: callprof --auto-fold all."
+echo "  idle: the attachable build ($patch_flags) alone, no callprof: what being attachable costs."
 echo "  hooks: the instrumented build alone (glibc's empty hooks);"
 echo "  floor: with bench/runtime's floor hooks (two TSC reads per call). uftrace/plain: uftrace's CPU time on the"
 echo "  smaller workload over plain's on that workload. ns/call: (variant - plain) / callprof calls, the time added"
 echo "  per call (callprof's includes its start-up and writing the profile); xfloor: callprof's added over the floor's"
 echo "  as bench/runtime computes it ('-' below 10^6 calls: start-up and writing are all callprof adds there)."
-echo "  spread max: the largest (max - min) / median of plain, hooks, floor, callprof over the rounds."
+echo "  spread max: the largest (max - min) / median of plain, idle, hooks, floor, callprof, all over the rounds."
+if runs idle; then
+  echo
+  echo "Idle cost: each round's idle / plain (the two run next to each other), median [min, max]"
+  for p in $PROGRAMS; do
+    for c in $COMPILERS; do
+      r=$(paired "$p,$c" idle)
+      printf '  %-5s %-6s %.3fx [%.3f, %.3f]   ratio of the medians %.3fx\n' "$p" "$c" "$(median "$r")" \
+        "$(minimum "$r")" "$(tr ' ' '\n' <<<"$r" | grep . | sort -g | tail -n1)" \
+        "$(calc "$(median "${CPUS[$p,$c,idle]}") / $(median "${CPUS[$p,$c,plain]}")")"
+    done
+  done
+fi
 echo
 echo "Wall time, median (s)"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
     k=$p,$c
-    line=$(printf '  %-5s %-6s plain %7.3f  hooks %7.3f  callprof %7.3f  all %7.3f' "$p" "$c" \
-      "$(median "${WALLS[$k,plain]}")" "$(median "${WALLS[$k,hooks]}")" "$(median "${WALLS[$k,callprof]}")" \
-      "$(median "${WALLS[$k,all]}")")
-    [[ $WITH_FLOOR == 1 ]] && line+=$(printf '  floor %7.3f' "$(median "${WALLS[$k,floor]}")")
+    line=$(printf '  %-5s %-6s plain %7.3f' "$p" "$c" "$(median "${WALLS[$k,plain]}")")
+    for v in idle hooks callprof all floor; do
+      [[ -n ${WALLS[$k,$v]:-} ]] && line+=$(printf '  %s %7.3f' "$v" "$(median "${WALLS[$k,$v]}")")
+    done
     [[ $WITH_UFTRACE == 1 ]] && line+=$(printf '  plain(small) %7.3f  uftrace(small) %7.3f' "$(median "${WALLS[$k,uplain]}")" "$(median "${WALLS[$k,uftrace]}")")
     echo "$line"
   done
@@ -334,7 +408,7 @@ echo
 echo "CPU seconds of each round, sorted (median in the middle)"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
-    for v in plain hooks floor callprof all uplain uftrace; do
+    for v in plain idle hooks floor callprof all uplain uftrace; do
       [[ -n ${CPUS[$p,$c,$v]:-} ]] || continue
       printf '  %-5s %-6s %-9s %s\n' "$p" "$c" "$v" "$(tr ' ' '\n' <<<"${CPUS[$p,$c,$v]}" | grep . | sort -g | xargs printf '%.3f ')"
     done

@@ -48,7 +48,37 @@ for compiler in gcc:g++ clang:clang++; do
   "$callprof" graph -i "$out/alloc.callprof" -o "$out/graph.svg" 2>/dev/null || fail "$cxx: graph"
   grep -q "<svg" "$out/graph.svg" || fail "$cxx: graph wrote no SVG"
   echo "install_test: $cxx: exact mode, quicksort called $calls times, $allocs allocations"
+
+  # callprof_instrument(... ATTACHABLE): nops at every function's entry, listed in
+  # __patchable_function_entries, and no hooks (the hooked build has them: the check can see them).
+  cmake --build "$out" --target wordfreq_attachable >"$tmp/build.log" 2>&1 ||
+    { cat "$tmp/build.log" >&2; fail "$cxx: build wordfreq_attachable"; }
+  attachable=$out/wordfreq_attachable
+  readelf -S -W "$attachable" >"$tmp/sections.txt" || fail "$cxx: readelf -S wordfreq_attachable"
+  grep -q '__patchable_function_entries' "$tmp/sections.txt" ||
+    fail "$cxx: wordfreq_attachable has no __patchable_function_entries section (ATTACHABLE's flag missing?)"
+  readelf -s -W "$out/wordfreq" >"$tmp/symbols.txt" || fail "$cxx: readelf -s wordfreq"
+  grep -q '__cyg_profile_func_enter' "$tmp/symbols.txt" || fail "$cxx: the hooked wordfreq has no __cyg_profile_func_enter"
+  readelf -s -W "$attachable" >"$tmp/symbols.txt" || fail "$cxx: readelf -s wordfreq_attachable"
+  ! grep -q '__cyg_profile_func' "$tmp/symbols.txt" || fail "$cxx: wordfreq_attachable refers to the hooks: $(grep '__cyg_profile_func' "$tmp/symbols.txt")"
+  objdump -d "$attachable" >"$tmp/code.txt" || fail "$cxx: objdump -d wordfreq_attachable"
+  ! grep -q '__cyg_profile_func' "$tmp/code.txt" || fail "$cxx: wordfreq_attachable's code calls the hooks"
+  # main starts with the 5 bytes of nops (GCC: 5 nop; Clang: one 5-byte nopl)
+  entry=$(grep -A5 '^[0-9a-f]* <main>:' "$tmp/code.txt" | tail -n +2 | awk -F'\t' '{ print $3 }' | head -n5 | tr '\n' ';')
+  [[ $entry == nop\;nop\;nop\;nop\;nop\;* || $entry == nopl* ]] || fail "$cxx: wordfreq_attachable's main does not start with 5 bytes of nops: $entry"
+  size=$(objdump -h "$attachable" | awk '$2 == "__patchable_function_entries" { print $3 }')
+  sites=$(( 16#${size:-0} / 8 ))  # one 8-byte address per function
+  [ "$("$attachable" | md5sum)" = "$("$out/wordfreq" | md5sum)" ] || fail "$cxx: wordfreq_attachable's output differs from wordfreq's"
+  echo "install_test: $cxx: attachable build: $sites patchable entries, no hooks, same output"
 done
+
+# ATTACHABLE with ALL_INLINED is refused when the project is configured.
+if CXX=g++ cmake -S "$project" -B "$tmp/project-conflict" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DWORDFREQ_SOURCE="$wordfreq" -DCHECK_ATTACHABLE_ALL_INLINED=ON >"$tmp/configure.log" 2>&1; then
+  fail "callprof_instrument(... ATTACHABLE ALL_INLINED) configured"
+fi
+tr -s ' \n' '  ' <"$tmp/configure.log" | grep "ATTACHABLE and ALL_INLINED exclude each other" >/dev/null ||  # CMake wraps it
+  { cat "$tmp/configure.log" >&2; fail "callprof_instrument(... ATTACHABLE ALL_INLINED): not the expected error"; }
 
 # Man pages: they render without warnings and list the options of their command.
 for page in "$prefix"/share/man/man1/*.1; do
