@@ -224,8 +224,9 @@ bool sites_patched() {
 namespace {
 
 // The frames open at the attach whose return addresses callprof found (wire::AttachFrame::
-// returns) get the trampoline, each on its thread's stack, outermost first. A slot that no
-// longer holds what callprof read is left alone (that frame's return is not seen).
+// returns) get the trampoline, each on its thread's stack, outermost first (a thread inside
+// the unwinder: at its catch). A slot that no longer holds what callprof read is left
+// alone (that frame's return is not seen).
 void seed_returns(const wire::AttachFrame* frames, uint32_t count, uint32_t window) {
   for (uint32_t i = 0; i < count; ++i) {
     const wire::AttachFrame& f = frames[i];
@@ -233,8 +234,11 @@ void seed_returns(const wire::AttachFrame* frames, uint32_t count, uint32_t wind
     auto* slot = reinterpret_cast<uint64_t*>(f.sp);
     ReturnStack* r = seeded_stack(f.tid);
     if (!r || r->h.depth == kReturnCapacity || *slot != f.callsite) continue;
-    r->e[r->h.depth++] = ReturnEntry{f.sp, f.callsite, f.fn, window, 0};
-    *slot = kTrampoline;
+    // A thread walking its stack (returns 2) gets the trampoline at its catch, as after a
+    // throw (reinstall_returns).
+    const uint32_t later = f.returns == 2;
+    r->e[r->h.depth++] = ReturnEntry{f.sp, f.callsite, f.fn, window, later};
+    if (!later) *slot = kTrampoline;
   }
 }
 
@@ -325,7 +329,8 @@ void reinstall_returns(uint64_t landing_sp) {
     if (e.restored && e.slot < landing_sp) continue;  // unwound
     if (e.restored) {
       auto* slot = reinterpret_cast<uint64_t*>(e.slot);
-      if (*slot == e.original || *slot == kTrampoline) *slot = kTrampoline;
+      if (*slot != e.original && *slot != kTrampoline) continue;  // returned meanwhile
+      *slot = kTrampoline;
       e.restored = 0;
     }
     r->e[keep++] = e;

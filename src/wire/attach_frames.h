@@ -28,7 +28,8 @@ struct AttachFrame {
   uint16_t taken;     // 0 in the file; the runtime marks a thread's entries as it uses them
   uint16_t returns;   // a patched program's frame (runtime/patched_calls.h): `sp` is the slot of
                       // its return address, `callsite` the address there, which the runtime
-                      // replaces so that the frame's return is seen
+                      // replaces so that the frame's return is seen: 1 at once; 2 at the
+                      // thread's next catch (it was inside the unwinder, walking its stack)
   uint64_t fn;        // as the hooks name it: the function's address (an inlined copy's: the out-of-line one)
   uint64_t callsite;  // where its caller called it (0: unknown)
   uint64_t sp;        // as the hooks' stack pointers order frames: just below the frame's return address

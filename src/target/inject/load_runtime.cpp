@@ -112,7 +112,7 @@ struct WindowCode {
 };
 
 constexpr int kInsideRuntimeTries = 50;  // stops found a thread inside the runtime: 2 ms apart
-constexpr int kUnwindingTries = 20;      // stops found a thread walking its stack
+constexpr int kUnwindingTries = 5;       // stops found a thread walking its stack
 
 // Whether a program thread stopped inside the runtime's code (a patched program's
 // trampoline, a hook of a dormant runtime): its return stack may be half updated.
@@ -143,7 +143,7 @@ ThreadFrames open_frames_of(const StoppedProcess& stopped, ProcessUnwinder& unwi
 // patched program's is inside the runtime's code or, when `frames` is given (they are
 // read then), walking its stack in the unwinder: a thread that is gets a little while to
 // leave, and the process is stopped again. After the last try, a thread still walking its
-// stack has its frames listed without their return slots (their returns are not seen).
+// stack gets its frames' trampolines at its catch (wire::AttachFrame::returns 2).
 Result<StoppedProcess> stop_at_clean_moment(pid_t pid, pid_t held, ProcessUnwinder* unwinder, const WindowCode& code,
                                             uint64_t& start, ThreadFrames* frames) {
   for (int tries = 1;; ++tries) {

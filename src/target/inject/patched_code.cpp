@@ -101,10 +101,10 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
     if (!read_process(pid_, slot, &held, sizeof held) || held != frames[i + 1].pc) return {};
     inner_first.push_back(OpenFrame{function, held, slot, 1});
   }
-  // Frames whose returns are not seen are closed by the catch, or by the next call made
-  // from their caller's frame (runtime/patched_calls.h).
+  // Walking its stack (a throw): the slots must not change under the walk; the runtime
+  // replaces them at the catch that ends it (wire::AttachFrame::returns).
   if (unwinding)
-    for (OpenFrame& f : inner_first) f.returns = 0;
+    for (OpenFrame& f : inner_first) f.returns = 2;
   if (unwinding_out) *unwinding_out = *unwinding_out || unwinding;
   return {inner_first.rbegin(), inner_first.rend()};
 }

@@ -40,7 +40,7 @@ class PatchedCode {
   // each with its return-address slot (OpenFrame::returns); none when the stack could not
   // be unwound to its base or a slot does not hold the return address the unwinding found.
   // A thread inside libgcc's unwinder (`unwinding` set) is walking its own stack: its
-  // frames are listed without their slots, which must not change under the walk.
+  // slots must not change under the walk, and are marked to be replaced at the catch.
   std::vector<OpenFrame> open_frames(ProcessUnwinder& unwinder, pid_t tid, bool* unwinding = nullptr) const;
 
   // The rule for one frame (unit-tested): a function whose nops are at `site` is open at
