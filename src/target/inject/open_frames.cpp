@@ -3,7 +3,6 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <sys/uio.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include "symbols/disassembler.h"
 #include "symbols/elf_compiler.h"
 #include "symbols/hook_call_sites.h"
+#include "target/inject/process_memory.h"
 
 namespace callprof::inject {
 namespace {
@@ -139,8 +139,7 @@ bool HookedCode::after_exit_call(const Module& m, uint64_t pc) {
   if (pc == from) return true;
   if (pc - from > kEpilogueBytes) return false;
   uint8_t bytes[kEpilogueBytes];
-  iovec local{bytes, pc - from}, remote{reinterpret_cast<void*>(from), pc - from};
-  if (process_vm_readv(pid_, &local, 1, &remote, 1, 0) != ssize_t(pc - from)) return false;
+  if (!read_process_memory(pid_, from, bytes, pc - from)) return false;
   Disassembler d;
   const uint8_t* code = bytes;
   size_t size = pc - from;

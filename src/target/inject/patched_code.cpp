@@ -2,23 +2,18 @@
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
-#include <sys/uio.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "symbols/elf_file.h"
+#include "target/inject/process_memory.h"
 
 namespace callprof::inject {
 namespace {
 
 constexpr size_t kMaxFrames = 4096;
 constexpr uint64_t kEndbrBytes = 4;
-
-bool read_process(pid_t pid, uint64_t address, void* out, size_t size) {
-  iovec local{out, size}, remote{reinterpret_cast<void*>(address), size};
-  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(size);
-}
 
 // The module's sections of that name, in the process: [start, end).
 std::vector<std::pair<uint64_t, uint64_t>> sections_of(const MappedModule& m) {
@@ -54,8 +49,9 @@ PatchedCode::PatchedCode(pid_t pid, const std::vector<MappedModule>& modules) : 
   for (const MappedModule& m : modules)
     for (const auto& [start, end] : sections_of(m)) {
       std::vector<uint64_t> at((end - start) / 8);
-      if (at.empty() || !read_process(pid, start, at.data(), at.size() * 8)) continue;
+      if (at.empty() || !read_process_memory(pid, start, at.data(), at.size() * 8)) continue;
       ranges_.emplace_back(start, end);
+      modules_.insert(m.path);
       for (uint64_t site : at)
         if (site != 0) sites_.push_back(site);
     }
@@ -85,10 +81,15 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
   for (size_t i = 0; i < frames.size(); ++i) {
     const UnwoundFrame& f = frames[i];
     unwinding = unwinding || in_unwinder(unwinder, f.code());
+    // Only a module with sites is looked into: a symbol lookup in libc's may go looking
+    // for its debug information (0.4 ms per thread).
     Dwfl_Module* mod = dwfl_addrmodule(unwinder.dwfl(), f.code());
+    const char* path =
+        mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
     GElf_Off offset = 0;
     GElf_Sym sym;
-    if (!mod || !dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr) ||
+    if (!path || !modules_.contains(path) ||
+        !dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr) ||
         GELF_ST_TYPE(sym.st_info) != STT_FUNC)
       continue;
     const uint64_t function = f.code() - offset;
@@ -98,7 +99,7 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
     if (i + 1 == frames.size() || frames[i + 1].sp < 8) return {};
     const uint64_t slot = frames[i + 1].sp - 8;
     uint64_t held = 0;
-    if (!read_process(pid_, slot, &held, sizeof held) || held != frames[i + 1].pc) return {};
+    if (!read_process_memory(pid_, slot, &held, sizeof held) || held != frames[i + 1].pc) return {};
     inner_first.push_back(OpenFrame{function, held, slot, 1});
   }
   // Walking its stack (a throw): the slots must not change under the walk; the runtime

@@ -10,6 +10,7 @@
 #include <sys/user.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,7 +53,8 @@ class PatchedCode {
   uint64_t site_of(uint64_t function) const;  // its site (at it, or after its endbr64); 0: none
 
   pid_t pid_;
-  std::vector<uint64_t> sites_;  // ascending
+  std::vector<uint64_t> sites_;    // ascending
+  std::set<std::string> modules_;  // the paths (as the process maps them) of those with sites
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
 };
 

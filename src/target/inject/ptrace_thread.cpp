@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "target/inject/process_memory.h"
+
 namespace callprof::inject {
 namespace {
 
@@ -164,15 +166,13 @@ Status PtraceThread::release() {
 }
 
 Status PtraceThread::write_memory(uint64_t address, const void* data, size_t size) {
-  iovec local{const_cast<void*>(data), size}, remote{reinterpret_cast<void*>(address), size};
-  if (process_vm_writev(pid_, &local, 1, &remote, 1, 0) != ssize_t(size))
+  if (!write_process_memory(pid_, address, data, size))
     return make_error("cannot write the memory of process " + std::to_string(pid_) + ": " + std::strerror(errno));
   return Ok{};
 }
 
 Status PtraceThread::read_memory(uint64_t address, void* data, size_t size) {
-  iovec local{data, size}, remote{reinterpret_cast<void*>(address), size};
-  if (process_vm_readv(pid_, &local, 1, &remote, 1, 0) != ssize_t(size))
+  if (!read_process_memory(pid_, address, data, size))
     return make_error("cannot read the memory of process " + std::to_string(pid_) + ": " + std::strerror(errno));
   return Ok{};
 }
