@@ -168,6 +168,7 @@ void unlock_window() { __atomic_store_n(&g_window_lock, 0, __ATOMIC_RELEASE); }
 
 void detach() {
   lock_window();
+  g_window_end_tsc = ticks();
   __atomic_store_n(&g_window_closing, true, __ATOMIC_RELEASE);
   unpatch_sites();
   swap_slots(false, Slots::All);

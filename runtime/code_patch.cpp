@@ -76,8 +76,8 @@ Rewrite rewrite(uint64_t site, const Replacement& r) {
 
 }  // namespace
 
-Rewrite restore_call(uint64_t site, const uint8_t original[5]) {
-  Replacement r = {0xe8, {}, {0xeb, 0x03}, 2, 0};
+Rewrite restore_call(uint64_t site, const uint8_t original[5], bool removed) {
+  Replacement r = {0xe8, {}, {0xeb, 0x03}, 2, removed};
   for (int i = 0; i < 5; ++i) r.full[i] = original[i];
   return rewrite(site, r);
 }

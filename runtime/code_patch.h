@@ -37,10 +37,11 @@ Rewrite rewrite_call_as_nop(uint64_t site);
 // function returns as the hook would have returned for it.
 Rewrite rewrite_jump_as_return(uint64_t site);
 
-// Detaching from a program patched at attach (patched_calls.h), its threads running: the
-// 5-byte `call` at `site` gets its `original` bytes back with the protocol above (across
-// a cache line, `jmp .+5` over the old rest).
-Rewrite restore_call(uint64_t site, const uint8_t original[5]);
+// A program patched at attach (patched_calls.h), its threads running: the 5-byte `call`
+// at `site` gets its `original` bytes back with the protocol above (across a cache line,
+// `jmp .+5` over the old rest): at detach, or (`removed`: counted as a hook call removed)
+// once its function is excluded.
+Rewrite restore_call(uint64_t site, const uint8_t original[5], bool removed = false);
 
 // Attaching to such a program, every other thread of the process stopped (callprof holds
 // them with ptrace, and moved any that stood inside a site's nops past them): the `n`

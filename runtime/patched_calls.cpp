@@ -16,7 +16,9 @@
 extern "C" void callprof_patched_entry();
 extern "C" void callprof_patched_return();
 // Every return stack mapped, pushed lock-free (wire/return_stacks.h): callprof reads them.
-extern "C" __attribute__((visibility("default"))) callprof::wire::ReturnStack* callprof_return_stacks = nullptr;
+extern "C" {
+__attribute__((visibility("default"))) callprof::wire::ReturnStack* callprof_return_stacks = nullptr;
+}
 
 namespace callprof::rt {
 namespace {
@@ -171,6 +173,49 @@ uint64_t stub_for(uint64_t lo, uint64_t hi) {
   return 0;
 }
 
+// Sorts g_sites by address (heapsort: no allocation, no library), so that a site is found
+// by bisection and the pages are written in order.
+void sort_sites() {
+  auto sift = [](uint64_t root, uint64_t end) {
+    for (uint64_t child; (child = 2 * root + 1) < end; root = child) {
+      if (child + 1 < end && g_sites[child].at < g_sites[child + 1].at) ++child;
+      if (g_sites[root].at >= g_sites[child].at) return;
+      const Site t = g_sites[root];
+      g_sites[root] = g_sites[child];
+      g_sites[child] = t;
+    }
+  };
+  for (uint64_t i = g_site_count / 2; i-- > 0;) sift(i, g_site_count);
+  for (uint64_t end = g_site_count; end > 1;) {
+    const Site t = g_sites[0];
+    g_sites[0] = g_sites[--end];
+    g_sites[end] = t;
+    sift(0, end);
+  }
+}
+
+Site* find_site(uint64_t at) {
+  uint64_t lo = 0, hi = g_site_count;
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (g_sites[mid].at < at)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < g_site_count && g_sites[lo].at == at ? &g_sites[lo] : nullptr;
+}
+
+// An excluded function's site gets its nops back at its first call in the window: its
+// calls cost what the plain program pays from then on (docs/modes.md, "Removing hooks").
+// A thread that finds the rewriter busy leaves it for a later call.
+__attribute__((noinline)) void remove_site(uint64_t at) {
+  Site* s = find_site(at);
+  if (!s || !__atomic_load_n(&s->patched, __ATOMIC_RELAXED) || !g_remove_hooks) return;
+  const Rewrite r = restore_call(at, s->original, true);
+  if (r == Rewrite::Done || r == Rewrite::NotACall) __atomic_store_n(&s->patched, uint8_t(0), __ATOMIC_RELAXED);
+}
+
 // Lists the sites of every range whose bytes are still the compiler's nops.
 bool collect_sites() {
   uint64_t count = 0;
@@ -192,17 +237,8 @@ bool collect_sites() {
       s.at = at;
       __builtin_memcpy(s.original, reinterpret_cast<const void*>(at), 5);
     }
+  sort_sites();
   return true;
-}
-
-// Sites [from, to) of g_sites, all in one range: their stub, 0 when none can be had.
-uint64_t stub_of(uint64_t from, uint64_t to) {
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (uint64_t i = from; i < to; ++i) {
-    lo = g_sites[i].at < lo ? g_sites[i].at : lo;
-    hi = g_sites[i].at > hi ? g_sites[i].at : hi;
-  }
-  return lo <= hi ? stub_for(lo, hi) : 0;
 }
 
 }  // namespace
@@ -245,20 +281,16 @@ void seed_returns(const wire::AttachFrame* frames, uint32_t count, uint32_t wind
 // The sites become calls of their stub; 0, or the error (every site as it was then).
 int patch_sites() {
   if (!collect_sites()) return -ENOMEM;
-  // Sites are listed range by range; each range (a module) gets one stub.
-  uint64_t stub = 0, range_end = 0;
-  uint64_t in_range = 0;
+  // Sites in address order; each run of them within half a call's reach of its first
+  // shares a stub.
+  uint64_t stub = 0, run_end = 0;
   for (uint64_t i = 0; i < g_site_count; ++i) {
-    if (i == range_end) {  // the next range's sites: those up to the first that is far
+    if (i == run_end) {
       uint64_t j = i;
-      while (j < g_site_count && (g_sites[j].at > g_sites[i].at ? g_sites[j].at - g_sites[i].at
-                                                                : g_sites[i].at - g_sites[j].at) < kReach / 2)
-        ++j;
-      range_end = j;
-      stub = stub_of(i, j);
-      in_range = 0;
+      while (j < g_site_count && g_sites[j].at - g_sites[i].at < kReach / 2) ++j;
+      run_end = j;
+      stub = stub_for(g_sites[i].at, g_sites[j - 1].at);
     }
-    ++in_range;
     if (!stub) continue;  // no page within reach: these functions stay unseen
     Site& s = g_sites[i];
     uint8_t call[5] = {0xe8};
@@ -373,7 +405,10 @@ extern "C" __attribute__((visibility("hidden"))) void callprof_patched_enter(uin
   const uint64_t fn = function_at(after_call - 5);
   auto* ret = reinterpret_cast<uint64_t*>(slot);
   const uint64_t caller = *ret;
-  if (__builtin_expect(known_excluded(fn), 0)) return excluded_call(fn, caller, 0);
+  if (__builtin_expect(known_excluded(fn), 0)) {
+    excluded_call(fn, caller, 0);
+    return remove_site(after_call - 5);
+  }
   ReturnStack* r = t_returns;
   if (__builtin_expect(r == nullptr, 0) && !(r = acquire_return_stack())) return;
   const uint32_t d = r->h.depth;

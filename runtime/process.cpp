@@ -304,12 +304,14 @@ bool resume_recording() {
     link = &s->next;
   }
   allow_another_dump();
+  g_window_end_tsc = 0;
   __atomic_store_n(&g_window_closing, false, __ATOMIC_RELEASE);
   __atomic_store_n(&g_process.enabled, true, __ATOMIC_RELEASE);
   return true;
 }
 
 bool g_window_closing = false;
+uint64_t g_window_end_tsc = 0;
 
 void release_window_memory() {
   const uint64_t now = ticks();

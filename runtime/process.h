@@ -102,6 +102,9 @@ bool resume_recording();
 
 // Set while an attached window closes (attach.cpp, ThreadProfile::set_window_closing_flag).
 extern bool g_window_closing;
+// When it began to close (0: open, or not attached): a thread that ended after was still
+// running at the window's end (the dump says so).
+extern uint64_t g_window_end_tsc;
 // Detached, the window's data written (attach.cpp): every thread's trees are emptied and
 // their memory given back to the system, so that the program's memory use is what it was
 // but for each thread's state; the mappings stay (a hook may still be running somewhere).

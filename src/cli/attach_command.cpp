@@ -1,5 +1,5 @@
-// `callprof attach PID`: sample (or trace the system calls of, or, built with hooks, record
-// exactly) a running process until it exits, the duration ends or Ctrl-C; one recording
+// `callprof attach PID`: sample (or trace the system calls of, or, built with hooks or
+// patchable entries, record exactly) a running process until it exits, the duration ends or Ctrl-C; one recording
 // session does the work.
 #include <climits>
 
@@ -25,12 +25,14 @@ Run add_attach(CLI::App& app) {
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
   add_symfs_option(app);
   app.add_option("--mode", cli->mode,
-                 "auto (exact when the program has hooks and no sampling option is given, else sample) | "
+                 "auto (exact when the program has hooks or patchable entries and no sampling option is given, "
+                 "else sample) | "
                  "sample | exact (the runtime is loaded into the program, docs/attach.md) | "
                  "syscall (system calls only; --syscalls defaults to all) | probe (uprobes on --probe)")
       ->type_name("MODE")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "sample", "exact", "syscall", "probe"}));
+  add_exact_options(app, a, true);
   add_sampling_options(app, a.sampling);
   add_syscall_options(app, a.syscalls);
   add_probe_options(app, a.probes);

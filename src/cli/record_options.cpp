@@ -15,13 +15,39 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->capture_default_str();
   app.add_flag("-q,--quiet", cli.quiet, "Print nothing of our own (errors excepted)");
   add_symfs_option(app);
+  add_exact_options(app, a, false);
+  auto* snapshots = "Snapshots (exact mode)";
+  app.add_option("--snapshot-signal", a.snapshot_signal,
+                 "Write a snapshot when the program gets this signal (e.g. USR2)")
+      ->type_name("SIGNAL")
+      ->group(snapshots);
+  add_seconds_option(app, "--snapshot-interval", a.snapshot_interval_ns, "Write a snapshot every TIME seconds", false)
+      ->group(snapshots);
+  app.add_option("--checkpoint", a.functions.checkpoints,
+                 "Write a snapshot each time this function returns (repeatable)")
+      ->type_name("FUNCTION")
+      ->allow_extra_args(false)
+      ->group(snapshots);
+  add_sampling_options(app, a.sampling);
+  add_syscall_options(app, a.syscalls);
+  add_probe_options(app, a.probes);
+  add_timeline_options(app, a);
+  // Not ->required(): without a program, the run says how to give one (CLI11 would say
+  // "command is required").
+  app.add_option("PROG", a.command, "The program to run and its arguments (after --)")->type_name("");
+  app.positionals_at_end();
+}
+
+void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
   auto* what = "What to measure (exact mode)";
   app.add_flag("--no-offcpu", a.no_offcpu, "Do not split time into on-CPU and off-CPU")->group(what);
-  app.add_flag("--faults", a.faults, "Count page faults per call path")->group(what);
-  app.add_flag("--alloc", a.alloc, "Count allocations and bytes per call path (malloc family, new/delete)")
-      ->group(what);
-  app.add_flag("--libcalls", a.libcalls, "Calls into libraries (libc, libstdc++, ...) become their own nodes")
-      ->group(what);
+  if (!attached) {  // they need the program started under callprof (LD_PRELOAD, its PLT at start)
+    app.add_flag("--faults", a.faults, "Count page faults per call path")->group(what);
+    app.add_flag("--alloc", a.alloc, "Count allocations and bytes per call path (malloc family, new/delete)")
+        ->group(what);
+    app.add_flag("--libcalls", a.libcalls, "Calls into libraries (libc, libstdc++, ...) become their own nodes")
+        ->group(what);
+  }
   app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
       ->group(what);
   auto* fold = app.add_option_function<std::string>(
@@ -78,26 +104,6 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
                    UINT32_MAX)
       ->default_str("1048576")  // the runtime's (runtime/config.h), which 0 leaves in place
       ->group(filters);
-  auto* snapshots = "Snapshots (exact mode)";
-  app.add_option("--snapshot-signal", a.snapshot_signal,
-                 "Write a snapshot when the program gets this signal (e.g. USR2)")
-      ->type_name("SIGNAL")
-      ->group(snapshots);
-  add_seconds_option(app, "--snapshot-interval", a.snapshot_interval_ns, "Write a snapshot every TIME seconds", false)
-      ->group(snapshots);
-  app.add_option("--checkpoint", a.functions.checkpoints,
-                 "Write a snapshot each time this function returns (repeatable)")
-      ->type_name("FUNCTION")
-      ->allow_extra_args(false)
-      ->group(snapshots);
-  add_sampling_options(app, a.sampling);
-  add_syscall_options(app, a.syscalls);
-  add_probe_options(app, a.probes);
-  add_timeline_options(app, a);
-  // Not ->required(): without a program, the run says how to give one (CLI11 would say
-  // "command is required").
-  app.add_option("PROG", a.command, "The program to run and its arguments (after --)")->type_name("");
-  app.positionals_at_end();
 }
 
 void add_timeline_options(CLI::App& app, record::RecordArgs& a) {

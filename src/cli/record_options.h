@@ -16,6 +16,9 @@ struct RecordCli {
 };
 
 void add_record_options(CLI::App& app, RecordCli& cli);
+// Exact mode's measurements, filters and limits (record and attach; `attached`: without
+// those that need the program started under callprof: --faults, --alloc, --libcalls).
+void add_exact_options(CLI::App& app, record::RecordArgs& args, bool attached);
 void add_sampling_options(CLI::App& app, record::SamplingArgs& args);
 void add_syscall_options(CLI::App& app, record::SyscallArgs& args);
 void add_probe_options(CLI::App& app, record::ProbeArgs& args);

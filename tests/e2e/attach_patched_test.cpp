@@ -228,6 +228,30 @@ TEST_P(AttachPatched, KillingCallprofAnywhereLeavesTheProgramRunning) {
   expect_checked_ok(pid, 2);
 }
 
+// A function the filters leave out costs what the plain build pays once met: its site gets
+// its nops back while the window is still open (the others stay calls), and nothing of it
+// is recorded; a's calls are all counted.
+TEST_P(AttachPatched, AnExcludedFunctionGetsItsNopsBackAtItsFirstCall) {
+  const std::string binary = build_attachable("attach_target.c");
+  const pid_t pid = start(binary, {"2"});
+  const std::string a_before = entry_bytes(pid, binary, "a"), b_before = entry_bytes(pid, binary, "b");
+  const Started attach = e2e::start(
+      {E2E_CALLPROF, "attach", "-q", "--exclude", "^b$", "-d", "1.5", "-o", "profile.callprof", std::to_string(pid)},
+      dir());
+  wait_for_runtime(pid, 500);
+  const std::string a_during = entry_bytes(pid, binary, "a"), b_during = entry_bytes(pid, binary, "b");
+  const RunResult r = e2e::finish(attach);
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  ASSERT_EQ(a_during.size(), 8u);
+  EXPECT_EQ(a_during[0], '\xe8') << "a is a call of the runtime while attached";
+  EXPECT_EQ(b_during, b_before) << "b, excluded, has its nops back while attached";
+  EXPECT_EQ(entry_bytes(pid, binary, "a"), a_before);
+  const Report rep = report();
+  EXPECT_GT(u64(rep.function("a"), "calls"), 1000u);
+  EXPECT_EQ(rep.find_function("b"), nullptr) << "nothing of b is recorded";
+  expect_checked_ok(pid, 2);
+}
+
 TEST_P(AttachPatched, AProgramThatMayCancelAThreadIsRefused) {
   const std::string binary = build_attachable("attach_cancel.c");
   const pid_t pid = start(binary, {});
