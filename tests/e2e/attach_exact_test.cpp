@@ -68,6 +68,21 @@ TEST_P(AttachExact, TenAttachesInARowEachHoldOnlyTheirWindow) {
   expect_checked_ok(pid, 4);
 }
 
+// Exact mode's filters apply attached too: b, left out, is not recorded (its hook calls are
+// rewritten into nops as they are met), a's calls all are.
+TEST_P(AttachExact, FiltersApplyToTheWindow) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2"});
+  const RunResult r = run({E2E_CALLPROF, "attach", "-q", "--mode", "exact", "--exclude", "^b$", "-d", "0.3", "-o",
+                           "profile.callprof", std::to_string(pid)},
+                          dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  EXPECT_GT(u64(rep.function("a"), "calls"), 1000u);
+  EXPECT_EQ(rep.find_function("b"), nullptr) << "left out by --exclude";
+  expect_checked_ok(pid, 2);
+}
+
 // Per-caller times as exact mode measures them, in an attached window too: x's calls of d
 // work 3 ms, y's 1 ms, so x -> d carries 75 % of d's time (gprof would say 50 %).
 TEST_P(AttachExact, PerCallerTimesAreMeasuredInTheWindow) {
