@@ -21,24 +21,19 @@
 
 #include <stdint.h>
 
+#include "patched_sites.h"
+
 namespace callprof::wire {
 struct AttachFrame;
 }
 
 namespace callprof::rt {
 
-// From the attach settings: a module's __patchable_function_entries, relocated, in
-// [start, end) (8-byte addresses of the sites). False when there are too many modules.
-bool add_patchable_range(uint64_t start, uint64_t end);
-void clear_patchable_ranges();
-bool patchable_ranges();
-
 // The window begins, every other thread stopped: the frames open at the attach whose
 // return slots callprof found get the trampoline, the sites become calls, and the returns
 // of the calls made from now on are recorded. 0, or a negative errno-like code (nothing
 // changed then: -ENOMEM, or the mprotect's error when the system refuses writable code).
 int begin_patched_window(const wire::AttachFrame* frames, uint32_t count);
-bool sites_patched();
 // The window ends (threads running): the sites get their bytes back, and the returns of
 // frames entered before are no longer recorded. In a fork child that does not record,
 // the same.
