@@ -38,7 +38,6 @@ uint32_t g_stub_count = 0;
 constexpr uint64_t kReach = (1ull << 31) - (1ull << 20);
 constexpr uint64_t kPage = 4096, kStep = 1ull << 20;
 
-
 // GCC's 5 one-byte nops, or Clang's one 5-byte nop (`nopl 0(%rax,%rax,1)`, any displacement).
 bool entry_nops(const uint8_t* b) {
   if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 && b[4] == 0x90) return true;
@@ -163,7 +162,6 @@ bool sites_patched() {
     if (g_sites[i].patched) return true;
   return false;
 }
-
 
 // The sites become calls of their stub; 0, or the error (every site as it was then).
 int patch_sites() {
