@@ -42,9 +42,10 @@ struct HookSlot {
                  // trampoline: patched_calls.h)
 };
 
-HookSlot g_slots[512];
+HookSlot g_slots[2048];  // a program of many C++ libraries has a slot per unwinder entry in each
+bool g_too_many_slots = false;
 uint32_t g_slot_count = 0;
-char g_settings[32768];
+char g_settings[131072];         // .bss: pages are touched only as far as the settings go
 char g_control[1024];            // the FIFO callprof detaches through
 char g_detached[1024];           // the file this runtime creates once the data is written
 int g_attached = 0;              // 0 never, 1 attached, 2 detached (dormant)
@@ -90,7 +91,9 @@ bool take_kind(HookSlot& s, const char* name, unsigned length) {
 
 // One line of the attach's own: "got ADDRESS KIND 0|1", "control PATH", "detached PATH".
 void take_line(const char* line, unsigned length) {
-  if (length > 4 && strncmp(line, "got ", 4) == 0 && g_slot_count < sizeof g_slots / sizeof g_slots[0]) {
+  if (length > 4 && strncmp(line, "got ", 4) == 0 && g_slot_count == sizeof g_slots / sizeof g_slots[0]) {
+    g_too_many_slots = true;  // refused below: a slot left out would leave its calls unseen, or half seen
+  } else if (length > 4 && strncmp(line, "got ", 4) == 0) {
     const char* rest = nullptr;
     HookSlot& s = g_slots[g_slot_count];
     s = HookSlot{};
@@ -239,6 +242,7 @@ void attached_fork_child() {
 // The attach itself; `again`: a window after a detach.
 int start_window(const char* settings_path, bool again) {
   g_slot_count = 0;
+  g_too_many_slots = false;
   g_follow_children = false;
   clear_patchable_ranges();
   g_control[0] = g_detached[0] = 0;
@@ -246,6 +250,7 @@ int start_window(const char* settings_path, bool again) {
   if (used == 0) return -2;
   parse_settings(used);
   if ((g_slot_count == 0 && !patchable_ranges()) || !g_control[0] || !g_detached[0]) return -22;
+  if (g_too_many_slots || used + 1 >= sizeof g_settings) return -7;  // E2BIG
   use_runtime_settings(g_settings, used);
   if (again) {  // the hooks' cost is known, the threads' states exist
     if (!resume_recording()) return -5;
@@ -287,7 +292,8 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach(const char
   if (state == 1 || !__atomic_compare_exchange_n(&g_attached, &state, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return -16;  // EBUSY: attached now
   const int status = start_window(settings_path, state == 2);
-  if (status == -2 || status == -22 || status == -5) __atomic_store_n(&g_attached, state, __ATOMIC_RELEASE);
+  if (status == -2 || status == -22 || status == -5 || status == -7)
+    __atomic_store_n(&g_attached, state, __ATOMIC_RELEASE);
   return status;
 }
 

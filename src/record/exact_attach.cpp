@@ -85,7 +85,8 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     std::ofstream out(settings);
     out << "CALLPROF_OUTPUT_DIR=" << dir_.path() << '\n';
     for (const auto& [name, value] : env_) out << name << '=' << value << '\n';
-    for (const inject::HookSlot& s : *slots) out << inject::settings_line(s) << '\n';
+    for (const inject::HookSlot& s : *slots)  // the unwinders' entries matter to a patched program only
+      if (!patchable->empty() || !s.unwinding()) out << inject::settings_line(s) << '\n';
     for (const auto& [start, end] : *patchable)
       out << std::hex << "patchable " << start << ' ' << end << std::dec << '\n';
     out << "control " << fifo << '\n' << "detached " << dir_.path() << "/detached\n";

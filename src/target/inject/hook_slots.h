@@ -23,6 +23,8 @@ struct HookSlot {
   std::string function;    // the symbol it is relocated against
   bool read_only = false;  // inside PT_GNU_RELRO: read-only once the loader is done
   bool hook() const { return function.rfind("__cyg_profile_func_", 0) == 0; }
+  // An entry of the unwinder's (or pthread_cancel, which unwinds): a patched program's.
+  bool unwinding() const { return function.rfind("_Unwind_", 0) == 0 || function == "pthread_cancel"; }
 };
 
 // Every hook slot of every module mapped in `pid` (none: the process calls no hooks) but
