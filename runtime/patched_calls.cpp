@@ -211,6 +211,20 @@ void own_return_stack_after_fork() {
 
 using namespace callprof::rt;
 
+namespace {
+
+// A function this thread folded (--auto-fold): the call is counted, no return is seen, and
+// the function is removed for the whole process (the exclusion cache), so that its site
+// gets its nops back at its next call, as a hooked program's hook calls become nops.
+__attribute__((noinline)) void fold_call(ThreadState* s, uint64_t fn, uint64_t caller) {
+  s->busy = 1;
+  s->profile.count_folded(fn, caller);
+  s->busy = 0;
+  if (g_remove_hooks && !rewriting_refused()) remove_folded_function(fn);
+}
+
+}  // namespace
+
 // The entry trampoline's call: the site's call returns to `after_call`, and the function's
 // return address is at `slot`.
 extern "C" __attribute__((visibility("hidden"))) void callprof_patched_enter(uint64_t after_call, uint64_t slot) {
@@ -223,6 +237,7 @@ extern "C" __attribute__((visibility("hidden"))) void callprof_patched_enter(uin
     excluded_call(fn, caller, 0);
     return remove_site(after_call - 5);
   }
+  if (ThreadState* s = t_state; s && !s->busy && s->profile.folded(fn)) return fold_call(s, fn, caller);
   ReturnStack* r = t_returns;
   if (__builtin_expect(r == nullptr, 0) && !(r = acquire_return_stack())) return;
   const uint32_t d = r->h.depth;

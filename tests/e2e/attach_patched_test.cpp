@@ -252,6 +252,30 @@ TEST_P(AttachPatched, AnExcludedFunctionGetsItsNopsBackAtItsFirstCall) {
   expect_checked_ok(pid, 2);
 }
 
+// --auto-fold all: b's calls are tiny, so b is folded, then removed for the whole process:
+// its site gets its nops back while the window is open; the profile says so.
+TEST_P(AttachPatched, AFoldedFunctionGetsItsNopsBack) {
+  const std::string binary = build_attachable("attach_target.c");
+  const pid_t pid = start(binary, {"2"});
+  const std::string b_before = entry_bytes(pid, binary, "b");
+  const Started attach = e2e::start(
+      {E2E_CALLPROF, "attach", "-q", "--auto-fold", "all", "-d", "1.5", "-o", "profile.callprof", std::to_string(pid)},
+      dir());
+  wait_for_runtime(pid, 500);
+  const std::string b_during = entry_bytes(pid, binary, "b");
+  const RunResult r = e2e::finish(attach);
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  bool removed = false;
+  for (const json& f : rep.doc().at("auto_fold").at("functions"))
+    removed =
+        removed || (same_function(f.at("name").get<std::string>(), "b") && !f.at("hooks_removed_at_ns").is_null());
+  expect_checked_ok(pid, 2);
+  // Folding is the runtime's judgement of b's calls on this machine (20-odd ns each).
+  if (!removed) GTEST_SKIP() << "b was not folded here: " << rep.doc().at("auto_fold").dump();
+  EXPECT_EQ(b_during, b_before) << "b, folded and removed, has its nops back while attached";
+}
+
 TEST_P(AttachPatched, AProgramThatMayCancelAThreadIsRefused) {
   const std::string binary = build_attachable("attach_cancel.c");
   const pid_t pid = start(binary, {});
