@@ -251,10 +251,12 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   t.creator_node = s.creator_node;
   t.node_count = p.node_count();
   t.open_frames = p.depth();
-  // Attached, a thread that ended while the window closed (its calls no longer counted)
-  // was still running at the window's end.
-  const bool ended_in_window = exited_before && (g_window_end_tsc == 0 || s.end_tsc <= g_window_end_tsc);
-  t.finished = final ? 1 : ended_in_window;  // an exit dump: running threads end with the process
+  // Attached, the window's dump is no image's end: a thread still running, or one that
+  // ended while the window closed (its last calls no longer counted), was running at the
+  // window's end.
+  const bool detached = g_window_end_tsc != 0;
+  const bool ended_in_window = exited_before && (!detached || s.end_tsc <= g_window_end_tsc);
+  t.finished = final && !detached ? 1 : ended_in_window;  // an exit dump: running threads end with the process
   t.start_routine = s.start_routine;
   t.start_tsc = s.start_tsc;
   t.end_tsc = ended_in_window ? s.end_tsc : now;
