@@ -107,9 +107,6 @@ inline uint64_t function_at(uint64_t site) {
   __builtin_trap();
 }
 
-}  // namespace
-
-namespace {
 
 // The frames open at the attach whose return addresses callprof found (wire::AttachFrame::
 // returns) get the trampoline, each on its thread's stack, outermost first (a thread inside
