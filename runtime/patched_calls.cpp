@@ -107,7 +107,6 @@ inline uint64_t function_at(uint64_t site) {
   __builtin_trap();
 }
 
-
 // The frames open at the attach whose return addresses callprof found (wire::AttachFrame::
 // returns) get the trampoline, each on its thread's stack, outermost first (a thread inside
 // the unwinder: at its catch). A slot that no longer holds what callprof read is left
