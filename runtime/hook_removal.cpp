@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "code_patch.h"
 #include "function_plan.h"
+#include "raw_syscall.h"
 
 namespace callprof::rt {
 
@@ -65,8 +66,12 @@ void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
   if (!remove_hook_call(hook_ret)) return;
   uint64_t tails[16];
   const uint32_t n = tail_exits_of(fn, tails, 16);
-  // One try each: a tail left (another thread was rewriting) only costs its hook call.
-  for (uint32_t i = 0; i < n; ++i) rewrite_jump_as_return(tails[i]);
+  // Once per function, so worth waiting for another thread's rewrite: a tail exit's hook
+  // returns into the caller, not behind its site, so nothing would try it again. Bounded,
+  // for a signal handler that interrupted this thread's own rewrite.
+  for (uint32_t i = 0; i < n; ++i)
+    for (int tries = 0; tries < 1000 && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++tries)
+      sys::call(SYS_sched_yield);
 }
 
 uint32_t removed_function_count() { return __atomic_load_n(&g_removed_count, __ATOMIC_RELAXED); }
