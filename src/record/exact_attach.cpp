@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -61,6 +62,16 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> patchable_ranges(pid_t pid,
   return patched.ranges();
 }
 
+// The runtime's tuning variables no option sets (docs/modes.md, "Environment"): a launched
+// program inherits them from callprof's environment; an attached one gets them the same
+// way, through the settings, since its own environment is never read for CALLPROF_*.
+std::vector<std::pair<std::string, std::string>> tuning_from_environment() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const char* name : {"CALLPROF_AUTO_FOLD_NS", "CALLPROF_STACK_FRAMES", "CALLPROF_RING_PAGES"})
+    if (const char* value = std::getenv(name)) out.emplace_back(name, value);
+  return out;
+}
+
 }  // namespace
 
 Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
@@ -85,6 +96,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
     std::ofstream out(settings);
     out << "CALLPROF_OUTPUT_DIR=" << dir_.path() << '\n';
     for (const auto& [name, value] : env_) out << name << '=' << value << '\n';
+    for (const auto& [name, value] : tuning_from_environment()) out << name << '=' << value << '\n';
     for (const inject::HookSlot& s : *slots)  // the unwinders' entries matter to a patched program only
       if (!patchable->empty() || !s.unwinding()) out << inject::settings_line(s) << '\n';
     for (const auto& [start, end] : *patchable)
