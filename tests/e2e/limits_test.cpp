@@ -125,12 +125,16 @@ TEST_P(Pruning, HalfAMillionPathsStayWithinTheNodeBudget) {
   for (int d = 0; d < 10; ++d) expect_path_calls(r, {{{"main", "g" + std::to_string(d)}, 50000}});
   ASSERT_NE(r.find_function("[pruned]"), nullptr);
   // A prune (69 here) runs inside the call that needed a node: no call is charged for it.
-  // Every call but main's and heavy's does next to nothing; charged, one lasted 3-11 ms.
-  for (const json& f : r.doc().at("functions")) {
-    if (f.at("name") != "main" && f.at("name") != "heavy" && f.at("calls").get<uint64_t>() > 0) {
-      EXPECT_LT(u64(f, "max_self_ns"), 2000000u) << f.at("name");
-    }
-  }
+  // Every call but main's and heavy's does next to nothing (30-40 ms on CPU in all, besides
+  // the 230 ms of [pruned], the calls of the subtrees folded into it); charged,
+  // each prune added 3-11 ms on CPU. On CPU, since a call may wait on the machine (one
+  // call of g7 spent 6 ms off CPU under a loaded ctest).
+  uint64_t small_cpu_ns = 0;
+  for (const json& f : r.doc().at("functions"))
+    if (f.at("name") != "main" && f.at("name") != "heavy" && f.at("name") != "[pruned]")
+      small_cpu_ns += u64(f, "cpu_ns");
+  measured("small_functions_self_cpu_ms", double(small_cpu_ns) / 1e6);
+  EXPECT_LT(small_cpu_ns, 150'000'000u);
   expect_report_invariants(r);
 }
 
