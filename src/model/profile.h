@@ -145,6 +145,10 @@ struct SamplingFacts {
   // they hang under a `[truncated]` node of their thread.
   uint64_t truncated_stacks = 0;
   bool inlined_frames = true;  // false: record --no-inline (each address named by its function only)
+  // Samples inside exact mode (unwind "shadow-stack"): of `samples`, those in callprof's
+  // runtime (the profiler's own cost, in no tree) and those whose thread wrote no data.
+  uint64_t runtime_samples = 0;
+  uint64_t unplaced_samples = 0;
 };
 
 // What system-call tracing selected, and what it lost.

@@ -82,7 +82,7 @@ bool ExactSource::wants_snapshots() const {
 
 std::string ExactSource::snapshot_state() const { return record::snapshot_state(dir_.path()); }
 
-ExactSource::Collected ExactSource::collect() const {
+ExactSource::Collected ExactSource::collect(const std::vector<NodeSample>& samples) const {
   CollectedDumps dumps = collect_dumps(dir_.path());
   Collected c;
   c.warnings = std::move(dumps.warnings);
@@ -90,7 +90,7 @@ ExactSource::Collected ExactSource::collect() const {
   c.empty = dumps.dumps.empty();
   for (const RawProcessDump& d : dumps.dumps)
     if (d.header.runtime_tid) c.runtime_tids.push_back(d.header.runtime_tid);
-  if (!c.empty) c.built = build_profile(dumps.dumps);
+  if (!c.empty) c.built = build_profile(dumps.dumps, samples);
   if (auto w = unrecorded_warning(c.built); !w.empty()) c.warnings.push_back(std::move(w));
   return c;
 }

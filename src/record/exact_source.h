@@ -35,8 +35,9 @@ class ExactSource {
     bool empty = true;                   // no image wrote anything
     std::vector<uint32_t> runtime_tids;  // the runtime's own threads: no thread of the program
   };
-  // What the runtime wrote so far (final dumps, else the latest snapshots) as a profile.
-  Collected collect() const;
+  // What the runtime wrote so far (final dumps, else the latest snapshots) as a profile,
+  // with the samples taken inside its threads placed under their nodes.
+  Collected collect(const std::vector<NodeSample>& samples = {}) const;
 
   // attach --mode exact (exact_attach.cpp, docs/attach.md): loads the runtime into `pid`
   // and starts it there, its settings in a file and its control FIFO in the directory.

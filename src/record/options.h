@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -89,6 +90,11 @@ struct RecordArgs {
   // The options the user gave (long names, "--alloc"), checked against the mode.
   std::vector<std::string> given;
   bool attach() const { return pid != 0; }
+  // Exact mode samples only when -F is given: the samples' rate, else 0 (docs/modes.md,
+  // "Samples inside exact mode").
+  uint32_t exact_sample_hz() const {
+    return std::find(given.begin(), given.end(), "--freq") != given.end() ? uint32_t(sampling.frequency) : 0;
+  }
 };
 
 }  // namespace callprof::record

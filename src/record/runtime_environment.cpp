@@ -36,8 +36,9 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
     env.push_back({"CALLPROF_AUTO_FOLD", a.auto_fold == AutoFoldScope::Off ? "0" : "2"});
   if (a.ordered_clock) env.push_back({"CALLPROF_ORDERED_CLOCK", "1"});
   if (!a.keep_hooks) env.push_back({"CALLPROF_REMOVE_HOOKS", "1"});
-  // Each thread tells the system-call probe where its shadow stack is: exact callers.
-  if (a.syscalls.enabled()) env.push_back({"CALLPROF_SYSCALL_CONTEXT", "1"});
+  // Each thread tells the kernel probe where its shadow stack is: exact callers of system
+  // calls, and the node each sample lands under.
+  if (a.syscalls.enabled() || a.exact_sample_hz() > 0) env.push_back({"CALLPROF_SYSCALL_CONTEXT", "1"});
   if (a.max_depth > 0) env.push_back({"CALLPROF_MAX_DEPTH", std::to_string(a.max_depth)});
   if (a.max_nodes > 0) env.push_back({"CALLPROF_MAX_NODES", std::to_string(a.max_nodes)});
   if (!a.min_duration.empty()) {

@@ -206,7 +206,8 @@ void RecordingSession::make_collector() {
 }
 
 Status RecordingSession::open_tracing(bool follow_children) {
-  auto t = SyscallTracing::open(args_.syscalls, follow_children, *collector_);
+  auto t = SyscallTracing::open(args_.syscalls, follow_children, *collector_,
+                                mode_ == Mode::Exact ? args_.exact_sample_hz() : 0);
   if (!t) return t.error();
   tracing_ = std::move(*t);
   return Ok{};
@@ -220,14 +221,19 @@ Status RecordingSession::start_exact() {
   spec.argv = args_.command;
   exact_->add_environment(spec);
   if (Status s = adopt_orphans(); !s) reporter_.warn(s.error().message);
-  if (!args_.syscalls.enabled()) {
+  if (!args_.syscalls.enabled() && args_.exact_sample_hz() == 0) {
     auto pid = launch(spec);
     if (!pid) return pid.error();
     pid_ = *pid;
     return Ok{};
   }
-  // --syscalls: the tracer and a side-band perf session (mappings, for the stacks) are
-  // opened on the program before it execs.
+  // --syscalls or -F: the kernel probe and a side-band perf session (mappings, for the
+  // system calls' stacks) are opened on the program before it execs.
+  if (args_.exact_sample_hz() > 0)
+    reporter_.note(
+        fmt::format("exact mode: also sampling at {} Hz, each sample under the node on top of its thread's "
+                    "shadow stack",
+                    args_.exact_sample_hz()));
   collector_ = std::make_unique<SampleCollector>(UnwindMethod::Dwarf);
   if (Status s = open_tracing(true); !s) return s;
   auto launched = launch_observed(spec, side_band_options(), tracing_.get());
@@ -437,7 +443,10 @@ void RecordingSession::build_and_write(Outcome& out) {
 }
 
 std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_snapshots) {
-  ExactSource::Collected c = exact_->collect();
+  // The samples only at the end: the drain loop adds to them while snapshots are written.
+  const bool sampled = final && tracing_ && args_.exact_sample_hz() > 0;
+  ExactSource::Collected c = exact_->collect(sampled ? tracing_->exact_samples().samples() : std::vector<NodeSample>{});
+  if (sampled) stamp_exact_samples(c.built);
   if (c.empty) {
     if (!final) return std::nullopt;  // no snapshot yet
     c.warnings.push_back(
@@ -452,7 +461,8 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   from_snapshots = c.from_snapshots;
-  if (final && tracing_) {  // the system calls, as a profile of their own to hang into the exact trees
+  if (final && tracing_ &&
+      args_.syscalls.enabled()) {  // the system calls, as a profile of their own to hang into the exact trees
     std::vector<std::string> warnings;
     Profile traced = collector_->build(warnings);
     for (const auto& w : warnings) reporter_.warn(w);
@@ -464,6 +474,20 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
     tracing_->exact_callers().attach(c.built.profile, c.built.thread_nodes);
   }
   return std::move(c.built.profile);
+}
+
+// What the samples inside exact mode were and what became of them.
+void RecordingSession::stamp_exact_samples(BuildResult& built) const {
+  const ExactSamples& taken = tracing_->exact_samples();
+  SamplingFacts& x = built.profile.meta.sampling.emplace();
+  x.frequency_hz = args_.exact_sample_hz();
+  x.unwind = "shadow-stack";
+  x.samples = taken.total();
+  x.runtime_samples = taken.in_runtime() + built.samples.runtime;
+  x.unplaced_samples = built.samples.unplaced;
+  x.lost_records = tracing_->lost_events();
+  if (x.samples == 0)
+    built.profile.meta.warnings.push_back("no samples were taken (did the program run long enough to be sampled?)");
 }
 
 Profile RecordingSession::build_sampled() {

@@ -62,6 +62,7 @@ class RecordingSession {
   void build_and_write(Outcome& out);
   std::optional<Profile> build_exact(bool final, size_t& from_snapshots);  // none: no snapshot yet
   Profile build_sampled();
+  void stamp_exact_samples(BuildResult& built) const;
   void stamp(Profile& p, bool final) const;
   bool write(const Profile& p, bool final);
   void write_snapshot();

@@ -14,10 +14,11 @@ using namespace syscalls;
 class Bridge : public EventHandler {
  public:
   Bridge(const SyscallTracer& tracer, stacks::SampleCollector& collector, ExactCallerCalls& exact_callers,
-         std::vector<uint64_t>& chain)
+         ExactSamples& exact_samples, std::vector<uint64_t>& chain)
       : tracer_(tracer),
         collector_(collector),
         exact_callers_(exact_callers),
+        exact_samples_(exact_samples),
         chain_(chain),
         stacks_(tracer.options().stacks != StackMode::None) {}
 
@@ -50,13 +51,17 @@ class Bridge : public EventHandler {
   // Forks, execs and exits come from the perf session's side-band records; an exec starts
   // node ids again for the calls with exact callers.
   void on_process(const ProcessEvent& e) override {
-    if (e.kind == ProcessEvent::Exec) exact_callers_.exec(e.pid);
+    if (e.kind != ProcessEvent::Exec) return;
+    exact_callers_.exec(e.pid);
+    exact_samples_.exec(e.pid);
   }
+  void on_sample(const SampleEvent& e) override { exact_samples_.add(e); }
 
  private:
   const SyscallTracer& tracer_;
   stacks::SampleCollector& collector_;
   ExactCallerCalls& exact_callers_;
+  ExactSamples& exact_samples_;
   std::vector<uint64_t>& chain_;
   bool stacks_;
 };
@@ -73,11 +78,14 @@ SyscallTracing::SyscallTracing(std::unique_ptr<SyscallTracer> tracer, const Sysc
 SyscallTracing::~SyscallTracing() = default;
 
 Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& args, bool follow_children,
-                                                             stacks::SampleCollector& collector) {
-  auto selected = parse_syscall_selection(args.selection);
-  if (!selected) return make_error("--syscalls: " + selected.error().message);
+                                                             stacks::SampleCollector& collector, uint32_t sample_hz) {
   TracerOptions o;
-  o.selected = *selected;
+  if (args.enabled()) {
+    auto selected = parse_syscall_selection(args.selection);
+    if (!selected) return make_error("--syscalls: " + selected.error().message);
+    o.selected = *selected;
+  }
+  o.sample_hz = sample_hz;
   o.stacks = stack_mode(args.stacks);
   o.window_bytes = o.stacks == StackMode::None ? 0 : args.window_bytes & ~7u;
   o.follow_children = follow_children;
@@ -89,19 +97,22 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
 void SyscallTracing::poll() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, chain_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_);
   tracer_->poll(bridge, 0);
 }
 
 void SyscallTracing::finish() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, chain_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_);
   tracer_->drain(bridge);
 }
+
+uint64_t SyscallTracing::lost_events() const { return tracer_->counts().lost_events; }
 
 int SyscallTracing::wake_fd() const { return tracer_->ring_fd(); }
 
 void SyscallTracing::annotate(Metadata& meta) const {
   const TracerCounts c = tracer_->counts();
+  if (!args_.enabled()) return;
   SyscallFacts& x = meta.syscalls.emplace();
   x.selection = args_.selection;
   x.stacks = args_.stacks;

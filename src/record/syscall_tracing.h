@@ -14,6 +14,7 @@
 #include "model/profile.h"
 #include "record/drain_loop.h"
 #include "record/exact_callers.h"
+#include "record/exact_samples.h"
 #include "record/options.h"
 #include "util/result.h"
 
@@ -26,19 +27,23 @@ namespace callprof::record {
 class SyscallTracing : public SideSource {
  public:
   // Loads the probe for the selection in `args` (nothing traced until add_process); the
-  // calls go to `collector`.
+  // calls go to `collector`. `sample_hz` > 0: exact mode's samples too (no selection needed).
   static Result<std::unique_ptr<SyscallTracing>> open(const SyscallArgs& args, bool follow_children,
-                                                      stacks::SampleCollector& collector);
+                                                      stacks::SampleCollector& collector, uint32_t sample_hz = 0);
   ~SyscallTracing() override;
 
   Status add_process(pid_t pid);
   void poll() override;
   void finish() override;
   int wake_fd() const override;
-  // The selection, stack mode and every counter (events, losses) into the metadata.
+  // The selection, stack mode and every counter (events, losses) into the metadata; with
+  // samples, their facts too.
   void annotate(Metadata& meta) const;
   // The calls whose exact-mode caller the runtime told the probe.
   const ExactCallerCalls& exact_callers() const { return exact_callers_; }
+  // The samples taken inside exact mode, by node (sample_hz).
+  const ExactSamples& exact_samples() const { return exact_samples_; }
+  uint64_t lost_events() const;  // records of any kind the full ring dropped
 
  private:
   SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args,
@@ -47,6 +52,7 @@ class SyscallTracing : public SideSource {
   stacks::SampleCollector& collector_;
   SyscallArgs args_;
   ExactCallerCalls exact_callers_;
+  ExactSamples exact_samples_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain
 };
 

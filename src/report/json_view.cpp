@@ -78,7 +78,9 @@ json sampling_facts(const SamplingFacts& s) {
           {"lost_records", s.lost_records},
           {"lost_samples", s.lost_samples},
           {"truncated_stacks", s.truncated_stacks},
-          {"inlined_frames", s.inlined_frames}};
+          {"inlined_frames", s.inlined_frames},
+          {"runtime_samples", s.runtime_samples},
+          {"unplaced_samples", s.unplaced_samples}};
 }
 
 json syscall_facts(const SyscallFacts& s) {

@@ -60,6 +60,8 @@ void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {
   out->set_unwind_reason(x.unwind_reason);
   out->set_truncated_stacks(x.truncated_stacks);
   out->set_no_inline(!x.inlined_frames);
+  out->set_runtime_samples(x.runtime_samples);
+  out->set_unplaced_samples(x.unplaced_samples);
 }
 
 SamplingFacts take_sampling(const file::SamplingFacts& in) {
@@ -73,7 +75,9 @@ SamplingFacts take_sampling(const file::SamplingFacts& in) {
                        .lost_records = in.lost_records(),
                        .lost_samples = in.lost_samples(),
                        .truncated_stacks = in.truncated_stacks(),
-                       .inlined_frames = !in.no_inline()};
+                       .inlined_frames = !in.no_inline(),
+                       .runtime_samples = in.runtime_samples(),
+                       .unplaced_samples = in.unplaced_samples()};
 }
 
 void put_syscalls(const SyscallFacts& x, file::SyscallFacts* out) {

@@ -514,7 +514,7 @@ TEST(Cli, OptionsOfAnotherModeAreRefused) {
       {"record --mode sample --snapshot-interval 1" + w, "--snapshot-interval is an exact-mode snapshot option"},
       {"record --mode sample --checkpoint main" + w, "--checkpoint is an exact-mode snapshot option"},
       {"record --mode syscall --timeline-min-duration 1us" + w, "--timeline-min-duration is an exact-mode option"},
-      {"record -F 999" + w, "--freq is a sampling option, but this recording is in exact mode ("},
+      {"record -e cycles -F 999" + w, "--event is a sampling option, but this recording is in exact mode ("},
       {"record --call-graph dwarf" + w, "--call-graph is a sampling option, but this recording is in exact mode"},
       {"record --off-cpu" + w, "--off-cpu is a sampling option"},
       {"record -e cycles" + w, "--event is a sampling option"},

@@ -91,6 +91,25 @@ FunctionId ProcessSymbols::function(uint64_t address) {
   return it->second = table_.function(s, module_of(s), address);
 }
 
+std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
+  const std::vector<SymbolInfo> chain = symbolizer_ ? symbolizer_->resolve_inlined(pc) : std::vector<SymbolInfo>{};
+  if (chain.empty() || chain.back().module < 0) return {};
+  std::vector<Frame> out;
+  SymbolInfo entry = chain.back();  // innermost first: the last is the function that ran here
+  entry.file_address -= entry.offset;
+  const ModuleId module = module_of(entry);
+  out.push_back({table_.function(entry, module, pc - entry.offset), false});
+  for (size_t i = chain.size() - 1; i-- > 0;)
+    if (!chain[i].name.empty()) out.push_back({table_.named(chain[i].name, module, 0), true});
+  return out;
+}
+
+std::string ProcessSymbols::module_path_at(uint64_t pc) {
+  const SymbolInfo s = symbolizer_ ? symbolizer_->resolve(pc) : SymbolInfo{};
+  const ModuleId m = module_of(s);
+  return m == kNoModule ? std::string() : table_.module_path(m);
+}
+
 bool ProcessSymbols::indirect_call(uint64_t return_address) {
   if (return_address == 0 || !symbolizer_) return false;
   auto [it, added] = call_kinds_.try_emplace(return_address, false);

@@ -31,6 +31,7 @@ class FunctionTable {
   // the imported symbol, whatever implementation it resolved to) or "[pruned]".
   FunctionId named(const std::string& name, ModuleId module, uint64_t address,
                    FunctionKind kind = FunctionKind::Normal);
+  const std::string& module_path(ModuleId module) const { return p_.modules[module].path; }
 
  private:
   Profile& p_;
@@ -62,6 +63,16 @@ class ProcessSymbols {
   ProcessSymbols(const RawProcessDump& d, FunctionTable& table, SymbolizerCache& symbolizers);
 
   FunctionId function(uint64_t address);
+  // The frames at a sampled address, outermost first: the function that ran there (by its
+  // entry: the same id as its calls' nodes) and those DWARF says were inlined into it there
+  // (by name, flagged inlined). Empty outside every module.
+  struct Frame {
+    FunctionId function;
+    bool inlined;
+  };
+  std::vector<Frame> frames_at(uint64_t pc);
+  // The module path of the function at `pc` ("" outside every module).
+  std::string module_path_at(uint64_t pc);
   // Whether the call that returns to `return_address` went through a pointer.
   bool indirect_call(uint64_t return_address);
   std::vector<std::string> warnings() const;

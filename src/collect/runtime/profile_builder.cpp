@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include "collect/runtime/process_symbols.h"
 #include "model/time_split.h"
@@ -270,9 +271,7 @@ void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) 
   proc.hook_compiler = which == wire::kHooksClang ? "clang" : "gcc";
 }
 
-void add_process(const RawProcessDump& d, double rate, FunctionTable& table, SymbolizerCache& symbolizers,
-                 BuildResult& out) {
-  ProcessSymbols syms(d, table, symbolizers);
+void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbols& syms, BuildResult& out) {
   Clock clock{d.header, rate};
   Profile& p = out.profile;
   Process proc;
@@ -316,6 +315,7 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
     if (rt.has_timeline) t.timeline = build_timeline(rt, clock, mapped);
     ThreadNodes& nodes = out.thread_nodes.emplace_back();
     nodes.thread = p.threads.size();
+    nodes.dump = dump;
     nodes.pid = t.pid;
     nodes.tid = t.tid;
     nodes.image_start_ns = p.processes.back().start_ns;
@@ -344,6 +344,34 @@ void add_process(const RawProcessDump& d, double rate, FunctionTable& table, Sym
     if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end()) out.warnings.push_back(w);
 }
 
+// The thread of the image that was running at `at`: the latest to start before it (an
+// exec keeps the pid and the exec'ing thread's tid), else the earliest.
+const ThreadNodes* find_thread(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
+  const ThreadNodes *latest_before = nullptr, *earliest = nullptr;
+  for (const ThreadNodes& t : nodes) {
+    if (t.pid != pid || t.tid != tid) continue;
+    if (t.image_start_ns <= at && (!latest_before || t.image_start_ns > latest_before->image_start_ns))
+      latest_before = &t;
+    if (!earliest || t.image_start_ns < earliest->image_start_ns) earliest = &t;
+  }
+  return latest_before ? latest_before : earliest;
+}
+
+void add_samples(const std::vector<NodeSample>& samples, const std::vector<std::unique_ptr<ProcessSymbols>>& syms,
+                 BuildResult& out) {
+  std::map<const ThreadNodes*, std::vector<const NodeSample*>> by_thread;
+  for (const NodeSample& s : samples) {
+    if (const ThreadNodes* t = find_thread(out.thread_nodes, s.pid, s.tid, s.time_ns))
+      by_thread[t].push_back(&s);
+    else
+      out.samples.unplaced += s.count;
+  }
+  FunctionTable table(out.profile);
+  const NodeSampleNames names{table.named("[kernel]", kNoModule, 0, FunctionKind::Kernel),
+                              table.named("[unknown]", kNoModule, 0)};
+  for (const auto& [t, list] : by_thread) hang_node_samples(list, *t, *syms[t->dump], out.profile, names, out.samples);
+}
+
 }  // namespace
 
 double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
@@ -360,7 +388,7 @@ double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
   return rate;
 }
 
-BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
+BuildResult build_profile(const std::vector<RawProcessDump>& dumps, const std::vector<NodeSample>& samples) {
   BuildResult out;
   FunctionTable table(out.profile);
   double rate = ns_per_tick(dumps);
@@ -369,7 +397,12 @@ BuildResult build_profile(const std::vector<RawProcessDump>& dumps) {
     rate = 1.0;
   }
   SymbolizerCache symbolizers;
-  for (const auto& d : dumps) add_process(d, rate, table, symbolizers, out);
+  std::vector<std::unique_ptr<ProcessSymbols>> syms;
+  for (size_t i = 0; i < dumps.size(); ++i) {
+    syms.push_back(std::make_unique<ProcessSymbols>(dumps[i], table, symbolizers));
+    add_process(dumps[i], i, rate, *syms.back(), out);
+  }
+  if (!samples.empty()) add_samples(samples, syms, out);
   for (const auto& d : dumps)
     for (const RawThread& t : d.threads)
       if (t.has_timeline) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "collect/runtime/node_samples.h"
 #include "collect/runtime/raw_dump_reader.h"
 #include "model/profile.h"
 
@@ -15,6 +16,7 @@ namespace callprof {
 // of a system call (record --syscalls, wire/syscall_context.h) is looked up in.
 struct ThreadNodes {
   size_t thread = 0;  // index in Profile::threads
+  size_t dump = 0;    // index in the dumps it was built from
   uint32_t pid = 0, tid = 0;
   int64_t image_start_ns = 0;  // the process image's start: an exec reuses pid and tids
   std::vector<NodeId> node;    // runtime node id -> model node (kNoNode: none)
@@ -26,9 +28,11 @@ struct BuildResult {
   std::vector<ThreadNodes> thread_nodes;  // one per thread of `profile` built from a dump
   std::vector<std::string> warnings;      // symbolization problems, one line each
   uint64_t unmatched_exits = 0;           // over all threads; also in meta.exact when non-zero
+  NodeSampleCounts samples;               // what became of `samples` (none given: all 0)
 };
 
-BuildResult build_profile(const std::vector<RawProcessDump>& dumps);
+// `samples`: those taken inside the dumps' threads (node_samples.h), placed in their trees.
+BuildResult build_profile(const std::vector<RawProcessDump>& dumps, const std::vector<NodeSample>& samples = {});
 
 // Ticks-to-nanoseconds rate from the dump with the longest calibration interval (all
 // processes of a recording share the machine's TSC); 0 when no dump has one.

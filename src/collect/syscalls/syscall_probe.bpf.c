@@ -88,6 +88,12 @@ struct mm_struct {
   unsigned long start_stack;
 } __attribute__((preserve_access_index));
 
+// The registers a perf_event program's context starts with (bpf_perf_event_data's
+// bpf_user_pt_regs_t: x86-64's UAPI struct pt_regs, a fixed layout).
+struct sample_regs {
+  __u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
 struct task_struct {
   int pid;
   int tgid;
@@ -264,10 +270,11 @@ static __always_inline void note_context(struct pt_regs *regs) {
 
 enum context_result { CONTEXT_NONE, CONTEXT_READ, CONTEXT_RUNTIME };
 
-// The node on top of the calling thread's shadow stack, and its function: reads of memory
-// the thread touches at every call, while it waits in the kernel. CONTEXT_RUNTIME: the
-// call is the runtime's own (a muted thread, or its busy word is set).
-static __always_inline enum context_result read_context(struct pending_call *call) {
+// The node on top of the thread's shadow stack, and its function: reads of memory the
+// thread touches at every call, while it waits in the kernel (or, for a sample, while it is
+// interrupted). CONTEXT_RUNTIME: the thread is in the runtime's own code (a muted thread,
+// or its busy word is set).
+static __always_inline enum context_result read_context(struct pending_call *call, __u32 *node_out, __u64 *fn_out) {
   __u64 layout = call->ctx_layout;
   if (layout == 0) return CONTEXT_NONE;
   if (layout & CALLPROF_CONTEXT_MUTED) return CONTEXT_RUNTIME;
@@ -287,9 +294,8 @@ static __always_inline enum context_result read_context(struct pending_call *cal
     COUNT(context_failures);
     return CONTEXT_NONE;
   }
-  call->rec.context_node = node;
-  call->rec.context_fn = fn;
-  call->rec.flags |= CALLPROF_SYSCALL_CONTEXT;
+  *node_out = node;
+  *fn_out = fn;
   return CONTEXT_READ;
 }
 
@@ -325,7 +331,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr) {
   rec->context_node = 0;
   rec->context_fn = 0;
   // An exact-mode caller needs no user stack: the runtime knows the path.
-  enum context_result context = read_context(call);
+  enum context_result context = read_context(call, &rec->context_node, &rec->context_fn);
+  if (context == CONTEXT_READ) rec->flags |= CALLPROF_SYSCALL_CONTEXT;
   if (context == CONTEXT_RUNTIME) {
     call->active = nr == NR_EXIT || nr == NR_EXIT_GROUP ? CALL_IDLE : CALL_SKIPPED;
     return 0;
@@ -454,5 +461,38 @@ int on_process_exit(unsigned long long *ctx) {
   submit_process(group_dead ? CALLPROF_PROCESS_EXIT : CALLPROF_PROCESS_THREAD_EXIT, tgid, task->pid, 0,
                  task->exit_code);
   if (group_dead) __sync_fetch_and_and(&TGID_WORD(tgid), ~TGID_BIT(tgid));
+  return 0;
+}
+
+// Exact mode with samples: a CPU-clock event on every CPU runs this at each tick of a
+// traced thread. It records where the thread is (the user ip: in the kernel, where it
+// entered) and the node on top of its shadow stack, so the sample is placed under the very
+// node that was current, with no unwinding.
+SEC("perf_event")
+int on_sample(struct sample_regs *ctx) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  if (!is_traced(tgid)) return 0;
+  struct callprof_sample_record r = {};
+  r.kind = CALLPROF_RECORD_SAMPLE;
+  r.tgid = tgid;
+  r.tid = (__u32)pid_tgid;
+  r.time_ns = bpf_ktime_get_ns();
+  struct task_struct *task = bpf_get_current_task_btf();
+  if (ctx->cs & 3) {
+    r.ip = ctx->ip;
+  } else {
+    struct pt_regs *user = (struct pt_regs *)bpf_task_pt_regs(task);
+    r.ip = user ? BPF_CORE_READ(user, ip) : 0;
+    r.flags |= CALLPROF_SAMPLE_KERNEL;
+  }
+  struct pending_call *call = bpf_task_storage_get(&pending, task, 0, 0);
+  enum context_result context = call ? read_context(call, &r.context_node, &r.context_fn) : CONTEXT_NONE;
+  if (context == CONTEXT_READ) r.flags |= CALLPROF_SAMPLE_CONTEXT;
+  if (context == CONTEXT_RUNTIME) r.flags |= CALLPROF_SAMPLE_RUNTIME;
+  if (bpf_ringbuf_output(&ring, &r, sizeof(r), wakeup_flags(sizeof(r))) == 0)
+    COUNT(samples);
+  else
+    COUNT(lost_events);
   return 0;
 }

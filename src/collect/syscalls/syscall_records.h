@@ -18,6 +18,7 @@
 enum callprof_record_kind {
   CALLPROF_RECORD_SYSCALL = 1,
   CALLPROF_RECORD_PROCESS = 2,
+  CALLPROF_RECORD_SAMPLE = 3,
 };
 
 enum callprof_syscall_flags {
@@ -61,6 +62,25 @@ struct callprof_syscall_record {
   __u64 context_fn; /* CALLPROF_SYSCALL_CONTEXT: that node's function (see wire/syscall_context.h) */
 };
 
+enum callprof_sample_flags {
+  CALLPROF_SAMPLE_CONTEXT = 1, /* context_node/context_fn hold the exact-mode node on top */
+  CALLPROF_SAMPLE_RUNTIME = 2, /* the thread was in the runtime's own code (busy word set, or muted) */
+  CALLPROF_SAMPLE_KERNEL = 4,  /* the CPU was in the kernel: ip is where the thread entered it */
+};
+
+/* A CPU-clock sample of a traced thread (exact mode with samples): where the thread was,
+ * and the node on top of its shadow stack then. */
+struct callprof_sample_record {
+  __u16 kind; /* CALLPROF_RECORD_SAMPLE */
+  __u16 flags;
+  __u32 context_node;
+  __u32 tgid;
+  __u32 tid;
+  __u64 time_ns; /* CLOCK_MONOTONIC */
+  __u64 ip;      /* user instruction pointer (0: unknown) */
+  __u64 context_fn;
+};
+
 struct callprof_process_record {
   __u16 kind; /* CALLPROF_RECORD_PROCESS */
   __u16 process_kind;
@@ -83,6 +103,7 @@ struct callprof_syscall_counters {
   __u64 unpaired_exits;   /* exit of a selected call without its entry (began before tracing) */
   __u64 window_failures;  /* the user stack window could not be read */
   __u64 context_failures; /* a thread announced its shadow stack but it could not be read */
+  __u64 samples;          /* sample records submitted */
 };
 
 #endif /* CALLPROF_COLLECT_SYSCALLS_SYSCALL_RECORDS_H */

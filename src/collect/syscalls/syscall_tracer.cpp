@@ -8,7 +8,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,6 +43,7 @@ constexpr ino_t kInitPidNamespaceInode = 0xEFFFFFFC;  // PROC_PID_INIT_INO, fixe
 static_assert(kMaxSyscallNumber == CALLPROF_SYSCALL_MAX_NR);
 static_assert(sizeof(callprof_syscall_record) == 88);
 static_assert(sizeof(callprof_process_record) == 32);
+static_assert(sizeof(callprof_sample_record) == 40);
 static_assert(sizeof(callprof_syscall_counters) % 8 == 0);  // per-CPU values are 8-byte slots
 
 // libbpf's messages during one open(): the first warning names the failing object, the
@@ -106,7 +109,7 @@ class LibbpfMessages {
 };
 
 Status check_options(const TracerOptions& o) {
-  if (o.selected.none()) return make_error("no system calls selected for tracing");
+  if (o.selected.none() && o.sample_hz == 0) return make_error("no system calls selected for tracing");
   if (o.window_bytes > CALLPROF_SYSCALL_MAX_WINDOW || o.window_bytes % 8 != 0)
     return make_error("stack window of " + std::to_string(o.window_bytes) +
                       " bytes: must be a multiple of 8 from 0 to " + std::to_string(CALLPROF_SYSCALL_MAX_WINDOW));
@@ -156,6 +159,7 @@ void configure(syscall_probe* probe, const TracerOptions& o, uint32_t depth) {
   bpf_map__set_max_entries(probe->maps.stacks, stacks);
   bpf_map__set_value_size(probe->maps.stacks, depth * sizeof(uint64_t));
   bpf_program__set_autoload(probe->progs.on_sched_switch, o.stacks == StackMode::Full);
+  bpf_program__set_autoload(probe->progs.on_sample, o.sample_hz > 0);
 }
 
 }  // namespace
@@ -163,6 +167,8 @@ void configure(syscall_probe* probe, const TracerOptions& o, uint32_t depth) {
 SyscallTracer::SyscallTracer(const TracerOptions& options) : options_(options) {}
 
 SyscallTracer::~SyscallTracer() {
+  for (bpf_link* link : sample_links_) bpf_link__destroy(link);
+  for (int fd : sample_fds_) close(fd);
   ring_buffer__free(ring_);
   syscall_probe__destroy(probe_);
 }
@@ -180,10 +186,38 @@ Result<std::unique_ptr<SyscallTracer>> SyscallTracer::open(const TracerOptions& 
     std::string detail = messages.summary();
     return make_error("cannot attach the system-call probe: " + (detail.empty() ? std::strerror(-err) : detail));
   }
+  if (options.sample_hz > 0)
+    if (Status s = tracer->open_sampling(); !s) return s.error();
   tracer->ring_ =
       ring_buffer__new(bpf_map__fd(tracer->probe_->maps.ring), &SyscallTracer::on_record, tracer.get(), nullptr);
   if (!tracer->ring_) return make_error("cannot map the system-call ring buffer: " + std::string(std::strerror(errno)));
   return tracer;
+}
+
+// One CPU-clock event per online CPU, system-wide (the program filters on the traced
+// processes, as the tracepoints do): a thread created later is sampled with no event of
+// its own, and the cost is one program run per tick of a CPU, not per thread.
+Status SyscallTracer::open_sampling() {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < cpus; ++cpu) {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    attr.freq = 1;
+    attr.sample_freq = options_.sample_hz;
+    const int fd = int(syscall(SYS_perf_event_open, &attr, -1, int(cpu), -1, PERF_FLAG_FD_CLOEXEC));
+    if (fd < 0)
+      return make_error("cannot open a CPU-clock event on CPU " + std::to_string(cpu) +
+                        " for the samples: " + std::strerror(errno));
+    sample_fds_.push_back(fd);
+    bpf_link* link = bpf_program__attach_perf_event(probe_->progs.on_sample, fd);
+    if (!link)
+      return make_error("cannot attach the sampling program on CPU " + std::to_string(cpu) + ": " +
+                        std::strerror(errno));
+    sample_links_.push_back(link);
+  }
+  return Ok{};
 }
 
 Status SyscallTracer::add_process(uint32_t pid) {
@@ -253,6 +287,18 @@ int SyscallTracer::handle_record(const uint8_t* data, size_t size) {
     e.user_frames = user_frames_;
     if (r.flags & CALLPROF_SYSCALL_CONTEXT) e.context = ExactCaller{r.context_node, r.context_fn};
     if (handler_) handler_->on_syscall(e);
+  } else if (kind == CALLPROF_RECORD_SAMPLE && size >= sizeof(callprof_sample_record)) {
+    callprof_sample_record r;
+    std::memcpy(&r, data, sizeof r);
+    SampleEvent e;
+    e.pid = r.tgid;
+    e.tid = r.tid;
+    e.time_ns = r.time_ns;
+    e.ip = r.ip;
+    e.in_kernel = r.flags & CALLPROF_SAMPLE_KERNEL;
+    e.in_runtime = r.flags & CALLPROF_SAMPLE_RUNTIME;
+    if (r.flags & CALLPROF_SAMPLE_CONTEXT) e.context = ExactCaller{r.context_node, r.context_fn};
+    if (handler_) handler_->on_sample(e);
   } else if (kind == CALLPROF_RECORD_PROCESS && size >= sizeof(callprof_process_record)) {
     callprof_process_record r;
     std::memcpy(&r, data, sizeof r);
@@ -325,6 +371,7 @@ TracerCounts SyscallTracer::counts() const {
     c.unpaired_exits += p.unpaired_exits;
     c.window_failures += p.window_failures;
     c.context_failures += p.context_failures;
+    c.samples += p.samples;
   }
   return c;
 }

@@ -17,6 +17,7 @@
 
 struct syscall_probe;
 struct ring_buffer;
+struct bpf_link;
 
 namespace callprof::syscalls {
 
@@ -33,6 +34,9 @@ struct TracerOptions {
   bool follow_children = true;  // processes a traced process creates are traced too
   uint32_t ring_bytes = 0;      // one ring for all CPUs; power of two; 0: 8 MiB, more for large windows
   uint32_t max_stacks = 0;      // distinct kernel stacks kept (full mode); 0: 32768
+  // Exact mode with samples: a CPU-clock event at this frequency on every CPU, each tick of
+  // a traced thread a SampleEvent. 0: none. With samples, `selected` may be empty.
+  uint32_t sample_hz = 0;
 };
 
 // Where an exact-mode thread was when it made a call: the node on top of the runtime's
@@ -71,6 +75,16 @@ struct SyscallEvent {
   std::optional<ExactCaller> context;
 };
 
+// A CPU-clock tick of a traced thread (TracerOptions::sample_hz).
+struct SampleEvent {
+  uint32_t pid = 0, tid = 0;
+  uint64_t time_ns = 0;  // CLOCK_MONOTONIC
+  uint64_t ip = 0;       // user instruction pointer; in the kernel, where the thread entered it (0: unknown)
+  bool in_kernel = false;
+  bool in_runtime = false;             // the thread was in the exact-mode runtime's own code
+  std::optional<ExactCaller> context;  // the node on top of its shadow stack then
+};
+
 struct ProcessEvent {
   enum Kind : uint8_t {
     Fork,         // pid/tid created process `child`
@@ -99,6 +113,7 @@ struct TracerCounts {
   uint64_t unpaired_exits = 0;     // exits without an entry (calls begun before tracing began)
   uint64_t window_failures = 0;    // the user stack window could not be read (event has none)
   uint64_t context_failures = 0;   // an announced shadow stack could not be read (stack taken instead)
+  uint64_t samples = 0;            // sample events submitted
   uint64_t malformed_records = 0;  // records user space could not decode (a bug; dropped)
 };
 
@@ -107,6 +122,7 @@ class EventHandler {
   virtual ~EventHandler() = default;
   virtual void on_syscall(const SyscallEvent& event) = 0;
   virtual void on_process(const ProcessEvent& event) = 0;
+  virtual void on_sample(const SampleEvent&) {}
 };
 
 // Not thread-safe: one thread polls, drains and reads stacks; add_process may be called
@@ -149,7 +165,11 @@ class SyscallTracer {
   const std::vector<uint64_t>& stack(int32_t id) const;
 
   TracerOptions options_;
+  Status open_sampling();
+
   syscall_probe* probe_ = nullptr;
+  std::vector<int> sample_fds_;  // one CPU-clock event per CPU (sample_hz)
+  std::vector<bpf_link*> sample_links_;
   ring_buffer* ring_ = nullptr;
   uint32_t stack_depth_ = 0;         // frames per stack map entry
   EventHandler* handler_ = nullptr;  // during poll/drain

@@ -67,6 +67,8 @@ void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {
   into->lost_records += s.lost_records;
   into->lost_samples += s.lost_samples;
   into->truncated_stacks += s.truncated_stacks;
+  into->runtime_samples += s.runtime_samples;
+  into->unplaced_samples += s.unplaced_samples;
   into->inlined_frames = into->inlined_frames && s.inlined_frames;
 }
 

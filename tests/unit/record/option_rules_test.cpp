@@ -27,6 +27,22 @@ TEST(OptionRules, EachModeTakesItsOwnOptions) {
   EXPECT_EQ(refusal({"--children"}, Mode::Exact), "");
 }
 
+// -F in exact mode samples inside it (docs/modes.md, "Samples inside exact mode"); attach
+// does not take those samples yet, and says so.
+TEST(OptionRules, ExactModeSamplesWhenGivenAFrequency) {
+  EXPECT_EQ(refusal({"--freq", "--syscalls"}, Mode::Exact), "");
+  RecordArgs attached;
+  attached.pid = 42;
+  attached.given = {"--freq"};
+  EXPECT_EQ(check_options_apply(attached, Mode::Exact, "").error().message,
+            "--freq: samples inside exact mode are taken by record only, not yet by attach");
+  RecordArgs a;
+  a.sampling.frequency = 1234;
+  EXPECT_EQ(a.exact_sample_hz(), 0u) << "not given: no samples";
+  a.given = {"--freq"};
+  EXPECT_EQ(a.exact_sample_hz(), 1234u);
+}
+
 // --no-inline names the addresses of sampled stacks: exact mode's calls have no inline chains.
 TEST(OptionRules, NoInlineIsASamplingOption) {
   EXPECT_EQ(refusal({"--no-inline", "--probe"}, Mode::Probe), "probe mode needs --probe REGEX (the functions to probe)")
@@ -60,7 +76,7 @@ TEST(OptionRules, AnotherModesOptionIsRefusedWithTheReason) {
   EXPECT_EQ(refusal({"--alloc"}, Mode::Sample, "./p has no -finstrument-functions hooks"),
             "--alloc is an exact-mode option, but this recording is in sample mode (./p has no "
             "-finstrument-functions hooks)");
-  EXPECT_EQ(refusal({"--freq"}, Mode::Exact), "--freq is a sampling option, but this recording is in exact mode");
+  EXPECT_EQ(refusal({"--event"}, Mode::Exact), "--event is a sampling option, but this recording is in exact mode");
   EXPECT_EQ(refusal({"--timeline-min-duration"}, Mode::Syscall),
             "--timeline-min-duration is an exact-mode option, but this recording is in syscall mode");
   EXPECT_NE(refusal({"--snapshot-signal"}, Mode::Syscall), "");

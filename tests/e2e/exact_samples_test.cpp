@@ -1,0 +1,106 @@
+// End-to-end: samples inside exact mode (record -F HZ in exact mode; docs/modes.md,
+// "Samples inside exact mode"). Each CPU-clock sample is placed under the node that was on
+// top of its thread's shadow stack (programs/exact_samples.c): a folded function, which
+// exact mode alone charges to its caller, gets its share of the CPU back from the samples;
+// samples in callprof's runtime are counted apart, in no tree; every call count stays what
+// exact mode counts alone.
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class ExactSamples : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o",
+                           "probe.callprof", "--", "/bin/true"},
+                          dir());
+    if (probe.exit != exited(0)) GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << probe.err;
+  }
+  // record, with the auto-fold threshold in the environment, then the report.
+  Report record_sampled(const std::vector<std::string>& options, const std::string& binary,
+                        const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {
+        "/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=2000", E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("--");
+    argv.push_back(binary);
+    argv.insert(argv.end(), args.begin(), args.end());
+    const RunResult r = run(argv, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    return report();
+  }
+};
+E2E_INSTANTIATE(ExactSamples);
+
+uint64_t tree_samples(const json& nodes) {
+  uint64_t n = 0;
+  for (const json& node : nodes) n += node.value("total_samples", uint64_t(0));
+  return n;
+}
+
+bool in_runtime(const Report& r, const json& nodes) {
+  for (const json& node : nodes) {
+    const json& f = r.doc().at("functions").at(node.at("function_id").get<size_t>());
+    if (f.at("module").is_string() && f.at("module").get<std::string>().find("libcallprof-rt") != std::string::npos)
+      return true;
+    if (in_runtime(r, node.at("children"))) return true;
+  }
+  return false;
+}
+
+// tiny holds half of work's CPU, and is folded: exact mode alone puts that half in work's
+// self time; the samples below work put it back in tiny.
+TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
+  const Report r = record_sampled({"-F", "4999", "--auto-fold", "all"}, build("exact_samples.c", {"-g"}));
+  expect_function_calls(r, {{"work", 30000}});
+  bool folded = false;
+  for (const json& f : r.doc().at("auto_fold").at("functions"))
+    folded = folded || same_function(f.at("name").get<std::string>(), "tiny");
+  EXPECT_TRUE(folded) << r.doc().at("auto_fold").dump();
+  const json& work = r.node({"main", "work"});
+  const json& tiny = r.node({"main", "work", "tiny"});
+  const double share = double(u64(tiny, "total_samples")) / double(std::max<uint64_t>(1, u64(work, "total_samples")));
+  measured("tiny_share_of_work_samples", share);
+  measured("work_samples", double(u64(work, "total_samples")));
+  EXPECT_GE(u64(work, "total_samples"), 600u) << "too few samples to judge the share";
+  EXPECT_NEAR(share, 0.5, 0.05);
+  // The same node as tiny's calls before the fold (one function table: by identity).
+  EXPECT_GT(u64(tiny, "calls"), 0u);
+  EXPECT_LT(u64(tiny, "calls"), 300000u) << "folded after a first check";
+  // Every sample is in a tree, the runtime's or unplaced, each counted once.
+  const json& s = r.doc().at("metadata").at("sampling");
+  EXPECT_EQ(s.at("unwind"), "shadow-stack");
+  EXPECT_EQ(s.at("frequency_hz"), 4999);
+  EXPECT_EQ(tree_samples(r.doc().at("tree")) + u64(s, "runtime_samples") + u64(s, "unplaced_samples"),
+            u64(s, "samples"));
+  EXPECT_EQ(u64(s, "unplaced_samples"), 0u);
+  expect_report_invariants(r);
+}
+
+// Twenty million calls of an empty function, every one hooked: nearly all of the CPU is the
+// hooks', and those samples are the runtime's, counted apart; no node stands for them.
+TEST_P(ExactSamples, SamplesInTheRuntimeAreCountedApart) {
+  const Report r = record_sampled({"-F", "4999", "--no-auto-fold"}, build("exact_samples.c", {"-g"}), {"hooks"});
+  expect_function_calls(r, {{"empty", 20000000}, {"hooks", 1}});
+  const json& s = r.doc().at("metadata").at("sampling");
+  const double runtime = double(u64(s, "runtime_samples")) / double(std::max<uint64_t>(1, u64(s, "samples")));
+  measured("runtime_share_of_samples", runtime);
+  EXPECT_GE(u64(s, "samples"), 300u);
+  EXPECT_GT(runtime, 0.5);
+  EXPECT_FALSE(in_runtime(r, r.doc().at("tree"))) << "a sample in the runtime was charged to the program";
+  EXPECT_EQ(tree_samples(r.doc().at("tree")) + u64(s, "runtime_samples") + u64(s, "unplaced_samples"),
+            u64(s, "samples"));
+}
+
+// Without -F exact mode takes no samples: no sampling facts, no samples on any node.
+TEST_P(ExactSamples, NoFrequencyNoSamples) {
+  const Report r = record_sampled({"--auto-fold", "all"}, build("exact_samples.c", {"-g"}));
+  EXPECT_TRUE(r.doc().at("metadata").at("sampling").is_null());
+  EXPECT_EQ(tree_samples(r.doc().at("tree")), 0u);
+  expect_function_calls(r, {{"work", 30000}});
+}
+
+}  // namespace
+}  // namespace e2e

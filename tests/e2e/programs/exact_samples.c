@@ -1,0 +1,39 @@
+/* Samples inside exact mode (issue 27). main calls work() 30,000 times; work spins 20,000
+ * iterations itself and calls tiny() 10 times, each spinning 2,000 of the same iterations:
+ * half of work's CPU is in tiny's code (a sampling profile of this build: 0.50-0.52; with
+ * 100 calls of 200 iterations the calls' own cost made it 0.59). tiny's calls last a few
+ * microseconds: with --auto-fold all and CALLPROF_AUTO_FOLD_NS=20000 it is folded (its
+ * hook calls then removed), so exact mode alone gives its time to work; the samples give
+ * it back: about half of the samples under work land in tiny, below work.
+ * Truth: work 30,000 calls; CPU: tiny's share of work's subtree 0.5.
+ * With "hooks" as argv[1], main instead calls empty() 20,000,000 times: nearly all of that
+ * time is the hooks' (record it with --no-auto-fold), so most samples are the runtime's.
+ * Exit status 0. */
+#include <string.h>
+
+#include "truth.h"
+
+static volatile unsigned sink;
+
+E2E_QUIET void spin(unsigned n) {
+  for (unsigned i = 0; i < n; ++i) sink = sink + i;
+}
+
+E2E_FN void tiny(void) { spin(2000); }
+E2E_FN void work(void) {
+  spin(20000);
+  for (int i = 0; i < 10; ++i) tiny();
+}
+E2E_FN void empty(void) { sink = sink; }
+E2E_FN void hooks(void) {
+  for (int i = 0; i < 20000000; ++i) empty();
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "hooks") == 0) {
+    hooks();
+    return 0;
+  }
+  for (int i = 0; i < 30000; ++i) work();
+  return 0;
+}
