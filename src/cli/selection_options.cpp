@@ -29,6 +29,11 @@ void SelectionOptions::add_to(CLI::App& app, bool with_names) {
         ->type_name("STYLE")
         ->capture_default_str();
   app.add_flag("--raw", query_.raw, "Times as measured, without compensating the hook overhead");
+  app.add_option("--time", time_,
+                 "measured: the times exact mode measured | sampled: each node's self time is its samples' CPU "
+                 "time (record -F in exact mode)")
+      ->type_name("SOURCE")
+      ->capture_default_str();
   app.add_flag("--graft", graft_, "One program-wide tree: threads under the call path that created them");
   app.add_option("--merge-threads", merge_threads_,
                  "paths: merge threads path by path | start: one tree per thread start routine")
@@ -46,6 +51,10 @@ Result<QueryOptions> SelectionOptions::resolve() const {
     return make_error(fmt::format("unknown --merge-threads mode '{}' (valid: paths, start)", merge_threads_));
   if (graft_ && *merge == ThreadMerge::StartRoutine)
     return make_error("--graft and --merge-threads=start exclude each other");
+  if (time_ != "measured" && time_ != "sampled")
+    return make_error(fmt::format("unknown --time source '{}' (valid: measured, sampled)", time_));
+  if (time_ == "sampled" && q.raw) return make_error("--raw and --time sampled exclude each other");
+  q.sampled_time = time_ == "sampled";
   q.names = *names;
   q.merge = graft_ ? ThreadMerge::Graft : *merge;
   if (thread_option_->count() > 0) q.tid = thread_;

@@ -13,7 +13,7 @@ namespace callprof::cli {
 
 class SelectionOptions {
  public:
-  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw, --symfs;
+  // Registers --pid, --thread, --graft, --merge-threads, --focus, --hide, --names, --raw, --time, --symfs;
   // --names not when !with_names (export: its formats carry full names).
   void add_to(CLI::App& app, bool with_names = true);
   // The typed options; one error line for a value that is not known.
@@ -21,7 +21,7 @@ class SelectionOptions {
 
  private:
   QueryOptions query_;
-  std::string names_ = "short", merge_threads_ = "paths";
+  std::string names_ = "short", merge_threads_ = "paths", time_ = "measured";
   uint32_t thread_ = 0, pid_ = 0;
   bool graft_ = false;
   CLI::Option* thread_option_ = nullptr;

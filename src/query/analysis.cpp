@@ -11,6 +11,7 @@
 #include "model/transform/graft.h"
 #include "model/transform/hide.h"
 #include "model/transform/merge.h"
+#include "model/transform/sampled_time.h"
 #include "query/query.h"
 #include "query/thread_intake.h"
 #include "util/parallel.h"
@@ -85,6 +86,8 @@ bool selects(const QueryOptions& options, const Thread& thread) {
 // the selection checked and made, the patterns compiled.
 Result<Analysis> Analysis::start(Profile profile, const QueryOptions& options) {
   if (Status s = check_selection(profile, options); !s) return s.error();
+  if (options.sampled_time)
+    if (auto period = sample_period_ns(profile); !period) return period.error();
   Analysis a;
   a.profile_ = std::make_unique<Profile>(std::move(profile));
   a.options_ = options;
@@ -96,7 +99,12 @@ Result<Analysis> Analysis::start(Profile profile, const QueryOptions& options) {
 Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
   Result<Analysis> a = start(std::move(profile), options);
   if (!a) return a;
-  if (!options.raw) a->compensation_ = compensate(*a->profile_);
+  if (options.sampled_time) {
+    const double period = sample_period_ns(*a->profile_).value();
+    for (Thread& t : a->profile_->threads) use_sampled_time(t.tree, period);
+  } else if (!options.raw) {
+    a->compensation_ = compensate(*a->profile_);
+  }
   a->summarise_threads();
   a->build_tree();
   a->finish();

@@ -43,7 +43,10 @@ struct QueryOptions {
   std::optional<uint32_t> pid;  // only this process (all its exec images)
   std::optional<uint32_t> tid;  // only this thread (with Graft/StartRoutine: and those it created)
   ThreadMerge merge = ThreadMerge::Paths;
-  bool raw = false;   // times as measured: no hook-overhead compensation
+  bool raw = false;  // times as measured: no hook-overhead compensation
+  // --time sampled: every node's self time is its samples' CPU time (model/transform/
+  // sampled_time.h); no compensation then.
+  bool sampled_time = false;
   std::string focus;  // regex: re-root at the matching functions ("" = none)
   std::string hide;   // regex: fold the matching functions into their callers
   NameStyle names = NameStyle::Short;

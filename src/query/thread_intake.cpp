@@ -2,6 +2,7 @@
 #include "query/thread_intake.h"
 
 #include "model/transform/merge.h"
+#include "model/transform/sampled_time.h"
 
 namespace callprof {
 
@@ -16,7 +17,11 @@ bool ThreadIntake::begin(const Profile& head, size_t threads, size_t nodes) {
 }
 
 void ThreadIntake::take(const Profile& head, size_t, Thread& thread) {
-  if (!options_.raw) compensated_ |= compensate_thread(head, processes_->of(thread), thread, compensation_);
+  if (options_.sampled_time) {
+    if (auto period = sample_period_ns(head)) use_sampled_time(thread.tree, *period);
+  } else if (!options_.raw) {
+    compensated_ |= compensate_thread(head, processes_->of(thread), thread, compensation_);
+  }
   summaries_.add(thread.tree);
   if (selects(options_, thread)) {
     if (options_.thread_rows) rows_.push_back(function_rows(thread.tree));

@@ -125,6 +125,14 @@ void write_attach_line(std::ostream& out, const ReportContext& ctx) {
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
+  if (ctx.analysis().options().sampled_time) {
+    const SamplingFacts& s = *ctx.profile().meta.sampling;
+    out << fmt::format(
+        "# times:    sampled (--time sampled): each node's self time is its samples' CPU time, {} per sample "
+        "({} Hz); calls are exact mode's\n",
+        format_ns(uint64_t(1e9 / double(s.frequency_hz))), s.frequency_hz);
+    return;
+  }
   const std::string cost = hook_cost(ctx.profile());
   if (const auto& x = ctx.profile().meta.exact; x && x->ordered_clock)
     out << "# clock:    returns timed once the function's work completed (record --ordered-clock)\n";

@@ -40,11 +40,15 @@ uint64_t tree_samples(const json& nodes) {
   return n;
 }
 
+// Whether a node of the tree stands for the runtime's code or the hooks' PLT stubs.
 bool in_runtime(const Report& r, const json& nodes) {
   for (const json& node : nodes) {
-    const json& f = r.doc().at("functions").at(node.at("function_id").get<size_t>());
-    if (f.at("module").is_string() && f.at("module").get<std::string>().find("libcallprof-rt") != std::string::npos)
-      return true;
+    for (const json& f : r.doc().at("functions"))
+      if (f.at("id") == node.at("function_id") &&
+          ((f.at("module").is_string() &&
+            f.at("module").get<std::string>().find("libcallprof-rt") != std::string::npos) ||
+           f.at("name").get<std::string>().starts_with("__cyg_profile_func_")))
+        return true;
     if (in_runtime(r, node.at("children"))) return true;
   }
   return false;
@@ -77,6 +81,22 @@ TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
             u64(s, "samples"));
   EXPECT_EQ(u64(s, "unplaced_samples"), 0u);
   expect_report_invariants(r);
+
+  // --time sampled: the samples' CPU as every node's self time, in every output. Exact
+  // mode's own times give tiny none of work's time after the fold; the samples give it half.
+  const Report sampled = report({"--time", "sampled"});
+  const double by_time = double(u64(sampled.node({"main", "work", "tiny"}), "total_ns")) /
+                         double(std::max<uint64_t>(1, u64(sampled.node({"main", "work"}), "total_ns")));
+  EXPECT_NEAR(by_time, share, 0.001) << "the same shares as the samples'";
+  EXPECT_EQ(u64(sampled.node({"main", "work"}), "calls"), 30000u) << "the counts stay exact mode's";
+  expect_report_invariants(sampled);
+  const RunResult folded_stacks =
+      run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "collapsed", "--time", "sampled"}, dir());
+  ASSERT_EQ(folded_stacks.exit, exited(0)) << folded_stacks.err;
+  EXPECT_NE(folded_stacks.out.find("main;work;tiny"), std::string::npos) << folded_stacks.out;
+  const RunResult text =
+      run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager", "--time", "sampled"}, dir());
+  EXPECT_NE(text.out.find("# times:    sampled (--time sampled)"), std::string::npos) << text.out;
 }
 
 // Twenty million calls of an empty function, every one hooked: nearly all of the CPU is the
@@ -100,6 +120,12 @@ TEST_P(ExactSamples, NoFrequencyNoSamples) {
   EXPECT_TRUE(r.doc().at("metadata").at("sampling").is_null());
   EXPECT_EQ(tree_samples(r.doc().at("tree")), 0u);
   expect_function_calls(r, {{"work", 30000}});
+  const RunResult refused =
+      run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager", "--time", "sampled"}, dir());
+  EXPECT_EQ(refused.exit, exited(2));
+  EXPECT_EQ(refused.err,
+            "callprof: error: --time sampled: the profile has no samples (record it with -F HZ, or in sample "
+            "mode)\n");
 }
 
 }  // namespace

@@ -5,34 +5,51 @@
 namespace callprof {
 namespace {
 
+using Frames = std::vector<ProcessSymbols::Frame>;
+
 bool in_runtime_library(const std::string& path) {
   const size_t slash = path.rfind('/');
   return path.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, "libcallprof-rt.so") == 0;
+}
+
+// The runtime's code, or the program's PLT stubs of the hooks (`__cyg_profile_func_enter@plt`,
+// the way into the runtime): the profiler's cost, not the program's.
+bool profiler_cost(const NodeSample& s, const Frames& frames, ProcessSymbols& syms, const Profile& p) {
+  if (s.ip && in_runtime_library(syms.module_path_at(s.ip))) return true;
+  return !frames.empty() && p.functions[frames[0].function].name.starts_with("__cyg_profile_func_");
+}
+
+// Below `at`, the frames the node does not stand for: past the node's own function among
+// them (one table: the same id), innermost, since GCC hooks a function's inlined copies too
+// and the node on top may be a frame inlined into the one that ran.
+NodeId below_node(CallTree& tree, NodeId at, const Frames& frames) {
+  size_t first = 0;
+  for (size_t i = frames.size(); at != kRootNode && i-- > 0;)
+    if (frames[i].function == tree.nodes()[at].function) {
+      first = i + 1;
+      break;
+    }
+  for (size_t i = first; i < frames.size(); ++i) at = tree.child(at, frames[i].function, frames[i].inlined);
+  return at;
 }
 
 }  // namespace
 
 void hang_node_samples(const std::vector<const NodeSample*>& samples, const ThreadNodes& nodes, ProcessSymbols& syms,
                        Profile& p, const NodeSampleNames& names, NodeSampleCounts& counts) {
-  const FunctionId kernel = names.kernel, unknown = names.unknown;
   CallTree& tree = p.threads[nodes.thread].tree;
   for (const NodeSample* s : samples) {
-    if (s->ip && in_runtime_library(syms.module_path_at(s->ip))) {
+    const Frames frames = s->ip ? syms.frames_at(s->ip) : Frames{};
+    if (profiler_cost(*s, frames, syms, p)) {
       counts.runtime += s->count;
       continue;
     }
     const bool known =
         s->fn != 0 && s->node < nodes.node.size() && nodes.fn[s->node] == s->fn && nodes.node[s->node] != kNoNode;
     (known ? counts.placed : counts.at_root) += s->count;
-    NodeId at = known ? nodes.node[s->node] : kRootNode;
-    const std::vector<ProcessSymbols::Frame> frames =
-        s->ip ? syms.frames_at(s->ip) : std::vector<ProcessSymbols::Frame>{};
-    size_t first = 0;
-    // The node's own function (same id: one table): the sample is the node's, or its inlined frames'.
-    if (!frames.empty() && at != kRootNode && tree.nodes()[at].function == frames[0].function) first = 1;
-    for (size_t i = first; i < frames.size(); ++i) at = tree.child(at, frames[i].function, frames[i].inlined);
-    if (frames.empty() && s->ip) at = tree.child(at, unknown);  // outside every module: the vDSO, JIT code
-    if (s->in_kernel) at = tree.child(at, kernel);
+    NodeId at = below_node(tree, known ? nodes.node[s->node] : kRootNode, frames);
+    if (frames.empty() && s->ip) at = tree.child(at, names.unknown);  // outside every module: the vDSO, JIT code
+    if (s->in_kernel) at = tree.child(at, names.kernel);
     tree.base(at)[Metric::Samples] += s->count;
   }
 }

@@ -27,7 +27,17 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   f.file = s.file;
   f.line = s.line;
   p_.functions.push_back(std::move(f));
+  if (!s.linkage_name.empty()) by_linkage_.try_emplace({module, s.linkage_name}, it->second);
   return it->second;
+}
+
+FunctionId FunctionTable::inlined(const SymbolInfo& s, ModuleId module) {
+  if (auto it = by_linkage_.find({module, s.linkage_name}); !s.linkage_name.empty() && it != by_linkage_.end())
+    return it->second;
+  const FunctionId id = named(s.name, module, 0);
+  Function& f = p_.functions[id];
+  if (f.file.empty()) f.file = s.file, f.line = s.line;
+  return id;
 }
 
 FunctionId FunctionTable::named(const std::string& name, ModuleId module, uint64_t address, FunctionKind kind) {
@@ -100,7 +110,7 @@ std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
   const ModuleId module = module_of(entry);
   out.push_back({table_.function(entry, module, pc - entry.offset), false});
   for (size_t i = chain.size() - 1; i-- > 0;)
-    if (!chain[i].name.empty()) out.push_back({table_.named(chain[i].name, module, 0), true});
+    if (!chain[i].name.empty()) out.push_back({table_.inlined(chain[i], module), true});
   return out;
 }
 

@@ -31,6 +31,9 @@ class FunctionTable {
   // the imported symbol, whatever implementation it resolved to) or "[pruned]".
   FunctionId named(const std::string& name, ModuleId module, uint64_t address,
                    FunctionKind kind = FunctionKind::Normal);
+  // A function DWARF says was inlined at a sampled address: the function itself where the
+  // table has its out-of-line copy (same module and linkage name), else one by name.
+  FunctionId inlined(const SymbolInfo& s, ModuleId module);
   const std::string& module_path(ModuleId module) const { return p_.modules[module].path; }
 
  private:
@@ -38,6 +41,7 @@ class FunctionTable {
   std::map<std::pair<std::string, std::string>, ModuleId> modules_;
   std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
   std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
+  std::map<std::pair<ModuleId, std::string>, FunctionId> by_linkage_;  // functions by their own symbol
 };
 
 // Symbolizers shared by the process images of one recording that have the same modules at
@@ -65,7 +69,7 @@ class ProcessSymbols {
   FunctionId function(uint64_t address);
   // The frames at a sampled address, outermost first: the function that ran there (by its
   // entry: the same id as its calls' nodes) and those DWARF says were inlined into it there
-  // (by name, flagged inlined). Empty outside every module.
+  // (FunctionTable::inlined, flagged inlined). Empty outside every module.
   struct Frame {
     FunctionId function;
     bool inlined;
