@@ -9,6 +9,8 @@
 
 #include "graph/folded.h"
 #include "model/transform/compensate.h"
+#include "model/transform/sampled_time.h"
+#include "query/sample_agreement.h"
 #include "report/text.h"
 #include "util/escape.h"
 
@@ -122,6 +124,37 @@ void write_attach_line(std::ostream& out, const ReportContext& ctx) {
       "are not counted\n",
       x->frames_open_at_attach, x->frames_open_at_attach == 1 ? " was" : "s were", x->threads_open_at_attach,
       x->threads_open_at_attach == 1 ? "" : "s");
+}
+
+double sample_period_or_zero(const Profile& p) {
+  auto period = sample_period_ns(p);
+  return period ? *period : 0;
+}
+
+}  // namespace
+
+std::vector<SampleDisagreement> exact_sample_disagreements(const ReportContext& ctx) {
+  const Profile& p = ctx.profile();
+  if (!p.meta.sampling || p.meta.sampling->unwind != "shadow-stack" || ctx.analysis().options().sampled_time) return {};
+  const double period = sample_period_or_zero(p);
+  return period > 0 ? sample_disagreements(ctx.tree(), period, ctx.cpu_measured()) : std::vector<SampleDisagreement>{};
+}
+
+namespace {
+
+// Samples inside exact mode: the functions whose measured self CPU time the samples
+// contradict (query/sample_agreement.h), the five furthest apart, and why that happens.
+void write_agreement_lines(std::ostream& out, const ReportContext& ctx) {
+  const std::vector<SampleDisagreement> d = exact_sample_disagreements(ctx);
+  if (d.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < d.size() && i < 5; ++i)
+    list += fmt::format("{}{} (exact {}, samples {} ± {})", i ? ", " : "", escape_text(ctx.name(d[i].function)),
+                        format_ns(d[i].exact_ns), format_ns(d[i].sampled_ns), format_ns(d[i].error_ns));
+  out << fmt::format("# disagree: {} function{} whose exact self CPU time the samples contradict: {}{}\n", d.size(),
+                     d.size() == 1 ? "" : "s", list, d.size() > 5 ? ", ..." : "");
+  out << "#           why: folded calls (their time is the caller's), the hooks' cost beyond compensation, the clock "
+         "read out of order around short calls; --time sampled takes the samples' (docs/modes.md)\n";
 }
 
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
@@ -251,11 +284,14 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
                      format_ns(uint64_t(std::max<int64_t>(m.duration_ns, 0))));
   out << fmt::format("# threads:  {}, processes: {}{}\n", selected_threads(ctx), p.processes.size(),
                      thread_merge(ctx.options().query));
+  // Exact mode with samples has both: the calls it counted, the samples taken inside it.
+  if (!ctx.sampled() || ctx.stats().calls > 0)
+    out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   if (ctx.sampled())
     out << fmt::format("# samples:  {}, estimated total time {}\n", ctx.analysis().total(Metric::Samples),
-                       format_ns(ctx.grand_total_ns()));
-  else
-    out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
+                       format_ns(ctx.stats().calls > 0 ? uint64_t(ctx.analysis().total(Metric::Samples) *
+                                                                  sample_period_or_zero(ctx.profile()))
+                                                       : ctx.grand_total_ns()));
   write_times_line(out, ctx);
   write_folded_line(out, ctx);
   write_hooks_line(out, ctx);
@@ -268,6 +304,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
         s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
         s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples);
     write_truncated_line(out, *s);
+    write_agreement_lines(out, ctx);
   }
   if (const SyscallFacts* s = m.syscalls ? &*m.syscalls : nullptr) {
     out << fmt::format("# syscalls: {} ({} stacks), {} calls traced, {} lost", escape_text(s->selection),

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "query/sample_agreement.h"
 #include "report/context.h"
 
 namespace callprof {
@@ -14,6 +15,10 @@ namespace callprof {
 void write_header(std::ostream& out, const ReportContext& ctx, std::string_view title);
 // That wrapping, of '\n'-ended lines.
 std::string wrap_header_lines(std::string_view text, size_t width);
+
+// Samples inside exact mode (unwind "shadow-stack", times measured): the functions whose
+// exact self CPU time the samples contradict; none for any other profile or --time sampled.
+std::vector<SampleDisagreement> exact_sample_disagreements(const ReportContext& ctx);
 
 // "# 12 functions below 0.5 % hidden (--percent-limit 0 shows them)" when anything was
 // hidden; `what` is singular ("function").

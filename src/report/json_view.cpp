@@ -11,6 +11,7 @@
 #include "graph/modules.h"
 #include "graph/node_filter.h"
 #include "graph/threads.h"
+#include "report/header.h"
 #include "report/json_stream.h"
 #include "report/syscall_rows.h"
 #include "report/views.h"
@@ -481,6 +482,15 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
                       {"hooks_removed_at_ns", f.hooks_removed_at_ns ? json(*f.hooks_removed_at_ns) : json(nullptr)}});
   }
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
+  if (const auto disagreements = exact_sample_disagreements(ctx); !disagreements.empty()) {
+    json d = json::array();
+    for (const SampleDisagreement& x : disagreements)
+      d.push_back({{"name", ctx.analysis().full_name(x.function)},
+                   {"exact_cpu_ns", x.exact_ns},
+                   {"sampled_cpu_ns", x.sampled_ns},
+                   {"error_ns", x.error_ns}});
+    out << "\"sample_disagreements\": " << dump(d) << ",\n";
+  }
   out << "\"selection\": " << dump(selection) << ",\n";
   out << "\"metadata\": " << dump(metadata(ctx.profile().meta)) << ",\n";
   out << "\"summary\": " << dump(summary(ctx)) << ",\n";

@@ -82,6 +82,15 @@ TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
   EXPECT_EQ(u64(s, "unplaced_samples"), 0u);
   expect_report_invariants(r);
 
+  // The report says where exact mode and the samples disagree: the folded function's time
+  // is in its caller's exact self, its samples are its own.
+  std::vector<std::string> disagreeing;
+  for (const json& d : r.doc().at("sample_disagreements")) disagreeing.push_back(d.at("name"));
+  EXPECT_NE(std::find(disagreeing.begin(), disagreeing.end(), "tiny"), disagreeing.end())
+      << r.doc().at("sample_disagreements");
+  EXPECT_NE(std::find(disagreeing.begin(), disagreeing.end(), "work"), disagreeing.end())
+      << r.doc().at("sample_disagreements");
+
   // --time sampled: the samples' CPU as every node's self time, in every output. Exact
   // mode's own times give tiny none of work's time after the fold; the samples give it half.
   const Report sampled = report({"--time", "sampled"});
@@ -97,6 +106,9 @@ TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
   const RunResult text =
       run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager", "--time", "sampled"}, dir());
   EXPECT_NE(text.out.find("# times:    sampled (--time sampled)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("# disagree:"), std::string::npos) << "times taken from the samples agree with them";
+  const RunResult measured_text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
+  EXPECT_NE(measured_text.out.find("# disagree: "), std::string::npos) << measured_text.out;
 }
 
 // Twenty million calls of an empty function, every one hooked: nearly all of the CPU is the
