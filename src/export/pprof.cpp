@@ -151,6 +151,7 @@ std::vector<Column> columns_of(const Analysis& a, bool sampled) {
     c.push_back({"alloc_calls", "count", Metric::AllocCalls});
     c.push_back({"alloc_bytes", "bytes", Metric::AllocBytes});
   }
+  if (has(Metric::Samples)) c.push_back({"samples", "count", Metric::Samples});  // samples inside exact mode
   return c;
 }
 
@@ -162,7 +163,8 @@ class PprofWriter {
       : a_(a),
         p_(a.profile()),
         out_(out),
-        sampled_(a.stats().has_samples || p_.meta.mode == "sample"),
+        // Exact mode with samples keeps its calls and times, the samples a column beside them.
+        sampled_(p_.meta.mode == "sample" || (a.stats().has_samples && a.stats().calls == 0)),
         columns_(columns_of(a, sampled_)),
         location_of_(p_.functions.size(), 0),
         function_of_(p_.functions.size(), 0) {}

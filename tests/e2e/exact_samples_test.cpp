@@ -103,6 +103,16 @@ TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
       run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "collapsed", "--time", "sampled"}, dir());
   ASSERT_EQ(folded_stacks.exit, exited(0)) << folded_stacks.err;
   EXPECT_NE(folded_stacks.out.find("main;work;tiny"), std::string::npos) << folded_stacks.out;
+  // pprof: exact mode's calls and times, the samples a sample type beside them.
+  const RunResult pprof =
+      run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "pprof", "-o", "p.pb.gz"}, dir());
+  ASSERT_EQ(pprof.exit, exited(0)) << pprof.err;
+  for (const std::string type : {"calls", "samples"}) {
+    const RunResult top =
+        run({"/usr/bin/env", "go", "tool", "pprof", "-sample_index=" + type, "-top", "p.pb.gz"}, dir());
+    EXPECT_EQ(top.exit, exited(0)) << top.err;
+    EXPECT_NE(top.out.find("Type: " + type), std::string::npos) << top.out;
+  }
   const RunResult text =
       run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager", "--time", "sampled"}, dir());
   EXPECT_NE(text.out.find("# times:    sampled (--time sampled)"), std::string::npos) << text.out;
