@@ -88,8 +88,6 @@ Status check_options_apply(const RecordArgs& args, Mode mode, const std::string&
     if (!has(given, r.option) || (r.modes & bit(mode))) continue;
     return make_error(fmt::format("{} is {}, but {}", r.option, r.owner, mode_phrase(mode, args.attach(), why_mode)));
   }
-  if (mode == Mode::Exact && args.attach() && has(given, "--freq"))
-    return make_error("--freq: samples inside exact mode are taken by record only, not yet by attach");
   if (mode == Mode::Probe && args.probes.functions.empty())
     return make_error("probe mode needs --probe REGEX (the functions to probe)");
   if ((mode == Mode::Sample || mode == Mode::Probe) && has(given, "--stack-bytes") && args.sampling.call_graph == "fp")

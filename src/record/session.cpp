@@ -292,6 +292,13 @@ Status RecordingSession::start_attached() {
 
 // attach --mode exact: the runtime goes into the process on a borrowed thread (docs/attach.md).
 Status RecordingSession::start_exact_attached() {
+  // -F: the kernel probe traces the process before the runtime comes in, so the threads'
+  // shadow stacks it announces are seen; samples count from the window's start.
+  if (args_.exact_sample_hz() > 0) {
+    collector_ = std::make_unique<SampleCollector>(UnwindMethod::FramePointers);
+    if (Status s = open_tracing(true); !s) return s;
+    if (Status s = tracing_->add_process(args_.pid); !s) return s;
+  }
   auto loaded = exact_->attach(args_.pid);
   if (!loaded)
     return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + loaded.error().message);
@@ -305,6 +312,7 @@ Status RecordingSession::start_exact_attached() {
       args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
                             : std::string("Ctrl-C to stop")));
   start_steady_ns_ = int64_t(monotonic_ns());
+  if (tracing_) tracing_->exact_samples().set_window(uint64_t(start_steady_ns_), UINT64_MAX);
   return Ok{};
 }
 
@@ -312,16 +320,20 @@ Status RecordingSession::start_exact_attached() {
 void RecordingSession::wait_attached() {
   const int64_t until = args_.duration_ns > 0 ? start_steady_ns_ + args_.duration_ns : INT64_MAX;
   while (!RecordSignals::interrupted() && int64_t(monotonic_ns()) < until && process_alive(args_.pid)) {
+    if (tracing_) tracing_->poll();
     if (exact_->image_ended()) {  // an exec: the new image runs unprofiled
       reporter_.note(fmt::format("process {} replaced its image (exec): its recording ends there", args_.pid));
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  // Samples end with the window: a detached thread's shadow stack stays announced, dormant.
+  if (tracing_) tracing_->exact_samples().set_window(uint64_t(start_steady_ns_), monotonic_ns());
   // A process that ended wrote its data as it exited: nothing to wait for.
   if (!exact_->detach(args_.pid, 5000))
     reporter_.warn(
         fmt::format("the runtime in process {} did not confirm the detach: its data may be missing", args_.pid));
+  if (tracing_) tracing_->finish();
 }
 
 // The attached process's executable (by its real path: the runtime compares it).

@@ -43,6 +43,7 @@ class SyscallTracing : public SideSource {
   const ExactCallerCalls& exact_callers() const { return exact_callers_; }
   // The samples taken inside exact mode, by node (sample_hz).
   const ExactSamples& exact_samples() const { return exact_samples_; }
+  ExactSamples& exact_samples() { return exact_samples_; }
   uint64_t lost_events() const;  // records of any kind the full ring dropped
 
  private:

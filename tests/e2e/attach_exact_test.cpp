@@ -83,6 +83,32 @@ TEST_P(AttachExact, FiltersApplyToTheWindow) {
   expect_checked_ok(pid, 2);
 }
 
+// -F samples inside the attached window too (docs/modes.md, "Samples inside exact mode"):
+// each under the node that was on top of its thread's shadow stack, the runtime's apart.
+// Two threads busy in a and b for 0.5 s at 999 Hz: about 1,000 samples, all in the window.
+TEST_P(AttachExact, SamplesTakenInTheWindowLandUnderTheirNodes) {
+  const std::string binary = build("attach_target.c", {"-lpthread", "-g"});
+  const pid_t pid = start(binary, {"2"});
+  const RunResult r = run({E2E_CALLPROF, "attach", "--mode", "exact", "-F", "999", "-d", "0.5", "-o",
+                           "profile.callprof", std::to_string(pid)},
+                          dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  expect_checked_ok(pid, 2);
+  const Report rep = report();
+  const json& s = rep.doc().at("metadata").at("sampling");
+  EXPECT_EQ(s.at("unwind"), "shadow-stack");
+  uint64_t in_tree = 0;
+  for (const json& f : rep.doc().at("functions")) in_tree += f.value("samples", uint64_t(0));
+  const uint64_t under_a = u64(rep.function("a"), "total_samples");  // a calls b
+  measured("samples_in_tree", double(in_tree));
+  measured("samples_under_a", double(under_a));
+  EXPECT_EQ(in_tree + u64(s, "runtime_samples") + u64(s, "unplaced_samples"), u64(s, "samples"));
+  EXPECT_GT(u64(s, "samples"), 200u) << "two busy threads for 0.5 s at 999 Hz";
+  EXPECT_LT(u64(s, "samples"), 2 * 999u + 200) << "none from before or after the window";
+  EXPECT_GT(under_a, in_tree / 2) << "the threads' work is a and b (the rest: the runtime's, counted apart)";
+  EXPECT_GT(u64(rep.function("a"), "calls"), 1000u) << "the calls as without samples";
+}
+
 // Per-caller times as exact mode measures them, in an attached window too: x's calls of d
 // work 3 ms, y's 1 ms, so x -> d carries 75 % of d's time (gprof would say 50 %).
 TEST_P(AttachExact, PerCallerTimesAreMeasuredInTheWindow) {

@@ -20,7 +20,7 @@ class ExactSamples : public E2ETest {
   }
   // record, with the auto-fold threshold in the environment, then the report.
   Report record_sampled(const std::vector<std::string>& options, const std::string& binary,
-                        const std::vector<std::string>& args = {}) {
+                        const std::vector<std::string>& args = {}, std::string* program_out = nullptr) {
     std::vector<std::string> argv = {
         "/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=2000", E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
     argv.insert(argv.end(), options.begin(), options.end());
@@ -29,6 +29,7 @@ class ExactSamples : public E2ETest {
     argv.insert(argv.end(), args.begin(), args.end());
     const RunResult r = run(argv, dir());
     EXPECT_EQ(r.exit, exited(0)) << r.err;
+    if (program_out) *program_out = r.out;
     return report();
   }
 };
@@ -57,7 +58,10 @@ bool in_runtime(const Report& r, const json& nodes) {
 // tiny holds half of work's CPU, and is folded: exact mode alone puts that half in work's
 // self time; the samples below work put it back in tiny.
 TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
-  const Report r = record_sampled({"-F", "4999", "--auto-fold", "all"}, build("exact_samples.c", {"-g"}));
+  std::string out;
+  const Report r = record_sampled({"-F", "4999", "--auto-fold", "all"}, build("exact_samples.c", {"-g"}), {}, &out);
+  double by_program = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "tiny_share=%lf", &by_program), 1) << out;
   expect_function_calls(r, {{"work", 30000}});
   bool folded = false;
   for (const json& f : r.doc().at("auto_fold").at("functions"))
@@ -69,7 +73,10 @@ TEST_P(ExactSamples, AFoldedFunctionGetsItsShareOfTheSamplesUnderItsCaller) {
   measured("tiny_share_of_work_samples", share);
   measured("work_samples", double(u64(work, "total_samples")));
   EXPECT_GE(u64(work, "total_samples"), 600u) << "too few samples to judge the share";
-  EXPECT_NEAR(share, 0.5, 0.05);
+  // The truth is the program's own measure of the split; the design's half holds when the
+  // machine ran both loops alike (it did not always here: 0.50-0.63).
+  construction_held("tiny_share", by_program, 0.5, 0.05);
+  EXPECT_NEAR(share, by_program, 0.05);
   // The same node as tiny's calls before the fold (one function table: by identity).
   EXPECT_GT(u64(tiny, "calls"), 0u);
   EXPECT_LT(u64(tiny, "calls"), 300000u) << "folded after a first check";
