@@ -7,20 +7,6 @@
 namespace callprof::record {
 namespace {
 
-// The thread of the image that was running at `at`: the latest to start before it (an
-// exec keeps the pid and the exec'ing thread's tid; a dump's image starts before any of its
-// threads announces itself), else the earliest (clocks that disagree by a little).
-const ThreadNodes* find_thread(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
-  const ThreadNodes *latest_before = nullptr, *earliest = nullptr;
-  for (const ThreadNodes& t : nodes) {
-    if (t.pid != pid || t.tid != tid) continue;
-    if (t.image_start_ns <= at && (!latest_before || t.image_start_ns > latest_before->image_start_ns))
-      latest_before = &t;
-    if (!earliest || t.image_start_ns < earliest->image_start_ns) earliest = &t;
-  }
-  return latest_before ? latest_before : earliest;
-}
-
 Metrics leaf_metrics(const SyscallSums& s) {
   Metrics m;
   s.add_to(m);
@@ -47,7 +33,7 @@ void ExactCallerCalls::attach(Profile& exact, const std::vector<ThreadNodes>& no
   SyscallFacts& facts = exact.meta.syscalls ? *exact.meta.syscalls : exact.meta.syscalls.emplace();
   std::map<uint32_t, FunctionId> leaves;  // call number -> `[syscall] NAME`
   for (const auto& [key, calls] : threads_) {
-    const ThreadNodes* t = find_thread(nodes, key.pid, key.tid, calls.first_ns);
+    const ThreadNodes* t = thread_nodes_at(nodes, key.pid, key.tid, calls.first_ns);
     uint64_t total = 0;
     for (const auto& [site, sums] : calls.sites) total += sums.calls;
     facts.exact_callers += total;

@@ -87,6 +87,8 @@ TEST_P(AttachExact, FiltersApplyToTheWindow) {
 // each under the node that was on top of its thread's shadow stack, the runtime's apart.
 // Two threads busy in a and b for 0.5 s at 999 Hz: about 1,000 samples, all in the window.
 TEST_P(AttachExact, SamplesTakenInTheWindowLandUnderTheirNodes) {
+  if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
+    GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << why;
   const std::string binary = build("attach_target.c", {"-lpthread", "-g"});
   const pid_t pid = start(binary, {"2"});
   const RunResult r = run({E2E_CALLPROF, "attach", "--mode", "exact", "-F", "999", "-d", "0.5", "-o",

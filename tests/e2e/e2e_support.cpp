@@ -250,4 +250,11 @@ bool construction_held(const std::string& key, double by_program, double designe
   return false;
 }
 
+std::string kernel_probe_unavailable(const fs::path& dir) {
+  const RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o",
+                               "kernel-probe.callprof", "--", "/bin/true"},
+                              dir);
+  return probe.exit == exited(0) ? "" : probe.err.empty() ? "callprof record --mode syscall failed" : probe.err;
+}
+
 }  // namespace e2e

@@ -111,6 +111,10 @@ void expect_edge_calls(const Report& report, const std::vector<CallsOn>& expecte
 void expect_path_calls(const Report& report, const std::vector<CallsAt>& expected);
 void expect_absent(const Report& report, const std::vector<std::string>& functions);
 
+// Why callprof's kernel probe (eBPF: --syscalls, samples inside exact mode) cannot run
+// here, from a one-call recording of /bin/true in `dir`; "" when it can.
+std::string kernel_probe_unavailable(const std::filesystem::path& dir);
+
 // Prints a measured number to the log and records it in the test's XML result.
 void measured(const std::string& key, double value, const std::string& unit = "");
 

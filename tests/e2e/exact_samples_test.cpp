@@ -13,10 +13,8 @@ class ExactSamples : public E2ETest {
  protected:
   void SetUp() override {
     E2ETest::SetUp();
-    RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o",
-                           "probe.callprof", "--", "/bin/true"},
-                          dir());
-    if (probe.exit != exited(0)) GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << probe.err;
+    if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
+      GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << why;
   }
   // record, with the auto-fold threshold in the environment, then the report.
   Report record_sampled(const std::vector<std::string>& options, const std::string& binary,
@@ -141,6 +139,21 @@ TEST_P(ExactSamples, SamplesInTheRuntimeAreCountedApart) {
   EXPECT_FALSE(in_runtime(r, r.doc().at("tree"))) << "a sample in the runtime was charged to the program";
   EXPECT_EQ(tree_samples(r.doc().at("tree")) + u64(s, "runtime_samples") + u64(s, "unplaced_samples"),
             u64(s, "samples"));
+}
+
+// System calls and samples in one recording, one tree: the program's write (its printf)
+// under main, placed by the shadow stack as the samples are, and the samples under work.
+TEST_P(ExactSamples, SystemCallsAndSamplesShareTheExactTree) {
+  const Report r =
+      record_sampled({"-F", "4999", "--auto-fold", "all", "--syscalls", "write"}, build("exact_samples.c", {"-g"}));
+  expect_path_calls(r, {{{"main", "[syscall] write"}, 1}});
+  EXPECT_GT(u64(r.node({"main", "work", "tiny"}), "total_samples"), 100u);
+  expect_function_calls(r, {{"work", 30000}});
+  const json& facts = r.doc().at("metadata");
+  EXPECT_EQ(facts.at("sampling").at("unwind"), "shadow-stack");
+  EXPECT_GE(u64(facts.at("syscalls"), "exact_callers"), 1u);
+  EXPECT_EQ(r.threads().size(), 1u) << "one thread, one tree";
+  expect_report_invariants(r);
 }
 
 // Without -F exact mode takes no samples: no sampling facts, no samples on any node.

@@ -17,10 +17,8 @@ class Syscalls : public E2ETest {
  protected:
   void SetUp() override {
     E2ETest::SetUp();
-    RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o",
-                           "probe.callprof", "--", "/bin/true"},
-                          dir());
-    if (probe.exit != exited(0)) GTEST_SKIP() << "system-call tracing is not available here: " << probe.err;
+    if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
+      GTEST_SKIP() << "system-call tracing is not available here: " << why;
   }
   // Debian's default flags (-O2, no frame pointers), or with hooks for exact mode.
   std::string build_program(bool hooks) { return hooks ? build("syscalls.c", {"-g"}) : build_plain("syscalls.c"); }

@@ -344,24 +344,11 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
     if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end()) out.warnings.push_back(w);
 }
 
-// The thread of the image that was running at `at`: the latest to start before it (an
-// exec keeps the pid and the exec'ing thread's tid), else the earliest.
-const ThreadNodes* find_thread(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
-  const ThreadNodes *latest_before = nullptr, *earliest = nullptr;
-  for (const ThreadNodes& t : nodes) {
-    if (t.pid != pid || t.tid != tid) continue;
-    if (t.image_start_ns <= at && (!latest_before || t.image_start_ns > latest_before->image_start_ns))
-      latest_before = &t;
-    if (!earliest || t.image_start_ns < earliest->image_start_ns) earliest = &t;
-  }
-  return latest_before ? latest_before : earliest;
-}
-
 void add_samples(const std::vector<NodeSample>& samples, const std::vector<std::unique_ptr<ProcessSymbols>>& syms,
                  BuildResult& out) {
   std::map<const ThreadNodes*, std::vector<const NodeSample*>> by_thread;
   for (const NodeSample& s : samples) {
-    if (const ThreadNodes* t = find_thread(out.thread_nodes, s.pid, s.tid, s.time_ns))
+    if (const ThreadNodes* t = thread_nodes_at(out.thread_nodes, s.pid, s.tid, s.time_ns))
       by_thread[t].push_back(&s);
     else
       out.samples.unplaced += s.count;
@@ -373,6 +360,17 @@ void add_samples(const std::vector<NodeSample>& samples, const std::vector<std::
 }
 
 }  // namespace
+
+const ThreadNodes* thread_nodes_at(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
+  const ThreadNodes *latest_before = nullptr, *earliest = nullptr;
+  for (const ThreadNodes& t : nodes) {
+    if (t.pid != pid || t.tid != tid) continue;
+    if (t.image_start_ns <= at && (!latest_before || t.image_start_ns > latest_before->image_start_ns))
+      latest_before = &t;
+    if (!earliest || t.image_start_ns < earliest->image_start_ns) earliest = &t;
+  }
+  return latest_before ? latest_before : earliest;
+}
 
 double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
   double best_span = 0, rate = 0;

@@ -23,6 +23,12 @@ struct ThreadNodes {
   std::vector<uint64_t> fn;    // runtime node id -> its function's address (0: free)
 };
 
+// The thread (pid, tid) of the process image that was running at `at` (CLOCK_MONOTONIC):
+// the latest to start before it (an exec keeps the pid and the exec'ing thread's tid; a
+// dump's image starts before any of its threads runs), else the earliest (clocks that
+// disagree by a little); null when no image has that thread.
+const ThreadNodes* thread_nodes_at(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at);
+
 struct BuildResult {
   Profile profile;
   std::vector<ThreadNodes> thread_nodes;  // one per thread of `profile` built from a dump
