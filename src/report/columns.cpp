@@ -115,6 +115,9 @@ Keys base_keys(bool sampled, TableKind kind) {
 
 Keys default_keys(bool sampled, bool cpu, bool crowded, const std::array<bool, kMetricCount>& present, TableKind kind) {
   Keys keys = base_keys(sampled, kind);
+  // Samples inside exact mode: beside the calls.
+  if (!sampled && present[size_t(Metric::Samples)] && kind != TableKind::Callers)
+    keys.insert(keys.begin() + 1, "samples");
   auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
   if (cpu) add({"cpu", "offcpu"});
   // Waiting for a CPU is neither running nor blocking: its own column where it mattered.
@@ -209,7 +212,7 @@ bool column_known(const ReportContext& ctx, const MetricColumnDef& c) {
     case Needs::Cpu:
       return ctx.cpu_measured();
     case Needs::Samples:
-      return ctx.sampled();
+      return ctx.has_samples();
     case Needs::MinMax:
       return ctx.stats().has_min_max;
     case Needs::Faults:

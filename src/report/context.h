@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/transform/sampled_time.h"
 #include "query/query.h"
 #include "report/report.h"
 #include "util/pattern.h"
@@ -33,7 +34,11 @@ class ReportContext {
   bool cpu_measured() const { return analysis_->cpu_measured(); }
   bool compensated() const { return analysis_->compensated(); }
   const CompensationStats& compensation() const { return analysis_->compensation(); }
-  bool sampled() const { return stats().has_samples; }
+  // Samples are present (their columns and keys are shown).
+  bool has_samples() const { return stats().has_samples; }
+  // The views read it as a sampled profile: samples first, no calls. Not exact mode with
+  // samples inside it: its calls and times are measured, its samples a column beside them.
+  bool sampled() const { return stats().has_samples && !samples_inside_exact(profile()); }
   // Show the module column: the tree's functions come from more than one module.
   bool show_module() const { return analysis_->module_count() > 1; }
 

@@ -285,9 +285,9 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   out << fmt::format("# threads:  {}, processes: {}{}\n", selected_threads(ctx), p.processes.size(),
                      thread_merge(ctx.options().query));
   // Exact mode with samples has both: the calls it counted, the samples taken inside it.
-  if (!ctx.sampled() || ctx.stats().calls > 0)
+  if (!ctx.sampled())
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
-  if (ctx.sampled())
+  if (ctx.has_samples())
     out << fmt::format("# samples:  {}, estimated total time {}\n", ctx.analysis().total(Metric::Samples),
                        format_ns(ctx.stats().calls > 0 ? uint64_t(ctx.analysis().total(Metric::Samples) *
                                                                   sample_period_or_zero(ctx.profile()))
@@ -297,12 +297,12 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   write_hooks_line(out, ctx);
   write_attach_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
-    out << fmt::format(
-        "# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; "
-        "times are estimates (samples x period)\n",
-        escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
-        s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
-        s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples);
+    out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; {}\n",
+                       escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
+                       s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
+                       s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples,
+                       ctx.sampled() ? "times are estimates (samples x period)"
+                                     : fmt::format("{} in callprof's runtime, not the program's", s->runtime_samples));
     write_truncated_line(out, *s);
     write_agreement_lines(out, ctx);
   }

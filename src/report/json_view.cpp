@@ -269,7 +269,7 @@ std::vector<Breakdown> thread_breakdowns(const ReportContext& ctx) {
 
 std::vector<json> rows_json(const ReportContext& ctx, const Breakdown& rows) {
   std::vector<json> out;
-  const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
+  const bool cpu = ctx.cpu_measured(), sampled = ctx.has_samples();
   for (const auto& [function, r] : rows) {
     json j = {{"id", function}, {"calls", r.calls}, {"self_ns", r.self_ns}, {"total_ns", r.total_ns}};
     if (cpu) {
@@ -416,7 +416,7 @@ void write_node_columns(std::ostream& out, const ReportContext& ctx, const Metri
   const size_t n = order.ids.size();
   auto base = [&](Metric m) { return [&, m](size_t i) { return tree.base(order.ids[i])[m]; }; };
   auto cum = [&](Metric m) { return [&, m](size_t i) { return totals[order.ids[i]][m]; }; };
-  const bool cpu = ctx.cpu_measured(), sampled = ctx.sampled();
+  const bool cpu = ctx.cpu_measured(), sampled = ctx.has_samples();
   out << "\"nodes\": {\n\"count\": " << n;
   write_column(out, "parent", n, true, [&](size_t i) { return order.parents[i]; });
   write_column(out, "function_id", n, true, [&](size_t i) { return tree.node(order.ids[i]).function; });

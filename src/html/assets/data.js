@@ -25,7 +25,9 @@ function buildModel(doc) {
     doc,
     functions,
     total: doc.summary.total_ns,
-    sampled: doc.summary.sampled,
+    // Samples first, no calls; not exact mode with samples inside it (calls and times
+    // measured, the samples a column beside them).
+    sampled: doc.summary.sampled && !(doc.metadata.sampling && doc.metadata.sampling.unwind === 'shadow-stack'),
     cpu: doc.functions.some(f => f.cpu_ns !== null),
     nodes,
     n,

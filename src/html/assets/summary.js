@@ -80,7 +80,10 @@ function recordingNotes(d) {
   if (meta.snapshot) notes.push('This profile is a snapshot taken while the program still ran.')
   if (meta.sampling) {
     const sm = meta.sampling
-    notes.push(`Sampled: ${sm.event} at ${fmtCount(sm.frequency_hz)} Hz, ${sm.unwind || 'fp'} unwinding; times are estimates (samples \u00d7 period).`)
+    if (sm.unwind === 'shadow-stack')
+      notes.push(`Samples inside exact mode: ${sm.event} at ${fmtCount(sm.frequency_hz)} Hz, each under the exact call path that was running (its samples column); ${fmtCount(sm.runtime_samples)} in callprof's runtime, not the program's.`)
+    else
+      notes.push(`Sampled: ${sm.event} at ${fmtCount(sm.frequency_hz)} Hz, ${sm.unwind || 'fp'} unwinding; times are estimates (samples \u00d7 period).`)
     if (sm.lost_samples || sm.lost_records) notes.push(`Lost: ${fmtCount(sm.lost_samples)} samples, ${fmtCount(sm.lost_records)} records.`)
     if (sm.truncated_stacks) notes.push(`${fmtCount(sm.truncated_stacks)} stacks could not be unwound to the program's or thread's start: they are under [truncated].`)
     if (sm.inlined_frames === false) notes.push('Inlined functions are not shown: their time is their callers\' (record --no-inline).')
