@@ -473,8 +473,8 @@ std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_sn
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   from_snapshots = c.from_snapshots;
-  if (final && tracing_ &&
-      args_.syscalls.enabled()) {  // the system calls, as a profile of their own to hang into the exact trees
+  // The system calls, as a profile of their own to hang into the exact trees.
+  if (final && tracing_ && args_.syscalls.enabled()) {
     std::vector<std::string> warnings;
     Profile traced = collector_->build(warnings);
     for (const auto& w : warnings) reporter_.warn(w);
@@ -498,8 +498,10 @@ void RecordingSession::stamp_exact_samples(BuildResult& built) const {
   x.runtime_samples = taken.in_runtime() + built.samples.runtime;
   x.unplaced_samples = built.samples.unplaced;
   x.lost_records = tracing_->lost_events();
-  if (x.samples == 0)
+  if (x.samples == 0) {
     built.profile.meta.warnings.push_back("no samples were taken (did the program run long enough to be sampled?)");
+    reporter_.warn(built.profile.meta.warnings.back());
+  }
 }
 
 Profile RecordingSession::build_sampled() {
