@@ -99,11 +99,13 @@ TEST_P(Threads, WorkSplitsOneTwoThreeFour) {
     measured(compiler_name() + ".threads.worker" + std::to_string(k) + "_total_ms", total[k] / 1e6, "ms");
     measured(compiler_name() + ".threads.worker" + std::to_string(k) + "_ratio_to_worker1", ratio);
     // The ratio is what the threads measured themselves (ratios only: the absolute
-    // scale is ClockConversion's business). 8 %: a preemption of a millisecond between a
-    // worker's own clock reading and its exit hook moves worker1's 20 ms by 5 %; a thread
-    // charged with another's time would be off by 50 % or more.
+    // scale is ClockConversion's business). 8 %, and 3 ms of worker1's: a preemption of a
+    // millisecond between a worker's own clock reading and its exit hook moves worker1's
+    // 20 ms by 5 %, and a parallel ctest saw longer ones; a thread charged with another's
+    // time would be off by 50 % or more.
     const double truth_ratio = truth[k] / truth[1];
-    EXPECT_NEAR(ratio, truth_ratio, 0.08 * truth_ratio) << "worker" << k << " / worker1 vs their own clocks";
+    EXPECT_NEAR(ratio, truth_ratio, (0.08 + 3e6 / truth[1]) * truth_ratio)
+        << "worker" << k << " / worker1 vs their own clocks";
     // Designed 1 : 2 : 3 : 4, with a wide margin, when the machine let the workers run so.
     const std::string key = compiler_name() + ".threads.worker" + std::to_string(k) + "_ratio";
     if (construction_held(key, truth[k] / truth[1], double(k), 0.25 * k)) {
