@@ -289,9 +289,9 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
     out << fmt::format("# calls:    {}, total time {}\n", ctx.stats().calls, format_ns(ctx.grand_total_ns()));
   if (ctx.has_samples())
     out << fmt::format("# samples:  {}, estimated total time {}\n", ctx.analysis().total(Metric::Samples),
-                       format_ns(ctx.stats().calls > 0 ? uint64_t(ctx.analysis().total(Metric::Samples) *
-                                                                  sample_period_or_zero(ctx.profile()))
-                                                       : ctx.grand_total_ns()));
+                       format_ns(ctx.sampled() ? ctx.grand_total_ns()
+                                               : uint64_t(ctx.analysis().total(Metric::Samples) *
+                                                          sample_period_or_zero(ctx.profile()))));
   write_times_line(out, ctx);
   write_folded_line(out, ctx);
   write_hooks_line(out, ctx);

@@ -20,7 +20,7 @@ class ExactSamples : public E2ETest {
   Report record_sampled(const std::vector<std::string>& options, const std::string& binary,
                         const std::vector<std::string>& args = {}, std::string* program_out = nullptr) {
     std::vector<std::string> argv = {
-        "/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=2000", E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+        "/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=4000", E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back("--");
     argv.push_back(binary);

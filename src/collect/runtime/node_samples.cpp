@@ -14,9 +14,11 @@ bool in_runtime_library(const std::string& path) {
 
 // The runtime's code, or the program's PLT stubs of the hooks (`__cyg_profile_func_enter@plt`,
 // the way into the runtime): the profiler's cost, not the program's.
-bool profiler_cost(const NodeSample& s, const Frames& frames, ProcessSymbols& syms, const Profile& p) {
-  if (s.ip && in_runtime_library(syms.module_path_at(s.ip))) return true;
-  return !frames.empty() && p.functions[frames[0].function].name.starts_with("__cyg_profile_func_");
+bool profiler_cost(const Frames& frames, const Profile& p) {
+  if (frames.empty()) return false;
+  const Function& f = p.functions[frames[0].function];
+  return (f.module != kNoModule && in_runtime_library(p.modules[f.module].path)) ||
+         f.name.starts_with("__cyg_profile_func_");
 }
 
 // Below `at`, the frames the node does not stand for: past the node's own function among
@@ -40,13 +42,13 @@ void hang_node_samples(const std::vector<const NodeSample*>& samples, const Thre
   CallTree& tree = p.threads[nodes.thread].tree;
   for (const NodeSample* s : samples) {
     const Frames frames = s->ip ? syms.frames_at(s->ip) : Frames{};
-    if (profiler_cost(*s, frames, syms, p)) {
+    if (profiler_cost(frames, p)) {
       counts.runtime += s->count;
       continue;
     }
+    // Not known: before the thread's first instrumented call, or a node pruned since.
     const bool known =
         s->fn != 0 && s->node < nodes.node.size() && nodes.fn[s->node] == s->fn && nodes.node[s->node] != kNoNode;
-    (known ? counts.placed : counts.at_root) += s->count;
     NodeId at = below_node(tree, known ? nodes.node[s->node] : kRootNode, frames);
     if (frames.empty() && s->ip) at = tree.child(at, names.unknown);  // outside every module: the vDSO, JIT code
     if (s->in_kernel) at = tree.child(at, names.kernel);

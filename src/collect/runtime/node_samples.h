@@ -29,8 +29,6 @@ struct NodeSample {
 
 // What became of the samples (SamplingFacts in the metadata).
 struct NodeSampleCounts {
-  uint64_t placed = 0;    // under the node that was on top
-  uint64_t at_root = 0;   // no node known (before the thread's first instrumented call, a pruned node)
   uint64_t runtime = 0;   // in callprof's runtime: the profiler's own cost, not in any tree
   uint64_t unplaced = 0;  // their thread wrote no data
 };

@@ -114,12 +114,6 @@ std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
   return out;
 }
 
-std::string ProcessSymbols::module_path_at(uint64_t pc) {
-  const SymbolInfo s = symbolizer_ ? symbolizer_->resolve(pc) : SymbolInfo{};
-  const ModuleId m = module_of(s);
-  return m == kNoModule ? std::string() : table_.module_path(m);
-}
-
 bool ProcessSymbols::indirect_call(uint64_t return_address) {
   if (return_address == 0 || !symbolizer_) return false;
   auto [it, added] = call_kinds_.try_emplace(return_address, false);

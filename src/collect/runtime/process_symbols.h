@@ -34,7 +34,6 @@ class FunctionTable {
   // A function DWARF says was inlined at a sampled address: the function itself where the
   // table has its out-of-line copy (same module and linkage name), else one by name.
   FunctionId inlined(const SymbolInfo& s, ModuleId module);
-  const std::string& module_path(ModuleId module) const { return p_.modules[module].path; }
 
  private:
   Profile& p_;
@@ -75,8 +74,6 @@ class ProcessSymbols {
     bool inlined;
   };
   std::vector<Frame> frames_at(uint64_t pc);
-  // The module path of the function at `pc` ("" outside every module).
-  std::string module_path_at(uint64_t pc);
   // Whether the call that returns to `return_address` went through a pointer.
   bool indirect_call(uint64_t return_address);
   std::vector<std::string> warnings() const;

@@ -345,7 +345,7 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
 }
 
 void add_samples(const std::vector<NodeSample>& samples, const std::vector<std::unique_ptr<ProcessSymbols>>& syms,
-                 BuildResult& out) {
+                 FunctionTable& table, BuildResult& out) {
   std::map<const ThreadNodes*, std::vector<const NodeSample*>> by_thread;
   for (const NodeSample& s : samples) {
     if (const ThreadNodes* t = thread_nodes_at(out.thread_nodes, s.pid, s.tid, s.time_ns))
@@ -353,7 +353,6 @@ void add_samples(const std::vector<NodeSample>& samples, const std::vector<std::
     else
       out.samples.unplaced += s.count;
   }
-  FunctionTable table(out.profile);
   const NodeSampleNames names{table.named("[kernel]", kNoModule, 0, FunctionKind::Kernel),
                               table.named("[unknown]", kNoModule, 0)};
   for (const auto& [t, list] : by_thread) hang_node_samples(list, *t, *syms[t->dump], out.profile, names, out.samples);
@@ -400,7 +399,7 @@ BuildResult build_profile(const std::vector<RawProcessDump>& dumps, const std::v
     syms.push_back(std::make_unique<ProcessSymbols>(dumps[i], table, symbolizers));
     add_process(dumps[i], i, rate, *syms.back(), out);
   }
-  if (!samples.empty()) add_samples(samples, syms, out);
+  if (!samples.empty()) add_samples(samples, syms, table, out);
   for (const auto& d : dumps)
     for (const RawThread& t : d.threads)
       if (t.has_timeline) {
