@@ -18,6 +18,7 @@ Run add_diff(CLI::App& app);
 Run add_graph(CLI::App& app);
 Run add_flame(CLI::App& app);
 Run add_html(CLI::App& app);
+Run add_annotate(CLI::App& app);
 
 // The one place errors become output: "callprof: error: <message>".
 int fail(const std::string& message);

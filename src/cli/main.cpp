@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   add(add_graph, "graph", "Draw the call graph (SVG, DOT or PNG), edges as wide as the time along them");
   add(add_flame, "flame", "Draw a flame graph (interactive SVG)");
   add(add_html, "html", "Write a self-contained web report (one HTML file)");
+  add(add_annotate, "annotate", "Show a function's source and instructions with the samples and calls on each line");
   app.footer(
       "Example: callprof record -- ./prog args && callprof report\n"
       "`callprof COMMAND --help` lists a command's options.");
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
     return app.get_subcommands([&](CLI::App* s) { return s->get_name() == name; }).size() == 1;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1]))
-    return fail(std::string("unknown command '") + argv[1] +
-                "' (commands: record, attach, report, export, merge, diff, graph, flame, html; see callprof --help)");
+    return fail(
+        std::string("unknown command '") + argv[1] +
+        "' (commands: record, attach, report, annotate, export, merge, diff, graph, flame, html; see callprof --help)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

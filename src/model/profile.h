@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/call_tree.h"
+#include "model/code_lines.h"
 #include "model/syscall_stats.h"
 #include "model/timeline.h"
 
@@ -108,6 +109,7 @@ struct Thread {
   CallTree tree;
   std::vector<SyscallStats> syscalls;  // traced system calls, by number (--syscalls)
   Timeline timeline;                   // when calls/samples happened (record --timeline)
+  CodeCosts code;                      // samples by instruction, call sites (code_lines.h)
 };
 
 // What exact mode was asked to do (record options), and what it could not match.
@@ -224,6 +226,9 @@ struct Profile {
   std::vector<Function> functions;
   std::vector<Process> processes;
   std::vector<Thread> threads;
+  // Instructions and source lines the threads' CodeCosts point into (code_lines.h).
+  std::vector<CodeLocation> locations;
+  std::vector<std::string> source_files;  // file names of locations; "" for unknown
 };
 
 // The function's kind; ids outside the table (damaged input) are Normal.

@@ -119,6 +119,30 @@ Timeline take_timeline(const file::Timeline& in) {
   return t;
 }
 
+void put_code(const CodeCosts& code, file::CodeCosts* out) {
+  for (const InstructionSamples& i : code.instructions) {
+    out->add_sample_node(i.node);
+    out->add_sample_location(i.location);
+    out->add_samples(i.samples);
+    out->add_cpu_ns(i.cpu_ns);
+  }
+  for (const CallSite& c : code.call_sites) {
+    out->add_site_node(c.node);
+    out->add_site_location(c.location);
+  }
+}
+
+// Validated before (validate.cpp): equal columns, nodes and locations in range.
+CodeCosts take_code(const file::CodeCosts& in) {
+  CodeCosts code;
+  code.instructions.reserve(size_t(in.sample_node_size()));
+  for (int i = 0; i < in.sample_node_size(); ++i)
+    code.instructions.push_back({in.sample_node(i), in.sample_location(i), in.samples(i), in.cpu_ns(i)});
+  code.call_sites.reserve(size_t(in.site_node_size()));
+  for (int i = 0; i < in.site_node_size(); ++i) code.call_sites.push_back({in.site_node(i), in.site_location(i)});
+  return code;
+}
+
 void put_thread(const Thread& thread, file::Thread* out) {
   out->set_tid(thread.tid);
   out->set_pid(thread.pid);
@@ -140,6 +164,7 @@ void put_thread(const Thread& thread, file::Thread* out) {
   out->set_host(thread.host);
   if (!thread.timeline.events.empty() || thread.timeline.dropped)
     put_timeline(thread.timeline, out->mutable_timeline());
+  if (!thread.code.empty()) put_code(thread.code, out->mutable_code());
 }
 
 void put_process(const Process& p, file::Process* out) {
@@ -324,6 +349,7 @@ Result<Thread> take_thread(file::Thread& in, file::PackedCallTree& tree_in, size
   thread.tree = std::move(tree).value();
   for (const file::Syscall& s : in.syscalls()) thread.syscalls.push_back(take_syscall(s));
   if (in.has_timeline()) thread.timeline = take_timeline(in.timeline());
+  if (in.has_code()) thread.code = take_code(in.code());
   return thread;
 }
 
@@ -351,6 +377,14 @@ file::Profile head_to_proto(const Profile& profile) {
     function->set_kind(to_proto(f.kind));
   }
   for (const Process& p : profile.processes) put_process(p, out.add_processes());
+  for (const CodeLocation& l : profile.locations) {
+    file::Location* location = out.add_locations();
+    location->set_function(l.function);
+    location->set_address(l.address);
+    location->set_file(l.file);
+    location->set_line(l.line);
+  }
+  for (const std::string& f : profile.source_files) out.add_source_files(f);
   return out;
 }
 
@@ -393,15 +427,17 @@ Status serialize_payload(const Profile& profile, ByteBuffer& out) {
 
 namespace {
 
+TableSizes table_sizes(const Profile& p) { return {p.functions.size(), p.locations.size()}; }
+
 Error corrupted() { return make_error("corrupted (the payload is not a valid profile message)"); }
 
 // Each thread is parsed, checked and taken on its own, its message dropped as soon as it
 // is taken: the whole message is never held.
-Result<Thread> read_thread(std::span<const uint8_t> bytes, size_t index, size_t function_count,
+Result<Thread> read_thread(std::span<const uint8_t> bytes, size_t index, const TableSizes& tables,
                            std::span<const Metric> skip_metrics) {
   std::optional<ThreadMessage> message = parse_thread_message(bytes);
   if (!message) return corrupted();
-  if (Status s = validate_thread(message->thread, message->tree, index, function_count); !s) return s.error();
+  if (Status s = validate_thread(message->thread, message->tree, index, tables); !s) return s.error();
   return take_thread(message->thread, message->tree, index, skip_metrics);
 }
 
@@ -411,7 +447,7 @@ std::vector<std::optional<Result<Thread>>> read_range(const Profile& profile,
                                                       size_t end, std::span<const Metric> skip_metrics) {
   std::vector<std::optional<Result<Thread>>> threads(end - first);
   parallel_for(threads.size(), [&](size_t k) {
-    threads[k].emplace(read_thread(messages[first + k], first + k, profile.functions.size(), skip_metrics));
+    threads[k].emplace(read_thread(messages[first + k], first + k, table_sizes(profile), skip_metrics));
   });
   return threads;
 }
@@ -504,6 +540,10 @@ Result<Profile> parse_payload(std::span<const uint8_t> payload, std::span<const 
                                          take_kind(f.kind(), f.name())});
   profile.processes.reserve(size_t(head.processes_size()));
   for (const file::Process& p : head.processes()) profile.processes.push_back(take_process(p));
+  profile.locations.reserve(size_t(head.locations_size()));
+  for (const file::Location& l : head.locations())
+    profile.locations.push_back({l.function(), l.address(), l.file(), l.line()});
+  profile.source_files.assign(head.source_files().begin(), head.source_files().end());
   Status threads = sink ? read_threads_into(profile, parts->field, skip_metrics, *sink)
                         : read_threads(profile, parts->field, skip_metrics);
   if (!threads) return threads.error();

@@ -121,6 +121,27 @@ Status validate_process(const file::Process& process, size_t index, size_t funct
   return Ok{};
 }
 
+// Samples and call sites name nodes of the thread's tree (not the root) and locations.
+Status validate_code(const file::CodeCosts& c, size_t node_count, size_t location_count, std::string_view where) {
+  const int n = c.sample_node_size();
+  if (c.sample_location_size() != n || c.samples_size() != n || c.cpu_ns_size() != n ||
+      c.site_location_size() != c.site_node_size())
+    return invalid(where, "code costs have unequal columns");
+  auto check = [&](uint32_t node, uint32_t location, std::string_view what, int i) -> Status {
+    if (node == kRootNode || node >= node_count)
+      return invalid(where, fmt::format("{} {} names node {}, but the tree has {} nodes", what, i, node, node_count));
+    if (location >= location_count)
+      return invalid(
+          where, fmt::format("{} {} names location {}, but there are {} locations", what, i, location, location_count));
+    return Ok{};
+  };
+  for (int i = 0; i < n; ++i)
+    if (Status s = check(c.sample_node(i), c.sample_location(i), "instruction sample", i); !s) return s;
+  for (int i = 0; i < c.site_node_size(); ++i)
+    if (Status s = check(c.site_node(i), c.site_location(i), "call site", i); !s) return s;
+  return Ok{};
+}
+
 }  // namespace
 
 std::string thread_label(size_t index, uint32_t tid) { return fmt::format("thread {} with tid {}", index, tid); }
@@ -132,7 +153,8 @@ Metric metric_named(std::string_view name) {
 }
 
 Status validate_thread(const file::Thread& thread, const file::PackedCallTree& tree, size_t index,
-                       size_t function_count) {
+                       const TableSizes& tables) {
+  const size_t function_count = tables.functions;
   const std::string where = thread_label(index, thread.tid());
   const uint32_t start = thread.start_routine();
   if (start != kNoFunction && start >= function_count)
@@ -146,6 +168,8 @@ Status validate_thread(const file::Thread& thread, const file::PackedCallTree& t
     if (auto st = validate_syscall(s, where); !st) return st;
   if (thread.has_timeline())
     if (auto st = validate_timeline(thread.timeline(), size_t(tree.parent_size()), where); !st) return st;
+  if (thread.has_code())
+    if (auto st = validate_code(thread.code(), size_t(tree.parent_size()), tables.locations, where); !st) return st;
   return validate_tree(tree, function_count, where);
 }
 
@@ -159,6 +183,13 @@ Status validate_head(const file::Profile& head) {
   }
   for (int i = 0; i < head.processes_size(); ++i)
     if (Status s = validate_process(head.processes(i), size_t(i), size_t(head.functions_size())); !s) return s;
+  for (int i = 0; i < head.locations_size(); ++i) {
+    const file::Location& l = head.locations(i);
+    if (l.function() >= uint32_t(head.functions_size()) || l.file() >= uint32_t(head.source_files_size()))
+      return invalid(fmt::format("location {}", i),
+                     fmt::format("names function {} and file {}, but there are {} functions and {} files", l.function(),
+                                 l.file(), head.functions_size(), head.source_files_size()));
+  }
   return Ok{};
 }
 
@@ -170,8 +201,8 @@ Status validate_payload(const file::Profile& payload) {
     const std::optional<ThreadMessage> thread =
         parse_thread_message(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     if (!thread) return make_error("corrupted (a thread is not a valid message)");
-    if (Status s = validate_thread(thread->thread, thread->tree, size_t(i), size_t(payload.functions_size())); !s)
-      return s;
+    const TableSizes tables{size_t(payload.functions_size()), size_t(payload.locations_size())};
+    if (Status s = validate_thread(thread->thread, thread->tree, size_t(i), tables); !s) return s;
   }
   return Ok{};
 }

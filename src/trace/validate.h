@@ -19,8 +19,12 @@ Status validate_payload(const file::Profile& payload);
 // threads, then each thread (its index in the file; the head's function count).
 Status validate_head(const file::Profile& head);
 // (A thread as the reader takes it: without its tree, and the tree's values still encoded.)
+struct TableSizes {  // the head's tables a thread's ids point into
+  size_t functions = 0;
+  size_t locations = 0;
+};
 Status validate_thread(const file::Thread& thread, const file::PackedCallTree& tree, size_t index,
-                       size_t function_count);
+                       const TableSizes& tables);
 
 // How errors name a thread: its position in the file and its tid.
 std::string thread_label(size_t index, uint32_t tid);

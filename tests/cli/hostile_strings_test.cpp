@@ -76,6 +76,9 @@ Profile base_profile() {
   s.max_ns = 10;
   s.durations.add(10, 3);
   t.syscalls.push_back(s);
+  LocationTable locations(p);
+  t.code.instructions.push_back({work, locations.add(1, 0x24, "app.c", 10), 3, 3000});
+  t.code.call_sites.push_back({work, locations.add(0, 0x14, "app.c", 4)});
   p.threads.push_back(std::move(t));
   return p;
 }
@@ -187,6 +190,7 @@ TEST_P(HostileStrings, EveryViewIsInert) {
   for (std::string format : {"collapsed", "speedscope", "callgrind"})
     commands.push_back("export" + in + "-f " + format);
   for (std::string extra : {"", " --json"}) commands.push_back("diff " + profile() + " " + profile() + extra);
+  for (std::string extra : {"", "--json", "--disasm"}) commands.push_back("annotate" + in + ". " + extra);
   const std::string html = testing::TempDir() + "/hostile.html";
   int shown = 0;
   for (const std::string& c : commands) {

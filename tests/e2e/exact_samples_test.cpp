@@ -9,6 +9,8 @@
 namespace e2e {
 namespace {
 
+std::string fmt_threshold(double ns) { return std::to_string(uint64_t(ns)); }
+
 class ExactSamples : public E2ETest {
  protected:
   void SetUp() override {
@@ -16,11 +18,16 @@ class ExactSamples : public E2ETest {
     if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
       GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << why;
   }
-  // record, with the auto-fold threshold in the environment, then the report.
+  // record, with the auto-fold threshold in the environment (three times tiny's work on this
+  // machine: work's own part is ten times it), then the report.
   Report record_sampled(const std::vector<std::string>& options, const std::string& binary,
                         const std::vector<std::string>& args = {}, std::string* program_out = nullptr) {
+    const RunResult calibration = run({binary, "calibrate"}, dir());
+    double tiny_ns = 0;
+    EXPECT_EQ(std::sscanf(calibration.out.c_str(), "tiny_ns=%lf", &tiny_ns), 1) << calibration.out;
+    const std::string threshold = fmt_threshold(std::max(2000.0, 3 * tiny_ns));
     std::vector<std::string> argv = {
-        "/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=4000", E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
+        "/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=" + threshold, E2E_CALLPROF, "record", "-q", "-o", "profile.callprof"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back("--");
     argv.push_back(binary);

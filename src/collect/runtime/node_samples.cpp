@@ -23,15 +23,19 @@ bool profiler_cost(const Frames& frames, const Profile& p) {
 
 // Below `at`, the frames the node does not stand for: past the node's own function among
 // them (one table: the same id), innermost, since GCC hooks a function's inlined copies too
-// and the node on top may be a frame inlined into the one that ran.
-NodeId below_node(CallTree& tree, NodeId at, const Frames& frames) {
+// and the node on top may be a frame inlined into the one that ran. An inlined frame's call
+// site is its caller frame's place at the same address; a called one's is not known.
+NodeId below_node(CallTree& tree, NodeId at, const Frames& frames, CallSiteSet& sites) {
   size_t first = 0;
   for (size_t i = frames.size(); at != kRootNode && i-- > 0;)
     if (frames[i].function == tree.nodes()[at].function) {
       first = i + 1;
       break;
     }
-  for (size_t i = first; i < frames.size(); ++i) at = tree.child(at, frames[i].function, frames[i].inlined);
+  for (size_t i = first; i < frames.size(); ++i) {
+    at = tree.child(at, frames[i].function, frames[i].inlined);
+    if (i > 0 && frames[i].inlined) sites.add(at, frames[i - 1].location);
+  }
   return at;
 }
 
@@ -39,7 +43,11 @@ NodeId below_node(CallTree& tree, NodeId at, const Frames& frames) {
 
 void hang_node_samples(const std::vector<const NodeSample*>& samples, const ThreadNodes& nodes, ProcessSymbols& syms,
                        Profile& p, const NodeSampleNames& names, NodeSampleCounts& counts) {
-  CallTree& tree = p.threads[nodes.thread].tree;
+  Thread& thread = p.threads[nodes.thread];
+  CallTree& tree = thread.tree;
+  CallSiteSet sites;  // of the nodes samples add; the exact nodes have theirs
+  for (const CodeCosts& c = thread.code; const CallSite& site : c.call_sites) sites.add(site.node, site.location);
+  InstructionSums located;
   for (const NodeSample* s : samples) {
     const Frames frames = s->ip ? syms.frames_at(s->ip) : Frames{};
     if (profiler_cost(frames, p)) {
@@ -49,11 +57,16 @@ void hang_node_samples(const std::vector<const NodeSample*>& samples, const Thre
     // Not known: before the thread's first instrumented call, or a node pruned since.
     const bool known =
         s->fn != 0 && s->node < nodes.node.size() && nodes.fn[s->node] == s->fn && nodes.node[s->node] != kNoNode;
-    NodeId at = below_node(tree, known ? nodes.node[s->node] : kRootNode, frames);
+    NodeId at = below_node(tree, known ? nodes.node[s->node] : kRootNode, frames, sites);
     if (frames.empty() && s->ip) at = tree.child(at, names.unknown);  // outside every module: the vDSO, JIT code
     if (s->in_kernel) at = tree.child(at, names.kernel);
     tree.base(at)[Metric::Samples] += s->count;
+    if (!frames.empty() && tree.node(at).function == frames.back().function)
+      located.add(at, frames.back().location, s->count, 0);
   }
+  thread.code.call_sites.clear();
+  sites.move_into(thread.code);
+  located.move_into(thread.code);
 }
 
 }  // namespace callprof

@@ -108,10 +108,25 @@ std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
   SymbolInfo entry = chain.back();  // innermost first: the last is the function that ran here
   entry.file_address -= entry.offset;
   const ModuleId module = module_of(entry);
-  out.push_back({table_.function(entry, module, pc - entry.offset), false});
-  for (size_t i = chain.size() - 1; i-- > 0;)
-    if (!chain[i].name.empty()) out.push_back({table_.inlined(chain[i], module), true});
+  const uint64_t address = chain.back().file_address;
+  const FunctionId real = table_.function(entry, module, pc - entry.offset);
+  out.push_back({real, false, table_.location(real, address, chain.back())});
+  for (size_t i = chain.size() - 1; i-- > 0;) {
+    if (chain[i].name.empty()) continue;
+    const FunctionId f = table_.inlined(chain[i], module);
+    out.push_back({f, true, table_.location(f, address, chain[i])});
+  }
   return out;
+}
+
+LocationId ProcessSymbols::call_site(uint64_t return_address, FunctionId caller) {
+  if (return_address == 0 || caller == kNoFunction) return kNoLocation;
+  auto [it, added] = call_sites_.try_emplace({return_address, caller}, kNoLocation);
+  if (!added) return it->second;
+  // Inside the call instruction: the return address may be the next line's first byte.
+  for (const Frame& f : frames_at(return_address - 1))
+    if (f.function == caller) it->second = f.location;
+  return it->second;
 }
 
 bool ProcessSymbols::indirect_call(uint64_t return_address) {

@@ -34,9 +34,14 @@ class FunctionTable {
   // A function DWARF says was inlined at a sampled address: the function itself where the
   // table has its out-of-line copy (same module and linkage name), else one by name.
   FunctionId inlined(const SymbolInfo& s, ModuleId module);
+  // The place `s` (a frame at module-relative `address`) is at in `function`: its line there.
+  LocationId location(FunctionId function, uint64_t address, const SymbolInfo& s) {
+    return locations_.add(function, address, s.pc_file, s.pc_line);
+  }
 
  private:
   Profile& p_;
+  LocationTable locations_{p_};
   std::map<std::pair<std::string, std::string>, ModuleId> modules_;
   std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
   std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
@@ -72,8 +77,12 @@ class ProcessSymbols {
   struct Frame {
     FunctionId function;
     bool inlined;
+    LocationId location;  // pc in this frame's function, with its line there
   };
   std::vector<Frame> frames_at(uint64_t pc);
+  // Where in `caller` the call returning to `return_address` was made (kNoLocation when the
+  // address is not in its code, or inside code inlined into it from elsewhere).
+  LocationId call_site(uint64_t return_address, FunctionId caller);
   // Whether the call that returns to `return_address` went through a pointer.
   bool indirect_call(uint64_t return_address);
   std::vector<std::string> warnings() const;
@@ -87,6 +96,7 @@ class ProcessSymbols {
   std::map<uint64_t, FunctionId> cache_;
   std::map<uint64_t, const RawLibCall*> libcalls_;
   std::map<uint64_t, bool> call_kinds_;
+  std::map<std::pair<uint64_t, FunctionId>, LocationId> call_sites_;
   std::vector<std::string> warnings_;
 };
 

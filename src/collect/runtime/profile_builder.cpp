@@ -131,8 +131,11 @@ void fold_into(MetricRowRef into, const wire::DumpNodeMetrics& x, bool cpu_measu
 // points), leaving out paths no call reached (after a fork the child keeps its parent's
 // nodes with zero metrics). Filtered-out functions are not nodes: their calls are counted
 // at the caller.
+// Each node's call site (the runtime keeps its first call's return address) goes to `sites`,
+// except where that address is the caller's caller's: a GCC-hooked inlined copy's hooks see
+// the return address of the function it is inlined into.
 void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, CallTree& tree,
-               std::vector<NodeId>& mapped) {
+               std::vector<NodeId>& mapped, CallSiteSet& sites) {
   const auto& nodes = src.nodes;
   std::vector<uint32_t> order = parents_first(nodes);
   std::vector<bool> used(nodes.size());
@@ -155,6 +158,8 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
       continue;
     }
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
+    if (!(d.callsite & wire::kCallsiteInlined) && mapped[d.parent] != kRootNode)
+      sites.add(mapped[i], syms.call_site(d.callsite, tree.node(mapped[d.parent]).function));
     Metrics m = metrics_of(src, i, clock);
     // The runtime keeps the first call site of each path: its kind stands for the path's.
     if (syms.indirect_call(d.callsite & ~wire::kCallsiteInlined)) m[Metric::IndirectCalls] = d.calls;
@@ -199,14 +204,15 @@ FunctionId callable_of(const CallTree& tree, FunctionId routine, const std::vect
   return tree.node(n).function;
 }
 
-CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped) {
+CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped,
+                    CallSiteSet& sites) {
   CallTree tree;
   mapped.assign(t.nodes.size(), kNoNode);
   mapped[0] = kRootNode;
   std::vector<wire::DumpNodeMetrics> metrics = t.metrics;
   std::vector<wire::DumpNode> nodes = with_open_frames_closed(t, metrics);
   add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured, folded_calls(t)}, syms, clock,
-            tree, mapped);
+            tree, mapped, sites);
   // Signal handlers that interrupted a hook: each context node names the main-tree node
   // that was running; graft its calls there (at the root if that path was left out).
   std::vector<NodeId> graft(t.interrupts.size(), kNoNode);
@@ -217,7 +223,7 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
     bool known = (d.fn & wire::kInterruptedContext) && node < mapped.size() && mapped[node] != kNoNode;
     graft[i] = known ? mapped[node] : kRootNode;
   }
-  add_nodes(NodeSource{t.interrupts, {}, false}, syms, clock, tree, graft);
+  add_nodes(NodeSource{t.interrupts, {}, false}, syms, clock, tree, graft, sites);
   return tree;
 }
 
@@ -310,7 +316,9 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
     t.offcpu = offcpu_state(rt.info.offcpu_state);
     out.unmatched_exits += rt.info.unmatched_exits;
     std::vector<NodeId> mapped;
-    t.tree = build_tree(rt, syms, clock, mapped);
+    CallSiteSet sites;
+    t.tree = build_tree(rt, syms, clock, mapped, sites);
+    sites.move_into(t.code);
     if (t.start_routine != kNoFunction) t.start_routine = callable_of(t.tree, t.start_routine, p.functions);
     if (rt.has_timeline) t.timeline = build_timeline(rt, clock, mapped);
     ThreadNodes& nodes = out.thread_nodes.emplace_back();

@@ -46,12 +46,14 @@ void FrameNames::add(size_t image, uint64_t pc) {
   // start of its unwind range (symbolizer.h), so a stripped function is one row.
   SymbolInfo entry = real;
   entry.file_address -= entry.offset;
-  out.push_back({real_function(entry, module_of(real), pc - real.offset), false});
+  const FunctionId function = real_function(entry, module_of(real), pc - real.offset);
+  // Its own line at pc: where inlined code runs, the line of the inlined call.
+  out.push_back({function, false, table_.location(function, real.file_address, real)});
   if (!inlined_frames_) return;
   for (size_t k = chain.size() - 1; k-- > 0;) {
     if (chain[k].name.empty()) continue;  // DWARF names no function: nothing to show
     out.push_back({kNoFunction, true});
-    pending_.push_back({image, pc, out.size() - 1, chain[k], module_of(chain[k])});
+    pending_.push_back({image, pc, out.size() - 1, chain[k], module_of(chain[k]), real.file_address});
   }
 }
 
@@ -80,8 +82,11 @@ FunctionId FrameNames::inlined_function(const SymbolInfo& s, ModuleId module) {
 }
 
 void FrameNames::finish() {
-  for (const Pending& p : pending_)
-    images_[p.image].frames[p.pc][p.index].function = inlined_function(p.symbol, p.module);
+  for (const Pending& p : pending_) {
+    Frame& f = images_[p.image].frames[p.pc][p.index];
+    f.function = inlined_function(p.symbol, p.module);
+    f.location = table_.location(f.function, p.address, p.symbol);
+  }
   pending_.clear();
 }
 

@@ -26,7 +26,8 @@ namespace callprof::stacks {
 
 struct Frame {
   FunctionId function = kNoFunction;
-  bool inlined = false;  // inlined into the frame before it (its caller)
+  bool inlined = false;               // inlined into the frame before it (its caller)
+  LocationId location = kNoLocation;  // the address and its line in this frame's function
 };
 
 class FrameNames {
@@ -52,6 +53,7 @@ class FrameNames {
     size_t index;  // into that address's frames
     SymbolInfo symbol;
     ModuleId module;
+    uint64_t address;  // module-relative
   };
   struct Image {
     std::shared_ptr<ImageSymbols> symbols;

@@ -162,11 +162,22 @@ size_t SampleCollector::name_image(const Image& image, const std::vector<const S
 
 namespace {
 
-NodeId walk(CallTree& tree, std::span<const Frame> path) {
+// The path's leaf node; each frame's node gets its call site: the frame before's location.
+NodeId walk(CallTree& tree, std::span<const Frame> path, CallSiteSet& sites) {
   NodeId at = kRootNode;
-  for (const Frame& f : path) at = tree.child(at, f.function, f.inlined);
+  for (size_t i = 0; i < path.size(); ++i) {
+    at = tree.child(at, path[i].function, path[i].inlined);
+    if (i > 0) sites.add(at, path[i - 1].location);
+  }
   return at;
 }
+
+// A thread's tree and where in its functions the costs were, while it is built.
+struct ThreadBuild {
+  CallTree tree;
+  CallSiteSet sites;
+  InstructionSums samples;
+};
 
 }  // namespace
 
@@ -176,7 +187,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     for (const Frame& f : names.frames(names_index, pc)) path.push_back(f);
   };
   const size_t first_thread = p.threads.size();
-  std::map<uint32_t, CallTree> trees;
+  std::map<uint32_t, ThreadBuild> trees;
   std::vector<Frame> path;
   FunctionId truncated = kNoFunction;
   std::vector<NodeId> syscall_nodes(timeline_events_ ? syscall_paths_.size() : 0, kNoNode), stack_nodes;
@@ -186,10 +197,10 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     for (uint32_t i = 0; i < c.count; ++i) add_frames(path, pcs_[c.first + i]);
     path.push_back(
         {table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall)});
-    CallTree& tree = trees[c.tid];
-    const NodeId node = walk(tree, path);
+    ThreadBuild& t = trees[c.tid];
+    const NodeId node = walk(t.tree, path, t.sites);
     if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
-    MetricRowRef m = tree.base(node);
+    MetricRowRef m = t.tree.base(node);
     c.sums.add_to(m);
     if (syscall_time_is_wall_) m[Metric::WallNs] += c.sums.total_ns;
   }
@@ -210,8 +221,8 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     path.clear();
     for (uint64_t pc : c.pcs) add_frames(path, pc);
     counts_.truncated_measured_calls += from_root(c.calls);
-    CallTree& tree = trees[c.tid];
-    MetricRowRef m = tree.base(walk(tree, path));
+    ThreadBuild& t = trees[c.tid];
+    MetricRowRef m = t.tree.base(walk(t.tree, path, t.sites));
     m[Metric::Calls] += c.calls;
     m[Metric::WallNs] += c.self_ns;
     m[Metric::MinWallNs] = std::min<uint64_t>(m[Metric::MinWallNs], c.min_ns);
@@ -222,19 +233,21 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     for (uint32_t i = 0; i < s->count; ++i) add_frames(path, pcs_[s->first + i]);
     // A root the unwinder proved by CFI is taken as it is.
     if (!s->root) counts_.truncated_stacks += from_root(1);
-    CallTree& tree = trees[s->tid];
-    const NodeId node = walk(tree, path);
+    ThreadBuild& t = trees[s->tid];
+    const NodeId node = walk(t.tree, path, t.sites);
     if (timeline_events_) stack_nodes.push_back(node);
-    MetricRowRef m = tree.base(node);
+    MetricRowRef m = t.tree.base(node);
     m[Metric::WallNs] += s->weight_ns;
     if (s->off_cpu) {
       m[s->preempted ? Metric::PreemptedNs : Metric::OffCpuNs] += s->weight_ns;
     } else {
       m[Metric::Samples] += 1;
       m[Metric::CpuNs] += s->weight_ns;
+      if (!path.empty() && path.back().location != kNoLocation)
+        t.samples.add(node, path.back().location, 1, s->weight_ns);
     }
   }
-  for (auto& [tid, tree] : trees) {
+  for (auto& [tid, build] : trees) {
     Thread t;
     t.tid = tid;
     t.pid = image.first;
@@ -246,7 +259,9 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     t.lost_events = info.lost;
     for (auto& [nr, stats] : syscall_stats_[{tid, image.second}]) t.syscalls.push_back(stats);
     t.offcpu = counts_.off_cpu_samples > 0 ? Thread::OffCpu::Measured : Thread::OffCpu::Off;
-    t.tree = std::move(tree);
+    t.tree = std::move(build.tree);
+    build.samples.move_into(t.code);
+    build.sites.move_into(t.code);
     p.threads.push_back(std::move(t));
   }
   if (timeline_events_) add_timeline(image, stacks, syscall_nodes, stack_nodes, first_thread, p);

@@ -141,6 +141,7 @@ Thread remapped(const Thread& from, FunctionMapper& map) {
     out.tree.base(node[i]).merge(from.tree.base(i));  // merge: two traced functions may map to one
   }
   remap_timeline(out.timeline, node);
+  out.code = CodeCosts{};  // its locations are the traced profile's: not carried over
   for (FunctionId& f : out.creator_path) f = map(f);
   if (out.start_routine != kNoFunction) out.start_routine = map(out.start_routine);
   return out;

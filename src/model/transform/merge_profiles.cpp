@@ -76,12 +76,26 @@ CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, s
   return out;
 }
 
+// The thread's code costs on its new nodes and the merged locations (`location`: the input's
+// id -> merged id); entries of nodes that merged add up, their first call site stays.
+void remap_code(CodeCosts& code, const std::vector<NodeId>& node, const std::vector<LocationId>& location) {
+  InstructionSums sums;
+  for (const InstructionSamples& i : code.instructions)
+    sums.add(node[i.node], location[i.location], i.samples, i.cpu_ns);
+  CallSiteSet sites;
+  for (const CallSite& c : code.call_sites) sites.add(node[c.node], location[c.location]);
+  code = CodeCosts{};
+  sums.move_into(code);
+  sites.move_into(code);
+}
+
 // The thread with the merged function ids. When `one_to_one` (no two of its input's functions
 // became one) its tree keeps every node: renumbered in place.
-void renumber(Thread& t, const std::vector<FunctionId>& map, bool one_to_one) {
+void renumber(Thread& t, const std::vector<FunctionId>& map, bool one_to_one,
+              const std::vector<LocationId>& locations) {
   std::vector<NodeId> node_map;
   if (one_to_one && t.tree.renumber_functions(map)) {
-    if (!t.timeline.events.empty()) {  // events on the root are dropped, as when nodes merge
+    if (!t.timeline.events.empty() || !t.code.empty()) {  // events on the root are dropped, as when nodes merge
       node_map.resize(t.tree.size());
       std::iota(node_map.begin(), node_map.end(), NodeId(0));
     }
@@ -89,6 +103,7 @@ void renumber(Thread& t, const std::vector<FunctionId>& map, bool one_to_one) {
     t.tree = remapped_tree(t.tree, map, node_map);
   }
   if (!t.timeline.events.empty()) remap_timeline(t.timeline, node_map);
+  if (!t.code.empty()) remap_code(t.code, node_map, locations);
   for (FunctionId& f : t.creator_path) f = remap(map, f);
   if (t.start_routine != kNoFunction) t.start_routine = remap(map, t.start_routine);
 }
@@ -112,8 +127,10 @@ struct ProfileMerger::State {
   absl::flat_hash_map<FunctionKey, FunctionId> function_ids;  // key -> provisional id
   std::vector<Unified> functions;                             // by provisional id
   struct Input {
-    std::vector<FunctionId> functions;  // its function id -> provisional id
-    bool one_to_one = true;             // no two of its functions unified into one
+    std::vector<FunctionId> functions;    // its function id -> provisional id
+    bool one_to_one = true;               // no two of its functions unified into one
+    std::vector<CodeLocation> locations;  // with its own function ids and files
+    std::vector<std::string> source_files;
   };
   std::vector<Input> inputs;
   std::vector<Process> processes;
@@ -184,6 +201,8 @@ Status ProfileMerger::add(Profile p) {
     if (Status ok = check_compatible(s.metas.front(), p.meta, s.options); !ok) return ok;
   const uint32_t input = uint32_t(s.inputs.size());
   s.inputs.push_back(s.add_functions(p));
+  s.inputs.back().locations = std::move(p.locations);
+  s.inputs.back().source_files = std::move(p.source_files);
   for (Process& proc : p.processes) {
     if (proc.host.empty()) proc.host = p.meta.hostname;
     for (Process::RemovedHooks& r : proc.removed_hooks) r.function = s.inputs.back().functions.at(r.function);
@@ -204,14 +223,20 @@ Result<Profile> ProfileMerger::finish() {
   if (s.metas.empty()) return make_error("nothing to merge");
   Profile out;
   const std::vector<FunctionId> final_id = s.assign_ids(out);
-  std::vector<FunctionId> map;  // the current input's function id -> final id
+  std::vector<FunctionId> map;        // the current input's function id -> final id
+  std::vector<LocationId> locations;  // ... location id -> merged id
+  LocationTable merged_locations(out);
   for (size_t i = 0; i < s.threads.size(); ++i) {
     const State::Input& in = s.inputs[s.thread_input[i]];
     if (i == 0 || s.thread_input[i] != s.thread_input[i - 1]) {
       map.resize(in.functions.size());
       for (size_t f = 0; f < map.size(); ++f) map[f] = final_id[in.functions[f]];
+      locations.clear();
+      for (const CodeLocation& l : in.locations)
+        locations.push_back(
+            merged_locations.add(remap(map, l.function), l.address, in.source_files.at(l.file), l.line));
     }
-    renumber(s.threads[i], map, in.one_to_one);
+    renumber(s.threads[i], map, in.one_to_one, locations);
   }
   for (Process& proc : s.processes)
     for (Process::RemovedHooks& r : proc.removed_hooks) r.function = final_id[r.function];

@@ -1,16 +1,19 @@
 /* Samples inside exact mode (issue 27). main calls work() 30,000 times; work spins 20,000
  * iterations itself and calls tiny() 10 times, each spinning 2,000 of the same iterations:
  * half of work's CPU is in tiny's code (a sampling profile of this build: 0.50-0.52; with
- * 100 calls of 200 iterations the calls' own cost made it 0.59). tiny's calls last about
- * 0.7 us (twice that when the VM is slow: a 2000 ns threshold then missed it once), work's
- * own part at least 6.5 us: with --auto-fold all and CALLPROF_AUTO_FOLD_NS=4000 tiny alone
- * is folded (its hook calls then removed), so exact mode alone gives its time to work; the samples give
- * it back: about half of the samples under work land in tiny, below work.
+ * 100 calls of 200 iterations the calls' own cost made it 0.59). work's own part lasts ten
+ * times a call of tiny (0.7 us on a fast VM, 4.3 us on a slow one): with --auto-fold all
+ * and a threshold of three times tiny's (the test measures it, see "calibrate") tiny alone
+ * is folded (its hook calls then removed), so exact mode alone gives its time to work; the
+ * samples give it back: about half of the samples under work land in tiny, below work.
  * Truth: work 30,000 calls; CPU: tiny's share of work's subtree 0.5 as designed, and as
  * the program measures it (printed: tiny_share=S; on this VM it ranged 0.50-0.63 between
  * runs, the machine slowing tiny's loop more than work's at times).
  * With "hooks" as argv[1], main instead calls empty() 20,000,000 times: nearly all of that
  * time is the hooks' (record it with --no-auto-fold), so most samples are the runtime's.
+ * With "calibrate", it prints how long tiny's work takes on this machine (tiny_ns=N, run
+ * without callprof): the test sets the auto-fold threshold between tiny's and work's own
+ * (ten times tiny's) from it, since a slow VM made tiny's 0.7 us last 4.3 us.
  * Exit status 0. */
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +46,12 @@ E2E_FN void hooks(void) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "calibrate") == 0) {
+    const uint64_t t0 = e2e_now_ns();
+    for (int i = 0; i < 20000; ++i) spin(2000);
+    printf("tiny_ns=%.0f\n", (double)(e2e_now_ns() - t0) / 20000.0);
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "hooks") == 0) {
     hooks();
     return 0;

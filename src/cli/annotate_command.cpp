@@ -1,0 +1,102 @@
+// `callprof annotate`: a function's source (and with --disasm its instructions) with the
+// samples on each line and the calls made from it.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/number_options.h"
+#include "cli/pager.h"
+#include "cli/selection_options.h"
+#include "report/annotate.h"
+#include "symbols/function_code.h"
+#include "symbols/symbolizer.h"
+
+namespace callprof::cli {
+namespace {
+
+struct AnnotateArgs {
+  std::string input = "callprof.data";
+  std::string function;
+  std::vector<std::string> source_path;
+  SelectionOptions selection;
+  AnnotateOptions options;
+  bool disasm = false, no_pager = false;
+};
+
+// The module's file: under --symfs first, as the symbolizers look for it.
+Result<std::vector<DecodedInstructionText>> decode(const Function& f, const Module& m) {
+  const std::string& symfs = default_symbolizer_options().symfs;
+  std::string path = m.path;
+  if (!symfs.empty() && access((symfs + m.path).c_str(), R_OK) == 0) path = symfs + m.path;
+  auto code = disassemble_function(path, m.build_id, f.address);
+  if (!code) return code.error();
+  // Each instruction's line in the function itself (where code was inlined: the inlined
+  // call's line), from the file's debug info at its own addresses (bias 0).
+  auto symbols =
+      code->empty()
+          ? Result<std::unique_ptr<Symbolizer>>(make_error(""))
+          : Symbolizer::create({LoadedModule{path, 0, code->front().address, code->back().address + 16, m.build_id}});
+  std::vector<DecodedInstructionText> out;
+  for (DecodedInstruction& i : *code) {
+    DecodedInstructionText d{i.address, std::move(i.text), "", 0};
+    if (symbols) {
+      const std::vector<SymbolInfo> chain = (*symbols)->resolve_inlined(i.address);
+      if (!chain.empty()) d.file = chain.back().pc_file, d.line = chain.back().pc_line;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+Run add_annotate(CLI::App& app) {
+  auto a = std::make_shared<AnnotateArgs>();
+  app.add_option("function", a->function, "The functions to show (regex over full names); the most sampled first")
+      ->type_name("REGEX")
+      ->required();
+  app.add_option("-i,--input", a->input, "Profile to read (- for standard input)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.add_flag("--disasm", a->disasm,
+               "Also show the instructions with their samples (reads the module's file, as perf annotate does)");
+  app.add_option("--source-path", a->source_path,
+                 "Look for source files under DIR too, with fewer and fewer of their leading directories "
+                 "(repeatable)")
+      ->type_name("DIR");
+  add_count_option(app, "--limit", a->options.limit, "At most this many functions", 1)->capture_default_str();
+  add_count_option(app, "--context", a->options.context, "Unannotated lines shown around annotated ones", 0, 1000)
+      ->capture_default_str();
+  app.add_flag("--json", a->options.json, "The lines and instructions as JSON (docs/json.md, \"annotate\")");
+  a->selection.add_to(app);
+  app.add_flag("--no-pager", a->no_pager, "Write to the terminal directly, without $PAGER (default less -FRSX)");
+  app.footer(
+      "Each line shows the samples that fell on it (self, and its share of the function's), the calls made\n"
+      "from it and the time of the callees called there; --disasm shows the instructions too.\n"
+      "Example: callprof annotate -i prog.callprof '^parse$' --source-path ~/src/prog");
+  return [a]() {
+    auto query = a->selection.resolve();
+    if (!query) return fail(query.error().message);
+    // A function's lines come from the threads' own trees, not the analysed one.
+    if (!query->focus.empty() || !query->hide.empty() || query->merge != ThreadMerge::Paths)
+      return fail(
+          "--focus, --hide, --graft and --merge-threads do not apply to annotate (it shows one function's lines)");
+    query->keep_thread_trees = true;  // lines are read from the threads' own trees
+    auto analysis = analyse_profile(a->input, *query);
+    if (!analysis) return fail(analysis.error().message);
+    a->options.function = a->function;
+    if (a->disasm) a->options.disassemble = decode;
+    SourceText sources(a->source_path);
+    std::ostringstream out;
+    if (Status s = render_annotate(*analysis, sources, a->options, out); !s) return fail(s.error().message);
+    if (!isatty(STDOUT_FILENO)) {
+      std::fwrite(out.str().data(), 1, out.str().size(), stdout);
+      return std::fflush(stdout) == 0 ? 0 : 1;
+    }
+    return write_paged(out.str(), !a->no_pager) ? 0 : 1;
+  };
+}
+
+}  // namespace callprof::cli

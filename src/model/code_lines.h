@@ -1,0 +1,98 @@
+// Where inside a function the cost is: the instructions samples fell on and the places calls
+// were made from, each with its source line (annotate, pprof -list, callgrind per line, the
+// web report's Source panel). Sampled stacks and samples inside exact mode give the first;
+// exact nodes' call sites and sampled return addresses the second.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "model/call_tree.h"
+
+namespace callprof {
+
+struct Profile;
+
+using LocationId = uint32_t;
+inline constexpr LocationId kNoLocation = UINT32_MAX;
+
+// An instruction as one frame sees it: an address inside `function` and the source line it
+// belongs to there. An address with inlined code is one location per frame, each with its
+// own function's line (the innermost's line, and for every frame around it the line of the
+// inlined call). A call site's address is inside the call instruction (return address - 1).
+struct CodeLocation {
+  FunctionId function = kNoFunction;
+  uint64_t address = 0;  // relative to the function's module, like Function::address
+  uint32_t file = 0;     // index into Profile::source_files ("" when unknown)
+  uint32_t line = 0;     // 0: unknown
+  bool operator==(const CodeLocation&) const = default;
+};
+
+// On-CPU samples whose instruction was in a node's own code, by instruction.
+struct InstructionSamples {
+  NodeId node = kNoNode;
+  LocationId location = kNoLocation;  // its function is the node's
+  uint64_t samples = 0;
+  uint64_t cpu_ns = 0;
+};
+
+// Where in its parent's function a node's calls were made. Exact mode keeps one call site
+// per calling context, its first call's; a sampled node, the return address of the first
+// stack through it (a caller calling one function from two lines shows the first).
+struct CallSite {
+  NodeId node = kNoNode;
+  LocationId location = kNoLocation;  // its function is the parent node's
+};
+
+// A thread's costs inside functions (Thread::code); empty when nothing located them.
+struct CodeCosts {
+  std::vector<InstructionSamples> instructions;
+  std::vector<CallSite> call_sites;
+  bool empty() const { return instructions.empty() && call_sites.empty(); }
+};
+
+// Interns locations and file names into a profile while it is built: one id per distinct
+// (function, address, file, line).
+class LocationTable {
+ public:
+  explicit LocationTable(Profile& profile);
+  LocationId add(FunctionId function, uint64_t address, const std::string& file, uint32_t line);
+
+ private:
+  Profile& profile_;
+  std::map<std::string, uint32_t> files_;
+  std::map<std::tuple<FunctionId, uint64_t, uint32_t, uint32_t>, LocationId> ids_;
+};
+
+// A thread's samples by (node, location) while it is built, then its CodeCosts::instructions.
+class InstructionSums {
+ public:
+  void add(NodeId node, LocationId location, uint64_t samples, uint64_t cpu_ns) {
+    auto& [n, ns] = sums_[{node, location}];
+    n += samples;
+    ns += cpu_ns;
+  }
+  void move_into(CodeCosts& costs);
+
+ private:
+  std::map<std::pair<NodeId, LocationId>, std::pair<uint64_t, uint64_t>> sums_;
+};
+
+// A thread's call sites while it is built: the first site given for a node stays.
+class CallSiteSet {
+ public:
+  void add(NodeId node, LocationId location) {
+    if (location == kNoLocation) return;
+    if (node >= sites_.size()) sites_.resize(size_t(node) + 1, kNoLocation);
+    if (sites_[node] == kNoLocation) sites_[node] = location;
+  }
+  void move_into(CodeCosts& costs);
+
+ private:
+  std::vector<LocationId> sites_;  // by node
+};
+
+}  // namespace callprof

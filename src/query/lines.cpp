@@ -1,0 +1,114 @@
+// A function's costs by line and instruction (see lines.h).
+#include "query/lines.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace callprof {
+namespace {
+
+void add_call(std::vector<CallsFrom>& calls, const CallsFrom& c) {
+  auto it = std::find_if(calls.begin(), calls.end(), [&](const CallsFrom& x) { return x.callee == c.callee; });
+  if (it == calls.end()) return calls.push_back(c);
+  it->calls += c.calls;
+  it->wall_ns += c.wall_ns;
+  it->cpu_ns += c.cpu_ns;
+  it->samples += c.samples;
+}
+
+// Most expensive callee first (samples, then time, then calls), stable by id.
+void sort_calls(std::vector<CallsFrom>& calls) {
+  std::sort(calls.begin(), calls.end(), [](const CallsFrom& a, const CallsFrom& b) {
+    return std::tie(b.samples, b.wall_ns, b.calls, a.callee) < std::tie(a.samples, a.wall_ns, a.calls, b.callee);
+  });
+}
+
+}  // namespace
+
+CodeIndex::CodeIndex(const Profile& profile, std::span<const size_t> threads)
+    : profile_(profile), by_function_(profile.functions.size()), own_(profile.functions.size()) {
+  const auto in_table = [&](LocationId l) {
+    return l < profile.locations.size() && profile.locations[l].function < by_function_.size();
+  };
+  for (size_t index : threads) {
+    const Thread& t = profile.threads[index];
+    const CallTree& tree = t.tree;
+    for (NodeId n = 1; n < tree.size(); ++n) {
+      const FunctionId f = tree.node(n).function;
+      if (f >= own_.size()) continue;
+      const MetricRow m = tree.base(n);
+      own_[f].calls += m[Metric::Calls];
+      own_[f].wall_ns += m[Metric::WallNs];
+      own_[f].cpu_ns += m[Metric::CpuNs];
+      own_[f].samples += m[Metric::Samples];
+    }
+    for (const InstructionSamples& i : t.code.instructions)
+      if (i.node < tree.size() && in_table(i.location))
+        by_function_[profile.locations[i.location].function].push_back({i.location, i.samples, i.cpu_ns, {}});
+    if (t.code.call_sites.empty()) continue;
+    const MetricTable cum = cumulative(tree, std::array{Metric::WallNs, Metric::CpuNs, Metric::Samples});
+    const std::vector<uint32_t> level = recursion_levels(tree);
+    for (const CallSite& c : t.code.call_sites) {
+      if (c.node >= tree.size() || !in_table(c.location)) continue;
+      const MetricRow total = cum[c.node];
+      // An inner recursive call's time is inside the outer one's: counted there.
+      const bool outermost = level[c.node] == 0;
+      CallsFrom from{tree.node(c.node).function, tree.base(c.node)[Metric::Calls],
+                     outermost ? total[Metric::WallNs] : 0, outermost ? total[Metric::CpuNs] : 0,
+                     outermost ? total[Metric::Samples] : 0};
+      by_function_[profile.locations[c.location].function].push_back({c.location, 0, 0, from});
+    }
+  }
+}
+
+FunctionCode CodeIndex::of(FunctionId f) const {
+  FunctionCode out;
+  out.function = f;
+  if (f >= by_function_.size()) return out;
+  out.calls = own_[f].calls;
+  out.self_wall_ns = own_[f].wall_ns;
+  out.self_cpu_ns = own_[f].cpu_ns;
+  out.self_samples = own_[f].samples;
+  std::map<std::pair<uint32_t, uint32_t>, CodeCost> lines;
+  std::map<uint64_t, CodeCost> instructions;
+  for (const Entry& e : by_function_[f]) {
+    const CodeLocation& l = profile_.locations[e.location];
+    for (CodeCost* c : {&lines[{l.file, l.line}], &instructions[l.address]}) {
+      c->file = l.file;
+      c->line = l.line;
+      c->samples += e.samples;
+      c->cpu_ns += e.cpu_ns;
+      if (e.calls.callee != kNoFunction) add_call(c->calls, e.calls);
+    }
+    out.samples += e.samples;
+    out.cpu_ns += e.cpu_ns;
+  }
+  for (auto& [key, c] : lines) {
+    sort_calls(c.calls);
+    out.lines.push_back(std::move(c));
+  }
+  for (auto& [address, c] : instructions) {
+    c.address = address;
+    sort_calls(c.calls);
+    out.instructions.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<FunctionId> CodeIndex::functions() const {
+  std::vector<std::pair<uint64_t, FunctionId>> order;
+  for (FunctionId f = 0; f < by_function_.size(); ++f) {
+    if (by_function_[f].empty()) continue;
+    uint64_t samples = 0;
+    for (const Entry& e : by_function_[f]) samples += e.samples;
+    order.push_back({samples, f});
+  }
+  std::sort(order.begin(), order.end(),
+            [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::vector<FunctionId> out;
+  for (auto [samples, f] : order) out.push_back(f);
+  return out;
+}
+
+}  // namespace callprof

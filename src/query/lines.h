@@ -1,0 +1,74 @@
+// Per-line and per-instruction costs of a function, over the selected threads: the samples
+// whose instruction was in its code, and the calls it made, by the line (and instruction) they
+// were made from. Shared by annotate, the web report's Source panel and the exports' lines.
+//
+// A function's lines sum over every calling context, as perf annotate and pprof -list do.
+// Calls from a line are its callees' nodes whose call site is in the function; a recursive
+// callee counts only where it is not already on the path (as per-caller views count).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/profile.h"
+
+namespace callprof {
+
+// The calls a function made to one callee from one place.
+struct CallsFrom {
+  FunctionId callee = kNoFunction;
+  uint64_t calls = 0;    // exact calls (0 in sampled profiles)
+  uint64_t wall_ns = 0;  // the callee's total time from there
+  uint64_t cpu_ns = 0;
+  uint64_t samples = 0;  // the callee's total samples from there
+};
+
+// One place in a function: a source line, or an instruction.
+struct CodeCost {
+  uint32_t file = 0;     // index into Profile::source_files
+  uint32_t line = 0;     // 0: unknown
+  uint64_t address = 0;  // instructions only (module-relative)
+  uint64_t samples = 0;  // self: on-CPU samples at this place
+  uint64_t cpu_ns = 0;   // their CPU time
+  std::vector<CallsFrom> calls;
+};
+
+struct FunctionCode {
+  FunctionId function = kNoFunction;
+  std::vector<CodeCost> lines;         // by (file, line)
+  std::vector<CodeCost> instructions;  // by address
+  uint64_t samples = 0;                // self samples located in its code (sum over lines)
+  uint64_t cpu_ns = 0;
+  // Its nodes' own totals, whatever was located: exact self time and calls, self samples.
+  uint64_t calls = 0;
+  uint64_t self_wall_ns = 0;
+  uint64_t self_cpu_ns = 0;
+  uint64_t self_samples = 0;
+  bool empty() const { return lines.empty(); }
+};
+
+// Every located cost of the threads, indexed by function (built once, asked per function).
+class CodeIndex {
+ public:
+  // `threads`: indices into profile.threads; their trees as the views see them (compensated).
+  CodeIndex(const Profile& profile, std::span<const size_t> threads);
+  FunctionCode of(FunctionId f) const;
+  // Functions with located samples or calls made from a known place, most samples first.
+  std::vector<FunctionId> functions() const;
+
+ private:
+  struct Entry {  // one location's costs in one function
+    LocationId location = kNoLocation;
+    uint64_t samples = 0, cpu_ns = 0;
+    CallsFrom calls;  // callee == kNoFunction: no call
+  };
+  const Profile& profile_;
+  std::vector<std::vector<Entry>> by_function_;
+  struct Own {
+    uint64_t calls = 0, wall_ns = 0, cpu_ns = 0, samples = 0;
+  };
+  std::vector<Own> own_;
+};
+
+}  // namespace callprof

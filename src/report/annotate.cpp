@@ -1,0 +1,266 @@
+// The annotate view (see annotate.h): per function, a header, its source lines with their
+// costs (unannotated stretches elided), and with --disasm its instructions.
+#include "report/annotate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "report/text.h"
+#include "util/pattern.h"
+
+namespace callprof {
+namespace {
+
+// Which columns a profile can fill: samples where it has them, calls where it counted them.
+struct Columns {
+  bool samples = false;
+  bool calls = false;
+};
+
+std::string dot_or(uint64_t v, const std::string& text) { return v ? text : "."; }
+
+// Source text for a terminal: tabs expanded, then escaped (it is the profiled program's).
+std::string source_line(const std::string& raw) {
+  std::string out;
+  for (char c : raw) {
+    if (c == '\t')
+      out.append(8 - out.size() % 8, ' ');
+    else
+      out += c;
+  }
+  return escape_text(out);
+}
+
+// The columns before the text: samples, share of the function's, calls, callees' time.
+std::string cost_cells(const CodeCost* c, const FunctionCode& code, const Columns& cols) {
+  std::string out;
+  uint64_t calls = 0, time = 0;
+  if (c)
+    for (const CallsFrom& f : c->calls) {
+      calls += f.calls;
+      time += cols.calls ? f.wall_ns : f.cpu_ns;
+    }
+  if (cols.samples) {
+    const uint64_t s = c ? c->samples : 0;
+    out += fmt::format("{:>8} {:>7}", dot_or(s, std::to_string(s)), dot_or(s, format_pct(s, code.samples)));
+  }
+  if (cols.calls) out += fmt::format(" {:>9}", dot_or(calls, std::to_string(calls)));
+  out += fmt::format(" {:>9}", dot_or(time, format_ns(time)));
+  return out;
+}
+
+std::string header_cells(const Columns& cols) {
+  std::string out;
+  if (cols.samples) out += fmt::format("{:>8} {:>7}", "samples", "self%");
+  if (cols.calls) out += fmt::format(" {:>9}", "calls");
+  out += fmt::format(" {:>9}", "callees");
+  return out;
+}
+
+// The callees called from a place, one line each under it.
+void callee_lines(const CodeCost& c, const Analysis& a, const Columns& cols, size_t indent, std::ostream& out) {
+  for (const CallsFrom& f : c.calls) {
+    std::string what;
+    if (cols.calls) what += fmt::format("{} calls, ", std::to_string(f.calls));
+    what += cols.calls ? format_ns(f.wall_ns) : format_ns(f.cpu_ns);
+    if (cols.samples && f.samples) what += fmt::format(", {} samples", std::to_string(f.samples));
+    out << std::string(indent, ' ') << "-> " << escape_text(a.name(f.callee)) << " (" << what << ")\n";
+  }
+}
+
+// The lines to print of one file: every annotated line, `context` lines around each, and
+// the function's first line when it is in this file; runs between them become "...".
+std::vector<uint32_t> lines_to_show(const std::vector<const CodeCost*>& costs, uint32_t first_line, size_t context,
+                                    size_t file_lines) {
+  std::set<uint32_t> show;
+  auto around = [&](uint32_t line) {
+    const uint32_t lo = line > context ? uint32_t(line - context) : 1;
+    for (uint32_t l = lo; l <= line + context && l <= file_lines; ++l) show.insert(l);
+  };
+  if (first_line) around(first_line);
+  for (const CodeCost* c : costs)
+    if (c->line) around(c->line);
+  return {show.begin(), show.end()};
+}
+
+void render_file(const Analysis& a, const FunctionCode& code, uint32_t file, SourceText& sources,
+                 const AnnotateOptions& o, const Columns& cols, std::ostream& out) {
+  const Profile& p = a.profile();
+  const Function& fn = p.functions[code.function];
+  const std::string& path = p.source_files[file];
+  std::vector<const CodeCost*> costs;
+  std::map<uint32_t, const CodeCost*> by_line;
+  for (const CodeCost& c : code.lines)
+    if (c.file == file) costs.push_back(&c), by_line[c.line] = &c;
+  const std::vector<std::string>* text = path.empty() ? nullptr : sources.lines(path);
+  out << "  " << (path.empty() ? "(no line information)" : escape_text(text ? sources.found_at(path) : path))
+      << (text || path.empty() ? "" : "  (source not found; --source-path DIR looks elsewhere)") << "\n";
+  const std::string head = header_cells(cols);
+  out << head << fmt::format(" {:>6}  ", "line") << "source\n";
+  const size_t indent = head.size() + 9;
+  if (!text) {  // the annotated lines alone
+    for (const CodeCost* c : costs) {
+      out << cost_cells(c, code, cols) << fmt::format(" {:>6}", c->line ? std::to_string(c->line) : "?") << "\n";
+      callee_lines(*c, a, cols, indent, out);
+    }
+    return;
+  }
+  const uint32_t first = fn.file == path ? fn.line : 0;
+  uint32_t previous = 0;
+  for (uint32_t line : lines_to_show(costs, first, o.context, text->size())) {
+    if (previous && line > previous + 1) out << fmt::format("{:>{}}\n", "...", head.size() + 7);
+    previous = line;
+    auto it = by_line.find(line);
+    const CodeCost* c = it == by_line.end() ? nullptr : it->second;
+    out << cost_cells(c, code, cols) << fmt::format(" {:>6}  ", line) << source_line((*text)[line - 1]) << "\n";
+    if (c) callee_lines(*c, a, cols, indent, out);
+  }
+  if (auto it = by_line.find(0); it != by_line.end()) {
+    out << cost_cells(it->second, code, cols) << fmt::format(" {:>6}", "?") << "  (no line information)\n";
+    callee_lines(*it->second, a, cols, indent, out);
+  }
+}
+
+// The instructions, each with its samples, under a line heading where the line is known.
+void render_disassembly(const Analysis& a, const FunctionCode& code, SourceText& sources, const AnnotateOptions& o,
+                        const Columns& cols, std::ostream& out) {
+  const Profile& p = a.profile();
+  const Function& fn = p.functions[code.function];
+  if (fn.module == kNoModule || fn.module >= p.modules.size()) {
+    out << "  disassembly: the function is in no module\n";
+    return;
+  }
+  auto decoded = o.disassemble(fn, p.modules[fn.module]);
+  if (!decoded) {
+    out << "  disassembly: " << escape_text(decoded.error().message) << "\n";
+    return;
+  }
+  // A located address (a call site's is inside its call) belongs to the instruction at or before it.
+  std::map<uint64_t, CodeCost> at;
+  for (const CodeCost& c : code.instructions) {
+    auto next = std::upper_bound(decoded->begin(), decoded->end(), c.address,
+                                 [](uint64_t x, const DecodedInstructionText& i) { return x < i.address; });
+    const uint64_t start = next == decoded->begin() ? c.address : std::prev(next)->address;
+    CodeCost& into = at[start];
+    into.file = c.file, into.line = c.line;
+    into.samples += c.samples;
+    into.calls.insert(into.calls.end(), c.calls.begin(), c.calls.end());
+  }
+  const std::string head = header_cells(cols);
+  out << "  disassembly of " << escape_text(p.modules[fn.module].path) << "\n" << head << "  address  instruction\n";
+  std::string file;
+  uint32_t line = 0;
+  for (const DecodedInstructionText& i : *decoded) {
+    auto it = at.find(i.address);
+    const CodeCost* c = it == at.end() ? nullptr : &it->second;
+    // The recorded line where the profile has one, else the debug info's.
+    const bool recorded = c && c->line;
+    const std::string& f = recorded ? p.source_files[c->file] : i.file;
+    const uint32_t l = recorded ? c->line : i.line;
+    if (l && (l != line || f != file)) {
+      line = l, file = f;
+      const std::vector<std::string>* text = file.empty() ? nullptr : sources.lines(file);
+      out << fmt::format("{:>{}}  {}:{}", "", head.size(), escape_text(base_name(file)), line);
+      if (text && line <= text->size()) out << "  " << source_line((*text)[line - 1]);
+      out << "\n";
+    }
+    out << cost_cells(c, code, cols) << fmt::format("  {:>#8x}  ", i.address) << escape_text(i.text) << "\n";
+    if (c) callee_lines(*c, a, cols, head.size() + 12, out);
+  }
+}
+
+void render_function(const Analysis& a, const FunctionCode& code, SourceText& sources, const AnnotateOptions& o,
+                     const Columns& cols, std::ostream& out) {
+  const Profile& p = a.profile();
+  const Function& fn = p.functions[code.function];
+  out << "Function " << escape_text(a.full_name(code.function));
+  if (!a.module(code.function).empty()) out << "  [" << escape_text(a.module(code.function)) << "]";
+  out << "\n  ";
+  if (cols.calls) out << fmt::format("calls {}, self {}, ", std::to_string(code.calls), format_ns(code.self_wall_ns));
+  if (const FunctionRow* row = a.row(code.function); row && cols.calls)
+    out << fmt::format("total {}, ", format_ns(row->total_ns));
+  out << fmt::format("{} samples in its own code ({} on known lines)\n", std::to_string(code.self_samples),
+                     std::to_string(code.samples));
+  std::vector<uint32_t> files;
+  for (const CodeCost& c : code.lines)
+    if (std::find(files.begin(), files.end(), c.file) == files.end()) files.push_back(c.file);
+  // The function's own file first, then the others (code inlined from headers, macros).
+  std::stable_partition(files.begin(), files.end(), [&](uint32_t f) { return p.source_files[f] == fn.file; });
+  for (uint32_t f : files) render_file(a, code, f, sources, o, cols, out);
+  if (o.disassemble) render_disassembly(a, code, sources, o, cols, out);
+  out << "\n";
+}
+
+nlohmann::json cost_json(const Analysis& a, const CodeCost& c, bool address) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const CallsFrom& f : c.calls)
+    calls.push_back({{"callee", a.full_name(f.callee)},
+                     {"callee_id", f.callee},
+                     {"calls", f.calls},
+                     {"wall_ns", f.wall_ns},
+                     {"cpu_ns", f.cpu_ns},
+                     {"samples", f.samples}});
+  nlohmann::json j = {{"file", a.profile().source_files[c.file]},
+                      {"line", c.line},
+                      {"samples", c.samples},
+                      {"cpu_ns", c.cpu_ns},
+                      {"calls", std::move(calls)}};
+  if (address) j["address"] = c.address;
+  return j;
+}
+
+nlohmann::json function_json(const Analysis& a, const FunctionCode& code) {
+  const Function& fn = a.profile().functions[code.function];
+  nlohmann::json lines = nlohmann::json::array(), instructions = nlohmann::json::array();
+  for (const CodeCost& c : code.lines) lines.push_back(cost_json(a, c, false));
+  for (const CodeCost& c : code.instructions) instructions.push_back(cost_json(a, c, true));
+  return {{"id", code.function},
+          {"name", a.full_name(code.function)},
+          {"module", std::string(a.module(code.function))},
+          {"file", fn.file},
+          {"line", fn.line},
+          {"calls", code.calls},
+          {"self_wall_ns", code.self_wall_ns},
+          {"self_samples", code.self_samples},
+          {"located_samples", code.samples},
+          {"lines", std::move(lines)},
+          {"instructions", std::move(instructions)}};
+}
+
+}  // namespace
+
+Status render_annotate(const Analysis& a, SourceText& sources, const AnnotateOptions& o, std::ostream& out) {
+  auto pattern = Pattern::compile(o.function, "annotate FUNCTION");
+  if (!pattern) return pattern.error();
+  const Profile& p = a.profile();
+  const std::vector<bool> matches = matching_functions(p, *pattern);
+  if (std::find(matches.begin(), matches.end(), true) == matches.end())
+    return make_error(fmt::format("no function matches '{}'", escape_text(o.function)));
+  const CodeIndex index(p, a.threads());
+  std::vector<FunctionId> shown;
+  for (FunctionId f : index.functions())
+    if (f < matches.size() && matches[f] && shown.size() < o.limit) shown.push_back(f);
+  if (shown.empty())
+    return make_error(fmt::format(
+        "nothing located in '{}': the profile has no samples or call sites in it (sample it: record -F HZ, or "
+        "--mode sample)",
+        escape_text(o.function)));
+  if (o.json) {
+    nlohmann::json functions = nlohmann::json::array();
+    for (FunctionId f : shown) functions.push_back(function_json(a, index.of(f)));
+    out << inert_json(nlohmann::json{{"functions", std::move(functions)}}.dump(
+               2, ' ', false, nlohmann::json::error_handler_t::replace))
+        << "\n";
+    return Ok{};
+  }
+  const Columns cols{a.total(Metric::Samples) > 0, p.meta.mode == "exact" || p.meta.mode == "probe"};
+  for (FunctionId f : shown) render_function(a, index.of(f), sources, o, cols, out);
+  for (const std::string& m : sources.missing()) out << "# " << escape_text(m) << "\n";
+  return Ok{};
+}
+
+}  // namespace callprof

@@ -1,0 +1,75 @@
+// Decoding one function's code from its ELF file (see function_code.h).
+#include "symbols/function_code.h"
+
+#include <gelf.h>
+
+#include <algorithm>
+
+#include "symbols/disassembler.h"
+#include "symbols/elf_file.h"
+#include "symbols/elf_functions.h"
+#include "symbols/elf_handles.h"
+
+namespace callprof {
+namespace {
+
+constexpr uint64_t kMaxFunctionBytes = 64 * 1024;
+
+// [entry, end): the symbol's size, else up to the next function's entry.
+Result<uint64_t> function_end(const std::string& path, uint64_t entry) {
+  auto functions = elf_functions(path);
+  if (!functions) return functions.error();
+  uint64_t next = entry + kMaxFunctionBytes;
+  for (const ElfFunction& f : *functions) {
+    if (f.address == entry && f.size > 0) return entry + std::min(f.size, kMaxFunctionBytes);
+    if (f.address > entry) next = std::min(next, f.address);
+  }
+  return next;
+}
+
+// The bytes of [from, to) from the section that holds them.
+Result<std::vector<uint8_t>> code_bytes(const std::string& path, uint64_t from, uint64_t to) {
+  auto file = ElfFile::open(path);
+  if (!file) return file.error();
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(file->elf(), scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+    if (from < sh.sh_addr || from >= sh.sh_addr + sh.sh_size) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf) break;
+    const uint64_t end = std::min(to, sh.sh_addr + std::min<uint64_t>(sh.sh_size, data->d_size));
+    const auto* p = static_cast<const uint8_t*>(data->d_buf) + (from - sh.sh_addr);
+    return std::vector<uint8_t>(p, p + (end - from));
+  }
+  return make_error(path + " has no code at the function's address");
+}
+
+}  // namespace
+
+Result<std::vector<DecodedInstruction>> disassemble_function(const std::string& path, const std::string& build_id,
+                                                             uint64_t entry) {
+  if (!build_id.empty()) {
+    auto id = symbols_detail::file_build_id(path);
+    if (id && *id != build_id)
+      return make_error(path + " is another build than the profiled one (its build id differs)");
+  }
+  auto end = function_end(path, entry);
+  if (!end) return end.error();
+  auto bytes = code_bytes(path, entry, *end);
+  if (!bytes) return bytes.error();
+  Disassembler cs(CS_OPT_SKIPDATA);
+  if (!cs.ok()) return make_error("cannot decode instructions: " + cs.error());
+  std::vector<DecodedInstruction> out;
+  const uint8_t* p = bytes->data();
+  size_t left = bytes->size();
+  uint64_t at = entry;
+  while (left > 0 && cs.next(&p, &left, &at)) {
+    const cs_insn& i = cs.insn();
+    std::string text = i.mnemonic;
+    if (i.op_str[0]) text += std::string(" ") + i.op_str;
+    out.push_back({i.address, std::move(text)});
+  }
+  return out;
+}
+
+}  // namespace callprof

@@ -1,0 +1,120 @@
+// End-to-end: where inside a function the cost is (callprof annotate; docs/views.md,
+// "annotate"). programs/lines.c spends hot()'s own time on two loops on known lines, 9:1,
+// and calls leaf() and other() from two other known lines: the samples must fall on the
+// heavy loop's line (>= 80 % of hot's), and the exact calls on their call lines, in exact
+// mode with samples (record -F) and, for the samples, in sampling mode.
+#include <fstream>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+// The line of lines.c holding "LINE:<marker>".
+uint32_t marked_line(const std::string& marker) {
+  std::ifstream in(std::string(E2E_PROGRAMS) + "/lines.c");
+  std::string text;
+  for (uint32_t n = 1; std::getline(in, text); ++n)
+    if (text.find("LINE:" + marker + " ") != std::string::npos) return n;
+  throw std::runtime_error("no marker " + marker);
+}
+
+class Annotate : public E2ETest {
+ protected:
+  // callprof annotate --json FUNCTION on profile.callprof: hot's entry.
+  json annotate_json(const std::string& function) {
+    const RunResult r = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--json", function}, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    const json doc = json::parse(r.out);
+    EXPECT_EQ(doc.at("functions").size(), 1u) << r.out;
+    return doc.at("functions").at(0);
+  }
+  // Samples on `line` and over every line of the function.
+  static std::pair<uint64_t, uint64_t> samples_on(const json& f, uint32_t line) {
+    uint64_t on = 0, all = 0;
+    for (const json& l : f.at("lines")) {
+      all += u64(l, "samples");
+      if (l.at("line") == line) on += u64(l, "samples");
+    }
+    return {on, all};
+  }
+  // The calls of `callee` from `line`.
+  static uint64_t calls_from(const json& f, uint32_t line, const std::string& callee) {
+    uint64_t n = 0;
+    for (const json& l : f.at("lines"))
+      if (l.at("line") == line)
+        for (const json& c : l.at("calls"))
+          if (same_function(c.at("callee").get<std::string>(), callee)) n += u64(c, "calls");
+    return n;
+  }
+  void expect_heavy_line(const json& hot) {
+    const auto [heavy, all] = samples_on(hot, marked_line("heavy"));
+    const auto [light, unused] = samples_on(hot, marked_line("light"));
+    measured("heavy_line_share", double(heavy) / double(std::max<uint64_t>(1, all)));
+    EXPECT_GE(all, 300u) << "too few samples to judge";
+    EXPECT_GE(double(heavy), 0.8 * double(all)) << hot.dump();
+    EXPECT_GT(light, 0u) << "the light loop's line has none of the samples";
+    EXPECT_LT(light, heavy / 4) << hot.dump();
+  }
+};
+E2E_INSTANTIATE(Annotate);
+
+TEST_P(Annotate, ExactModeWithSamplesPutsSamplesAndCallsOnTheirLines) {
+  if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
+    GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << why;
+  const Report r = record_with({"-F", "4999"}, build("lines.c", {"-g"}));
+  expect_function_calls(r, {{"hot", 300}, {"leaf", 30000}, {"other", 300}});
+  const json hot = annotate_json("^hot$");
+  EXPECT_EQ(u64(hot, "calls"), 300u);
+  expect_heavy_line(hot);
+  EXPECT_EQ(calls_from(hot, marked_line("leaf_call"), "leaf"), 30000u) << hot.dump();
+  EXPECT_EQ(calls_from(hot, marked_line("other_call"), "other"), 300u) << hot.dump();
+  // The text view shows the source lines themselves, and --disasm the instructions.
+  const RunResult text = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--disasm", "^hot$"}, dir());
+  EXPECT_EQ(text.exit, exited(0)) << text.err;
+  EXPECT_NE(text.out.find("LINE:heavy"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("-> leaf (30000 calls"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("disassembly of"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  call "), std::string::npos) << text.out;
+}
+
+TEST_P(Annotate, SamplingModeFindsTheHeavyLine) {
+  const Report r = record_with({"--mode", "sample", "-F", "4999"}, build_plain("lines.c"));
+  const json hot = annotate_json("^hot$");
+  expect_heavy_line(hot);
+  // Sampled call sites: the callees' samples are on their call line.
+  uint64_t leaf_line = 0;
+  for (const json& l : hot.at("lines"))
+    for (const json& c : l.at("calls"))
+      if (same_function(c.at("callee").get<std::string>(), "leaf")) leaf_line = l.at("line");
+  if (leaf_line) EXPECT_EQ(leaf_line, marked_line("leaf_call"));
+}
+
+TEST_P(Annotate, AMissingSourceFileIsSaidAndSourcePathFindsIt) {
+  namespace fs = std::filesystem;
+  // Built from a copy that is then moved away, as on another machine than the build's.
+  const fs::path src = dir() / "build" / "src";
+  fs::create_directories(src);
+  for (const char* f : {"lines.c", "truth.h"}) fs::copy_file(fs::path(E2E_PROGRAMS) / f, src / f);
+  const RunResult cc =
+      run({toolchain(compiler_name()).c, "-O2", "-g", "-o", "lines", (src / "lines.c").string()}, dir());
+  ASSERT_EQ(cc.exit, exited(0)) << cc.err;
+  record_with({"--mode", "sample", "-F", "999"}, (dir() / "lines").string());
+  fs::create_directories(dir() / "moved");
+  fs::rename(dir() / "build", dir() / "moved" / "build");
+  const RunResult missing = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^hot$"}, dir());
+  EXPECT_EQ(missing.exit, exited(0)) << missing.err;
+  EXPECT_NE(missing.out.find("source not found"), std::string::npos) << missing.out;
+  EXPECT_EQ(missing.out.find("LINE:heavy"), std::string::npos) << missing.out;
+  const RunResult found =
+      run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^hot$", "--source-path", (dir() / "moved").string()},
+          dir());
+  EXPECT_EQ(found.exit, exited(0)) << found.err;
+  EXPECT_NE(found.out.find("LINE:heavy"), std::string::npos) << found.out;
+  const RunResult none = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^no_such_function$"}, dir());
+  EXPECT_EQ(none.exit, exited(2));
+  EXPECT_NE(none.err.find("no function matches"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace e2e
