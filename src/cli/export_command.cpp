@@ -80,9 +80,10 @@ Run add_export(CLI::App& app) {
     if (!options) return fail(options.error().message);
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    // callgrind and collapsed read only the analysed tree; pprof and speedscope keep threads
-    // apart (labels, one profile per thread), and Chrome's timelines point into their trees.
-    query->keep_thread_trees = options->format != ExportFormat::Callgrind && options->format != ExportFormat::Collapsed;
+    // collapsed reads only the analysed tree; pprof and speedscope keep threads apart (labels,
+    // one profile per thread), Chrome's timelines point into their trees, and callgrind's
+    // source lines are read from them (query/lines.h).
+    query->keep_thread_trees = options->format != ExportFormat::Collapsed;
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     return write_output(*analysis, *options, a->output);

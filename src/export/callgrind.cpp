@@ -42,15 +42,23 @@
 // In a cycle a -> b -> a, b's total includes the nested a, so a's self plus its call of
 // b exceeds a's total by that nested time: the same overlap callgrind's own data has,
 // which KCachegrind's cycle detection groups; inclusive costs stay exact.
+//
+// Source lines (query/lines.h), where the profile located costs and the tree is the
+// threads' own (no --focus or --hide): a function's samples (and for a sampled profile
+// their time) go on the lines of its file they fell on, the rest on its entry line; a call
+// goes on the line it was made from, shared out by the calls (or samples) from each line
+// when it was made from several. callgrind_annotate then annotates each source line.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "export/export.h"
+#include "query/lines.h"
 #include "util/escape.h"
 
 namespace callprof {
@@ -93,6 +101,8 @@ class Writer {
   Writer(const Analysis& analysis, std::ostream& out) : a_(analysis), out_(out) {}
 
   Status write() {
+    if (!a_.profile().locations.empty() && a_.options().focus.empty() && a_.options().hide.empty())
+      code_.emplace(a_.profile(), a_.threads());
     choose_events();
     name_functions();
     header();
@@ -193,22 +203,77 @@ class Writer {
     if (i.ob != ob_) name("ob", obs_, ob_ = i.ob, ob_written_);
     if (i.fl != fl_) name("fl", fls_, fl_ = i.fl, fl_written_);
     function_name("fn", r);
-    fmt::format_to(std::back_inserter(buf_), "{}", i.line);
-    costs(self);
     for (size_t k = 0; k < events_.size(); ++k) totals_[k] += events_[k].of(self);
+    lines_ = {};
+    if (code_ && r < a_.functions().size()) lines_ = code_->of(a_.functions()[r].function);
+    Metrics rest = self;
+    const Profile& p = a_.profile();
+    const Function* fn = lines_.function < p.functions.size() ? &p.functions[lines_.function] : nullptr;
+    for (const CodeCost& c : lines_.lines) {  // the samples on the lines of the function's file
+      if (!fn || c.line == 0 || c.samples == 0 || p.source_files[c.file] != fn->file) continue;
+      Metrics m;
+      m[Metric::Samples] = std::min<uint64_t>(c.samples, rest[Metric::Samples]);
+      m[Metric::CpuNs] = std::min<uint64_t>(c.cpu_ns, rest[Metric::CpuNs]);
+      m[Metric::WallNs] = a_.stats().calls == 0 ? std::min<uint64_t>(c.cpu_ns, rest[Metric::WallNs]) : 0;
+      for (Metric k : {Metric::Samples, Metric::CpuNs, Metric::WallNs}) rest[k] -= m[k];
+      fmt::format_to(std::back_inserter(buf_), "{}", c.line);
+      costs(m);
+    }
+    fmt::format_to(std::back_inserter(buf_), "{}", i.line);
+    costs(rest);
+  }
+
+  // The lines of the caller's file the calls of `callee` were made from, with their weight:
+  // calls, or samples where none were counted.
+  std::vector<std::pair<uint32_t, uint64_t>> call_lines(FunctionId callee) const {
+    std::vector<std::pair<uint32_t, uint64_t>> out;
+    const Profile& p = a_.profile();
+    if (lines_.function >= p.functions.size()) return out;
+    for (const CodeCost& c : lines_.lines)
+      for (const CallsFrom& f : c.calls)
+        if (f.callee == callee && c.line != 0 && p.source_files[c.file] == p.functions[lines_.function].file)
+          out.push_back({c.line, f.calls ? f.calls : f.samples});
+    return out;
   }
 
   void call(size_t caller, const EdgeRow& e) {
-    const size_t callee = row_of(e.callee);
+    const std::vector<std::pair<uint32_t, uint64_t>> at = call_lines(e.callee);
+    uint64_t weight = 0;
+    for (auto [line, w] : at) weight += w;
+    if (weight == 0) {
+      call_line(caller, e.callee, e.calls, info_[caller].line);
+      costs(e.total);
+    } else {  // shared out by line; the last line takes what rounding left
+      std::vector<uint64_t> left(events_.size());
+      for (size_t k = 0; k < events_.size(); ++k) left[k] = events_[k].of(e.total);
+      uint64_t calls_left = e.calls;
+      for (size_t n = 0; n < at.size(); ++n) {
+        const double share = double(at[n].second) / double(weight);
+        const bool last = n + 1 == at.size();
+        const uint64_t calls = last ? calls_left : std::min(calls_left, uint64_t(double(e.calls) * share + 0.5));
+        calls_left -= calls;
+        call_line(caller, e.callee, calls, at[n].first);
+        for (size_t k = 0; k < events_.size(); ++k) {
+          const uint64_t whole = events_[k].of(e.total);
+          const uint64_t v = last ? left[k] : std::min(left[k], uint64_t(double(whole) * share + 0.5));
+          left[k] -= v;
+          fmt::format_to(std::back_inserter(buf_), " {}", v);
+        }
+        buf_ += '\n';
+      }
+    }
+    if (buf_.size() > (1u << 16)) flush();
+  }
+
+  // A call's target and `calls=` line, and the position of its cost line (the cost follows).
+  void call_line(size_t caller, FunctionId callee_id, uint64_t calls, uint32_t from_line) {
+    const size_t callee = row_of(callee_id);
     const Info& c = info_[callee];
     // As callgrind writes them: only where they differ from the caller's.
     if (c.ob != info_[caller].ob) name("cob", obs_, c.ob, ob_written_);
     if (c.fl != info_[caller].fl) name("cfi", fls_, c.fl, fl_written_);
     function_name("cfn", callee);
-    fmt::format_to(std::back_inserter(buf_), "calls={} {}\n{}", std::max<uint64_t>(e.calls, 1), c.line,
-                   info_[caller].line);
-    costs(e.total);
-    if (buf_.size() > (1u << 16)) flush();
+    fmt::format_to(std::back_inserter(buf_), "calls={} {}\n{}", std::max<uint64_t>(calls, 1), c.line, from_line);
   }
 
   // Roots that are also called: their root part as calls from `<spontaneous>`.
@@ -277,6 +342,8 @@ class Writer {
 
   const Analysis& a_;
   std::ostream& out_;
+  std::optional<CodeIndex> code_;  // set when the lines can be placed
+  FunctionCode lines_;             // the current function block's
   std::string buf_;
   std::vector<Event> events_;
   std::vector<uint64_t> totals_;

@@ -5,6 +5,12 @@
 // one per inline chain: a function and the frames inlined into it (sampled stacks) are one
 // location whose lines list them innermost first, as pprof represents inlining.
 //
+// Source lines (model/code_lines.h), where the profile has them and the threads' own trees
+// are written (no --focus or --hide): a node's samples located at instructions become
+// samples of their own whose leaf location is that instruction (its address and line), the
+// rest stays on the function's location; and a caller's frame is the location of the call
+// (the callee node's call site), so `go tool pprof -list` puts costs on their lines.
+//
 // Streaming: the profile is written as a sequence of partial Profile messages (a header,
 // batches of samples, then the tables and the string table), each serialized by protobuf
 // into the same gzip stream. Protobuf defines the concatenation of serialized messages as
@@ -116,7 +122,10 @@ struct Column {
   std::string_view type, unit;
   Metric metric;
   Metric plus = Metric::kCount;
-  uint64_t value(MetricRow base) const { return base[metric] + (plus == Metric::kCount ? 0 : base[plus]); }
+  template <typename Row>
+  uint64_t value(const Row& base) const {
+    return base[metric] + (plus == Metric::kCount ? 0 : base[plus]);
+  }
 };
 
 // `offcpu` is all the time not running, blocked or waiting for a CPU, as perf and bcc's
@@ -174,12 +183,24 @@ class PprofWriter {
   void write_tables();
 
  private:
+  // A location: its functions innermost first (an inline chain), their line numbers (0: the
+  // function's first line) and its address relative to the module (kEntry: the function's).
+  static constexpr uint64_t kEntry = UINT64_MAX;
+  struct LocationKey {
+    std::vector<FunctionId> functions;
+    std::vector<uint32_t> lines;
+    uint64_t address = kEntry;
+    auto operator<=>(const LocationKey&) const = default;
+  };
+  class PathCode;
   uint64_t location(FunctionId f);
-  uint64_t location(std::span<const FunctionId> lines);  // innermost first
-  uint64_t new_location(std::span<const FunctionId> lines);
+  uint64_t location(LocationKey key);
+  uint64_t new_location(const LocationKey& key);
   uint64_t function_id(FunctionId f);
-  void write_samples(const CallTree& tree, const google::protobuf::RepeatedPtrField<pb::Label>& labels);
-  void add_sample(MetricRow base, const std::vector<uint64_t>& path,
+  void write_samples(const CallTree& tree, const CodeCosts* code,
+                     const google::protobuf::RepeatedPtrField<pb::Label>& labels);
+  template <typename Row>
+  void add_sample(const Row& base, const std::vector<uint64_t>& path,
                   const google::protobuf::RepeatedPtrField<pb::Label>& labels);
   void flush() {
     chunk_.SerializePartialToCodedStream(&out_);
@@ -206,9 +227,11 @@ class PprofWriter {
   bool batch_long_ = false;                                   // one of them has a path over kLongPath
   std::vector<uint64_t> location_of_;                         // by FunctionId: its one-line location's id, 0 = none yet
   std::unordered_map<FunctionId, uint64_t> other_locations_;  // ids outside the table
-  std::map<std::vector<FunctionId>, uint64_t> chains_;        // inline chains' locations, by their lines
+  std::map<LocationKey, uint64_t> chains_;                    // other locations, by their key
   std::vector<FunctionId> lines_;                             // every location's lines, in location order
+  std::vector<uint32_t> line_numbers_;                        // beside lines_: 0 for the function's first line
   std::vector<size_t> first_line_;                            // by location id - 1: its first entry in lines_
+  std::vector<uint64_t> addresses_;                           // by location id - 1: kEntry, or the address
   std::vector<uint64_t> function_of_;                         // by FunctionId: pprof's function id, 0 = none yet
   std::unordered_map<FunctionId, uint64_t> other_functions_;  // ids outside the table
   std::vector<FunctionId> functions_;                         // by pprof function id - 1, in order of first use
@@ -263,25 +286,70 @@ void PprofWriter::write_thread(size_t index) {
   if (host.empty()) host = p_.meta.hostname;
   if (!host.empty()) text("host", host);
   if (a_.options().focus.empty() && a_.options().hide.empty()) {
-    write_samples(t.tree, labels);
+    write_samples(t.tree, t.code.empty() ? nullptr : &t.code, labels);
   } else {
-    write_samples(a_.thread_tree(index), labels);
+    write_samples(a_.thread_tree(index), nullptr, labels);
   }
 }
 
+// A thread's code costs by node (model/code_lines.h), for the paths being written.
+class PprofWriter::PathCode {
+ public:
+  PathCode(const CallTree& tree, const CodeCosts* code) : site_(code ? tree.size() : 0, kNoLocation) {
+    if (!code) return;
+    for (const CallSite& c : code->call_sites)
+      if (c.node < site_.size()) site_[c.node] = c.location;
+    for (const InstructionSamples& i : code->instructions)
+      if (i.node < tree.size()) samples_.push_back(&i);
+    std::stable_sort(samples_.begin(), samples_.end(), [](auto* a, auto* b) { return a->node < b->node; });
+  }
+  // Where in its parent's function the node's calls were made.
+  LocationId site(NodeId n) const { return n < site_.size() ? site_[n] : kNoLocation; }
+  // The node's samples by instruction.
+  std::span<const InstructionSamples* const> samples(NodeId n) const {
+    auto [lo, hi] = std::equal_range(samples_.begin(), samples_.end(), n, Less{});
+    return {lo, hi};
+  }
+
+ private:
+  struct Less {
+    bool operator()(const InstructionSamples* a, NodeId n) const { return a->node < n; }
+    bool operator()(NodeId n, const InstructionSamples* a) const { return n < a->node; }
+  };
+  std::vector<LocationId> site_;
+  std::vector<const InstructionSamples*> samples_;
+};
+
 // Depth first, children in order, keeping only the current path's location ids; an
 // explicit stack, since recursion can make the tree arbitrarily deep.
-void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
+void PprofWriter::write_samples(const CallTree& tree, const CodeCosts* code,
+                                const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
   struct Entry {
     NodeId id;
     uint32_t depth;
   };
+  const PathCode located_costs(tree, code);
   std::vector<Entry> stack;
   std::vector<uint64_t> path;     // root first: the location of the inline chain ending at each depth
   std::vector<uint32_t> chain;    // per depth: the depth its inline chain begins at
   std::vector<FunctionId> fns;    // per depth: the node's function
+  std::vector<NodeId> nodes;      // per depth: the node
   std::vector<FunctionId> lines;  // scratch
   std::vector<uint64_t> ids;      // scratch: the sample's locations, leaf first
+  // The inline chain ending at depth d, at the instruction `l` of its innermost function:
+  // that line there, and each outer frame's line where the frame inside it was inlined.
+  const auto located = [&](uint32_t d, LocationId l) -> uint64_t {
+    if (l >= p_.locations.size() || p_.locations[l].function != fns[d]) return path[d];
+    LocationKey key;
+    key.address = p_.locations[l].address;
+    for (int64_t k = d; k >= int64_t(chain[d]); --k) {
+      key.functions.push_back(fns[size_t(k)]);
+      const LocationId at = k == int64_t(d) ? l : located_costs.site(nodes[size_t(k) + 1]);
+      const bool known = at < p_.locations.size() && p_.locations[at].function == fns[size_t(k)];
+      key.lines.push_back(known ? p_.locations[at].line : 0);
+    }
+    return location(std::move(key));
+  };
   const auto push_children = [&](NodeId parent, uint32_t depth) {
     const size_t first = stack.size();
     for (NodeId k = tree.node(parent).first_child; k != kNoNode; k = tree.node(k).next_sibling)
@@ -296,23 +364,46 @@ void PprofWriter::write_samples(const CallTree& tree, const google::protobuf::Re
     path.resize(e.depth);
     chain.resize(e.depth);
     fns.resize(e.depth);
+    nodes.resize(e.depth);
     fns.push_back(n.function);
+    nodes.push_back(e.id);
     chain.push_back(n.inlined && e.depth > 0 ? chain[e.depth - 1] : e.depth);
     if (chain.back() == e.depth) {
       path.push_back(location(n.function));
     } else {
       lines.assign(fns.rbegin(), fns.rend() - chain.back());
-      path.push_back(location(lines));
+      path.push_back(location(LocationKey{lines, {}, kEntry}));
     }
+    // Callers at the place of the call, where it is known.
     ids.clear();
-    for (int64_t d = e.depth; d >= 0; d = int64_t(chain[size_t(d)]) - 1) ids.push_back(path[size_t(d)]);
-    add_sample(tree.base(e.id), ids, labels);
+    for (int64_t d = e.depth; d >= 0; d = int64_t(chain[size_t(d)]) - 1) {
+      const LocationId site = d < int64_t(e.depth) ? located_costs.site(nodes[size_t(d) + 1]) : kNoLocation;
+      ids.push_back(site == kNoLocation ? path[size_t(d)] : located(uint32_t(d), site));
+    }
+    const auto at_instructions = located_costs.samples(e.id);
+    if (at_instructions.empty()) {
+      add_sample(tree.base(e.id), ids, labels);
+    } else {  // the located samples at their instructions, the rest at the function
+      Metrics rest = tree.base(e.id);
+      for (const InstructionSamples* i : at_instructions) {
+        Metrics m;
+        m[Metric::Samples] = std::min<uint64_t>(i->samples, rest[Metric::Samples]);
+        m[Metric::CpuNs] = std::min<uint64_t>(i->cpu_ns, rest[Metric::CpuNs]);
+        m[Metric::WallNs] = sampled_ ? std::min<uint64_t>(i->cpu_ns, rest[Metric::WallNs]) : 0;
+        for (Metric k : {Metric::Samples, Metric::CpuNs, Metric::WallNs}) rest[k] -= m[k];
+        ids[0] = located(e.depth, i->location);
+        add_sample(m, ids, labels);
+      }
+      ids[0] = path[e.depth];
+      add_sample(rest, ids, labels);
+    }
     push_children(e.id, e.depth + 1);
   }
 }
 
 // `path`: location ids, the leaf first.
-void PprofWriter::add_sample(MetricRow base, const std::vector<uint64_t>& path,
+template <typename Row>
+void PprofWriter::add_sample(const Row& base, const std::vector<uint64_t>& path,
                              const google::protobuf::RepeatedPtrField<pb::Label>& labels) {
   if (std::none_of(columns_.begin(), columns_.end(), [&](const Column& c) { return c.value(base) != 0; })) return;
   pb::Sample* s = chunk_.add_sample();
@@ -330,24 +421,27 @@ void PprofWriter::add_sample(MetricRow base, const std::vector<uint64_t>& path,
 
 uint64_t PprofWriter::location(FunctionId f) {
   uint64_t& id = f < location_of_.size() ? location_of_[f] : other_locations_[f];
-  if (id == 0) id = new_location(std::span<const FunctionId>(&f, 1));
+  if (id == 0) id = new_location(LocationKey{{f}, {}, kEntry});
   return id;
 }
 
 // An inline chain (a node flagged inlined and the frames up to the function it was inlined
-// into): one location, its lines innermost first, the function that really ran last.
-uint64_t PprofWriter::location(std::span<const FunctionId> lines) {
-  auto [it, added] = chains_.try_emplace(std::vector<FunctionId>(lines.begin(), lines.end()), 0);
-  if (added) it->second = new_location(lines);
+// into), or a place inside a function: one location, its lines innermost first, the
+// function that really ran last.
+uint64_t PprofWriter::location(LocationKey key) {
+  auto [it, added] = chains_.try_emplace(std::move(key), 0);
+  if (added) it->second = new_location(it->first);
   return it->second;
 }
 
-uint64_t PprofWriter::new_location(std::span<const FunctionId> lines) {
+uint64_t PprofWriter::new_location(const LocationKey& key) {
   first_line_.push_back(lines_.size());
-  for (FunctionId f : lines) {
-    lines_.push_back(f);
-    function_id(f);
+  for (size_t i = 0; i < key.functions.size(); ++i) {
+    lines_.push_back(key.functions[i]);
+    line_numbers_.push_back(i < key.lines.size() ? key.lines[i] : 0);
+    function_id(key.functions[i]);
   }
+  addresses_.push_back(key.address);
   return first_line_.size();
 }
 
@@ -394,6 +488,7 @@ void PprofWriter::write_tables() {
     bool files = false, lines = false;
   };
   std::vector<Extent> extent(p_.modules.size());
+  first_line_.push_back(lines_.size());  // the end of the last location's lines
   for (const Function& fn : p_.functions) {
     if (!mapped(&fn)) continue;
     Extent& e = extent[fn.module];
@@ -401,6 +496,9 @@ void PprofWriter::write_tables() {
     e.files |= !fn.file.empty();
     e.lines |= fn.line != 0;
   }
+  for (size_t i = 0; i < addresses_.size(); ++i)  // instructions past the last entry
+    if (const Function* fn = function(lines_[first_line_[i + 1] - 1]); mapped(fn) && addresses_[i] != kEntry)
+      extent[fn->module].max_address = std::max(extent[fn->module].max_address, addresses_[i]);
   std::vector<uint64_t> mapping_id(p_.modules.size(), 0), start(p_.modules.size(), 0);
   uint64_t next = kMappingAlign;
   for (ModuleId m : mapping_order()) {
@@ -419,7 +517,6 @@ void PprofWriter::write_tables() {
     map->set_has_line_numbers(e.lines);
     next = (start[m] + size + kMappingAlign - 1) / kMappingAlign * kMappingAlign;
   }
-  first_line_.push_back(lines_.size());
   for (size_t i = 0; i + 1 < first_line_.size(); ++i) {
     const std::span<const FunctionId> lines(lines_.data() + first_line_[i], first_line_[i + 1] - first_line_[i]);
     const Function* fn = function(lines.back());  // the function that ran: the others were inlined into it
@@ -429,12 +526,14 @@ void PprofWriter::write_tables() {
     // have no mapping.
     if (mapped(fn)) {
       loc->set_mapping_id(mapping_id[fn->module]);
-      loc->set_address(start[fn->module] + fn->address);
+      loc->set_address(start[fn->module] + (addresses_[i] == kEntry ? fn->address : addresses_[i]));
     }
-    for (FunctionId f : lines) {
+    for (size_t k = 0; k < lines.size(); ++k) {
       pb::Line* line = loc->add_line();
+      const FunctionId f = lines[k];
       line->set_function_id(function_id(f));
-      line->set_line(function(f) ? function(f)->line : 0);
+      const uint32_t number = line_numbers_[first_line_[i] + k];
+      line->set_line(number ? number : function(f) ? function(f)->line : 0);
     }
   }
   for (size_t i = 0; i < functions_.size(); ++i) {

@@ -3,7 +3,9 @@
 // and calls leaf() and other() from two other known lines: the samples must fall on the
 // heavy loop's line (>= 80 % of hot's), and the exact calls on their call lines, in exact
 // mode with samples (record -F) and, for the samples, in sampling mode.
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "e2e_support.h"
 
@@ -114,6 +116,58 @@ TEST_P(Annotate, AMissingSourceFileIsSaidAndSourcePathFindsIt) {
   const RunResult none = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^no_such_function$"}, dir());
   EXPECT_EQ(none.exit, exited(2));
   EXPECT_NE(none.err.find("no function matches"), std::string::npos) << none.err;
+}
+
+// The number before a source line holding `marker` in a consumer's per-line listing
+// (pprof -list: "flat cum LINE: text"; callgrind_annotate --auto: "count text"); "." is 0.
+uint64_t listed_on(const std::string& listing, const std::string& marker, size_t column) {
+  std::istringstream in(listing);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("LINE:" + marker + " ") == std::string::npos) continue;
+    std::istringstream words(line);
+    std::string word;
+    for (size_t k = 0; k <= column; ++k) words >> word;
+    word.erase(std::remove(word.begin(), word.end(), ','), word.end());
+    return word == "." ? 0 : std::stoull(word);
+  }
+  ADD_FAILURE() << "no line " << marker << " in\n" << listing;
+  return 0;
+}
+
+// The real consumers annotate the same lines: go tool pprof -list, callgrind_annotate --auto.
+TEST_P(Annotate, ExportsCarryTheLinesToPprofAndCallgrind) {
+  const std::string go = find_on_path("go"), cga = find_on_path("callgrind_annotate");
+  if (go.empty() || cga.empty()) GTEST_SKIP() << "go (golang-go) or callgrind_annotate (valgrind) is not installed";
+  record_with({"--mode", "sample", "-F", "4999"}, build_plain("lines.c"));
+  const auto pprof_list = [&](const std::string& profile, const std::string& index) {
+    const RunResult r =
+        run({"/usr/bin/env", "HOME=" + dir().string(), "GOCACHE=" + (dir() / "gocache").string(), "GOTOOLCHAIN=local",
+             go, "tool", "pprof", "-list", "^hot$", "-sample_index=" + index, profile},
+            dir(), "", 120);
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    return r.out;
+  };
+  ASSERT_EQ(run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "pprof", "-o", "s.pb.gz"}, dir()).exit,
+            exited(0));
+  const std::string sampled = pprof_list("s.pb.gz", "samples");
+  const uint64_t heavy = listed_on(sampled, "heavy", 0), light = listed_on(sampled, "light", 0);
+  EXPECT_GE(double(heavy), 0.8 * double(heavy + light)) << sampled;
+  EXPECT_GT(light, 0u) << sampled;
+  ASSERT_EQ(run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "callgrind", "-o", "s.cg"}, dir()).exit,
+            exited(0));
+  const RunResult cg = run({cga, "--auto=yes", "--show=Samples", "--show-percs=no", "s.cg"}, dir());
+  EXPECT_EQ(cg.exit, exited(0)) << cg.err;
+  const uint64_t cg_heavy = listed_on(cg.out, "heavy", 0), cg_light = listed_on(cg.out, "light", 0);
+  EXPECT_EQ(cg_heavy, heavy) << cg.out;
+  EXPECT_EQ(cg_light, light) << cg.out;
+  // Exact mode: the calls on the lines they were made from (pprof's cum at the call line).
+  if (!kernel_probe_unavailable(dir()).empty()) return;
+  record_with({"-F", "999"}, build("lines.c", {"-g"}));
+  ASSERT_EQ(run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "pprof", "-o", "e.pb.gz"}, dir()).exit,
+            exited(0));
+  const std::string calls = pprof_list("e.pb.gz", "calls");
+  EXPECT_EQ(listed_on(calls, "leaf_call", 1), 30000u) << calls;
+  EXPECT_EQ(listed_on(calls, "other_call", 1), 300u) << calls;
 }
 
 }  // namespace

@@ -250,6 +250,16 @@ bool construction_held(const std::string& key, double by_program, double designe
   return false;
 }
 
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  for (std::string d; std::getline(dirs, d, ':');) {
+    const fs::path candidate = fs::path(d.empty() ? "." : d) / name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
 std::string kernel_probe_unavailable(const fs::path& dir) {
   const RunResult probe = run({E2E_CALLPROF, "record", "-q", "--mode", "syscall", "--syscalls", "getpid", "-o",
                                "kernel-probe.callprof", "--", "/bin/true"},

@@ -115,6 +115,9 @@ void expect_absent(const Report& report, const std::vector<std::string>& functio
 // here, from a one-call recording of /bin/true in `dir`; "" when it can.
 std::string kernel_probe_unavailable(const std::filesystem::path& dir);
 
+// The program `name` on PATH (a real consumer: go, callgrind_annotate), "" when there is none.
+std::string find_on_path(const std::string& name);
+
 // Prints a measured number to the log and records it in the test's XML result.
 void measured(const std::string& key, double value, const std::string& unit = "");
 

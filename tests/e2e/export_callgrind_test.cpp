@@ -24,15 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // callgrind_annotate on PATH (Debian's valgrind), "" when there is none.
-std::string find_callgrind_annotate() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  for (std::string d; std::getline(dirs, d, ':');) {
-    const fs::path candidate = fs::path(d.empty() ? "." : d) / "callgrind_annotate";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
-}
+std::string find_callgrind_annotate() { return find_on_path("callgrind_annotate"); }
 
 // One function's row of callgrind_annotate's table, and (with --tree=caller) its callers.
 struct Row {

@@ -20,15 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // `go` on PATH (Debian's golang-go), "" when there is none.
-std::string find_go() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  for (std::string d; std::getline(dirs, d, ':');) {
-    const fs::path candidate = fs::path(d.empty() ? "." : d) / "go";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return "";
-}
+std::string find_go() { return find_on_path("go"); }
 
 // pprof's value text, e.g. "327680608ns" or "80" or "0", as an integer.
 uint64_t value_of(std::string text, const std::string& unit) {
