@@ -21,6 +21,7 @@ struct HtmlArgs {
   std::string output = "callprof.html";
   size_t graph_nodes = 30;
   int64_t graph_timeout_ns = 2'000'000'000;
+  std::vector<std::string> source_path;
   SelectionOptions selection;
 };
 
@@ -42,6 +43,10 @@ Run add_html(CLI::App& app) {
   add_seconds_option(app, "--graph-timeout", a->graph_timeout_ns,
                      "Call graph tab: give up laying out the graph after this many seconds; 0: no limit", true)
       ->default_str("2");
+  app.add_option("--source-path", a->source_path,
+                 "Source tab: look for source files under DIR too, with fewer and fewer of their leading "
+                 "directories (repeatable)")
+      ->type_name("DIR");
   a->selection.add_to(app);
   app.footer("Example: callprof html -i prog.callprof -o prog.html   (then open prog.html in a browser)");
   return [a]() {
@@ -50,12 +55,14 @@ Run add_html(CLI::App& app) {
     if (!query) return fail(query.error().message);
     // The threads' trees stay: the call graph is drawn in a forked child while the page's
     // JSON is written, and JSON written into memory they had freed made the pages the child
-    // still shared copy-on-write faults (docs/design.md, "Analysis").
+    // still shared copy-on-write faults (docs/design.md, "Analysis"); and the Source tab reads
+    // a function's lines from them (query/lines.h).
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     html::HtmlOptions options;
     options.graph.max_nodes = a->graph_nodes;
     options.graph_timeout_s = double(a->graph_timeout_ns) / 1e9;
+    options.source_path = a->source_path;
     auto page = html::render_html(*analysis, options);
     if (!page) return fail(page.error().message);
     if (Status s = write_output(a->output, *page); !s) return fail(s.error().message);

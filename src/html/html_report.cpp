@@ -1,5 +1,5 @@
 // Assembling the page: the skeleton from assets/page.html with the style sheet, the script
-// and two data blocks (the JSON document, the call graph) put in place of its placeholders.
+// and three data blocks (the JSON document, the call graph, the Source panel's lines) put in place of its placeholders.
 #include "html/html_report.h"
 
 #include <fmt/format.h>
@@ -18,6 +18,7 @@
 
 #include "html/assets.h"
 #include "html/script_json.h"
+#include "html/source_data.h"
 #include "render/call_graph.h"
 #include "report/json_stream.h"
 #include "report/report.h"
@@ -165,12 +166,14 @@ Result<std::string> render_html(const Analysis& analysis, const HtmlOptions& opt
   if (!document) return document.error();
   const std::string data = json_for_script(*document);
   document->clear();
+  const std::string source = json_for_script(source_document(analysis, options.source_path));
   const std::string graph = json_for_script(graph_job.finish());
-  const std::array<std::pair<std::string_view, std::string_view>, 4> parts = {{
+  const std::array<std::pair<std::string_view, std::string_view>, 5> parts = {{
       {"@CALLPROF_STYLE@", style_sheet()},
       {"@CALLPROF_SCRIPT@", script()},
       {"@CALLPROF_DATA@", data},
       {"@CALLPROF_GRAPH@", graph},
+      {"@CALLPROF_SOURCE@", source},
   }};
   return fill(page_template(), parts);
 }

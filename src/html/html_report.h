@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "graph/call_graph.h"
 #include "query/query.h"
@@ -17,6 +18,8 @@ struct HtmlOptions {
   // Give up drawing the call graph after this many seconds (Graphviz's layout of a dense
   // graph can take minutes); the tab then says so. 0: wait as long as it takes.
   double graph_timeout_s = 2.0;
+  // The Source panel looks for source files under these directories too (--source-path).
+  std::vector<std::string> source_path;
 };
 
 // The whole page. A call graph that cannot be drawn is not an error: its tab says why.

@@ -3,7 +3,11 @@
 // bidirectional overrides, U+2028, a 10,000-character name) for the web report's
 // untrusted-names test (html_report.test.mjs). Assembler symbols cannot carry quotes and
 // newlines portably, so the profile is written through the profile library directly.
+// Beside OUTPUT it writes a source file with a markup name and hostile lines, which the
+// second hostile function's samples and call site point into (the Source tab).
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -39,6 +43,29 @@ FunctionId add_function(Profile& p, std::string name, FunctionKind kind = Functi
   f.line = 7;
   p.functions.push_back(std::move(f));
   return FunctionId(p.functions.size() - 1);
+}
+
+// The hostile source file's lines: markup, a script end tag, control characters (a tab stays
+// a tab), a Trojan Source bidirectional override, invalid UTF-8 and a 5,000-byte line.
+std::vector<std::string> hostile_source_lines() {
+  return {
+      "/* a hostile source file */",
+      "void f(void) {",
+      "\tint x = 1; /* <script>window.__pwned=9;alert(9)</script> */",
+      "  g(\"</script><img src=x onerror=\\\"window.__pwned=10\\\">\");",
+      "  /* \x1b]0;title\x07 \xff\xfe invalid */ if (access_level != \"user\u202e \u2066// check\u2069 \u2066\") {",
+      "  long_line(); /* " + std::string(5000, 'y') + " */",
+      "}",
+  };
+}
+
+// Writes the source file beside `output` and returns its path (absolute, as debug info has it).
+std::string write_hostile_source(const std::string& output) {
+  const std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
+  const std::string path = (dir / "<img src=x onerror=alert(11)>.c").string();
+  std::ofstream out(path, std::ios::binary);
+  for (const std::string& line : hostile_source_lines()) out << line << "\n";
+  return path;
 }
 
 void set(MetricRowRef m, uint64_t calls, uint64_t self_ns) {
@@ -83,6 +110,18 @@ int main(int argc, char** argv) {
     previous = f;
     self += 500000;
   }
+  // The second hostile function's costs inside it: samples on line 3, on the long line 6 and
+  // past the end of the file (line 90), and its call of the first one from line 4.
+  const FunctionId f1 = FunctionId(write + 1), f2 = FunctionId(write + 2);
+  const std::string source = write_hostile_source(argv[1]);
+  LocationTable locations(p);
+  const NodeId n2 = t.tree.path(std::vector<FunctionId>{main, f2});
+  const NodeId n21 = t.tree.path(std::vector<FunctionId>{main, f2, f1});
+  t.tree.base(n2)[Metric::Samples] = 12;
+  t.code.instructions.push_back({n2, locations.add(f2, 0x10, source, 3), 9, 9000000});
+  t.code.instructions.push_back({n2, locations.add(f2, 0x14, source, 6), 2, 2000000});
+  t.code.instructions.push_back({n2, locations.add(f2, 0x18, source, 90), 1, 1000000});
+  t.code.call_sites.push_back({n21, locations.add(f2, 0x20, source, 4)});
   // A traced write under the first hostile function: the system-call panel's paths.
   const NodeId w = t.tree.path(std::vector<FunctionId>{main, FunctionId(write + 1), write});
   set(t.tree.base(w), 4, 40000);

@@ -3,12 +3,16 @@
 // every panel renders, sorting and filtering change the function table, expanding a tree
 // node shows its children, selecting a function shows its callers and callees with the
 // numbers of `report --json`, the flame graph's search highlights the matches and says
-// their share; no console error, no network request. For a profile of hostile names: no
-// dialog, no injected element or handler, and the names readable as text.
+// their share; no console error, no network request. For a sampled recording of
+// tests/e2e/programs/lines.c: the Source tab shows hot()'s heavy loop's line with the most
+// samples, lists the functions with lines, follows a callee. For a profile of hostile names
+// and source lines: no dialog, no injected element or handler, and the names and the source
+// text readable as text.
 //
 // Inputs (environment; run_html_report.sh writes them): CALLPROF_HTML_DIR with NAME.html and
-// NAME.expected.json (`report --json`, the nested document) for wordfreq, stl_heavy and
-// hostile; screenshots go there too. CALLPROF_CHROMIUM (default /usr/bin/chromium).
+// NAME.expected.json (`report --json`, the nested document) for wordfreq, stl_heavy, lines
+// (or lines.skipped when sampling was refused) and hostile; screenshots go there too.
+// CALLPROF_CHROMIUM (default /usr/bin/chromium).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -18,7 +22,7 @@ import { assertClean, columnValues, pageOpener, rowValues } from './harness.mjs'
 
 const dir = process.env.CALLPROF_HTML_DIR
 if (!dir) throw new Error('CALLPROF_HTML_DIR is not set (run this test through run_html_report.sh or ctest)')
-const tabs = ['summary', 'flat', 'tree', 'callers', 'graph', 'flame', 'syscalls', 'threads']
+const tabs = ['summary', 'flat', 'tree', 'callers', 'source', 'graph', 'flame', 'syscalls', 'threads']
 
 const expectedOf = name => JSON.parse(fs.readFileSync(path.join(dir, `${name}.expected.json`), 'utf8'))
 
@@ -263,6 +267,67 @@ for (const program of programs) {
   })
 }
 
+// The Source tab's rows: each line's number, samples (data-value) and text.
+function sourceRows(page) {
+  return page.$$eval('#panel-source tr.src-line', trs => trs.map(tr => ({
+    line: Number(tr.dataset.line),
+    samples: Number(tr.querySelector('td.num') ? tr.querySelector('td.num').dataset.value : 0),
+    text: tr.querySelector('td.code').textContent,
+  })))
+}
+
+test('lines: the Source tab shows where inside hot the samples are', { timeout: 60000 }, async t => {
+  if (fs.existsSync(path.join(dir, 'lines.skipped'))) {
+    t.skip(`sampling mode is not available here: ${fs.readFileSync(path.join(dir, 'lines.skipped'), 'utf8').trim()}`)
+    return
+  }
+  const expected = expectedOf('lines')
+  const id = name => expected.functions.find(f => f.name === name).id
+  const { context, page, seen } = await open('lines', '#tab=source')
+  try {
+    // Without a selection: the functions with source lines, most samples first; a click selects.
+    await page.waitForSelector('#source-functions tbody tr[data-key]')
+    const listed = await rowValues(page, '#source-functions tbody tr[data-key]', ['samples'])
+    assert.equal(listed[0].key, id('hot'), 'hot has the most located samples')
+    assert.deepEqual(listed.map(r => r.samples), listed.map(r => r.samples).sort((a, b) => b - a))
+    await page.click(`#source-functions tr[data-key="${id('hot')}"]`)
+    assert.match(page.url(), new RegExp(`fn=${id('hot')}\\b`))
+    await page.waitForSelector('#panel-source tr.src-line')
+    const rows = await sourceRows(page)
+    const heavy = rows.find(r => r.text.includes('LINE:heavy'))
+    assert.ok(heavy, 'the heavy loop\'s line is shown')
+    assert.equal(Math.max(...rows.map(r => r.samples)), heavy.samples, 'it has the most samples')
+    const all = rows.reduce((sum, r) => sum + r.samples, 0)
+    assert.ok(heavy.samples >= 0.7 * all, `most of hot's samples (${heavy.samples} of ${all})`)
+    assert.ok(rows.some(r => r.text.includes('E2E_FN void hot(void)')), 'the function\'s first line')
+    assert.match(await page.textContent('#source-function .fn-title'), /^hot$/)
+    await page.screenshot({ path: path.join(dir, 'lines-source-hot.png') })
+
+    // main calls hot from a line: its callee row selects hot.
+    await page.evaluate(main => { location.hash = `#tab=source&fn=${main}` }, id('main'))
+    await page.waitForSelector(`#panel-source tr.callee[data-callee="${id('hot')}"]`)
+    await page.click(`#panel-source tr.callee[data-callee="${id('hot')}"]`)
+    assert.match(page.url(), new RegExp(`fn=${id('hot')}\\b`))
+    await page.waitForFunction(() => document.querySelector('#source-function .fn-title')?.textContent === 'hot')
+
+    // A function with no located cost says why in one line and lists those that have some.
+    const located = await page.evaluate(() => JSON.parse(document.getElementById('callprof-source').textContent).functions.map(f => f.id))
+    const without = expected.functions.find(f => !located.includes(f.id))
+    assert.ok(without, 'some function has no source lines')
+    await page.evaluate(fn => { location.hash = `#tab=source&fn=${fn}` }, without.id)
+    await page.waitForSelector('#source-why')
+    assert.match(await page.textContent('#source-why'), /No samples or call sites were located in/)
+    assert.ok(await page.locator('#source-functions tbody tr[data-key]').count() >= 1)
+    // The selection bar's button opens the tab.
+    await showTab(page, 'flat')
+    await page.click('#selection-source')
+    await page.waitForSelector('#panel-source.active')
+    assertClean(seen)
+  } finally {
+    await context.close()
+  }
+})
+
 test('hostile names are inert and readable', { timeout: 90000 }, async () => {
   const expected = expectedOf('hostile')
   const { context, page, seen } = await open('hostile')
@@ -285,6 +350,11 @@ test('hostile names are inert and readable', { timeout: 90000 }, async () => {
     await showTab(page, 'tree')
     await page.fill('#panel-tree input[type="search"]', 'onmouseover')
     await page.waitForTimeout(400)
+    // The Source tab of the function whose samples are in the hostile source file.
+    const located = expected.functions.find(f => f.name.startsWith('"onmouseover='))
+    await page.evaluate(id => { location.hash = `#tab=source&fn=${id}` }, located.id)
+    await page.waitForSelector('#panel-source tr.src-line')
+    await page.screenshot({ path: path.join(dir, 'hostile-source-selected.png') })
 
     // Nothing ran, nothing was injected.
     assert.deepEqual(seen.dialogs, [], 'no dialog')
@@ -297,7 +367,7 @@ test('hostile names are inert and readable', { timeout: 90000 }, async () => {
       handlers: [...document.querySelectorAll('*')].flatMap(e => [...e.attributes].filter(a => /^on/i.test(a.name)).map(a => `${e.tagName} ${a.name}`)),
       svgs: document.querySelectorAll('svg').length,
     }))
-    assert.equal(injected.scripts, 3, 'the page\'s own three script elements only')
+    assert.equal(injected.scripts, 4, 'the page\'s own four script elements only')
     assert.deepEqual(injected.elements, [], 'no element made from a name')
     assert.deepEqual(injected.handlers, [], 'no event handler attribute')
     assert.ok(injected.svgs <= 1, 'the call graph is the only SVG')
@@ -323,6 +393,16 @@ test('hostile names are inert and readable', { timeout: 90000 }, async () => {
     assert.match(await page.textContent('#threads-table'), /<script>alert\('thread'\)<\/script>/)
     await showTab(page, 'syscalls')
     assert.match(await page.textContent('#panel-syscalls'), /main›<script>alert\(1\)<\/script>/)
+    await showTab(page, 'source')
+    const code = new Map((await sourceRows(page)).map(r => [r.line, r.text]))
+    assert.equal(code.get(3), '\tint x = 1; /* <script>window.__pwned=9;alert(9)</script> */', 'markup as text, the tab kept')
+    assert.match(code.get(4), /g\("<\/script><img src=x onerror=/)
+    assert.match(code.get(5), /\\x1b\]0;title\\x07 \ufffd\ufffd invalid .*"user\\u202e \\u2066/, 'controls and bidi overrides as escapes')
+    for (const text of code.values()) assert.doesNotMatch(text, /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/, 'no raw control')
+    assert.ok(code.get(6).length <= 400 + 2 && code.get(6).endsWith(' \u2026'), 'the long line is cut')
+    assert.equal(code.get(90), '(past the end of the file)')
+    assert.match(await page.textContent('#panel-source .source-path'), /<img src=x onerror=alert\(11\)>\.c/)
+    assert.match(await page.textContent('#panel-source tr.callee'), /\u2192 <script>alert\(1\)<\/script>/)
     await showTab(page, 'graph')
     const svgText = await page.textContent('#panel-graph svg')
     assert.match(svgText, /<script>alert\(1\)<\/script>/, 'the call graph shows the name as text')

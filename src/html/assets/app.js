@@ -6,9 +6,10 @@
 function startApp() {
   const model = loadModel()
   const graphData = readJson('callprof-graph') || { error: 'no call graph in this report' }
+  const sourceData = readJson('callprof-source') || { why: 'this report has no source data' }
   const app = { base: model, model, view: { focus: '', hide: '' }, selected: null, tab: null, panels: [] }
   app.panels = [
-    summaryPanel(app), flatPanel(app), treePanel(app), callersPanel(app),
+    summaryPanel(app), flatPanel(app), treePanel(app), callersPanel(app), sourcePanel(app, sourceData),
     graphPanel(app, graphData), flamePanel(app), syscallsPanel(app), threadsPanel(app),
   ]
   renderHeader(app)
@@ -114,6 +115,7 @@ function renderSelection(app) {
     el('span', { class: 'muted' }, 'selected'),
     el('span', { class: 'name', title: shown(f.name, 2000), text: shown(f.short_name, 120) }),
     el('button', { class: 'btn', onclick: () => app.show('callers') }, 'callers/callees'),
+    el('button', { class: 'btn', id: 'selection-source', onclick: () => app.show('source') }, 'source'),
   ])
 }
 

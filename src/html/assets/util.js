@@ -81,17 +81,20 @@ function pctBar(part, whole, blue) {
 const controlChars = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 function shown(name, max = 240) {
   if (name === null || name === undefined) return '<spontaneous>'
-  let s = String(name).replace(controlChars, c => {
-    const code = c.charCodeAt(0)
-    const named = { 9: '\\t', 10: '\\n', 13: '\\r' }[code]
-    if (named) return named
-    return code < 0x100 ? '\\x' + code.toString(16).padStart(2, '0') : '\\u' + code.toString(16).padStart(4, '0')
-  })
+  let s = String(name).replace(controlChars, controlEscape)
   if (s.length > max) {
     const head = Math.ceil(max * 0.7), tail = max - head - 1
     s = s.slice(0, head) + '\u2026' + s.slice(s.length - tail)
   }
   return s
+}
+
+// One character of controlChars as its visible escape.
+function controlEscape(c) {
+  const code = c.charCodeAt(0)
+  const named = { 9: '\\t', 10: '\\n', 13: '\\r' }[code]
+  if (named) return named
+  return code < 0x100 ? '\\x' + code.toString(16).padStart(2, '0') : '\\u' + code.toString(16).padStart(4, '0')
 }
 
 // A user's regular expression: case-insensitive unless it has an upper-case letter.

@@ -1,6 +1,6 @@
 // The web report's page: JSON made safe for a script element, the page's structure (its
 // own scripts only, whatever the names), and the columnar JSON layout it embeds, with the
-// counter-example's numbers computed by hand.
+// counter-example's numbers computed by hand. The Source panel's block: source_data_test.cpp.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -67,9 +67,9 @@ TEST(HtmlPage, HostileNamesCannotLeaveTheDataElement) {
   p.functions[1].name = "<!--<script>";
   p.meta.command = "</script><img src=x onerror=alert(2)>";
   const std::string page = page_of(std::move(p));
-  // The page's own elements only: three scripts (two JSON blocks and the code), one style.
-  EXPECT_EQ(count(page, "<script"), 3u);
-  EXPECT_EQ(count(page, "</script"), 3u);
+  // The page's own elements only: four scripts (three JSON blocks and the code), one style.
+  EXPECT_EQ(count(page, "<script"), 4u);
+  EXPECT_EQ(count(page, "</script"), 4u);
   EXPECT_EQ(count(page, "<img"), 0u);
   EXPECT_EQ(count(page, "<!--"), 0u);
   EXPECT_EQ(count(page, "</style"), 1u);
@@ -87,6 +87,8 @@ TEST(HtmlPage, EmbedsTheAssetsAndTheGraph) {
   EXPECT_NE(page.find("function startApp()"), std::string::npos) << "the script is embedded";
   EXPECT_NE(page.find("--accent"), std::string::npos) << "the style sheet is embedded";
   EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
+  // The Source panel's block: the counter-example locates nothing, and the panel says why.
+  EXPECT_TRUE(json::parse(script_text(page, "callprof-source")).contains("why"));
   const json graph = json::parse(script_text(page, "callprof-graph"));
   ASSERT_TRUE(graph.contains("svg")) << graph.dump();
   const std::string svg = graph["svg"].get<std::string>();
