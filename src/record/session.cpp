@@ -457,7 +457,9 @@ void RecordingSession::build_and_write(Outcome& out) {
 std::optional<Profile> RecordingSession::build_exact(bool final, size_t& from_snapshots) {
   // The samples only at the end: the drain loop adds to them while snapshots are written.
   const bool sampled = final && tracing_ && args_.exact_sample_hz() > 0;
+  const uint64_t started = monotonic_ns();
   ExactSource::Collected c = exact_->collect(sampled ? tracing_->exact_samples().samples() : std::vector<NodeSample>{});
+  build_ns_ = monotonic_ns() - started;
   if (sampled) stamp_exact_samples(c.built);
   if (c.empty) {
     if (!final) return std::nullopt;  // no snapshot yet
@@ -599,10 +601,12 @@ void RecordingSession::say_written(const Profile& p, bool final, size_t from_sna
   if (mode_ == Mode::Exact) {
     std::error_code ec;
     reporter_.note(fmt::format(
-        "{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}",
+        "{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}; reading, symbolizing and "
+        "building {:.1f} ms",
         final ? "wrote" : "snapshot:", path, p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(),
         s, node_count(p), p.functions.size(), double(std::filesystem::file_size(path, ec)) / 1024,
-        from_snapshots ? fmt::format(" ({} up to its last snapshot)", from_snapshots) : std::string()));
+        from_snapshots ? fmt::format(" ({} up to its last snapshot)", from_snapshots) : std::string(),
+        double(build_ns_) / 1e6));
     return;
   }
   const auto& c = collector_->counts();

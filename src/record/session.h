@@ -85,6 +85,7 @@ class RecordingSession {
   std::vector<std::string> unfollowed_;                 // said at the end: processes whose data is missing
   int64_t start_realtime_ns_ = 0;
   int64_t start_steady_ns_ = 0;
+  uint64_t build_ns_ = 0;             // the last exact profile's symbolizing and building
   inject::LoadedRuntime attached_{};  // attach --mode exact: what the attach found
   std::string comm_;                  // attach: the process's name
   std::mutex write_mutex_;            // snapshots (watcher thread) and the final write

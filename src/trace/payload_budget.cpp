@@ -32,6 +32,10 @@ using WireType = WireFormatLite::WireType;
 constexpr uint64_t kModuleCost = 160, kFunctionCost = 576, kCalledFunctionCost = 3072, kProcessCost = 4096,
                    kThreadCost = 1024, kThreadFunctionRowCost = 640, kNodeCost = 576, kMetricValueCost = 16,
                    kSyscallCost = 512, kTimelineEventCost = 72, kSmallItemCost = 64;
+// Source lines (model/code_lines.h): a location is in the model, the per-function index and
+// the pprof writer's location table; a code entry (an instruction's samples or a call site)
+// in the model and the per-function index.
+constexpr uint64_t kLocationCost = 320, kCodeEntryCost = 160;
 // Per byte: the decompressed payload is held while the model is built; function names are
 // copied into the model and the display names, and into every document when called; other
 // text is copied a few times; each caller-callee pair's names once more.
@@ -49,12 +53,16 @@ enum Field : uint32_t {
   kProfileFunctions = 3,
   kProfileProcesses = 4,
   kProfileThreads = 5,
+  kProfileLocations = 6,
   kMetadataExtra = 8,
   kFunctionName = 1,
   kThreadCreatorPath = 5,
   kThreadTree = 11,
   kThreadSyscalls = 17,
   kThreadTimeline = 19,
+  kThreadCode = 20,
+  kCodeSampleNode = 1,
+  kCodeSiteNode = 5,
   kTreeParent = 1,
   kTreeFunction = 2,
   kTreeMetrics = 3,
@@ -82,8 +90,8 @@ constexpr uint32_t bits(std::initializer_list<uint32_t> fields) {
   return mask;
 }
 constexpr Known kFunctionFields{7, bits({1, 2, 5})}, kProcessFields{17, bits({3, 12, 15})},
-    kThreadFields{19, bits({3, 11, 17, 18, 19})}, kTreeFields{4, bits({3})}, kColumnFields{2, bits({1})},
-    kSyscallFields{10, bits({1, 8})}, kTimelineFields{4, 0};
+    kThreadFields{20, bits({3, 11, 17, 18, 19, 20})}, kTreeFields{4, bits({3})}, kColumnFields{2, bits({1})},
+    kSyscallFields{10, bits({1, 8})}, kTimelineFields{4, 0}, kLocationFields{4, 0}, kCodeFields{6, 0};
 
 bool is_text(WireType type) { return type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED; }
 
@@ -188,6 +196,8 @@ class PayloadCounter {
           return strict(kProcessFields, c_.processes, c_.other_text);
         case kProfileThreads:
           return thread();
+        case kProfileLocations:
+          return strict(kLocationFields, c_.locations, c_.other_text);
         default:
           return ++c_.small_items, text(c_.other_text);
       }
@@ -255,6 +265,7 @@ class PayloadCounter {
           return kThreadFields.unknown_scalar(field) ? unknown(tag) : WireFormatLite::SkipField(&in_, tag);
         if (field == kThreadTree) return tree();
         if (field == kThreadTimeline) return timeline();
+        if (field == kThreadCode) return code();
         if (field == kThreadSyscalls) return syscall();
         return text(kThreadFields, field, c_.other_text);
       });
@@ -309,6 +320,21 @@ class PayloadCounter {
         return kTimelineFields.unknown_scalar(field) ? unknown(tag) : WireFormatLite::SkipField(&in_, tag);
       });
       c_.timeline_events += *std::max_element(columns.begin(), columns.end());
+      return ok;
+    });
+  }
+
+  // A thread's code costs: one entry per instruction sample and per call site.
+  bool code() {
+    return nested(in_, [&] {
+      std::array<uint64_t, 2> columns{};  // sample_node, site_node
+      const bool ok = for_each_field(in_, [&](uint32_t field, WireType type, uint32_t tag) {
+        if (field == kCodeSampleNode || field == kCodeSiteNode)
+          return count_scalars(in_, type, tag, base_, columns[field == kCodeSiteNode]);
+        if (field <= kCodeFields.last) return WireFormatLite::SkipField(&in_, tag);  // the entries' other columns
+        return is_text(type) ? text(kCodeFields, field, c_.other_text) : unknown(tag);
+      });
+      c_.code_entries += columns[0] + columns[1];
       return ok;
     });
   }
@@ -536,6 +562,8 @@ std::vector<Part> parts(const PayloadCounts& c) {
       {c.modules * kModuleCost, its(c.modules, "module", "modules")},
       {c.syscalls * kSyscallCost, its(c.syscalls, "system call table", "system call tables")},
       {c.timeline_events * kTimelineEventCost, its(c.timeline_events, "timeline event", "timeline events")},
+      {c.locations * kLocationCost, its(c.locations, "code location", "code locations")},
+      {c.code_entries * kCodeEntryCost, its(c.code_entries, "located cost", "located costs")},
       {c.small_items * kSmallItemCost, its(c.small_items, "small item", "small items")},
       {c.other_text * kOtherTextCost, "its other text"},
   };

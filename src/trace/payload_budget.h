@@ -19,7 +19,7 @@ namespace callprof::trace {
 struct PayloadCounts {
   uint64_t payload_bytes = 0;
   uint64_t modules = 0, functions = 0, processes = 0, threads = 0, nodes = 0, metric_values = 0, syscalls = 0,
-           timeline_events = 0;
+           timeline_events = 0, locations = 0, code_entries = 0;
   uint64_t small_items = 0;    // creator path entries, errnos, buckets, extra entries, unknown fields
   uint64_t function_text = 0;  // functions' names, linkage names and files: every output lists them
   uint64_t other_text = 0;     // metadata, module paths, commands, thread and system call names

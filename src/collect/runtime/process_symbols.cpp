@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
+
 #include "collect/runtime/call_kind.h"
 #include "util/strings.h"
 
@@ -29,6 +32,11 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   p_.functions.push_back(std::move(f));
   if (!s.linkage_name.empty()) by_linkage_.try_emplace({module, s.linkage_name}, it->second);
   return it->second;
+}
+
+bool FunctionTable::source_lines_wanted() {
+  const char* off = std::getenv("CALLPROF_NO_LINES");
+  return off == nullptr || std::string_view(off) != "1";
 }
 
 FunctionId FunctionTable::inlined(const SymbolInfo& s, ModuleId module) {
@@ -120,7 +128,7 @@ std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
 }
 
 LocationId ProcessSymbols::call_site(uint64_t return_address, FunctionId caller) {
-  if (return_address == 0 || caller == kNoFunction) return kNoLocation;
+  if (return_address == 0 || caller == kNoFunction || !table_.records_lines()) return kNoLocation;
   auto [it, added] = call_sites_.try_emplace({return_address, caller}, kNoLocation);
   if (!added) return it->second;
   // Inside the call instruction: the return address may be the next line's first byte.

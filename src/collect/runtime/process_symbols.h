@@ -36,12 +36,17 @@ class FunctionTable {
   FunctionId inlined(const SymbolInfo& s, ModuleId module);
   // The place `s` (a frame at module-relative `address`) is at in `function`: its line there.
   LocationId location(FunctionId function, uint64_t address, const SymbolInfo& s) {
-    return locations_.add(function, address, s.pc_file, s.pc_line);
+    return lines_ ? locations_.add(function, address, s.pc_file, s.pc_line) : kNoLocation;
   }
+  // False with CALLPROF_NO_LINES=1: no source lines recorded (bench/realprograms/lines.sh
+  // measures what they cost).
+  bool records_lines() const { return lines_; }
 
  private:
   Profile& p_;
   LocationTable locations_{p_};
+  const bool lines_ = source_lines_wanted();
+  static bool source_lines_wanted();
   std::map<std::pair<std::string, std::string>, ModuleId> modules_;
   std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
   std::map<std::pair<ModuleId, std::string>, FunctionId> named_;

@@ -24,7 +24,9 @@ FunctionId id_of(const Profile& p, const char* name) {
 
 // d.c has 30 lines "line N", line 20 is 1000 bytes long.
 std::string write_d_c() {
-  const std::string path = ::testing::TempDir() + "/source_data_d.c";
+  // One file per test: ctest runs the tests of this file in parallel processes.
+  const std::string path =
+      ::testing::TempDir() + "/source_data_d_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".c";
   std::ofstream out(path);
   for (int n = 1; n <= 30; ++n) out << (n == 20 ? std::string(1000, 'x') : "line " + std::to_string(n)) << "\n";
   return path;
@@ -142,7 +144,8 @@ TEST(SourceData, LimitsLeaveOutFunctionsAndText) {
 }
 
 TEST(SourceData, InvalidUtf8AndControlsStayValidJson) {
-  const std::string path = ::testing::TempDir() + "/source_data_bad.c";
+  const std::string path = ::testing::TempDir() + "/source_data_bad_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".c";
   std::ofstream(path) << "ok\n\xff\xfe \xc2\x9b bad\n";
   Profile p = testing::counter_example_profile();
   const FunctionId d = id_of(p, "D");

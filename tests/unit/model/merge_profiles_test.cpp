@@ -101,6 +101,36 @@ TEST(MergeProfiles, TimelinesFollowTheirNodes) {
   }
 }
 
+// Source lines (model/code_lines.h): locations renumbered into one table (their functions
+// and files by identity), samples and call sites still on the same paths and lines.
+TEST(MergeProfiles, CodeCostsFollowTheirNodesAndLocations) {
+  auto located = [](Profile p, uint32_t line, uint64_t samples) {
+    Thread& t = p.threads[0];
+    LocationTable table(p);
+    const NodeId handle = t.tree.find_child(t.tree.find_child(kRootNode, 0), 1);
+    const NodeId parse = t.tree.find_child(handle, 2);
+    t.code.instructions.push_back({parse, table.add(2, 0x300 + line, "parse.c", line), samples, samples * 10});
+    t.code.call_sites.push_back({parse, table.add(1, 0x200, "handle.c", 7)});
+    return p;
+  };
+  // a's functions main, handle, parse, reply; b's main, handle, parse, idle: parse is 2 in both.
+  const Profile m = merged({located(b(), 40, 5), located(a(), 41, 3)});
+  ASSERT_EQ(m.source_files.size(), 2u);
+  ASSERT_EQ(m.locations.size(), 3u);  // parse.c:40, handle.c:7 (shared), parse.c:41
+  for (const Thread& t : m.threads) {
+    ASSERT_EQ(t.code.instructions.size(), 1u);
+    ASSERT_EQ(t.code.call_sites.size(), 1u);
+    const CodeLocation& at = m.locations[t.code.instructions[0].location];
+    EXPECT_EQ(m.functions[at.function].name, "parse");
+    EXPECT_EQ(m.functions[t.tree.node(t.code.instructions[0].node).function].name, "parse");
+    EXPECT_EQ(at.line, t.host == "alpha" ? 41u : 40u);
+    EXPECT_EQ(t.code.instructions[0].samples, t.host == "alpha" ? 3u : 5u);
+    const CodeLocation& site = m.locations[t.code.call_sites[0].location];
+    EXPECT_EQ(m.functions[site.function].name, "handle");
+    EXPECT_EQ(m.source_files[site.file], "handle.c");
+  }
+}
+
 TEST(MergeProfiles, MetricsAddUpAndRecordsKeepTheirHost) {
   const Profile m = merged({a(), b(), c()});
   EXPECT_EQ(m.functions.size(), 6u) << "main, handle, parse, reply, idle, log: unified across runs";
