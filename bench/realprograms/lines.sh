@@ -64,6 +64,15 @@ ms() {
   median "${runs[*]}"
 }
 gopprof() { env HOME="$tmp" GOCACHE="$tmp/gocache" GOTOOLCHAIN=local "$go" tool pprof "$@"; }
+# The sources, as the builds saw them (builds.sh deletes its copy): PROGRAM -> directory. The
+# recorded paths are BUILD_DIR/src/...: pprof trims that prefix and searches here; callprof
+# annotate finds them by their last components (--source-path).
+sources_of() {
+  local dir=$tmp/sources/$1 tarball
+  case $1 in lua) tarball=$lua_tarball ;; zstd) tarball=$zstd_tarball ;; esac
+  [[ -d $dir ]] || { mkdir -p "$dir" && tar -xf "$tarball" -C "$dir" --strip-components=1; }
+  echo "$dir"
+}
 # The function with the most self samples, as a regex.
 top_function() {
   "$callprof" report -i "$1" --json | python3 -c '
@@ -74,13 +83,13 @@ print("^" + re.escape(f["name"]) + "$")'
 }
 # The hottest line of `callprof annotate --json`, and of `go tool pprof -list` (flat samples).
 hot_line_callprof() {
-  "$callprof" annotate -i "$1" --json --limit 1 "$2" | python3 -c '
+  "$callprof" annotate -i "$1" --json --limit 1 "$2" "${@:3}" | python3 -c '
 import json, sys
 ls = json.load(sys.stdin)["functions"][0]["lines"]
 print(max(ls, key=lambda l: l["samples"])["line"])'
 }
 hot_line_pprof() {
-  gopprof -list "$2" -sample_index=samples "$1" 2>/dev/null | python3 -c '
+  gopprof -list "$2" -sample_index=samples "${@:3}" "$1" 2>/dev/null | python3 -c '
 import re, sys
 best, line = -1, 0
 for text in sys.stdin:
@@ -107,11 +116,13 @@ for p in $PROGRAMS; do
       # shellcheck disable=SC2046
       b_none=$(CALLPROF_NO_LINES=1 record "$tmp/n.callprof" "${opts[@]}" -- $(workload "$p" "$bin"))
       top=$(top_function "$tmp/l.callprof")
-      t_annotate=$(ms "$callprof" annotate -i "$tmp/l.callprof" --no-pager "$top")
-      t_disasm=$(ms "$callprof" annotate -i "$tmp/l.callprof" --no-pager --disasm "$top")
+      src=(--source-path "$(sources_of "$p")")
+      where=(-trim_path "$(dirname "$bin")/src" -source_path "$(sources_of "$p")")
+      t_annotate=$(ms "$callprof" annotate -i "$tmp/l.callprof" --no-pager "${src[@]}" "$top")
+      t_disasm=$(ms "$callprof" annotate -i "$tmp/l.callprof" --no-pager --disasm "${src[@]}" "$top")
       t_export=$(ms "$callprof" export -i "$tmp/l.callprof" -f pprof -o "$tmp/l.pb.gz")
-      t_list=$(ms gopprof -list "$top" -sample_index=samples "$tmp/l.pb.gz")
-      a=$(hot_line_callprof "$tmp/l.callprof" "$top"); b=$(hot_line_pprof "$tmp/l.pb.gz" "$top")
+      t_list=$(ms gopprof -list "$top" -sample_index=samples "${where[@]}" "$tmp/l.pb.gz")
+      a=$(hot_line_callprof "$tmp/l.callprof" "$top"); b=$(hot_line_pprof "$tmp/l.pb.gz" "$top" "${where[@]}")
       printf '%-18s %8sK %8sK %7sms %7sms %7sms %7sms %7sms %7sms %6s\n' "$p/$c/$kind" \
         "$(( $(stat -c %s "$tmp/l.callprof") / 1024 ))" "$(( $(stat -c %s "$tmp/n.callprof") / 1024 ))" \
         "${b_lines:-?}" "${b_none:-?}" "$t_annotate" "$t_disasm" "$t_export" "$t_list" \

@@ -1,5 +1,6 @@
 // The pictures of readme_images.sh: node readme_images.mjs WORK_DIR IMAGES_DIR, where WORK_DIR
-// holds graph.svg, flame.svg, wordfreq.html and hostile.html of examples/wordfreq.
+// holds graph.svg, flame.svg, wordfreq.html, wordfreq-lines.html (exact mode with samples) and
+// hostile.html of examples/wordfreq.
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
@@ -51,4 +52,8 @@ await show('#tab=flame', 'html-flame.png', async () => {
 await show('#tab=flame&focus=count_words%7Cgenerate_corpus&hide=next_random', 'html-focus.png')
 await show('#tab=threads', 'html-threads.png')
 await show('#tab=flat', 'html-hostile-names.png', null, 'hostile.html')
+// The Source tab of count_words (samples inside exact mode, calls on their lines).
+await show('#tab=source', 'html-source.png', async () => {
+  await report.locator('#source-functions tbody tr[data-key]', { hasText: 'count_words' }).first().click()
+}, 'wordfreq-lines.html')
 await browser.close()

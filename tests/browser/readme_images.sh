@@ -29,6 +29,9 @@ cp "$wordfreq" "$work/wordfreq"
 "$callprof" graph -i "$work/wordfreq.callprof" -o "$work/graph.svg"
 "$callprof" flame -i "$work/wordfreq.callprof" -o "$work/flame.svg"
 "$callprof" html -i "$work/wordfreq.callprof" -o "$work/wordfreq.html"
+# The Source tab needs samples: exact mode with -F (the kernel probe; root or CAP_BPF).
+(cd "$work" && "$callprof" record -q -F 4999 -o lines.callprof -- ./wordfreq 2000000 >/dev/null)
+"$callprof" html -i "$work/lines.callprof" -o "$work/wordfreq-lines.html"
 "$hostile" "$work/hostile.callprof"
 "$callprof" html -i "$work/hostile.callprof" -o "$work/hostile.html"
 
