@@ -81,12 +81,13 @@ fs = [f for f in json.load(sys.stdin)["functions"] if f.get("kind") == "function
 f = max(fs, key=lambda f: f.get("samples") or 0)
 print("^" + re.escape(f["name"]) + "$")'
 }
-# The hottest line of `callprof annotate --json`, and of `go tool pprof -list` (flat samples).
+# The hottest known line of `callprof annotate --json`, and of `go tool pprof -list` (flat
+# samples; it lists no unknown line: Clang gives line 0 to code merged from several lines).
 hot_line_callprof() {
   "$callprof" annotate -i "$1" --json --limit 1 "$2" "${@:3}" | python3 -c '
 import json, sys
-ls = json.load(sys.stdin)["functions"][0]["lines"]
-print(max(ls, key=lambda l: l["samples"])["line"])'
+ls = [l for l in json.load(sys.stdin)["functions"][0]["lines"] if l["line"]]
+print(max(ls, key=lambda l: l["samples"])["line"] if ls else 0)'
 }
 hot_line_pprof() {
   gopprof -list "$2" -sample_index=samples "${@:3}" "$1" 2>/dev/null | python3 -c '

@@ -532,8 +532,11 @@ void PprofWriter::write_tables() {
       pb::Line* line = loc->add_line();
       const FunctionId f = lines[k];
       line->set_function_id(function_id(f));
+      // A function's own location stands at its first line; an instruction's line is the
+      // debug info's, 0 where it has none (Clang's merged code): pprof shows it as unknown.
       const uint32_t number = line_numbers_[first_line_[i] + k];
-      line->set_line(number ? number : function(f) ? function(f)->line : 0);
+      const bool at_entry = addresses_[i] == kEntry;
+      line->set_line(number ? number : at_entry && function(f) ? function(f)->line : 0);
     }
   }
   for (size_t i = 0; i < functions_.size(); ++i) {

@@ -134,6 +134,10 @@ void render_disassembly(const Analysis& a, const FunctionCode& code, SourceText&
     out << "  disassembly: the function is in no module\n";
     return;
   }
+  if (fn.address == 0) {  // known only from inlined frames: no entry, no code of its own
+    out << "  disassembly: the function has no code of its own (it ran inlined into its callers: --disasm them)\n";
+    return;
+  }
   auto decoded = o.disassemble(fn, p.modules[fn.module]);
   if (!decoded) {
     out << "  disassembly: " << escape_text(decoded.error().message) << "\n";
