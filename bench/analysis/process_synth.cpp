@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Profile p;
   p.meta.command = "make -j8";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.duration_ns = int64_t(o.processes) * 1'000'000;
   p.meta.callprof_version = "bench";
   p.modules = {{"/usr/bin/job", ""}};

@@ -638,7 +638,7 @@ int main(int argc, char** argv) {
 
   Metadata& meta = profile.meta;
   meta.command = proc.command;
-  meta.mode = o.sample ? "sample" : "exact";
+  meta.mode = o.sample ? RecordingMode::Sample : RecordingMode::Exact;
   meta.hostname = "synthetic";
   meta.start_realtime_ns = 1'790'000'000'000'000'000;
   meta.duration_ns = proc.end_ns - start;
@@ -647,7 +647,7 @@ int main(int argc, char** argv) {
     SamplingFacts& s = meta.sampling.emplace();
     s.event = "cpu-clock";
     s.frequency_hz = 999;
-    s.unwind = "dwarf";
+    s.unwind = Unwinding::Dwarf;
     for (const Thread& th : profile.threads) s.samples += th.tree.base_table().sum(Metric::Samples);
   } else {
     meta.exact.emplace();
@@ -655,7 +655,7 @@ int main(int argc, char** argv) {
   if (o.timeline) meta.timeline = TimelineFacts{.min_duration_ns = 0, .capacity = uint64_t(1) << 24};
   meta.extra["synthetic"] =
       "profile_synth --nodes " + std::to_string(o.nodes) + " --threads " + std::to_string(o.threads) + " --functions " +
-      std::to_string(o.functions) + " --mode " + meta.mode + " --seed " + std::to_string(o.seed) +
+      std::to_string(o.functions) + " --mode " + meta.mode.text() + " --seed " + std::to_string(o.seed) +
       (o.variant ? " --variant " + std::to_string(o.variant) : std::string()) + (o.timeline ? " --timeline" : "");
 
   if (auto s = write_profile(profile, o.output); !s) {
@@ -683,7 +683,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "profile_synth: wrote %s: %s mode, %llu nodes, %u threads, %zu of %zu functions used, depth %zu\n",
-               o.output.c_str(), meta.mode.c_str(), (unsigned long long)made, o.threads, used_functions,
+               o.output.c_str(), meta.mode.text().c_str(), (unsigned long long)made, o.threads, used_functions,
                profile.functions.size(), depth);
   return 0;
 }

@@ -181,7 +181,7 @@ class Writer {
     line("version: 1");
     line("creator: callprof");
     if (!p.meta.command.empty()) line("cmd: " + one_line(p.meta.command));
-    if (!p.meta.mode.empty()) line("desc: Mode: " + one_line(p.meta.mode));
+    if (!p.meta.mode.empty()) line("desc: Mode: " + one_line(p.meta.mode.text()));
     line(fmt::format("desc: Threads: {}", a_.threads().size()));
     line("positions: line");
     for (const Event& ev : events_) line(fmt::format("event: {} : {}", ev.name, ev.long_name));

@@ -232,7 +232,7 @@ void ChromeWriter::write_thread(const Thread& t) {
   metadata("thread_name", pid, tid, name);
   std::vector<uint32_t> depth(t.tree.size(), 0);
   for (NodeId n = 1; n < t.tree.size(); ++n) depth[n] = depth[t.tree.node(n).parent] + 1;
-  const bool sampled = a_.profile().meta.mode == "sample";
+  const bool sampled = a_.profile().meta.mode.only(RecordingMode::Sample);
   std::vector<Span> spans = sampled ? sample_spans(t) : call_spans(t, depth);
   write_spans(spans, pid, tid, sampled ? "sample" : "call");
   std::vector<Span> calls = syscall_spans(t, depth);
@@ -270,7 +270,7 @@ void ChromeWriter::write() {
   buf_ += ",\"command\":";
   buf_ += json_string(p.meta.command);
   buf_ += ",\"mode\":";
-  buf_ += json_string(p.meta.mode);
+  buf_ += json_string(p.meta.mode.text());
   buf_ += ",\"clock\":";
   buf_ += json_string(p.meta.clock);
   buf_ += ",\"time_origin_ns\":";

@@ -173,7 +173,7 @@ class PprofWriter {
         p_(a.profile()),
         out_(out),
         // Exact mode with samples keeps its calls and times, the samples a column beside them.
-        sampled_(p_.meta.mode == "sample" || (a.stats().has_samples && a.stats().calls == 0)),
+        sampled_(p_.meta.mode.only(RecordingMode::Sample) || (a.stats().has_samples && a.stats().calls == 0)),
         columns_(columns_of(a, sampled_)),
         location_of_(p_.functions.size(), 0),
         function_of_(p_.functions.size(), 0) {}
@@ -256,7 +256,7 @@ void PprofWriter::write_header() {
     if (!value.empty()) chunk_.add_comment(strings_(std::string(key) + ": " + value));
   };
   comment("command", p_.meta.command);
-  comment("mode", p_.meta.mode);
+  comment("mode", p_.meta.mode.text());
   comment("host", p_.meta.hostname);
   flush();
 }

@@ -171,8 +171,10 @@ json document(const Analysis& a, const std::vector<std::string>& source_path, co
     else
       left_out.push_back(located[k]);
   }
-  const std::string& mode = a.profile().meta.mode;
-  return {{"columns", {{"samples", a.total(Metric::Samples) > 0}, {"calls", mode == "exact" || mode == "probe"}}},
+  const RecordingModes& mode = a.profile().meta.mode;
+  return {{"columns",
+           {{"samples", a.total(Metric::Samples) > 0},
+            {"calls", mode.has(RecordingMode::Exact) || mode.has(RecordingMode::Probe)}}},
           {"functions", std::move(functions)},
           {"left_out", std::move(left_out)},
           {"missing", b.missing()},

@@ -11,6 +11,7 @@
 
 #include "model/call_tree.h"
 #include "model/code_lines.h"
+#include "model/recording_mode.h"
 #include "model/syscall_stats.h"
 #include "model/timeline.h"
 
@@ -136,7 +137,7 @@ struct ExactFacts {
 struct SamplingFacts {
   std::string event = "cpu-clock";
   uint64_t frequency_hz = 0;
-  std::string unwind{};         // "fp" or "dwarf"
+  Unwinding unwind = Unwinding::Unknown;
   std::string unwind_reason{};  // why, when --call-graph auto chose (else "")
   uint64_t samples = 0;
   uint64_t off_cpu_samples = 0;
@@ -201,7 +202,7 @@ struct ProbeFacts {
 
 struct Metadata {
   std::string command;  // what was profiled
-  std::string mode;     // "exact", "sample", "syscall", "probe"
+  RecordingModes mode;  // "exact", "sample", "syscall", "probe"; several in a forced merge
   std::string hostname;
   std::string clock = "CLOCK_MONOTONIC";
   int64_t start_realtime_ns = 0;  // wall-clock start, for humans

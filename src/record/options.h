@@ -12,15 +12,16 @@
 #include <vector>
 
 #include "collect/runtime/function_plan.h"
+#include "model/recording_mode.h"
 #include "util/result.h"
 
 namespace callprof::record {
 
 // The sources a recording runs. Probe mode's hits (uprobes, collect/probes) share the perf
 // session's rings and the drain loop of sample and syscall modes.
-enum class Mode { Exact, Sample, Syscall, Probe };
+using Mode = RecordingMode;
 
-std::string_view mode_name(Mode mode);
+inline std::string_view mode_name(Mode mode) { return recording_mode_name(mode); }
 // "auto" gives no mode (chosen from the program: exact when it has hooks, else sample).
 Result<std::optional<Mode>> parse_mode(const std::string& name);
 

@@ -495,7 +495,7 @@ void RecordingSession::stamp_exact_samples(BuildResult& built) const {
   const ExactSamples& taken = tracing_->exact_samples();
   SamplingFacts& x = built.profile.meta.sampling.emplace();
   x.frequency_hz = args_.exact_sample_hz();
-  x.unwind = "shadow-stack";
+  x.unwind = Unwinding::ShadowStack;
   x.samples = taken.total();
   x.runtime_samples = taken.in_runtime() + built.samples.runtime;
   x.unplaced_samples = built.samples.unplaced;
@@ -527,7 +527,7 @@ Profile RecordingSession::build_sampled() {
   SamplingFacts& x = p.meta.sampling.emplace();
   x.frequency_hz = args_.sampling.frequency;
   x.event = args_.sampling.event;
-  x.unwind = mode_ == Mode::Probe ? "dwarf" : args_.sampling.call_graph;
+  x.unwind = mode_ == Mode::Probe ? Unwinding::Dwarf : parse_unwinding(args_.sampling.call_graph);
   x.unwind_reason = unwind_reason_;
   x.samples = c.samples;
   x.off_cpu_samples = c.off_cpu_samples;
@@ -550,7 +550,7 @@ void RecordingSession::stamp(Profile& p, bool final) const {
   char host[HOST_NAME_MAX + 1] = {};
   gethostname(host, sizeof host - 1);
   p.meta.command = command_line();
-  p.meta.mode = std::string(mode_name(mode_));
+  p.meta.mode = mode_;
   p.meta.hostname = host;
   p.meta.start_realtime_ns = start_realtime_ns_;
   p.meta.duration_ns = int64_t(monotonic_ns()) - start_steady_ns_;

@@ -164,7 +164,7 @@ std::vector<std::string> DotWriter::legend_lines(bool dense) const {
   std::vector<std::string> lines;
   lines.push_back("callprof call graph");
   if (!p.meta.command.empty()) lines.push_back("command: " + safe_text(p.meta.command, 100));
-  std::string mode = p.meta.mode.empty() ? "" : safe_text(p.meta.mode, 20) + " profile, ";
+  std::string mode = p.meta.mode.empty() ? "" : safe_text(p.meta.mode.text(), 20) + " profile, ";
   if (p.meta.sampling && sampled_)
     mode +=
         fmt::format("{} samples at {} Hz, ", format_count(a_.total(Metric::Samples)), p.meta.sampling->frequency_hz);

@@ -261,7 +261,8 @@ Status render_annotate(const Analysis& a, SourceText& sources, const AnnotateOpt
         << "\n";
     return Ok{};
   }
-  const Columns cols{a.total(Metric::Samples) > 0, p.meta.mode == "exact" || p.meta.mode == "probe"};
+  const Columns cols{a.total(Metric::Samples) > 0,
+                     p.meta.mode.has(RecordingMode::Exact) || p.meta.mode.has(RecordingMode::Probe)};
   for (FunctionId f : shown) render_function(a, index.of(f), sources, o, cols, out);
   for (const std::string& m : sources.missing()) out << "# " << escape_text(m) << "\n";
   return Ok{};

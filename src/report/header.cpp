@@ -135,7 +135,8 @@ double sample_period_or_zero(const Profile& p) {
 
 std::vector<SampleDisagreement> exact_sample_disagreements(const ReportContext& ctx) {
   const Profile& p = ctx.profile();
-  if (!p.meta.sampling || p.meta.sampling->unwind != "shadow-stack" || ctx.analysis().options().sampled_time) return {};
+  if (!p.meta.sampling || p.meta.sampling->unwind != Unwinding::ShadowStack || ctx.analysis().options().sampled_time)
+    return {};
   const double period = sample_period_or_zero(p);
   return period > 0 ? sample_disagreements(ctx.tree(), period, ctx.cpu_measured()) : std::vector<SampleDisagreement>{};
 }
@@ -217,7 +218,7 @@ void write_truncated_line(std::ostream& out, const SamplingFacts& s) {
       "# stacks:   {} of {} ({:.1f} %) truncated: not unwound to the program's or thread's start; "
       "shown under [truncated]{}\n",
       s.truncated_stacks, all, 100.0 * double(s.truncated_stacks) / double(all),
-      s.unwind == "fp" ? " (--call-graph dwarf reaches further without frame pointers)" : "");
+      s.unwind == Unwinding::FramePointers ? " (--call-graph dwarf reaches further without frame pointers)" : "");
 }
 
 // What probe mode could not measure: functions whose probes the budget removed, calls
@@ -280,7 +281,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   const Metadata& m = p.meta;
   out << "# callprof " << title << '\n';
   out << "# command:  " << escape_text(m.command.empty() ? "?" : m.command) << '\n';
-  out << fmt::format("# mode:     {}, duration {}\n", escape_text(m.mode.empty() ? "?" : m.mode),
+  out << fmt::format("# mode:     {}, duration {}\n", escape_text(m.mode.empty() ? "?" : m.mode.text()),
                      format_ns(uint64_t(std::max<int64_t>(m.duration_ns, 0))));
   out << fmt::format("# threads:  {}, processes: {}{}\n", selected_threads(ctx), p.processes.size(),
                      thread_merge(ctx.options().query));
@@ -298,7 +299,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   write_attach_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
     out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; {}\n",
-                       escape_text(s->event), s->frequency_hz, s->samples, escape_text(s->unwind),
+                       escape_text(s->event), s->frequency_hz, s->samples, unwinding_name(s->unwind),
                        s->unwind_reason.empty() ? "" : " (" + escape_text(s->unwind_reason) + ")",
                        s->inlined_frames ? "" : ", no inlined frames (--no-inline)", s->lost_records, s->lost_samples,
                        ctx.sampled() ? "times are estimates (samples x period)"

@@ -71,7 +71,7 @@ json exact_facts(const ExactFacts& x) {
 json sampling_facts(const SamplingFacts& s) {
   return {{"event", s.event},
           {"frequency_hz", s.frequency_hz},
-          {"unwind", s.unwind},
+          {"unwind", unwinding_name(s.unwind)},
           {"unwind_reason", s.unwind_reason},
           {"samples", s.samples},
           {"off_cpu_samples", s.off_cpu_samples},
@@ -129,7 +129,7 @@ json optional_facts(const std::optional<T>& facts, json (*to_json)(const T&)) {
 
 json metadata(const Metadata& m) {
   return {{"command", m.command},
-          {"mode", m.mode},
+          {"mode", m.mode.text()},
           {"hostname", m.hostname},
           {"clock", m.clock},
           {"start_realtime_ns", m.start_realtime_ns},

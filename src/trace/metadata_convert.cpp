@@ -51,7 +51,7 @@ ExactFacts take_exact(const file::ExactFacts& in) {
 void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {
   out->set_event(x.event);
   out->set_frequency_hz(x.frequency_hz);
-  out->set_unwind(x.unwind);
+  out->set_unwind(std::string(unwinding_name(x.unwind)));
   out->set_samples(x.samples);
   out->set_off_cpu_samples(x.off_cpu_samples);
   out->set_incomplete_stacks(x.incomplete_stacks);
@@ -67,7 +67,7 @@ void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {
 SamplingFacts take_sampling(const file::SamplingFacts& in) {
   return SamplingFacts{.event = in.event(),
                        .frequency_hz = in.frequency_hz(),
-                       .unwind = in.unwind(),
+                       .unwind = parse_unwinding(in.unwind()),
                        .unwind_reason = in.unwind_reason(),
                        .samples = in.samples(),
                        .off_cpu_samples = in.off_cpu_samples(),
@@ -189,7 +189,7 @@ void migrate_legacy(Metadata& meta) {
     SamplingFacts& s = meta.sampling.emplace();
     s.event = k.has("event") ? k.text("event") : s.event;
     s.frequency_hz = k.number<uint64_t>("frequency_hz");
-    s.unwind = k.text("unwind");
+    s.unwind = parse_unwinding(k.text("unwind"));
     s.samples = k.number<uint64_t>("samples");
     s.off_cpu_samples = k.number<uint64_t>("off_cpu_samples");
     s.incomplete_stacks = k.number<uint64_t>("incomplete_stacks");
@@ -228,7 +228,7 @@ void migrate_legacy(Metadata& meta) {
 
 void put_metadata(const Metadata& meta, file::Metadata* out) {
   out->set_command(meta.command);
-  out->set_mode(meta.mode);
+  out->set_mode(meta.mode.text());
   out->set_hostname(meta.hostname);
   out->set_clock(meta.clock);
   out->set_start_realtime_ns(meta.start_realtime_ns);
@@ -255,7 +255,7 @@ void put_metadata(const Metadata& meta, file::Metadata* out) {
 Metadata take_metadata(const file::Metadata& in) {
   Metadata meta;
   meta.command = in.command();
-  meta.mode = in.mode();
+  meta.mode = RecordingModes::from_text(in.mode());
   meta.hostname = in.hostname();
   meta.clock = in.clock();
   meta.start_realtime_ns = in.start_realtime_ns();

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   }
   Profile p;
   p.meta.command = "./evil <script>alert('cmd')</script> \"x\"";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.hostname = "<b>host</b>";
   p.meta.duration_ns = 50000000;
   p.meta.callprof_version = "0.1.0";

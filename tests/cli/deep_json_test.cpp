@@ -18,7 +18,7 @@ constexpr size_t kDepth = 65534;
 std::string deep_profile() {
   Profile p;
   p.meta.command = "recurse";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.functions = {{"main", "main", kNoModule, 0, "", 0}, {"recurse", "recurse", kNoModule, 0, "", 0}};
   Thread t;
   t.tid = t.pid = 1;

@@ -203,7 +203,7 @@ callprof::Profile honest_profile() {
   using namespace callprof;
   Profile p;
   p.meta.command = "server";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.duration_ns = 1'000'000'000;
   Process process;
   process.pid = 1;

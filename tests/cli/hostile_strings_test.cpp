@@ -33,10 +33,10 @@ const std::string kHostile =
 Profile base_profile() {
   Profile p;
   p.meta.command = "app";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.duration_ns = 1'000'000;
   p.meta.exact = ExactFacts{};
-  p.meta.sampling = SamplingFacts{.frequency_hz = 999, .unwind = "fp", .samples = 10};
+  p.meta.sampling = SamplingFacts{.frequency_hz = 999, .unwind = Unwinding::FramePointers, .samples = 10};
   p.meta.syscalls = SyscallFacts{.selection = "write", .stacks = "user", .events = 3};
   p.meta.probes = ProbeFacts{.functions = "work",
                              .probed = 1,

@@ -15,7 +15,7 @@ namespace {
 Profile threaded_profile() {
   Profile p;
   p.meta.command = "./seed --threads 2";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.extra = {{"filter", "fib"}};
   p.modules = {{"/bin/seed", "abcdef"}};
   p.functions = {{"main", "main", 0, 0x1000, "seed.c", 1},
@@ -62,7 +62,7 @@ Profile threaded_profile() {
 
 Profile sampled_profile() {
   Profile p;
-  p.meta.mode = "sample";
+  p.meta.mode = RecordingMode::Sample;
   p.functions = {{"a", "", kNoModule, 0, "", 0}, {"b", "", kNoModule, 0, "", 0}};
   Thread t;
   t.tid = 1;
@@ -76,7 +76,7 @@ Profile sampled_profile() {
 // histogram, so the fuzzer starts from those fields too.
 Profile syscall_profile() {
   Profile p;
-  p.meta.mode = "syscall";
+  p.meta.mode = RecordingMode::Syscall;
   p.functions = {{"main", "", kNoModule, 0, "", 0}, {"[syscall] write", "", kNoModule, 0, "", 0}};
   Thread t;
   t.tid = 1;

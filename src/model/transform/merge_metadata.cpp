@@ -59,7 +59,7 @@ void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {
     return;
   }
   if (into->event != s.event) into->event = "mixed";
-  if (into->unwind != s.unwind) into->unwind = "mixed";
+  if (into->unwind != s.unwind) into->unwind = Unwinding::Mixed;
   if (into->frequency_hz != s.frequency_hz) into->frequency_hz = 0;  // 0: differs between inputs
   into->samples += s.samples;
   into->off_cpu_samples += s.off_cpu_samples;
@@ -94,8 +94,8 @@ Metadata merged_metadata(const std::vector<Metadata>& ms) {
   Metadata m;
   m.command = common_or_joined(
       ms, [](const Metadata& x) { return x.command; }, " | ");
-  m.mode = common_or_joined(
-      ms, [](const Metadata& x) { return x.mode; }, "+");
+  m.mode = RecordingModes::from_text(common_or_joined(
+      ms, [](const Metadata& x) { return x.mode.text(); }, "+"));
   m.hostname = common_or_joined(
       ms, [](const Metadata& x) { return x.hostname; }, ",");
   m.clock = common_or_joined(

@@ -27,7 +27,7 @@ Status check_compatible(const Metadata& first, const Metadata& m, const MergeOpt
   if (m.compensated != first.compensated) return make_error("cannot merge a compensated profile with a raw one");
   if (o.force) return Ok{};
   if (m.mode != first.mode)
-    return make_error("profiles of different modes ('" + first.mode + "' and '" + m.mode +
+    return make_error("profiles of different modes ('" + first.mode.text() + "' and '" + m.mode.text() +
                       "'): --force merges them anyway, functions by name");
   if (program_of(m) != program_of(first))
     return make_error("profiles of different programs ('" + program_of(first) + "' and '" + program_of(m) +

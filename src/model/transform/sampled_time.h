@@ -22,7 +22,7 @@ void use_sampled_time(CallTree& tree, double period_ns);
 // Exact mode's profile with samples taken inside it (record -F in exact mode): each sample
 // under the node on top of its thread's shadow stack (metadata.sampling.unwind).
 inline bool samples_inside_exact(const Profile& p) {
-  return p.meta.sampling && p.meta.sampling->unwind == "shadow-stack";
+  return p.meta.sampling && p.meta.sampling->unwind == Unwinding::ShadowStack;
 }
 
 }  // namespace callprof

@@ -45,7 +45,7 @@ struct Built {
 Built profile_with(std::vector<std::string> names, const std::string& mode = "exact") {
   Built b;
   for (auto& n : names) b.p.functions.push_back(Function{.name = n});
-  b.p.meta.mode = mode;
+  b.p.meta.mode = RecordingModes::from_text(mode);
   b.p.meta.timeline = TimelineFacts{.min_duration_ns = 0, .capacity = 16};
   b.p.processes.push_back(Process{.pid = 100, .command = "prog \"quoted\""});
   return b;

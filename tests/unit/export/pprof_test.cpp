@@ -230,7 +230,7 @@ TEST(Pprof, TheMainBinaryIsMainsModule) {
   Profile p = testing::folded(
       "[truncated];_dl_relocate_object@/lib/ld-linux-x86-64.so.2 1000 samples=1\n"
       "_start@/usr/bin/app;main@/usr/bin/app;work@/usr/bin/app 9000 samples=9\n");
-  p.meta.mode = "sample";
+  p.meta.mode = RecordingMode::Sample;
   const Readback r = read_back(analyse(std::move(p)));
   ASSERT_EQ(r.p.mapping_size(), 2);
   EXPECT_EQ(r.str(r.p.mapping(0).filename()), "/usr/bin/app");
@@ -331,7 +331,7 @@ TEST(Pprof, SampledOffCpuTimeThatWasAllPreemptedKeepsItsTypes) {
   Profile p = testing::folded(
       "main;compute 3000000 cpu=3000000 samples=3\n"
       "main;compute 5000000 preempted=5000000\n");
-  p.meta.mode = "sample";
+  p.meta.mode = RecordingMode::Sample;
   const Readback r = read_back(analyse(std::move(p)));
   EXPECT_EQ(r.types(), (std::vector<std::string>{"samples/count", "cpu/nanoseconds", "offcpu/nanoseconds",
                                                  "preempted/nanoseconds", "wall/nanoseconds"}));

@@ -29,7 +29,7 @@ Profile traced(std::string_view folded) {
       m[Metric::Syscalls] = m[Metric::Calls];
       m[Metric::SyscallNs] = m[Metric::WallNs];
     }
-  p.meta.mode = "syscall";
+  p.meta.mode = RecordingMode::Syscall;
   return p;
 }
 

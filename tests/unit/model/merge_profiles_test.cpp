@@ -14,7 +14,7 @@ namespace {
 Profile run(const char* host, const char* folded, uint32_t pid) {
   Profile p = testing::folded(folded);
   p.meta.command = "/opt/app/server --port 80";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.hostname = host;
   p.meta.duration_ns = 1000;
   p.modules = {Module{"/opt/app/server", "abcd"}};
@@ -36,7 +36,8 @@ Profile merged(std::vector<Profile> ps) {
 
 // Everything a report can show, as text: tables, records, trees node by node.
 std::string dump(const Profile& p) {
-  std::string s = p.meta.command + "|" + p.meta.mode + "|" + p.meta.hostname + "|" + std::to_string(p.meta.duration_ns);
+  std::string s =
+      p.meta.command + "|" + p.meta.mode.text() + "|" + p.meta.hostname + "|" + std::to_string(p.meta.duration_ns);
   for (const auto& [k, v] : p.meta.extra) s += "|" + k + "=" + v;
   for (const Module& m : p.modules) s += "\nmodule " + m.path + " " + m.build_id;
   for (const Function& f : p.functions) s += "\nfunction " + f.name + " " + std::to_string(f.module);
@@ -189,7 +190,7 @@ TEST(MergeProfiles, MismatchedInputsNeedForce) {
             "profiles of different programs ('server' and 'other'): --force merges them anyway, "
             "functions by name");
   Profile sampled = c();
-  sampled.meta.mode = "sample";
+  sampled.meta.mode = RecordingMode::Sample;
   EXPECT_NE(merge_profiles({a(), sampled}, {}).error().message.find("different modes"), std::string::npos);
   // By name: `parse` of another build (another build id) becomes the same function.
   other.modules[0].build_id = "ffff";

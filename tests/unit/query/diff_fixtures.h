@@ -25,7 +25,7 @@ inline std::string stack(const std::string& path, uint64_t wall, uint64_t calls,
 inline Profile exact_run(const std::string& folded_text, const std::string& command) {
   Profile p = folded(folded_text);
   p.meta.command = command;
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.exact = ExactFacts{};
   p.meta.compensated = true;
   p.processes.push_back(Process{.pid = 1, .command = command, .hook_inner_ns = 10, .hook_outer_ns = 10});

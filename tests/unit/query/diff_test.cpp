@@ -125,7 +125,7 @@ TEST(Diff, SampleCountsBoundTheChangeOfASampledProfile) {
         t.tree.base(n)[Metric::Samples] = t.tree.base(n)[Metric::WallNs] / 1000000;
         t.tree.base(n)[Metric::Calls] = 0;
       }
-    p.meta.mode = "sample";
+    p.meta.mode = RecordingMode::Sample;
     return p;
   };
   DiffOptions o;
@@ -160,7 +160,7 @@ TEST(Diff, CallsAreExactAndNeverScaled) {
 
 TEST(Diff, RefusesAMetricOneProfileDoesNotHave) {
   Profile no_cpu = testing::folded("main;a 1000\n");
-  no_cpu.meta.mode = "exact";
+  no_cpu.meta.mode = RecordingMode::Exact;
   DiffOptions o;
   o.metric = DiffMetric::Cpu;
   auto pair = analyse(issue_run(1, 1), std::move(no_cpu));

@@ -21,7 +21,7 @@ inline Profile counter_example_profile() {
       "worker@/opt/app/counter;E@/opt/app/counter 5000000 calls=5 min=800000 max=1200000"
       " cpu=5000000\n");
   p.meta.command = "./counter 40";
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.meta.hostname = "testhost";
   p.meta.duration_ns = 170000000;
   p.meta.callprof_version = "0.1.0";
@@ -138,10 +138,11 @@ inline Profile sampled_profile() {
       m[Metric::CpuNs] = 0;
     }
   p.meta.command = "/usr/bin/app --input big.txt";
-  p.meta.mode = "sample";
+  p.meta.mode = RecordingMode::Sample;
   p.meta.hostname = "testhost";
   p.meta.duration_ns = 1000000000;
-  p.meta.sampling = SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = "dwarf", .samples = 1000};
+  p.meta.sampling =
+      SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = Unwinding::Dwarf, .samples = 1000};
   p.processes.push_back(Process{.pid = 1, .command = p.meta.command, .start_ns = 1000, .end_ns = 1000001000});
   return p;
 }
@@ -166,9 +167,12 @@ inline Profile inlined_profile() {
     t.base(n)[Metric::MinWallNs] = Metrics::kUnset;
     t.base(n)[Metric::MaxWallNs] = 0;
   }
-  p.meta.mode = "sample";
-  p.meta.sampling =
-      SamplingFacts{.event = "cpu-clock", .frequency_hz = 1000, .unwind = "fp", .samples = 707, .truncated_stacks = 7};
+  p.meta.mode = RecordingMode::Sample;
+  p.meta.sampling = SamplingFacts{.event = "cpu-clock",
+                                  .frequency_hz = 1000,
+                                  .unwind = Unwinding::FramePointers,
+                                  .samples = 707,
+                                  .truncated_stacks = 7};
   return p;
 }
 
@@ -182,7 +186,7 @@ inline Profile syscall_profile() {
       "main;f2;[syscall]_read 50000 calls=5\n"
       "@thread 2\n"
       "worker;[syscall]_write 200 calls=2\n");
-  p.meta.mode = "syscall";
+  p.meta.mode = RecordingMode::Syscall;
   for (Thread& t : p.threads)
     for (NodeId n = 1; n < t.tree.size(); ++n) {
       MetricRowRef m = t.tree.base(n);

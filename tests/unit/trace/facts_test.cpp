@@ -28,7 +28,7 @@ TEST(Facts, TypedFactsRoundTrip) {
                             .unmatched_exits = 3};
   p.meta.sampling = SamplingFacts{.event = "cycles",
                                   .frequency_hz = 4999,
-                                  .unwind = "dwarf",
+                                  .unwind = Unwinding::Dwarf,
                                   .samples = 12,
                                   .lost_records = 2,
                                   .lost_samples = 1ull << 40,

@@ -17,7 +17,7 @@ namespace {
 // One thread, root -> f (a node whose self time splits three ways) -> g (on the CPU only).
 Profile split_profile(uint64_t blocked, uint64_t preempted) {
   Profile p;
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.functions.resize(2);
   p.functions[0].name = "f";
   p.functions[1].name = "g";

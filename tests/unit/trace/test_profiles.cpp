@@ -69,7 +69,7 @@ Thread make_thread(uint32_t tid, uint32_t pid) {
 Profile rich_profile() {
   Profile p;
   p.meta = Metadata{.command = "./app --size 10 'ü'",
-                    .mode = "exact",
+                    .mode = RecordingMode::Exact,
                     .hostname = "höst",
                     .clock = "CLOCK_MONOTONIC",
                     .start_realtime_ns = 1'700'000'000'000'000'000,

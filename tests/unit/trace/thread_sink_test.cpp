@@ -12,7 +12,7 @@ namespace {
 // Threads of `sizes` nodes each (a chain of one function: every node a new path).
 Profile profile_of(const std::vector<size_t>& sizes) {
   Profile p;
-  p.meta.mode = "exact";
+  p.meta.mode = RecordingMode::Exact;
   p.functions = {{"f", "f"}};
   for (size_t t = 0; t < sizes.size(); ++t) {
     Thread th = test::make_thread(uint32_t(100 + t), 1);
