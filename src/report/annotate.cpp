@@ -3,6 +3,7 @@
 #include "report/annotate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -22,6 +23,9 @@ struct Columns {
 };
 
 std::string dot_or(uint64_t v, const std::string& text) { return v ? text : "."; }
+
+// "1 sample", "2 samples".
+std::string counted(uint64_t n, std::string_view what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); }
 
 // Source text for a terminal: tabs expanded, then escaped (it is the profiled program's).
 std::string source_line(const std::string& raw) {
@@ -65,9 +69,9 @@ std::string header_cells(const Columns& cols) {
 void callee_lines(const CodeCost& c, const Analysis& a, const Columns& cols, size_t indent, std::ostream& out) {
   for (const CallsFrom& f : c.calls) {
     std::string what;
-    if (cols.calls) what += fmt::format("{} calls, ", std::to_string(f.calls));
+    if (cols.calls) what += counted(f.calls, "call") + ", ";
     what += cols.calls ? format_ns(f.wall_ns) : format_ns(f.cpu_ns);
-    if (cols.samples && f.samples) what += fmt::format(", {} samples", std::to_string(f.samples));
+    if (cols.samples && f.samples) what += ", " + counted(f.samples, "sample");
     out << std::string(indent, ' ') << "-> " << escape_text(a.name(f.callee)) << " (" << what << ")\n";
   }
 }
@@ -183,12 +187,15 @@ void render_function(const Analysis& a, const FunctionCode& code, SourceText& so
   const Function& fn = p.functions[code.function];
   out << "Function " << escape_text(a.full_name(code.function));
   if (!a.module(code.function).empty()) out << "  [" << escape_text(a.module(code.function)) << "]";
-  out << "\n  ";
-  if (cols.calls) out << fmt::format("calls {}, self {}, ", std::to_string(code.calls), format_ns(code.self_wall_ns));
-  if (const FunctionRow* row = a.row(code.function); row && cols.calls)
-    out << fmt::format("total {}, ", format_ns(row->total_ns));
-  out << fmt::format("{} samples in its own code ({} on known lines)\n", std::to_string(code.self_samples),
-                     std::to_string(code.samples));
+  std::vector<std::string> facts;
+  if (cols.calls) {
+    facts.push_back(fmt::format("calls {}, self {}", code.calls, format_ns(code.self_wall_ns)));
+    if (const FunctionRow* row = a.row(code.function)) facts.push_back("total " + format_ns(row->total_ns));
+  }
+  facts.push_back(cols.samples ? fmt::format("{} in its own code ({} on known lines)",
+                                             counted(code.self_samples, "sample"), code.samples)
+                               : "no samples (record -F HZ for the lines its own time is spent on)");
+  out << "\n  " << fmt::format("{}", fmt::join(facts, ", ")) << "\n";
   std::vector<uint32_t> files;
   for (const CodeCost& c : code.lines)
     if (std::find(files.begin(), files.end(), c.file) == files.end()) files.push_back(c.file);
