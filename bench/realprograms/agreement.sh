@@ -38,21 +38,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/callprof-bench-agreement-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 source "$script_dir/builds.sh"
 
-lua_tarball=; zstd_tarball=
-[[ " $PROGRAMS " == *" lua "* ]] && lua_tarball=$(source_tarball lua5.4)
-[[ " $PROGRAMS " == *" zstd "* ]] && zstd_tarball=$(source_tarball libzstd)
+fetch_sources
 helper=$cache/build/cputime
 if [[ ! -x $helper || $script_dir/cputime.c -nt $helper ]]; then
   cc -O2 -o "$helper" "$script_dir/cputime.c" || die "cannot build cputime.c"
 fi
 zstd_input=
 [[ " $PROGRAMS " == *" zstd "* ]] && zstd_input=$(input_of "$ZSTD_KIB")
-workload() {
-  case $1 in
-    lua) echo "$2 $script_dir/mixed.lua $LUA_SCALE" ;;
-    zstd) echo "$2 -3 -q -c $zstd_input" ;;
-  esac
-}
 
 # The distance between two profiles' self distributions: tv A METRIC_A B METRIC_B
 tv() {

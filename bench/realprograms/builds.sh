@@ -1,6 +1,24 @@
-# Shared by bench/realprograms/run.sh and agreement.sh (sourced): the programs' sources
+# Shared by bench/realprograms/run.sh, agreement.sh and lines.sh (sourced): the programs' sources
 # (Debian's source packages, downloaded once), their builds (cached) and zstd's input.
-# Needs: cache, tmp, jobs, script_dir, lua_tarball, zstd_tarball (set by the caller), die.
+# Needs: cache, tmp, jobs, script_dir, die (set by the caller); build() needs lua_tarball and
+# zstd_tarball (fetch_sources sets them).
+
+# The tarballs of the programs in $PROGRAMS: sets lua_tarball and zstd_tarball.
+fetch_sources() {
+  lua_tarball=; zstd_tarball=
+  [[ " $PROGRAMS " == *" lua "* ]] && lua_tarball=$(source_tarball lua5.4)
+  [[ " $PROGRAMS " == *" zstd "* ]] && zstd_tarball=$(source_tarball libzstd)
+  return 0
+}
+
+# The full workload's command (Lua's mixed script at LUA_SCALE, zstd -3 on ZSTD_KIB of logs;
+# zstd_input set by the caller): workload PROGRAM BINARY
+workload() {
+  case $1 in
+    lua) echo "$2 $script_dir/mixed.lua $LUA_SCALE" ;;
+    zstd) echo "$2 -3 -q -c $zstd_input" ;;
+  esac
+}
 
 # Sources: Debian's source packages, downloaded once.
 #   source_tarball SOURCE_PACKAGE  -> the path of its newest cached *.orig.tar.*

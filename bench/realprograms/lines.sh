@@ -33,17 +33,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/callprof-bench-lines-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 source "$script_dir/builds.sh"
 
-lua_tarball=; zstd_tarball=
-[[ " $PROGRAMS " == *" lua "* ]] && lua_tarball=$(source_tarball lua5.4)
-[[ " $PROGRAMS " == *" zstd "* ]] && zstd_tarball=$(source_tarball libzstd)
+fetch_sources
 zstd_input=
 [[ " $PROGRAMS " == *" zstd "* ]] && zstd_input=$(input_of "$ZSTD_KIB")
-workload() {
-  case $1 in
-    lua) echo "$2 $script_dir/mixed.lua $LUA_SCALE" ;;
-    zstd) echo "$2 -3 -q -c $zstd_input" ;;
-  esac
-}
 
 # record PROFILE OPTIONS... -- COMMAND... ; prints the ms callprof says it spent building.
 record() {

@@ -124,9 +124,7 @@ source "$script_dir/builds.sh"
 
 # ---------------------------------------------------------------------------------------
 for p in $PROGRAMS; do case $p in lua|zstd) ;; *) die "unknown program $p (lua, zstd)" ;; esac; done
-lua_tarball=; zstd_tarball=
-[[ " $PROGRAMS " == *" lua "* ]] && lua_tarball=$(source_tarball lua5.4)
-[[ " $PROGRAMS " == *" zstd "* ]] && zstd_tarball=$(source_tarball libzstd)
+fetch_sources
 
 helper=$cache/build/cputime
 if [[ ! -x $helper || $script_dir/cputime.c -nt $helper ]]; then
