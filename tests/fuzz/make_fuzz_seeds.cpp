@@ -55,6 +55,11 @@ Profile threaded_profile() {
       m[Metric::AllocBytes] = 64 * depth;
       m[Metric::ExcludedCalls] = depth / 2;
     }
+    // Source lines: samples at an instruction of fib, and fib's call site in its caller.
+    LocationTable locations(p);
+    const NodeId fib = t.tree.path(std::span(path).first(2));
+    t.code.instructions.push_back({fib, locations.add(1, 0x1108, "seed.c", 10), 3, 3000});
+    t.code.call_sites.push_back({fib, locations.add(path[0], 0x1010, "seed.c", 4)});
     p.threads.push_back(std::move(t));
   }
   return p;
