@@ -1,5 +1,5 @@
 // System-call leaves from a traced profile hung into an exact-mode profile's trees: a walk
-// of each traced tree that maps its frames onto the exact tree by name.
+// of each traced tree that maps its frames onto the exact tree by function identity.
 #include "model/transform/attach_syscalls.h"
 
 #include <algorithm>
@@ -12,8 +12,10 @@
 namespace callprof {
 namespace {
 
-// Functions (and their modules) of `traced` in exact's tables, added when missing: a
-// function is the same when its name and its module's path are.
+// Functions (and their modules) of `traced` in exact's tables, added when missing. A
+// function is the same by identity where both tables know it: the same module file (path
+// and build id) and entry address; else (a frame known only by name, as an inlined one is)
+// by its name and its module's path.
 class FunctionMapper {
  public:
   FunctionMapper(Profile& exact, const Profile& traced)
@@ -21,29 +23,58 @@ class FunctionMapper {
         traced_(traced),
         functions_(traced.functions.size(), kNoFunction),
         modules_(traced.modules.size(), kNoModule) {
-    for (FunctionId f = 0; f < exact.functions.size(); ++f)
-      by_name_.try_emplace({exact.functions[f].name, exact.functions[f].module}, f);
+    for (FunctionId f = 0; f < exact.functions.size(); ++f) index(f);
   }
 
+  // The function in exact's table, added when missing.
   FunctionId operator()(FunctionId from) {
     if (from >= traced_.functions.size()) {  // not in the table: a placeholder, as the views show it
       Function placeholder;
       placeholder.name = "<function #" + std::to_string(from) + ">";
-      return find_or_add(std::move(placeholder));
+      return add(std::move(placeholder));
     }
+    if (functions_[from] == kNoFunction) functions_[from] = find(from);
     if (functions_[from] == kNoFunction) {
       Function f = traced_.functions[from];
       f.module = module(f.module);
-      functions_[from] = find_or_add(std::move(f));
+      functions_[from] = add(std::move(f));
     }
     return functions_[from];
   }
 
+  // The function in exact's table, kNoFunction when it has none.
+  FunctionId find(FunctionId from) const {
+    if (from >= traced_.functions.size()) return kNoFunction;
+    const Function& f = traced_.functions[from];
+    if (auto it = by_address_.find(address_key(traced_, f)); it != by_address_.end()) return it->second;
+    auto it = by_name_.find(name_key(traced_, f));
+    return it == by_name_.end() ? kNoFunction : it->second;
+  }
+
  private:
-  FunctionId find_or_add(Function f) {
-    auto [it, added] = by_name_.try_emplace({f.name, f.module}, FunctionId(exact_.functions.size()));
-    if (added) exact_.functions.push_back(std::move(f));
-    return it->second;
+  static std::string module_key(const Profile& p, ModuleId m) {
+    return m < p.modules.size() ? p.modules[m].path + '\n' + p.modules[m].build_id : std::string();
+  }
+  // "" when the function has no entry address in a module (then it is known by name only).
+  static std::string address_key(const Profile& p, const Function& f) {
+    if (f.address == 0 || f.module >= p.modules.size() || f.kind != FunctionKind::Normal) return "";
+    return module_key(p, f.module) + '\n' + std::to_string(f.address);
+  }
+  static std::string name_key(const Profile& p, const Function& f) {
+    return (f.module < p.modules.size() ? p.modules[f.module].path : std::string()) + '\n' + f.name + '\n' +
+           std::to_string(int(f.kind));
+  }
+  void index(FunctionId f) {
+    const Function& fn = exact_.functions[f];
+    if (std::string key = address_key(exact_, fn); !key.empty()) by_address_.try_emplace(std::move(key), f);
+    by_name_.try_emplace(name_key(exact_, fn), f);
+  }
+  FunctionId add(Function f) {
+    if (auto it = by_name_.find(name_key(exact_, f)); it != by_name_.end()) return it->second;  // a placeholder again
+    exact_.functions.push_back(std::move(f));
+    const FunctionId id = FunctionId(exact_.functions.size() - 1);
+    index(id);
+    return id;
   }
 
   ModuleId module(ModuleId from) {
@@ -60,21 +91,16 @@ class FunctionMapper {
 
   Profile& exact_;
   const Profile& traced_;
-  std::map<std::pair<std::string, ModuleId>, FunctionId> by_name_;  // exact's (name, module)
-  std::vector<FunctionId> functions_;                               // traced id -> exact id
-  std::vector<ModuleId> modules_;                                   // traced id -> exact id
+  std::map<std::string, FunctionId> by_address_;  // exact's functions by module file and entry
+  std::map<std::string, FunctionId> by_name_;     // ... by module path, name and kind
+  std::vector<FunctionId> functions_;             // traced id -> exact id
+  std::vector<ModuleId> modules_;                 // traced id -> exact id
 };
 
-std::string_view name_of(const Profile& p, FunctionId f) {
-  return f < p.functions.size() ? std::string_view(p.functions[f].name) : std::string_view();
-}
-
-// The child of `at` whose function is called `name`, else kNoNode.
-NodeId child_named(const Profile& p, const CallTree& tree, NodeId at, std::string_view name) {
-  if (name.empty()) return kNoNode;
-  for (NodeId c = tree.node(at).first_child; c != kNoNode; c = tree.node(c).next_sibling)
-    if (name_of(p, tree.node(c).function) == name) return c;
-  return kNoNode;
+// The child of `at` (called, not inlined: exact trees have no inlined frames) running the
+// function of exact's table `f`, else kNoNode.
+NodeId child_running(const CallTree& tree, NodeId at, FunctionId f) {
+  return f == kNoFunction ? kNoNode : tree.find_child(at, f, false);
 }
 
 // Adds a traced system-call leaf's metrics to the child of `parent` for `function`, moving
@@ -114,16 +140,15 @@ void hang(CallTree& tree, NodeId parent, FunctionId function, const Metrics& tra
 // children, so each traced node's place in the exact tree extends its parent's: the
 // matching child when there is one, else the parent's place (the frame is skipped).
 // Only the leaves carry metrics in a traced tree; its other nodes are just paths.
-void attach_leaves(const Profile& exact, Thread& into, const Profile& traced, const Thread& from, FunctionMapper& map) {
+void attach_leaves(Thread& into, const Profile& traced, const Thread& from, FunctionMapper& map) {
   const bool split = into.offcpu == Thread::OffCpu::Measured;
   std::vector<NodeId> place(from.tree.size(), kRootNode);
   for (NodeId i = 1; i < from.tree.size(); ++i) {
     const CallNode& n = from.tree.node(i);
-    const std::string_view name = name_of(traced, n.function);
     place[i] = place[n.parent];
     if (kind_of(traced, n.function) == FunctionKind::Syscall) {
       hang(into.tree, place[i], map(n.function), from.tree.base(i).metrics(), split);
-    } else if (const NodeId c = child_named(exact, into.tree, place[i], name); c != kNoNode) {
+    } else if (const NodeId c = child_running(into.tree, place[i], map.find(n.function)); c != kNoNode) {
       place[i] = c;
     }
   }
@@ -182,7 +207,7 @@ void attach_syscalls(Profile& exact, const Profile& traced) {
     auto match = std::find_if(exact.threads.begin(), exact.threads.begin() + std::ptrdiff_t(exact_threads),
                               [&](const Thread& e) { return e.pid == t.pid && e.tid == t.tid; });
     if (match != exact.threads.begin() + std::ptrdiff_t(exact_threads)) {
-      attach_leaves(exact, *match, traced, t, map);
+      attach_leaves(*match, traced, t, map);
       merge_syscall_stats(match->syscalls, t.syscalls);
       continue;
     }

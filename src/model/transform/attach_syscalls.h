@@ -12,8 +12,11 @@ namespace callprof {
 // Attaches every `[syscall] NAME` leaf of `traced` to the thread of `exact` with the same
 // pid and tid (the first one when the pair repeats).
 //
-// Why names and not ids: the two profiles have separate function tables, so a traced
-// frame is matched to a child of the current exact node by Function::name.
+// How frames match: the two profiles have separate function tables, so a traced frame is
+// matched to a child of the current exact node by the function's identity: the same module
+// file (path and build id) and entry address; a frame without an entry address (an inlined
+// function known by name) by its name and module path. Two static functions of one name
+// are two functions.
 //
 // Why unmatched frames are skipped: a traced path is the whole user stack (`_start`,
 // libc, the `write` wrapper, functions excluded from instrumentation), while an exact

@@ -1,4 +1,4 @@
-// Attaching traced system-call leaves to an exact-mode profile: frames matched by name,
+// Attaching traced system-call leaves to an exact-mode profile: frames matched by identity,
 // uninstrumented frames skipped, time moved out of the caller (off-CPU first, clamped),
 // unknown threads appended with remapped ids, statistics and metadata merged.
 // Designated initializers name only the fields a test is about.
@@ -98,6 +98,43 @@ TEST(AttachSyscalls, EachCallerGetsItsOwnLeafAndSkippedFramesShareOne) {
   EXPECT_EQ(get(exact, {"main", "cmp", "[syscall] getpid"}, Metric::Calls), 1u) << "qsort skipped";
   EXPECT_EQ(at(exact, exact.threads[0].tree, {"main", "[syscall] write"}), kNoNode);
   EXPECT_EQ(cum(exact, {}, Metric::Syscalls), 11u);
+}
+
+// Two static functions of one name in one program (two files): the traced frame is matched
+// by its module file and entry address, not by the name they share.
+TEST(AttachSyscalls, FramesMatchByIdentityNotByName) {
+  const auto table = [](Profile& p) {
+    p.modules = {{"/bin/app", "ab12"}};
+    p.functions = {{.name = "main", .module = 0, .address = 0x10},
+                   {.name = "helper", .module = 0, .address = 0x100, .file = "a.c"},
+                   {.name = "helper", .module = 0, .address = 0x200, .file = "b.c"}};
+  };
+  Profile exact;
+  table(exact);
+  exact.meta.mode = RecordingMode::Exact;
+  Thread e;
+  e.tid = e.pid = 1;
+  const NodeId main = e.tree.child(kRootNode, 0), in_a = e.tree.child(main, 1), in_b = e.tree.child(main, 2);
+  for (NodeId n : {main, in_a, in_b}) e.tree.base(n)[Metric::WallNs] = 1000;
+  exact.threads.push_back(std::move(e));
+  Profile traced;
+  table(traced);
+  traced.functions.erase(traced.functions.begin() + 1);  // its table: main, b.c's helper, the leaf
+  traced.functions.push_back({.name = "[syscall] write", .kind = FunctionKind::Syscall});
+  Thread t;
+  t.tid = t.pid = 1;
+  const NodeId leaf = t.tree.path(std::vector<FunctionId>{0, 1, 2});
+  MetricRowRef m = t.tree.base(leaf);
+  m[Metric::Calls] = m[Metric::Syscalls] = 1;
+  m[Metric::SyscallNs] = m[Metric::WallNs] = 100;
+  traced.threads.push_back(std::move(t));
+  attach_syscalls(exact, traced);
+  const CallTree& tree = exact.threads[0].tree;
+  EXPECT_TRUE(tree.children(in_a).empty()) << "a.c's helper made no system call";
+  ASSERT_EQ(tree.children(in_b).size(), 1u);
+  EXPECT_EQ(exact.functions[tree.node(tree.children(in_b)[0]).function].name, "[syscall] write");
+  EXPECT_EQ(tree.base(in_b)[Metric::WallNs], 900u);
+  EXPECT_EQ(exact.functions.size(), 4u) << "only the leaf's function was added";
 }
 
 TEST(AttachSyscalls, TimeMovesOutOfTheCallerKeepingCum) {
