@@ -80,7 +80,7 @@ Run add_annotate(CLI::App& app) {
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
     // A function's lines come from the threads' own trees, not the analysed one.
-    if (!query->focus.empty() || !query->hide.empty() || query->merge != ThreadMerge::Paths)
+    if (!lines_apply(*query) || query->merge != ThreadMerge::Paths)
       return fail(
           "--focus, --hide, --graft and --merge-threads do not apply to annotate (it shows one function's lines)");
     query->keep_thread_trees = true;  // lines are read from the threads' own trees

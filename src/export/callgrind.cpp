@@ -101,8 +101,7 @@ class Writer {
   Writer(const Analysis& analysis, std::ostream& out) : a_(analysis), out_(out) {}
 
   Status write() {
-    if (!a_.profile().locations.empty() && a_.options().focus.empty() && a_.options().hide.empty())
-      code_.emplace(a_.profile(), a_.threads());
+    if (!a_.profile().locations.empty() && lines_apply(a_.options())) code_.emplace(a_.profile(), a_.threads());
     choose_events();
     name_functions();
     header();

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "query/lines.h"
+#include "report/annotate.h"
 #include "report/source_text.h"
 #include "util/escape.h"
 
@@ -24,40 +24,9 @@ std::string cut_line(const std::string& text, size_t max) {
   return text.substr(0, end);
 }
 
-json calls_json(const Analysis& a, const std::vector<CallsFrom>& calls) {
-  json out = json::array();
-  for (const CallsFrom& c : calls)
-    out.push_back({{"callee_id", c.callee},
-                   {"callee", a.full_name(c.callee)},
-                   {"calls", c.calls},
-                   {"wall_ns", c.wall_ns},
-                   {"cpu_ns", c.cpu_ns},
-                   {"samples", c.samples}});
-  return out;
-}
-
 // A place with costs; a line shown only for context is {"line": n} (and its text).
 json cost_json(const Analysis& a, const CodeCost& c) {
   return {{"line", c.line}, {"samples", c.samples}, {"cpu_ns", c.cpu_ns}, {"calls", calls_json(a, c.calls)}};
-}
-
-// The lines of a file with `size` lines to show: every annotated line and the function's
-// first line, each with `context` lines around it inside the file. An annotated line past
-// the end (the file changed since the build) stays, without text.
-std::vector<uint32_t> lines_to_show(const std::map<uint32_t, const CodeCost*>& costs, uint32_t first, size_t context,
-                                    size_t size) {
-  std::set<uint32_t> show;
-  auto around = [&](uint32_t line) {
-    const uint32_t lo = line > context ? uint32_t(line - context) : 1;
-    for (uint64_t l = lo; l <= uint64_t(line) + context && l <= size; ++l) show.insert(uint32_t(l));
-  };
-  if (first) around(first);
-  for (const auto& [line, cost] : costs) {
-    if (!line) continue;
-    around(line);
-    show.insert(line);  // also past the end of the file
-  }
-  return {show.begin(), show.end()};
 }
 
 // Builds the functions' entries, reading each source file once and spending the text budget.
@@ -67,15 +36,9 @@ class Builder {
       : a_(a), sources_(dirs), limits_(limits), text_left_(limits.text_bytes) {}
 
   json function(const FunctionCode& code) {
-    const Profile& p = a_.profile();
-    const Function& fn = p.functions[code.function];
-    std::vector<uint32_t> files;
-    for (const CodeCost& c : code.lines)
-      if (std::find(files.begin(), files.end(), c.file) == files.end()) files.push_back(c.file);
-    // The function's own file first, then the others (code inlined from headers, macros).
-    std::stable_partition(files.begin(), files.end(), [&](uint32_t f) { return path_of(f) == fn.file; });
+    const Function& fn = a_.profile().functions[code.function];
     json file_list = json::array();
-    for (uint32_t f : files) file_list.push_back(file(code, f));
+    for (uint32_t f : files_of(a_.profile(), code)) file_list.push_back(file(code, f));
     return {{"id", code.function},
             {"name", a_.full_name(code.function)},
             {"file", fn.file},
@@ -102,14 +65,18 @@ class Builder {
   json file(const FunctionCode& code, uint32_t file) {
     const std::string& path = path_of(file);
     std::map<uint32_t, const CodeCost*> costs;
+    std::vector<uint32_t> annotated;
     for (const CodeCost& c : code.lines)
-      if (c.file == file) costs[c.line] = &c;
+      if (c.file == file) {
+        costs[c.line] = &c;
+        if (c.line) annotated.push_back(c.line);
+      }
     const std::vector<std::string>* text = path.empty() ? nullptr : sources_.lines(path);
     json out = {{"path", text ? sources_.found_at(path) : path}, {"found", text != nullptr}};
     std::vector<uint32_t> shown;
     if (text) {
       const Function& fn = a_.profile().functions[code.function];
-      shown = lines_to_show(costs, fn.file == path ? fn.line : 0, limits_.context, text->size());
+      shown = lines_to_show(annotated, fn.file == path ? fn.line : 0, limits_.context, text->size());
       size_t bytes = 0;
       for (uint32_t line : shown)
         if (line <= text->size()) bytes += std::min((*text)[line - 1].size(), limits_.line_bytes);
@@ -120,11 +87,7 @@ class Builder {
         text_left_ -= bytes;
       }
     }
-    if (!text) {
-      shown.clear();
-      for (const auto& [line, cost] : costs)
-        if (line) shown.push_back(line);
-    }
+    if (!text) shown = annotated;
     json lines = json::array();
     for (uint32_t line : shown) {
       auto it = costs.find(line);
@@ -152,7 +115,7 @@ json why(std::string text) { return {{"why", std::move(text)}}; }
 json document(const Analysis& a, const std::vector<std::string>& source_path, const SourceLimits& limits) {
   // A function's lines sum over every calling context of the threads' own trees: they would
   // not add up to a focused or hidden view's numbers.
-  if (!a.options().focus.empty() || !a.options().hide.empty())
+  if (!lines_apply(a.options()))
     return why(
         "not shown under --focus or --hide (a function's lines count every calling context); write the "
         "report without them, or see `callprof annotate`");
@@ -171,10 +134,8 @@ json document(const Analysis& a, const std::vector<std::string>& source_path, co
     else
       left_out.push_back(located[k]);
   }
-  const RecordingModes& mode = a.profile().meta.mode;
-  return {{"columns",
-           {{"samples", a.total(Metric::Samples) > 0},
-            {"calls", mode.has(RecordingMode::Exact) || mode.has(RecordingMode::Probe)}}},
+  const LineColumns columns = line_columns(a);
+  return {{"columns", {{"samples", columns.samples}, {"calls", columns.calls}}},
           {"functions", std::move(functions)},
           {"left_out", std::move(left_out)},
           {"missing", b.missing()},

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace callprof {
@@ -109,6 +110,38 @@ std::vector<FunctionId> CodeIndex::functions() const {
   std::vector<FunctionId> out;
   for (auto [samples, f] : order) out.push_back(f);
   return out;
+}
+
+bool lines_apply(const QueryOptions& options) { return options.focus.empty() && options.hide.empty(); }
+
+LineColumns line_columns(const Analysis& a) {
+  const RecordingModes& mode = a.profile().meta.mode;
+  return {a.total(Metric::Samples) > 0, mode.has(RecordingMode::Exact) || mode.has(RecordingMode::Probe)};
+}
+
+std::vector<uint32_t> files_of(const Profile& p, const FunctionCode& code) {
+  std::vector<uint32_t> files;
+  for (const CodeCost& c : code.lines)
+    if (std::find(files.begin(), files.end(), c.file) == files.end()) files.push_back(c.file);
+  const std::string& own = code.function < p.functions.size() ? p.functions[code.function].file : std::string();
+  std::stable_partition(files.begin(), files.end(),
+                        [&](uint32_t f) { return f < p.source_files.size() && p.source_files[f] == own; });
+  return files;
+}
+
+std::vector<uint32_t> lines_to_show(std::span<const uint32_t> annotated, uint32_t first_line, size_t context,
+                                    size_t file_lines) {
+  std::set<uint32_t> show;
+  auto around = [&](uint32_t line) {
+    const uint64_t lo = line > context ? line - context : 1;
+    for (uint64_t l = lo; l <= uint64_t(line) + context && l <= file_lines; ++l) show.insert(uint32_t(l));
+  };
+  if (first_line) around(first_line);
+  for (uint32_t line : annotated) {
+    around(line);
+    show.insert(line);
+  }
+  return {show.begin(), show.end()};
 }
 
 }  // namespace callprof

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/profile.h"
+#include "query/query.h"
 
 namespace callprof {
 
@@ -45,7 +46,6 @@ struct FunctionCode {
   uint64_t self_wall_ns = 0;
   uint64_t self_cpu_ns = 0;
   uint64_t self_samples = 0;
-  bool empty() const { return lines.empty(); }
 };
 
 // Every located cost of the threads, indexed by function (built once, asked per function).
@@ -70,5 +70,26 @@ class CodeIndex {
   };
   std::vector<Own> own_;
 };
+
+// Whether a function's located costs describe the analysed tree: they sum every calling
+// context of the threads' own trees, which --focus and --hide rebuild.
+bool lines_apply(const QueryOptions& options);
+
+// What a profile's lines can show: samples where it has them, calls where it counted them.
+struct LineColumns {
+  bool samples = false;
+  bool calls = false;
+};
+LineColumns line_columns(const Analysis& analysis);
+
+// The files of a function's lines: its own first, then the others (code inlined from
+// headers, macros).
+std::vector<uint32_t> files_of(const Profile& p, const FunctionCode& code);
+
+// The lines of one file to list: each annotated line with `context` lines around it inside
+// the file (`file_lines` long), and the function's first line (0: not in this file). An
+// annotated line past the end stays: the file changed since the build.
+std::vector<uint32_t> lines_to_show(std::span<const uint32_t> annotated, uint32_t first_line, size_t context,
+                                    size_t file_lines);
 
 }  // namespace callprof

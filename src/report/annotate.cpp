@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "report/text.h"
 #include "util/pattern.h"
@@ -16,11 +15,7 @@
 namespace callprof {
 namespace {
 
-// Which columns a profile can fill: samples where it has them, calls where it counted them.
-struct Columns {
-  bool samples = false;
-  bool calls = false;
-};
+using Columns = LineColumns;
 
 std::string dot_or(uint64_t v, const std::string& text) { return v ? text : "."; }
 
@@ -76,21 +71,6 @@ void callee_lines(const CodeCost& c, const Analysis& a, const Columns& cols, siz
   }
 }
 
-// The lines to print of one file: every annotated line, `context` lines around each, and
-// the function's first line when it is in this file; runs between them become "...".
-std::vector<uint32_t> lines_to_show(const std::vector<const CodeCost*>& costs, uint32_t first_line, size_t context,
-                                    size_t file_lines) {
-  std::set<uint32_t> show;
-  auto around = [&](uint32_t line) {
-    const uint32_t lo = line > context ? uint32_t(line - context) : 1;
-    for (uint32_t l = lo; l <= line + context && l <= file_lines; ++l) show.insert(l);
-  };
-  if (first_line) around(first_line);
-  for (const CodeCost* c : costs)
-    if (c->line) around(c->line);
-  return {show.begin(), show.end()};
-}
-
 void render_file(const Analysis& a, const FunctionCode& code, uint32_t file, SourceText& sources,
                  const AnnotateOptions& o, const Columns& cols, std::ostream& out) {
   const Profile& p = a.profile();
@@ -98,8 +78,12 @@ void render_file(const Analysis& a, const FunctionCode& code, uint32_t file, Sou
   const std::string& path = p.source_files[file];
   std::vector<const CodeCost*> costs;
   std::map<uint32_t, const CodeCost*> by_line;
+  std::vector<uint32_t> annotated;
   for (const CodeCost& c : code.lines)
-    if (c.file == file) costs.push_back(&c), by_line[c.line] = &c;
+    if (c.file == file) {
+      costs.push_back(&c), by_line[c.line] = &c;
+      if (c.line) annotated.push_back(c.line);
+    }
   const std::vector<std::string>* text = path.empty() ? nullptr : sources.lines(path);
   out << "  " << (path.empty() ? "(no line information)" : escape_text(text ? sources.found_at(path) : path))
       << (text || path.empty() ? "" : "  (source not found; --source-path DIR looks elsewhere)") << "\n";
@@ -115,12 +99,15 @@ void render_file(const Analysis& a, const FunctionCode& code, uint32_t file, Sou
   }
   const uint32_t first = fn.file == path ? fn.line : 0;
   uint32_t previous = 0;
-  for (uint32_t line : lines_to_show(costs, first, o.context, text->size())) {
+  for (uint32_t line : lines_to_show(annotated, first, o.context, text->size())) {
     if (previous && line > previous + 1) out << fmt::format("{:>{}}\n", "...", head.size() + 7);
     previous = line;
     auto it = by_line.find(line);
     const CodeCost* c = it == by_line.end() ? nullptr : it->second;
-    out << cost_cells(c, code, cols) << fmt::format(" {:>6}  ", line) << source_line((*text)[line - 1]) << "\n";
+    out << cost_cells(c, code, cols) << fmt::format(" {:>6}  ", line)
+        << (line <= text->size() ? source_line((*text)[line - 1])
+                                 : "(past the end of the file: it changed since the build)")
+        << "\n";
     if (c) callee_lines(*c, a, cols, indent, out);
   }
   if (auto it = by_line.find(0); it != by_line.end()) {
@@ -184,7 +171,6 @@ void render_disassembly(const Analysis& a, const FunctionCode& code, SourceText&
 void render_function(const Analysis& a, const FunctionCode& code, SourceText& sources, const AnnotateOptions& o,
                      const Columns& cols, std::ostream& out) {
   const Profile& p = a.profile();
-  const Function& fn = p.functions[code.function];
   out << "Function " << escape_text(a.full_name(code.function));
   if (!a.module(code.function).empty()) out << "  [" << escape_text(a.module(code.function)) << "]";
   std::vector<std::string> facts;
@@ -196,30 +182,17 @@ void render_function(const Analysis& a, const FunctionCode& code, SourceText& so
                                              counted(code.self_samples, "sample"), code.samples)
                                : "no samples (record -F HZ for the lines its own time is spent on)");
   out << "\n  " << fmt::format("{}", fmt::join(facts, ", ")) << "\n";
-  std::vector<uint32_t> files;
-  for (const CodeCost& c : code.lines)
-    if (std::find(files.begin(), files.end(), c.file) == files.end()) files.push_back(c.file);
-  // The function's own file first, then the others (code inlined from headers, macros).
-  std::stable_partition(files.begin(), files.end(), [&](uint32_t f) { return p.source_files[f] == fn.file; });
-  for (uint32_t f : files) render_file(a, code, f, sources, o, cols, out);
+  for (uint32_t f : files_of(p, code)) render_file(a, code, f, sources, o, cols, out);
   if (o.disassemble) render_disassembly(a, code, sources, o, cols, out);
   out << "\n";
 }
 
 nlohmann::json cost_json(const Analysis& a, const CodeCost& c, bool address) {
-  nlohmann::json calls = nlohmann::json::array();
-  for (const CallsFrom& f : c.calls)
-    calls.push_back({{"callee", a.full_name(f.callee)},
-                     {"callee_id", f.callee},
-                     {"calls", f.calls},
-                     {"wall_ns", f.wall_ns},
-                     {"cpu_ns", f.cpu_ns},
-                     {"samples", f.samples}});
   nlohmann::json j = {{"file", a.profile().source_files[c.file]},
                       {"line", c.line},
                       {"samples", c.samples},
                       {"cpu_ns", c.cpu_ns},
-                      {"calls", std::move(calls)}};
+                      {"calls", calls_json(a, c.calls)}};
   if (address) j["address"] = c.address;
   return j;
 }
@@ -243,6 +216,18 @@ nlohmann::json function_json(const Analysis& a, const FunctionCode& code) {
 }
 
 }  // namespace
+
+nlohmann::json calls_json(const Analysis& a, const std::vector<CallsFrom>& calls) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CallsFrom& f : calls)
+    out.push_back({{"callee", a.full_name(f.callee)},
+                   {"callee_id", f.callee},
+                   {"calls", f.calls},
+                   {"wall_ns", f.wall_ns},
+                   {"cpu_ns", f.cpu_ns},
+                   {"samples", f.samples}});
+  return out;
+}
 
 Status render_annotate(const Analysis& a, SourceText& sources, const AnnotateOptions& o, std::ostream& out) {
   auto pattern = Pattern::compile(o.function, "annotate FUNCTION");
@@ -268,8 +253,7 @@ Status render_annotate(const Analysis& a, SourceText& sources, const AnnotateOpt
         << "\n";
     return Ok{};
   }
-  const Columns cols{a.total(Metric::Samples) > 0,
-                     p.meta.mode.has(RecordingMode::Exact) || p.meta.mode.has(RecordingMode::Probe)};
+  const Columns cols = line_columns(a);
   for (FunctionId f : shown) render_function(a, index.of(f), sources, o, cols, out);
   for (const std::string& m : sources.missing()) out << "# " << escape_text(m) << "\n";
   return Ok{};

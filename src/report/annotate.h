@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct AnnotateOptions {
   Disassemble disassemble;  // set: --disasm
   bool json = false;        // the lines as JSON (docs/json.md, "annotate")
 };
+
+// The calls made from one place, as annotate --json and the web report's Source panel write them.
+nlohmann::json calls_json(const Analysis& analysis, const std::vector<CallsFrom>& calls);
 
 // Fails (one line) when no function matches or none that matches has located costs.
 Status render_annotate(const Analysis& analysis, SourceText& sources, const AnnotateOptions& options,

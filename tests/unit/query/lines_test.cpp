@@ -104,3 +104,21 @@ TEST(CodeIndex, DamagedIdsAreSkipped) {
 
 }  // namespace
 }  // namespace callprof
+
+namespace callprof {
+namespace {
+
+TEST(LinesToShow, ContextAroundAnnotatedLinesAndTheFirstLineWithinTheFile) {
+  const std::vector<uint32_t> annotated{3, 10};
+  EXPECT_EQ(lines_to_show(annotated, 1, 1, 11), (std::vector<uint32_t>{1, 2, 3, 4, 9, 10, 11}));
+  EXPECT_EQ(lines_to_show(annotated, 0, 0, 20), (std::vector<uint32_t>{3, 10}));
+}
+
+TEST(LinesToShow, AnAnnotatedLinePastTheEndStays) {
+  // The file changed since the build: its cost is still listed.
+  const std::vector<uint32_t> annotated{40};
+  EXPECT_EQ(lines_to_show(annotated, 0, 2, 30), (std::vector<uint32_t>{40}));
+}
+
+}  // namespace
+}  // namespace callprof
