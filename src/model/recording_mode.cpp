@@ -2,22 +2,18 @@
 #include "model/recording_mode.h"
 
 #include <algorithm>
+#include <array>
 
 namespace callprof {
+namespace {
 
-std::string_view recording_mode_name(RecordingMode m) {
-  switch (m) {
-    case RecordingMode::Exact:
-      return "exact";
-    case RecordingMode::Sample:
-      return "sample";
-    case RecordingMode::Syscall:
-      return "syscall";
-    case RecordingMode::Probe:
-      return "probe";
-  }
-  return "?";
-}
+// By enum value.
+constexpr std::array<std::string_view, 4> kModeNames = {"exact", "sample", "syscall", "probe"};
+constexpr std::array<std::string_view, 5> kUnwindingNames = {"", "fp", "dwarf", "shadow-stack", "mixed"};
+
+}  // namespace
+
+std::string_view recording_mode_name(RecordingMode m) { return kModeNames.at(size_t(m)); }
 
 std::optional<RecordingMode> parse_recording_mode(std::string_view name) {
   for (RecordingMode m : kRecordingModes)
@@ -38,26 +34,12 @@ RecordingModes RecordingModes::from_text(std::string_view text) {
   return out;
 }
 
-std::string_view unwinding_name(Unwinding u) {
-  switch (u) {
-    case Unwinding::Unknown:
-      return "";
-    case Unwinding::FramePointers:
-      return "fp";
-    case Unwinding::Dwarf:
-      return "dwarf";
-    case Unwinding::ShadowStack:
-      return "shadow-stack";
-    case Unwinding::Mixed:
-      return "mixed";
-  }
-  return "";
-}
+std::string_view unwinding_name(Unwinding u) { return kUnwindingNames.at(size_t(u)); }
 
 Unwinding parse_unwinding(std::string_view name) {
-  for (Unwinding u : {Unwinding::FramePointers, Unwinding::Dwarf, Unwinding::ShadowStack, Unwinding::Mixed})
-    if (name == unwinding_name(u)) return u;
-  return Unwinding::Unknown;
+  // "" is Unknown too: the first entry.
+  const auto it = std::find(kUnwindingNames.begin(), kUnwindingNames.end(), name);
+  return it == kUnwindingNames.end() ? Unwinding::Unknown : Unwinding(it - kUnwindingNames.begin());
 }
 
 }  // namespace callprof
