@@ -84,7 +84,17 @@ TEST_P(Annotate, SamplingModeFindsTheHeavyLine) {
   const Report r = record_with({"--mode", "sample", "-F", "4999"}, build_plain("lines.c"));
   const json hot = annotate_json("^hot$");
   expect_heavy_line(hot);
-  // Sampled call sites: the callees' samples are on their call line.
+  // Sampled call sites: a callee's samples are on the line it was called from. Every sample of
+  // hot passes through main's call of it.
+  const json main = annotate_json("^main$");
+  uint64_t hot_samples = 0, elsewhere = 0;
+  for (const json& l : main.at("lines"))
+    for (const json& c : l.at("calls"))
+      if (same_function(c.at("callee").get<std::string>(), "hot"))
+        (l.at("line") == marked_line("hot_call") ? hot_samples : elsewhere) += u64(c, "samples");
+  EXPECT_GE(hot_samples, 300u) << main.dump();
+  EXPECT_EQ(elsewhere, 0u) << main.dump();
+  // leaf, rarely sampled: when it is, on its call line.
   uint64_t leaf_line = 0;
   for (const json& l : hot.at("lines"))
     for (const json& c : l.at("calls"))

@@ -5,7 +5,7 @@
  * from another. main calls hot() 300 times.
  * Truth: hot 300 calls; leaf 30,000 calls, all from the line marked leaf_call; other 300
  * calls, all from the line marked other_call; of hot's own samples, >= 80 % on the line
- * marked heavy. The test finds the lines by their LINE: markers. Exit status 0. */
+ * marked heavy; hot is called from main's line marked hot_call. The test finds the lines by their LINE: markers. Exit status 0. */
 #include "truth.h"
 
 static volatile unsigned sink;
@@ -21,6 +21,6 @@ E2E_FN void hot(void) {
 }
 
 int main(void) {
-  for (int i = 0; i < 300; ++i) hot();
+  for (int i = 0; i < 300; ++i) hot(); /* LINE:hot_call */
   return 0;
 }
