@@ -91,10 +91,6 @@ Run add_annotate(CLI::App& app) {
     SourceText sources(a->source_path);
     std::ostringstream out;
     if (Status s = render_annotate(*analysis, sources, a->options, out); !s) return fail(s.error().message);
-    if (!isatty(STDOUT_FILENO)) {
-      std::fwrite(out.str().data(), 1, out.str().size(), stdout);
-      return std::fflush(stdout) == 0 ? 0 : 1;
-    }
     return write_paged(out.str(), !a->no_pager) ? 0 : 1;
   };
 }
