@@ -1,7 +1,6 @@
 // `callprof annotate`: a function's source (and with --disasm its instructions) with the
 // samples on each line and the calls made from it.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <sstream>
 
@@ -11,7 +10,6 @@
 #include "cli/selection_options.h"
 #include "report/annotate.h"
 #include "symbols/function_code.h"
-#include "symbols/symbolizer.h"
 
 namespace callprof::cli {
 namespace {
@@ -25,28 +23,11 @@ struct AnnotateArgs {
   bool disasm = false, no_pager = false;
 };
 
-// The module's file: under --symfs first, as the symbolizers look for it.
 Result<std::vector<DecodedInstructionText>> decode(const Function& f, const Module& m) {
-  const std::string& symfs = default_symbolizer_options().symfs;
-  std::string path = m.path;
-  if (!symfs.empty() && access((symfs + m.path).c_str(), R_OK) == 0) path = symfs + m.path;
-  auto code = disassemble_function(path, m.build_id, f.address);
+  auto code = disassemble_function(m.path, m.build_id, f.address);
   if (!code) return code.error();
-  // Each instruction's line in the function itself (where code was inlined: the inlined
-  // call's line), from the file's debug info at its own addresses (bias 0).
-  auto symbols =
-      code->empty()
-          ? Result<std::unique_ptr<Symbolizer>>(make_error(""))
-          : Symbolizer::create({LoadedModule{path, 0, code->front().address, code->back().address + 16, m.build_id}});
   std::vector<DecodedInstructionText> out;
-  for (DecodedInstruction& i : *code) {
-    DecodedInstructionText d{i.address, std::move(i.text), "", 0};
-    if (symbols) {
-      const std::vector<SymbolInfo> chain = (*symbols)->resolve_inlined(i.address);
-      if (!chain.empty()) d.file = chain.back().pc_file, d.line = chain.back().pc_line;
-    }
-    out.push_back(std::move(d));
-  }
+  for (DecodedInstruction& i : *code) out.push_back({i.address, std::move(i.text), std::move(i.file), i.line});
   return out;
 }
 

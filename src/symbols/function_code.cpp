@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "symbols/debug_search.h"
 #include "symbols/disassembler.h"
 #include "symbols/elf_file.h"
 #include "symbols/elf_functions.h"
@@ -46,13 +47,10 @@ Result<std::vector<uint8_t>> code_bytes(const std::string& path, uint64_t from, 
 
 }  // namespace
 
-Result<std::vector<DecodedInstruction>> disassemble_function(const std::string& path, const std::string& build_id,
-                                                             uint64_t entry) {
-  if (!build_id.empty()) {
-    auto id = symbols_detail::file_build_id(path);
-    if (id && *id != build_id)
-      return make_error(path + " is another build than the profiled one (its build id differs)");
-  }
+namespace {
+
+// The instructions of [entry, end) of the file at `path`.
+Result<std::vector<DecodedInstruction>> decode(const std::string& path, uint64_t entry) {
   auto end = function_end(path, entry);
   if (!end) return end.error();
   auto bytes = code_bytes(path, entry, *end);
@@ -67,9 +65,42 @@ Result<std::vector<DecodedInstruction>> disassemble_function(const std::string& 
     const cs_insn& i = cs.insn();
     std::string text = i.mnemonic;
     if (i.op_str[0]) text += std::string(" ") + i.op_str;
-    out.push_back({i.address, std::move(text)});
+    out.push_back({i.address, std::move(text), "", 0});
   }
   return out;
+}
+
+// Each instruction's line from the debug info of the file (at its own addresses: bias 0).
+void add_lines(const std::string& path, const std::string& build_id, std::vector<DecodedInstruction>& code) {
+  if (code.empty()) return;
+  auto symbols = Symbolizer::create({LoadedModule{path, 0, code.front().address, code.back().address + 16, build_id}});
+  if (!symbols) return;
+  for (DecodedInstruction& i : code) {
+    const std::vector<SymbolInfo> chain = (*symbols)->resolve_inlined(i.address);
+    if (!chain.empty()) i.file = chain.back().pc_file, i.line = chain.back().pc_line;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<DecodedInstruction>> disassemble_function(const std::string& path, const std::string& build_id,
+                                                             uint64_t entry) {
+  Error why = make_error("cannot open " + path);
+  for (const std::string& file : symbols_detail::file_candidates(path, default_symbolizer_options())) {
+    auto id = symbols_detail::file_build_id(file);
+    if (!id) {
+      why = id.error();
+      continue;
+    }
+    if (!build_id.empty() && *id != build_id) {
+      why = make_error(file + " is another build than the profiled one (its build id differs)");
+      continue;
+    }
+    auto code = decode(file, entry);
+    if (code) add_lines(file, build_id, *code);
+    return code;
+  }
+  return why;
 }
 
 }  // namespace callprof

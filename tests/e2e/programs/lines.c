@@ -5,7 +5,8 @@
  * from another. main calls hot() 300 times.
  * Truth: hot 300 calls; leaf 30,000 calls, all from the line marked leaf_call; other 300
  * calls, all from the line marked other_call; of hot's own samples, >= 80 % on the line
- * marked heavy; hot is called from main's line marked hot_call. The test finds the lines by their LINE: markers. Exit status 0. */
+ * marked heavy; hot is called from main's line marked hot_call. The test finds the lines by their LINE: markers. Exit
+ * status 0. */
 #include "truth.h"
 
 static volatile unsigned sink;
