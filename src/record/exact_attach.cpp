@@ -23,15 +23,6 @@
 
 namespace callprof::record {
 
-ExactSource::ExactSource(ExactSource&& o) noexcept
-    : args_(o.args_),
-      dir_(std::move(o.dir_)),
-      runtime_(std::move(o.runtime_)),
-      env_(std::move(o.env_)),
-      control_fd_(o.control_fd_) {
-  o.control_fd_ = -1;
-}
-
 ExactSource::~ExactSource() {
   if (control_fd_ >= 0) close(control_fd_);  // the runtime sees EOF and detaches
 }

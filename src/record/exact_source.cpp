@@ -8,8 +8,10 @@
 #include "record/runtime_dumps.h"
 #include "record/runtime_environment.h"
 #include "symbols/elf_compiler.h"
+#include "target/descendants.h"
 #include "target/preload.h"
 #include "target/shared_libraries.h"
+#include "util/clock.h"
 #include "util/strings.h"
 
 namespace callprof::record {
@@ -45,7 +47,8 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
 
 }  // namespace
 
-Result<ExactSource> ExactSource::prepare(const RecordArgs& args, const ExecutableInfo& exe, Reporter& reporter) {
+Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args, const ExecutableInfo& exe,
+                                                          Reporter& reporter) {
   auto runtime = find_runtime();
   if (!runtime) return runtime.error();
   if (args.alloc)  // without it the program would run and --alloc count nothing
@@ -54,19 +57,19 @@ Result<ExactSource> ExactSource::prepare(const RecordArgs& args, const Executabl
                         ", which is missing (install it beside the runtime)");
   auto dir = TempDir::create();
   if (!dir) return dir.error();
-  ExactSource source(args, std::move(*dir));
-  source.runtime_ = *runtime;
-  auto plan = write_function_plan(args, exe, source.dir_.path(), reporter);
+  std::unique_ptr<ExactSource> source(new ExactSource(args, std::move(*dir), reporter));
+  source->runtime_ = *runtime;
+  auto plan = write_function_plan(args, exe, source->dir_.path(), reporter);
   if (!plan) return plan.error();
   auto env = runtime_environment(args, *plan);
   if (!env) return env.error();
-  source.env_ = std::move(*env);
+  source->env_ = std::move(*env);
   // The runtime measures only the hooks of the compiler that built the executable, the
   // constants the profile uses (a third of a short recording's fixed cost is measuring).
   std::error_code ec;
   const std::string exe_path = std::filesystem::canonical(exe.path, ec).string();
   if (const std::string cc = elf_compiler(exe.path); !cc.empty() && !ec)
-    source.env_.push_back({"CALLPROF_CALIBRATE", cc + ":" + exe_path});
+    source->env_.push_back({"CALLPROF_CALIBRATE", cc + ":" + exe_path});
   return source;
 }
 
@@ -93,6 +96,61 @@ ExactSource::Collected ExactSource::collect(const std::vector<NodeSample>& sampl
   if (!c.empty) c.built = build_profile(dumps.dumps, samples);
   if (auto w = unrecorded_warning(c.built); !w.empty()) c.warnings.push_back(std::move(w));
   return c;
+}
+
+void ExactSource::target_ended() {
+  if (args_.attach()) return;
+  std::vector<pid_t> running = running_children();
+  if (running.empty()) return;
+  std::string pids;
+  for (pid_t p : running) pids += (pids.empty() ? "" : ", ") + std::to_string(p);
+  reporter_.note(fmt::format("the program left {} process{} running ({}): waiting for {} to end (Ctrl-C stops waiting)",
+                             running.size(), running.size() == 1 ? "" : "es", pids,
+                             running.size() == 1 ? "it" : "them"));
+  if (wait_for_children()) return;
+  for (pid_t p : running_children())
+    unfollowed_.push_back(
+        fmt::format("process {} was still running when the recording stopped: its calls "
+                    "are missing (it writes them when it ends)",
+                    p));
+}
+
+void ExactSource::contribute(Assembly& a) {
+  // The samples only at the end: the drain loop adds to them while snapshots are written.
+  const uint64_t started = monotonic_ns();
+  Collected c = collect(a.final && samples_ ? samples_->samples() : std::vector<NodeSample>{});
+  build_ns_ = monotonic_ns() - started;
+  if (c.empty) {
+    if (!a.final) return;  // no snapshot yet
+    c.warnings.push_back(
+        "the program wrote no profile data (was it killed before its first snapshot, or did it "
+        "never call an instrumented function?)");
+  }
+  if (a.final) {
+    c.warnings.insert(c.warnings.end(), unfollowed_.begin(), unfollowed_.end());
+    for (const auto& w : c.warnings) reporter_.warn(w);
+    for (const auto& w : c.built.warnings) reporter_.warn(w);
+  }
+  Metadata& meta = c.built.profile.meta;
+  meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
+  from_snapshots_ = c.from_snapshots;
+  a.profile = std::move(c.built.profile);
+  a.thread_nodes = std::move(c.built.thread_nodes);
+  a.runtime_tids = std::move(c.runtime_tids);
+  a.node_samples = c.built.samples;
+}
+
+std::string ExactSource::written(const Profile& p, const std::string& path, bool final) const {
+  size_t paths = 0;
+  for (const auto& t : p.threads) paths += t.tree.size() - 1;
+  std::error_code ec;
+  return fmt::format(
+      "{} {}: {} process{}, {} thread{}, {} call paths, {} functions ({:.1f} KiB){}; reading, symbolizing and "
+      "building {:.1f} ms",
+      final ? "wrote" : "snapshot:", path, p.processes.size(), p.processes.size() == 1 ? "" : "es", p.threads.size(),
+      p.threads.size() == 1 ? "" : "s", paths, p.functions.size(), double(fs::file_size(path, ec)) / 1024,
+      from_snapshots_ ? fmt::format(" ({} up to its last snapshot)", from_snapshots_) : std::string(),
+      double(build_ns_) / 1e6);
 }
 
 std::string unrecorded_warning(const BuildResult& built) {

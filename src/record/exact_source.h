@@ -1,14 +1,18 @@
 // Exact mode's source: the -finstrument-functions runtime preloaded into the launched
-// program, which aggregates its call trees itself and dumps them (and its snapshots) into
-// a private directory; this reads them back into one profile.
+// program (or loaded into an attached one), which aggregates its call trees itself and
+// dumps them (and its snapshots) into a private directory; this reads them back into one
+// profile, the first of its recording's sources: the others hang into its trees.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "collect/runtime/profile_builder.h"
+#include "record/exact_samples.h"
 #include "record/options.h"
 #include "record/reporter.h"
+#include "record/source.h"
 #include "target/executable.h"
 #include "target/inject/load_runtime.h"
 #include "target/launcher.h"
@@ -16,14 +20,23 @@
 
 namespace callprof::record {
 
-class ExactSource {
+class ExactSource final : public Source {
  public:
   // Finds the runtime, creates the directory and writes the function plan: all before the
   // program starts, so a bad filter or a missing runtime is said first.
-  static Result<ExactSource> prepare(const RecordArgs& args, const ExecutableInfo& exe, Reporter& reporter);
+  static Result<std::unique_ptr<ExactSource>> prepare(const RecordArgs& args, const ExecutableInfo& exe,
+                                                      Reporter& reporter);
 
   // The variables the launched program gets (output directory, settings, LD_PRELOAD).
-  void add_environment(LaunchSpec& spec) const;
+  void add_environment(LaunchSpec& spec) const override;
+  // -F: the samples taken inside the program's threads, placed under their nodes at the end.
+  void take_samples_from(const ExactSamples& samples) { samples_ = &samples; }
+  // Launched: processes the program left running write their data when they end; waits
+  // for them (Ctrl-C stops waiting), and says whose data is missing.
+  void target_ended() override;
+  // The runtime's dumps, or its latest snapshots, as the profile's trees.
+  void contribute(Assembly& a) override;
+  std::string written(const Profile& p, const std::string& path, bool final) const override;
   bool wants_snapshots() const;
   // A fingerprint of the dumps and snapshots written so far (changes when one is written).
   std::string snapshot_state() const;
@@ -49,16 +62,23 @@ class ExactSource {
   // Whether the image the runtime was attached to replaced itself (exec), its data written.
   bool image_ended() const;
 
-  ExactSource(ExactSource&& other) noexcept;
-  ~ExactSource();
+  ExactSource(const ExactSource&) = delete;
+  ExactSource& operator=(const ExactSource&) = delete;
+  ~ExactSource() override;
 
  private:
-  ExactSource(const RecordArgs& args, TempDir dir) : args_(args), dir_(std::move(dir)) {}
+  ExactSource(const RecordArgs& args, TempDir dir, Reporter& reporter)
+      : args_(args), dir_(std::move(dir)), reporter_(reporter) {}
   const RecordArgs& args_;
   TempDir dir_;
   std::string runtime_;
   std::vector<std::pair<std::string, std::string>> env_;
   int control_fd_ = -1;  // attached: the FIFO the runtime detaches on (a byte, or EOF)
+  Reporter& reporter_;
+  const ExactSamples* samples_ = nullptr;
+  std::vector<std::string> unfollowed_;  // processes still running at the end: their data is missing
+  size_t from_snapshots_ = 0;            // of the last build: images whose data ends at their last snapshot
+  uint64_t build_ns_ = 0;                // the last build's reading, symbolizing and building
 };
 
 // One line saying what the runtime could not record (calls dropped or beyond --max-depth,

@@ -6,7 +6,8 @@
 
 namespace callprof::record {
 
-Result<ObservedLaunch> launch_observed(LaunchSpec spec, const perf::SamplingOptions& options, SyscallTracing* tracing) {
+Result<ObservedLaunch> launch_observed(LaunchSpec spec, const perf::SamplingOptions& options,
+                                       const std::function<Status(pid_t)>& watch) {
   auto gate = perf::LaunchGate::create();
   if (!gate) return gate.error();
   std::optional<Result<perf::PerfSession>> session;
@@ -15,7 +16,7 @@ Result<ObservedLaunch> launch_observed(LaunchSpec spec, const perf::SamplingOpti
   spec.in_parent = [&](pid_t pid) {
     gate->close_child_end();
     session.emplace(perf::PerfSession::open_launched(pid, options));
-    if (*session && tracing) traced = tracing->add_process(pid);
+    if (*session) traced = watch(pid);
     if (*session && traced)
       gate->release();
     else

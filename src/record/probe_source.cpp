@@ -10,6 +10,7 @@
 
 #include "collect/perf/perf_target.h"
 #include "collect/probes/probe_calibration.h"
+#include "record/stack_source.h"
 #include "target/shared_libraries.h"
 #include "util/clock.h"
 #include "util/strings.h"
@@ -47,8 +48,8 @@ std::vector<std::string> attached_modules(pid_t pid) {
   return modules;
 }
 
-Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vector<std::string>& modules,
-                                         Reporter& reporter) {
+Result<std::unique_ptr<ProbeSource>> ProbeSource::prepare(const RecordArgs& args,
+                                                          const std::vector<std::string>& modules, Reporter& reporter) {
   const ProbeArgs& a = args.probes;
   auto plan = probes::plan_probes(modules, {a.functions, a.modules, a.limit, !a.no_return_probes});
   if (!plan) return plan.error();
@@ -57,14 +58,14 @@ Result<ProbeSource> ProbeSource::prepare(const RecordArgs& args, const std::vect
         fmt::format("{} functions match --probe; probing the first {} (--probe-limit; or narrow --probe "
                     "or --probe-module)",
                     plan->matched, plan->functions.size()));
-  ProbeSource source;
-  source.args_ = a;
-  source.compensate_ = !args.raw_clock;
-  source.plan_ = std::move(*plan);
+  std::unique_ptr<ProbeSource> source(new ProbeSource(reporter));
+  source->args_ = a;
+  source->compensate_ = !args.raw_clock;
+  source->plan_ = std::move(*plan);
   return source;
 }
 
-void ProbeSource::configure(perf::SamplingOptions& o, size_t threads, Reporter& reporter) {
+void ProbeSource::configure(perf::SamplingOptions& o, size_t threads) {
   o.uprobes = probes::uprobe_sites(plan_.functions, sites_);
   // Pairing needs the stack pointer at every hit, and the caller of an entry its return
   // address: registers always, and 512 bytes of stack unless --call-graph dwarf sized it.
@@ -80,27 +81,28 @@ void ProbeSource::configure(perf::SamplingOptions& o, size_t threads, Reporter& 
   if (costs)
     costs_ = *costs;
   else
-    reporter.warn(costs.error().message);
-  reporter.note(fmt::format("probe mode: {} function{} ({} probe sites){}", plan_.functions.size(),
-                            plan_.functions.size() == 1 ? "" : "s", o.uprobes.size(),
-                            costs ? fmt::format(", µs per hit measured: {:.2f} single-stepped, {:.2f} emulated, "
-                                                "{:.2f} return probe",
-                                                double(costs_.single_step_ns) / 1e3, double(costs_.emulated_ns) / 1e3,
-                                                double(costs_.return_ns) / 1e3)
-                                  : std::string()));
+    reporter_.warn(costs.error().message);
+  reporter_.note(fmt::format("probe mode: {} function{} ({} probe sites){}", plan_.functions.size(),
+                             plan_.functions.size() == 1 ? "" : "s", o.uprobes.size(),
+                             costs ? fmt::format(", µs per hit measured: {:.2f} single-stepped, {:.2f} emulated, "
+                                                 "{:.2f} return probe",
+                                                 double(costs_.single_step_ns) / 1e3, double(costs_.emulated_ns) / 1e3,
+                                                 double(costs_.return_ns) / 1e3)
+                                   : std::string()));
 }
 
-perf::RecordSink& ProbeSource::start(stacks::SampleCollector& stacks, const perf::PerfSession& session) {
-  collector_ = std::make_unique<probes::ProbeCollector>(stacks, plan_.functions, sites_);
-  collector_->set_event_sites(session.uprobe_sites());
+perf::RecordSink& ProbeSource::start() {
+  collector_ = std::make_unique<probes::ProbeCollector>(stacks_->collector(), plan_.functions, sites_);
+  collector_->set_event_sites(stacks_->perf()->uprobe_sites());
   collector_->set_costs(costs_, compensate_);
   collector_->set_budget(args_.budget_percent);
   start_ns_ = monotonic_ns();
   return *collector_;
 }
 
-void ProbeSource::keep_budget(perf::PerfSession& session, Reporter& reporter) {
+void ProbeSource::keep_budget() {
   if (!collector_) return;
+  perf::PerfSession& session = *stacks_->perf();
   for (const probes::ProbeBudget::Stop& stop : collector_->take_stops()) {
     std::vector<uint32_t> sites;
     for (uint32_t i = 0; i < sites_.size(); ++i)
@@ -110,7 +112,7 @@ void ProbeSource::keep_budget(perf::PerfSession& session, Reporter& reporter) {
     collector_->stop_function(stop.function, at);
     const std::string& name = collector_->function(stop.function).name;
     stopped_.push_back({stop.function, StoppedProbe{name, at - start_ns_, 0, stop.added_percent}});
-    reporter.warn(
+    reporter_.warn(
         fmt::format("probe budget: the probes of {} added ~{:.0f} % to the run ({} hits in {:.2f} s; "
                     "--probe-budget {:g}): no longer probed, its counts and times stop {:.2f} s in "
                     "(--probe-budget 0 keeps every probe)",
@@ -119,11 +121,22 @@ void ProbeSource::keep_budget(perf::PerfSession& session, Reporter& reporter) {
   }
 }
 
-void ProbeSource::finish() {
+void ProbeSource::target_ended() {
   if (collector_) collector_->finish(monotonic_ns());
 }
 
-void ProbeSource::annotate(Profile& profile, const perf::PerfSession& session, Reporter& reporter) const {
+std::string ProbeSource::written(const Profile& p, const std::string& path, bool) const {
+  const ProbeFacts& f = *p.meta.probes;
+  const uint64_t calls = collector_ ? collector_->counts().pairing.calls : 0;
+  return fmt::format("wrote {}: {} calls of {} probed function{}, {} hits (~{:.1f} ms of probe cost), {} thread{}",
+                     path, calls, f.probed, f.probed == 1 ? "" : "s", f.entries + f.exits,
+                     double((f.entries + f.exits) * f.cost_per_hit_ns) / 1e6, p.threads.size(),
+                     p.threads.size() == 1 ? "" : "s");
+}
+
+void ProbeSource::contribute(Assembly& a) {
+  Profile& profile = *a.profile;
+  const perf::PerfSession& session = *stacks_->perf();
   const probes::ProbeCollector::Counts c = collector_ ? collector_->counts() : probes::ProbeCollector::Counts{};
   ProbeFacts& x = profile.meta.probes.emplace();
   x.functions = join(args_.functions, " ");
@@ -157,12 +170,12 @@ void ProbeSource::annotate(Profile& profile, const perf::PerfSession& session, R
     profile.meta.warnings.push_back(fmt::format(
         "{} records were lost (the rings filled faster than callprof read them): call counts are lower bounds",
         x.lost));
-    reporter.warn(profile.meta.warnings.back());
+    reporter_.warn(profile.meta.warnings.back());
   }
   if (x.refused_sites) {
     profile.meta.warnings.push_back(
         fmt::format("{} probe sites were refused by the kernel and left out", x.refused_sites));
-    reporter.warn(profile.meta.warnings.back());
+    reporter_.warn(profile.meta.warnings.back());
   }
 }
 

@@ -1,7 +1,8 @@
 // One recording, whatever its mode: decides everything it can before the target runs
-// (mode, options, target, output), launches or attaches, starts the sources the mode
-// needs, runs one drain loop, watches snapshots, builds the profile, stamps its metadata
-// once and writes it atomically. docs/design.md ("Recording") describes the design.
+// (mode, options, target, output), opens the sources the mode and options need
+// (record/source.h) and holds them as a list, launches or attaches, runs one drain loop,
+// watches snapshots, lets the sources build the profile in turn, stamps its metadata once
+// and writes it atomically. docs/design.md ("Recording") describes the design.
 #pragma once
 
 #include <memory>
@@ -10,13 +11,14 @@
 #include <string>
 
 #include "collect/perf/perf_session.h"
-#include "collect/stacks/sample_collector.h"
 #include "model/profile.h"
 #include "record/exact_source.h"
 #include "record/options.h"
 #include "record/probe_source.h"
 #include "record/record_signals.h"
 #include "record/reporter.h"
+#include "record/source.h"
+#include "record/stack_source.h"
 #include "record/syscall_tracing.h"
 #include "target/executable.h"
 #include "target/launcher.h"
@@ -45,28 +47,26 @@ class RecordingSession {
  private:
   RecordingSession(const RecordArgs& args, Reporter& reporter) : args_(args), reporter_(reporter) {}
   Status preflight();
+  Status open_sources();
   Status start();
-  Status start_exact();
-  Status start_launched();
-  Status start_attached();
-  Status start_exact_attached();
+  Status launch_target();
+  Status attach_target();
+  Status attach_exact();
+  void say_starting() const;
+  Status watch(pid_t pid);
   Status inspect_attached();
   Result<ExecutableInfo> attached_executable() const;
   Mode attach_mode() const;
   void wait_attached();
-  Status open_tracing(bool follow_children);
-  void make_collector();
   void observe(Outcome& out);
-  void wait_for_descendants();
   void drain_perf();
+  std::vector<SideSource*> sides() const;
   void build_and_write(Outcome& out);
-  std::optional<Profile> build_exact(bool final, size_t& from_snapshots);  // none: no snapshot yet
-  Profile build_sampled();
-  void stamp_exact_samples(BuildResult& built) const;
+  std::optional<Profile> build(bool final);  // none: no snapshot yet
   void stamp(Profile& p, bool final) const;
   bool write(const Profile& p, bool final);
   void write_snapshot();
-  void say_written(const Profile& p, bool final, size_t from_snapshots) const;
+  void say_written(const Profile& p, bool final) const;
   perf::SamplingOptions session_options(size_t threads);
   void choose_unwinding();
   std::string command_line() const;
@@ -75,17 +75,17 @@ class RecordingSession {
   Reporter& reporter_;
   RecordSignals signals_;  // before the sources: handled until they are gone
   Mode mode_ = Mode::Exact;
-  ExecutableInfo exe_;                                  // launched, or attached in exact mode
-  std::optional<ExactSource> exact_;                    // exact mode
-  std::unique_ptr<stacks::SampleCollector> collector_;  // the perf session's consumer
-  std::unique_ptr<SyscallTracing> tracing_;             // --syscalls
-  std::optional<ProbeSource> probes_;                   // probe mode
-  std::optional<perf::PerfSession> perf_;               // sample, syscall, exact with --syscalls
-  pid_t pid_ = 0;                                       // launched program
-  std::vector<std::string> unfollowed_;                 // said at the end: processes whose data is missing
+  ExecutableInfo exe_;  // launched, or attached in exact mode
+  // The sources (record/source.h), each opened when the mode or options ask for it;
+  // `sources_` lists those opened in the order they build the profile.
+  std::unique_ptr<ExactSource> exact_;       // exact mode: the runtime's dumps
+  std::unique_ptr<StackSource> stacks_;      // the perf session and its collector
+  std::unique_ptr<SyscallTracing> tracing_;  // --syscalls, and exact mode's -F
+  std::unique_ptr<ProbeSource> probes_;      // probe mode
+  std::vector<Source*> sources_;
+  pid_t pid_ = 0;  // launched program
   int64_t start_realtime_ns_ = 0;
   int64_t start_steady_ns_ = 0;
-  uint64_t build_ns_ = 0;             // the last exact profile's symbolizing and building
   inject::LoadedRuntime attached_{};  // attach --mode exact: what the attach found
   std::string comm_;                  // attach: the process's name
   std::mutex write_mutex_;            // snapshots (watcher thread) and the final write

@@ -73,12 +73,13 @@ StackMode stack_mode(const std::string& name) {
 }  // namespace
 
 SyscallTracing::SyscallTracing(std::unique_ptr<SyscallTracer> tracer, const SyscallArgs& args,
-                               stacks::SampleCollector& collector)
-    : tracer_(std::move(tracer)), collector_(collector), args_(args) {}
+                               stacks::SampleCollector& collector, uint32_t sample_hz, Reporter& reporter)
+    : tracer_(std::move(tracer)), collector_(collector), args_(args), sample_hz_(sample_hz), reporter_(reporter) {}
 SyscallTracing::~SyscallTracing() = default;
 
 Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& args, bool follow_children,
-                                                             stacks::SampleCollector& collector, uint32_t sample_hz) {
+                                                             stacks::SampleCollector& collector, uint32_t sample_hz,
+                                                             Reporter& reporter) {
   TracerOptions o;
   if (args.enabled()) {
     auto selected = parse_syscall_selection(args.selection);
@@ -91,7 +92,7 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
   o.follow_children = follow_children;
   auto tracer = SyscallTracer::open(o);
   if (!tracer) return tracer.error();
-  return std::unique_ptr<SyscallTracing>(new SyscallTracing(std::move(*tracer), args, collector));
+  return std::unique_ptr<SyscallTracing>(new SyscallTracing(std::move(*tracer), args, collector, sample_hz, reporter));
 }
 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
@@ -109,6 +110,30 @@ void SyscallTracing::finish() {
 uint64_t SyscallTracing::lost_events() const { return tracer_->counts().lost_events; }
 
 int SyscallTracing::wake_fd() const { return tracer_->ring_fd(); }
+
+void SyscallTracing::contribute(Assembly& a) {
+  Profile& p = *a.profile;
+  annotate(p.meta);
+  if (sample_hz_ > 0) stamp_exact_samples(a);
+  // Only exact-mode threads announce callers; elsewhere this adds nothing.
+  if (args_.enabled()) exact_callers_.attach(p, a.thread_nodes);
+}
+
+// What the samples inside exact mode were and what became of them.
+void SyscallTracing::stamp_exact_samples(Assembly& a) const {
+  Metadata& meta = a.profile->meta;
+  SamplingFacts& x = meta.sampling.emplace();
+  x.frequency_hz = sample_hz_;
+  x.unwind = Unwinding::ShadowStack;
+  x.samples = exact_samples_.total();
+  x.runtime_samples = exact_samples_.in_runtime() + a.node_samples.runtime;
+  x.unplaced_samples = a.node_samples.unplaced;
+  x.lost_records = lost_events();
+  if (x.samples == 0) {
+    meta.warnings.push_back("no samples were taken (did the program run long enough to be sampled?)");
+    reporter_.warn(meta.warnings.back());
+  }
+}
 
 void SyscallTracing::annotate(Metadata& meta) const {
   const TracerCounts c = tracer_->counts();

@@ -3,7 +3,8 @@
 // completed call goes into the same collector as the samples (SampleCollector::on_syscall),
 // so it is unwound and symbolized like them and lands on a `[syscall] NAME` leaf of its path.
 // In exact mode a call whose thread announced its shadow stack carries its caller instead,
-// and goes to ExactCallerCalls (record/exact_callers.h) with no unwinding.
+// and goes to ExactCallerCalls (record/exact_callers.h) with no unwinding; so do exact
+// mode's samples (-F), to ExactSamples, which the runtime's source places.
 #pragma once
 
 #include <sys/types.h>
@@ -16,6 +17,8 @@
 #include "record/exact_callers.h"
 #include "record/exact_samples.h"
 #include "record/options.h"
+#include "record/reporter.h"
+#include "record/source.h"
 #include "util/result.h"
 
 namespace callprof::syscalls {
@@ -24,15 +27,21 @@ class SyscallTracer;
 
 namespace callprof::record {
 
-class SyscallTracing : public SideSource {
+class SyscallTracing final : public Source, public SideSource {
  public:
   // Loads the probe for the selection in `args` (nothing traced until add_process); the
   // calls go to `collector`. `sample_hz` > 0: exact mode's samples too (no selection needed).
   static Result<std::unique_ptr<SyscallTracing>> open(const SyscallArgs& args, bool follow_children,
-                                                      stacks::SampleCollector& collector, uint32_t sample_hz = 0);
+                                                      stacks::SampleCollector& collector, uint32_t sample_hz,
+                                                      Reporter& reporter);
   ~SyscallTracing() override;
 
   Status add_process(pid_t pid);
+  Status watch(pid_t pid) override { return add_process(pid); }
+  SideSource* side() override { return this; }
+  // The selection's facts into the metadata; in exact mode, the calls with known callers
+  // hung under their nodes, and what became of the samples.
+  void contribute(Assembly& a) override;
   void poll() override;
   void finish() override;
   int wake_fd() const override;
@@ -48,10 +57,14 @@ class SyscallTracing : public SideSource {
 
  private:
   SyscallTracing(std::unique_ptr<syscalls::SyscallTracer> tracer, const SyscallArgs& args,
-                 stacks::SampleCollector& collector);
+                 stacks::SampleCollector& collector, uint32_t sample_hz, Reporter& reporter);
+  void stamp_exact_samples(Assembly& a) const;
+
   std::unique_ptr<syscalls::SyscallTracer> tracer_;
   stacks::SampleCollector& collector_;
   SyscallArgs args_;
+  uint32_t sample_hz_;
+  Reporter& reporter_;
   ExactCallerCalls exact_callers_;
   ExactSamples exact_samples_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain
