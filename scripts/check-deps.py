@@ -18,12 +18,11 @@ ALLOWED = {
     "trace": ["model", "util"],                   # ARCHITECTURE.md's profile_file
     "symbols": ["model", "util"],
     "target": ["model", "symbols", "util", "wire"],  # symbols: inject finds functions in the target's modules; wire: the attach frames
-    "collect/runtime": ["model", "symbols", "wire"],  # the exact-mode runtime's dumps
+    # the exact-mode runtime's dumps, named through the recording's one function table (stacks)
+    "collect/runtime": ["collect/stacks", "model", "symbols", "wire"],
     "collect/perf": ["util"],                     # perf_event sessions, rings, records
-    # collect/stacks: unwinding, frame names, the stack engine. collect/runtime is a stand-in:
-    # its FunctionTable (process_symbols.h) is the one function table of a recording, and it
-    # moves here once it no longer takes the runtime dump's types (then runtime -> stacks).
-    "collect/stacks": ["collect/perf", "collect/runtime", "model", "symbols"],
+    # collect/stacks: unwinding, frame names, the stack engine, the one function table.
+    "collect/stacks": ["collect/perf", "model", "symbols", "util"],
     # probe mode: sites by disassembly, hits paired into calls on the stack engine's paths
     "collect/probes": ["collect/stacks", "collect/perf", "model", "symbols"],
     "collect/syscalls": ["model", "symbols", "wire"],

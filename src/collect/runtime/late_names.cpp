@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "collect/runtime/process_symbols.h"
+#include "collect/stacks/function_table.h"
 
 namespace callprof {
 namespace {

@@ -1,7 +1,7 @@
 // The real AddressSymbols: the mapped files and /proc/kallsyms (see header).
 #include "collect/stacks/address_symbols.h"
 
-#include "collect/runtime/process_symbols.h"
+#include "collect/stacks/function_table.h"
 #include "collect/stacks/kernel_symbols.h"
 #include "collect/stacks/unwinder_elf.h"
 

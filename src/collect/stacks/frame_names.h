@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collect/runtime/process_symbols.h"
 #include "collect/stacks/address_symbols.h"
+#include "collect/stacks/function_table.h"
 #include "model/profile.h"
 
 namespace callprof::stacks {

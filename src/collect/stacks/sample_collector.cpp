@@ -4,8 +4,8 @@
 #include <span>
 #include <unordered_map>
 
-#include "collect/runtime/process_symbols.h"
 #include "collect/stacks/frame_names.h"
+#include "collect/stacks/function_table.h"
 #include "collect/stacks/kernel_symbols.h"
 #include "collect/stacks/stack_roots.h"
 #include "util/clock.h"
@@ -138,13 +138,12 @@ size_t SampleCollector::name_image(const Image& image, const std::vector<const S
                                    FunctionTable& table, AddressSymbols& symbols, std::vector<std::string>& warnings) {
   std::vector<LoadedModule> mods = loaded_modules(mappings_[image], load_biases_, symbols, warnings);
   std::vector<ModuleId> module_ids;
-  for (const LoadedModule& m : mods)
-    module_ids.push_back(table.module(RawModule{m.bias, m.start, m.end, m.path, m.build_id}));
+  for (const LoadedModule& m : mods) module_ids.push_back(table.module(m.path, m.build_id));
   // Shared by the images with the same modules at the same addresses (forked children).
   std::string error;
   const std::shared_ptr<ImageSymbols> symbolizer = symbols.image(mods, error);
   if (!error.empty()) warnings.push_back(error);
-  const ModuleId kernel_module = table.module(RawModule{0, 0, 0, "[kernel.kallsyms]", ""});
+  const ModuleId kernel_module = table.module("[kernel.kallsyms]", "");
   const size_t index = names.add_image(symbolizer, std::move(module_ids), mappings_[image], kernel_module);
   for (const SyscallPath& c : syscall_paths_)
     if (c.pid == image.first && c.image == image.second)

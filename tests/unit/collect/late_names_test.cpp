@@ -10,7 +10,7 @@
 
 #include <filesystem>
 
-#include "collect/runtime/process_symbols.h"
+#include "collect/stacks/function_table.h"
 
 extern "C" __attribute__((noinline, used)) int late_names_probe(int x) { return x * 3 + 1; }
 

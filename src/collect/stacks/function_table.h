@@ -1,0 +1,75 @@
+// The one function table of a recording: (module, ELF address) to a FunctionId, so that the
+// same function is one function whichever source met it (the runtime's dumps, samples,
+// system calls' and probe hits' stacks) and in however many processes. Exact mode's nodes,
+// the samples placed under them and the stacks' frames are named through it, which is what
+// lets them meet by identity, never by name.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/code_lines.h"
+#include "model/profile.h"
+#include "symbols/symbolizer.h"
+
+namespace callprof {
+
+// The name of a function that has none: "<module file name>+0x<address>" (the address its
+// ELF file gives it), or "0x<address>" outside every module. Late naming (late_names.h)
+// recognises these.
+std::string unnamed_function_label(const std::string& module_path, uint64_t address);
+
+class FunctionTable {
+ public:
+  explicit FunctionTable(Profile& p) : p_(p) {}
+
+  // A module by its file: the same path and build id is the same module.
+  ModuleId module(const std::string& path, const std::string& build_id);
+  FunctionId function(const SymbolInfo& s, ModuleId module, uint64_t runtime_address);
+  // A function known by name rather than by its own symbol: a library call (named after
+  // the imported symbol, whatever implementation it resolved to) or "[pruned]".
+  FunctionId named(const std::string& name, ModuleId module, uint64_t address,
+                   FunctionKind kind = FunctionKind::Normal);
+  // A function DWARF says was inlined at a sampled address: the function itself where the
+  // table has its out-of-line copy (same module and linkage name), else one by name.
+  FunctionId inlined(const SymbolInfo& s, ModuleId module);
+  // The place `s` (a frame at module-relative `address`) is at in `function`: its line there.
+  LocationId location(FunctionId function, uint64_t address, const SymbolInfo& s) {
+    return lines_ ? locations_.add(function, address, s.pc_file, s.pc_line) : kNoLocation;
+  }
+  // False with CALLPROF_NO_LINES=1: no source lines recorded (bench/realprograms/lines.sh
+  // measures what they cost).
+  bool records_lines() const { return lines_; }
+
+ private:
+  Profile& p_;
+  LocationTable locations_{p_};
+  const bool lines_ = source_lines_wanted();
+  static bool source_lines_wanted();
+  std::map<std::pair<std::string, std::string>, ModuleId> modules_;
+  std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
+  std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
+  std::map<std::pair<ModuleId, std::string>, FunctionId> by_linkage_;  // functions by their own symbol
+};
+
+// Symbolizers shared by the process images of one recording that have the same modules at
+// the same addresses (forked children of one image): opening an image's ELF and DWARF cost
+// ~43 ms per process, 8.7 s after a program that forked 200 children.
+class SymbolizerCache {
+ public:
+  // The symbolizer of this module layout, created on first use; null with `error` set when
+  // it could not be created (remembered too).
+  std::shared_ptr<Symbolizer> get(const std::vector<LoadedModule>& modules, std::string& error);
+
+ private:
+  struct Entry {
+    std::shared_ptr<Symbolizer> symbolizer;
+    std::string error;
+  };
+  std::map<std::string, Entry> by_layout_;
+};
+
+}  // namespace callprof
