@@ -123,18 +123,32 @@ void add_sampling_options(CLI::App& app, record::SamplingArgs& s) {
   add_count_option(app, "-F,--freq", s.frequency, "Samples per second of CPU time per thread", 1, 100000)
       ->type_name("HZ")
       ->group(group);
-  app.add_option("-e,--event", s.event,
-                 "What triggers a sample: cpu-clock, or a hardware counter where the machine "
-                 "has one (cycles, instructions, cache-misses, branch-misses)")
+  app.add_option_function<std::string>(
+         "-e,--event",
+         [&s](const std::string& name) {
+           using perf::SampleEvent;
+           for (SampleEvent e : {SampleEvent::CpuClock, SampleEvent::Cycles, SampleEvent::Instructions,
+                                 SampleEvent::CacheMisses, SampleEvent::BranchMisses})
+             if (name == to_string(e)) s.event = e;
+         },
+         "What triggers a sample: cpu-clock, or a hardware counter where the machine "
+         "has one (cycles, instructions, cache-misses, branch-misses)")
       ->type_name("EVENT")
-      ->capture_default_str()
+      ->default_str(to_string(s.event))
       ->check(CLI::IsMember({"cpu-clock", "cycles", "instructions", "cache-misses", "branch-misses"}))
       ->group(group);
-  app.add_option("--call-graph", s.call_graph,
-                 "auto (dwarf unless the program keeps frame pointers) | fp (frame pointers) | dwarf (copy the user "
-                 "stack, unwind with CFI)")
+  app.add_option_function<std::string>(
+         "--call-graph",
+         [&s](const std::string& mode) {
+           if (mode == "auto")
+             s.call_graph.reset();
+           else
+             s.call_graph = mode == "dwarf" ? perf::UnwindMode::Dwarf : perf::UnwindMode::FramePointers;
+         },
+         "auto (dwarf unless the program keeps frame pointers) | fp (frame pointers) | dwarf (copy the user "
+         "stack, unwind with CFI)")
       ->type_name("MODE")
-      ->capture_default_str()
+      ->default_str("auto")
       ->check(CLI::IsMember({"auto", "fp", "dwarf"}))
       ->group(group);
   add_count_option(app, "--stack-bytes", s.stack_bytes, "dwarf: bytes of user stack copied per sample", 256, 65000)

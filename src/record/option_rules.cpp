@@ -90,7 +90,8 @@ Status check_options_apply(const RecordArgs& args, Mode mode, const std::string&
   }
   if (mode == Mode::Probe && args.probes.functions.empty())
     return make_error("probe mode needs --probe REGEX (the functions to probe)");
-  if ((mode == Mode::Sample || mode == Mode::Probe) && has(given, "--stack-bytes") && args.sampling.call_graph == "fp")
+  if ((mode == Mode::Sample || mode == Mode::Probe) && has(given, "--stack-bytes") &&
+      args.sampling.call_graph == perf::UnwindMode::FramePointers)
     return make_error("--stack-bytes sizes the stack copies of --call-graph dwarf, and the call graph is fp");
   if (!args.syscalls.enabled() && mode != Mode::Syscall)
     for (std::string_view o : {"--syscall-stacks", "--syscall-stack-bytes"})

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collect/perf/perf_options.h"
 #include "collect/runtime/function_plan.h"
 #include "model/recording_mode.h"
 #include "util/result.h"
@@ -27,14 +28,16 @@ Result<std::optional<Mode>> parse_mode(const std::string& name);
 
 // Sampling mode (record --mode sample, attach).
 struct SamplingArgs {
-  uint64_t frequency = 999;         // Hz
-  std::string event = "cpu-clock";  // cpu-clock | cycles | instructions | cache-misses | branch-misses
-  std::string call_graph = "auto";  // auto | fp | dwarf (auto: dwarf unless the program keeps frame pointers)
-  uint32_t stack_bytes = 8192;      // dwarf: user stack copied per sample
-  bool off_cpu = false;             // also sample every switch-out (time blocked, with stacks)
-  bool no_kernel = false;           // leave kernel frames out
-  bool no_inline = false;           // name each address by its function only, not its inline chain
-  bool children = false;            // also profile the processes the target forks
+  uint64_t frequency = 999;  // Hz
+  perf::SampleEvent event = perf::SampleEvent::CpuClock;
+  // --call-graph fp | dwarf; none: auto (dwarf unless the program keeps frame pointers), until
+  // the session chose.
+  std::optional<perf::UnwindMode> call_graph;
+  uint32_t stack_bytes = 8192;  // dwarf: user stack copied per sample
+  bool off_cpu = false;         // also sample every switch-out (time blocked, with stacks)
+  bool no_kernel = false;       // leave kernel frames out
+  bool no_inline = false;       // name each address by its function only, not its inline chain
+  bool children = false;        // also profile the processes the target forks
 };
 
 // System-call tracing (--syscalls, with any mode).

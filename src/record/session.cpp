@@ -220,8 +220,8 @@ void RecordingSession::say_starting() const {
         tracing_ ? (s.frequency ? "; " : "") + ("tracing system calls " + args_.syscalls.selection) : std::string()));
   else if (mode_ != Mode::Probe)
     reporter_.note(
-        fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}{}", exe_.path, s.event, s.frequency, s.call_graph,
-                    unwind_reason_.empty() ? "" : " (" + unwind_reason_ + ")",
+        fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}{}", exe_.path, to_string(s.event), s.frequency,
+                    to_string(*s.call_graph), unwind_reason_.empty() ? "" : " (" + unwind_reason_ + ")",
                     exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
                     tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
   if (is_wrapper(exe_) && !s.children)
@@ -354,15 +354,15 @@ void RecordingSession::observe(Outcome& out) {
 // through code without them loses the callers). Only sampling unwinds this way; probe
 // hits carry their own small stack copy.
 void RecordingSession::choose_unwinding() {
-  std::string& graph = args_.sampling.call_graph;
-  if (graph != "auto") return;
+  std::optional<perf::UnwindMode>& graph = args_.sampling.call_graph;
+  if (graph) return;
   if (mode_ != Mode::Sample) {
-    graph = "fp";
+    graph = perf::UnwindMode::FramePointers;
     return;
   }
   const std::string program = args_.attach() ? "/proc/" + std::to_string(args_.pid) + "/exe" : exe_.path;
   const FramePointerShare share = frame_pointer_share(program);
-  graph = share.keeps_frame_pointers() ? "fp" : "dwarf";
+  graph = share.keeps_frame_pointers() ? perf::UnwindMode::FramePointers : perf::UnwindMode::Dwarf;
   const std::string name = args_.attach() ? "the process" : exe_.path;
   unwind_reason_ = share.functions == 0
                        ? fmt::format("auto: no function symbols in {} to tell whether it keeps frame pointers", name)

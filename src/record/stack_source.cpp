@@ -10,16 +10,14 @@
 namespace callprof::record {
 namespace {
 
+using perf::UnwindMode;
 using stacks::SampleCollector;
-using stacks::UnwindMethod;
 
 perf::SamplingOptions perf_options(const SamplingArgs& a) {
   perf::SamplingOptions o;
   o.frequency_hz = a.frequency;
-  for (auto e : {perf::SampleEvent::CpuClock, perf::SampleEvent::Cycles, perf::SampleEvent::Instructions,
-                 perf::SampleEvent::CacheMisses, perf::SampleEvent::BranchMisses})
-    if (a.event == to_string(e)) o.event = e;
-  o.unwind = a.call_graph == "dwarf" ? perf::UnwindMode::Dwarf : perf::UnwindMode::FramePointers;
+  o.event = a.event;
+  o.unwind = a.call_graph.value_or(UnwindMode::FramePointers);
   o.stack_bytes = a.stack_bytes & ~7u;
   o.kernel_stacks = !a.no_kernel;
   o.off_cpu = a.off_cpu;
@@ -45,11 +43,11 @@ std::string entry_stacks_note(const SampleCollector::Counts& c) {
       double(c.unwind_ns) / 1e6, c.syscall_fast_walks, c.syscall_unwinds, double(c.build_ns) / 1e6);
 }
 
-UnwindMethod unwind_method(const RecordArgs& args, Mode mode) {
+UnwindMode unwind_method(const RecordArgs& args, Mode mode) {
   if (mode == Mode::Exact)  // the system calls' entry stacks; attached, only samples (no stacks)
-    return args.attach() ? UnwindMethod::FramePointers : UnwindMethod::Dwarf;
+    return args.attach() ? UnwindMode::FramePointers : UnwindMode::Dwarf;
   // Probe hits carry registers and stack.
-  return args.sampling.call_graph == "dwarf" || mode == Mode::Probe ? UnwindMethod::Dwarf : UnwindMethod::FramePointers;
+  return mode == Mode::Probe ? UnwindMode::Dwarf : args.sampling.call_graph.value_or(UnwindMode::FramePointers);
 }
 
 }  // namespace
@@ -65,7 +63,8 @@ StackSource::StackSource(const RecordArgs& args, Mode mode, Reporter& reporter, 
   collector_->set_timeline_events(args.timeline ? args.timeline_events : 0);
   collector_->set_inlined_frames(!s.no_inline);
   collector_->set_syscall_time_is_wall(mode == Mode::Syscall);
-  if (s.event != "cpu-clock" && s.frequency > 0) collector_->set_sample_weight_ns(1'000'000'000 / s.frequency);
+  if (s.event != perf::SampleEvent::CpuClock && s.frequency > 0)
+    collector_->set_sample_weight_ns(1'000'000'000 / s.frequency);
 }
 
 perf::SamplingOptions StackSource::options() const {
@@ -116,8 +115,9 @@ void StackSource::stamp_sampling(Profile& p) const {
   const auto& c = collector_->counts();
   SamplingFacts& x = p.meta.sampling.emplace();
   x.frequency_hz = args_.sampling.frequency;
-  x.event = args_.sampling.event;
-  x.unwind = mode_ == Mode::Probe ? Unwinding::Dwarf : parse_unwinding(args_.sampling.call_graph);
+  x.event = to_string(args_.sampling.event);
+  x.unwind = mode_ == Mode::Probe || args_.sampling.call_graph == UnwindMode::Dwarf ? Unwinding::Dwarf
+                                                                                    : Unwinding::FramePointers;
   x.unwind_reason = unwind_reason_;
   x.samples = c.samples;
   x.off_cpu_samples = c.off_cpu_samples;

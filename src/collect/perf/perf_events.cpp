@@ -79,6 +79,8 @@ void set_session_fields(perf_event_attr& a, bool on_exec) {
 
 }  // namespace
 
+const char* to_string(UnwindMode mode) { return mode == UnwindMode::Dwarf ? "dwarf" : "fp"; }
+
 const char* to_string(SampleEvent e) {
   switch (e) {
     case SampleEvent::Cycles:

@@ -9,10 +9,15 @@
 
 namespace callprof::perf {
 
+// How a sample's user stack is found: the perf session asks the kernel for it, and the
+// unwinder (collect/stacks) reads what came.
 enum class UnwindMode : uint8_t {
-  FramePointers,  // the kernel walks the user stack (PERF_SAMPLE_CALLCHAIN, user + kernel)
-  Dwarf,          // registers and a copy of the user stack, unwound later; kernel chain as above
+  FramePointers,  // the kernel walks the user stack (PERF_SAMPLE_CALLCHAIN, user + kernel);
+                  // the unwinder cleans the chain
+  Dwarf,          // registers and a copy of the user stack, unwound later through the modules'
+                  // CFI; kernel chain as above
 };
+const char* to_string(UnwindMode mode);  // "fp", "dwarf" (--call-graph's names)
 
 // What drives the samples: cpu-clock (a timer, everywhere) or a hardware counter (only
 // where the machine has a PMU; virtual machines often have none).

@@ -12,7 +12,7 @@
 
 namespace callprof::stacks {
 
-SampleCollector::SampleCollector(UnwindMethod method, std::unique_ptr<AddressSymbols> symbols)
+SampleCollector::SampleCollector(perf::UnwindMode method, std::unique_ptr<AddressSymbols> symbols)
     : method_(method), symbols_(std::move(symbols)) {}
 SampleCollector::~SampleCollector() = default;
 
@@ -62,8 +62,8 @@ void SampleCollector::on_task(perf::TaskEvent&& t) {
 void SampleCollector::on_sample(perf::Sample&& s) {
   const uint64_t start = monotonic_ns();
   ThreadInfo& t = thread(s.pid, s.tid, s.time_ns);
-  const bool dwarf = method_ == UnwindMethod::Dwarf && s.has_user_regs;
-  unwinder_.unwind(s, dwarf ? UnwindMethod::Dwarf : UnwindMethod::FramePointers, scratch_);
+  const bool dwarf = method_ == perf::UnwindMode::Dwarf && s.has_user_regs;
+  unwinder_.unwind(s, dwarf ? perf::UnwindMode::Dwarf : perf::UnwindMode::FramePointers, scratch_);
   if (!scratch_.complete()) ++counts_.incomplete_stacks;
   const uint64_t weight = s.switch_out ? 0 : sample_weight_ns_ ? sample_weight_ns_ : s.period;
   Stack stack{s.pid,        s.tid,     images_[s.pid],     weight, uint32_t(pcs_.size()), 0,

@@ -33,7 +33,7 @@ class SampleCollector : public perf::RecordSink {
  public:
   // `symbols` answers build()'s questions about addresses; null: the files and
   // /proc/kallsyms (file_address_symbols(), made at build()). Tests pass fakes.
-  explicit SampleCollector(UnwindMethod method, std::unique_ptr<AddressSymbols> symbols = nullptr);
+  explicit SampleCollector(perf::UnwindMode method, std::unique_ptr<AddressSymbols> symbols = nullptr);
   ~SampleCollector() override;
 
   // Processes and threads that existed before the session (attach).
@@ -138,7 +138,7 @@ class SampleCollector : public perf::RecordSink {
   ThreadInfo& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);
 
   Unwinder unwinder_;
-  UnwindMethod method_;
+  perf::UnwindMode method_;
   UserStack scratch_;
   std::vector<uint64_t> pcs_;
   std::vector<Stack> stacks_;

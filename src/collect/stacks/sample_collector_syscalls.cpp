@@ -70,7 +70,7 @@ void SampleCollector::unwind_syscall_entry(const perf::SyscallSample& call, std:
   s.time_ns = call.time_ns;
   s.ip = call.ip;
   s.user_chain.assign(call.user_chain.begin(), call.user_chain.end());
-  unwinder_.unwind(s, UnwindMethod::FramePointers, scratch_);
+  unwinder_.unwind(s, perf::UnwindMode::FramePointers, scratch_);
   const std::vector<UserFrame> chain = scratch_.frames;
   if (call.window.empty()) {
     for (const UserFrame& f : chain) out.push_back(f.lookup_address());
@@ -81,7 +81,7 @@ void SampleCollector::unwind_syscall_entry(const perf::SyscallSample& call, std:
   s.regs[perf::kDwarfSp] = call.sp;
   s.regs[perf::kDwarfBp] = call.bp;
   s.stack.assign(reinterpret_cast<const char*>(call.window.data()), call.window.size());
-  unwinder_.unwind(s, UnwindMethod::Dwarf, scratch_);
+  unwinder_.unwind(s, perf::UnwindMode::Dwarf, scratch_);
   for (const UserFrame& f : scratch_.frames) {
     out.push_back(f.lookup_address());
     auto shared = std::find_if(chain.begin() + (chain.empty() ? 0 : 1), chain.end(),

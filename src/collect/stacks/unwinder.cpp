@@ -63,11 +63,11 @@ void Unwinder::fork_process(uint32_t parent_pid, uint32_t child_pid) {
 
 void Unwinder::exit_process(uint32_t pid) { spaces_.erase(pid); }
 
-void Unwinder::unwind(const perf::Sample& sample, UnwindMethod method, UserStack& out) {
+void Unwinder::unwind(const perf::Sample& sample, perf::UnwindMode method, UserStack& out) {
   out.frames.clear();
   out.end = StackEnd::NoData;
   AddressSpace& space = space_of(sample.pid);
-  if (method == UnwindMethod::FramePointers) {
+  if (method == perf::UnwindMode::FramePointers) {
     clean_user_chain(sample.user_chain, space, options_.max_frames, out);
   } else {
     unwind_dwarf(space, sample, options_, out, warnings_);

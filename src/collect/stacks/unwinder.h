@@ -10,14 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collect/perf/perf_options.h"
 #include "collect/perf/perf_records.h"
 
 namespace callprof::stacks {
-
-enum class UnwindMethod : uint8_t {
-  FramePointers,  // Sample::user_chain as the kernel walked it, cleaned
-  Dwarf,          // Sample::regs + Sample::stack through the modules' CFI
-};
 
 // Why a walk ended. Only kRoot proves the stack is complete; everything else is a
 // truncated stack that must be shown as such (SPEC §1.2, "honest stacks").
@@ -91,7 +87,7 @@ class Unwinder {
 
   // Unwinds sample's user stack into out (its vectors are reused: no allocation per
   // sample once they have grown). A pid without mappings gives NoModule.
-  void unwind(const perf::Sample& sample, UnwindMethod method, UserStack& out);
+  void unwind(const perf::Sample& sample, perf::UnwindMode method, UserStack& out);
 
   // The rule of the frame at lookup address `pc` in pid's address space, from the module's
   // CFI; cached per (pid, pc), so a stack seen before costs a hash lookup per frame.

@@ -90,9 +90,9 @@ TEST(OptionRules, OptionsThatDependOnAnother) {
   RecordArgs a;
   a.given = {"--stack-bytes"};
   EXPECT_TRUE(check_options_apply(a, Mode::Sample, "")) << "auto may choose dwarf";
-  a.sampling.call_graph = "fp";
+  a.sampling.call_graph = perf::UnwindMode::FramePointers;
   EXPECT_NE(check_options_apply(a, Mode::Sample, "").error().message.find("--call-graph dwarf"), std::string::npos);
-  a.sampling.call_graph = "dwarf";
+  a.sampling.call_graph = perf::UnwindMode::Dwarf;
   EXPECT_TRUE(check_options_apply(a, Mode::Sample, ""));
   a.given = {"--syscall-stacks"};
   EXPECT_NE(check_options_apply(a, Mode::Sample, "").error().message.find("add --syscalls"), std::string::npos);

@@ -149,7 +149,7 @@ class SampleCollectorTest : public ::testing::Test {
   SampleCollectorTest() {
     auto owned = std::make_unique<FakeSymbols>();
     fake = owned.get();
-    collector = std::make_unique<SampleCollector>(UnwindMethod::FramePointers, std::move(owned));
+    collector = std::make_unique<SampleCollector>(perf::UnwindMode::FramePointers, std::move(owned));
   }
 
   // Process 100 runs /fake/app (exec'd as "app") with libc, an anonymous region and a vDSO.

@@ -39,7 +39,7 @@ UserStack by_chain(Unwinder& unwinder, std::vector<uint64_t> chain, uint32_t pid
   sample.pid = sample.tid = pid;
   sample.user_chain = std::move(chain);
   UserStack stack;
-  unwinder.unwind(sample, UnwindMethod::FramePointers, stack);
+  unwinder.unwind(sample, perf::UnwindMode::FramePointers, stack);
   return stack;
 }
 
@@ -139,14 +139,14 @@ TEST(UnwinderChainTest, DwarfFallsBackToFramePointersWhereThereIsNoCfi) {
   sample.regs[perf::kDwarfBp] = sp + 0x20;
   sample.stack = stack.bytes;
   UserStack out;
-  unwinder.unwind(sample, UnwindMethod::Dwarf, out);
+  unwinder.unwind(sample, perf::UnwindMode::Dwarf, out);
   EXPECT_EQ(pcs(out), (std::vector<uint64_t>{0x1100, 0x1200}));
   EXPECT_TRUE(out.frames[1].by_frame_pointer);
   EXPECT_EQ(out.end, StackEnd::ChainEnd);
 
   Unwinder strict(UnwindOptions{.frame_pointer_fallback = false});
   strict.add_mapping(code(0x1000, 0x2000));
-  strict.unwind(sample, UnwindMethod::Dwarf, out);
+  strict.unwind(sample, perf::UnwindMode::Dwarf, out);
   EXPECT_EQ(out.frames.size(), 1u);
   EXPECT_EQ(out.end, StackEnd::NoModule);
 }

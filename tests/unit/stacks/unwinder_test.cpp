@@ -115,7 +115,7 @@ std::unique_ptr<Unwinder> unwinder_for(const Capture& capture, UnwindOptions opt
 }
 
 // Fraction of samples whose stack satisfies check; prints one failing stack.
-double fraction(const Capture& capture, UnwindMethod method, Names& names,
+double fraction(const Capture& capture, perf::UnwindMode method, Names& names,
                 const std::function<bool(const UserStack&, const std::vector<std::string>&)>& check,
                 bool with_inlined = false) {
   auto unwinder = unwinder_for(capture);
@@ -138,7 +138,7 @@ double fraction(const Capture& capture, UnwindMethod method, Names& names,
 TEST(UnwinderTest, DwarfUnwindsProgramWithoutFramePointersToItsRoot) {
   CAPTURE_OR_SKIP(capture, programs().chain);
   Names names(capture.mappings);
-  double ok = fraction(capture, UnwindMethod::Dwarf, names, [](const UserStack& s, const auto& list) {
+  double ok = fraction(capture, perf::UnwindMode::Dwarf, names, [](const UserStack& s, const auto& list) {
     return starts_with(list, {"c", "b", "a", "main"}) && s.complete() && list.back() == "_start";
   });
   EXPECT_GE(ok, 0.9);
@@ -149,16 +149,16 @@ TEST(UnwinderTest, FramePointersFailWithoutThemAndWorkWithThem) {
   CAPTURE_OR_SKIP(with, programs().chain_fp);
   auto chain = [](const UserStack&, const auto& list) { return starts_with(list, {"c", "b", "a", "main"}); };
   Names names_without(without.mappings), names_with(with.mappings);
-  EXPECT_LE(fraction(without, UnwindMethod::FramePointers, names_without, chain), 0.1);
-  EXPECT_GE(fraction(with, UnwindMethod::FramePointers, names_with, chain), 0.9);
-  EXPECT_GE(fraction(with, UnwindMethod::Dwarf, names_with, chain), 0.9);
+  EXPECT_LE(fraction(without, perf::UnwindMode::FramePointers, names_without, chain), 0.1);
+  EXPECT_GE(fraction(with, perf::UnwindMode::FramePointers, names_with, chain), 0.9);
+  EXPECT_GE(fraction(with, perf::UnwindMode::Dwarf, names_with, chain), 0.9);
 }
 
 TEST(UnwinderTest, DwarfUnwindsThroughStdSortToTheComparatorsCaller) {
   CAPTURE_OR_SKIP(capture, programs().sort);
   Names names(capture.mappings);
   double ok = fraction(
-      capture, UnwindMethod::Dwarf, names,
+      capture, perf::UnwindMode::Dwarf, names,
       [](const UserStack& s, const std::vector<std::string>& list) {
         auto caller = std::find(list.begin(), list.end(), "sort_all");
         bool std_between = std::any_of(list.begin(), caller, [](const std::string& n) {
@@ -177,7 +177,7 @@ TEST(UnwinderTest, DwarfUnwindsThroughStdSortToTheComparatorsCaller) {
 TEST(UnwinderTest, DwarfUnwindsThroughOurSharedLibrary) {
   CAPTURE_OR_SKIP(capture, programs().library);
   Names names(capture.mappings);
-  double ok = fraction(capture, UnwindMethod::Dwarf, names, [](const UserStack& s, const auto& list) {
+  double ok = fraction(capture, perf::UnwindMode::Dwarf, names, [](const UserStack& s, const auto& list) {
     return starts_with(list, {"c", "lib_b", "a", "main"}) && s.complete();
   });
   EXPECT_GE(ok, 0.9);
@@ -196,7 +196,7 @@ TEST(UnwinderTest, DwarfUnwindsOutOfTheVdso) {
   for (const perf::Sample& sample : capture.samples) {
     if (sample.regs[perf::kDwarfIp] < vdso->start || sample.regs[perf::kDwarfIp] >= vdso->end) continue;
     ++in_vdso;
-    unwinder->unwind(sample, UnwindMethod::Dwarf, stack);
+    unwinder->unwind(sample, perf::UnwindMode::Dwarf, stack);
     std::vector<std::string> list = names.of(stack);
     bool by_cfi =
         std::none_of(stack.frames.begin(), stack.frames.end(), [](const UserFrame& f) { return f.by_frame_pointer; });
@@ -210,7 +210,7 @@ TEST(UnwinderTest, MarksReturnAddressesForLookupAtPcMinusOne) {
   CAPTURE_OR_SKIP(capture, programs().chain);
   auto unwinder = unwinder_for(capture);
   UserStack stack;
-  unwinder->unwind(capture.samples.back(), UnwindMethod::Dwarf, stack);
+  unwinder->unwind(capture.samples.back(), perf::UnwindMode::Dwarf, stack);
   ASSERT_GE(stack.frames.size(), 4u);
   EXPECT_EQ(stack.frames[0].pc, capture.samples.back().regs[perf::kDwarfIp]);
   EXPECT_FALSE(stack.frames[0].return_address);
@@ -226,7 +226,7 @@ TEST(UnwinderTest, ShortStackCopyGivesATruncatedStack) {
   perf::Sample sample = capture.samples.back();
   sample.stack.resize(24);
   UserStack stack;
-  unwinder->unwind(sample, UnwindMethod::Dwarf, stack);
+  unwinder->unwind(sample, perf::UnwindMode::Dwarf, stack);
   EXPECT_EQ(stack.end, StackEnd::StackCopyEnd) << to_string(stack.end);
   EXPECT_FALSE(stack.complete());
   EXPECT_GE(stack.frames.size(), 1u);
@@ -236,7 +236,7 @@ TEST(UnwinderTest, FrameLimitStopsTheWalk) {
   CAPTURE_OR_SKIP(capture, programs().chain);
   auto unwinder = unwinder_for(capture, UnwindOptions{.max_frames = 2});
   UserStack stack;
-  unwinder->unwind(capture.samples.back(), UnwindMethod::Dwarf, stack);
+  unwinder->unwind(capture.samples.back(), perf::UnwindMode::Dwarf, stack);
   EXPECT_EQ(stack.frames.size(), 2u);
   EXPECT_EQ(stack.end, StackEnd::FrameLimit);
 }
@@ -245,7 +245,7 @@ TEST(UnwinderTest, UnknownProcessGivesTheSampledPcOnly) {
   CAPTURE_OR_SKIP(capture, programs().chain);
   Unwinder unwinder;  // no mappings at all: as for a pid that was never announced
   UserStack stack;
-  unwinder.unwind(capture.samples.back(), UnwindMethod::Dwarf, stack);
+  unwinder.unwind(capture.samples.back(), perf::UnwindMode::Dwarf, stack);
   ASSERT_EQ(stack.frames.size(), 1u);
   EXPECT_EQ(stack.end, StackEnd::NoModule);
 }
@@ -268,7 +268,7 @@ TEST(UnwinderTest, DwarfUnwindRate) {
   double elapsed = 0;
   while (elapsed < 1.0) {
     for (const perf::Sample& sample : capture.samples) {
-      unwinder->unwind(sample, UnwindMethod::Dwarf, stack);
+      unwinder->unwind(sample, perf::UnwindMode::Dwarf, stack);
       frames += stack.frames.size();
     }
     unwinds += capture.samples.size();
