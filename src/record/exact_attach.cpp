@@ -104,6 +104,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   pthread_sigmask(SIG_BLOCK, &ending, &before);
   auto loaded = inject::load_runtime_apart(pid, runtime, settings, dir_.path() + "/attach.frames", 2000);
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (loaded) attached_ = *loaded;
   return loaded;
 }
 

@@ -133,6 +133,12 @@ void ExactSource::contribute(Assembly& a) {
   }
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
+  stamp_exact_facts(meta, args_);
+  if (attached_) {
+    meta.exact->attached = true;
+    meta.exact->frames_open_at_attach = attached_->open_frames;
+    meta.exact->threads_open_at_attach = attached_->threads_with_open_frames;
+  }
   from_snapshots_ = c.from_snapshots;
   a.profile = std::move(c.built.profile);
   a.thread_nodes = std::move(c.built.thread_nodes);

@@ -34,7 +34,8 @@ class ExactSource final : public Source {
   // Launched: processes the program left running write their data when they end; waits
   // for them (Ctrl-C stops waiting), and says whose data is missing.
   void target_ended() override;
-  // The runtime's dumps, or its latest snapshots, as the profile's trees.
+  // The runtime's dumps, or its latest snapshots, as the profile's trees, with exact
+  // mode's facts (the options it ran with, what the attach found).
   void contribute(Assembly& a) override;
   std::string written(const Profile& p, const std::string& path, bool final) const override;
   bool wants_snapshots() const;
@@ -76,9 +77,10 @@ class ExactSource final : public Source {
   int control_fd_ = -1;  // attached: the FIFO the runtime detaches on (a byte, or EOF)
   Reporter& reporter_;
   const ExactSamples* samples_ = nullptr;
-  std::vector<std::string> unfollowed_;  // processes still running at the end: their data is missing
-  size_t from_snapshots_ = 0;            // of the last build: images whose data ends at their last snapshot
-  uint64_t build_ns_ = 0;                // the last build's reading, symbolizing and building
+  std::optional<inject::LoadedRuntime> attached_;  // what the attach found
+  std::vector<std::string> unfollowed_;            // processes still running at the end: their data is missing
+  size_t from_snapshots_ = 0;                      // of the last build: images whose data ends at their last snapshot
+  uint64_t build_ns_ = 0;                          // the last build's reading, symbolizing and building
 };
 
 // One line saying what the runtime could not record (calls dropped or beyond --max-depth,

@@ -258,7 +258,6 @@ Status RecordingSession::attach_exact() {
   auto loaded = exact_->attach(args_.pid);
   if (!loaded)
     return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + loaded.error().message);
-  attached_ = *loaded;
   reporter_.note(fmt::format(
       "attached to {} in exact mode: its {} threads stopped for {:.1f} ms, {} frames open in {} of them; thread {} "
       "held {:.1f} ms to load the runtime (at a safe point after {:.1f} ms); {}",
@@ -421,12 +420,6 @@ void RecordingSession::stamp(Profile& p, bool final) const {
   p.meta.duration_ns = int64_t(monotonic_ns()) - start_steady_ns_;
   p.meta.callprof_version = CALLPROF_VERSION;
   p.meta.snapshot = !final;
-  if (mode_ == Mode::Exact) stamp_exact_facts(p.meta, args_);
-  if (mode_ == Mode::Exact && args_.attach()) {
-    p.meta.exact->attached = true;
-    p.meta.exact->frames_open_at_attach = attached_.open_frames;
-    p.meta.exact->threads_open_at_attach = attached_.threads_with_open_frames;
-  }
 }
 
 std::string RecordingSession::command_line() const {

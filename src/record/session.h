@@ -86,9 +86,8 @@ class RecordingSession {
   pid_t pid_ = 0;  // launched program
   int64_t start_realtime_ns_ = 0;
   int64_t start_steady_ns_ = 0;
-  inject::LoadedRuntime attached_{};  // attach --mode exact: what the attach found
-  std::string comm_;                  // attach: the process's name
-  std::mutex write_mutex_;            // snapshots (watcher thread) and the final write
+  std::string comm_;        // attach: the process's name
+  std::mutex write_mutex_;  // snapshots (watcher thread) and the final write
   bool kept_previous_ = false;
   std::string unwind_reason_;  // --call-graph auto's choice, said in the profile
 };

@@ -32,7 +32,10 @@ void SampleCollector::add_initial(const std::vector<perf::TaskEvent>& tasks,
 
 void SampleCollector::on_mapping(perf::Mapping&& m) {
   unwinder_.add_mapping(m);
-  mappings_[{m.pid, images_[m.pid]}].push_back(std::move(m));
+  const uint32_t pid = m.pid;
+  const uint64_t time_ns = m.time_ns;
+  mappings_[{pid, images_[pid]}].push_back(std::move(m));
+  caught_up(pid, time_ns);
 }
 
 void SampleCollector::on_task(perf::TaskEvent&& t) {
@@ -57,9 +60,11 @@ void SampleCollector::on_task(perf::TaskEvent&& t) {
       thread(t.pid, t.tid, t.time_ns);
       break;
   }
+  caught_up(t.pid, t.time_ns);
 }
 
 void SampleCollector::on_sample(perf::Sample&& s) {
+  caught_up(s.pid, s.time_ns);
   const uint64_t start = monotonic_ns();
   ThreadInfo& t = thread(s.pid, s.tid, s.time_ns);
   const bool dwarf = method_ == perf::UnwindMode::Dwarf && s.has_user_regs;
@@ -298,6 +303,7 @@ void SampleCollector::add_timeline(const Image& image, const std::vector<const S
 }
 
 Profile SampleCollector::build(std::vector<std::string>& warnings) {
+  while (!waiting_syscalls_.empty()) caught_up(waiting_syscalls_.front().call.pid, UINT64_MAX);  // no more records
   const uint64_t start = monotonic_ns();
   Profile p;
   FunctionTable table(p);

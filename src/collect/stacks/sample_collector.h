@@ -46,7 +46,10 @@ class SampleCollector : public perf::RecordSink {
   void on_lost(const perf::LostEvent& event, perf::LostKind kind) override;
   // A system call: its path (unwound like a sample) gets a `[syscall] NAME` leaf counting
   // the calls, their time and errors; the thread's statistics get its duration.
-  // (sample_collector_syscalls.cpp)
+  // (sample_collector_syscalls.cpp) The tracer's ring is read apart from perf's, so a call
+  // can come before the record of its process's fork: a call of a process without mappings
+  // yet waits (copied) until a record of that process at or after its time has come, or
+  // until build().
   void on_syscall(const perf::SyscallSample& call);
   // Whether system-call time is the tree's time (wall_ns of the leaves): true when nothing
   // else measured time (system calls traced alone). With sampling the samples already
@@ -175,6 +178,15 @@ class SampleCollector : public perf::RecordSink {
   bool syscall_time_is_wall_ = false;
   uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
   const std::vector<uint64_t>& syscall_user_frames(const perf::SyscallSample& call, uint32_t image);
+  void add_syscall(const perf::SyscallSample& call);
+  struct WaitingSyscall {
+    perf::SyscallSample call;  // its spans are set from the vectors below when it is added
+    std::vector<uint64_t> user_chain, kernel_chain;
+    std::vector<uint8_t> window;
+  };
+  std::vector<WaitingSyscall> waiting_syscalls_;
+  // A record of `pid` at `time_ns` came in order: its calls up to then can be added.
+  void caught_up(uint32_t pid, uint64_t time_ns);
   bool walk_syscall_entry(const perf::SyscallSample& call, std::vector<uint64_t>& out);
   void unwind_syscall_entry(const perf::SyscallSample& call, std::vector<uint64_t>& out);
 

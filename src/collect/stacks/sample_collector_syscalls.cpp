@@ -135,6 +135,28 @@ const std::vector<uint64_t>& SampleCollector::entry_frames(const perf::Sample& e
 }
 
 void SampleCollector::on_syscall(const perf::SyscallSample& call) {
+  const auto image = images_.find(call.pid);
+  if (mappings_.contains({call.pid, image == images_.end() ? 0 : image->second})) return add_syscall(call);
+  WaitingSyscall& w = waiting_syscalls_.emplace_back();
+  w.call = call;
+  w.user_chain.assign(call.user_chain.begin(), call.user_chain.end());
+  w.kernel_chain.assign(call.kernel_chain.begin(), call.kernel_chain.end());
+  w.window.assign(call.window.begin(), call.window.end());
+}
+
+void SampleCollector::caught_up(uint32_t pid, uint64_t time_ns) {
+  if (waiting_syscalls_.empty()) return;
+  std::erase_if(waiting_syscalls_, [&](WaitingSyscall& w) {
+    if (w.call.pid != pid || w.call.time_ns > time_ns) return false;
+    w.call.user_chain = w.user_chain;
+    w.call.kernel_chain = w.kernel_chain;
+    w.call.window = w.window;
+    add_syscall(w.call);
+    return true;
+  });
+}
+
+void SampleCollector::add_syscall(const perf::SyscallSample& call) {
   const uint64_t start = monotonic_ns();
   thread(call.pid, call.tid, call.time_ns + call.duration_ns);
   ++counts_.syscalls;

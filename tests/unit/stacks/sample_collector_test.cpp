@@ -423,6 +423,37 @@ TEST_F(SampleCollectorTest, SystemCallsBecomeLeavesWithCountsErrorsMinAndMax) {
   EXPECT_EQ(collector->counts().syscall_paths, 3u);
 }
 
+// The tracer's ring is read apart from perf's: a child's call can come before the record of
+// its fork. It waits for a record of its process at or after its time (here the exit),
+// and is unwound with the mappings the child took from its parent.
+TEST_F(SampleCollectorTest, ACallBeforeItsProcesssForkRecordWaitsForIt) {
+  start_app();
+  const auto of = [](uint32_t pid, perf::SyscallSample c) {
+    c.pid = c.tid = pid;
+    return c;
+  };
+  collector->on_syscall(of(200, system_call(200, 100, {kRead + 0x20, kRetInWork2, kRetInMain}, 0, "read", 30)));
+  EXPECT_EQ(collector->counts().syscalls, 0u) << "not yet: process 200 has no mappings";
+  collector->on_task(task(perf::TaskEvent::Kind::Fork, 200, 200, 100, "", 50));
+  EXPECT_EQ(collector->counts().syscalls, 0u) << "its fork came before the call, which may need later mappings";
+  collector->on_syscall(of(200, system_call(200, 120, {kRead + 0x20, kRetInMain}, 0, "read", 10)));
+  EXPECT_EQ(collector->counts().syscalls, 1u) << "a call of a known process is added at once";
+  collector->on_task(task(perf::TaskEvent::Kind::Exit, 200, 200, 100, "", 150));
+  EXPECT_EQ(collector->counts().syscalls, 2u);
+  collector->on_syscall(of(300, system_call(300, 200, {kRead + 0x20, kRetInMain}, 0, "read", 10)));
+  const Profile p = build();
+  EXPECT_EQ(collector->counts().syscalls, 3u) << "build() adds what still waits";
+  EXPECT_EQ(dump(p, thread(p, 200)),
+            (std::vector<std::string>{
+                "main",
+                "main;read",
+                "main;read;[syscall] read calls=1 min_wall_ns=10 max_wall_ns=10 syscalls=1 syscall_ns=10",
+                "main;work",
+                "main;work;read",
+                "main;work;read;[syscall] read calls=1 min_wall_ns=30 max_wall_ns=30 syscalls=1 syscall_ns=30",
+            }));
+}
+
 TEST_F(SampleCollectorTest, SystemCallTimeIsWallWhenTracedAlone) {
   start_app();
   collector->set_syscall_time_is_wall(true);
