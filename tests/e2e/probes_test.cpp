@@ -292,6 +292,39 @@ TEST_P(Probes, DurationsOfSleepingCallsAreMeasured) {
   EXPECT_LE(u64(node, "min_self_ns"), u64(node, "max_self_ns"));
 }
 
+// Probes, samples and system calls in one recording make one tree: the sleeps hang under
+// the probed napper that made them and the samples under the probed spinner, on the same
+// nodes as the probes' calls (one node per function and path, whatever source met it).
+TEST_P(Probes, ProbesSamplesAndSystemCallsMakeOneTree) {
+  const Report r = probed(build_plain("probed.c"), {"^(napper|spinner)$"},
+                          {"-F", "999", "--syscalls", "nanosleep,clock_nanosleep"}, {"napspin"});
+  ASSERT_EQ(r.threads().size(), 1u);
+  EXPECT_EQ(u64(r.function("napper"), "calls"), 10u);
+  EXPECT_EQ(u64(r.function("spinner"), "calls"), 1u);
+  uint64_t sleeps_under_napper = 0, sleeps = 0;
+  for (const char* leaf : {"[syscall] nanosleep", "[syscall] clock_nanosleep"})
+    for (const auto& path : r.paths_to(leaf)) {
+      sleeps += u64(r.node(path), "calls");
+      if (std::any_of(path.begin(), path.end(), [](const std::string& f) { return same_function(f, "napper"); }))
+        sleeps_under_napper += u64(r.node(path), "calls");
+    }
+  EXPECT_EQ(sleeps_under_napper, 10u) << "each nap's sleep under the napper call that made it";
+  EXPECT_EQ(sleeps, 10u);
+  const auto spinners = r.paths_to("spinner");
+  ASSERT_EQ(spinners.size(), 1u) << "one node: the probe's call and the samples in it";
+  const json& spinner = r.node(spinners.front());
+  EXPECT_EQ(u64(spinner, "calls"), 1u);
+  const json& s = r.doc().at("metadata").at("sampling");
+  measured("spinner_share_of_samples", double(u64(spinner, "total_samples")) / double(u64(s, "samples")));
+  EXPECT_GE(u64(spinner, "total_samples") * 2, u64(s, "samples")) << "the spin is most of the CPU time";
+  // A sample whose stack the unwinder could not finish (one taken while the entry's
+  // instruction is stepped out of line, in the [uprobes] page) hangs under [truncated].
+  size_t whole = 0;
+  for (const auto& path : r.paths_to("napper")) whole += path.front() != "[truncated]";
+  EXPECT_EQ(whole, 1u) << "one node for napper's calls, its sleeps and its samples";
+  expect_report_invariants(r);
+}
+
 // The entry stacks of -O2 code without frame pointers are walked by the CFI's frame rules
 // up to _start, whose CFI marks it outermost: libdwfl's full unwinder (memoized by the
 // stack's bytes, which a loop's counters change at every call) is left for the rare rule

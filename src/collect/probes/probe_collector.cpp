@@ -1,6 +1,7 @@
 #include "collect/probes/probe_collector.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace callprof::probes {
 
@@ -84,7 +85,10 @@ void ProbeCollector::close_stopped(uint64_t before_ns) {
 void ProbeCollector::on_sample(Sample&& s) {
   if (!stopping_.empty()) close_stopped(s.time_ns);
   auto it = event_sites_.find(s.id);
-  if (it == event_sites_.end()) return stacks_.on_sample(std::move(s));
+  if (it == event_sites_.end()) {
+    restore_return_addresses(s);
+    return stacks_.on_sample(std::move(s));
+  }
   const ProbeSite& site = sites_[it->second];
   if (s.time_ns >= stopped_at_[site.function]) return;
   const bool entry = site.kind == ProbeSite::Kind::Entry;
@@ -130,9 +134,21 @@ void ProbeCollector::on_entry(const Sample& s, const ProbeSite& site) {
   scratch_.push_back(ip);
   const uint32_t path = intern(s.pid, s.tid, stacks_.image_of(s.pid), site.function, parent ? parent->path : kNoParent);
   OpenFrame frame{site.function, path, sp, ip, s.time_ns, 0};
+  if (s.stack.size() >= 8) std::memcpy(&frame.return_address, s.stack.data(), 8);
   frame.entry_kind = hit_kind(site);
   pairing_.open(s.tid, frame);
   if (f.entry_exits) pairing_.exit(s.tid, s.time_ns, sp, hit_kind(site));
+}
+
+// A sample taken inside probed calls: the stack it copied holds, in each open call's return
+// slot, the return probe's trampoline (the kernel's [uprobes] page, in no mapping), where the
+// unwinder needs the caller's return address: it would stop there. Put back from the entries.
+void ProbeCollector::restore_return_addresses(Sample& s) const {
+  if (!s.has_user_regs || s.stack.empty()) return;
+  const uint64_t sp = s.regs[kDwarfSp];
+  for (const OpenFrame& f : pairing_.open_stack(s.tid))
+    if (f.return_address && f.sp >= sp && f.sp - sp + 8 <= s.stack.size())
+      std::memcpy(s.stack.data() + (f.sp - sp), &f.return_address, 8);
 }
 
 uint32_t ProbeCollector::intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t function, uint32_t parent) {

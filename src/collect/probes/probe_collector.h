@@ -89,6 +89,7 @@ class ProbeCollector : public perf::RecordSink, private CallSink {
   };
   void on_call(uint32_t tid, const OpenFrame& frame, const CallTimes& times) override;
   void on_entry(const perf::Sample& s, const ProbeSite& site);
+  void restore_return_addresses(perf::Sample& s) const;
   // The path of `parent` (kNoParent: none) followed by scratch_.
   static constexpr uint32_t kNoParent = UINT32_MAX;
   uint32_t intern(uint32_t pid, uint32_t tid, uint32_t image, uint32_t function, uint32_t parent);

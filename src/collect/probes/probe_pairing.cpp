@@ -104,6 +104,11 @@ std::vector<OpenFrame> ProbePairing::frames(uint32_t tid) const {
   return it == threads_.end() ? std::vector<OpenFrame>{} : it->second;
 }
 
+std::span<const OpenFrame> ProbePairing::open_stack(uint32_t tid) const {
+  auto it = threads_.find(tid);
+  return it == threads_.end() ? std::span<const OpenFrame>{} : std::span<const OpenFrame>(it->second);
+}
+
 size_t ProbePairing::open_frames(uint32_t tid) const {
   auto it = threads_.find(tid);
   return it == threads_.end() ? 0 : it->second.size();

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct HitCosts {
 struct OpenFrame {
   uint32_t function = 0;                // index of the probed function
   uint32_t path = 0;                    // the caller's id of this call's path (calling context)
-  uint64_t sp = 0;                      // stack pointer at entry
+  uint64_t sp = 0;                      // stack pointer at entry: where its return address is
   uint64_t entry_ip = 0;                // where the function is mapped in this process
   uint64_t start_ns = 0, child_ns = 0;  // child_ns: time in probed calls made from it
   uint32_t children = 0;                // probed calls made from it
@@ -43,6 +44,9 @@ struct OpenFrame {
   // Compensation: the probes' time in the calls it made that fell in its own time (the
   // parts of their entry hits before the timestamp and of their exits after it).
   uint64_t child_probe_ns = 0;
+  // The return address at `sp`, as the entry hit saw it: while the call runs, a return probe
+  // keeps its trampoline there instead, which no unwinder knows (0: not known).
+  uint64_t return_address = 0;
 };
 
 // One call's times, as measured, with what the probes put in them (zeros without set_costs).
@@ -92,7 +96,8 @@ class ProbePairing {
   };
   const Counts& counts() const { return counts_; }
   size_t open_frames(uint32_t tid) const;
-  std::vector<OpenFrame> frames(uint32_t tid) const;  // outermost first
+  std::vector<OpenFrame> frames(uint32_t tid) const;          // outermost first
+  std::span<const OpenFrame> open_stack(uint32_t tid) const;  // the same, not copied
 
  private:
   // exit: the kind of the exit hit that closes it, none when it was left without one.

@@ -185,6 +185,45 @@ struct ThreadBuild {
 
 }  // namespace
 
+// A system call's entry stack stops short of the root when the copied window ends and the
+// frame-pointer chain breaks in code without frame pointers (glibc's __libc_start_call_main),
+// while samples unwound by DWARF reach it: the entry stack continues as the rooted samples'
+// stacks through the same return address do, when they all agree, so that system calls and
+// samples share one tree. pc -> the frames above it (outermost first); a pc the samples
+// reached from two different prefixes maps to none.
+SampleCollector::RootedPrefixes SampleCollector::rooted_prefixes(const std::vector<const Stack*>& stacks,
+                                                                 const FrameNames& names, size_t names_index,
+                                                                 const Profile& p) const {
+  RootedPrefixes above;
+  if (syscall_paths_.empty()) return above;
+  std::vector<Frame> path;
+  std::vector<size_t> pc_of;  // path's frame -> its pc's index
+  for (const Stack* s : stacks) {
+    const std::span<const uint64_t> pcs(pcs_.data() + s->first, s->count);
+    path.clear();
+    pc_of.clear();
+    for (size_t j = 0; j < pcs.size(); ++j)
+      for (const Frame& f : names.frames(names_index, pcs[j])) path.push_back(f), pc_of.push_back(j);
+    const size_t root = root_frame(p, path);
+    if (root == kNoRoot) continue;
+    for (size_t j = pc_of[root] + 1; j < pcs.size(); ++j) {
+      const std::span<const uint64_t> prefix = pcs.subspan(pc_of[root], j - pc_of[root]);
+      auto [it, added] = above.try_emplace(pcs[j], prefix);
+      if (!added && !std::equal(it->second.begin(), it->second.end(), prefix.begin(), prefix.end()))
+        it->second = {};  // ambiguous: no prefix
+    }
+  }
+  return above;
+}
+
+// Whether `node` is a measured call (probe mode: it has calls) or below one: the call's
+// measured time holds whatever a sample there stands for.
+bool SampleCollector::inside_measured_call(const CallTree& tree, NodeId node) {
+  for (; node != kRootNode; node = tree.node(node).parent)
+    if (tree.base(node)[Metric::Calls] > 0) return true;
+  return false;
+}
+
 void SampleCollector::build_image(const Image& image, size_t names_index, const std::vector<const Stack*>& stacks,
                                   const FrameNames& names, FunctionTable& table, Profile& p) {
   const auto add_frames = [&](std::vector<Frame>& path, uint64_t pc) {
@@ -195,9 +234,13 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
   std::vector<Frame> path;
   FunctionId truncated = kNoFunction;
   std::vector<NodeId> syscall_nodes(timeline_events_ ? syscall_paths_.size() : 0, kNoNode), stack_nodes;
+  const RootedPrefixes rooted = rooted_prefixes(stacks, names, names_index, p);
   for (const SyscallPath& c : syscall_paths_) {
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();
+    if (c.count > 0)
+      if (auto above = rooted.find(pcs_[c.first]); above != rooted.end())
+        for (uint64_t pc : above->second) add_frames(path, pc);
     for (uint32_t i = 0; i < c.count; ++i) add_frames(path, pcs_[c.first + i]);
     path.push_back(
         {table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall)});
@@ -241,6 +284,10 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     const NodeId node = walk(t.tree, path, t.sites);
     if (timeline_events_) stack_nodes.push_back(node);
     MetricRowRef m = t.tree.base(node);
+    if (inside_measured_call(t.tree, node)) {  // the probes measured its time: a count beside it
+      if (!s->off_cpu) m[Metric::Samples] += 1;
+      continue;
+    }
     m[Metric::WallNs] += s->weight_ns;
     if (s->off_cpu) {
       m[s->preempted ? Metric::PreemptedNs : Metric::OffCpuNs] += s->weight_ns;

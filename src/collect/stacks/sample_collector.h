@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -153,6 +154,10 @@ class SampleCollector : public perf::RecordSink {
   void build_image(const Image& image, size_t names_index, const std::vector<const Stack*>& stacks,
                    const FrameNames& names, FunctionTable& table, Profile& p);
   bool inlined_frames_ = true;
+  static bool inside_measured_call(const CallTree& tree, NodeId node);
+  using RootedPrefixes = std::unordered_map<uint64_t, std::span<const uint64_t>>;
+  RootedPrefixes rooted_prefixes(const std::vector<const Stack*>& stacks, const FrameNames& names, size_t names_index,
+                                 const Profile& p) const;
 
   // System calls, aggregated per (thread, image, path, call) as they arrive: a program
   // can make millions, each path only needs its sums.

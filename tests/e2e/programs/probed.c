@@ -8,7 +8,8 @@
  *   main -> via_tail x4       -> tail_target x1 each, by a sibling call (a tail jump at -O2)
  * leaf: 30 + 10 + 7 + 12 = 59 calls. With an argument "jump": main -> jump_only x6, whose
  * whole body is `jmp tail_target` (its entry is its exit). With an argument "nap": main -> napper x10, each
- * asleep 2 ms. With "exit3": prints a line and exits with status 3. */
+ * asleep 2 ms. With "napspin": the ten naps, then main -> spinner x1, ~100 M additions on the
+ * CPU. With "exit3": prints a line and exits with status 3. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,14 @@ E2E_FN void napper(void) {
   nanosleep(&ts, NULL);
 }
 
+E2E_FN void spinner(void) {
+  for (long i = 0; i < 100000000; ++i) sink += i;
+}
+
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "nap") == 0) {
+  if (argc > 1 && (strcmp(argv[1], "nap") == 0 || strcmp(argv[1], "napspin") == 0)) {
     for (int i = 0; i < 10; ++i) napper();
+    if (strcmp(argv[1], "napspin") == 0) spinner();
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "jump") == 0) {

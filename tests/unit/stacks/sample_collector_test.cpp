@@ -454,6 +454,35 @@ TEST_F(SampleCollectorTest, ACallBeforeItsProcesssForkRecordWaitsForIt) {
             }));
 }
 
+// A system call's entry stack that stops short of the root (here at main) continues as the
+// rooted samples' stacks through the same return address do: one tree for both. A pc the
+// samples reach from two different callers gives no prefix.
+TEST_F(SampleCollectorTest, SystemCallStacksContinueAsTheRootedSamplesDo) {
+  start_app();
+  collector->on_sample(sample(100, 100, 10, 1000, {kWork + 0x10, kRetInMain, kLibcStartMain + 0x40}));
+  collector->on_syscall(system_call(100, 20, {kRead + 0x20, kRetInWork2, kRetInMain}, 0, "read", 30));
+  collector->on_sample(sample(100, 100, 30, 1000, {kLeaf + 0x10, kRetInWork, kRetInMain, kLibcStartMain + 0x40}));
+  collector->on_sample(sample(100, 100, 40, 1000, {kLeaf + 0x10, kRetInWork, kStartThread + 0x40}));
+  collector->on_syscall(system_call(100, 50, {kRead + 0x20, kRetInWork}, 0, "read", 5));
+  const Profile p = build();
+  EXPECT_EQ(dump(p, thread(p, 100)),
+            (std::vector<std::string>{
+                "__libc_start_main@@GLIBC_2.34",
+                "__libc_start_main@@GLIBC_2.34;main",
+                "__libc_start_main@@GLIBC_2.34;main;work wall_ns=1000 cpu_ns=1000 samples=1",
+                "__libc_start_main@@GLIBC_2.34;main;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                "__libc_start_main@@GLIBC_2.34;main;work;read",
+                "__libc_start_main@@GLIBC_2.34;main;work;read;[syscall] read calls=1 min_wall_ns=30 max_wall_ns=30 "
+                "syscalls=1 syscall_ns=30",
+                "start_thread",
+                "start_thread;work",
+                "start_thread;work;leaf wall_ns=1000 cpu_ns=1000 samples=1",
+                "work",
+                "work;read",
+                "work;read;[syscall] read calls=1 min_wall_ns=5 max_wall_ns=5 syscalls=1 syscall_ns=5",
+            }));
+}
+
 TEST_F(SampleCollectorTest, SystemCallTimeIsWallWhenTracedAlone) {
   start_app();
   collector->set_syscall_time_is_wall(true);
@@ -589,8 +618,9 @@ TEST_F(SampleCollectorTest, TimelineKeepsTheMostRecentSamplesAndTheSystemCalls) 
     events.push_back(path + " @" + std::to_string(e.start_ns) + " +" + std::to_string(e.duration_ns));
   }
   std::sort(events.begin(), events.end());
-  EXPECT_EQ(events, (std::vector<std::string>{"_start;main;work @30 +3000", "_start;main;work;leaf @20 +2000",
-                                              "main;read;[syscall] read @40 +5"}));
+  // The call's stack, cut at main, continues as the samples' do.
+  EXPECT_EQ(events, (std::vector<std::string>{"_start;main;read;[syscall] read @40 +5", "_start;main;work @30 +3000",
+                                              "_start;main;work;leaf @20 +2000"}));
   EXPECT_EQ(t.timeline.dropped, 1u) << "the oldest sample";
   ASSERT_TRUE(p.meta.timeline.has_value());
   EXPECT_EQ(p.meta.timeline->capacity, 2u);
