@@ -6,6 +6,7 @@
 // while attached: attach_lifecycle_test.cpp.
 #include <sys/ptrace.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -109,6 +110,34 @@ TEST_P(AttachExact, SamplesTakenInTheWindowLandUnderTheirNodes) {
   EXPECT_LT(u64(s, "samples"), 2 * 999u + 200) << "none from before or after the window";
   EXPECT_GT(under_a, in_tree / 2) << "the threads' work is a and b (the rest: the runtime's, counted apart)";
   EXPECT_GT(u64(rep.function("a"), "calls"), 1000u) << "the calls as without samples";
+}
+
+// --syscalls attached in exact mode: each call under the node on top of its thread's
+// shadow stack, as under record. jumper sleeps 1 ms (usleep, no hook between) after each
+// landing: its sleeps hang under it.
+TEST_P(AttachExact, SystemCallsHangUnderTheirCallersInTheWindow) {
+  if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
+    GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << why;
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"1", "jumps"});
+  const RunResult r = run({E2E_CALLPROF, "attach", "-q", "--mode", "exact", "--syscalls", "nanosleep,clock_nanosleep",
+                           "-d", "0.5", "-o", "profile.callprof", std::to_string(pid)},
+                          dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  expect_checked_ok(pid, 1);
+  const Report rep = report();
+  uint64_t under_jumper = 0, all = 0;
+  for (const char* leaf : {"[syscall] nanosleep", "[syscall] clock_nanosleep"})
+    for (const auto& path : rep.paths_to(leaf)) {
+      all += u64(rep.node(path), "calls");
+      if (std::any_of(path.begin(), path.end(), [](const std::string& f) { return same_function(f, "jumper"); }))
+        under_jumper += u64(rep.node(path), "calls");
+    }
+  measured("sleeps_under_jumper", double(under_jumper));
+  EXPECT_GT(under_jumper, 50u) << "a 1 ms sleep per landing for 0.5 s";
+  // The rest: a call made before its thread's first hook in the window, another thread's.
+  EXPECT_GE(under_jumper * 100, all * 95) << under_jumper << " of " << all << " under jumper";
+  EXPECT_GE(u64(rep.doc().at("metadata").at("syscalls"), "exact_callers"), under_jumper);
 }
 
 // Per-caller times as exact mode measures them, in an attached window too: x's calls of d
