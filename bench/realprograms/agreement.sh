@@ -10,6 +10,9 @@
 #   samples    samples inside exact mode (record -F: each under its exact node; the
 #              runtime's own samples left out), self samples per function
 #   samples-all  the same with --auto-fold all (tiny functions folded, their hooks removed)
+#   all-noinl  samples-all compared as the issue asks, "--no-inline where the plain build
+#              inlines": inlined frames, and the functions the plain build has only as
+#              inlined frames, counted in their callers on both sides
 # and the cost of those samples: the CPU time exact mode -F 999 adds to exact mode, against
 # what sampling mode at 999 Hz adds to the plain build (interleaved rounds, medians).
 # Function names are compared with GCC's clone suffixes (.part.N, .isra.N, .constprop.N,
@@ -46,23 +49,59 @@ fi
 zstd_input=
 [[ " $PROGRAMS " == *" zstd "* ]] && zstd_input=$(input_of "$ZSTD_KIB")
 
-# The distance between two profiles' self distributions: tv A METRIC_A B METRIC_B
+# The distance between two profiles' self distributions: tv A METRIC_A B METRIC_B [inline]
+# With "inline", the comparison is the issue's "--no-inline where the plain build inlines":
+# per tree node, self samples go to the nearest caller that is neither an inlined frame nor
+# a function that B (the plain build) has only as inlined frames, on both sides; GCC's
+# instrumented build keeps out of line some functions the plain build inlines.
 tv() {
   python3 - "$callprof" "$@" <<'PY'
 import json, re, subprocess, sys
 callprof = sys.argv[1]
-def shares(path, metric):
-    doc = json.loads(subprocess.run([callprof, "report", "-i", path, "--json"], capture_output=True, text=True,
-                                    check=True).stdout)
-    out = {}
+def load(path):
+    return json.loads(subprocess.run([callprof, "report", "-i", path, "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+def namer(doc):
+    functions = {f["name"]: f for f in doc["functions"]}
+    def name(n):
+        f = functions.get(n, {})
+        if n == "[kernel]" or f.get("kind") == "kernel" or (f.get("module") or "").startswith("[kernel"):
+            return "[kernel]"
+        return re.sub(r"(\.(part|isra|constprop|cold|lto_priv)(\.\d+)?)+$", "", n)
+    return name
+def by_function(doc, metric):
+    name, out = namer(doc), {}
     for f in doc["functions"]:
-        kernel = f.get("kind") == "kernel" or (f.get("module") or "").startswith("[kernel")
-        name = "[kernel]" if kernel else re.sub(r"(\.(part|isra|constprop|cold|lto_priv)(\.\d+)?)+$", "", f["name"])
-        out[name] = out.get(name, 0) + (f.get(metric) or 0)
-    total = sum(out.values())
-    return {k: v / total for k, v in out.items()} if total else {}
-a, b = shares(sys.argv[2], sys.argv[3]), shares(sys.argv[4], sys.argv[5])
-print(f"{0.5 * sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b)):.3f}")
+        out[name(f["name"])] = out.get(name(f["name"]), 0) + (f.get(metric) or 0)
+    return out
+def only_inlined(doc):
+    name, inl, out = namer(doc), set(), set()
+    def walk(nodes):
+        for n in nodes:
+            (inl if n.get("inlined") else out).add(name(n["name"]))
+            walk(n["children"])
+    walk(doc["tree"])
+    return inl - out
+def by_owner(doc, fold):
+    name, out = namer(doc), {}
+    def walk(nodes, owner):
+        for n in nodes:
+            me = name(n["name"])
+            if owner is not None and me != "[kernel]" and (n.get("inlined") or me in fold): me = owner
+            out[me] = out.get(me, 0) + (n.get("samples") or 0)
+            walk(n["children"], me)
+    walk(doc["tree"], None)
+    return out
+def shares(d):
+    total = sum(d.values())
+    return {k: v / total for k, v in d.items()} if total else {}
+a, b = load(sys.argv[2]), load(sys.argv[4])
+if len(sys.argv) > 6 and sys.argv[6] == "inline":
+    plain_inlined = only_inlined(b)
+    x, y = shares(by_owner(a, plain_inlined)), shares(by_owner(b, set()))
+else:
+    x, y = shares(by_function(a, sys.argv[3])), shares(by_function(b, sys.argv[5]))
+print(f"{0.5 * sum(abs(x.get(k, 0) - y.get(k, 0)) for k in set(x) | set(y)):.3f}")
 PY
 }
 
@@ -80,7 +119,7 @@ echo "date:     $(date -Iseconds)   host: $(hostname), $(nproc) cores, load $(cu
 echo "callprof: $callprof ($(git -C "$script_dir" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "distributions sampled at $HZ Hz; cost: $ROUNDS interleaved rounds at 999 Hz, CPU time (user+sys, all processes)"
 echo
-printf '%-12s %6s %6s %6s %6s %8s %11s   %10s %10s\n' program plain exact ordered samples samp-all samples/run \
+printf '%-12s %6s %6s %6s %6s %8s %8s %11s   %10s %10s\n' program plain exact ordered samples samp-all all-noinl samples/run \
   "+samples" "+sampling"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
@@ -101,6 +140,7 @@ for p in $PROGRAMS; do
     d_ordered=$(tv "$tmp/ordered.callprof" self_ns "$tmp/ref.callprof" samples)
     d_samples=$(tv "$tmp/samples.callprof" samples "$tmp/ref.callprof" samples)
     d_all=$(tv "$tmp/all.callprof" samples "$tmp/ref.callprof" samples)
+    d_all_ni=$(tv "$tmp/all.callprof" samples "$tmp/ref.callprof" samples inline)
     # The cost of samples: exact -F 999 over exact, sampling mode over plain, same rounds.
     declare -A cpu=()
     for (( r = 1; r <= ROUNDS; r++ )); do
@@ -115,13 +155,14 @@ for p in $PROGRAMS; do
     pl=$(median "${cpu[plain]}"); sa=$(median "${cpu[sampled]}"); ex=$(median "${cpu[exact]}"); ef=$(median "${cpu[exactF]}")
     add_samples=$(awk -v a="$ef" -v b="$ex" 'BEGIN { printf "%+.0f ms", (a - b) * 1000 }')
     add_sampling=$(awk -v a="$sa" -v b="$pl" 'BEGIN { printf "%+.0f ms", (a - b) * 1000 }')
-    printf '%-12s %6s %6s %6s %6s %8s %11s   %10s %10s\n' "$p/$c" "$d_plain" "$d_exact" "$d_ordered" "$d_samples" \
-      "$d_all" "$in_tree" "$add_samples" "$add_sampling"
+    printf '%-12s %6s %6s %6s %6s %8s %8s %11s   %10s %10s\n' "$p/$c" "$d_plain" "$d_exact" "$d_ordered" "$d_samples" \
+      "$d_all" "$d_all_ni" "$in_tree" "$add_samples" "$add_sampling"
     echo "             CPU medians: plain ${pl}s, sampled ${sa}s, exact ${ex}s, exact -F 999 ${ef}s" >&2
   done
 done
 echo
 echo "plain: a second sampling profile of the plain build (noise); exact, ordered: exact mode's self time;"
-echo "samples, samp-all: samples inside exact mode (default auto-fold, --auto-fold all); samples/run: the program's"
+echo "samples, samp-all: samples inside exact mode (default auto-fold, --auto-fold all); all-noinl: samp-all with inlined"
+echo "frames and the functions the plain build only inlines counted in their callers, on both sides; samples/run: the program's"
 echo "samples of the 'samples' run (the runtime's own left out); +samples: CPU exact -F 999 adds to exact mode;"
 echo "+sampling: CPU sampling mode at 999 Hz adds to the plain build"
