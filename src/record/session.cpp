@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -164,8 +165,7 @@ Status RecordingSession::open_sources() {
     if (exact_hz > 0) exact_->take_samples_from(tracing_->exact_samples());
   }
   if (probes_) probes_->use(*stacks_);
-  for (Source* s : {static_cast<Source*>(exact_.get()), static_cast<Source*>(stacks_.get()),
-                    static_cast<Source*>(tracing_.get()), static_cast<Source*>(probes_.get())})
+  for (Source* s : std::array<Source*, 4>{exact_.get(), stacks_.get(), tracing_.get(), probes_.get()})
     if (s) sources_.push_back(s);
   return Ok{};
 }

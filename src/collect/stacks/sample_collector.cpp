@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "collect/stacks/frame_names.h"
 #include "collect/stacks/function_table.h"
@@ -197,9 +198,11 @@ SampleCollector::RootedPrefixes SampleCollector::rooted_prefixes(const std::vect
   RootedPrefixes above;
   if (syscall_paths_.empty()) return above;
   std::vector<Frame> path;
-  std::vector<size_t> pc_of;  // path's frame -> its pc's index
+  std::vector<size_t> pc_of;                  // path's frame -> its pc's index
+  std::unordered_set<std::string_view> seen;  // stacks already learnt from (many samples share one)
   for (const Stack* s : stacks) {
     const std::span<const uint64_t> pcs(pcs_.data() + s->first, s->count);
+    if (!seen.insert(std::string_view(reinterpret_cast<const char*>(pcs.data()), pcs.size_bytes())).second) continue;
     path.clear();
     pc_of.clear();
     for (size_t j = 0; j < pcs.size(); ++j)
@@ -284,16 +287,14 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     const NodeId node = walk(t.tree, path, t.sites);
     if (timeline_events_) stack_nodes.push_back(node);
     MetricRowRef m = t.tree.base(node);
-    if (inside_measured_call(t.tree, node)) {  // the probes measured its time: a count beside it
-      if (!s->off_cpu) m[Metric::Samples] += 1;
-      continue;
-    }
-    m[Metric::WallNs] += s->weight_ns;
+    // Inside a probed call the probes measured the time: the sample is a count beside it.
+    const bool timed = !inside_measured_call(t.tree, node);
+    if (timed) m[Metric::WallNs] += s->weight_ns;
     if (s->off_cpu) {
-      m[s->preempted ? Metric::PreemptedNs : Metric::OffCpuNs] += s->weight_ns;
+      if (timed) m[s->preempted ? Metric::PreemptedNs : Metric::OffCpuNs] += s->weight_ns;
     } else {
       m[Metric::Samples] += 1;
-      m[Metric::CpuNs] += s->weight_ns;
+      if (timed) m[Metric::CpuNs] += s->weight_ns;
       if (!path.empty() && path.back().location != kNoLocation)
         t.samples.add(node, path.back().location, 1, s->weight_ns);
     }
