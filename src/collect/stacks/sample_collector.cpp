@@ -188,34 +188,41 @@ struct ThreadBuild {
 
 // A system call's entry stack stops short of the root when the copied window ends and the
 // frame-pointer chain breaks in code without frame pointers (glibc's __libc_start_call_main),
-// while samples unwound by DWARF reach it: the entry stack continues as the rooted samples'
-// stacks through the same return address do, when they all agree, so that system calls and
-// samples share one tree. pc -> the frames above it (outermost first); a pc the samples
+// while samples unwound by DWARF, or shallower calls, reach it: the entry stack continues as
+// those rooted stacks do through the same return address, when they all agree, so that
+// system calls and samples share one tree. pc -> the frames above it (outermost first); a pc
 // reached from two different prefixes maps to none.
-SampleCollector::RootedPrefixes SampleCollector::rooted_prefixes(const std::vector<const Stack*>& stacks,
+SampleCollector::RootedPrefixes SampleCollector::rooted_prefixes(const Image& image,
+                                                                 const std::vector<const Stack*>& stacks,
                                                                  const FrameNames& names, size_t names_index,
                                                                  const Profile& p) const {
   RootedPrefixes above;
-  if (syscall_paths_.empty()) return above;
   std::vector<Frame> path;
   std::vector<size_t> pc_of;                  // path's frame -> its pc's index
   std::unordered_set<std::string_view> seen;  // stacks already learnt from (many samples share one)
-  for (const Stack* s : stacks) {
-    const std::span<const uint64_t> pcs(pcs_.data() + s->first, s->count);
-    if (!seen.insert(std::string_view(reinterpret_cast<const char*>(pcs.data()), pcs.size_bytes())).second) continue;
+  const auto learn = [&](std::span<const uint64_t> pcs) {
+    if (!seen.insert(std::string_view(reinterpret_cast<const char*>(pcs.data()), pcs.size_bytes())).second) return;
     path.clear();
     pc_of.clear();
     for (size_t j = 0; j < pcs.size(); ++j)
       for (const Frame& f : names.frames(names_index, pcs[j])) path.push_back(f), pc_of.push_back(j);
     const size_t root = root_frame(p, path);
-    if (root == kNoRoot) continue;
+    if (root == kNoRoot) return;
     for (size_t j = pc_of[root] + 1; j < pcs.size(); ++j) {
       const std::span<const uint64_t> prefix = pcs.subspan(pc_of[root], j - pc_of[root]);
       auto [it, added] = above.try_emplace(pcs[j], prefix);
       if (!added && !std::equal(it->second.begin(), it->second.end(), prefix.begin(), prefix.end()))
         it->second = {};  // ambiguous: no prefix
     }
-  }
+  };
+  bool any = false;
+  for (const SyscallPath& c : syscall_paths_)
+    if (c.pid == image.first && c.image == image.second) {
+      any = true;
+      learn(std::span<const uint64_t>(pcs_.data() + c.first, c.count));
+    }
+  if (!any) return above;
+  for (const Stack* s : stacks) learn(std::span<const uint64_t>(pcs_.data() + s->first, s->count));
   return above;
 }
 
@@ -237,7 +244,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
   std::vector<Frame> path;
   FunctionId truncated = kNoFunction;
   std::vector<NodeId> syscall_nodes(timeline_events_ ? syscall_paths_.size() : 0, kNoNode), stack_nodes;
-  const RootedPrefixes rooted = rooted_prefixes(stacks, names, names_index, p);
+  const RootedPrefixes rooted = rooted_prefixes(image, stacks, names, names_index, p);
   for (const SyscallPath& c : syscall_paths_) {
     if (c.pid != image.first || c.image != image.second) continue;
     path.clear();

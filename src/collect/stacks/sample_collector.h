@@ -156,8 +156,8 @@ class SampleCollector : public perf::RecordSink {
   bool inlined_frames_ = true;
   static bool inside_measured_call(const CallTree& tree, NodeId node);
   using RootedPrefixes = std::unordered_map<uint64_t, std::span<const uint64_t>>;
-  RootedPrefixes rooted_prefixes(const std::vector<const Stack*>& stacks, const FrameNames& names, size_t names_index,
-                                 const Profile& p) const;
+  RootedPrefixes rooted_prefixes(const Image& image, const std::vector<const Stack*>& stacks, const FrameNames& names,
+                                 size_t names_index, const Profile& p) const;
 
   // System calls, aggregated per (thread, image, path, call) as they arrive: a program
   // can make millions, each path only needs its sums.

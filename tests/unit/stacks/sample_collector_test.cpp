@@ -483,6 +483,27 @@ TEST_F(SampleCollectorTest, SystemCallStacksContinueAsTheRootedSamplesDo) {
             }));
 }
 
+// Without samples, a call whose entry stack reached the root gives its frames to one cut
+// short through the same return address.
+TEST_F(SampleCollectorTest, SystemCallStacksContinueAsRootedCallsDo) {
+  start_app();
+  collector->on_syscall(system_call(100, 10, {kRead + 0x20, kRetInMain, kLibcStartMain + 0x40}, 0, "read", 7));
+  collector->on_syscall(system_call(100, 20, {kRead + 0x20, kRetInWork2, kRetInMain}, 0, "read", 30));
+  const Profile p = build();
+  EXPECT_EQ(dump(p, thread(p, 100)),
+            (std::vector<std::string>{
+                "__libc_start_main@@GLIBC_2.34",
+                "__libc_start_main@@GLIBC_2.34;main",
+                "__libc_start_main@@GLIBC_2.34;main;read",
+                "__libc_start_main@@GLIBC_2.34;main;read;[syscall] read calls=1 min_wall_ns=7 max_wall_ns=7 "
+                "syscalls=1 syscall_ns=7",
+                "__libc_start_main@@GLIBC_2.34;main;work",
+                "__libc_start_main@@GLIBC_2.34;main;work;read",
+                "__libc_start_main@@GLIBC_2.34;main;work;read;[syscall] read calls=1 min_wall_ns=30 max_wall_ns=30 "
+                "syscalls=1 syscall_ns=30",
+            }));
+}
+
 TEST_F(SampleCollectorTest, SystemCallTimeIsWallWhenTracedAlone) {
   start_app();
   collector->set_syscall_time_is_wall(true);
