@@ -267,7 +267,7 @@ Status RecordingSession::attach_exact() {
       args_.duration_ns > 0 ? fmt::format("for {} s", double(args_.duration_ns) / 1e9)
                             : std::string("Ctrl-C to stop")));
   start_steady_ns_ = int64_t(monotonic_ns());
-  if (tracing_) tracing_->exact_samples().set_window(uint64_t(start_steady_ns_), UINT64_MAX);
+  if (tracing_) tracing_->set_window(uint64_t(start_steady_ns_), UINT64_MAX);
   return Ok{};
 }
 
@@ -283,8 +283,8 @@ void RecordingSession::wait_attached() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  // Samples end with the window: a detached thread's shadow stack stays announced, dormant.
-  if (tracing_) tracing_->exact_samples().set_window(uint64_t(start_steady_ns_), monotonic_ns());
+  // Samples and calls end with the window: a detached thread's shadow stack stays announced, dormant.
+  if (tracing_) tracing_->set_window(uint64_t(start_steady_ns_), monotonic_ns());
   // A process that ended wrote its data as it exited: nothing to wait for.
   if (!exact_->detach(args_.pid, 5000))
     reporter_.warn(

@@ -14,15 +14,18 @@ using namespace syscalls;
 class Bridge : public EventHandler {
  public:
   Bridge(const SyscallTracer& tracer, stacks::SampleCollector& collector, ExactCallerCalls& exact_callers,
-         ExactSamples& exact_samples, std::vector<uint64_t>& chain)
+         ExactSamples& exact_samples, std::vector<uint64_t>& chain, uint64_t begin_ns, uint64_t end_ns)
       : tracer_(tracer),
         collector_(collector),
         exact_callers_(exact_callers),
         exact_samples_(exact_samples),
         chain_(chain),
-        stacks_(tracer.options().stacks != StackMode::None) {}
+        stacks_(tracer.options().stacks != StackMode::None),
+        begin_ns_(begin_ns),
+        end_ns_(end_ns) {}
 
   void on_syscall(const SyscallEvent& e) override {
+    if (e.start_ns < begin_ns_ || e.start_ns > end_ns_) return;  // attached: outside the window
     const uint64_t duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
     // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
     const int error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
@@ -64,6 +67,7 @@ class Bridge : public EventHandler {
   ExactSamples& exact_samples_;
   std::vector<uint64_t>& chain_;
   bool stacks_;
+  uint64_t begin_ns_, end_ns_;
 };
 
 StackMode stack_mode(const std::string& name) {
@@ -98,13 +102,18 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
 void SyscallTracing::poll() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_);
   tracer_->poll(bridge, 0);
 }
 
 void SyscallTracing::finish() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_);
   tracer_->drain(bridge);
+}
+
+void SyscallTracing::set_window(uint64_t begin_ns, uint64_t end_ns) {
+  begin_ns_ = begin_ns, end_ns_ = end_ns;
+  exact_samples_.set_window(begin_ns, end_ns);
 }
 
 uint64_t SyscallTracing::lost_events() const { return tracer_->counts().lost_events; }

@@ -52,7 +52,9 @@ class SyscallTracing final : public Source, public SideSource {
   const ExactCallerCalls& exact_callers() const { return exact_callers_; }
   // The samples taken inside exact mode, by node (sample_hz).
   const ExactSamples& exact_samples() const { return exact_samples_; }
-  ExactSamples& exact_samples() { return exact_samples_; }
+  // attach: only the calls that began and the samples taken while the window was open,
+  // [begin, end] (CLOCK_MONOTONIC); the tracer watches the process from before it opens.
+  void set_window(uint64_t begin_ns, uint64_t end_ns);
   uint64_t lost_events() const;  // records of any kind the full ring dropped
 
  private:
@@ -68,6 +70,7 @@ class SyscallTracing final : public Source, public SideSource {
   ExactCallerCalls exact_callers_;
   ExactSamples exact_samples_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain
+  uint64_t begin_ns_ = 0, end_ns_ = UINT64_MAX;
 };
 
 }  // namespace callprof::record

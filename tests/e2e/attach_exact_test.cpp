@@ -6,7 +6,6 @@
 // while attached: attach_lifecycle_test.cpp.
 #include <sys/ptrace.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -126,13 +125,7 @@ TEST_P(AttachExact, SystemCallsHangUnderTheirCallersInTheWindow) {
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   expect_checked_ok(pid, 1);
   const Report rep = report();
-  uint64_t under_jumper = 0, all = 0;
-  for (const char* leaf : {"[syscall] nanosleep", "[syscall] clock_nanosleep"})
-    for (const auto& path : rep.paths_to(leaf)) {
-      all += u64(rep.node(path), "calls");
-      if (std::any_of(path.begin(), path.end(), [](const std::string& f) { return same_function(f, "jumper"); }))
-        under_jumper += u64(rep.node(path), "calls");
-    }
+  const auto [all, under_jumper] = rep.leaf_calls({"[syscall] nanosleep", "[syscall] clock_nanosleep"}, "jumper");
   measured("sleeps_under_jumper", double(under_jumper));
   EXPECT_GT(under_jumper, 50u) << "a 1 ms sleep per landing for 0.5 s";
   // The rest: a call made before its thread's first hook in the window, another thread's.

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -175,6 +176,18 @@ const json* Report::find_node(const std::vector<std::string>& path) const {
 const json& Report::node(const std::vector<std::string>& path) const {
   if (const json* n = find_node(path)) return *n;
   throw std::runtime_error("tree path " + join_path(path) + " is not in the report");
+}
+
+Report::LeafCalls Report::leaf_calls(const std::vector<std::string>& leaves, std::string_view under) const {
+  LeafCalls c;
+  for (const std::string& leaf : leaves)
+    for (const auto& path : paths_to(leaf)) {
+      const uint64_t calls = u64(node(path), "calls");
+      c.all += calls;
+      if (std::any_of(path.begin(), path.end(), [&](const std::string& f) { return same_function(f, under); }))
+        c.under += calls;
+    }
+  return c;
 }
 
 std::vector<std::vector<std::string>> Report::paths_to(std::string_view name) const {

@@ -75,6 +75,12 @@ class Report {
   const json& node(const std::vector<std::string>& path) const;
   // Every path (top-level node first) that ends in a node of function `name`.
   std::vector<std::vector<std::string>> paths_to(std::string_view name) const;
+  // The calls of the nodes of any of `leaves` (e.g. "[syscall] write"): all of them, and
+  // those with a node of function `under` on their path.
+  struct LeafCalls {
+    uint64_t all = 0, under = 0;
+  };
+  LeafCalls leaf_calls(const std::vector<std::string>& leaves, std::string_view under) const;
   const json& threads() const { return doc_.at("threads"); }
   const json& processes() const { return doc_.at("processes"); }
 

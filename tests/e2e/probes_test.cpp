@@ -301,13 +301,8 @@ TEST_P(Probes, ProbesSamplesAndSystemCallsMakeOneTree) {
   ASSERT_EQ(r.threads().size(), 1u);
   EXPECT_EQ(u64(r.function("napper"), "calls"), 10u);
   EXPECT_EQ(u64(r.function("spinner"), "calls"), 1u);
-  uint64_t sleeps_under_napper = 0, sleeps = 0;
-  for (const char* leaf : {"[syscall] nanosleep", "[syscall] clock_nanosleep"})
-    for (const auto& path : r.paths_to(leaf)) {
-      sleeps += u64(r.node(path), "calls");
-      if (std::any_of(path.begin(), path.end(), [](const std::string& f) { return same_function(f, "napper"); }))
-        sleeps_under_napper += u64(r.node(path), "calls");
-    }
+  const auto [sleeps, sleeps_under_napper] =
+      r.leaf_calls({"[syscall] nanosleep", "[syscall] clock_nanosleep"}, "napper");
   EXPECT_EQ(sleeps_under_napper, 10u) << "each nap's sleep under the napper call that made it";
   EXPECT_EQ(sleeps, 10u);
   const auto spinners = r.paths_to("spinner");
