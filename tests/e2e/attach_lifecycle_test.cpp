@@ -17,7 +17,7 @@ TEST_P(AttachLifecycle, ForksAreFollowedWithChildrenOnly) {
   const std::string binary = build("attach_target.c", {"-lpthread"});
   const pid_t pid = start(binary, {"2", "fork"});
   const RunResult r = run(
-      {E2E_CALLPROF, "attach", "-q", "--children", "-d", "0.5", "-o", "children.callprof", std::to_string(pid)}, dir());
+      {E2E_CALLPROF, "attach", "-q", "--children", "-d", "0.8", "-o", "children.callprof", std::to_string(pid)}, dir());
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   const Report rep = report({}, "children.callprof");
   size_t whole = 0;
@@ -32,7 +32,8 @@ TEST_P(AttachLifecycle, ForksAreFollowedWithChildrenOnly) {
     EXPECT_EQ(u64(child.node({"main", "fork_children", "spawned", "a", "b"}), "calls"), 3000u);
   }
   measured("children_recorded_whole", double(whole));
-  EXPECT_GE(whole, 5u) << "a child every 20 ms, 0.5 s attached";
+  // On a loaded machine (the full suite on two CPUs) 0.5 s once held fewer than 5.
+  EXPECT_GE(whole, 5u) << "a child every 20 ms, 0.8 s attached";
   EXPECT_EQ(rep.doc().at("metadata").at("exact").at("unmatched_exits").get<uint64_t>(), 0u);
 
   const RunResult alone =
