@@ -58,10 +58,16 @@ TEST(PerfAttach, AttachSampleDetachLeavesTargetRunning) {
     EXPECT_TRUE(std::any_of(session->initial_mappings().begin(), session->initial_mappings().end(),
                             [&](auto& m) { return m.path == exe; }));
     Collected got;
+    // Until the child has spun 300 ms of CPU (a loaded machine gives it less than a CPU):
+    // cpu-clock samples it at ~999 Hz of its CPU time.
+    const double cpu_at_start = test::process_cpu_ms(child.pid);
     auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-    while (std::chrono::steady_clock::now() < end) ASSERT_TRUE(session->poll(got, 50));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < give_up &&
+           (std::chrono::steady_clock::now() < end || test::process_cpu_ms(child.pid) - cpu_at_start < 300))
+      ASSERT_TRUE(session->poll(got, 50));
     session->detach(got);
-    EXPECT_GT(got.samples.size(), 100u);  // the spinning thread, ~999 Hz for 300 ms
+    EXPECT_GT(got.samples.size(), 100u);  // the spinning thread, ~999 Hz for 300 ms of its CPU time
     EXPECT_GT(
         std::count_if(got.samples.begin(), got.samples.end(), [&](auto& s) { return s.ip - child.spin_here < 512; }),
         50);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 namespace callprof::perf::test {
 
@@ -107,6 +108,23 @@ char process_state(pid_t pid) {
   if (!std::getline(in, line)) return '?';
   size_t close = line.rfind(')');
   return close + 2 < line.size() ? line[close + 2] : '?';
+}
+
+double process_cpu_ms(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return -1;
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int i = 3; fields >> field; ++i) {  // field 3 is the state
+    if (i == 14) utime = std::stod(field);
+    if (i == 15) {
+      stime = std::stod(field);
+      break;
+    }
+  }
+  return (utime + stime) * 1000.0 / double(sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace callprof::perf::test

@@ -46,5 +46,7 @@ Launched start_busy_child(const std::vector<std::string>& args);
 int run_to_exit(PerfSession& session, pid_t pid, Collected& sink, int timeout_ms = 20000);
 // /proc/PID/stat state letter, '?' when gone.
 char process_state(pid_t pid);
+// The CPU time its threads have used (utime + stime of /proc/PID/stat), in ms; -1 when gone.
+double process_cpu_ms(pid_t pid);
 
 }  // namespace callprof::perf::test
