@@ -1,5 +1,6 @@
 #include "record/syscall_tracing.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "collect/syscalls/syscall_catalog.h"
@@ -14,7 +15,8 @@ using namespace syscalls;
 class Bridge : public EventHandler {
  public:
   Bridge(const SyscallTracer& tracer, stacks::SampleCollector& collector, ExactCallerCalls& exact_callers,
-         ExactSamples& exact_samples, std::vector<uint64_t>& chain, uint64_t begin_ns, uint64_t end_ns)
+         ExactSamples& exact_samples, std::vector<uint64_t>& chain, uint64_t begin_ns, uint64_t end_ns,
+         uint64_t& outside)
       : tracer_(tracer),
         collector_(collector),
         exact_callers_(exact_callers),
@@ -22,10 +24,14 @@ class Bridge : public EventHandler {
         chain_(chain),
         stacks_(tracer.options().stacks != StackMode::None),
         begin_ns_(begin_ns),
-        end_ns_(end_ns) {}
+        end_ns_(end_ns),
+        outside_(outside) {}
 
   void on_syscall(const SyscallEvent& e) override {
-    if (e.start_ns < begin_ns_ || e.start_ns > end_ns_) return;  // attached: outside the window
+    if (e.start_ns < begin_ns_ || e.start_ns > end_ns_) {  // attached: outside the window
+      ++outside_;
+      return;
+    }
     const uint64_t duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
     // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
     const int error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
@@ -68,6 +74,7 @@ class Bridge : public EventHandler {
   std::vector<uint64_t>& chain_;
   bool stacks_;
   uint64_t begin_ns_, end_ns_;
+  uint64_t& outside_;
 };
 
 StackMode stack_mode(const std::string& name) {
@@ -102,12 +109,12 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
 void SyscallTracing::poll() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_, outside_);
   tracer_->poll(bridge, 0);
 }
 
 void SyscallTracing::finish() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_, outside_);
   tracer_->drain(bridge);
 }
 
@@ -150,7 +157,7 @@ void SyscallTracing::annotate(Metadata& meta) const {
   SyscallFacts& x = meta.syscalls.emplace();
   x.selection = args_.selection;
   x.stacks = args_.stacks;
-  x.events = c.events;
+  x.events = c.events - std::min(c.events, outside_);  // the window's (attached)
   x.lost_events = c.lost_events;
   x.stack_failures = c.stack_failures + c.stack_collisions;
   x.unrecorded = c.pending_failures;

@@ -71,6 +71,7 @@ class SyscallTracing final : public Source, public SideSource {
   ExactSamples exact_samples_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain
   uint64_t begin_ns_ = 0, end_ns_ = UINT64_MAX;
+  uint64_t outside_ = 0;  // calls left out: outside the window
 };
 
 }  // namespace callprof::record
