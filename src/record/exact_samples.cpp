@@ -3,7 +3,6 @@
 namespace callprof::record {
 
 void ExactSamples::add(const syscalls::SampleEvent& e) {
-  if (e.time_ns < begin_ns_ || e.time_ns > end_ns_) return;
   ++total_;
   if (e.in_runtime) {
     ++in_runtime_;

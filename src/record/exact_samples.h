@@ -18,8 +18,6 @@ namespace callprof::record {
 class ExactSamples {
  public:
   void add(const syscalls::SampleEvent& e);
-  // attach: only the samples taken while the window was open, [begin, end] (CLOCK_MONOTONIC).
-  void set_window(uint64_t begin_ns, uint64_t end_ns) { begin_ns_ = begin_ns, end_ns_ = end_ns; }
   // A process image replaced its code: the node ids of its threads start again.
   void exec(uint32_t pid) { ++images_[pid]; }
 
@@ -41,7 +39,6 @@ class ExactSamples {
   std::map<Key, Sum> sums_;
   std::unordered_map<uint32_t, uint32_t> images_;  // pid -> execs seen
   uint64_t total_ = 0, in_runtime_ = 0;
-  uint64_t begin_ns_ = 0, end_ns_ = UINT64_MAX;
 };
 
 }  // namespace callprof::record

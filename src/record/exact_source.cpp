@@ -45,6 +45,57 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
   return path;
 }
 
+// One line saying what the runtime could not record (calls dropped or beyond --max-depth,
+// lost context-switch records, unmatched returns) and why; "" when it recorded everything.
+std::string unrecorded_warning(const BuildResult& built) {
+  uint64_t dropped = 0, limited = 0, lost = 0;
+  for (const Thread& t : built.profile.threads) {
+    dropped += t.dropped_calls;
+    limited += t.depth_limited_calls;
+    lost += t.lost_events;
+  }
+  std::vector<std::string> parts;
+  if (dropped)
+    parts.push_back(
+        fmt::format("{} calls dropped (a thread's shadow stack or node budget was full: "
+                    "CALLPROF_STACK_FRAMES, --max-nodes)",
+                    dropped));
+  if (limited) parts.push_back(fmt::format("{} calls deeper than --max-depth", limited));
+  if (lost) parts.push_back(fmt::format("{} context-switch records lost (off-CPU times are lower bounds)", lost));
+  if (built.unmatched_exits)
+    parts.push_back(
+        fmt::format("{} returns without a recorded entry (code that left frames in a way the "
+                    "runtime did not see)",
+                    built.unmatched_exits));
+  if (parts.empty()) return "";
+  return "not everything was recorded: " + join(parts, "; ") + "; `report --view threads` shows which threads";
+}
+
+// Exact mode's facts (the options it ran with) into the metadata; keeps what the build set.
+void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {
+  ExactFacts& x = meta.exact ? *meta.exact : meta.exact.emplace();  // unmatched_exits may be set
+  x.offcpu = !a.no_offcpu;
+  x.alloc = a.alloc;
+  x.faults = a.faults;
+  x.libcalls = a.libcalls;
+  x.ordered_clock = a.ordered_clock;
+  x.auto_fold = a.auto_fold == AutoFoldScope::All ? "all" : a.auto_fold == AutoFoldScope::Off ? "off" : "inlined";
+  x.include = join(a.functions.include, " ");
+  x.exclude = join(a.functions.exclude, " ");
+  x.include_module = join(a.functions.include_modules, " ");
+  x.exclude_module = join(a.functions.exclude_modules, " ");
+  x.checkpoint = join(a.functions.checkpoints, " ");
+  x.max_depth = a.max_depth;
+  x.min_duration = a.min_duration;
+  x.max_nodes = a.max_nodes;
+  if (a.timeline) {
+    TimelineFacts& t = meta.timeline ? *meta.timeline : meta.timeline.emplace();  // capacity may be set
+    auto min_ns = timeline_min_ns(a);
+    t.min_duration_ns = min_ns ? *min_ns : 0;
+    if (t.capacity == 0) t.capacity = a.timeline_events;
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args, const ExecutableInfo& exe,
@@ -157,54 +208,6 @@ std::string ExactSource::written(const Profile& p, const std::string& path, bool
       p.threads.size() == 1 ? "" : "s", paths, p.functions.size(), double(fs::file_size(path, ec)) / 1024,
       from_snapshots_ ? fmt::format(" ({} up to its last snapshot)", from_snapshots_) : std::string(),
       double(build_ns_) / 1e6);
-}
-
-std::string unrecorded_warning(const BuildResult& built) {
-  uint64_t dropped = 0, limited = 0, lost = 0;
-  for (const Thread& t : built.profile.threads) {
-    dropped += t.dropped_calls;
-    limited += t.depth_limited_calls;
-    lost += t.lost_events;
-  }
-  std::vector<std::string> parts;
-  if (dropped)
-    parts.push_back(
-        fmt::format("{} calls dropped (a thread's shadow stack or node budget was full: "
-                    "CALLPROF_STACK_FRAMES, --max-nodes)",
-                    dropped));
-  if (limited) parts.push_back(fmt::format("{} calls deeper than --max-depth", limited));
-  if (lost) parts.push_back(fmt::format("{} context-switch records lost (off-CPU times are lower bounds)", lost));
-  if (built.unmatched_exits)
-    parts.push_back(
-        fmt::format("{} returns without a recorded entry (code that left frames in a way the "
-                    "runtime did not see)",
-                    built.unmatched_exits));
-  if (parts.empty()) return "";
-  return "not everything was recorded: " + join(parts, "; ") + "; `report --view threads` shows which threads";
-}
-
-void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {
-  ExactFacts& x = meta.exact ? *meta.exact : meta.exact.emplace();  // unmatched_exits may be set
-  x.offcpu = !a.no_offcpu;
-  x.alloc = a.alloc;
-  x.faults = a.faults;
-  x.libcalls = a.libcalls;
-  x.ordered_clock = a.ordered_clock;
-  x.auto_fold = a.auto_fold == AutoFoldScope::All ? "all" : a.auto_fold == AutoFoldScope::Off ? "off" : "inlined";
-  x.include = join(a.functions.include, " ");
-  x.exclude = join(a.functions.exclude, " ");
-  x.include_module = join(a.functions.include_modules, " ");
-  x.exclude_module = join(a.functions.exclude_modules, " ");
-  x.checkpoint = join(a.functions.checkpoints, " ");
-  x.max_depth = a.max_depth;
-  x.min_duration = a.min_duration;
-  x.max_nodes = a.max_nodes;
-  if (a.timeline) {
-    TimelineFacts& t = meta.timeline ? *meta.timeline : meta.timeline.emplace();  // capacity may be set
-    auto min_ns = timeline_min_ns(a);
-    t.min_duration_ns = min_ns ? *min_ns : 0;
-    if (t.capacity == 0) t.capacity = a.timeline_events;
-  }
 }
 
 }  // namespace callprof::record

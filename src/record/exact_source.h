@@ -83,11 +83,4 @@ class ExactSource final : public Source {
   uint64_t build_ns_ = 0;                          // the last build's reading, symbolizing and building
 };
 
-// One line saying what the runtime could not record (calls dropped or beyond --max-depth,
-// lost context-switch records, unmatched returns) and why; "" when it recorded everything.
-std::string unrecorded_warning(const BuildResult& built);
-
-// Exact mode's facts (the options it ran with) into the metadata; keeps what the build set.
-void stamp_exact_facts(Metadata& meta, const RecordArgs& args);
-
 }  // namespace callprof::record

@@ -15,21 +15,18 @@ using namespace syscalls;
 class Bridge : public EventHandler {
  public:
   Bridge(const SyscallTracer& tracer, stacks::SampleCollector& collector, ExactCallerCalls& exact_callers,
-         ExactSamples& exact_samples, std::vector<uint64_t>& chain, uint64_t begin_ns, uint64_t end_ns,
-         uint64_t& outside)
+         ExactSamples& exact_samples, std::vector<uint64_t>& chain, TracingWindow& window)
       : tracer_(tracer),
         collector_(collector),
         exact_callers_(exact_callers),
         exact_samples_(exact_samples),
         chain_(chain),
         stacks_(tracer.options().stacks != StackMode::None),
-        begin_ns_(begin_ns),
-        end_ns_(end_ns),
-        outside_(outside) {}
+        window_(window) {}
 
   void on_syscall(const SyscallEvent& e) override {
-    if (e.start_ns < begin_ns_ || e.start_ns > end_ns_) {  // attached: outside the window
-      ++outside_;
+    if (!window_.holds(e.start_ns)) {
+      ++window_.calls_outside;
       return;
     }
     const uint64_t duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
@@ -64,7 +61,9 @@ class Bridge : public EventHandler {
     exact_callers_.exec(e.pid);
     exact_samples_.exec(e.pid);
   }
-  void on_sample(const SampleEvent& e) override { exact_samples_.add(e); }
+  void on_sample(const SampleEvent& e) override {
+    if (window_.holds(e.time_ns)) exact_samples_.add(e);
+  }
 
  private:
   const SyscallTracer& tracer_;
@@ -73,8 +72,7 @@ class Bridge : public EventHandler {
   ExactSamples& exact_samples_;
   std::vector<uint64_t>& chain_;
   bool stacks_;
-  uint64_t begin_ns_, end_ns_;
-  uint64_t& outside_;
+  TracingWindow& window_;
 };
 
 StackMode stack_mode(const std::string& name) {
@@ -109,18 +107,13 @@ Result<std::unique_ptr<SyscallTracing>> SyscallTracing::open(const SyscallArgs& 
 Status SyscallTracing::add_process(pid_t pid) { return tracer_->add_process(uint32_t(pid)); }
 
 void SyscallTracing::poll() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_, outside_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, window_);
   tracer_->poll(bridge, 0);
 }
 
 void SyscallTracing::finish() {
-  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, begin_ns_, end_ns_, outside_);
+  Bridge bridge(*tracer_, collector_, exact_callers_, exact_samples_, chain_, window_);
   tracer_->drain(bridge);
-}
-
-void SyscallTracing::set_window(uint64_t begin_ns, uint64_t end_ns) {
-  begin_ns_ = begin_ns, end_ns_ = end_ns;
-  exact_samples_.set_window(begin_ns, end_ns);
 }
 
 uint64_t SyscallTracing::lost_events() const { return tracer_->counts().lost_events; }
@@ -157,7 +150,7 @@ void SyscallTracing::annotate(Metadata& meta) const {
   SyscallFacts& x = meta.syscalls.emplace();
   x.selection = args_.selection;
   x.stacks = args_.stacks;
-  x.events = c.events - std::min(c.events, outside_);  // the window's (attached)
+  x.events = c.events - std::min(c.events, window_.calls_outside);  // the window's (attached)
   x.lost_events = c.lost_events;
   x.stack_failures = c.stack_failures + c.stack_collisions;
   x.unrecorded = c.pending_failures;

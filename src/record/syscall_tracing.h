@@ -27,6 +27,14 @@ class SyscallTracer;
 
 namespace callprof::record {
 
+// attach: the window whose calls (by their start) and samples count, [begin, end]
+// (CLOCK_MONOTONIC); the tracer watches the process from before it opens.
+struct TracingWindow {
+  uint64_t begin_ns = 0, end_ns = UINT64_MAX;
+  uint64_t calls_outside = 0;  // calls left out
+  bool holds(uint64_t t) const { return t >= begin_ns && t <= end_ns; }
+};
+
 class SyscallTracing final : public Source, public SideSource {
  public:
   // Loads the probe for the selection in `args` (nothing traced until add_process); the
@@ -52,9 +60,8 @@ class SyscallTracing final : public Source, public SideSource {
   const ExactCallerCalls& exact_callers() const { return exact_callers_; }
   // The samples taken inside exact mode, by node (sample_hz).
   const ExactSamples& exact_samples() const { return exact_samples_; }
-  // attach: only the calls that began and the samples taken while the window was open,
-  // [begin, end] (CLOCK_MONOTONIC); the tracer watches the process from before it opens.
-  void set_window(uint64_t begin_ns, uint64_t end_ns);
+  // attach: only the calls that began and the samples taken in [begin, end] count.
+  void set_window(uint64_t begin_ns, uint64_t end_ns) { window_.begin_ns = begin_ns, window_.end_ns = end_ns; }
   uint64_t lost_events() const;  // records of any kind the full ring dropped
 
  private:
@@ -70,8 +77,7 @@ class SyscallTracing final : public Source, public SideSource {
   ExactCallerCalls exact_callers_;
   ExactSamples exact_samples_;
   std::vector<uint64_t> chain_;  // scratch: the current event's user chain
-  uint64_t begin_ns_ = 0, end_ns_ = UINT64_MAX;
-  uint64_t outside_ = 0;  // calls left out: outside the window
+  TracingWindow window_;
 };
 
 }  // namespace callprof::record

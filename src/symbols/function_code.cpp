@@ -45,10 +45,6 @@ Result<std::vector<uint8_t>> code_bytes(const std::string& path, uint64_t from, 
   return make_error(path + " has no code at the function's address");
 }
 
-}  // namespace
-
-namespace {
-
 // The instructions of [entry, end) of the file at `path`.
 Result<std::vector<DecodedInstruction>> decode(const std::string& path, uint64_t entry) {
   auto end = function_end(path, entry);
@@ -89,7 +85,7 @@ Result<std::vector<DecodedInstruction>> disassemble_function(const std::string& 
   for (const std::string& file : symbols_detail::file_candidates(path, default_symbolizer_options())) {
     auto id = symbols_detail::file_build_id(file);
     if (!id) {
-      why = id.error();
+      why = make_error(file + ": " + id.error().message);
       continue;
     }
     if (!build_id.empty() && *id != build_id) {

@@ -183,7 +183,7 @@ class SampleCollector : public perf::RecordSink {
   bool syscall_time_is_wall_ = false;
   uint64_t sample_weight_ns_ = 0;  // 0: the sample's period (cpu-clock: ns)
   const std::vector<uint64_t>& syscall_user_frames(const perf::SyscallSample& call, uint32_t image);
-  void add_syscall(const perf::SyscallSample& call);
+  void add_syscall(const perf::SyscallSample& call, uint32_t image);
   struct WaitingSyscall {
     perf::SyscallSample call;  // its spans are set from the vectors below when it is added
     std::vector<uint64_t> user_chain, kernel_chain;

@@ -135,8 +135,9 @@ const std::vector<uint64_t>& SampleCollector::entry_frames(const perf::Sample& e
 }
 
 void SampleCollector::on_syscall(const perf::SyscallSample& call) {
-  const auto image = images_.find(call.pid);
-  if (mappings_.contains({call.pid, image == images_.end() ? 0 : image->second})) return add_syscall(call);
+  const auto found = images_.find(call.pid);
+  const uint32_t image = found == images_.end() ? 0 : found->second;
+  if (mappings_.contains({call.pid, image})) return add_syscall(call, image);
   WaitingSyscall& w = waiting_syscalls_.emplace_back();
   w.call = call;
   w.user_chain.assign(call.user_chain.begin(), call.user_chain.end());
@@ -151,16 +152,15 @@ void SampleCollector::caught_up(uint32_t pid, uint64_t time_ns) {
     w.call.user_chain = w.user_chain;
     w.call.kernel_chain = w.kernel_chain;
     w.call.window = w.window;
-    add_syscall(w.call);
+    add_syscall(w.call, images_[pid]);
     return true;
   });
 }
 
-void SampleCollector::add_syscall(const perf::SyscallSample& call) {
+void SampleCollector::add_syscall(const perf::SyscallSample& call, uint32_t image) {
   const uint64_t start = monotonic_ns();
   thread(call.pid, call.tid, call.time_ns + call.duration_ns);
   ++counts_.syscalls;
-  const uint32_t image = images_[call.pid];
   SyscallStats& stats = syscall_stats_[{call.tid, image}][call.nr];
   if (stats.name.empty()) stats.name = call.name, stats.number = call.nr;
   stats.add(call.duration_ns, call.error);
