@@ -361,6 +361,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.auto_fold_ticks = p.auto_fold.max_self_ticks;
   const RewriteCounts rewrites = rewrite_counts();
   h.rewritten_sites = rewrites.done;
+  h.entries_patched = p.patch_status;
   h.rewrite_refused_errno = rewrites.refused_errno;
   h.removed_functions = removed_function_count();
   h.hook_removal = g_remove_hooks ? 1 : 0;

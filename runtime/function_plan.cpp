@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "parse_number.h"
+#include "patched_calls.h"
 #include "raw_syscall.h"
 #include "wire/raw_dump.h"
 
@@ -157,6 +158,9 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries, uint64_t max_si
   while ((line = next_line(&cursor, end))) {
     if (strncmp(line, "default ", 8) == 0) {
       g_default_flags = uint32_t(parse_u64(line + 8, 10, nullptr));
+    } else if (strncmp(line, "got ", 4) == 0) {  // a module whose GOT entries follow: not one of the plan's
+      current = lookup_for(line + 4);
+      dl_iterate_phdr(match_module, &current);
     } else if (strncmp(line, "module ", 7) == 0) {
       current = lookup_for(line + 7);
       dl_iterate_phdr(match_module, &current);
@@ -164,6 +168,16 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries, uint64_t max_si
         g_modules[g_module_count++] = Range{current.start, current.end};
     } else if (line[0] == 's' && line[1] == ' ') {
       if (current.found) add_sites(line + 1, current, max_sites);
+    } else if (line[0] == 'p' && line[1] == ' ') {  // "p START END": a section of patchable entries
+      const char* rest = nullptr;
+      const uint64_t start = parse_u64(line + 2, 16, &rest);
+      const uint64_t end = parse_u64(rest, 16, nullptr);
+      if (current.found) add_patchable_range(start + current.bias, end + current.bias);
+    } else if (line[0] == 'u' && line[1] == ' ') {  // "u SLOT 0|1 NAME": an unwinder's GOT entry
+      const char* rest = nullptr;
+      const uint64_t slot = parse_u64(line + 2, 16, &rest);
+      if (current.found && rest[0] == ' ' && (rest[1] == '0' || rest[1] == '1') && rest[2] == ' ')
+        add_unwinder_slot(slot + current.bias, rest + 3, rest[1] == '1');
     } else if (line[0] == 't' && line[1] == ' ') {
       if (current.found) add_tail_exit(line + 2, current, max_entries);
     } else if (current.found && g_entry_count < max_entries) {

@@ -1,11 +1,14 @@
 // See patched_calls.h.
 #include "patched_calls.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 
 #include "attach_replacements.h"
+#include "code_patch.h"
 #include "hook_path.h"
 #include "patched_sites.h"
 #include "raw_syscall.h"
@@ -143,6 +146,54 @@ int begin_patched_window(const wire::AttachFrame* frames, uint32_t count) {
   g_last_window = window;
   __atomic_store_n(&g_window, window, __ATOMIC_RELEASE);
   return 0;
+}
+
+namespace {
+
+// The tasks in /proc/self/task (2 or more: other threads run), 0 when unreadable.
+uint32_t thread_count() {
+  const long fd = sys::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  alignas(8) char buf[4096];
+  uint32_t n = 0;
+  for (long got; (got = sys::call(SYS_getdents64, fd, sys::p(buf), sizeof buf)) > 0;)
+    for (long at = 0; at < got;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buf + at);
+      if (d->d_name[0] != '.') ++n;
+      at += d->d_reclen;
+    }
+  sys::close(int(fd));
+  return n;
+}
+
+struct UnwinderSlot {
+  uint64_t slot, stand_in;
+  bool read_only;
+};
+UnwinderSlot g_unwinder_slots[256];
+uint32_t g_unwinder_slot_count = 0;
+
+}  // namespace
+
+bool add_unwinder_slot(uint64_t slot, const char* name, bool read_only) {
+  // Resolves the real entry too: now, at start-up, not at a throw (dlsym may take the
+  // loader's lock).
+  const uint64_t stand_in = patched_replacement(name);
+  if (!stand_in || slot % 8 != 0 || g_unwinder_slot_count == sizeof g_unwinder_slots / sizeof g_unwinder_slots[0])
+    return false;
+  g_unwinder_slots[g_unwinder_slot_count++] = UnwinderSlot{slot, stand_in, read_only};
+  return true;
+}
+
+int patch_entries_at_start() {
+  if (thread_count() != 1) return -EBUSY;
+  // The stand-ins first: no return address is replaced before a throw would put it back.
+  for (uint32_t i = 0; i < g_unwinder_slot_count; ++i) {
+    uint64_t old = 0;
+    const UnwinderSlot& u = g_unwinder_slots[i];
+    if (!swap_pointer(u.slot, u.stand_in, u.read_only, &old)) return -EPERM;
+  }
+  return begin_patched_window(nullptr, 0);
 }
 
 // A thread whose first patched event this is may have frames seeded at the attach.

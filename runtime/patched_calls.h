@@ -34,6 +34,17 @@ namespace callprof::rt {
 // of the calls made from now on are recorded. 0, or a negative errno-like code (nothing
 // changed then: -ENOMEM, or the mprotect's error when the system refuses writable code).
 int begin_patched_window(const wire::AttachFrame* frames, uint32_t count);
+// `record` of a program built to be attached (its function plan lists the patchable
+// sections): the sites become calls as the runtime starts, before the program's own
+// constructors, and stay calls for the process's life. 0, or a negative errno-like code:
+// -EBUSY when the process already has other threads (a library's constructor started
+// them: writing the sites is safe only with every other thread stopped), or patch_sites'.
+int patch_entries_at_start();
+// From the same plan ("u" lines): a GOT entry of a module through which it calls one of the
+// unwinders' entries (`name`), pointed at the runtime's stand-in by patch_entries_at_start,
+// as an attach does (attach_replacements.h). False when `name` is no unwinder's or the
+// list is full.
+bool add_unwinder_slot(uint64_t slot, const char* name, bool read_only);
 // The window ends (threads running): the sites get their bytes back, and the returns of
 // frames entered before are no longer recorded. In a fork child that does not record,
 // the same.

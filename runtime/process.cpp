@@ -158,6 +158,12 @@ void initialize() {
   c.limits.min_ticks = uint64_t(double(c.min_duration_ns) * g_process.ticks_per_ns);
   if (c.timeline_events > 0) c.limits.timeline_min_ticks = uint64_t(double(c.timeline_min_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();
+  // A program built to be attached, recorded from its start: before any other thread can
+  // exist (the snapshot thread is one).
+  if (patchable_ranges() && !attached_mode()) {
+    const int status = patch_entries_at_start();
+    g_process.patch_status = status == 0 ? 1 : status;
+  }
   start_snapshots(g_process.config);
 }
 

@@ -83,6 +83,9 @@ struct ProcessInfo {
   wire::DumpHookCosts hook_costs[2];
   AutoFold auto_fold;   // set once the hooks' cost is known; max_self_ticks 0: off
   double ticks_per_ns;  // measured at start-up; 0 when not measured
+  // record of a program built to be attached: 1 its entries were patched into calls at
+  // start-up (patched_calls.h), a negative errno-like code when they could not be; 0 else.
+  int32_t patch_status;
 };
 const ProcessInfo& process();
 void ensure_initialized();

@@ -9,6 +9,7 @@
 #include "record/runtime_environment.h"
 #include "symbols/elf_compiler.h"
 #include "target/descendants.h"
+#include "target/inject/hook_slots.h"
 #include "target/preload.h"
 #include "target/shared_libraries.h"
 #include "util/clock.h"
@@ -19,11 +20,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// For a program whose entries the runtime patches: the GOT entries through which the
+// program and every library it starts with (libstdc++'s throw above all) enter the C++
+// unwinder, as "got PATH" and "u SLOT 0|1 NAME" plan lines: the runtime's stand-ins put the
+// replaced return addresses back before a throw walks the stack (docs/attach.md).
+std::string unwinder_slot_lines(const std::string& exe) {
+  std::vector<std::string> modules{exe};
+  if (auto libs = shared_libraries(exe)) modules.insert(modules.end(), libs->begin(), libs->end());
+  std::string out;
+  for (const std::string& m : modules) {
+    auto slots = inject::hook_slots_of(m, 0);
+    if (!slots) continue;
+    std::string lines;
+    for (const inject::HookSlot& s : *slots)
+      if (s.unwinding() && s.function != "pthread_cancel")
+        lines += fmt::format("u {:x} {} {}\n", s.address, s.read_only ? 1 : 0, s.function);
+    if (!lines.empty()) out += "got " + m + "\n" + lines;
+  }
+  return out;
+}
+
 // The instrumented modules the program starts with: filters name functions in them, and
 // their hook call sites may be rewritten (docs/modes.md, "Removing hooks").
 Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInfo& exe, const std::string& dir,
                                         Reporter& reporter) {
-  if (a.functions.empty() && a.keep_hooks) return std::string();
+  const bool patched = entries_patched(exe) && !a.attach();  // an attach finds its sections in the process
+  if (a.functions.empty() && a.keep_hooks && !patched) return std::string();
   std::error_code ec;
   std::vector<std::string> modules{fs::canonical(exe.path, ec).string()};
   if (exe.dynamic) {
@@ -32,10 +54,12 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
     if (!libs && !a.functions.empty()) return libs.error();
     if (libs)
       for (const auto& lib : *libs)
-        if (auto info = inspect_executable(lib); info && info->has_hooks) modules.push_back(lib);
+        if (auto info = inspect_executable(lib); info && (info->has_hooks || (patched && info->patchable)))
+          modules.push_back(lib);
   }
-  auto plan = make_function_plan(modules, a.functions, !a.keep_hooks);
+  auto plan = make_function_plan(modules, a.functions, PlanSites{!a.keep_hooks, patched});
   if (!plan) return plan.error();
+  if (patched) plan->text += unwinder_slot_lines(modules.front());
   std::string path = dir + "/functions.plan";
   std::ofstream(path) << plan->text;
   if (!a.functions.checkpoints.empty())

@@ -23,8 +23,10 @@
 #include "record/snapshot_watcher.h"
 #include "target/descendants.h"
 #include "target/frame_pointers.h"
+#include "target/inject/hook_slots.h"
 #include "target/launcher.h"
 #include "target/process_check.h"
+#include "target/shared_libraries.h"
 #include "trace/profile_file.h"
 #include "util/clock.h"
 #include "util/escape.h"
@@ -42,27 +44,51 @@ bool given(const RecordArgs& a, std::string_view option) {
   return std::find(a.given.begin(), a.given.end(), option) != a.given.end();
 }
 
+// The module of `exe`'s (or of the libraries it starts with) that imports pthread_cancel,
+// "" when none: a cancelled thread unwinds with libc's own copy of the unwinder, which would
+// meet a patched function's replaced return address (docs/attach.md).
+std::string cancelling_module(const ExecutableInfo& exe) {
+  std::vector<std::string> modules{exe.path};
+  if (auto libs = shared_libraries(exe.path)) modules.insert(modules.end(), libs->begin(), libs->end());
+  for (const std::string& m : modules)
+    if (auto slots = inject::hook_slots_of(m, 0))
+      for (const inject::HookSlot& s : *slots)
+        if (s.function == "pthread_cancel") return m;
+  return "";
+}
+
 Result<Mode> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
   if (a.mode == Mode::Syscall || a.mode == Mode::Probe) return *a.mode;
-  if (a.mode == Mode::Sample || (!a.mode && !exe.has_hooks)) return Mode::Sample;
-  if (!exe.dynamic && exe.has_hooks)
+  if (a.mode == Mode::Sample || (!a.mode && !exe.exact_ready())) return Mode::Sample;
+  if (!exe.dynamic && exe.exact_ready())
     return make_error(exe.path +
                       " is statically linked: exact mode loads its runtime with LD_PRELOAD, so link it "
                       "dynamically (or use --mode sample)");
   // A program without hooks gives exact mode nothing of its own; only the instrumented
   // programs it starts would be recorded, which --children says is meant.
-  if (!exe.has_hooks && !given(a, "--children"))
+  if (!exe.exact_ready() && !given(a, "--children"))
     return make_error(
-        fmt::format("--mode exact: {} has no -finstrument-functions hooks, so exact mode records nothing "
-                    "of it (build it with -finstrument-functions, use --mode sample, or add --children "
-                    "when it starts instrumented programs)",
+        fmt::format("--mode exact: {} has no -finstrument-functions hooks and no -fpatchable-function-entry nops, "
+                    "so exact mode records nothing of it (build it with one of them, use --mode sample, or add "
+                    "--children when it starts instrumented programs)",
                     exe.path));
+  if (entries_patched(exe))
+    if (const std::string m = cancelling_module(exe); !m.empty()) {
+      if (!a.mode) return Mode::Sample;  // why_mode says why
+      return make_error(fmt::format(
+          "--mode exact: {} calls pthread_cancel, whose unwinding exact mode cannot follow in a program built "
+          "with -fpatchable-function-entry (build it with the hook flags, or use --mode sample)",
+          m));
+    }
   return Mode::Exact;
 }
 
 // Why auto chose the mode, for messages ("" when the user chose).
 std::string why_mode(const RecordArgs& a, const ExecutableInfo& exe) {
   if (a.mode || a.attach()) return "";
+  if (entries_patched(exe))
+    return exe.path + " has -fpatchable-function-entry nops" +
+           (cancelling_module(exe).empty() ? "" : " but calls pthread_cancel, which exact mode cannot follow there");
   return exe.path + (exe.has_hooks ? " has" : " has no") + " -finstrument-functions hooks";
 }
 
@@ -202,8 +228,11 @@ void RecordingSession::say_starting() const {
   const SamplingArgs& s = args_.sampling;
   if (mode_ == Mode::Exact) {
     reporter_.note(exe_.has_hooks ? "exact mode: " + exe_.path + " has -finstrument-functions hooks"
-                                  : "exact mode: " + exe_.path +
-                                        " has no hooks itself; profiling the instrumented programs it starts");
+                   : exe_.patchable
+                       ? "exact mode: " + exe_.path +
+                             " has -fpatchable-function-entry nops; each becomes a call of the runtime as it starts"
+                       : "exact mode: " + exe_.path +
+                             " has no hooks itself; profiling the instrumented programs it starts");
     if (args_.exact_sample_hz() > 0)
       reporter_.note(
           fmt::format("exact mode: also sampling at {} Hz, each sample under the node on top of its thread's "
@@ -222,7 +251,7 @@ void RecordingSession::say_starting() const {
     reporter_.note(
         fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}{}", exe_.path, to_string(s.event), s.frequency,
                     to_string(*s.call_graph), unwind_reason_.empty() ? "" : " (" + unwind_reason_ + ")",
-                    exe_.has_hooks ? "" : " (no instrumentation hooks: exact mode needs -finstrument-functions)",
+                    exe_.exact_ready() ? "" : " (no instrumentation: exact mode needs -finstrument-functions hooks)",
                     tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
   if (is_wrapper(exe_) && !s.children)
     reporter_.warn(
@@ -304,7 +333,7 @@ Result<ExecutableInfo> RecordingSession::attached_executable() const {
 // (and exact mode can attach to it) and no option of another mode was given; else sample.
 Mode RecordingSession::attach_mode() const {
   auto exe = attached_executable();
-  const bool exact = exe && (exe->has_hooks || exe->patchable) && exe->dynamic && exe->elf_class == ELFCLASS64;
+  const bool exact = exe && exe->exact_ready() && exe->dynamic && exe->elf_class == ELFCLASS64;
   return exact && check_options_apply(args_, Mode::Exact, "") ? Mode::Exact : Mode::Sample;
 }
 
@@ -319,7 +348,7 @@ Status RecordingSession::inspect_attached() {
                     args_.pid));
   if (exe_.elf_class != ELFCLASS64)
     return make_error(fmt::format("process {} is not a 64-bit program: exact mode cannot attach", args_.pid));
-  if (!exe_.has_hooks && !exe_.patchable)
+  if (!exe_.exact_ready())
     return make_error(
         fmt::format("process {} ({}) has neither -finstrument-functions hooks nor -fpatchable-function-entry "
                     "nops: exact mode needs one of them (use --mode sample or --mode probe)",

@@ -20,7 +20,13 @@ struct ExecutableInfo {
   int machine = 0;                // e_machine
   int elf_type = 0;               // e_type: ET_EXEC, ET_DYN, ...
   bool changes_identity = false;  // set-user-ID or set-group-ID to someone else
+  // Exact mode records it: through its hooks, or, with none, its patchable entries.
+  bool exact_ready() const { return has_hooks || patchable; }
 };
+
+// Exact mode records it through its patchable entries (patched into calls as it starts):
+// built with -fpatchable-function-entry and without hooks (hooks win when it has both).
+inline bool entries_patched(const ExecutableInfo& exe) { return exe.patchable && !exe.has_hooks; }
 
 Result<ExecutableInfo> inspect_executable(const std::string& program);
 

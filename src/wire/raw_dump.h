@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 5;
+inline constexpr uint32_t kDumpVersion = 6;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -66,8 +66,13 @@ struct DumpHeader {
   uint32_t removed_functions;  // DumpRemovedFunction records that follow the library calls
   uint32_t rewrite_refused_errno;
   uint32_t hook_removal;  // 1: hooks of filtered-out and folded functions are rewritten away
+  // record of a program built with -fpatchable-function-entry (runtime/patched_calls.h):
+  // 1 its entries became calls at start-up; a negative errno-like code when they could not
+  // (-EBUSY: other threads ran already; else mprotect's error); 0 for a program with hooks.
+  int32_t entries_patched;
+  uint32_t reserved_patch;
 };
-static_assert(sizeof(DumpHeader) == 216);
+static_assert(sizeof(DumpHeader) == 224);
 
 // A folded function removed for the whole process (runtime/hook_removal.h): from `tsc` on,
 // the calls through its rewritten hook calls were not counted. fn 0: a record being

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "symbols/elf_functions.h"
+#include "symbols/elf_sections.h"
 #include "symbols/hook_call_sites.h"
 #include "util/pattern.h"
 #include "wire/raw_dump.h"
@@ -47,10 +48,19 @@ void add_sites(const std::string& path, FunctionPlan& plan) {
   plan.unrewritable_sites += sites->other_calls;
 }
 
+// The module's -fpatchable-function-entry sections as "p START END" lines (hex ELF addresses).
+Status add_patchable_sections(const std::string& path, FunctionPlan& plan) {
+  auto sections = allocated_sections(path, kPatchableSection);
+  if (!sections) return sections.error();
+  for (const auto& [start, end] : *sections) plan.text += fmt::format("p {:x} {:x}\n", start, end);
+  plan.patchable_sections += sections->size();
+  return Ok{};
+}
+
 }  // namespace
 
 Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& sel,
-                                        bool with_sites) {
+                                        PlanSites sites) {
   NameFilter m;
   for (auto [patterns, option, out] :
        {std::tuple{&sel.include, "--include", &m.include}, std::tuple{&sel.exclude, "--exclude", &m.exclude},
@@ -69,7 +79,9 @@ Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules,
   plan.text = fmt::format("callprof-functions 1\ndefault {}\n", include_only ? wire::kNodeExcluded : 0);
   for (const std::string& path : modules) {
     plan.text += "module " + path + "\n";
-    if (with_sites) add_sites(path, plan);
+    if (sites.hook_calls) add_sites(path, plan);
+    if (sites.patchable_entries)
+      if (Status s = add_patchable_sections(path, plan); !s) return s.error();
     if (sel.empty()) continue;
     auto functions = elf_functions(path);
     if (!functions) return functions.error();

@@ -29,13 +29,22 @@ struct FunctionPlan {
   size_t checkpoints = 0;
   size_t sites = 0;               // hook call sites the runtime may rewrite
   size_t unrewritable_sites = 0;  // hook calls it may not (through the GOT, odd segments)
+  size_t patchable_sections = 0;  // "p" lines
+};
+
+// What the plan lists of each module's code besides its functions.
+struct PlanSites {
+  // Its hook call sites (symbols/hook_call_sites.h), which the runtime rewrites into nops
+  // once their function is folded or filtered out.
+  bool hook_calls = false;
+  // Its -fpatchable-function-entry sections, whose sites the runtime patches into calls as
+  // the program starts (record of a program built to be attached; runtime/patched_calls.h).
+  bool patchable_entries = false;
 };
 
 // `modules`: canonical paths of the instrumented program and its instrumented libraries.
-// `with_sites`: list each module's hook call sites (symbols/hook_call_sites.h), which the
-// runtime rewrites into nops once their function is folded or filtered out.
 // Errors: an invalid regular expression, a checkpoint that names no function.
 Result<FunctionPlan> make_function_plan(const std::vector<std::string>& modules, const FunctionSelection& selection,
-                                        bool with_sites = false);
+                                        PlanSites sites = {});
 
 }  // namespace callprof

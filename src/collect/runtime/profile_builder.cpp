@@ -3,7 +3,10 @@
 // never-completed nodes folded into their callers, signal contexts grafted.
 #include "collect/runtime/profile_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -277,6 +280,17 @@ void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) 
   proc.hook_compiler = which == wire::kHooksClang ? "clang" : "gcc";
 }
 
+// Why a program built with -fpatchable-function-entry recorded no call of its own.
+std::string unpatched_warning(const wire::DumpHeader& h) {
+  const int error = -h.entries_patched;
+  return fmt::format(
+      "process {}: its -fpatchable-function-entry nops were not made calls ({}), so none of its "
+      "calls was recorded",
+      h.pid,
+      error == EBUSY ? "other threads were already running when the runtime started"
+                     : "the system refused writable code: " + std::string(std::strerror(error)));
+}
+
 void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbols& syms, BuildResult& out) {
   Clock clock{d.header, rate};
   Profile& p = out.profile;
@@ -296,6 +310,7 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
   proc.rewrite_refused_errno = int(d.header.rewrite_refused_errno);
   for (const wire::DumpRemovedFunction& r : d.removed)
     proc.removed_hooks.push_back({syms.function(r.fn), clock.ns(r.tsc)});
+  if (d.header.entries_patched < 0) out.warnings.push_back(unpatched_warning(d.header));
   p.processes.push_back(std::move(proc));
   std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();

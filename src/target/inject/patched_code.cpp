@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "symbols/elf_file.h"
+#include "symbols/elf_sections.h"
 #include "target/inject/process_memory.h"
 
 namespace callprof::inject {
@@ -15,21 +15,12 @@ namespace {
 constexpr size_t kMaxFrames = 4096;
 constexpr uint64_t kEndbrBytes = 4;
 
-// The module's sections of that name, in the process: [start, end).
+// The module's sections of sites, in the process: [start, end).
 std::vector<std::pair<uint64_t, uint64_t>> sections_of(const MappedModule& m) {
-  std::vector<std::pair<uint64_t, uint64_t>> out;
-  auto file = ElfFile::open(m.file);
-  if (!file) return out;
-  size_t names = 0;
-  if (elf_getshdrstrndx(file->elf(), &names) != 0) return out;
-  for (Elf_Scn* scn = elf_nextscn(file->elf(), nullptr); scn; scn = elf_nextscn(file->elf(), scn)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
-    const char* name = elf_strptr(file->elf(), names, sh.sh_name);
-    if (name && std::strcmp(name, kPatchableSection) == 0)
-      out.emplace_back(m.bias + sh.sh_addr, m.bias + sh.sh_addr + sh.sh_size);
-  }
-  return out;
+  auto sections = allocated_sections(m.file, kPatchableSection);
+  if (!sections) return {};
+  for (auto& [start, end] : *sections) start += m.bias, end += m.bias;
+  return *sections;
 }
 
 // Whether `address` lies in libgcc's unwinder (libgcc_s.so): a thread stopped there is

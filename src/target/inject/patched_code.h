@@ -58,7 +58,4 @@ class PatchedCode {
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
 };
 
-// The name of the section the compilers list the sites in.
-inline constexpr const char* kPatchableSection = "__patchable_function_entries";
-
 }  // namespace callprof::inject

@@ -1,0 +1,145 @@
+// End-to-end: `record` of a program built to be attached (-fpatchable-function-entry=5, no
+// hooks; docs/modes.md, "Programs built to be attached"). The runtime, preloaded, patches
+// every entry's nops into a call as the program starts and sees each return by replacing
+// the return address, as an attach does; the program is otherwise the plain build. Each
+// test checks the truth its program was built with, with GCC and Clang: calls per
+// function, edge and path; per-caller times; C++ exceptions, longjmp, signals, threads and
+// forks going on as without callprof; filters and folding giving the nops back; and the
+// refusals, each in one line.
+#include <algorithm>
+#include <set>
+
+#include "e2e_support.h"
+
+namespace e2e {
+namespace {
+
+class RecordPatched : public E2ETest {
+ protected:
+  std::string patched(const std::string& source) { return build_plain(source, {"-fpatchable-function-entry=5"}); }
+  // The recording's report; its stderr (not quiet) in `err`.
+  Report record_loud(const std::string& binary, const std::vector<std::string>& args, std::string* out,
+                     std::string* err, const std::vector<std::string>& options = {}) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-o", "profile.callprof"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", binary});
+    argv.insert(argv.end(), args.begin(), args.end());
+    const RunResult r = run(argv, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    if (out) *out = r.out;
+    if (err) *err = r.err;
+    return report();
+  }
+  static void expect_no_unmatched_exits(const Report& r) {
+    EXPECT_EQ(r.doc().at("metadata").at("exact").at("unmatched_exits").get<uint64_t>(), 0u);
+  }
+};
+E2E_INSTANTIATE(RecordPatched);
+
+TEST_P(RecordPatched, EveryCallIsCountedOnEveryFunctionEdgeAndPath) {
+  std::string err;
+  const Report r = record_loud(patched("calls.c"), {}, nullptr, &err);
+  EXPECT_NE(err.find("exact mode: "), std::string::npos) << "chosen without --mode: " << err;
+  EXPECT_NE(err.find("-fpatchable-function-entry nops"), std::string::npos) << err;
+  expect_function_calls(r,
+                        {{"main", 1}, {"a", 7}, {"b", 51}, {"c", 4}, {"via_pointer", 1}, {"hot", 1}, {"leaf", 101000}});
+  expect_edge_calls(r, {{"", "main", 1},
+                        {"main", "a", 3},
+                        {"c", "a", 4},
+                        {"a", "b", 49},
+                        {"main", "b", 2},
+                        {"main", "c", 4},
+                        {"via_pointer", "leaf", 1000},
+                        {"hot", "leaf", 100000}});
+  // c's call of a is a tail call in the plain build (jmp a): a's entry finds c's return
+  // address replaced already, and both returns are seen in turn, a's first.
+  expect_path_calls(r, {{{"main", "a", "b"}, 21}, {{"main", "c", "a", "b"}, 28}, {{"main", "hot", "leaf"}, 100000}});
+  EXPECT_EQ(r.doc().at("functions").size(), 7u) << "nothing of the runtime's";
+  expect_no_unmatched_exits(r);
+  expect_report_invariants(r);
+}
+
+TEST_P(RecordPatched, EdgesCarryMeasuredTimes) {
+  std::string out;
+  const Report r = record_loud(patched("gprof_split.c"), {}, &out, nullptr);
+  unsigned long long truth_bd = 0, truth_cd = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "truth b_d_ns=%llu c_d_ns=%llu", &truth_bd, &truth_cd), 2) << out;
+  expect_edge_calls(r, {{"B", "D", 40}, {"C", "D", 40}});
+  const uint64_t bd = u64(r.edge("B", "D"), "total_ns"), cd = u64(r.edge("C", "D"), "total_ns");
+  const double split = 100.0 * double(bd) / double(bd + cd);
+  const double truth_split = 100.0 * double(truth_bd) / double(truth_bd + truth_cd);
+  measured(compiler_name() + ".record_patched.B_to_D_percent", split, "%");
+  EXPECT_NEAR(split, truth_split, 2.0) << "callprof's B->D share vs the program's own measurement";
+}
+
+TEST_P(RecordPatched, ExceptionsUnwindThroughPatchedFrames) {
+  require_cxx();
+  std::string out;
+  const Report r = record_loud(patched("exceptions.cpp"), {"frames"}, &out, nullptr);
+  EXPECT_EQ(out, "caught 10\n");
+  expect_function_calls(r, {{"catcher", 10}, {"f1", 10}, {"f2", 10}, {"f3", 10}, {"after_catch", 10}});
+  for (const auto& path : r.paths_to("after_catch"))
+    EXPECT_TRUE(path.size() >= 2 && same_function(path[path.size() - 2], "catcher")) << join_path(path);
+  expect_report_invariants(r);
+}
+
+TEST_P(RecordPatched, LongjmpAndSignalHandlersGoOnAsWithoutCallprof) {
+  for (const std::string mode : {"longjmp", "signal", "altstack"}) {
+    SCOPED_TRACE(mode);
+    std::string out;
+    const Report r = record_loud(patched("longjmp.c"), {mode}, &out, nullptr);
+    EXPECT_EQ(out, "jumped 10\n");
+    expect_function_calls(r, {{"jumper", 10}, {"l1", 10}, {"l2", 10}, {"l3", 10}, {"after_jump", 10}});
+    for (const auto& path : r.paths_to("after_jump"))
+      EXPECT_TRUE(path.size() >= 2 && same_function(path[path.size() - 2], "jumper")) << join_path(path);
+  }
+  std::string out;
+  const Report r = record_loud(patched("signals.c"), {}, &out, nullptr);
+  unsigned long long ticks = 0, tiny = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "ticks %llu tiny %llu", &ticks, &tiny), 2) << out;
+  expect_function_calls(r, {{"main", 1}, {"on_tick", ticks}, {"tiny", tiny}});
+}
+
+TEST_P(RecordPatched, ThreadsAndForksEachKeepTheirOwnCalls) {
+  const Report threads = record_loud(patched("threads.c"), {}, nullptr, nullptr);
+  ASSERT_EQ(threads.threads().size(), 5u);
+  std::set<std::string> routines;
+  for (const json& t : threads.threads())
+    if (t.at("start_routine").is_string()) routines.insert(t.at("start_routine").get<std::string>());
+  for (int k = 1; k <= 4; ++k) EXPECT_EQ(routines.count("worker" + std::to_string(k)), 1u) << k;
+  expect_report_invariants(threads);
+  const Report forked = record_loud(patched("fork.c"), {"exit"}, nullptr, nullptr);
+  ASSERT_EQ(forked.processes().size(), 2u);
+  expect_function_calls(forked, {{"before_fork", 5}, {"parent_work", 3}, {"child_work", 7}});
+  expect_no_unmatched_exits(forked);
+}
+
+// Filtered-out and folded functions get their nops back at their next call (the same
+// protocol as an attach's, threads running): five threads through them, the rest exact.
+TEST_P(RecordPatched, ExcludedAndFoldedFunctionsGetTheirNopsBack) {
+  setenv("CALLPROF_AUTO_FOLD_NS", "1500", 1);  // as HookRemoval: tiny folds even under load
+  const Report r = record_with({"--auto-fold", "all", "--exclude", "^skipped$"}, patched("hook_removal.c"));
+  unsetenv("CALLPROF_AUTO_FOLD_NS");
+  expect_function_calls(r, {{"work", 1000}, {"medium", 10000}});
+  expect_absent(r, {"skipped"});
+  const json& p = r.processes().at(0);
+  EXPECT_GE(u64(p, "rewritten_sites"), 2u) << "tiny's and skipped's nops given back";
+  const json* tiny = r.find_function("tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_LT(u64(*tiny, "calls"), 500000u) << "not counted once its nops are back";
+  expect_report_invariants(r);
+}
+
+// A cancelled thread unwinds with libc's own copy of the unwinder, which would meet a
+// replaced return address: --mode exact says so in one line, auto mode samples.
+TEST_P(RecordPatched, AProgramThatCancelsThreadsIsSampledOrRefused) {
+  const std::string binary = patched("attach_cancel.c");
+  const RunResult refused =
+      run({E2E_CALLPROF, "record", "--mode", "exact", "-o", "profile.callprof", "--", binary}, dir());
+  EXPECT_EQ(refused.exit, exited(2)) << refused.err;
+  EXPECT_NE(refused.err.find("calls pthread_cancel"), std::string::npos) << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+}
+
+}  // namespace
+}  // namespace e2e
