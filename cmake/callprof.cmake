@@ -3,7 +3,7 @@
 #   include(/path/to/callprof/cmake/callprof.cmake)
 #   callprof_instrument(my_target)               # hooks, for `callprof record`
 #   callprof_instrument(my_target ALL_INLINED)   # hooks in inlined functions too
-#   callprof_instrument(my_target ATTACHABLE)    # no hooks: for `callprof attach PID`
+#   callprof_instrument(my_target ATTACHABLE)    # no hooks: for `callprof attach PID` (and record)
 #
 # By default adds the compiler's function entry/exit hooks with the flags docs/modes.md
 # recommends: GCC hooks inlined functions too, so code from system headers (the STL) is
@@ -15,7 +15,7 @@
 # 5 bytes of nops at every function's entry, listed in the __patchable_function_entries
 # section, and no hooks, so the program runs at the plain build's speed until `callprof
 # attach PID` patches the nops into calls of its runtime (docs/attach.md, "Programs built
-# to be attached"). Combining it with ALL_INLINED is an error (inlined copies have no entry
+# to be attached"), or `callprof record` does as it starts. Combining it with ALL_INLINED is an error (inlined copies have no entry
 # to patch).
 function(callprof_instrument target)
   cmake_parse_arguments(ARG "ALL_INLINED;ATTACHABLE" "" "" ${ARGN})

@@ -33,6 +33,9 @@
 #   all        the same with `--auto-fold all` (any tiny function folded and its hooks removed)
 #   uftrace    the instr build under `uftrace record` (default options) on a smaller
 #              workload, against the plain build on that same workload (uplain)
+#   patched    the patch build under `callprof record` (default options): exact mode
+#              through the entries the runtime patches into calls as the program starts
+#   patchall   the same with `--auto-fold all`
 # Prints the median CPU time (user+sys of the whole command: recorder, program, its
 # threads) of each, the ratios against plain, the calls callprof recorded, the time each
 # variant adds per call and callprof's added time over the floor's (as bench/runtime does);
@@ -45,7 +48,7 @@
 # checked against the plain build's (Lua's checksum line, the compressed bytes).
 #
 # Environment:
-#   BENCH_VARIANTS="plain idle hooks floor callprof all uftrace"
+#   BENCH_VARIANTS="plain idle hooks floor callprof all uftrace patched patchall"
 #                             the variants run (any subset, any order; plain always runs),
 #                             e.g. BENCH_VARIANTS="plain idle" for the idle cost alone
 #   BENCH_ROUNDS=5            interleaved rounds (the median counts)
@@ -80,9 +83,9 @@ cache=${BENCH_CACHE:-/var/tmp/callprof-bench}
 
 # The variants run: RUN[variant]=1. plain is the baseline of every ratio: always run.
 declare -A RUN=([plain]=1)
-for v in ${BENCH_VARIANTS:-plain idle hooks floor callprof all uftrace}; do
-  case $v in plain|idle|hooks|floor|callprof|all|uftrace) RUN[$v]=1 ;;
-    *) die "unknown variant $v in BENCH_VARIANTS (plain idle hooks floor callprof all uftrace)" ;; esac
+for v in ${BENCH_VARIANTS:-plain idle hooks floor callprof all uftrace patched patchall}; do
+  case $v in plain|idle|hooks|floor|callprof|all|uftrace|patched|patchall) RUN[$v]=1 ;;
+    *) die "unknown variant $v in BENCH_VARIANTS (plain idle hooks floor callprof all uftrace patched patchall)" ;; esac
 done
 runs() { [[ -n ${RUN[$1]:-} ]]; }
 [[ $WITH_UFTRACE == 1 ]] && ! runs uftrace && WITH_UFTRACE=0
@@ -90,7 +93,9 @@ runs() { [[ -n ${RUN[$1]:-} ]]; }
 WITH_FLOOR=${BENCH_FLOOR:-1}
 runs floor || WITH_FLOOR=0
 
-if runs callprof || runs all; then
+NEED_PATCH=0
+if runs idle || runs patched || runs patchall; then NEED_PATCH=1; fi
+if runs callprof || runs all || runs patched || runs patchall; then
   [[ -x $callprof && -e $build/bin/libcallprof-rt.so ]] || die "build callprof and callprof-rt in $build first"
   command -v jq >/dev/null || die "needs jq"
 fi
@@ -109,7 +114,7 @@ fi
 # The instr build is run by every variant but plain and idle; the patch build by idle.
 NEED_INSTR=0
 if runs hooks || runs callprof || runs all || [[ $WITH_FLOOR == 1 || $WITH_UFTRACE == 1 ]]; then NEED_INSTR=1; fi
-if runs idle; then command -v readelf >/dev/null || die "needs readelf (binutils) to check the patch build"; fi
+if [[ $NEED_PATCH == 1 ]]; then command -v readelf >/dev/null || die "needs readelf (binutils) to check the patch build"; fi
 for c in $COMPILERS; do command -v "$c" >/dev/null || die "compiler $c not found"; done
 
 calc() { awk "BEGIN { printf \"%.6g\", $* }"; }
@@ -136,7 +141,7 @@ for p in $PROGRAMS; do
   for c in $COMPILERS; do
     BIN[$p,$c,plain]=$(build "$p" "$c" plain) || exit 2
     if [[ $NEED_INSTR == 1 ]]; then BIN[$p,$c,instr]=$(build "$p" "$c" instr) || exit 2; fi
-    if runs idle; then BIN[$p,$c,patch]=$(build "$p" "$c" patch) || exit 2; fi
+    if [[ $NEED_PATCH == 1 ]]; then BIN[$p,$c,patch]=$(build "$p" "$c" patch) || exit 2; fi
   done
 done
 
@@ -179,7 +184,7 @@ echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) at start"
 echo "callprof: $callprof ($(git -C "$script_dir" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 for c in $COMPILERS; do
   line="compiler: $c: $("$c" --version | head -n1); exact-mode flags: $(instr_flags "$c")"
-  runs idle && line+="; attachable: $patch_flags"
+  [[ $NEED_PATCH == 1 ]] && line+="; attachable: $patch_flags"
   echo "$line"
 done
 [[ -n $lua_tarball ]] && echo "lua:      $(basename "$lua_tarball") (Debian source package lua5.4), mixed.lua scale $LUA_SCALE"
@@ -189,7 +194,7 @@ if [[ $WITH_UFTRACE == 1 ]]; then
 else
   echo "uftrace:  skipped (not installed, or BENCH_UFTRACE=0 / BENCH_UFTRACE_ROUNDS=0)"
 fi
-echo "variants: $(for v in plain idle hooks floor callprof all uftrace; do runs "$v" && echo -n "$v "; done)(floor: $([[ $WITH_FLOOR == 1 ]] && echo run || echo skipped), uftrace: $([[ $WITH_UFTRACE == 1 ]] && echo run || echo skipped))"
+echo "variants: $(for v in plain idle hooks floor callprof all uftrace patched patchall; do runs "$v" && echo -n "$v "; done)(floor: $([[ $WITH_FLOOR == 1 ]] && echo run || echo skipped), uftrace: $([[ $WITH_UFTRACE == 1 ]] && echo run || echo skipped))"
 echo "rounds:   $ROUNDS, interleaved; CPU time = user+sys of the whole command (recorder, program, threads)"
 echo
 
@@ -225,6 +230,8 @@ for (( r = 1; r <= ROUNDS; r++ )); do
         [[ $WITH_FLOOR == 1 ]] && measure "$p,$c,floor" - env LD_PRELOAD="$floor_lib" $(workload "$p" "${BIN[$k,instr]}" full)
         runs callprof && measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record -q -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
         runs all && measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs patched && measure "$p,$c,patched" "$tmp/$p-$c-patched.callprof" "$callprof" record -q -o "$tmp/$p-$c-patched.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
+        runs patchall && measure "$p,$c,patchall" "$tmp/$p-$c-patchall.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-patchall.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
         if [[ $WITH_UFTRACE == 1 ]] && (( r <= UROUNDS )); then
           measure "$p,$c,uplain" - $(workload "$p" "${BIN[$k,plain]}" small)
           measure "$p,$c,uftrace" "$tmp/uftrace.data" "$uftrace" record -d "$tmp/uftrace.data" $(workload "$p" "${BIN[$k,instr]}" small)
@@ -297,6 +304,25 @@ echo "  smaller workload over plain's on that workload. ns/call: (variant - plai
 echo "  per call (callprof's includes its start-up and writing the profile); xfloor: callprof's added over the floor's"
 echo "  as bench/runtime computes it ('-' below 10^6 calls: start-up and writing are all callprof adds there)."
 echo "  spread max: the largest (max - min) / median of plain, idle, hooks, floor, callprof, all over the rounds."
+if runs patched || runs patchall; then
+  echo
+  echo "The attachable build ($patch_flags) recorded from its start: exact mode through its entries, patched into"
+  echo "calls as it starts (patched: default options; patchall: --auto-fold all). ns/call: (patched - plain) / its calls."
+  phdr='%-5s %-6s %11s %9s %10s %8s %11s\n'
+  printf "$phdr" program cc calls patched/ patchall/ ns/call "patchall"
+  printf "$phdr" "" "" "" plain plain "" calls
+  for p in $PROGRAMS; do
+    for c in $COMPILERS; do
+      k=$p,$c; calls=-; ns=-; acalls=-
+      if runs patched; then
+        calls=$("$callprof" report -i "$tmp/$p-$c-patched.callprof" --json | jq '.summary.calls')
+        (( calls >= 1000000 )) && ns=$(fmt '%.1f' "$(calc "($(median "${CPUS[$k,patched]}") - $(median "${CPUS[$k,plain]}")) * 1e9 / $calls")")
+      fi
+      runs patchall && acalls=$("$callprof" report -i "$tmp/$p-$c-patchall.callprof" --json | jq '.summary.calls')
+      printf "$phdr" "$p" "$c" "$calls" "$(ratio patched "$k")" "$(ratio patchall "$k")" "$ns" "$acalls"
+    done
+  done
+fi
 if runs idle; then
   echo
   echo "Idle cost: each round's idle / plain (the two run next to each other), median [min, max]"

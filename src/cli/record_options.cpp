@@ -8,9 +8,11 @@ namespace callprof::cli {
 void add_record_options(CLI::App& app, RecordCli& cli) {
   record::RecordArgs& a = cli.args;
   app.add_option("-o,--output", a.output, "Profile file to write")->type_name("FILE")->capture_default_str();
-  app.add_option("--mode", cli.mode,
-                 "auto | exact | sample | syscall | probe (auto: exact when the program has hooks, else sample; "
-                 "syscall: system calls only; probe: uprobes on the functions --probe names)")
+  app.add_option(
+         "--mode", cli.mode,
+         "auto | exact | sample | syscall | probe (auto: exact when the program has hooks or patchable entries, else "
+         "sample; "
+         "syscall: system calls only; probe: uprobes on the functions --probe names)")
       ->type_name("MODE")
       ->capture_default_str();
   app.add_flag("-q,--quiet", cli.quiet, "Print nothing of our own (errors excepted)");

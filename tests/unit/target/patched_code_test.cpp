@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
+#include <set>
 
+#include "symbols/elf_sections.h"
 #include "target/inject/return_addresses.h"
 #include "wire/return_stacks.h"
 
@@ -40,6 +43,31 @@ TEST(PatchedCode, FindsTheSitesOfThisProcesssPatchableFunctions) {
     EXPECT_EQ(code.past_nops(site + kPatchBytes), 0u);
   }
   EXPECT_EQ(callprof_test_patchable_two(2), 6);
+}
+
+// The sections `record` lists in its function plan for the runtime ("p" lines): read from
+// the file at link-time addresses, they hold this process's sites once relocated.
+TEST(PatchedCode, TheFilesSectionsListTheSitesOnceRelocated) {
+  auto modules = mapped_modules(getpid());
+  ASSERT_TRUE(modules) << modules.error().message;
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  uint64_t bias = UINT64_MAX;
+  for (const MappedModule& m : *modules)
+    if (m.path == self) bias = m.bias;
+  ASSERT_NE(bias, UINT64_MAX) << self;
+  auto sections = allocated_sections(self, kPatchableSection);
+  ASSERT_TRUE(sections) << sections.error().message;
+  ASSERT_FALSE(sections->empty());
+  std::set<uint64_t> sites;
+  for (const auto& [start, end] : *sections)
+    for (uint64_t at = start + bias; at + 8 <= end + bias; at += 8) sites.insert(*reinterpret_cast<uint64_t*>(at));
+  for (const void* fn : {reinterpret_cast<const void*>(&callprof_test_patchable_one),
+                         reinterpret_cast<const void*>(&callprof_test_patchable_two)})
+    EXPECT_EQ(sites.count(site_of(fn)), 1u);
+  auto none = allocated_sections(self, "no-such-section");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(allocated_sections("/proc/self/status", kPatchableSection)) << "not ELF: an error";
 }
 
 TEST(PatchedCode, AFrameIsOpenOnceItsEntryRan) {
