@@ -57,7 +57,8 @@ std::string cancelling_module(const ExecutableInfo& exe) {
   return "";
 }
 
-Result<Mode> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
+// `canceller`: cancelling_module(exe) for a program whose entries would be patched.
+Result<Mode> choose_mode(const RecordArgs& a, const ExecutableInfo& exe, const std::string& canceller) {
   if (a.mode == Mode::Syscall || a.mode == Mode::Probe) return *a.mode;
   if (a.mode == Mode::Sample || (!a.mode && !exe.exact_ready())) return Mode::Sample;
   if (!exe.dynamic && exe.exact_ready())
@@ -72,23 +73,22 @@ Result<Mode> choose_mode(const RecordArgs& a, const ExecutableInfo& exe) {
                     "so exact mode records nothing of it (build it with one of them, use --mode sample, or add "
                     "--children when it starts instrumented programs)",
                     exe.path));
-  if (entries_patched(exe))
-    if (const std::string m = cancelling_module(exe); !m.empty()) {
-      if (!a.mode) return Mode::Sample;  // why_mode says why
-      return make_error(fmt::format(
-          "--mode exact: {} calls pthread_cancel, whose unwinding exact mode cannot follow in a program built "
-          "with -fpatchable-function-entry (build it with the hook flags, or use --mode sample)",
-          m));
-    }
+  if (!canceller.empty()) {
+    if (!a.mode) return Mode::Sample;  // why_mode says why
+    return make_error(
+        fmt::format("--mode exact: {} calls pthread_cancel, whose unwinding exact mode cannot follow in a program "
+                    "built with -fpatchable-function-entry (build it with the hook flags, or use --mode sample)",
+                    canceller));
+  }
   return Mode::Exact;
 }
 
 // Why auto chose the mode, for messages ("" when the user chose).
-std::string why_mode(const RecordArgs& a, const ExecutableInfo& exe) {
+std::string why_mode(const RecordArgs& a, const ExecutableInfo& exe, const std::string& canceller) {
   if (a.mode || a.attach()) return "";
   if (entries_patched(exe))
     return exe.path + " has -fpatchable-function-entry nops" +
-           (cancelling_module(exe).empty() ? "" : " but calls pthread_cancel, which exact mode cannot follow there");
+           (canceller.empty() ? "" : " but calls pthread_cancel, which exact mode cannot follow there");
   return exe.path + (exe.has_hooks ? " has" : " has no") + " -finstrument-functions hooks";
 }
 
@@ -126,12 +126,14 @@ Status RecordingSession::preflight() {
     if (Status s = check_runnable(exe_); !s) return s;
   }
   if (Status out = check_output(args_.output, args_.attach() ? "" : exe_.path); !out) return out;
+  // A launched program built to be attached that imports pthread_cancel: exact mode cannot patch it.
+  const std::string canceller = !args_.attach() && entries_patched(exe_) ? cancelling_module(exe_) : "";
   if (!args_.attach()) {
-    auto mode = choose_mode(args_, exe_);
+    auto mode = choose_mode(args_, exe_, canceller);
     if (!mode) return mode.error();
     mode_ = *mode;
   }
-  if (Status s = check_options_apply(args_, mode_, why_mode(args_, exe_)); !s) return s;
+  if (Status s = check_options_apply(args_, mode_, why_mode(args_, exe_, canceller)); !s) return s;
   choose_unwinding();
   if (mode_ == Mode::Syscall) {  // system calls alone: no samples, all calls unless chosen
     args_.sampling.frequency = 0;
