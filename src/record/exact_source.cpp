@@ -9,7 +9,6 @@
 #include "record/runtime_environment.h"
 #include "symbols/elf_compiler.h"
 #include "target/descendants.h"
-#include "target/inject/hook_slots.h"
 #include "target/preload.h"
 #include "target/shared_libraries.h"
 #include "util/clock.h"
@@ -24,25 +23,22 @@ namespace {
 // program and every library it starts with (libstdc++'s throw above all) enter the C++
 // unwinder, as "got PATH" and "u SLOT 0|1 NAME" plan lines: the runtime's stand-ins put the
 // replaced return addresses back before a throw walks the stack (docs/attach.md).
-std::string unwinder_slot_lines(const std::string& exe) {
-  std::vector<std::string> modules{exe};
-  if (auto libs = shared_libraries(exe)) modules.insert(modules.end(), libs->begin(), libs->end());
+std::string unwinder_slot_lines(const std::vector<inject::ModuleSlots>& start_up) {
   std::string out;
-  for (const std::string& m : modules) {
-    auto slots = inject::hook_slots_of(m, 0);
-    if (!slots) continue;
+  for (const inject::ModuleSlots& m : start_up) {
     std::string lines;
-    for (const inject::HookSlot& s : *slots)
+    for (const inject::HookSlot& s : m.slots)
       if (s.unwinding() && s.function != "pthread_cancel")
         lines += fmt::format("u {:x} {} {}\n", s.address, s.read_only ? 1 : 0, s.function);
-    if (!lines.empty()) out += "got " + m + "\n" + lines;
+    if (!lines.empty()) out += "got " + m.path + "\n" + lines;
   }
   return out;
 }
 
 // The instrumented modules the program starts with: filters name functions in them, and
 // their hook call sites may be rewritten (docs/modes.md, "Removing hooks").
-Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInfo& exe, const std::string& dir,
+Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInfo& exe,
+                                        const std::vector<inject::ModuleSlots>& start_up, const std::string& dir,
                                         Reporter& reporter) {
   const bool patched = entries_patched(exe) && !a.attach();  // an attach finds its sections in the process
   if (a.functions.empty() && a.keep_hooks && !patched) return std::string();
@@ -59,7 +55,7 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
   }
   auto plan = make_function_plan(modules, a.functions, PlanSites{!a.keep_hooks, patched});
   if (!plan) return plan.error();
-  if (patched) plan->text += unwinder_slot_lines(modules.front());
+  if (patched) plan->text += unwinder_slot_lines(start_up);
   std::string path = dir + "/functions.plan";
   std::ofstream(path) << plan->text;
   if (!a.functions.checkpoints.empty())
@@ -123,6 +119,7 @@ void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {
 }  // namespace
 
 Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args, const ExecutableInfo& exe,
+                                                          const std::vector<inject::ModuleSlots>& start_up,
                                                           Reporter& reporter) {
   auto runtime = find_runtime();
   if (!runtime) return runtime.error();
@@ -134,7 +131,7 @@ Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args
   if (!dir) return dir.error();
   std::unique_ptr<ExactSource> source(new ExactSource(args, std::move(*dir), reporter));
   source->runtime_ = *runtime;
-  auto plan = write_function_plan(args, exe, source->dir_.path(), reporter);
+  auto plan = write_function_plan(args, exe, start_up, source->dir_.path(), reporter);
   if (!plan) return plan.error();
   auto env = runtime_environment(args, *plan);
   if (!env) return env.error();

@@ -14,6 +14,7 @@
 #include "record/reporter.h"
 #include "record/source.h"
 #include "target/executable.h"
+#include "target/inject/hook_slots.h"
 #include "target/inject/load_runtime.h"
 #include "target/launcher.h"
 #include "target/temp_dir.h"
@@ -24,7 +25,10 @@ class ExactSource final : public Source {
  public:
   // Finds the runtime, creates the directory and writes the function plan: all before the
   // program starts, so a bad filter or a missing runtime is said first.
+  // `start_up`: for a program whose entries the runtime patches, the slots of it and its
+  // start-up libraries (inject::start_up_slots); empty otherwise.
   static Result<std::unique_ptr<ExactSource>> prepare(const RecordArgs& args, const ExecutableInfo& exe,
+                                                      const std::vector<inject::ModuleSlots>& start_up,
                                                       Reporter& reporter);
 
   // The variables the launched program gets (output directory, settings, LD_PRELOAD).

@@ -26,7 +26,6 @@
 #include "target/inject/hook_slots.h"
 #include "target/launcher.h"
 #include "target/process_check.h"
-#include "target/shared_libraries.h"
 #include "trace/profile_file.h"
 #include "util/clock.h"
 #include "util/escape.h"
@@ -44,16 +43,13 @@ bool given(const RecordArgs& a, std::string_view option) {
   return std::find(a.given.begin(), a.given.end(), option) != a.given.end();
 }
 
-// The module of `exe`'s (or of the libraries it starts with) that imports pthread_cancel,
-// "" when none: a cancelled thread unwinds with libc's own copy of the unwinder, which would
-// meet a patched function's replaced return address (docs/attach.md).
-std::string cancelling_module(const ExecutableInfo& exe) {
-  std::vector<std::string> modules{exe.path};
-  if (auto libs = shared_libraries(exe.path)) modules.insert(modules.end(), libs->begin(), libs->end());
-  for (const std::string& m : modules)
-    if (auto slots = inject::hook_slots_of(m, 0))
-      for (const inject::HookSlot& s : *slots)
-        if (s.function == "pthread_cancel") return m;
+// The module of the launched program's (or of the libraries it starts with) that imports
+// pthread_cancel, "" when none: a cancelled thread unwinds with libc's own copy of the
+// unwinder, which would meet a patched function's replaced return address (docs/attach.md).
+std::string cancelling_module(const std::vector<inject::ModuleSlots>& start_up) {
+  for (const inject::ModuleSlots& m : start_up)
+    for (const inject::HookSlot& s : m.slots)
+      if (s.function == "pthread_cancel") return m.path;
   return "";
 }
 
@@ -126,8 +122,9 @@ Status RecordingSession::preflight() {
     if (Status s = check_runnable(exe_); !s) return s;
   }
   if (Status out = check_output(args_.output, args_.attach() ? "" : exe_.path); !out) return out;
-  // A launched program built to be attached that imports pthread_cancel: exact mode cannot patch it.
-  const std::string canceller = !args_.attach() && entries_patched(exe_) ? cancelling_module(exe_) : "";
+  // A launched program built to be attached: its start-up modules' slots, read once.
+  if (!args_.attach() && entries_patched(exe_)) start_up_slots_ = inject::start_up_slots(exe_.path);
+  const std::string canceller = cancelling_module(start_up_slots_);
   if (!args_.attach()) {
     auto mode = choose_mode(args_, exe_, canceller);
     if (!mode) return mode.error();
@@ -147,7 +144,7 @@ Status RecordingSession::preflight() {
     probes_ = std::move(*source);
   }
   if (mode_ == Mode::Exact) {  // the runtime, the directory, the filters' plan
-    auto source = ExactSource::prepare(args_, exe_, reporter_);
+    auto source = ExactSource::prepare(args_, exe_, start_up_slots_, reporter_);
     if (!source) return source.error();
     exact_ = std::move(*source);
   }
@@ -253,7 +250,11 @@ void RecordingSession::say_starting() const {
     reporter_.note(
         fmt::format("sample mode: {}: {} at {} Hz, {} unwinding{}{}{}", exe_.path, to_string(s.event), s.frequency,
                     to_string(*s.call_graph), unwind_reason_.empty() ? "" : " (" + unwind_reason_ + ")",
-                    exe_.exact_ready() ? "" : " (no instrumentation: exact mode needs -finstrument-functions hooks)",
+                    !exe_.exact_ready() ? " (no instrumentation: exact mode needs -finstrument-functions hooks)"
+                    : !args_.mode && !cancelling_module(start_up_slots_).empty()
+                        ? " (not exact mode: it imports pthread_cancel, which exact mode cannot follow in a patched "
+                          "program)"
+                        : "",
                     tracing_ ? "; tracing system calls " + args_.syscalls.selection : std::string()));
   if (is_wrapper(exe_) && !s.children)
     reporter_.warn(

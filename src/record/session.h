@@ -21,6 +21,7 @@
 #include "record/stack_source.h"
 #include "record/syscall_tracing.h"
 #include "target/executable.h"
+#include "target/inject/hook_slots.h"
 #include "target/launcher.h"
 
 namespace callprof::record {
@@ -76,6 +77,8 @@ class RecordingSession {
   RecordSignals signals_;  // before the sources: handled until they are gone
   Mode mode_ = Mode::Exact;
   ExecutableInfo exe_;  // launched, or attached in exact mode
+  // A launched program built to be attached: the GOT slots of it and its start-up libraries.
+  std::vector<inject::ModuleSlots> start_up_slots_;
   // The sources (record/source.h), each opened when the mode or options ask for it;
   // `sources_` lists those opened in the order they build the profile.
   std::unique_ptr<ExactSource> exact_;       // exact mode: the runtime's dumps

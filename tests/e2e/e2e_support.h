@@ -116,6 +116,8 @@ void expect_function_calls(const Report& report, const std::vector<CallsOf>& exp
 void expect_edge_calls(const Report& report, const std::vector<CallsOn>& expected);
 void expect_path_calls(const Report& report, const std::vector<CallsAt>& expected);
 void expect_absent(const Report& report, const std::vector<std::string>& functions);
+// programs/calls.c's truth: its calls on every function, edge and path, and nothing else.
+void expect_calls_c_truth(const Report& report);
 
 // Why callprof's kernel probe (eBPF: --syscalls, samples inside exact mode) cannot run
 // here, from a one-call recording of /bin/true in `dir`; "" when it can.

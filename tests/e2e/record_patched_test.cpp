@@ -41,20 +41,9 @@ TEST_P(RecordPatched, EveryCallIsCountedOnEveryFunctionEdgeAndPath) {
   const Report r = record_loud(patched("calls.c"), {}, nullptr, &err);
   EXPECT_NE(err.find("exact mode: "), std::string::npos) << "chosen without --mode: " << err;
   EXPECT_NE(err.find("-fpatchable-function-entry nops"), std::string::npos) << err;
-  expect_function_calls(r,
-                        {{"main", 1}, {"a", 7}, {"b", 51}, {"c", 4}, {"via_pointer", 1}, {"hot", 1}, {"leaf", 101000}});
-  expect_edge_calls(r, {{"", "main", 1},
-                        {"main", "a", 3},
-                        {"c", "a", 4},
-                        {"a", "b", 49},
-                        {"main", "b", 2},
-                        {"main", "c", 4},
-                        {"via_pointer", "leaf", 1000},
-                        {"hot", "leaf", 100000}});
   // c's call of a is a tail call in the plain build (jmp a): a's entry finds c's return
   // address replaced already, and both returns are seen in turn, a's first.
-  expect_path_calls(r, {{{"main", "a", "b"}, 21}, {{"main", "c", "a", "b"}, 28}, {{"main", "hot", "leaf"}, 100000}});
-  EXPECT_EQ(r.doc().at("functions").size(), 7u) << "nothing of the runtime's";
+  expect_calls_c_truth(r);
   expect_no_unmatched_exits(r);
   expect_report_invariants(r);
 }
@@ -131,8 +120,9 @@ TEST_P(RecordPatched, ExcludedAndFoldedFunctionsGetTheirNopsBack) {
 }
 
 // A cancelled thread unwinds with libc's own copy of the unwinder, which would meet a
-// replaced return address: --mode exact says so in one line, auto mode samples.
-TEST_P(RecordPatched, AProgramThatCancelsThreadsIsSampledOrRefused) {
+// replaced return address: --mode exact says so in one line. (Auto mode samples it instead;
+// the program waits for a signal, so that is left to the mode's unit rules.)
+TEST_P(RecordPatched, AProgramThatCancelsThreadsIsRefusedInOneLine) {
   const std::string binary = patched("attach_cancel.c");
   const RunResult refused =
       run({E2E_CALLPROF, "record", "--mode", "exact", "-o", "profile.callprof", "--", binary}, dir());

@@ -12,6 +12,7 @@
 
 #include "symbols/elf_file.h"
 #include "target/inject/mapped_modules.h"
+#include "target/shared_libraries.h"
 
 namespace callprof::inject {
 namespace {
@@ -101,6 +102,15 @@ Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bi
     if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_entsize > 0)
       add_section_slots(elf, scn, sh, relro, bias, out);
   }
+  return out;
+}
+
+std::vector<ModuleSlots> start_up_slots(const std::string& executable) {
+  std::vector<std::string> modules{executable};
+  if (auto libs = shared_libraries(executable)) modules.insert(modules.end(), libs->begin(), libs->end());
+  std::vector<ModuleSlots> out;
+  for (const std::string& m : modules)
+    if (auto slots = hook_slots_of(m, 0)) out.push_back({m, std::move(*slots)});
   return out;
 }
 

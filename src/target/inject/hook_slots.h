@@ -34,6 +34,16 @@ Result<std::vector<HookSlot>> hook_slots(pid_t pid, const std::string& except = 
 // The slots of one ELF file loaded with load bias `bias` (its addresses plus the bias).
 Result<std::vector<HookSlot>> hook_slots_of(const std::string& path, uint64_t bias);
 
+// The slots of a program about to be launched and of the libraries it starts with (as the
+// loader would find them), each module's at its link-time addresses: `record` of a program
+// built to be attached lists its unwinder slots in the runtime's plan and refuses one that
+// imports pthread_cancel. A module that cannot be read has none.
+struct ModuleSlots {
+  std::string path;
+  std::vector<HookSlot> slots;
+};
+std::vector<ModuleSlots> start_up_slots(const std::string& executable);
+
 // A slot as the runtime's attach settings list it: "got ADDRESS enter|exit|FUNCTION 0|1"
 // (runtime/attach.cpp).
 std::string settings_line(const HookSlot& slot);
