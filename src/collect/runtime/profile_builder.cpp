@@ -282,13 +282,16 @@ void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) 
 
 // Why a program built with -fpatchable-function-entry recorded no call of its own.
 std::string unpatched_warning(const wire::DumpHeader& h) {
-  const int error = -h.entries_patched;
+  // The code comes from an untrusted dump: widen before negating, and name only real errno values.
+  const int64_t error = -int64_t(h.entries_patched);
+  std::string why = error == EBUSY ? "other threads were already running when the runtime started"
+                    : error > 0 && error < 4096
+                        ? "the system refused writable code: " + std::string(std::strerror(int(error)))
+                        : fmt::format("unknown cause {}", h.entries_patched);
   return fmt::format(
       "process {}: its -fpatchable-function-entry nops were not made calls ({}), so none of its "
       "calls was recorded",
-      h.pid,
-      error == EBUSY ? "other threads were already running when the runtime started"
-                     : "the system refused writable code: " + std::string(std::strerror(error)));
+      h.pid, why);
 }
 
 void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbols& syms, BuildResult& out) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstdint>
+
 namespace callprof {
 namespace {
 
@@ -86,6 +89,23 @@ TEST(ProfileBuilder, WithoutCalibrationSaysTimesAreTicks) {
   BuildResult r = build_profile({d});
   ASSERT_FALSE(r.warnings.empty());
   EXPECT_NE(r.warnings.back().find("TSC ticks"), std::string::npos);
+}
+
+// A patch build whose nops stayed nops says why in one line; the code comes from the dump,
+// so a value no errno has (INT32_MIN from a corrupt file) is named as such.
+TEST(ProfileBuilder, UnpatchedEntriesSayWhy) {
+  auto warning_for = [](int32_t code) {
+    RawProcessDump d = sample();
+    d.header.entries_patched = code;
+    BuildResult r = build_profile({d});
+    for (const auto& w : r.warnings)
+      if (w.find("patchable") != std::string::npos) return w;
+    return std::string();
+  };
+  EXPECT_EQ(warning_for(0), "");
+  EXPECT_NE(warning_for(-EBUSY).find("other threads were already running"), std::string::npos);
+  EXPECT_NE(warning_for(-EACCES).find("refused writable code: Permission denied"), std::string::npos);
+  EXPECT_NE(warning_for(INT32_MIN).find("unknown cause -2147483648"), std::string::npos);
 }
 
 // Auto-fold: a folded node keeps every call; those after the fold are FoldedCalls, and a
