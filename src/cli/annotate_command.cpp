@@ -60,11 +60,11 @@ Run add_annotate(CLI::App& app) {
   return [a]() {
     auto query = a->selection.resolve();
     if (!query) return fail(query.error().message);
-    // A function's lines come from the threads' own trees, not the analysed one.
-    if (!lines_apply(*query) || query->merge != ThreadMerge::Paths)
-      return fail(
-          "--focus, --hide, --graft and --merge-threads do not apply to annotate (it shows one function's lines)");
-    query->keep_thread_trees = true;  // lines are read from the threads' own trees
+    // A function's lines come from the threads' own trees (with --focus and --hide applied to
+    // each), not from the merged one.
+    if (query->merge != ThreadMerge::Paths)
+      return fail("--graft and --merge-threads do not apply to annotate (it shows one function's lines)");
+    query->keep_thread_trees = true;
     auto analysis = analyse_profile(a->input, *query);
     if (!analysis) return fail(analysis.error().message);
     a->options.function = a->function;

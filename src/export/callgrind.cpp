@@ -101,7 +101,7 @@ class Writer {
   Writer(const Analysis& analysis, std::ostream& out) : a_(analysis), out_(out) {}
 
   Status write() {
-    if (!a_.profile().locations.empty() && lines_apply(a_.options())) code_.emplace(a_.profile(), a_.threads());
+    if (!a_.profile().locations.empty()) code_.emplace(a_);
     choose_events();
     name_functions();
     header();

@@ -262,8 +262,9 @@ void PprofWriter::write_header() {
 }
 
 // A selected thread's tree with --focus and --hide applied, its samples labelled with the
-// thread. Without either, Analysis::thread_tree would return a copy of the profile's own
-// (compensated) tree: read that in place instead of copying a possibly huge tree.
+// thread, its located costs moved with its nodes. Without either, Analysis::thread_tree would
+// return a copy of the profile's own (compensated) tree: read that in place instead of copying
+// a possibly huge tree.
 void PprofWriter::write_thread(size_t index) {
   const Thread& t = p_.threads[index];
   google::protobuf::RepeatedPtrField<pb::Label> labels;
@@ -285,11 +286,11 @@ void PprofWriter::write_thread(size_t index) {
     if (host.empty() && p.pid == t.pid && !p.host.empty()) host = p.host;
   if (host.empty()) host = p_.meta.hostname;
   if (!host.empty()) text("host", host);
-  if (a_.options().focus.empty() && a_.options().hide.empty()) {
-    write_samples(t.tree, t.code.empty() ? nullptr : &t.code, labels);
-  } else {
-    write_samples(a_.thread_tree(index), nullptr, labels);
-  }
+  if (!a_.transforms_trees()) return write_samples(t.tree, t.code.empty() ? nullptr : &t.code, labels);
+  NodeImage image;
+  const CallTree tree = a_.thread_tree(index, &image);
+  const CodeCosts code = on_result(relocated(t.code, t.tree, image), image);
+  write_samples(tree, code.empty() ? nullptr : &code, labels);
 }
 
 // A thread's code costs by node (model/code_lines.h), for the paths being written.

@@ -113,17 +113,11 @@ class Builder {
 json why(std::string text) { return {{"why", std::move(text)}}; }
 
 json document(const Analysis& a, const std::vector<std::string>& source_path, const SourceLimits& limits) {
-  // A function's lines sum over every calling context of the threads' own trees: they would
-  // not add up to a focused or hidden view's numbers.
-  if (!lines_apply(a.options()))
-    return why(
-        "not shown under --focus or --hide (a function's lines count every calling context); write the "
-        "report without them, or see `callprof annotate`");
   if (a.profile().locations.empty())
     return why(
         "this profile locates no cost inside functions: record with samples (-F HZ, or --mode sample) "
         "for samples per line, or in exact mode for the lines calls are made from");
-  const CodeIndex index(a.profile(), a.threads());
+  const CodeIndex index(a);
   const std::vector<FunctionId> located = index.functions();
   if (located.empty()) return why("the selected threads have no samples or call sites located in any function");
   Builder b(a, source_path, limits);

@@ -135,7 +135,7 @@ void Analysis::take(ThreadIntake&& intake) {
 
 // Hide and focus, the threads' own trees released when asked, and the aggregates.
 void Analysis::finish() {
-  if (!hidden_.empty() || !focused_.empty()) {
+  if (transforms_trees()) {
     tree_ = transformed(tree());
     single_ = nullptr;
   }
@@ -218,16 +218,20 @@ Status Analysis::compile_patterns() {
 }
 
 // Hide first, then focus: a hidden function cannot be a focus root.
-CallTree Analysis::transformed(const CallTree& tree) const {
+CallTree Analysis::transformed(const CallTree& tree, NodeImage* image) const {
   auto in = [](const std::vector<bool>& set) { return [&set](FunctionId f) { return f < set.size() && set[f]; }; };
-  if (hidden_.empty()) return focused_tree(tree, in(focused_));
-  CallTree hidden = hidden_tree(tree, in(hidden_));
-  return focused_.empty() ? hidden : focused_tree(hidden, in(focused_));
+  if (hidden_.empty()) return focused_tree(tree, in(focused_), image);
+  CallTree hidden = hidden_tree(tree, in(hidden_), image);
+  if (focused_.empty()) return hidden;
+  NodeImage second;
+  CallTree focused = focused_tree(hidden, in(focused_), image ? &second : nullptr);
+  if (image) *image = composed(*image, second);
+  return focused;
 }
 
-CallTree Analysis::thread_tree(size_t index) const {
+CallTree Analysis::thread_tree(size_t index, NodeImage* image) const {
   const CallTree& own = profile_->threads[index].tree;
-  return hidden_.empty() && focused_.empty() ? own : transformed(own);
+  return transforms_trees() ? transformed(own, image) : own;
 }
 
 void Analysis::aggregate() {

@@ -29,37 +29,54 @@ void sort_calls(std::vector<CallsFrom>& calls) {
 
 CodeIndex::CodeIndex(const Profile& profile, std::span<const size_t> threads)
     : profile_(profile), by_function_(profile.functions.size()), own_(profile.functions.size()) {
+  for (size_t index : threads) add_thread(profile.threads[index].tree, profile.threads[index].code, nullptr, nullptr);
+}
+
+CodeIndex::CodeIndex(const Analysis& a)
+    : profile_(a.profile()), by_function_(profile_.functions.size()), own_(profile_.functions.size()) {
+  for (size_t index : a.threads()) {
+    const Thread& t = profile_.threads[index];
+    if (!a.transforms_trees()) {
+      add_thread(t.tree, t.code, nullptr, nullptr);
+      continue;
+    }
+    NodeImage image;
+    const CallTree view = a.thread_tree(index, &image);
+    add_thread(t.tree, relocated(t.code, t.tree, image), &view, &image);
+  }
+}
+
+// Calls from a place are measured on the own tree's node (its part of the view's node, which
+// can merge several); whether a recursive callee is outermost is asked of the view.
+void CodeIndex::add_thread(const CallTree& tree, const CodeCosts& code, const CallTree* view, const NodeImage* image) {
   const auto in_table = [&](LocationId l) {
-    return l < profile.locations.size() && profile.locations[l].function < by_function_.size();
+    return l < profile_.locations.size() && profile_.locations[l].function < by_function_.size();
   };
-  for (size_t index : threads) {
-    const Thread& t = profile.threads[index];
-    const CallTree& tree = t.tree;
-    for (NodeId n = 1; n < tree.size(); ++n) {
-      const FunctionId f = tree.node(n).function;
-      if (f >= own_.size()) continue;
-      const MetricRow m = tree.base(n);
-      own_[f].calls += m[Metric::Calls];
-      own_[f].wall_ns += m[Metric::WallNs];
-      own_[f].cpu_ns += m[Metric::CpuNs];
-      own_[f].samples += m[Metric::Samples];
-    }
-    for (const InstructionSamples& i : t.code.instructions)
-      if (i.node < tree.size() && in_table(i.location))
-        by_function_[profile.locations[i.location].function].push_back({i.location, i.samples, i.cpu_ns, {}});
-    if (t.code.call_sites.empty()) continue;
-    const MetricTable cum = cumulative(tree, std::array{Metric::WallNs, Metric::CpuNs, Metric::Samples});
-    const std::vector<uint32_t> level = recursion_levels(tree);
-    for (const CallSite& c : t.code.call_sites) {
-      if (c.node >= tree.size() || !in_table(c.location)) continue;
-      const MetricRow total = cum[c.node];
-      // An inner recursive call's time is inside the outer one's: counted there.
-      const bool outermost = level[c.node] == 0;
-      CallsFrom from{tree.node(c.node).function, tree.base(c.node)[Metric::Calls],
-                     outermost ? total[Metric::WallNs] : 0, outermost ? total[Metric::CpuNs] : 0,
-                     outermost ? total[Metric::Samples] : 0};
-      by_function_[profile.locations[c.location].function].push_back({c.location, 0, 0, from});
-    }
+  const CallTree& shown = view ? *view : tree;
+  for (NodeId n = 1; n < shown.size(); ++n) {
+    const FunctionId f = shown.node(n).function;
+    if (f >= own_.size()) continue;
+    const MetricRow m = shown.base(n);
+    own_[f].calls += m[Metric::Calls];
+    own_[f].wall_ns += m[Metric::WallNs];
+    own_[f].cpu_ns += m[Metric::CpuNs];
+    own_[f].samples += m[Metric::Samples];
+  }
+  for (const InstructionSamples& i : code.instructions)
+    if (i.node < tree.size() && in_table(i.location))
+      by_function_[profile_.locations[i.location].function].push_back({i.location, i.samples, i.cpu_ns, {}});
+  if (code.call_sites.empty()) return;
+  const MetricTable cum = cumulative(tree, std::array{Metric::WallNs, Metric::CpuNs, Metric::Samples});
+  const std::vector<uint32_t> level = recursion_levels(shown);
+  for (const CallSite& c : code.call_sites) {
+    if (c.node >= tree.size() || !in_table(c.location)) continue;
+    const MetricRow total = cum[c.node];
+    // An inner recursive call's time is inside the outer one's: counted there.
+    const NodeId in_view = image ? image->node[c.node] : c.node;
+    const bool outermost = level[in_view] == 0;
+    CallsFrom from{tree.node(c.node).function, tree.base(c.node)[Metric::Calls], outermost ? total[Metric::WallNs] : 0,
+                   outermost ? total[Metric::CpuNs] : 0, outermost ? total[Metric::Samples] : 0};
+    by_function_[profile_.locations[c.location].function].push_back({c.location, 0, 0, from});
   }
 }
 
@@ -111,8 +128,6 @@ std::vector<FunctionId> CodeIndex::functions() const {
   for (auto [samples, f] : order) out.push_back(f);
   return out;
 }
-
-bool lines_apply(const QueryOptions& options) { return options.focus.empty() && options.hide.empty(); }
 
 LineColumns line_columns(const Analysis& a) {
   const RecordingModes& mode = a.profile().meta.mode;

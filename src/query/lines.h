@@ -2,7 +2,10 @@
 // whose instruction was in its code, and the calls it made, by the line (and instruction) they
 // were made from. Shared by annotate, the web report's Source panel and the exports' lines.
 //
-// A function's lines sum over every calling context, as perf annotate and pprof -list do.
+// A function's lines sum over every calling context, as perf annotate and pprof -list do, of
+// the trees as the analysis shows them: under --focus only the contexts inside the focus; under
+// --hide a hidden function's samples, and the calls made from its code, on the line its caller
+// called it from (pprof's -focus and -hide with -list).
 // Calls from a line are its callees' nodes whose call site is in the function; a recursive
 // callee counts only where it is not already on the path (as per-caller views count).
 #pragma once
@@ -53,11 +56,18 @@ class CodeIndex {
  public:
   // `threads`: indices into profile.threads; their trees as the views see them (compensated).
   CodeIndex(const Profile& profile, std::span<const size_t> threads);
+  // The analysis' selected threads, their trees with --hide and --focus applied (the threads'
+  // own trees must have been kept).
+  explicit CodeIndex(const Analysis& analysis);
   FunctionCode of(FunctionId f) const;
   // Functions with located samples or calls made from a known place, most samples first.
   std::vector<FunctionId> functions() const;
 
  private:
+  // One thread: its own tree and code; with `view` (the tree as shown) and `image`, the code is
+  // relocated() and the own metrics are the view's.
+  void add_thread(const CallTree& tree, const CodeCosts& code, const CallTree* view, const NodeImage* image);
+
   struct Entry {  // one location's costs in one function
     LocationId location = kNoLocation;
     uint64_t samples = 0, cpu_ns = 0;
@@ -70,10 +80,6 @@ class CodeIndex {
   };
   std::vector<Own> own_;
 };
-
-// Whether a function's located costs describe the analysed tree: they sum every calling
-// context of the threads' own trees, which --focus and --hide rebuild.
-bool lines_apply(const QueryOptions& options);
 
 // What a profile's lines can show: samples where it has them, calls where it counted them.
 struct LineColumns {

@@ -20,6 +20,7 @@
 #include "graph/tree_stats.h"
 #include "model/profile.h"
 #include "model/transform/compensate.h"
+#include "model/transform/node_image.h"
 #include "query/names.h"
 #include "util/pattern.h"
 #include "util/result.h"
@@ -138,8 +139,11 @@ class Analysis {
   // The function's aggregate row, nullptr when it is not in the tree.
   const FunctionRow* row(FunctionId f) const;
   // One selected thread's own tree (profile().threads[index]) with hide and focus applied:
-  // for outputs that keep threads apart (pprof labels, speedscope profiles).
-  CallTree thread_tree(size_t index) const;
+  // for outputs that keep threads apart (pprof labels, speedscope profiles). `image`, when
+  // given, gets where the own tree's nodes went (left empty when nothing was rebuilt).
+  CallTree thread_tree(size_t index, NodeImage* image = nullptr) const;
+  // Whether --hide or --focus rebuild the trees.
+  bool transforms_trees() const { return !hidden_.empty() || !focused_.empty(); }
   // --hide and --focus as compiled for this analysis, by FunctionId.
   bool hides(FunctionId f) const { return f < hidden_.size() && hidden_[f]; }
   bool focuses(FunctionId f) const { return f < focused_.size() && focused_[f]; }
@@ -153,7 +157,7 @@ class Analysis {
   void take(ThreadIntake&& intake);
   void finish();
   Status compile_patterns();
-  CallTree transformed(const CallTree& tree) const;
+  CallTree transformed(const CallTree& tree, NodeImage* image = nullptr) const;
   void summarise_threads();
   void aggregate();
 

@@ -236,7 +236,7 @@ Status render_annotate(const Analysis& a, SourceText& sources, const AnnotateOpt
   const std::vector<bool> matches = matching_functions(p, *pattern);
   if (std::find(matches.begin(), matches.end(), true) == matches.end())
     return make_error(fmt::format("no function matches '{}'", escape_text(o.function)));
-  const CodeIndex index(p, a.threads());
+  const CodeIndex index(a);
   std::vector<FunctionId> shown;
   for (FunctionId f : index.functions())
     if (f < matches.size() && matches[f] && shown.size() < o.limit) shown.push_back(f);

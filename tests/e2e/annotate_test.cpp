@@ -23,9 +23,12 @@ uint32_t marked_line(const std::string& marker) {
 
 class Annotate : public E2ETest {
  protected:
-  // callprof annotate --json FUNCTION on profile.callprof: hot's entry.
-  json annotate_json(const std::string& function) {
-    const RunResult r = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--json", function}, dir());
+  // callprof annotate --json [OPTIONS] FUNCTION on profile.callprof: the function's entry.
+  json annotate_json(const std::string& function, std::vector<std::string> options = {}) {
+    std::vector<std::string> argv{E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--json"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(function);
+    const RunResult r = run(argv, dir());
     EXPECT_EQ(r.exit, exited(0)) << r.err;
     const json doc = json::parse(r.out);
     EXPECT_EQ(doc.at("functions").size(), 1u) << r.out;
@@ -179,6 +182,45 @@ TEST_P(Annotate, ExportsCarryTheLinesToPprofAndCallgrind) {
   const std::string calls = pprof_list("e.pb.gz", "calls");
   EXPECT_EQ(listed_on(calls, "leaf_call", 1), 30000u) << calls;
   EXPECT_EQ(listed_on(calls, "other_call", 1), 300u) << calls;
+}
+
+// --hide and --focus move the lines with the tree, as pprof's -hide and -focus do: hot hidden,
+// its samples are on main's line that called it, in annotate, pprof -list and callgrind_annotate
+// alike; focused, hot keeps its heavy line.
+TEST_P(Annotate, HideAndFocusMoveTheLinesWithTheTree) {
+  const std::string go = find_on_path("go"), cga = find_on_path("callgrind_annotate");
+  if (go.empty() || cga.empty()) GTEST_SKIP() << "go (golang-go) or callgrind_annotate (valgrind) is not installed";
+  record_with({"--mode", "sample", "-F", "4999"}, build_plain("lines.c"));
+  const json main = annotate_json("^main$", {"--hide", "^hot$"});
+  const auto [on_call, all] = samples_on(main, marked_line("hot_call"));
+  EXPECT_GE(on_call, 300u) << main.dump();
+  EXPECT_GE(double(on_call), 0.9 * double(all)) << main.dump();
+  const auto pprof_list = [&](const std::string& profile, const std::string& function) {
+    const RunResult r =
+        run({"/usr/bin/env", "HOME=" + dir().string(), "GOCACHE=" + (dir() / "gocache").string(), "GOTOOLCHAIN=local",
+             go, "tool", "pprof", "-list", function, "-sample_index=samples", profile},
+            dir(), "", 120);
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+    return r.out;
+  };
+  const auto export_with = [&](const std::string& format, const std::string& option, const std::string& pattern,
+                               const std::string& out) {
+    const RunResult r =
+        run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", format, option, pattern, "-o", out}, dir());
+    EXPECT_EQ(r.exit, exited(0)) << r.err;
+  };
+  export_with("pprof", "--hide", "^hot$", "hidden.pb.gz");
+  const std::string hidden = pprof_list("hidden.pb.gz", "^main$");
+  EXPECT_EQ(listed_on(hidden, "hot_call", 0), on_call) << hidden;
+  export_with("callgrind", "--hide", "^hot$", "hidden.cg");
+  const RunResult cg = run({cga, "--auto=yes", "--show=Samples", "--show-percs=no", "hidden.cg"}, dir());
+  EXPECT_EQ(cg.exit, exited(0)) << cg.err;
+  EXPECT_EQ(listed_on(cg.out, "hot_call", 0), on_call) << cg.out;
+  export_with("pprof", "--focus", "^hot$", "focused.pb.gz");
+  const std::string focused = pprof_list("focused.pb.gz", "^hot$");
+  const uint64_t heavy = listed_on(focused, "heavy", 0), light = listed_on(focused, "light", 0);
+  EXPECT_GE(double(heavy), 0.8 * double(heavy + light)) << focused;
+  EXPECT_GT(light, 0u) << focused;
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 namespace callprof {
 
-CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches) {
+CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches, NodeImage* image_out) {
   CallTree out;
   // Per node of `tree`: its node in `out`, or kNoNode when it lies outside every kept subtree.
   std::vector<NodeId> image(tree.size(), kNoNode);
@@ -21,6 +21,8 @@ CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)
       continue;
     out.base(image[i]).merge(tree.base(i));
   }
+  image[kRootNode] = kRootNode;
+  if (image_out) *image_out = NodeImage{std::move(image), std::vector<bool>(tree.size(), false)};
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "model/call_tree.h"
+#include "model/transform/node_image.h"
 
 namespace callprof {
 
@@ -17,6 +18,7 @@ namespace callprof {
 // of cum over those outermost nodes exactly. A matching node inside a kept subtree stays where it
 // is (not re-rooted again), so recursion is never counted twice. The root carries nothing; when
 // nothing matches the result is the root alone.
-CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches);
+// `image`, when given, gets where each node went.
+CallTree focused_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches, NodeImage* image = nullptr);
 
 }  // namespace callprof

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "model/call_tree.h"
+#include "model/transform/node_image.h"
 
 namespace callprof {
 
@@ -16,6 +17,7 @@ namespace callprof {
 // nodes that land on the same path (a hidden node's child and an existing sibling of the same
 // function) merge by metric kind. A hidden node's calls vanish, so a kept node's cum Calls drops
 // by the calls of the hidden nodes below it; every other additive total is unchanged.
-CallTree hidden_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches);
+// `image`, when given, gets where each node went.
+CallTree hidden_tree(const CallTree& tree, const std::function<bool(FunctionId)>& matches, NodeImage* image = nullptr);
 
 }  // namespace callprof

@@ -73,14 +73,19 @@ TEST(SourceData, NoLocatedCostSaysWhy) {
   EXPECT_NE(doc["why"].get<std::string>().find("-F"), std::string::npos) << "says how to record lines";
 }
 
-TEST(SourceData, FocusOrHideSaysWhy) {
+// A report written with --focus or --hide has that view's lines: with B hidden or focused on,
+// A's call of B is not in the view, D's samples are.
+TEST(SourceData, FocusOrHideShowTheViewsLines) {
   for (bool focus : {true, false}) {
     QueryOptions q;
     (focus ? q.focus : q.hide) = "^B$";
     const json doc = document(located_profile(write_d_c()), q);
-    ASSERT_TRUE(doc.contains("why")) << doc.dump();
-    EXPECT_NE(doc["why"].get<std::string>().find("--focus or --hide"), std::string::npos);
+    ASSERT_TRUE(doc.contains("functions")) << doc.dump();
+    EXPECT_EQ(function_entry(doc, "D")["samples"], 7);
+    EXPECT_THROW(function_entry(doc, "A"), std::runtime_error) << doc.dump();
   }
+  const json whole = document(located_profile(write_d_c()));
+  EXPECT_NO_THROW(function_entry(whole, "A")) << "A's call of B is located without a view";
 }
 
 TEST(SourceData, AnnotatedLinesWithContextAndText) {

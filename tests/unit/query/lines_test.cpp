@@ -102,6 +102,60 @@ TEST(CodeIndex, DamagedIdsAreSkipped) {
   EXPECT_EQ(CodeIndex(f.p, threads).of(f.a).samples, 5u);
 }
 
+// The lines of a view: the analysis' trees with --hide and --focus applied.
+FunctionCode code_in_view(Fixture f, const char* hide, const char* focus, FunctionId fn) {
+  QueryOptions o;
+  o.hide = hide;
+  o.focus = focus;
+  auto a = Analysis::run(std::move(f.p), o);
+  EXPECT_TRUE(a.ok());
+  return CodeIndex(*a).of(fn);
+}
+
+// Hiding a: its samples land on main's line 5, where main called it; b's line is untouched.
+TEST(CodeIndex, AHiddenFunctionsCostsGoToTheLineItWasCalledFrom) {
+  Fixture f = fixture();
+  const FunctionId main_f = f.main_f, a = f.a, b = f.b;
+  const FunctionCode m = code_in_view(std::move(f), "^a$", "", main_f);
+  ASSERT_EQ(m.lines.size(), 2u);
+  EXPECT_EQ(m.lines[0].line, 5u);
+  EXPECT_EQ(m.lines[0].samples, 11u);  // a's 5 + 6 located samples, the inner a's included
+  EXPECT_TRUE(m.lines[0].calls.empty()) << "a is not shown: no call of it";
+  EXPECT_EQ(m.lines[1].line, 7u);
+  ASSERT_EQ(m.lines[1].calls.size(), 1u);
+  EXPECT_EQ(m.lines[1].calls[0].callee, b);
+  EXPECT_EQ(m.self_samples, 11u) << "main's self took a's";
+  EXPECT_EQ(m.samples, m.self_samples) << "every self sample is on a line";
+  Fixture g = fixture();
+  EXPECT_TRUE(code_in_view(std::move(g), "^a$", "", a).lines.empty());
+}
+
+// Focusing on a: only its contexts count, and main's calls of it are outside the view; the
+// inner a, outermost nowhere, still gives its time to the outer one only.
+TEST(CodeIndex, AFocusKeepsTheContextsInsideIt) {
+  Fixture f = fixture();
+  const FunctionId main_f = f.main_f, a = f.a;
+  Fixture g = fixture();
+  EXPECT_TRUE(code_in_view(std::move(g), "", "^a$", main_f).lines.empty());
+  const FunctionCode in_a = code_in_view(std::move(f), "", "^a$", a);
+  EXPECT_EQ(in_a.samples, 11u);
+  ASSERT_EQ(in_a.lines.size(), 3u);
+  EXPECT_EQ(in_a.lines[2].line, 20u);
+  ASSERT_EQ(in_a.lines[2].calls.size(), 1u);
+  EXPECT_EQ(in_a.lines[2].calls[0].calls, 2u);
+  EXPECT_EQ(in_a.lines[2].calls[0].wall_ns, 0u);
+}
+
+// Hide, then focus: a focus on b leaves a out; with main hidden, a focus on a keeps a's lines.
+TEST(CodeIndex, HideThenFocusComposes) {
+  Fixture f = fixture(), g = fixture();
+  const FunctionId a = f.a;
+  const FunctionCode outside = code_in_view(std::move(f), "^main$", "^b$", a);
+  EXPECT_TRUE(outside.lines.empty());
+  EXPECT_EQ(outside.samples, 0u);
+  EXPECT_EQ(code_in_view(std::move(g), "^main$", "^a$", a).samples, 11u);
+}
+
 }  // namespace
 }  // namespace callprof
 
