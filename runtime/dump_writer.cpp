@@ -362,6 +362,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   const RewriteCounts rewrites = rewrite_counts();
   h.rewritten_sites = rewrites.done;
   h.entries_patched = p.patch_status;
+  h.patch_step = p.patch_step;
   h.rewrite_refused_errno = rewrites.refused_errno;
   h.removed_functions = removed_function_count();
   h.hook_removal = g_remove_hooks ? 1 : 0;
@@ -413,8 +414,10 @@ void allow_another_dump() { g_dumped_pid = 0; }
 
 void write_dump(int death_signal) {
   // A vfork child shares our memory and had no fork handler: it must not write (or mark
-  // as written) the parent's data when it calls exec or _exit.
-  if (g_dumped_pid == process().pid || !first_thread() || sys::getpid() != process().pid) return;
+  // as written) the parent's data when it calls exec or _exit. A process that recorded no
+  // thread has nothing to say, unless its entries could not be patched: the dump says why.
+  const bool says_why = process().patch_status < 0;
+  if (g_dumped_pid == process().pid || (!first_thread() && !says_why) || sys::getpid() != process().pid) return;
   if (!lock_dumps(death_signal != 0)) return;
   g_dumped_pid = process().pid;
   ThreadState* self = t_state;

@@ -14,6 +14,7 @@
 #include "raw_syscall.h"
 #include "symbol_presence.h"
 #include "wire/attach_frames.h"
+#include "wire/raw_dump.h"
 #include "wire/return_stacks.h"
 
 extern "C" void callprof_patched_return();  // patched_trampolines.S
@@ -150,20 +151,20 @@ int begin_patched_window(const wire::AttachFrame* frames, uint32_t count) {
 
 namespace {
 
-// The tasks in /proc/self/task (2 or more: other threads run), 0 when unreadable.
-uint32_t thread_count() {
+// The tasks in /proc/self/task (2 or more: other threads run), or -errno when unreadable.
+long thread_count() {
   const long fd = sys::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return fd;
   alignas(8) char buf[4096];
-  uint32_t n = 0;
-  for (long got; (got = sys::call(SYS_getdents64, fd, sys::p(buf), sizeof buf)) > 0;)
+  long n = 0, got;
+  while ((got = sys::call(SYS_getdents64, fd, sys::p(buf), sizeof buf)) > 0)
     for (long at = 0; at < got;) {
       const auto* d = reinterpret_cast<const struct dirent64*>(buf + at);
       if (d->d_name[0] != '.') ++n;
       at += d->d_reclen;
     }
   sys::close(int(fd));
-  return n;
+  return got < 0 ? got : n;
 }
 
 struct UnwinderSlot {
@@ -185,15 +186,22 @@ bool add_unwinder_slot(uint64_t slot, const char* name, bool read_only) {
   return true;
 }
 
-int patch_entries_at_start() {
-  if (thread_count() != 1) return -EBUSY;
+int patch_entries_at_start(uint32_t* failed_step) {
+  const long threads = thread_count();
+  *failed_step = threads < 0 ? wire::kPatchStepTaskList : wire::kPatchStepOtherThreads;
+  if (threads < 0) return int(threads);
+  if (threads != 1) return -EBUSY;
   // The stand-ins first: no return address is replaced before a throw would put it back.
+  *failed_step = wire::kPatchStepUnwinder;
   for (uint32_t i = 0; i < g_unwinder_slot_count; ++i) {
     uint64_t old = 0;
     const UnwinderSlot& u = g_unwinder_slots[i];
     if (!swap_pointer(u.slot, u.stand_in, u.read_only, &old)) return -EPERM;
   }
-  return begin_patched_window(nullptr, 0);
+  *failed_step = wire::kPatchStepCode;
+  const int status = begin_patched_window(nullptr, 0);
+  if (status == 0) *failed_step = wire::kPatchStepUnknown;
+  return status;
 }
 
 // A thread whose first patched event this is may have frames seeded at the attach.

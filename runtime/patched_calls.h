@@ -36,10 +36,11 @@ namespace callprof::rt {
 int begin_patched_window(const wire::AttachFrame* frames, uint32_t count);
 // `record` of a program built to be attached (its function plan lists the patchable
 // sections): the sites become calls as the runtime starts, before the program's own
-// constructors, and stay calls for the process's life. 0, or a negative errno-like code:
-// -EBUSY when the process already has other threads (a library's constructor started
-// them: writing the sites is safe only with every other thread stopped), or patch_sites'.
-int patch_entries_at_start();
+// constructors, and stay calls for the process's life. 0, or a negative errno-like code
+// with the step that failed (wire::PatchStep) in `failed_step`: -EBUSY when the process
+// already has other threads (writing the sites is safe only with every other thread
+// stopped), the task list's, the GOT's or patch_sites' error.
+int patch_entries_at_start(uint32_t* failed_step);
 // From the same plan ("u" lines): a GOT entry of a module through which it calls one of the
 // unwinders' entries (`name`), pointed at the runtime's stand-in by patch_entries_at_start,
 // as an attach does (attach_replacements.h). False when `name` is no unwinder's or the

@@ -161,7 +161,7 @@ void initialize() {
   // A program built to be attached, recorded from its start: before any other thread can
   // exist (the snapshot thread is one).
   if (patchable_ranges() && !attached_mode()) {
-    const int status = patch_entries_at_start();
+    const int status = patch_entries_at_start(&g_process.patch_step);
     g_process.patch_status = status == 0 ? 1 : status;
   }
   start_snapshots(g_process.config);

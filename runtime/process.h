@@ -86,6 +86,7 @@ struct ProcessInfo {
   // record of a program built to be attached: 1 its entries were patched into calls at
   // start-up (patched_calls.h), a negative errno-like code when they could not be; 0 else.
   int32_t patch_status;
+  uint32_t patch_step;  // wire::PatchStep, when patch_status < 0
 };
 const ProcessInfo& process();
 void ensure_initialized();

@@ -36,6 +36,15 @@ struct DumpHookCosts {
 };
 static_assert(sizeof(DumpHookCosts) == 48);
 
+// Where patching a program's entries at its start stopped (DumpHeader::patch_step).
+enum PatchStep : uint32_t {
+  kPatchStepUnknown = 0,
+  kPatchStepTaskList = 1,      // /proc/self/task could not be read: the threads not counted
+  kPatchStepOtherThreads = 2,  // other threads already ran (-EBUSY)
+  kPatchStepUnwinder = 3,      // a GOT entry of the unwinder could not be redirected
+  kPatchStepCode = 4,          // the code could not be made writable (mprotect's error)
+};
+
 struct DumpHeader {
   char magic[8];
   uint32_t version;
@@ -67,10 +76,10 @@ struct DumpHeader {
   uint32_t rewrite_refused_errno;
   uint32_t hook_removal;  // 1: hooks of filtered-out and folded functions are rewritten away
   // record of a program built with -fpatchable-function-entry (runtime/patched_calls.h):
-  // 1 its entries became calls at start-up; a negative errno-like code when they could not
-  // (-EBUSY: other threads ran already; else mprotect's error); 0 for a program with hooks.
+  // 1 its entries became calls at start-up; a negative errno-like code when they could not,
+  // with the step that failed in patch_step; 0 for a program with hooks.
   int32_t entries_patched;
-  uint32_t reserved_patch;
+  uint32_t patch_step;  // PatchStep
 };
 static_assert(sizeof(DumpHeader) == 224);
 

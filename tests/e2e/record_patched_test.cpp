@@ -131,5 +131,16 @@ TEST_P(RecordPatched, AProgramThatCancelsThreadsIsRefusedInOneLine) {
   EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
 }
 
+// A thread that runs before the runtime's start (started from .preinit_array by a bare
+// clone): the entries stay nops, the program runs as without callprof, and the recording
+// says why in one line.
+TEST_P(RecordPatched, AThreadBeforeTheRuntimesStartLeavesTheNopsAndSaysWhy) {
+  std::string out, err;
+  const Report r = record_loud(patched("prestarted_thread.c"), {}, &out, &err);
+  EXPECT_EQ(out, "1000000\n");
+  EXPECT_NE(err.find("nops were not made calls (other threads were already running"), std::string::npos) << err;
+  EXPECT_EQ(r.find_function("work"), nullptr) << "nothing recorded";
+}
+
 }  // namespace
 }  // namespace e2e

@@ -284,10 +284,22 @@ void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) 
 std::string unpatched_warning(const wire::DumpHeader& h) {
   // The code comes from an untrusted dump: widen before negating, and name only real errno values.
   const int64_t error = -int64_t(h.entries_patched);
-  std::string why = error == EBUSY ? "other threads were already running when the runtime started"
-                    : error > 0 && error < 4096
-                        ? "the system refused writable code: " + std::string(std::strerror(int(error)))
-                        : fmt::format("unknown cause {}", h.entries_patched);
+  const std::string text =
+      error > 0 && error < 4096 ? std::strerror(int(error)) : fmt::format("code {}", h.entries_patched);
+  std::string why;
+  switch (h.patch_step) {
+    case wire::kPatchStepTaskList:
+      why = "the runtime could not count the process's threads in /proc/self/task: " + text;
+      break;
+    case wire::kPatchStepOtherThreads:
+      why = "other threads were already running when the runtime started";
+      break;
+    case wire::kPatchStepUnwinder:
+      why = "the unwinder's GOT entries could not be redirected: " + text;
+      break;
+    default:
+      why = "the system refused writable code: " + text;
+  }
   return fmt::format(
       "process {}: its -fpatchable-function-entry nops were not made calls ({}), so none of its "
       "calls was recorded",

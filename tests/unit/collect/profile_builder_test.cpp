@@ -91,21 +91,30 @@ TEST(ProfileBuilder, WithoutCalibrationSaysTimesAreTicks) {
   EXPECT_NE(r.warnings.back().find("TSC ticks"), std::string::npos);
 }
 
-// A patch build whose nops stayed nops says why in one line; the code comes from the dump,
-// so a value no errno has (INT32_MIN from a corrupt file) is named as such.
+// A patch build whose nops stayed nops says why in one line, by the step that failed; the
+// code comes from the dump, so a value no errno has (INT32_MIN from a corrupt file) is
+// named as such.
 TEST(ProfileBuilder, UnpatchedEntriesSayWhy) {
-  auto warning_for = [](int32_t code) {
+  auto warning_for = [](int32_t code, uint32_t step) {
     RawProcessDump d = sample();
     d.header.entries_patched = code;
+    d.header.patch_step = step;
     BuildResult r = build_profile({d});
     for (const auto& w : r.warnings)
       if (w.find("patchable") != std::string::npos) return w;
     return std::string();
   };
-  EXPECT_EQ(warning_for(0), "");
-  EXPECT_NE(warning_for(-EBUSY).find("other threads were already running"), std::string::npos);
-  EXPECT_NE(warning_for(-EACCES).find("refused writable code: Permission denied"), std::string::npos);
-  EXPECT_NE(warning_for(INT32_MIN).find("unknown cause -2147483648"), std::string::npos);
+  EXPECT_EQ(warning_for(0, 0), "");
+  EXPECT_NE(warning_for(-EBUSY, wire::kPatchStepOtherThreads).find("other threads were already running"),
+            std::string::npos);
+  EXPECT_NE(
+      warning_for(-ENOENT, wire::kPatchStepTaskList).find("count the process's threads in /proc/self/task: No such"),
+      std::string::npos);
+  EXPECT_NE(warning_for(-EPERM, wire::kPatchStepUnwinder).find("GOT entries"), std::string::npos);
+  EXPECT_NE(warning_for(-EACCES, wire::kPatchStepCode).find("refused writable code: Permission denied"),
+            std::string::npos);
+  EXPECT_NE(warning_for(INT32_MIN, wire::kPatchStepCode).find("code -2147483648"), std::string::npos);
+  EXPECT_NE(warning_for(-EACCES, 99).find("refused writable code"), std::string::npos) << "an unknown step";
 }
 
 // Auto-fold: a folded node keeps every call; those after the fold are FoldedCalls, and a
