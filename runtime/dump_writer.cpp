@@ -15,6 +15,7 @@
 #include "context_store.h"
 #include "hook_removal.h"
 #include "libcalls.h"
+#include "path_text.h"
 #include "process.h"
 #include "raw_syscall.h"
 #include "snapshots.h"
@@ -69,26 +70,6 @@ class Output {
   bool ok_ = true;
   uint64_t used_ = 0;
   char* buf_ = g_output_buffer;
-};
-
-// A path, built without stdio.
-struct Path {
-  char text[640];
-  uint32_t size = 0;
-  Path& add(const char* s) {
-    while (*s && size + 1 < sizeof text) text[size++] = *s++;
-    text[size] = 0;
-    return *this;
-  }
-  Path& add(uint32_t v) {
-    char digits[10];
-    int n = 0;
-    do digits[n++] = char('0' + v % 10), v /= 10;
-    while (v);
-    while (n > 0 && size + 1 < sizeof text) text[size++] = digits[--n];
-    text[size] = 0;
-    return *this;
-  }
 };
 
 int open_for_writing(const char* path) { return int(sys::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)); }

@@ -13,6 +13,8 @@
 #   all-noinl  samples-all compared as the issue asks, "--no-inline where the plain build
 #              inlines": inlined frames, and the functions the plain build has only as
 #              inlined frames, counted in their callers on both sides
+#   patch-noinl  all-noinl on the attachable build (-fpatchable-function-entry, no hooks:
+#              with GCC, only the calls left after inlining), recorded from its start
 # and the cost of those samples: the CPU time exact mode -F 999 adds to exact mode, against
 # what sampling mode at 999 Hz adds to the plain build (interleaved rounds, medians).
 # Function names are compared with GCC's clone suffixes (.part.N, .isra.N, .constprop.N,
@@ -119,11 +121,12 @@ echo "date:     $(date -Iseconds)   host: $(hostname), $(nproc) cores, load $(cu
 echo "callprof: $callprof ($(git -C "$script_dir" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "distributions sampled at $HZ Hz; cost: $ROUNDS interleaved rounds at 999 Hz, CPU time (user+sys, all processes)"
 echo
-printf '%-12s %6s %6s %6s %6s %8s %8s %11s   %10s %10s\n' program plain exact ordered samples samp-all all-noinl samples/run \
-  "+samples" "+sampling"
+row='%-12s %6s %6s %6s %6s %8s %9s %11s %11s   %10s %10s\n'
+# shellcheck disable=SC2059
+printf "$row" program plain exact ordered samples samp-all all-noinl patch-noinl samples/run "+samples" "+sampling"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
-    plain=$(build "$p" "$c" plain); instr=$(build "$p" "$c" instr)
+    plain=$(build "$p" "$c" plain); instr=$(build "$p" "$c" instr); patch=$(build "$p" "$c" patch)
     # shellcheck disable=SC2046
     {
       record "$tmp/ref.callprof" --mode sample -F "$HZ" -- $(workload "$p" "$plain")
@@ -132,6 +135,7 @@ for p in $PROGRAMS; do
       record "$tmp/ordered.callprof" --ordered-clock -- $(workload "$p" "$instr")
       record "$tmp/samples.callprof" -F "$HZ" -- $(workload "$p" "$instr")
       record "$tmp/all.callprof" -F "$HZ" --auto-fold all -- $(workload "$p" "$instr")
+      record "$tmp/patch.callprof" -F "$HZ" --auto-fold all -- $(workload "$p" "$patch")
     }
     in_tree=$("$callprof" report -i "$tmp/samples.callprof" --json | python3 -c \
       'import json,sys; s=json.load(sys.stdin)["metadata"]["sampling"]; print(s["samples"]-s["runtime_samples"]-s["unplaced_samples"])')
@@ -141,6 +145,7 @@ for p in $PROGRAMS; do
     d_samples=$(tv "$tmp/samples.callprof" samples "$tmp/ref.callprof" samples)
     d_all=$(tv "$tmp/all.callprof" samples "$tmp/ref.callprof" samples)
     d_all_ni=$(tv "$tmp/all.callprof" samples "$tmp/ref.callprof" samples inline)
+    d_patch=$(tv "$tmp/patch.callprof" samples "$tmp/ref.callprof" samples inline)
     # The cost of samples: exact -F 999 over exact, sampling mode over plain, same rounds.
     declare -A cpu=()
     for (( r = 1; r <= ROUNDS; r++ )); do
@@ -155,14 +160,16 @@ for p in $PROGRAMS; do
     pl=$(median "${cpu[plain]}"); sa=$(median "${cpu[sampled]}"); ex=$(median "${cpu[exact]}"); ef=$(median "${cpu[exactF]}")
     add_samples=$(awk -v a="$ef" -v b="$ex" 'BEGIN { printf "%+.0f ms", (a - b) * 1000 }')
     add_sampling=$(awk -v a="$sa" -v b="$pl" 'BEGIN { printf "%+.0f ms", (a - b) * 1000 }')
-    printf '%-12s %6s %6s %6s %6s %8s %8s %11s   %10s %10s\n' "$p/$c" "$d_plain" "$d_exact" "$d_ordered" "$d_samples" \
-      "$d_all" "$d_all_ni" "$in_tree" "$add_samples" "$add_sampling"
+    # shellcheck disable=SC2059
+    printf "$row" "$p/$c" "$d_plain" "$d_exact" "$d_ordered" "$d_samples" "$d_all" "$d_all_ni" "$d_patch" "$in_tree" \
+      "$add_samples" "$add_sampling"
     echo "             CPU medians: plain ${pl}s, sampled ${sa}s, exact ${ex}s, exact -F 999 ${ef}s" >&2
   done
 done
 echo
 echo "plain: a second sampling profile of the plain build (noise); exact, ordered: exact mode's self time;"
 echo "samples, samp-all: samples inside exact mode (default auto-fold, --auto-fold all); all-noinl: samp-all with inlined"
-echo "frames and the functions the plain build only inlines counted in their callers, on both sides; samples/run: the program's"
+echo "frames and the functions the plain build only inlines counted in their callers, on both sides; patch-noinl: the same"
+echo "for the attachable build (-fpatchable-function-entry) recorded from its start; samples/run: the program's"
 echo "samples of the 'samples' run (the runtime's own left out); +samples: CPU exact -F 999 adds to exact mode;"
 echo "+sampling: CPU sampling mode at 999 Hz adds to the plain build"
