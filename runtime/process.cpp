@@ -10,6 +10,7 @@
 
 #include "alt_stack.h"
 #include "attach_frames.h"
+#include "calibration_store.h"
 #include "clock.h"
 #include "closed_modules.h"
 #include "code_patch.h"
@@ -32,7 +33,8 @@ namespace {
 
 // constinit: constructors of other files run before this one's dynamic initializers would.
 constinit ProcessInfo g_process{};
-ThreadState* g_threads = nullptr;  // lock-free push-only list
+constinit SharedCalibration g_shared_calibration{};  // what this recording's processes measured
+ThreadState* g_threads = nullptr;                    // lock-free push-only list
 pthread_key_t g_exit_key;
 // Signal handlers that interrupt a hook are rare and shallow: a small second tree.
 constexpr uint32_t kInterruptNodes = 1u << 14;
@@ -153,8 +155,10 @@ void initialize() {
   // when their hook calls are to be rewritten away (then they are counted only with them).
   load_function_plan(g_process.config.functions_file, g_process.config.node_metrics() || g_process.config.remove_hooks);
   RuntimeConfig& c = g_process.config;
+  g_shared_calibration = load_calibration(c.output_dir);
   if (c.compensate || c.auto_fold || c.min_duration_ns > 0 || c.timeline_events > 0)
-    g_process.ticks_per_ns = measure_tsc_rate();
+    g_process.ticks_per_ns =
+        g_shared_calibration.ticks_per_ns > 0 ? g_shared_calibration.ticks_per_ns : measure_tsc_rate();
   c.limits.min_ticks = uint64_t(double(c.min_duration_ns) * g_process.ticks_per_ns);
   if (c.timeline_events > 0) c.limits.timeline_min_ticks = uint64_t(double(c.timeline_min_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();
@@ -212,6 +216,34 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   return s;
 }
 
+// The hooks' cost per compiler in `compilers`: what an earlier process of the recording
+// measured (calibration_store.h), the rest measured here on thread state `s`. True when
+// something was measured, to be left for the processes to come.
+bool calibrate_or_inherit(ThreadState* s, uint8_t compilers) {
+  SharedCalibration& shared = g_shared_calibration;
+  const uint8_t missing = uint8_t(compilers & ~shared.compilers);
+  if (missing) {
+    wire::DumpHookCosts measured[2] = {};
+    calibrate_hooks(s, measured, missing);
+    for (int i = 0; i < 2; ++i)
+      if (missing & (1u << i)) shared.costs[i] = measured[i];
+    shared.compilers = uint8_t(shared.compilers | missing);
+  }
+  for (int i = 0; i < 2; ++i)
+    if (compilers & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
+  return missing != 0;
+}
+
+// Leaves what this process measured for the recording's later processes, busy: the write is
+// the runtime's, not a system call of the program (record --syscalls).
+void share_calibration(ThreadState* s) {
+  g_shared_calibration.ticks_per_ns = g_process.ticks_per_ns;
+  const uint32_t was_busy = s->busy;
+  s->busy = 1;
+  save_calibration(g_process.config.output_dir, g_shared_calibration);
+  s->busy = was_busy;
+}
+
 // The calling thread's state, set up, registered (visible to dump writers only now, whole)
 // and installed; null when memory could not be had.
 ThreadState* set_up_thread() {
@@ -230,8 +262,10 @@ ThreadState* set_up_thread() {
   open_thread_events(s, c.events);
   // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
   static int calibrated = 0;
+  bool measured = false;
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
-    if (c.compensate) calibrate_hooks(s, g_process.hook_costs, c.calibrate);
+    if (c.compensate) measured = calibrate_or_inherit(s, c.calibrate);
+    measured = measured || (g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0));
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
     // Not before: the calibration folds its own functions, which are the runtime's to keep.
     __atomic_store_n(&g_remove_hooks, c.remove_hooks, __ATOMIC_RELEASE);
@@ -249,6 +283,7 @@ ThreadState* set_up_thread() {
   s->profile.set_window_closing_flag(&g_window_closing);
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
+  if (measured) share_calibration(s);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
   }

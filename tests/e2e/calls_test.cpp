@@ -37,6 +37,25 @@ TEST_P(Calls, HookCostsAreMeasuredForTheCompilerThatBuiltTheProgram) {
   EXPECT_TRUE(r.doc().at("compensated").get<bool>());
 }
 
+// The first process of a recording that measures the hooks leaves the numbers for the
+// processes it starts, which read them instead of measuring again (about 20 ms each): a
+// shell's three runs of calls.c use the same costs, to the last bit (measured three times,
+// they would differ in their noise).
+TEST_P(Calls, ProcessesOfOneRecordingShareOneCalibration) {
+  const std::string binary = build("calls.c");
+  const Report r =
+      record_with({"--mode", "exact", "--children"}, "/bin/sh", {"-c", binary + " && " + binary + " && " + binary});
+  std::vector<const json*> hooked;
+  for (const json& p : r.processes())
+    if (p.at("hook_compiler") == GetParam()) hooked.push_back(&p);
+  ASSERT_EQ(hooked.size(), 3u) << r.doc().at("processes").dump();
+  EXPECT_GT(hooked[0]->at("hook_inner_ns").get<double>() + hooked[0]->at("hook_outer_ns").get<double>(), 1.0);
+  for (const json* p : hooked)
+    for (const char* cost : {"hook_inner_ns", "hook_outer_ns", "excluded_hook_ns", "folded_hook_ns", "hook_caller_ns"})
+      EXPECT_EQ(p->at(cost), hooked[0]->at(cost)) << cost;
+  expect_function_calls(r, {{"a", 3 * 7}, {"b", 3 * 51}, {"main", 3}});
+}
+
 // A hook can run before libc has set `environ` (here from .preinit_array): the runtime
 // reads its configuration from /proc/self/environ then, instead of switching itself off
 // (no profile at all before; issue 14.3).

@@ -1,0 +1,67 @@
+// The shared calibration's file (calibration_store.h): one fixed-size record, checked by its
+// magic and size, written to a file of the writer's own and renamed into place so a reader
+// never sees half of it.
+#include "calibration_store.h"
+
+#include <fcntl.h>
+
+#include "path_text.h"
+#include "raw_syscall.h"
+
+namespace callprof::rt {
+namespace {
+
+constexpr char kMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '1'};
+
+struct CalibrationFile {
+  char magic[8];
+  uint32_t compilers;
+  uint32_t reserved;
+  double ticks_per_ns;
+  wire::DumpHookCosts costs[2];
+};
+
+Path file_in(const char* dir) {
+  Path p;
+  p.add(dir).add("/calibration");
+  return p;
+}
+
+}  // namespace
+
+SharedCalibration load_calibration(const char* dir) {
+  SharedCalibration out;
+  const long fd = sys::open(file_in(dir).text, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  CalibrationFile f;
+  const long got = sys::read(int(fd), &f, sizeof f);
+  sys::close(int(fd));
+  bool same_magic = got == long(sizeof f);
+  for (int i = 0; same_magic && i < 8; ++i) same_magic = f.magic[i] == kMagic[i];
+  if (!same_magic || !(f.ticks_per_ns > 0 && f.ticks_per_ns < 1e3)) return out;
+  out.ticks_per_ns = f.ticks_per_ns;
+  out.compilers = uint8_t(f.compilers & 3);
+  out.costs[0] = f.costs[0];
+  out.costs[1] = f.costs[1];
+  return out;
+}
+
+void save_calibration(const char* dir, const SharedCalibration& c) {
+  if (!(c.ticks_per_ns > 0)) return;
+  CalibrationFile f{};
+  for (int i = 0; i < 8; ++i) f.magic[i] = kMagic[i];
+  f.compilers = c.compilers;
+  f.ticks_per_ns = c.ticks_per_ns;
+  f.costs[0] = c.costs[0];
+  f.costs[1] = c.costs[1];
+  Path tmp = file_in(dir);
+  tmp.add(".").add(uint32_t(sys::getpid()));
+  const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const bool whole = sys::write(int(fd), &f, sizeof f) == long(sizeof f);
+  sys::close(int(fd));
+  if (whole) sys::rename(tmp.text, file_in(dir).text);
+  else sys::unlink(tmp.text);
+}
+
+}  // namespace callprof::rt

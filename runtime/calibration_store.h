@@ -1,0 +1,25 @@
+// The calibration shared by the processes of one recording: the first process that measures
+// the TSC rate and the hooks' cost leaves them in the recording's directory, and the
+// processes it starts (a shell script's commands, a build's compilers) read them instead of
+// measuring again, which is most of a short process's cost under callprof (about 20 ms).
+// Same machine, same runtime: the numbers are the same ones within their noise.
+#pragma once
+
+#include <stdint.h>
+
+#include "wire/raw_dump.h"
+
+namespace callprof::rt {
+
+struct SharedCalibration {
+  double ticks_per_ns = 0;          // 0: not measured
+  uint8_t compilers = 0;            // bit per compiler (wire::kHooks*) whose costs are in `costs`
+  wire::DumpHookCosts costs[2] = {};
+};
+
+// What an earlier process of the recording in `dir` measured; empty when nothing yet.
+SharedCalibration load_calibration(const char* dir);
+// Leaves `c` in `dir` for the processes that start later (written whole, then renamed).
+void save_calibration(const char* dir, const SharedCalibration& c);
+
+}  // namespace callprof::rt
