@@ -15,6 +15,7 @@
 #include "context_store.h"
 #include "hook_removal.h"
 #include "libcalls.h"
+#include "patched_sites.h"
 #include "path_text.h"
 #include "process.h"
 #include "raw_syscall.h"
@@ -145,6 +146,17 @@ int write_module(dl_phdr_info* info, size_t, void* data) {
   scan->out->put(id, m.build_id_bytes);
   scan->out->pad_to_8(m.path_bytes + m.build_id_bytes);
   return 0;
+}
+
+// The patched entries' stub pages, as modules named wire::kStubModulePath.
+void write_stub_modules(Output& out, const uint64_t* stubs, uint32_t count) {
+  const uint32_t path_bytes = sizeof wire::kStubModulePath - 1;
+  for (uint32_t i = 0; i < count; ++i) {
+    const wire::DumpModule m{0, stubs[i], stubs[i] + stub_page_bytes, path_bytes, 0};
+    out.put(&m, sizeof m);
+    out.put(wire::kStubModulePath, path_bytes);
+    out.pad_to_8(path_bytes);
+  }
 }
 
 // Does a loaded object cover any of [start, end)?
@@ -354,7 +366,9 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   static bool keep_closed[1024];
   const uint32_t closed = closed_module_count();  // one count for both passes
   const uint32_t retired = write_retired_modules(nullptr, closed);
-  h.module_count = count.count + kept_closed_modules(keep_closed, 1024) + retired;
+  const uint64_t* stubs = nullptr;
+  const uint32_t stub_count = stub_pages(&stubs);
+  h.module_count = count.count + kept_closed_modules(keep_closed, 1024) + retired + stub_count;
   for (ThreadState* s = first_thread(); s; s = s->next) ++h.thread_count;
   static char cmdline[4096];
   h.cmdline_bytes = read_cmdline(cmdline, sizeof cmdline);
@@ -367,6 +381,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   dl_iterate_phdr(write_module, &scan);
   write_closed_modules(out, keep_closed, 1024);
   const bool retired_written = write_retired_modules(&out, closed) == retired;
+  write_stub_modules(out, stubs, stub_count);
   write_libcalls(out);
   for (uint32_t i = 0; i < h.removed_functions; ++i) {
     const wire::DumpRemovedFunction r = removed_function(i);

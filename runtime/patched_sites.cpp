@@ -36,7 +36,7 @@ constexpr uint32_t kMaxStubs = 64;
 uint64_t g_stubs[kMaxStubs];
 uint32_t g_stub_count = 0;
 constexpr uint64_t kReach = (1ull << 31) - (1ull << 20);
-constexpr uint64_t kPage = 4096, kStep = 1ull << 20;
+constexpr uint64_t kPage = stub_page_bytes, kStep = 1ull << 20;
 
 // GCC's 5 one-byte nops, or Clang's one 5-byte nop (`nopl 0(%rax,%rax,1)`, any displacement).
 bool entry_nops(const uint8_t* b) {
@@ -73,7 +73,9 @@ uint64_t stub_for(uint64_t lo, uint64_t hi) {
       sys::munmap(got, kPage);
       return 0;
     }
-    return g_stubs[g_stub_count++] = at;
+    g_stubs[g_stub_count] = at;
+    __atomic_store_n(&g_stub_count, g_stub_count + 1, __ATOMIC_RELEASE);  // a dump writer reads them
+    return at;
   }
   return 0;
 }
@@ -203,6 +205,11 @@ void restore_sites() {
     // CrossesLine or Refused: the call stays, into a dormant trampoline.
     s.patched = r == Rewrite::Done || r == Rewrite::NotACall ? 0 : 1;
   }
+}
+
+uint32_t stub_pages(const uint64_t** pages) {
+  *pages = g_stubs;
+  return __atomic_load_n(&g_stub_count, __ATOMIC_ACQUIRE);
 }
 
 }  // namespace callprof::rt

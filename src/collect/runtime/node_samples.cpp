@@ -50,7 +50,7 @@ void hang_node_samples(const std::vector<const NodeSample*>& samples, const Thre
   InstructionSums located;
   for (const NodeSample* s : samples) {
     const Frames frames = s->ip ? syms.frames_at(s->ip) : Frames{};
-    if (profiler_cost(frames, p)) {
+    if (profiler_cost(frames, p) || syms.in_runtime_stub(s->ip)) {  // a patched entry's way in
       counts.runtime += s->count;
       continue;
     }

@@ -8,6 +8,10 @@ ProcessSymbols::ProcessSymbols(const RawProcessDump& d, FunctionTable& table, Sy
     : table_(table) {
   std::vector<LoadedModule> mods;
   for (const RawModule& m : d.modules) {
+    if (m.path == wire::kStubModulePath) {
+      stubs_.emplace_back(m.start, m.end);
+      continue;
+    }
     mods.push_back(LoadedModule{m.path, m.bias, m.start, m.end, m.build_id});
     module_ids_.push_back(table.module(m.path, m.build_id));
   }
@@ -64,6 +68,12 @@ bool ProcessSymbols::indirect_call(uint64_t return_address) {
   auto [it, added] = call_kinds_.try_emplace(return_address, false);
   if (added) it->second = classify_call(symbolizer_->code_before(return_address, 8)) == CallKind::Indirect;
   return it->second;
+}
+
+bool ProcessSymbols::in_runtime_stub(uint64_t pc) const {
+  for (const auto& [start, end] : stubs_)
+    if (pc >= start && pc < end) return true;
+  return false;
 }
 
 std::vector<std::string> ProcessSymbols::warnings() const {

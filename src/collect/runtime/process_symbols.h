@@ -36,6 +36,9 @@ class ProcessSymbols {
   LocationId call_site(uint64_t return_address, FunctionId caller);
   // Whether the call that returns to `return_address` went through a pointer.
   bool indirect_call(uint64_t return_address);
+  // Whether `pc` is in one of the runtime's stub pages near a patched program (the
+  // profiler's own code, outside every module).
+  bool in_runtime_stub(uint64_t pc) const;
   std::vector<std::string> warnings() const;
 
  private:
@@ -44,6 +47,7 @@ class ProcessSymbols {
   FunctionTable& table_;
   std::shared_ptr<Symbolizer> symbolizer_;  // shared with images of the same layout
   std::vector<ModuleId> module_ids_;
+  std::vector<std::pair<uint64_t, uint64_t>> stubs_;  // [start, end) of the stub pages
   std::map<uint64_t, FunctionId> cache_;
   std::map<uint64_t, const RawLibCall*> libcalls_;
   std::map<uint64_t, bool> call_kinds_;
