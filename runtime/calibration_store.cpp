@@ -60,8 +60,10 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   if (fd < 0) return;
   const bool whole = sys::write(int(fd), &f, sizeof f) == long(sizeof f);
   sys::close(int(fd));
-  if (whole) sys::rename(tmp.text, file_in(dir).text);
-  else sys::unlink(tmp.text);
+  if (whole)
+    sys::rename(tmp.text, file_in(dir).text);
+  else
+    sys::unlink(tmp.text);
 }
 
 }  // namespace callprof::rt

@@ -12,8 +12,8 @@
 namespace callprof::rt {
 
 struct SharedCalibration {
-  double ticks_per_ns = 0;          // 0: not measured
-  uint8_t compilers = 0;            // bit per compiler (wire::kHooks*) whose costs are in `costs`
+  double ticks_per_ns = 0;  // 0: not measured
+  uint8_t compilers = 0;    // bit per compiler (wire::kHooks*) whose costs are in `costs`
   wire::DumpHookCosts costs[2] = {};
 };
 
