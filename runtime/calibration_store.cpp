@@ -11,14 +11,14 @@
 namespace callprof::rt {
 namespace {
 
-constexpr char kMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '1'};
+constexpr char kMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '2'};
 
 struct CalibrationFile {
   char magic[8];
   uint32_t compilers;
   uint32_t reserved;
   double ticks_per_ns;
-  wire::DumpHookCosts costs[2];
+  wire::DumpHookCosts costs[wire::kHookSets];
 };
 
 Path file_in(const char* dir) {
@@ -40,9 +40,8 @@ SharedCalibration load_calibration(const char* dir) {
   for (int i = 0; same_magic && i < 8; ++i) same_magic = f.magic[i] == kMagic[i];
   if (!same_magic || !(f.ticks_per_ns > 0 && f.ticks_per_ns < 1e3)) return out;
   out.ticks_per_ns = f.ticks_per_ns;
-  out.compilers = uint8_t(f.compilers & 3);
-  out.costs[0] = f.costs[0];
-  out.costs[1] = f.costs[1];
+  out.compilers = uint8_t(f.compilers & ((1u << wire::kHookSets) - 1));
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) out.costs[i] = f.costs[i];
   return out;
 }
 
@@ -52,8 +51,7 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   for (int i = 0; i < 8; ++i) f.magic[i] = kMagic[i];
   f.compilers = c.compilers;
   f.ticks_per_ns = c.ticks_per_ns;
-  f.costs[0] = c.costs[0];
-  f.costs[1] = c.costs[1];
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) f.costs[i] = c.costs[i];
   Path tmp = file_in(dir);
   tmp.add(".").add(uint32_t(sys::getpid()));
   const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

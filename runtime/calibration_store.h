@@ -14,7 +14,7 @@ namespace callprof::rt {
 struct SharedCalibration {
   double ticks_per_ns = 0;  // 0: not measured
   uint8_t compilers = 0;    // bit per compiler (wire::kHooks*) whose costs are in `costs`
-  wire::DumpHookCosts costs[2] = {};
+  wire::DumpHookCosts costs[wire::kHookSets] = {};
 };
 
 // What an earlier process of the recording in `dir` measured; empty when nothing yet.

@@ -18,10 +18,13 @@
 #include "hook_calibration.h"
 
 #include "clock.h"
+#include "code_patch.h"
 
 #define CALIB_DECLARE(c)                                                             \
   unsigned long callprof_calib_leaf_##c##_hooked(unsigned long);                     \
   unsigned long callprof_calib_excluded_##c##_hooked(unsigned long);                 \
+  unsigned long callprof_calib_caller_##c##_hooked(unsigned long);                   \
+  unsigned long callprof_calib_recursive_##c##_hooked(unsigned long);                \
   unsigned long callprof_calib_loop_##c##_hooked(unsigned long, int, unsigned long); \
   unsigned long callprof_calib_loop_##c##_plain(unsigned long, int, unsigned long);
 
@@ -32,6 +35,9 @@ CALIB_DECLARE(gcc)
 #if CALLPROF_CALIB_clang
 CALIB_DECLARE(clang)
 #endif
+// Built with -fpatchable-function-entry=5 instead of the hooks ("hooked": patched here).
+CALIB_DECLARE(patched)
+void callprof_patched_entry();  // patched_trampolines.S
 }
 
 namespace callprof::rt {
@@ -159,6 +165,37 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, Sto
       i, t - i, quiet(excluded, kRounds), quiet(folded, kRounds), p > t ? p - t : 0, quiet(recursive, kRounds)};
 }
 
+// The patched workload's entries become calls of the entry trampoline, as a patched
+// program's do (through a stub there: here the trampoline is within a call's reach). Only
+// the calibration calls these functions, so plain stores do; false when the system refuses
+// writable code (then the hooks' costs stand in).
+bool patch_own_entries() {
+  using Fn = unsigned long (*)(unsigned long);
+  const uint64_t functions[] = {reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_leaf_patched_hooked)),
+                                reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_excluded_patched_hooked)),
+                                reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_caller_patched_hooked)),
+                                reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_recursive_patched_hooked)),
+                                reinterpret_cast<uint64_t>(&callprof_calib_loop_patched_hooked)};
+  const uint64_t entry = reinterpret_cast<uint64_t>(&callprof_patched_entry);
+  bool ok = true;
+  for (uint64_t fn : functions) {
+    uint8_t* at = reinterpret_cast<uint8_t*>(fn);
+    if (at[0] == 0xf3 && at[1] == 0x0f && at[2] == 0x1e && at[3] == 0xfa) at += 4;  // endbr64 first
+    const bool nops = (at[0] == 0x90 && at[1] == 0x90 && at[2] == 0x90 && at[3] == 0x90 && at[4] == 0x90) ||
+                      (at[0] == 0x0f && at[1] == 0x1f && at[2] == 0x44 && at[3] == 0x00);
+    if (!nops) {
+      ok = ok && at[0] == 0xe8;  // patched already (an earlier window)
+      continue;
+    }
+    const auto rel = int32_t(int64_t(entry) - int64_t(reinterpret_cast<uint64_t>(at) + 5));
+    uint8_t call[5] = {0xe8};
+    __builtin_memcpy(call + 1, &rel, 4);
+    ok = ok && write_while_stopped(reinterpret_cast<uint64_t>(at), call, sizeof call);
+  }
+  end_stopped_writes();
+  return ok;
+}
+
 }  // namespace
 
 void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs, uint8_t compilers) {
@@ -181,9 +218,10 @@ void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs, uint8_t compile
   if (compilers & (1u << wire::kHooksClang))
     calibrate(s, CALLPROF_CALIB_WORKLOAD(clang), &costs[wire::kHooksClang], &stolen);
 #endif
+  if ((compilers & (1u << wire::kHooksPatched)) && patch_own_entries())
+    calibrate(s, CALLPROF_CALIB_WORKLOAD(patched), &costs[wire::kHooksPatched], &stolen);
 #undef CALLPROF_CALIB_WORKLOAD
-  stolen.scale(costs[wire::kHooksGcc]);
-  stolen.scale(costs[wire::kHooksClang]);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) stolen.scale(costs[i]);
   t_state = saved;
   // The calibration's nodes stay, with no calls: the recorder leaves them out.
   s->profile.restart(ticks());

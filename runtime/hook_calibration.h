@@ -6,9 +6,11 @@
 
 namespace callprof::rt {
 
-// Measures the hooks' cost per compiler (wire::kHooks*; `compilers`: a bit for each to
-// measure) on thread state `s` (freshly attached); afterwards the thread's profile is as new.
-void calibrate_hooks(ThreadState* s, wire::DumpHookCosts costs[2], uint8_t compilers);
+// Measures the hooks' cost per compiler (wire::kHooks*; `compilers`: a bit for each set to
+// measure, kHooksPatched for entries patched into calls of the trampolines, which needs a
+// patched window open) on thread state `s` (freshly attached); afterwards the thread's
+// profile is as new.
+void calibrate_hooks(ThreadState* s, wire::DumpHookCosts costs[wire::kHookSets], uint8_t compilers);
 // TSC ticks per ns, over about 2 ms.
 double measure_tsc_rate();
 

@@ -186,6 +186,8 @@ bool add_unwinder_slot(uint64_t slot, const char* name, bool read_only) {
   return true;
 }
 
+bool patched_window_open() { return __atomic_load_n(&g_window, __ATOMIC_ACQUIRE) != 0; }
+
 int patch_entries_at_start(uint32_t* failed_step) {
   const long threads = thread_count();
   *failed_step = threads < 0 ? wire::kPatchStepTaskList : wire::kPatchStepOtherThreads;

@@ -34,6 +34,8 @@ namespace callprof::rt {
 // of the calls made from now on are recorded. 0, or a negative errno-like code (nothing
 // changed then: -ENOMEM, or the mprotect's error when the system refuses writable code).
 int begin_patched_window(const wire::AttachFrame* frames, uint32_t count);
+// Whether a window is open: patched entries are being recorded (their costs are calibrated).
+bool patched_window_open();
 // `record` of a program built to be attached (its function plan lists the patchable
 // sections): the sites become calls as the runtime starts, before the program's own
 // constructors, and stay calls for the process's life. 0, or a negative errno-like code

@@ -181,7 +181,7 @@ void* reserve(uint64_t bytes) {
 AutoFold auto_fold_for(const RuntimeConfig& c, const wire::DumpHookCosts* costs, double ticks_per_ns) {
   if (!c.auto_fold) return AutoFold{};
   uint64_t scaled = 0;
-  for (int i = 0; i < 2; ++i) {
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     const uint64_t leaf = 2 * costs[i].leaf_inner + costs[i].leaf_outer;
     if (leaf > scaled) scaled = leaf;
   }
@@ -223,13 +223,13 @@ bool calibrate_or_inherit(ThreadState* s, uint8_t compilers) {
   SharedCalibration& shared = g_shared_calibration;
   const uint8_t missing = uint8_t(compilers & ~shared.compilers);
   if (missing) {
-    wire::DumpHookCosts measured[2] = {};
+    wire::DumpHookCosts measured[wire::kHookSets] = {};
     calibrate_hooks(s, measured, missing);
-    for (int i = 0; i < 2; ++i)
+    for (uint32_t i = 0; i < wire::kHookSets; ++i)
       if (missing & (1u << i)) shared.costs[i] = measured[i];
     shared.compilers = uint8_t(shared.compilers | missing);
   }
-  for (int i = 0; i < 2; ++i)
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
     if (compilers & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
   return missing != 0;
 }
@@ -264,7 +264,9 @@ ThreadState* set_up_thread() {
   static int calibrated = 0;
   bool measured = false;
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
-    if (c.compensate) measured = calibrate_or_inherit(s, c.calibrate);
+    // Entries patched into calls of the trampolines cost more than the hooks: measured too.
+    const uint8_t sets = uint8_t(c.calibrate | (patched_window_open() ? 1u << wire::kHooksPatched : 0));
+    if (c.compensate) measured = calibrate_or_inherit(s, sets);
     measured = measured || (g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0));
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
     // Not before: the calibration folds its own functions, which are the runtime's to keep.

@@ -80,7 +80,7 @@ struct ProcessInfo {
   int64_t realtime_start_ns;
   RuntimeConfig config;
   // The hooks' own cost per call, measured at start-up (hook_calibration.cpp), per compiler.
-  wire::DumpHookCosts hook_costs[2];
+  wire::DumpHookCosts hook_costs[wire::kHookSets];
   AutoFold auto_fold;   // set once the hooks' cost is known; max_self_ticks 0: off
   double ticks_per_ns;  // measured at start-up; 0 when not measured
   // record of a program built to be attached: 1 its entries were patched into calls at

@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 6;
+inline constexpr uint32_t kDumpVersion = 7;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -26,6 +26,11 @@ inline constexpr uint32_t kDumpVersion = 6;
 inline constexpr uint64_t kHookCostScale = 1u << 16;
 inline constexpr uint32_t kHooksGcc = 0;
 inline constexpr uint32_t kHooksClang = 1;
+// A program built with -fpatchable-function-entry, its entries patched into calls of the
+// runtime's trampolines (record from its start, or attach): the same situations measured
+// through the trampolines and the replaced return address.
+inline constexpr uint32_t kHooksPatched = 2;
+inline constexpr uint32_t kHookSets = 3;
 struct DumpHookCosts {
   uint64_t leaf_inner;  // a call of a leaf (no callees), inside its own self time
   uint64_t leaf_outer;  // ... in its caller's self time
@@ -66,8 +71,9 @@ struct DumpHeader {
   uint32_t runtime_tid;      // the runtime's own thread (snapshots), 0 when none: never the program's
   uint64_t auto_fold_ticks;  // auto-fold: paths whose average self time per call stayed below this were folded; 0: off
   // Overhead compensation, measured by the runtime at start-up (docs/design.md,
-  // "Compensation"), for the hooks as each compiler emits them: [kHooksGcc], [kHooksClang].
-  DumpHookCosts hook_costs[2];
+  // "Compensation"), for the hooks as each compiler emits them: [kHooksGcc], [kHooksClang],
+  // and for patched entries [kHooksPatched].
+  DumpHookCosts hook_costs[kHookSets];
   // Hook removal (runtime/hook_removal.h), 0 without it: hook call sites rewritten into
   // nops, folded functions removed for the whole process, and mprotect's error when the
   // system refused writable code (nothing rewritten after it).
@@ -81,7 +87,7 @@ struct DumpHeader {
   int32_t entries_patched;
   uint32_t patch_step;  // PatchStep
 };
-static_assert(sizeof(DumpHeader) == 224);
+static_assert(sizeof(DumpHeader) == 272);
 
 // A folded function removed for the whole process (runtime/hook_removal.h): from `tsc` on,
 // the calls through its rewritten hook calls were not counted. fn 0: a record being

@@ -263,11 +263,13 @@ bool measured(const wire::DumpHookCosts& c) {
 
 // The constants measured for the compiler that built the program (its executable, the
 // first module: an instrumented library of the other compiler gets them too), or the
-// other compiler's when the runtime could not measure its.
+// other compiler's when the runtime could not measure its. A process whose patched entries
+// were recorded has the trampolines' own (measured only then).
 void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) {
   const std::string compiler = d.modules.empty() ? "" : elf_compiler(d.modules[0].path);
   uint32_t which = compiler == "clang" ? wire::kHooksClang : wire::kHooksGcc;
   if (!measured(d.header.hook_costs[which])) which = 1 - which;
+  if (measured(d.header.hook_costs[wire::kHooksPatched])) which = wire::kHooksPatched;
   const wire::DumpHookCosts& c = d.header.hook_costs[which];
   if (!measured(c)) return;
   const double ns = ns_per_tick / double(wire::kHookCostScale);
@@ -277,7 +279,7 @@ void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) 
   proc.folded_hook_ns = double(c.folded) * ns;
   proc.hook_caller_ns = double(c.caller) * ns;
   proc.hook_recursive_ns = double(c.recursive) * ns;
-  proc.hook_compiler = which == wire::kHooksClang ? "clang" : "gcc";
+  proc.hook_compiler = which == wire::kHooksPatched ? "patched" : which == wire::kHooksClang ? "clang" : "gcc";
 }
 
 // Why a program built with -fpatchable-function-entry recorded no call of its own.

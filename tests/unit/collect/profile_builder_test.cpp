@@ -150,5 +150,16 @@ TEST(ProfileBuilder, FoldedNodesKeepTheirCallsAndCostsKeepTheirFractions) {
   EXPECT_DOUBLE_EQ(p.processes[0].auto_fold_ns, 30.0);
 }
 
+// A process whose patched entries were recorded measured the trampolines' cost too: that
+// set is the one its times are compensated with, whatever compiler built it.
+TEST(ProfileBuilder, PatchedEntriesTakeTheTrampolinesCosts) {
+  RawProcessDump d = sample();
+  d.header.hook_costs[wire::kHooksGcc] = wire::DumpHookCosts{2 * wire::kHookCostScale, 0, 0, 0, 0, 0};
+  d.header.hook_costs[wire::kHooksPatched] = wire::DumpHookCosts{6 * wire::kHookCostScale, 0, 0, 0, 0, 0};
+  const Profile p = build_profile({d}).profile;
+  EXPECT_EQ(p.processes[0].hook_compiler, "patched");
+  EXPECT_DOUBLE_EQ(p.processes[0].hook_inner_ns, 3.0) << "6 ticks at two ticks per ns";
+}
+
 }  // namespace
 }  // namespace callprof
