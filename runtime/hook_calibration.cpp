@@ -35,9 +35,11 @@ CALIB_DECLARE(gcc)
 #if CALLPROF_CALIB_clang
 CALIB_DECLARE(clang)
 #endif
+#if CALLPROF_CALIB_patched
 // Built with -fpatchable-function-entry=5 instead of the hooks ("hooked": patched here).
 CALIB_DECLARE(patched)
 void callprof_patched_entry();  // patched_trampolines.S
+#endif
 }
 
 namespace callprof::rt {
@@ -165,6 +167,7 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, Sto
       i, t - i, quiet(excluded, kRounds), quiet(folded, kRounds), p > t ? p - t : 0, quiet(recursive, kRounds)};
 }
 
+#if CALLPROF_CALIB_patched
 // The patched workload's entries become calls of the entry trampoline, as a patched
 // program's do (through a stub there: here the trampoline is within a call's reach). Only
 // the calibration calls these functions, so plain stores do; false when the system refuses
@@ -195,6 +198,7 @@ bool patch_own_entries() {
   end_stopped_writes();
   return ok;
 }
+#endif
 
 }  // namespace
 
@@ -218,8 +222,10 @@ void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs, uint8_t compile
   if (compilers & (1u << wire::kHooksClang))
     calibrate(s, CALLPROF_CALIB_WORKLOAD(clang), &costs[wire::kHooksClang], &stolen);
 #endif
+#if CALLPROF_CALIB_patched
   if ((compilers & (1u << wire::kHooksPatched)) && patch_own_entries())
     calibrate(s, CALLPROF_CALIB_WORKLOAD(patched), &costs[wire::kHooksPatched], &stolen);
+#endif
 #undef CALLPROF_CALIB_WORKLOAD
   for (uint32_t i = 0; i < wire::kHookSets; ++i) stolen.scale(costs[i]);
   t_state = saved;
