@@ -309,7 +309,7 @@ class ThreadProfile {
       ++dropped_calls_;
   }
 
-  inline void pop(uint64_t now) {
+  __attribute__((aligned(64))) inline void pop(uint64_t now) {  // out of line on the hot path: see hooks.cpp
     Frame* f = &frames_[--depth_];
     DumpNode& n = nodes_[f->node];
     int64_t total = int64_t(now - f->entry_tsc);
