@@ -15,7 +15,7 @@ constexpr char kMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '2'};
 
 struct CalibrationFile {
   char magic[8];
-  uint32_t compilers;
+  uint32_t sets;
   uint32_t reserved;
   double ticks_per_ns;
   wire::DumpHookCosts costs[wire::kHookSets];
@@ -40,7 +40,7 @@ SharedCalibration load_calibration(const char* dir) {
   for (int i = 0; same_magic && i < 8; ++i) same_magic = f.magic[i] == kMagic[i];
   if (!same_magic || !(f.ticks_per_ns > 0 && f.ticks_per_ns < 1e3)) return out;
   out.ticks_per_ns = f.ticks_per_ns;
-  out.compilers = uint8_t(f.compilers & ((1u << wire::kHookSets) - 1));
+  out.sets = uint8_t(f.sets & ((1u << wire::kHookSets) - 1));
   for (uint32_t i = 0; i < wire::kHookSets; ++i) out.costs[i] = f.costs[i];
   return out;
 }
@@ -49,7 +49,7 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   if (!(c.ticks_per_ns > 0)) return;
   CalibrationFile f{};
   for (int i = 0; i < 8; ++i) f.magic[i] = kMagic[i];
-  f.compilers = c.compilers;
+  f.sets = c.sets;
   f.ticks_per_ns = c.ticks_per_ns;
   for (uint32_t i = 0; i < wire::kHookSets; ++i) f.costs[i] = c.costs[i];
   Path tmp = file_in(dir);

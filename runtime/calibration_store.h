@@ -13,7 +13,7 @@ namespace callprof::rt {
 
 struct SharedCalibration {
   double ticks_per_ns = 0;  // 0: not measured
-  uint8_t compilers = 0;    // bit per compiler (wire::kHooks*) whose costs are in `costs`
+  uint8_t sets = 0;         // a bit per hook set (wire::kHooks*) whose costs are in `costs`
   wire::DumpHookCosts costs[wire::kHookSets] = {};
 };
 

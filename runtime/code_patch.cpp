@@ -98,6 +98,13 @@ bool write_while_stopped(uint64_t at, const uint8_t* bytes, unsigned n) {
   return true;
 }
 
+bool write_call_while_stopped(uint64_t at, uint64_t target) {
+  uint8_t call[5] = {0xe8};
+  const int32_t rel = int32_t(int64_t(target) - int64_t(at + 5));
+  __builtin_memcpy(call + 1, &rel, 4);
+  return write_while_stopped(at, call, sizeof call);
+}
+
 void end_stopped_writes() {
   if (g_open_hi > g_open_lo)
     sys::mprotect(reinterpret_cast<void*>(g_open_lo), g_open_hi - g_open_lo, PROT_READ | PROT_EXEC);

@@ -48,6 +48,8 @@ Rewrite restore_call(uint64_t site, const uint8_t original[5], bool removed = fa
 // bytes at `at` become `bytes` with plain stores. Each page is made writable once (RWX,
 // as above) and gets read + execute back at end_stopped_writes. False when refused.
 bool write_while_stopped(uint64_t at, const uint8_t* bytes, unsigned n);
+// The same for the 5 bytes at `at` becoming `call target` (within a call's reach).
+bool write_call_while_stopped(uint64_t at, uint64_t target);
 void end_stopped_writes();
 
 // Attaching (attach.cpp): the pointer at `slot` (8-byte aligned: a GOT entry of the hooks)

@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "code_patch.h"
+#include "patched_sites.h"
 
 #define CALIB_DECLARE(c)                                                             \
   unsigned long callprof_calib_leaf_##c##_hooked(unsigned long);                     \
@@ -170,8 +171,8 @@ void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, Sto
 #if CALLPROF_CALIB_patched
 // The patched workload's entries become calls of the entry trampoline, as a patched
 // program's do (through a stub there: here the trampoline is within a call's reach). Only
-// the calibration calls these functions, so plain stores do; false when the system refuses
-// writable code (then the hooks' costs stand in).
+// the calibration calls these functions, so plain stores do; false when they are not the
+// compiler's nops or the system refuses writable code (then the hooks' costs stand in).
 bool patch_own_entries() {
   using Fn = unsigned long (*)(unsigned long);
   const uint64_t functions[] = {reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_leaf_patched_hooked)),
@@ -179,21 +180,12 @@ bool patch_own_entries() {
                                 reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_caller_patched_hooked)),
                                 reinterpret_cast<uint64_t>(static_cast<Fn>(callprof_calib_recursive_patched_hooked)),
                                 reinterpret_cast<uint64_t>(&callprof_calib_loop_patched_hooked)};
-  const uint64_t entry = reinterpret_cast<uint64_t>(&callprof_patched_entry);
   bool ok = true;
   for (uint64_t fn : functions) {
-    uint8_t* at = reinterpret_cast<uint8_t*>(fn);
+    const auto* at = reinterpret_cast<const uint8_t*>(fn);
     if (at[0] == 0xf3 && at[1] == 0x0f && at[2] == 0x1e && at[3] == 0xfa) at += 4;  // endbr64 first
-    const bool nops = (at[0] == 0x90 && at[1] == 0x90 && at[2] == 0x90 && at[3] == 0x90 && at[4] == 0x90) ||
-                      (at[0] == 0x0f && at[1] == 0x1f && at[2] == 0x44 && at[3] == 0x00);
-    if (!nops) {
-      ok = ok && at[0] == 0xe8;  // patched already (an earlier window)
-      continue;
-    }
-    const auto rel = int32_t(int64_t(entry) - int64_t(reinterpret_cast<uint64_t>(at) + 5));
-    uint8_t call[5] = {0xe8};
-    __builtin_memcpy(call + 1, &rel, 4);
-    ok = ok && write_while_stopped(reinterpret_cast<uint64_t>(at), call, sizeof call);
+    ok = ok && entry_nops(at) &&
+         write_call_while_stopped(reinterpret_cast<uint64_t>(at), reinterpret_cast<uint64_t>(&callprof_patched_entry));
   }
   end_stopped_writes();
   return ok;

@@ -38,12 +38,6 @@ uint32_t g_stub_count = 0;
 constexpr uint64_t kReach = (1ull << 31) - (1ull << 20);
 constexpr uint64_t kPage = stub_page_bytes, kStep = 1ull << 20;
 
-// GCC's 5 one-byte nops, or Clang's one 5-byte nop (`nopl 0(%rax,%rax,1)`, any displacement).
-bool entry_nops(const uint8_t* b) {
-  if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 && b[4] == 0x90) return true;
-  return b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x44 && b[3] == 0x00;
-}
-
 // A stub within reach of [lo, hi]: an existing one, or a page mapped near them.
 uint64_t stub_for(uint64_t lo, uint64_t hi) {
   auto reaches = [&](uint64_t at) {
@@ -115,6 +109,11 @@ Site* find_site(uint64_t at) {
 
 }  // namespace
 
+bool entry_nops(const uint8_t* b) {
+  if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 && b[4] == 0x90) return true;
+  return b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x44 && b[3] == 0x00;
+}
+
 void remove_site(uint64_t at) {
   Site* s = find_site(at);
   if (!s || !__atomic_load_n(&s->patched, __ATOMIC_RELAXED) || !g_remove_hooks) return;
@@ -180,10 +179,7 @@ int patch_sites() {
     }
     if (!stub) continue;  // no page within reach: these functions stay unseen
     Site& s = g_sites[i];
-    uint8_t call[5] = {0xe8};
-    const int32_t rel = int32_t(int64_t(stub) - int64_t(s.at + 5));
-    __builtin_memcpy(call + 1, &rel, 4);
-    if (!write_while_stopped(s.at, call, 5)) {
+    if (!write_call_while_stopped(s.at, stub)) {
       for (uint64_t k = 0; k < i; ++k)  // nothing changed, as promised
         if (g_sites[k].patched) write_while_stopped(g_sites[k].at, g_sites[k].original, 5), g_sites[k].patched = 0;
       end_stopped_writes();

@@ -13,6 +13,9 @@ namespace callprof::rt {
 // From the attach settings: a module's __patchable_function_entries, relocated, in
 // [start, end) (8-byte addresses of the sites). False when there are too many modules.
 bool add_patchable_range(uint64_t start, uint64_t end);
+// An entry site not patched yet: GCC's 5 one-byte nops, or Clang's one 5-byte nop (`nopl
+// 0(%rax,%rax,1)`, any displacement).
+bool entry_nops(const uint8_t* b);
 void clear_patchable_ranges();
 bool patchable_ranges();
 

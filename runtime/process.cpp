@@ -216,21 +216,21 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   return s;
 }
 
-// The hooks' cost per compiler in `compilers`: what an earlier process of the recording
-// measured (calibration_store.h), the rest measured here on thread state `s`. True when
-// something was measured, to be left for the processes to come.
-bool calibrate_or_inherit(ThreadState* s, uint8_t compilers) {
+// The hooks' costs of the `sets` (a bit per wire::kHooks*): what an earlier process of the
+// recording measured (calibration_store.h), the rest measured here on thread state `s`.
+// True when something was measured, to be left for the processes to come.
+bool calibrate_or_inherit(ThreadState* s, uint8_t sets) {
   SharedCalibration& shared = g_shared_calibration;
-  const uint8_t missing = uint8_t(compilers & ~shared.compilers);
+  const uint8_t missing = uint8_t(sets & ~shared.sets);
   if (missing) {
     wire::DumpHookCosts measured[wire::kHookSets] = {};
     calibrate_hooks(s, measured, missing);
     for (uint32_t i = 0; i < wire::kHookSets; ++i)
       if (missing & (1u << i)) shared.costs[i] = measured[i];
-    shared.compilers = uint8_t(shared.compilers | missing);
+    shared.sets = uint8_t(shared.sets | missing);
   }
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
-    if (compilers & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
+    if (sets & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
   return missing != 0;
 }
 
@@ -262,12 +262,12 @@ ThreadState* set_up_thread() {
   open_thread_events(s, c.events);
   // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
   static int calibrated = 0;
-  bool measured = false;
+  bool measured = false;  // numbers the recording's later processes can read instead
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
+    measured = g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0);  // the rate, here
     // Entries patched into calls of the trampolines cost more than the hooks: measured too.
     const uint8_t sets = uint8_t(c.calibrate | (patched_window_open() ? 1u << wire::kHooksPatched : 0));
-    if (c.compensate) measured = calibrate_or_inherit(s, sets);
-    measured = measured || (g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0));
+    if (c.compensate && calibrate_or_inherit(s, sets)) measured = true;
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
     // Not before: the calibration folds its own functions, which are the runtime's to keep.
     __atomic_store_n(&g_remove_hooks, c.remove_hooks, __ATOMIC_RELEASE);

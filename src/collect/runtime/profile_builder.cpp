@@ -282,30 +282,30 @@ void set_hook_costs(const RawProcessDump& d, double ns_per_tick, Process& proc) 
   proc.hook_compiler = which == wire::kHooksPatched ? "patched" : which == wire::kHooksClang ? "clang" : "gcc";
 }
 
+// The step at which patching a program's entries stopped, and its error.
+std::string unpatched_cause(uint32_t step, const std::string& error) {
+  switch (step) {
+    case wire::kPatchStepTaskList:
+      return "the runtime could not count the process's threads in /proc/self/task: " + error;
+    case wire::kPatchStepOtherThreads:
+      return "other threads were already running when the runtime started";
+    case wire::kPatchStepUnwinder:
+      return "the unwinder's GOT entries could not be redirected: " + error;
+    default:
+      return "the system refused writable code: " + error;
+  }
+}
+
 // Why a program built with -fpatchable-function-entry recorded no call of its own.
 std::string unpatched_warning(const wire::DumpHeader& h) {
   // The code comes from an untrusted dump: widen before negating, and name only real errno values.
   const int64_t error = -int64_t(h.entries_patched);
   const std::string text =
       error > 0 && error < 4096 ? std::strerror(int(error)) : fmt::format("code {}", h.entries_patched);
-  std::string why;
-  switch (h.patch_step) {
-    case wire::kPatchStepTaskList:
-      why = "the runtime could not count the process's threads in /proc/self/task: " + text;
-      break;
-    case wire::kPatchStepOtherThreads:
-      why = "other threads were already running when the runtime started";
-      break;
-    case wire::kPatchStepUnwinder:
-      why = "the unwinder's GOT entries could not be redirected: " + text;
-      break;
-    default:
-      why = "the system refused writable code: " + text;
-  }
   return fmt::format(
       "process {}: its -fpatchable-function-entry nops were not made calls ({}), so none of its "
       "calls was recorded",
-      h.pid, why);
+      h.pid, unpatched_cause(h.patch_step, text));
 }
 
 void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbols& syms, BuildResult& out) {
