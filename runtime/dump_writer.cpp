@@ -266,6 +266,8 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   t.offcpu_state = s.events.state;
   t.folded_node_count = p.folded_node_count();
   t.auto_fold_refused = p.fold_refused();
+  t.call_site_count = p.call_site_count();
+  t.call_sites_lost = uint32_t(p.call_sites_lost() < UINT32_MAX ? p.call_sites_lost() : UINT32_MAX);
   out.put(&t, sizeof t);
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
@@ -282,6 +284,7 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
     for (uint32_t i = 0; i < tl.count; ++i) out.put(&p.timeline_event(i), sizeof(wire::DumpTimelineEvent));
   }
   out.put(p.folded_nodes(), uint64_t(t.folded_node_count) * sizeof(wire::DumpFoldedNode));
+  out.put(p.call_sites(), uint64_t(t.call_site_count) * sizeof(wire::DumpCallSite));
 }
 
 void write_libcalls(Output& out) {

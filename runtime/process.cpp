@@ -49,19 +49,23 @@ __thread bool t_setting_up __attribute__((tls_model("initial-exec"))) = false;
 
 uint64_t page_round(uint64_t n) { return (n + 4095) & ~uint64_t(4095); }
 
-// One thread profile's memory, in this order: frames, index, prune scratch, timeline,
-// metrics, nodes. The timeline, nodes and metrics come last so a finished thread gives
-// back what precedes them.
+// One thread profile's memory, in this order: frames, index, prune scratch, the nodes'
+// call-site lists, timeline, call sites, metrics, nodes. The timeline, call sites, nodes
+// and metrics come last so a finished thread gives back what precedes them. Call sites:
+// as many entries as nodes (the main tree only).
 struct TreeLayout {
-  uint64_t frames, slots, scratch, timeline, metrics, nodes, end;
+  uint64_t frames, slots, scratch, node_sites, timeline, sites, metrics, nodes, end;
 };
 
-TreeLayout tree_layout(uint32_t nodes, uint32_t frames, bool metrics, bool prunable, uint32_t timeline = 0) {
+TreeLayout tree_layout(uint32_t nodes, uint32_t frames, bool metrics, bool prunable, uint32_t timeline = 0,
+                       bool sites = false) {
   TreeLayout l{};
   l.slots = page_round(frames * sizeof(Frame));
   l.scratch = l.slots + page_round(uint64_t(slot_count_for(nodes)) * sizeof(NodeSlot));
-  l.timeline = l.scratch + (prunable ? page_round(prune_scratch_bytes(nodes)) : 0);
-  l.metrics = l.timeline + page_round(uint64_t(timeline) * sizeof(DumpTimelineEvent));
+  l.node_sites = l.scratch + (prunable ? page_round(prune_scratch_bytes(nodes)) : 0);
+  l.timeline = l.node_sites + (sites ? page_round(uint64_t(nodes) * sizeof(uint32_t)) : 0);
+  l.sites = l.timeline + page_round(uint64_t(timeline) * sizeof(DumpTimelineEvent));
+  l.metrics = l.sites + (sites ? page_round(uint64_t(nodes) * sizeof(DumpCallSite)) : 0);
   l.nodes = l.metrics + (metrics ? page_round(uint64_t(nodes) * sizeof(DumpNodeMetrics)) : 0);
   l.end = l.nodes + page_round(uint64_t(nodes) * sizeof(DumpNode));
   return l;
@@ -72,8 +76,13 @@ ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t
                  reinterpret_cast<NodeSlot*>(at + l.slots), slot_count_for(nodes),
                  reinterpret_cast<Frame*>(at + l.frames),   frames};
   if (l.nodes > l.metrics) m.metrics = reinterpret_cast<DumpNodeMetrics*>(at + l.metrics);
-  if (l.timeline > l.scratch) m.prune_scratch = at + l.scratch;
-  if (l.metrics > l.timeline) {
+  if (l.node_sites > l.scratch) m.prune_scratch = at + l.scratch;
+  if (l.metrics > l.sites) {
+    m.node_sites = reinterpret_cast<uint32_t*>(at + l.node_sites);
+    m.sites = reinterpret_cast<DumpCallSite*>(at + l.sites);
+    m.site_capacity = nodes;
+  }
+  if (l.sites > l.timeline) {
     m.timeline = reinterpret_cast<DumpTimelineEvent*>(at + l.timeline);
     m.timeline_capacity = timeline;
   }
@@ -83,7 +92,7 @@ ThreadMemory tree_memory(char* at, const TreeLayout& l, uint32_t nodes, uint32_t
 TreeLayout interrupt_layout() { return tree_layout(kInterruptNodes, kInterruptFrames, false, false); }
 TreeLayout main_layout(uint32_t frames) {
   const RuntimeConfig& c = g_process.config;
-  return tree_layout(c.node_budget, frames, c.node_metrics(), true, c.timeline_events);
+  return tree_layout(c.node_budget, frames, c.node_metrics(), true, c.timeline_events, true);
 }
 // A thread's reservation: its state, the interrupt tree, then the main tree.
 uint64_t main_tree_offset() { return page_round(sizeof(ThreadState)) + interrupt_layout().end; }

@@ -27,6 +27,13 @@ void ThreadProfile::init(const ThreadMemory& m, uint64_t now) {
   timeline_min_ticks_ = UINT64_MAX;
   timeline_next_ = timeline_count_ = 0;
   timeline_dropped_ = 0;
+  node_sites_ = m.sites ? m.node_sites : nullptr;
+  sites_ = node_sites_ ? m.sites : nullptr;
+  site_capacity_ = sites_ ? m.site_capacity : 0;
+  site_count_ = site_capacity_ > 1 ? 1 : 0;
+  sites_touched_ = 0;
+  sites_lost_ = 0;
+  if (node_sites_) node_sites_[0] = 0;
   nodes_[0] = DumpNode{0, 0, 0, 0, 0, 0, kNoMin, 0, 0, 0};
   if (metrics_) metrics_[0] = DumpNodeMetrics{};
   node_count_ = 1;
@@ -77,6 +84,7 @@ void ThreadProfile::touch_nodes_ahead() {
   }
   memset(static_cast<void*>(nodes_ + from), 0, uint64_t(to - from) * sizeof(DumpNode));
   if (metrics_) memset(static_cast<void*>(metrics_ + from), 0, uint64_t(to - from) * sizeof(DumpNodeMetrics));
+  if (node_sites_) memset(node_sites_ + from, 0, uint64_t(to - from) * sizeof(uint32_t));
   touched_nodes_ = to;
 }
 
@@ -141,8 +149,53 @@ uint32_t ThreadProfile::new_node(uint32_t parent, uint64_t fn, uint64_t callsite
     id = node_count_++;
   nodes_[id] = DumpNode{parent, 0, fn, callsite, 0, 0, kNoMin, 0, 0, flags};
   if (metrics_) metrics_[id] = DumpNodeMetrics{};
+  if (node_sites_) node_sites_[id] = 0;
   ++live_nodes_;
   return id;
+}
+
+uint32_t ThreadProfile::site_entry(uint32_t node, uint64_t callsite) {
+  DumpNode& n = nodes_[node];
+  if (n.callsite == 0) {  // a frame open at attach, its call site unknown: this one is its first
+    n.callsite = callsite;
+    return 0;
+  }
+  if (site_count_ == 0) return 0;
+  for (uint32_t i = node_sites_[node]; i != 0; i = sites_[i].next)
+    if (sites_[i].callsite == callsite) return i;
+  if (site_count_ == site_capacity_) {
+    ++sites_lost_;
+    return 0;
+  }
+  if (site_count_ >= sites_touched_) {  // a page of entries at a time, out of the calls' time
+    Pause pause(*this);
+    const uint32_t chunk = 4096 / sizeof(DumpCallSite);
+    const uint32_t to = site_capacity_ - sites_touched_ > chunk ? sites_touched_ + chunk : site_capacity_;
+    memset(static_cast<void*>(sites_ + sites_touched_), 0, uint64_t(to - sites_touched_) * sizeof(DumpCallSite));
+    sites_touched_ = to;
+  }
+  const uint32_t id = site_count_++;
+  sites_[id] = DumpCallSite{node, node_sites_[node], callsite, 0, 0};
+  node_sites_[node] = id;
+  return id;
+}
+
+void ThreadProfile::count_folded_site(uint32_t node, uint64_t callsite) {
+  if (const uint32_t site = site_entry(node, callsite)) ++sites_[site].calls;
+  take_pause();  // no call starts here
+}
+
+// After pruning: the entries of nodes freed or become [pruned] are dropped (their calls
+// merged elsewhere); the open frames' nodes were all kept, so no frame names a dropped one.
+void ThreadProfile::drop_pruned_sites() {
+  for (uint32_t i = 1; i < site_count_; ++i) {
+    DumpCallSite& e = sites_[i];
+    if (e.node == wire::kDroppedCallSite) continue;
+    const uint64_t fn = nodes_[e.node].fn;
+    if (fn != 0 && fn != wire::kPrunedFn) continue;
+    node_sites_[e.node] = 0;
+    e.node = wire::kDroppedCallSite;
+  }
 }
 
 // A ring: when full, the oldest event gives way and is counted.
@@ -251,6 +304,7 @@ void ThreadProfile::relocate_functions(uint64_t start, uint64_t end, uint64_t to
   }
   for (uint32_t i = 0; i <= slot_mask_; ++i) move(slots_[i].fn);
   for (uint32_t i = 0; i < timeline_capacity_; ++i) move(timeline_[i].fn);
+  for (uint32_t i = 1; i < site_count_; ++i) move(sites_[i].callsite);
 }
 
 void ThreadProfile::restart(uint64_t now) {
@@ -261,6 +315,7 @@ void ThreadProfile::restart(uint64_t now) {
     nodes_[i].max_self_ticks = 0;
   }
   if (metrics_) memset(metrics_, 0, uint64_t(node_count_) * sizeof(DumpNodeMetrics));
+  for (uint32_t i = 1; i < site_count_; ++i) sites_[i].calls = sites_[i].ticks = 0;
   for (uint32_t i = 0; i < depth_; ++i) {
     frames_[i].entry_tsc = now;
     frames_[i].child_ticks = 0;

@@ -11,6 +11,7 @@
 
 namespace callprof::rt {
 
+using wire::DumpCallSite;
 using wire::DumpNode;
 using wire::DumpNodeMetrics;
 using wire::DumpTimelineEvent;
@@ -28,8 +29,8 @@ inline constexpr uint64_t kSameStackSpan = 1u << 20;
 
 struct Frame {
   uint32_t node;
-  uint32_t reserved;
-  uint64_t sp;  // the caller's stack pointer at the hook call: orders frames by depth
+  uint32_t site;  // the call's DumpCallSite entry; 0: its node's own call site
+  uint64_t sp;    // the caller's stack pointer at the hook call: orders frames by depth
   uint64_t entry_tsc;
   uint64_t child_ticks;  // time spent in callees that already returned
 };
@@ -88,6 +89,11 @@ struct ThreadMemory {
   void* prune_scratch = nullptr;          // prune_scratch_bytes(node_capacity), or no pruning
   DumpTimelineEvent* timeline = nullptr;  // the timeline ring (record --timeline), or none
   uint32_t timeline_capacity = 0;
+  // Call sites beyond a node's first (DumpCallSite): per node the first of its list, and
+  // the entries (the first is never used); none: one call site per node.
+  uint32_t* node_sites = nullptr;  // node_capacity entries
+  DumpCallSite* sites = nullptr;
+  uint32_t site_capacity = 0;
 };
 
 // What the user chose not to record.
@@ -167,8 +173,14 @@ class ThreadProfile {
       ++nodes_[child].calls;  // transparent: its time stays with the caller, its callees attach there
       return;
     }
+    uint32_t site = 0;
+    if (__builtin_expect(other_site(nodes_[child].callsite, callsite), 0)) {
+      site = site_entry(child, callsite);
+      now += take_pause();
+    }
     Frame* f = top + 1;
     f->node = child;
+    f->site = site;
     f->sp = sp;
     f->entry_tsc = now;
     f->child_ticks = 0;
@@ -184,6 +196,7 @@ class ThreadProfile {
     const uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn == fn, 1)) {
       ++nodes_[child].calls;
+      if (__builtin_expect(other_site(nodes_[child].callsite, callsite), 0)) count_folded_site(child, callsite);
       return;
     }
     count_folded_slow(fn, callsite);
@@ -252,8 +265,9 @@ class ThreadProfile {
   uint32_t frame_capacity() const { return frame_capacity_; }
   // The memory it was given (init), as given.
   ThreadMemory memory() const {
-    return ThreadMemory{nodes_,   node_capacity_, slots_,    slot_limit_mask_ + 1, frames_, frame_capacity_,
-                        metrics_, prune_scratch_, timeline_, timeline_capacity_};
+    return ThreadMemory{nodes_,        node_capacity_, slots_,    slot_limit_mask_ + 1, frames_,     frame_capacity_,
+                        metrics_,      prune_scratch_, timeline_, timeline_capacity_,   node_sites_, sites_,
+                        site_capacity_};
   }
   const Frame* open_frames() const { return frames_ + 1; }  // outermost first
   // The outermost open frames that were open in the parent at fork (restart): their calls
@@ -287,6 +301,11 @@ class ThreadProfile {
   uint32_t timeline_capacity() const { return timeline_capacity_; }
   uint64_t timeline_min_ticks() const { return timeline_min_ticks_; }
   const DumpNodeMetrics* metrics() const { return metrics_; }
+  // The call-site entries in use (DumpCallSite), from index 1; calls whose further site
+  // found no room.
+  const DumpCallSite* call_sites() const { return sites_ ? sites_ + 1 : nullptr; }
+  uint32_t call_site_count() const { return site_count_ > 0 ? site_count_ - 1 : 0; }
+  uint64_t call_sites_lost() const { return sites_lost_; }
   // Where events charge (off-CPU time, faults, allocations): the node on top of the stack.
   // Whether the innermost open frame is `fn`'s, entered at stack pointer `sp`.
   bool top_frame_is(uint64_t fn, uint64_t sp) const {
@@ -326,6 +345,10 @@ class ThreadProfile {
     if (uint64_t(self) < n.min_self_ticks) n.min_self_ticks = uint64_t(self);
     if (uint64_t(self) > n.max_self_ticks) n.max_self_ticks = uint64_t(self);
     frames_[depth_ - 1].child_ticks += uint64_t(total);
+    if (__builtin_expect(f->site != 0, 0)) {
+      sites_[f->site].calls += 1;
+      sites_[f->site].ticks += uint64_t(total);
+    }
     // Without a timeline the bound is UINT64_MAX: one compare, never taken.
     if (__builtin_expect(uint64_t(total) >= timeline_min_ticks_, 0)) record_timeline(f->node, n.fn, f->entry_tsc, now);
     if (__builtin_expect(n.flags != 0, 0)) flagged_return(n);
@@ -333,6 +356,16 @@ class ThreadProfile {
     if (__builtin_expect((n.calls & fold_mask_) == 0, 0)) consider_fold(f->node);
   }
   static uint32_t fold_slot(uint64_t fn) { return uint32_t(fn >> 4) & (kFoldSlots - 1); }
+  // A call made from elsewhere than its node's first call site (`node_site`). An inlined
+  // copy's hooks see its host's return address, which says nothing of where it was called.
+  static bool other_site(uint64_t node_site, uint64_t callsite) {
+    return node_site != callsite && !(node_site & wire::kCallsiteInlined);
+  }
+  // The entry of `callsite` among the node's further sites, added if new; 0 when the node
+  // takes it as its first (it had none), or when there is no room (counted).
+  uint32_t site_entry(uint32_t node, uint64_t callsite);
+  void count_folded_site(uint32_t node, uint64_t callsite);
+  void drop_pruned_sites();
   void consider_fold(uint32_t node);
   bool only_folded_children(uint32_t node) const;
   void count_folded_slow(uint64_t fn, uint64_t callsite);
@@ -442,6 +475,12 @@ class ThreadProfile {
   uint64_t gone_frames_ = 0;
   uint64_t depth_limited_calls_ = 0;
   uint64_t short_calls_ = 0;
+  uint32_t* node_sites_ = nullptr;
+  DumpCallSite* sites_ = nullptr;
+  uint32_t site_capacity_ = 0;
+  uint32_t site_count_ = 0;     // entries in use, counting the unused first; 0 without sites
+  uint32_t sites_touched_ = 0;  // entries below it have been faulted in
+  uint64_t sites_lost_ = 0;
   DumpTimelineEvent* timeline_ = nullptr;  // a ring: timeline_next_ is the oldest once full
   uint32_t timeline_capacity_ = 0;
   uint32_t timeline_next_ = 0;

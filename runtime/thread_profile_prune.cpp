@@ -169,6 +169,7 @@ bool ThreadProfile::prune() {
   uint32_t live = breadth_first_order(s);
   if (mark_kept(s, live) >= live) return false;
   fold_removed(s, live);
+  drop_pruned_sites();
   rebuild_index();
   forget_pruned_folds();
   ++prunes_;

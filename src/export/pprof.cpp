@@ -296,10 +296,9 @@ void PprofWriter::write_thread(size_t index) {
 // A thread's code costs by node (model/code_lines.h), for the paths being written.
 class PprofWriter::PathCode {
  public:
-  PathCode(const CallTree& tree, const CodeCosts* code) : site_(code ? tree.size() : 0, kNoLocation) {
+  PathCode(const CallTree& tree, const CodeCosts* code) {
     if (!code) return;
-    for (const CallSite& c : code->call_sites)
-      if (c.node < site_.size()) site_[c.node] = c.location;
+    site_ = main_call_sites(code->call_sites, tree.size());  // a stack has one caller location per frame
     for (const InstructionSamples& i : code->instructions)
       if (i.node < tree.size()) samples_.push_back(&i);
     std::stable_sort(samples_.begin(), samples_.end(), [](auto* a, auto* b) { return a->node < b->node; });

@@ -26,10 +26,58 @@ void InstructionSums::move_into(CodeCosts& costs) {
   sums_.clear();
 }
 
+void CallSiteSet::add(const CallSite& site) {
+  if (site.location == kNoLocation || site.node == kNoNode) return;
+  if (site.calls == 0 && site.wall_ns == 0 && has_site(site.node)) return;
+  if (site.node >= has_.size()) has_.resize(size_t(site.node) + 1);
+  has_[site.node] = true;
+  auto& [calls, ns] = sites_[{site.node, site.location}];
+  calls += site.calls;
+  ns += site.wall_ns;
+}
+
 void CallSiteSet::move_into(CodeCosts& costs) {
-  for (NodeId node = 0; node < sites_.size(); ++node)
-    if (sites_[node] != kNoLocation) costs.call_sites.push_back({node, sites_[node]});
+  for (const auto& [key, weight] : sites_)
+    costs.call_sites.push_back({key.first, key.second, weight.first, weight.second});
   sites_.clear();
+  has_.clear();
+}
+
+std::vector<SiteShare> site_shares(const std::vector<CallSite>& sites, size_t nodes) {
+  struct Sum {
+    uint64_t calls = 0, ns = 0;
+    uint32_t count = 0;
+  };
+  std::vector<Sum> sum(nodes);
+  for (const CallSite& c : sites)
+    if (c.node < nodes) {
+      sum[c.node].calls += c.calls;
+      sum[c.node].ns += c.wall_ns;
+      ++sum[c.node].count;
+    }
+  std::vector<SiteShare> out(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const CallSite& c = sites[i];
+    if (c.node >= nodes || sum[c.node].count < 2) continue;  // one site: all of the node
+    const Sum& s = sum[c.node];
+    const double even = 1.0 / s.count;
+    const double calls = s.calls ? double(c.calls) / double(s.calls) : s.ns ? double(c.wall_ns) / double(s.ns) : even;
+    out[i] = {calls, s.ns ? double(c.wall_ns) / double(s.ns) : calls};
+  }
+  return out;
+}
+
+std::vector<LocationId> main_call_sites(const std::vector<CallSite>& sites, size_t nodes) {
+  std::vector<LocationId> out(nodes, kNoLocation);
+  std::vector<const CallSite*> best(nodes, nullptr);
+  for (const CallSite& c : sites) {
+    if (c.node >= nodes) continue;
+    const CallSite* b = best[c.node];
+    if (!b || c.calls > b->calls || (c.calls == b->calls && c.wall_ns > b->wall_ns)) best[c.node] = &c;
+  }
+  for (size_t n = 0; n < nodes; ++n)
+    if (best[n]) out[n] = best[n]->location;
+  return out;
 }
 
 }  // namespace callprof

@@ -39,13 +39,27 @@ struct InstructionSamples {
   uint64_t cpu_ns = 0;
 };
 
-// Where in its parent's function a node's calls were made. Exact mode keeps one call site
-// per calling context, its first call's; a sampled node, the return address of the first
-// stack through it (a caller calling one function from two lines shows the first).
+// Where in its parent's function a node's calls were made. Exact mode knows every site of
+// a calling context (a caller calling one function from two lines) with its calls and
+// their wall time; a sampled node has the return address of the first stack through it,
+// with no weights. A node's costs are shared among its sites in proportion to the weights
+// (SiteShares), and equally when they are all zero.
 struct CallSite {
   NodeId node = kNoNode;
   LocationId location = kNoLocation;  // its function is the parent node's
+  uint64_t calls = 0;                 // calls of the node made from here
+  uint64_t wall_ns = 0;               // their total wall time
 };
+
+// Each call site's share of its node's costs: of its calls, and of its time.
+struct SiteShare {
+  double calls = 1;
+  double time = 1;
+};
+std::vector<SiteShare> site_shares(const std::vector<CallSite>& sites, size_t nodes);
+// Per node, its heaviest call site (by calls, then time; the first of equals), for a
+// consumer that takes one site per node (pprof's stacks, a hidden node's caller line).
+std::vector<LocationId> main_call_sites(const std::vector<CallSite>& sites, size_t nodes);
 
 // A thread's costs inside functions (Thread::code); empty when nothing located them.
 struct CodeCosts {
@@ -81,18 +95,18 @@ class InstructionSums {
   std::map<std::pair<NodeId, LocationId>, std::pair<uint64_t, uint64_t>> sums_;
 };
 
-// A thread's call sites while it is built: the first site given for a node stays.
+// A thread's call sites while it is built: weighed sites of a node add up by location; a
+// site without weights (a sampled stack's) is kept only for a node that has none yet.
 class CallSiteSet {
  public:
-  void add(NodeId node, LocationId location) {
-    if (location == kNoLocation) return;
-    if (node >= sites_.size()) sites_.resize(size_t(node) + 1, kNoLocation);
-    if (sites_[node] == kNoLocation) sites_[node] = location;
-  }
+  void add(NodeId node, LocationId location) { add(CallSite{node, location}); }
+  void add(const CallSite& site);
   void move_into(CodeCosts& costs);
 
  private:
-  std::vector<LocationId> sites_;  // by node
+  bool has_site(NodeId node) const { return node < has_.size() && has_[node]; }
+  std::map<std::pair<NodeId, LocationId>, std::pair<uint64_t, uint64_t>> sites_;
+  std::vector<bool> has_;  // by node
 };
 
 }  // namespace callprof

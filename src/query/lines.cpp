@@ -2,6 +2,7 @@
 #include "query/lines.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -68,14 +69,18 @@ void CodeIndex::add_thread(const CallTree& tree, const CodeCosts& code, const Ca
   if (code.call_sites.empty()) return;
   const MetricTable cum = cumulative(tree, std::array{Metric::WallNs, Metric::CpuNs, Metric::Samples});
   const std::vector<uint32_t> level = recursion_levels(shown);
-  for (const CallSite& c : code.call_sites) {
+  const std::vector<SiteShare> share = site_shares(code.call_sites, tree.size());
+  for (size_t i = 0; i < code.call_sites.size(); ++i) {
+    const CallSite& c = code.call_sites[i];
     if (c.node >= tree.size() || !in_table(c.location)) continue;
     const MetricRow total = cum[c.node];
     // An inner recursive call's time is inside the outer one's: counted there.
     const NodeId in_view = image ? image->node[c.node] : c.node;
-    const bool outermost = level[in_view] == 0;
-    CallsFrom from{tree.node(c.node).function, tree.base(c.node)[Metric::Calls], outermost ? total[Metric::WallNs] : 0,
-                   outermost ? total[Metric::CpuNs] : 0, outermost ? total[Metric::Samples] : 0};
+    const double time = level[in_view] == 0 ? share[i].time : 0;
+    const auto part = [](uint64_t v, double f) { return uint64_t(std::llround(double(v) * f)); };
+    CallsFrom from{tree.node(c.node).function, part(tree.base(c.node)[Metric::Calls], share[i].calls),
+                   part(total[Metric::WallNs], time), part(total[Metric::CpuNs], time),
+                   part(total[Metric::Samples], time)};
     by_function_[profile_.locations[c.location].function].push_back({c.location, 0, 0, from});
   }
 }

@@ -126,9 +126,16 @@ void put_code(const CodeCosts& code, file::CodeCosts* out) {
     out->add_samples(i.samples);
     out->add_cpu_ns(i.cpu_ns);
   }
+  bool weighed = false;
   for (const CallSite& c : code.call_sites) {
     out->add_site_node(c.node);
     out->add_site_location(c.location);
+    weighed = weighed || c.calls != 0 || c.wall_ns != 0;
+  }
+  if (!weighed) return;
+  for (const CallSite& c : code.call_sites) {
+    out->add_site_calls(c.calls);
+    out->add_site_wall_ns(c.wall_ns);
   }
 }
 
@@ -139,7 +146,10 @@ CodeCosts take_code(const file::CodeCosts& in) {
   for (int i = 0; i < in.sample_node_size(); ++i)
     code.instructions.push_back({in.sample_node(i), in.sample_location(i), in.samples(i), in.cpu_ns(i)});
   code.call_sites.reserve(size_t(in.site_node_size()));
-  for (int i = 0; i < in.site_node_size(); ++i) code.call_sites.push_back({in.site_node(i), in.site_location(i)});
+  const bool weighed = in.site_calls_size() == in.site_node_size();
+  for (int i = 0; i < in.site_node_size(); ++i)
+    code.call_sites.push_back(
+        {in.site_node(i), in.site_location(i), weighed ? in.site_calls(i) : 0, weighed ? in.site_wall_ns(i) : 0});
   return code;
 }
 

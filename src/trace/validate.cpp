@@ -125,7 +125,9 @@ Status validate_process(const file::Process& process, size_t index, size_t funct
 Status validate_code(const file::CodeCosts& c, size_t node_count, size_t location_count, std::string_view where) {
   const int n = c.sample_node_size();
   if (c.sample_location_size() != n || c.samples_size() != n || c.cpu_ns_size() != n ||
-      c.site_location_size() != c.site_node_size())
+      c.site_location_size() != c.site_node_size() ||
+      (c.site_calls_size() != 0 && c.site_calls_size() != c.site_node_size()) ||
+      c.site_wall_ns_size() != c.site_calls_size())
     return invalid(where, "code costs have unequal columns");
   auto check = [&](uint32_t node, uint32_t location, std::string_view what, int i) -> Status {
     if (node == kRootNode || node >= node_count)

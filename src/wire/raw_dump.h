@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 7;
+inline constexpr uint32_t kDumpVersion = 8;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -20,7 +20,8 @@ inline constexpr uint32_t kDumpVersion = 7;
 //                    interrupt_node_count x DumpNode,
 //                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics,
 //                    DumpTimeline and its count x DumpTimelineEvent when flags has kDumpHasTimeline,
-//                    folded_node_count x DumpFoldedNode }
+//                    folded_node_count x DumpFoldedNode,
+//                    call_site_count x DumpCallSite }
 // What the hooks cost per call, in 1/kHookCostScale TSC ticks (fractions of a tick add up
 // over millions of calls). All zero: not measured (no compensation, or no such compiler).
 inline constexpr uint64_t kHookCostScale = 1u << 16;
@@ -150,8 +151,10 @@ struct DumpThread {
   uint32_t offcpu_state;          // kOffCpu* below
   uint32_t folded_node_count;     // DumpFoldedNode entries that end the thread's records
   uint32_t auto_fold_refused;     // functions that qualified but found no room to fold (saturating)
+  uint32_t call_site_count;       // DumpCallSite entries after the folded nodes
+  uint32_t call_sites_lost;       // calls from a further site with no room left to tell it apart (saturating)
 };
-static_assert(sizeof(DumpThread) == 128);
+static_assert(sizeof(DumpThread) == 136);
 
 inline constexpr uint32_t kOffCpuOff = 0;  // not requested
 inline constexpr uint32_t kOffCpuMeasured = 1;
@@ -215,6 +218,20 @@ struct DumpFoldedNode {
   uint64_t hooked_calls;  // of the node's calls, those made before the fold
 };
 static_assert(sizeof(DumpFoldedNode) == 16);
+
+// A place other than its node's first call site (DumpNode::callsite) that calls on the
+// node's path were made from: a caller calling one function from several lines. The node's
+// own call site has the rest of its calls and time. Calls still open at the dump and calls
+// from a further site once the table was full count as the first site's.
+inline constexpr uint32_t kDroppedCallSite = UINT32_MAX;  // DumpCallSite::node of an entry to skip
+struct DumpCallSite {
+  uint32_t node;      // kDroppedCallSite: its node was pruned
+  uint32_t next;      // the runtime's list of a node's sites: readers ignore it
+  uint64_t callsite;  // a return address in the caller
+  uint64_t calls;     // completed calls made from there (folded ones too)
+  uint64_t ticks;     // their total time (a folded call's is not measured)
+};
+static_assert(sizeof(DumpCallSite) == 32);
 
 // A frame still active at dump time; the reader closes it at the thread's end_tsc.
 // Frames are listed outermost first.

@@ -12,13 +12,29 @@
 namespace e2e {
 namespace {
 
-// The line of lines.c holding "LINE:<marker>".
-uint32_t marked_line(const std::string& marker) {
-  std::ifstream in(std::string(E2E_PROGRAMS) + "/lines.c");
+// The line of a program (lines.c) holding "LINE:<marker>".
+uint32_t marked_line(const std::string& marker, const std::string& program = "lines.c") {
+  std::ifstream in(std::string(E2E_PROGRAMS) + "/" + program);
   std::string text;
   for (uint32_t n = 1; std::getline(in, text); ++n)
     if (text.find("LINE:" + marker + " ") != std::string::npos) return n;
   throw std::runtime_error("no marker " + marker);
+}
+
+// The number before a source line holding `marker` in a consumer's per-line listing
+// (pprof -list: "flat cum LINE: text"; callgrind_annotate --auto: "count text"); "." is 0.
+uint64_t listed_on(const std::string& listing, const std::string& marker, size_t column) {
+  std::istringstream in(listing);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("LINE:" + marker + " ") == std::string::npos) continue;
+    std::istringstream words(line);
+    std::string word;
+    for (size_t k = 0; k <= column; ++k) words >> word;
+    word.erase(std::remove(word.begin(), word.end(), ','), word.end());
+    return word == "." ? 0 : std::stoull(word);
+  }
+  ADD_FAILURE() << "no line " << marker << " in\n" << listing;
+  return 0;
 }
 
 class Annotate : public E2ETest {
@@ -43,13 +59,14 @@ class Annotate : public E2ETest {
     }
     return {on, all};
   }
-  // The calls of `callee` from `line`.
-  static uint64_t calls_from(const json& f, uint32_t line, const std::string& callee) {
+  // The calls of `callee` from `line` (or another of their quantities).
+  static uint64_t calls_from(const json& f, uint32_t line, const std::string& callee,
+                             const std::string& quantity = "calls") {
     uint64_t n = 0;
     for (const json& l : f.at("lines"))
       if (l.at("line") == line)
         for (const json& c : l.at("calls"))
-          if (same_function(c.at("callee").get<std::string>(), callee)) n += u64(c, "calls");
+          if (same_function(c.at("callee").get<std::string>(), callee)) n += u64(c, quantity.c_str());
     return n;
   }
   void expect_heavy_line(const json& hot) {
@@ -81,6 +98,42 @@ TEST_P(Annotate, ExactModeWithSamplesPutsSamplesAndCallsOnTheirLines) {
   EXPECT_NE(text.out.find("-> leaf (30000 calls"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("disassembly of"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  call "), std::string::npos) << text.out;
+}
+
+// One function called from two lines of one caller, in one calling context: each line has
+// its own calls and their measured time (exact mode needs no samples for it), in annotate's
+// JSON and text and in callgrind_annotate's per-line calls.
+TEST_P(Annotate, CallsFromTwoLinesOfOneCallerKeepTheirOwnCountsAndTimes) {
+  const Report r = record_with({}, build("call_lines.c", {"-g"}));
+  expect_function_calls(r, {{"caller", 200}, {"work", 1600}});
+  const uint32_t short_line = marked_line("short_calls", "call_lines.c");
+  const uint32_t long_line = marked_line("long_calls", "call_lines.c");
+  const json caller = annotate_json("^caller$");
+  EXPECT_EQ(calls_from(caller, short_line, "work"), 600u) << caller.dump();
+  EXPECT_EQ(calls_from(caller, long_line, "work"), 1000u) << caller.dump();
+  const uint64_t short_ns = calls_from(caller, short_line, "work", "wall_ns");
+  const uint64_t long_ns = calls_from(caller, long_line, "work", "wall_ns");
+  measured("long_line_time_share", double(long_ns) / double(std::max<uint64_t>(1, short_ns + long_ns)));
+  EXPECT_GT(short_ns, 0u) << caller.dump();
+  EXPECT_GE(double(long_ns), 0.9 * double(short_ns + long_ns)) << caller.dump();
+  const RunResult text = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^caller$"}, dir());
+  EXPECT_EQ(text.exit, exited(0)) << text.err;
+  EXPECT_NE(text.out.find("-> work (600 calls"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("-> work (1000 calls"), std::string::npos) << text.out;
+  const std::string cga = find_on_path("callgrind_annotate");
+  if (cga.empty()) GTEST_SKIP() << "annotate passed; callgrind_annotate (valgrind) is not installed";
+  ASSERT_EQ(run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "callgrind", "-o", "c.cg"}, dir()).exit,
+            exited(0));
+  const RunResult cg = run({cga, "--auto=yes", "--show=Calls", "--show-percs=no", "c.cg"}, dir());
+  EXPECT_EQ(cg.exit, exited(0)) << cg.err;
+  // Each call line is followed by its "COUNT  => file:work (COUNTx)" line.
+  const auto calls_below = [&](const std::string& marker) {
+    const size_t at = cg.out.find("LINE:" + marker + " ");
+    const size_t next = at == std::string::npos ? at : cg.out.find('\n', at);
+    return next == std::string::npos ? std::string() : cg.out.substr(next + 1, cg.out.find('\n', next + 1) - next - 1);
+  };
+  EXPECT_NE(calls_below("short_calls").find("(600x)"), std::string::npos) << cg.out;
+  EXPECT_NE(calls_below("long_calls").find("(1,000x)"), std::string::npos) << cg.out;
 }
 
 TEST_P(Annotate, SamplingModeFindsTheHeavyLine) {
@@ -129,22 +182,6 @@ TEST_P(Annotate, AMissingSourceFileIsSaidAndSourcePathFindsIt) {
   const RunResult none = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^no_such_function$"}, dir());
   EXPECT_EQ(none.exit, exited(2));
   EXPECT_NE(none.err.find("no function matches"), std::string::npos) << none.err;
-}
-
-// The number before a source line holding `marker` in a consumer's per-line listing
-// (pprof -list: "flat cum LINE: text"; callgrind_annotate --auto: "count text"); "." is 0.
-uint64_t listed_on(const std::string& listing, const std::string& marker, size_t column) {
-  std::istringstream in(listing);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find("LINE:" + marker + " ") == std::string::npos) continue;
-    std::istringstream words(line);
-    std::string word;
-    for (size_t k = 0; k <= column; ++k) words >> word;
-    word.erase(std::remove(word.begin(), word.end(), ','), word.end());
-    return word == "." ? 0 : std::stoull(word);
-  }
-  ADD_FAILURE() << "no line " << marker << " in\n" << listing;
-  return 0;
 }
 
 // The real consumers annotate the same lines: go tool pprof -list, callgrind_annotate --auto.

@@ -46,7 +46,7 @@ void hang_node_samples(const std::vector<const NodeSample*>& samples, const Thre
   Thread& thread = p.threads[nodes.thread];
   CallTree& tree = thread.tree;
   CallSiteSet sites;  // of the nodes samples add; the exact nodes have theirs
-  for (const CodeCosts& c = thread.code; const CallSite& site : c.call_sites) sites.add(site.node, site.location);
+  for (const CodeCosts& c = thread.code; const CallSite& site : c.call_sites) sites.add(site);
   InstructionSums located;
   for (const NodeSample* s : samples) {
     const Frames frames = s->ip ? syms.frames_at(s->ip) : Frames{};

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <span>
 
 #include "collect/runtime/process_symbols.h"
 #include "model/time_split.h"
@@ -70,8 +71,39 @@ struct NodeSource {
   const std::vector<wire::DumpNode>& nodes;
   const std::vector<wire::DumpNodeMetrics>& metrics;  // empty: none
   bool cpu_measured;
-  std::vector<uint64_t> folded{};  // per node, calls made after an auto-fold; empty: none
+  std::vector<uint64_t> folded{};                  // per node, calls made after an auto-fold; empty: none
+  std::span<const wire::DumpCallSite> sites = {};  // nodes' further call sites
 };
+
+// Per node, the total time of its calls: its self time and its descendants'.
+std::vector<uint64_t> total_ticks(const std::vector<wire::DumpNode>& nodes, const std::vector<uint32_t>& order) {
+  std::vector<uint64_t> total(nodes.size(), 0);
+  for (size_t k = order.size(); k-- > 1;) {
+    const uint32_t i = order[k];
+    total[i] += nodes[i].self_ticks;
+    total[nodes[i].parent] += total[i];
+  }
+  return total;
+}
+
+// A node's call sites, weighed: each further site the runtime kept with its own calls and
+// time, and its first call site with the rest. A GCC-hooked inlined copy's hooks see the
+// return address of the function it is inlined into: it has no site.
+void add_call_sites(const NodeSource& src, uint32_t i, NodeId node, FunctionId caller, uint64_t total_ticks,
+                    ProcessSymbols& syms, const Clock& clock, CallSiteSet& sites) {
+  const wire::DumpNode& d = src.nodes[i];
+  if (d.callsite & wire::kCallsiteInlined) return;
+  uint64_t calls = d.calls, ticks = total_ticks;
+  auto [lo, hi] = std::equal_range(src.sites.begin(), src.sites.end(), wire::DumpCallSite{i},
+                                   [](const auto& a, const auto& b) { return a.node < b.node; });
+  for (const wire::DumpCallSite& s : std::span(lo, hi)) {
+    const uint64_t c = std::min(s.calls, calls), t = std::min(s.ticks, ticks);
+    sites.add({node, syms.call_site(s.callsite, caller), c, clock.span(t)});
+    calls -= c;
+    ticks -= t;
+  }
+  sites.add({node, syms.call_site(d.callsite, caller), calls, clock.span(ticks)});
+}
 
 // An auto-folded node counts every call; those its DumpFoldedNode entry does not name as
 // made through the hooks (all, without an entry) were folded.
@@ -134,13 +166,12 @@ void fold_into(MetricRowRef into, const wire::DumpNodeMetrics& x, bool cpu_measu
 // points), leaving out paths no call reached (after a fork the child keeps its parent's
 // nodes with zero metrics). Filtered-out functions are not nodes: their calls are counted
 // at the caller.
-// Each node's call site (the runtime keeps its first call's return address) goes to `sites`,
-// except where that address is the caller's caller's: a GCC-hooked inlined copy's hooks see
-// the return address of the function it is inlined into.
+// Each node's call sites go to `sites` (add_call_sites).
 void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, CallTree& tree,
                std::vector<NodeId>& mapped, CallSiteSet& sites) {
   const auto& nodes = src.nodes;
   std::vector<uint32_t> order = parents_first(nodes);
+  const std::vector<uint64_t> total = total_ticks(nodes, order);
   std::vector<bool> used(nodes.size());
   for (size_t k = order.size(); k-- > 1;) {
     uint32_t i = order[k];
@@ -161,8 +192,8 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
       continue;
     }
     mapped[i] = tree.child(mapped[d.parent], syms.function(d.fn));
-    if (!(d.callsite & wire::kCallsiteInlined) && mapped[d.parent] != kRootNode)
-      sites.add(mapped[i], syms.call_site(d.callsite, tree.node(mapped[d.parent]).function));
+    if (mapped[d.parent] != kRootNode)
+      add_call_sites(src, i, mapped[i], tree.node(mapped[d.parent]).function, total[i], syms, clock, sites);
     Metrics m = metrics_of(src, i, clock);
     // The runtime keeps the first call site of each path: its kind stands for the path's.
     if (syms.indirect_call(d.callsite & ~wire::kCallsiteInlined)) m[Metric::IndirectCalls] = d.calls;
@@ -214,8 +245,10 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
   mapped[0] = kRootNode;
   std::vector<wire::DumpNodeMetrics> metrics = t.metrics;
   std::vector<wire::DumpNode> nodes = with_open_frames_closed(t, metrics);
-  add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured, folded_calls(t)}, syms, clock,
-            tree, mapped, sites);
+  std::vector<wire::DumpCallSite> by_node = t.sites;
+  std::stable_sort(by_node.begin(), by_node.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
+  add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured, folded_calls(t), by_node}, syms,
+            clock, tree, mapped, sites);
   // Signal handlers that interrupted a hook: each context node names the main-tree node
   // that was running; graft its calls there (at the root if that path was left out).
   std::vector<NodeId> graft(t.interrupts.size(), kNoNode);
@@ -328,6 +361,13 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
   for (const wire::DumpRemovedFunction& r : d.removed)
     proc.removed_hooks.push_back({syms.function(r.fn), clock.ns(r.tsc)});
   if (d.header.entries_patched < 0) out.warnings.push_back(unpatched_warning(d.header));
+  uint64_t sites_lost = 0;
+  for (const RawThread& rt : d.threads) sites_lost += rt.info.call_sites_lost;
+  if (sites_lost > 0)
+    out.warnings.push_back(
+        fmt::format("pid {}: {} calls were made from a call site with no room left to tell it "
+                    "apart; the lines view counts them on their path's first call site",
+                    d.header.pid, sites_lost));
   p.processes.push_back(std::move(proc));
   std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();

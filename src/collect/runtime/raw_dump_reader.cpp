@@ -92,6 +92,13 @@ Status read_thread(Cursor& c, RawThread& t, bool metrics, bool timeline) {
   for (const auto& f : t.folded)
     if (f.node >= t.nodes.size() || f.hooked_calls > t.nodes[f.node].calls)
       return c.error("folded node entry names a missing node or more calls than it has");
+  std::vector<wire::DumpCallSite> sites;
+  if (!c.get_array(t.info.call_site_count, sites)) return c.error("call sites cut short");
+  for (const auto& s : sites) {
+    if (s.node == wire::kDroppedCallSite) continue;
+    if (s.node >= t.nodes.size()) return c.error("call site entry names a missing node");
+    t.sites.push_back(s);
+  }
   for (uint32_t i = 1; i < t.nodes.size(); ++i)
     if (t.nodes[i].fn != 0 && t.nodes[i].parent >= t.nodes.size())
       return c.error("node " + std::to_string(i) + " has a missing parent");

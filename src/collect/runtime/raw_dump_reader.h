@@ -34,6 +34,7 @@ struct RawThread {
   wire::DumpTimeline timeline_info{};
   std::vector<wire::DumpTimelineEvent> timeline;  // oldest first; nodes checked by the builder
   std::vector<wire::DumpFoldedNode> folded;       // auto-folded nodes' calls from before the fold
+  std::vector<wire::DumpCallSite> sites;          // further call sites of nodes (dropped ones left out)
 };
 
 struct RawProcessDump {

@@ -77,13 +77,14 @@ CallTree remapped_tree(const CallTree& in, const std::vector<FunctionId>& map, s
 }
 
 // The thread's code costs on its new nodes and the merged locations (`location`: the input's
-// id -> merged id); entries of nodes that merged add up, their first call site stays.
+// id -> merged id); entries of nodes that merged add up (call sites too: a weighed site by location, an unweighed one
+// only where none is).
 void remap_code(CodeCosts& code, const std::vector<NodeId>& node, const std::vector<LocationId>& location) {
   InstructionSums sums;
   for (const InstructionSamples& i : code.instructions)
     sums.add(node[i.node], location[i.location], i.samples, i.cpu_ns);
   CallSiteSet sites;
-  for (const CallSite& c : code.call_sites) sites.add(node[c.node], location[c.location]);
+  for (const CallSite& c : code.call_sites) sites.add({node[c.node], location[c.location], c.calls, c.wall_ns});
   code = CodeCosts{};
   sums.move_into(code);
   sites.move_into(code);

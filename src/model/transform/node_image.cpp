@@ -19,9 +19,7 @@ CodeCosts relocated(const CodeCosts& code, const CallTree& tree, const NodeImage
   const size_t n = tree.size();
   const auto shown = [&](NodeId i) { return i < n && i < image.node.size() && image.node[i] != kNoNode; };
   const auto folded = [&](NodeId i) { return i < image.folded.size() && image.folded[i]; };
-  std::vector<LocationId> site(n, kNoLocation);
-  for (const CallSite& c : code.call_sites)
-    if (c.node < n) site[c.node] = c.location;
+  const std::vector<LocationId> site = main_call_sites(code.call_sites, n);
   // Per hidden node: where its nearest kept caller called into it (its outermost hidden caller's site).
   std::vector<LocationId> entered_at(n, kNoLocation);
   for (NodeId i = 1; i < n; ++i) {

@@ -17,6 +17,7 @@ struct ProgramOptions {
   bool prunable = false;
   uint32_t timeline = 0;  // timeline ring capacity, 0: none
   bool inlined = false;   // the hooks run from the host's code, as for an inlined copy
+  uint32_t site_capacity = 1024;  // call-site entries (the first is never used), 0: none
 };
 
 class Program {
@@ -43,15 +44,24 @@ class Program {
       m.timeline = timeline_.data();
       m.timeline_capacity = o.timeline;
     }
+    if (o.site_capacity) {
+      node_sites_.resize(o.node_capacity);
+      sites_.resize(o.site_capacity);
+      m.node_sites = node_sites_.data();
+      m.sites = sites_.data();
+      m.site_capacity = o.site_capacity;
+    }
     p.init(m, 0);
   }
   // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
   // As the hooks do (hook_path.h), a function the thread folded skips the clock and the stack.
-  void call(uint64_t fn, uint64_t at) {
+  void call(uint64_t fn, uint64_t at) { call_from(fn, 0, at); }
+  // The same from call site `site` (a return address in the caller).
+  void call_from(uint64_t fn, uint64_t site, uint64_t at) {
     sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
-    if (p.folded(fn)) return p.count_folded(fn, 0);
+    if (p.folded(fn)) return p.count_folded(fn, site);
     // A real call's enter hook returns a few bytes into the function; an inlined copy's, far away.
-    p.enter(fn, 0, sp_.back(), at, inlined_ ? fn + 0x100000 : fn + 16);
+    p.enter(fn, site, sp_.back(), at, inlined_ ? fn + 0x100000 : fn + 16);
   }
   void ret(uint64_t fn, uint64_t at) {
     if (!p.folded(fn)) p.exit(fn, sp_.back(), at);
@@ -84,6 +94,13 @@ class Program {
     return &p.nodes()[cur];
   }
   uint32_t index_of(const DumpNode* n) const { return uint32_t(n - p.nodes()); }
+  // The further call sites of a node (DumpCallSite), by call site.
+  std::map<uint64_t, DumpCallSite> sites_of(const DumpNode* n) const {
+    std::map<uint64_t, DumpCallSite> out;
+    for (uint32_t i = 0; i < p.call_site_count(); ++i)
+      if (p.call_sites()[i].node == index_of(n)) out[p.call_sites()[i].callsite] = p.call_sites()[i];
+    return out;
+  }
 
   ThreadProfile p;
 
@@ -94,6 +111,8 @@ class Program {
   std::vector<DumpNodeMetrics> metrics_;
   std::vector<uint64_t> scratch_;
   std::vector<DumpTimelineEvent> timeline_;
+  std::vector<uint32_t> node_sites_;
+  std::vector<DumpCallSite> sites_;
   std::vector<uint64_t> sp_;
   bool inlined_ = false;
 };
