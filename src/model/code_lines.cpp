@@ -27,8 +27,9 @@ void InstructionSums::move_into(CodeCosts& costs) {
 }
 
 void CallSiteSet::add(const CallSite& site) {
-  if (site.location == kNoLocation || site.node == kNoNode) return;
-  if (site.calls == 0 && site.wall_ns == 0 && has_site(site.node)) return;
+  const bool weighed = site.calls != 0 || site.wall_ns != 0;
+  if (site.node == kNoNode || (site.location == kNoLocation && !weighed)) return;
+  if (!weighed && has_site(site.node)) return;
   if (site.node >= has_.size()) has_.resize(size_t(site.node) + 1);
   has_[site.node] = true;
   auto& [calls, ns] = sites_[{site.node, site.location}];
@@ -71,7 +72,7 @@ std::vector<LocationId> main_call_sites(const std::vector<CallSite>& sites, size
   std::vector<LocationId> out(nodes, kNoLocation);
   std::vector<const CallSite*> best(nodes, nullptr);
   for (const CallSite& c : sites) {
-    if (c.node >= nodes) continue;
+    if (c.node >= nodes || c.location == kNoLocation) continue;
     const CallSite* b = best[c.node];
     if (!b || c.calls > b->calls || (c.calls == b->calls && c.wall_ns > b->wall_ns)) best[c.node] = &c;
   }

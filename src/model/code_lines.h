@@ -43,10 +43,11 @@ struct InstructionSamples {
 // a calling context (a caller calling one function from two lines) with its calls and
 // their wall time; a sampled node has the return address of the first stack through it,
 // with no weights. A node's costs are shared among its sites in proportion to the weights
-// (SiteShares), and equally when they are all zero.
+// (site_shares), and equally when they are all zero. A weighed site may have no location
+// (a tail call's return address is its caller's caller's): it takes its share, shown nowhere.
 struct CallSite {
   NodeId node = kNoNode;
-  LocationId location = kNoLocation;  // its function is the parent node's
+  LocationId location = kNoLocation;  // its function is the parent node's; kNoLocation: not known
   uint64_t calls = 0;                 // calls of the node made from here
   uint64_t wall_ns = 0;               // their total wall time
 };
@@ -57,7 +58,7 @@ struct SiteShare {
   double time = 1;
 };
 std::vector<SiteShare> site_shares(const std::vector<CallSite>& sites, size_t nodes);
-// Per node, its heaviest call site (by calls, then time; the first of equals), for a
+// Per node, its heaviest known call site (by calls, then time; the first of equals), for a
 // consumer that takes one site per node (pprof's stacks, a hidden node's caller line).
 std::vector<LocationId> main_call_sites(const std::vector<CallSite>& sites, size_t nodes);
 

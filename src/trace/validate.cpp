@@ -129,18 +129,20 @@ Status validate_code(const file::CodeCosts& c, size_t node_count, size_t locatio
       (c.site_calls_size() != 0 && c.site_calls_size() != c.site_node_size()) ||
       c.site_wall_ns_size() != c.site_calls_size())
     return invalid(where, "code costs have unequal columns");
-  auto check = [&](uint32_t node, uint32_t location, std::string_view what, int i) -> Status {
+  auto check = [&](uint32_t node, uint32_t location, std::string_view what, int i, bool unknown = false) -> Status {
     if (node == kRootNode || node >= node_count)
       return invalid(where, fmt::format("{} {} names node {}, but the tree has {} nodes", what, i, node, node_count));
-    if (location >= location_count)
+    if (location >= location_count && !unknown)
       return invalid(
           where, fmt::format("{} {} names location {}, but there are {} locations", what, i, location, location_count));
     return Ok{};
   };
   for (int i = 0; i < n; ++i)
     if (Status s = check(c.sample_node(i), c.sample_location(i), "instruction sample", i); !s) return s;
-  for (int i = 0; i < c.site_node_size(); ++i)
-    if (Status s = check(c.site_node(i), c.site_location(i), "call site", i); !s) return s;
+  for (int i = 0; i < c.site_node_size(); ++i) {
+    const bool unknown = c.site_location(i) == kNoLocation && c.site_calls_size() > 0;  // weighed (code_lines.h)
+    if (Status s = check(c.site_node(i), c.site_location(i), "call site", i, unknown); !s) return s;
+  }
   return Ok{};
 }
 

@@ -143,6 +143,20 @@ TEST_P(RecordPatched, ExcludedAndFoldedFunctionsGetTheirNopsBack) {
 // A cancelled thread unwinds with libc's own copy of the unwinder, which would meet a
 // replaced return address: --mode exact says so in one line. (Auto mode samples it instead;
 // the program waits for a signal, so that is left to the mode's unit rules.)
+// A patched entry sees its caller's return address as the hooks do: calls of one function
+// from two lines of one caller are told apart (programs/call_lines.c: 600 and 1,000).
+TEST_P(RecordPatched, CallsFromTwoLinesOfOneCallerAreCountedPerLine) {
+  record_loud(build_plain("call_lines.c", {"-fpatchable-function-entry=5", "-g"}), {}, nullptr, nullptr);
+  const RunResult r = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--json", "^caller$"}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  std::multiset<uint64_t> per_line;
+  const json doc = json::parse(r.out);
+  for (const json& l : doc.at("functions").at(0).at("lines"))
+    for (const json& c : l.at("calls"))
+      if (same_function(c.at("callee").get<std::string>(), "work")) per_line.insert(u64(c, "calls"));
+  EXPECT_EQ(per_line, (std::multiset<uint64_t>{600, 1000})) << r.out;
+}
+
 TEST_P(RecordPatched, AProgramThatCancelsThreadsIsRefusedInOneLine) {
   const std::string binary = patched("attach_cancel.c");
   const RunResult refused =

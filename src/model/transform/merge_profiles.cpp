@@ -84,7 +84,8 @@ void remap_code(CodeCosts& code, const std::vector<NodeId>& node, const std::vec
   for (const InstructionSamples& i : code.instructions)
     sums.add(node[i.node], location[i.location], i.samples, i.cpu_ns);
   CallSiteSet sites;
-  for (const CallSite& c : code.call_sites) sites.add({node[c.node], location[c.location], c.calls, c.wall_ns});
+  for (const CallSite& c : code.call_sites)
+    sites.add({node[c.node], c.location == kNoLocation ? kNoLocation : location[c.location], c.calls, c.wall_ns});
   code = CodeCosts{};
   sums.move_into(code);
   sites.move_into(code);

@@ -38,7 +38,7 @@ CodeCosts relocated(const CodeCosts& code, const CallTree& tree, const NodeImage
     const NodeId parent = tree.node(c.node).parent;
     if (!shown(parent)) continue;
     if (folded(parent)) c.location = entered_at[parent];
-    if (c.location != kNoLocation) out.call_sites.push_back(c);
+    if (c.location != kNoLocation || c.calls != 0 || c.wall_ns != 0) out.call_sites.push_back(c);  // shares count
   }
   return out;
 }

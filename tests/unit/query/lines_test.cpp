@@ -86,6 +86,32 @@ TEST(CodeIndex, CallsGoToTheLineTheyWereMadeFrom) {
   EXPECT_EQ(a.lines[2].calls[0].wall_ns, 0u);
 }
 
+// Exact mode's weighed sites: b called 10 times from line 7 and line 8 of main, and from a
+// place not known (a tail call): each line gets its own calls and its share of the time.
+TEST(CodeIndex, WeighedCallSitesShareTheirNodesCallsAndTime) {
+  Fixture f = fixture();
+  LocationTable t(f.p);
+  const LocationId main7 = t.add(f.main_f, 0x107, "m.c", 7), main8 = t.add(f.main_f, 0x108, "m.c", 8);
+  CallTree& tree = f.p.threads[0].tree;
+  const NodeId n_b = tree.find_child(tree.find_child(kRootNode, f.main_f), f.b);
+  tree.base(n_b)[Metric::Calls] = 10;
+  auto& sites = f.p.threads[0].code.call_sites;
+  std::erase_if(sites, [&](const CallSite& c) { return c.node == n_b; });
+  sites.push_back({n_b, main7, 2, 3});
+  sites.push_back({n_b, main8, 6, 24});
+  sites.push_back({n_b, kNoLocation, 2, 3});
+  const std::vector<size_t> threads{0};
+  const FunctionCode m = CodeIndex(f.p, threads).of(f.main_f);
+  ASSERT_EQ(m.lines.size(), 3u);  // lines 5, 7, 8
+  ASSERT_EQ(m.lines[1].calls.size(), 1u);
+  EXPECT_EQ(m.lines[1].calls[0].calls, 2u);
+  EXPECT_EQ(m.lines[1].calls[0].wall_ns, 3u);  // b's 30 ns, shared 3 : 24 : 3
+  EXPECT_EQ(m.lines[2].calls[0].calls, 6u);
+  EXPECT_EQ(m.lines[2].calls[0].wall_ns, 24u);
+  // One site per node for pprof's stacks: the heaviest known one.
+  EXPECT_EQ(main_call_sites(sites, tree.size())[n_b], main8);
+}
+
 TEST(CodeIndex, OnlyTheSelectedThreadsCount) {
   Fixture f = fixture();
   const std::vector<size_t> second{1};

@@ -15,8 +15,8 @@ struct ProgramOptions {
   uint32_t frame_capacity = 256;
   bool metrics = false;
   bool prunable = false;
-  uint32_t timeline = 0;  // timeline ring capacity, 0: none
-  bool inlined = false;   // the hooks run from the host's code, as for an inlined copy
+  uint32_t timeline = 0;          // timeline ring capacity, 0: none
+  bool inlined = false;           // the hooks run from the host's code, as for an inlined copy
   uint32_t site_capacity = 1024;  // call-site entries (the first is never used), 0: none
 };
 
