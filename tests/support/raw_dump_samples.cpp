@@ -40,6 +40,7 @@ std::string sample_raw_dump() {
   t.node_count = 3;
   t.open_frames = 1;
   t.interrupt_node_count = 2;
+  t.call_site_count = 2;
   put(out, t);
   put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
   put(out, wire::DumpNode{0, 0, 0x1100, 0, 0, 0, UINT64_MAX, 0, 0, 0});
@@ -47,6 +48,8 @@ std::string sample_raw_dump() {
   put(out, wire::DumpOpenFrame{1, 0, 100, 70});
   put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
   put(out, wire::DumpNode{0, 0, wire::kInterruptedContext | 1, 0, 1, 3, 3, 3, 0, 0});
+  put(out, wire::DumpCallSite{2, 0, 0x1109, 3, 30});  // 3 of node 2's 7 calls from a second site
+  put(out, wire::DumpCallSite{wire::kDroppedCallSite, 0, 0x1111, 1, 1});
   return out;
 }
 

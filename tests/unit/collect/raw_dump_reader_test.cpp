@@ -13,6 +13,8 @@ namespace callprof {
 namespace {
 
 std::string sample_dump() { return test::sample_raw_dump(); }
+// The sample dump ends with its thread's two call-site entries.
+constexpr size_t kSites = 2 * sizeof(wire::DumpCallSite);
 
 TEST(RawDumpReader, ReadsAWellFormedDump) {
   auto d = parse_raw_dump(sample_dump(), "d");
@@ -26,6 +28,14 @@ TEST(RawDumpReader, ReadsAWellFormedDump) {
   EXPECT_EQ(d->threads[0].nodes.size(), 3u);
   EXPECT_EQ(d->threads[0].open.size(), 1u);
   EXPECT_EQ(d->threads[0].interrupts.size(), 2u);
+  ASSERT_EQ(d->threads[0].sites.size(), 1u);  // the dropped entry left out
+  EXPECT_EQ(d->threads[0].sites[0].callsite, 0x1109u);
+}
+
+TEST(RawDumpReader, ACallSiteOfAMissingNodeIsAnError) {
+  std::string bad = sample_dump();
+  bad[bad.size() - kSites] = 9;  // the live entry's node: there is no node 9
+  EXPECT_NE(parse_raw_dump(bad, "d").error().message.find("call site entry names a missing node"), std::string::npos);
 }
 
 TEST(RawDumpReader, EveryTruncationIsAnError) {
@@ -50,7 +60,7 @@ TEST(RawDumpReader, RefusesForeignAndDamagedDumps) {
   // Node 2's parent is patched to 7: there is no node 7.
   std::string bad_parent = sample_dump();
   const size_t nodes_at =
-      bad_parent.size() - 2 * sizeof(wire::DumpNode) - sizeof(wire::DumpOpenFrame) - 3 * sizeof(wire::DumpNode);
+      bad_parent.size() - kSites - 2 * sizeof(wire::DumpNode) - sizeof(wire::DumpOpenFrame) - 3 * sizeof(wire::DumpNode);
   bad_parent[nodes_at + 2 * sizeof(wire::DumpNode)] = 7;
   EXPECT_NE(parse_raw_dump(bad_parent, "d").error().message.find("missing parent"), std::string::npos);
 
@@ -60,7 +70,7 @@ TEST(RawDumpReader, RefusesForeignAndDamagedDumps) {
   later_parent[nodes_at + 1 * sizeof(wire::DumpNode)] = 2;
   EXPECT_TRUE(parse_raw_dump(later_parent, "d").ok());
   std::string bad_interrupt = sample_dump();
-  bad_interrupt[bad_interrupt.size() - sizeof(wire::DumpNode)] = 1;
+  bad_interrupt[bad_interrupt.size() - kSites - sizeof(wire::DumpNode)] = 1;
   EXPECT_NE(parse_raw_dump(bad_interrupt, "d").error().message.find("later parent"), std::string::npos);
 
   // A huge node count must not allocate: it is checked against the bytes left.
