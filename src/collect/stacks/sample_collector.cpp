@@ -167,12 +167,14 @@ size_t SampleCollector::name_image(const Image& image, const std::vector<const S
 
 namespace {
 
-// The path's leaf node; each frame's node gets its call site: the frame before's location.
-NodeId walk(CallTree& tree, std::span<const Frame> path, CallSiteSet& sites) {
+// The path's leaf node; each frame's node gets its call site, the frame before's location,
+// weighed by the path's time (`ns`): a caller calling one function from two lines shares
+// the callee's cost among them as the stacks through each did.
+NodeId walk(CallTree& tree, std::span<const Frame> path, CallSiteSet& sites, uint64_t ns) {
   NodeId at = kRootNode;
   for (size_t i = 0; i < path.size(); ++i) {
     at = tree.child(at, path[i].function, path[i].inlined);
-    if (i > 0) sites.add(at, path[i - 1].location);
+    if (i > 0) sites.add({at, path[i - 1].location, 0, ns});
   }
   return at;
 }
@@ -255,7 +257,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     path.push_back(
         {table.named(std::string(kSyscallLeafPrefix) + std::string(c.name), kNoModule, 0, FunctionKind::Syscall)});
     ThreadBuild& t = trees[c.tid];
-    const NodeId node = walk(t.tree, path, t.sites);
+    const NodeId node = walk(t.tree, path, t.sites, c.sums.total_ns);
     if (!syscall_nodes.empty()) syscall_nodes[size_t(&c - syscall_paths_.data())] = node;
     MetricRowRef m = t.tree.base(node);
     c.sums.add_to(m);
@@ -279,7 +281,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     for (uint64_t pc : c.pcs) add_frames(path, pc);
     counts_.truncated_measured_calls += from_root(c.calls);
     ThreadBuild& t = trees[c.tid];
-    MetricRowRef m = t.tree.base(walk(t.tree, path, t.sites));
+    MetricRowRef m = t.tree.base(walk(t.tree, path, t.sites, c.self_ns));
     m[Metric::Calls] += c.calls;
     m[Metric::WallNs] += c.self_ns;
     m[Metric::MinWallNs] = std::min<uint64_t>(m[Metric::MinWallNs], c.min_ns);
@@ -291,7 +293,7 @@ void SampleCollector::build_image(const Image& image, size_t names_index, const 
     // A root the unwinder proved by CFI is taken as it is.
     if (!s->root) counts_.truncated_stacks += from_root(1);
     ThreadBuild& t = trees[s->tid];
-    const NodeId node = walk(t.tree, path, t.sites);
+    const NodeId node = walk(t.tree, path, t.sites, s->weight_ns);
     if (timeline_events_) stack_nodes.push_back(node);
     MetricRowRef m = t.tree.base(node);
     // Inside a probed call the probes measured the time: the sample is a count beside it.

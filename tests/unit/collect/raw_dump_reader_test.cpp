@@ -59,8 +59,8 @@ TEST(RawDumpReader, RefusesForeignAndDamagedDumps) {
 
   // Node 2's parent is patched to 7: there is no node 7.
   std::string bad_parent = sample_dump();
-  const size_t nodes_at =
-      bad_parent.size() - kSites - 2 * sizeof(wire::DumpNode) - sizeof(wire::DumpOpenFrame) - 3 * sizeof(wire::DumpNode);
+  const size_t nodes_at = bad_parent.size() - kSites - 2 * sizeof(wire::DumpNode) - sizeof(wire::DumpOpenFrame) -
+                          3 * sizeof(wire::DumpNode);
   bad_parent[nodes_at + 2 * sizeof(wire::DumpNode)] = 7;
   EXPECT_NE(parse_raw_dump(bad_parent, "d").error().message.find("missing parent"), std::string::npos);
 
