@@ -41,8 +41,8 @@ struct InstructionSamples {
 
 // Where in its parent's function a node's calls were made. Exact mode knows every site of
 // a calling context (a caller calling one function from two lines) with its calls and
-// their wall time; a sampled node has the return address of the first stack through it,
-// with no weights. A node's costs are shared among its sites in proportion to the weights
+// their wall time; a sampled node, each return address of the stacks through it, weighed by
+// their time (no calls). A node's costs are shared among its sites in proportion to the weights
 // (site_shares), and equally when they are all zero. A weighed site may have no location
 // (a tail call's return address is its caller's caller's): it takes its share, shown nowhere.
 struct CallSite {
@@ -97,7 +97,8 @@ class InstructionSums {
 };
 
 // A thread's call sites while it is built: weighed sites of a node add up by location; a
-// site without weights (a sampled stack's) is kept only for a node that has none yet.
+// site without weights (an older profile's, a stack of no time) is kept only for a node
+// that has none yet.
 class CallSiteSet {
  public:
   void add(NodeId node, LocationId location) { add(CallSite{node, location}); }
