@@ -299,12 +299,23 @@ class PprofWriter::PathCode {
   PathCode(const CallTree& tree, const CodeCosts* code) {
     if (!code) return;
     site_ = main_call_sites(code->call_sites, tree.size());  // a stack has one caller location per frame
+    const std::vector<SiteShare> share = site_shares(code->call_sites, tree.size());
+    for (size_t i = 0; i < share.size(); ++i) {
+      const CallSite& c = code->call_sites[i];
+      if (c.node < tree.size() && (share[i].calls < 1 || share[i].time < 1))
+        shares_[c.node].push_back({c.location, share[i]});
+    }
     for (const InstructionSamples& i : code->instructions)
       if (i.node < tree.size()) samples_.push_back(&i);
     std::stable_sort(samples_.begin(), samples_.end(), [](auto* a, auto* b) { return a->node < b->node; });
   }
-  // Where in its parent's function the node's calls were made.
+  // Where in its parent's function the node's calls were made (the main place).
   LocationId site(NodeId n) const { return n < site_.size() ? site_[n] : kNoLocation; }
+  // A node called from several places: each place's share of its costs; null for one place.
+  const std::vector<std::pair<LocationId, SiteShare>>* shares(NodeId n) const {
+    auto it = shares_.find(n);
+    return it == shares_.end() ? nullptr : &it->second;
+  }
   // The node's samples by instruction.
   std::span<const InstructionSamples* const> samples(NodeId n) const {
     auto [lo, hi] = std::equal_range(samples_.begin(), samples_.end(), n, Less{});
@@ -317,6 +328,7 @@ class PprofWriter::PathCode {
     bool operator()(NodeId n, const InstructionSamples* a) const { return n < a->node; }
   };
   std::vector<LocationId> site_;
+  std::unordered_map<NodeId, std::vector<std::pair<LocationId, SiteShare>>> shares_;
   std::vector<const InstructionSamples*> samples_;
 };
 
@@ -380,9 +392,33 @@ void PprofWriter::write_samples(const CallTree& tree, const CodeCosts* code,
       const LocationId site = d < int64_t(e.depth) ? located_costs.site(nodes[size_t(d) + 1]) : kNoLocation;
       ids.push_back(site == kNoLocation ? path[size_t(d)] : located(uint32_t(d), site));
     }
+    // The node's own costs, on each place it was called from (its callees' go through the
+    // main place: a stack has one location per frame).
+    const auto own_sample = [&](const Metrics& m) {
+      const auto* shares = located_costs.shares(e.id);
+      if (!shares || e.depth == 0 || chain[e.depth] != e.depth || ids.size() < 2) return add_sample(m, ids, labels);
+      const uint64_t main_place = ids[1];
+      Metrics left = m;
+      for (size_t k = 0; k < shares->size(); ++k) {
+        const auto& [place, share] = (*shares)[k];
+        Metrics part;
+        for (size_t i = 0; i < kMetricCount; ++i) {
+          const Metric metric = Metric(i);
+          if (kMetricInfo[i].merge != MergeKind::Sum) continue;
+          const double f = metric == Metric::Calls ? share.calls : share.time;
+          part[metric] = k + 1 == shares->size()
+                             ? left[metric]
+                             : std::min<uint64_t>(left[metric], uint64_t(std::llround(double(m[metric]) * f)));
+          left[metric] -= part[metric];
+        }
+        ids[1] = place == kNoLocation ? path[e.depth - 1] : located(e.depth - 1, place);
+        add_sample(part, ids, labels);
+      }
+      ids[1] = main_place;
+    };
     const auto at_instructions = located_costs.samples(e.id);
     if (at_instructions.empty()) {
-      add_sample(tree.base(e.id), ids, labels);
+      own_sample(tree.base(e.id));
     } else {  // the located samples at their instructions, the rest at the function
       Metrics rest = tree.base(e.id);
       for (const InstructionSamples* i : at_instructions) {
@@ -392,10 +428,10 @@ void PprofWriter::write_samples(const CallTree& tree, const CodeCosts* code,
         m[Metric::WallNs] = sampled_ ? std::min<uint64_t>(i->cpu_ns, rest[Metric::WallNs]) : 0;
         for (Metric k : {Metric::Samples, Metric::CpuNs, Metric::WallNs}) rest[k] -= m[k];
         ids[0] = located(e.depth, i->location);
-        add_sample(m, ids, labels);
+        own_sample(m);
       }
       ids[0] = path[e.depth];
-      add_sample(rest, ids, labels);
+      own_sample(rest);
     }
     push_children(e.id, e.depth + 1);
   }

@@ -38,8 +38,14 @@ void CallSiteSet::add(const CallSite& site) {
 }
 
 void CallSiteSet::move_into(CodeCosts& costs) {
-  for (const auto& [key, weight] : sites_)
-    costs.call_sites.push_back({key.first, key.second, weight.first, weight.second});
+  // A place not known (it sorts last) matters only beside known ones, for its share.
+  NodeId last = kNoNode;
+  for (const auto& [key, weight] : sites_) {
+    const auto [node, location] = key;
+    if (location != kNoLocation || node == last)
+      costs.call_sites.push_back({node, location, weight.first, weight.second});
+    last = node;
+  }
   sites_.clear();
   has_.clear();
 }

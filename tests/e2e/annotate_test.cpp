@@ -120,8 +120,18 @@ TEST_P(Annotate, CallsFromTwoLinesOfOneCallerKeepTheirOwnCountsAndTimes) {
   EXPECT_EQ(text.exit, exited(0)) << text.err;
   EXPECT_NE(text.out.find("-> work (600 calls"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("-> work (1000 calls"), std::string::npos) << text.out;
-  const std::string cga = find_on_path("callgrind_annotate");
-  if (cga.empty()) GTEST_SKIP() << "annotate passed; callgrind_annotate (valgrind) is not installed";
+  const std::string go = find_on_path("go"), cga = find_on_path("callgrind_annotate");
+  if (go.empty() || cga.empty()) GTEST_SKIP() << "annotate passed; go (golang-go) or callgrind_annotate is missing";
+  // pprof: a stack has one location per frame, so each line's calls are samples of their own.
+  ASSERT_EQ(run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "pprof", "-o", "c.pb.gz"}, dir()).exit,
+            exited(0));
+  const RunResult listed =
+      run({"/usr/bin/env", "HOME=" + dir().string(), "GOCACHE=" + (dir() / "gocache").string(), "GOTOOLCHAIN=local", go,
+           "tool", "pprof", "-list", "^caller$", "-sample_index=calls", "c.pb.gz"},
+          dir(), "", 120);
+  EXPECT_EQ(listed.exit, exited(0)) << listed.err;
+  EXPECT_EQ(listed_on(listed.out, "short_calls", 1), 600u) << listed.out;
+  EXPECT_EQ(listed_on(listed.out, "long_calls", 1), 1000u) << listed.out;
   ASSERT_EQ(run({E2E_CALLPROF, "export", "-i", "profile.callprof", "-f", "callgrind", "-o", "c.cg"}, dir()).exit,
             exited(0));
   const RunResult cg = run({cga, "--auto=yes", "--show=Calls", "--show-percs=no", "c.cg"}, dir());
