@@ -156,10 +156,7 @@ class ThreadProfile {
 
   // Hot path: a function is entered. `sp` orders frames (lower = deeper); `hook_ret`, where
   // the enter hook returns to, marks a new node's calls as inlined instances (0: unknown).
-  // Forced inline: GCC left it out of line, a call and six register saves per entry (0.8 ns
-  // per call on the Xeon, bench/runtime callheavy against the out-of-line copy).
-  __attribute__((always_inline)) inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now,
-                                                   uint64_t hook_ret = 0) {
+  inline void enter(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now, uint64_t hook_ret = 0) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp, 0)) top = release_dead_frames(sp, now);
     if (__builtin_expect(overflow_ != 0 || depth_ == depth_limit_, 0)) return skip_call();
