@@ -72,7 +72,13 @@ void CodeIndex::add_thread(const CallTree& tree, const CodeCosts& code, const Ca
   const std::vector<SiteShare> share = site_shares(code.call_sites, tree.size());
   for (size_t i = 0; i < code.call_sites.size(); ++i) {
     const CallSite& c = code.call_sites[i];
-    if (c.node >= tree.size() || !in_table(c.location)) continue;
+    if (c.node >= tree.size()) continue;
+    // A place not known (a tail call's) is its caller's: the parent's function, when shown.
+    const NodeId parent = tree.node(c.node).parent;
+    const bool unplaced = c.location == kNoLocation && parent != kRootNode &&
+                          tree.node(parent).function < by_function_.size() &&
+                          !(image && parent < image->folded.size() && image->folded[parent]);
+    if (!unplaced && !in_table(c.location)) continue;
     const MetricRow total = cum[c.node];
     // An inner recursive call's time is inside the outer one's: counted there.
     const NodeId in_view = image ? image->node[c.node] : c.node;
@@ -81,7 +87,8 @@ void CodeIndex::add_thread(const CallTree& tree, const CodeCosts& code, const Ca
     CallsFrom from{tree.node(c.node).function, part(tree.base(c.node)[Metric::Calls], share[i].calls),
                    part(total[Metric::WallNs], time), part(total[Metric::CpuNs], time),
                    part(total[Metric::Samples], time)};
-    by_function_[profile_.locations[c.location].function].push_back({c.location, 0, 0, from});
+    const FunctionId caller = unplaced ? tree.node(parent).function : profile_.locations[c.location].function;
+    by_function_[caller].push_back({c.location, 0, 0, from});
   }
 }
 
@@ -96,6 +103,10 @@ FunctionCode CodeIndex::of(FunctionId f) const {
   std::map<std::pair<uint32_t, uint32_t>, CodeCost> lines;
   std::map<uint64_t, CodeCost> instructions;
   for (const Entry& e : by_function_[f]) {
+    if (e.location == kNoLocation) {
+      add_call(out.unplaced_calls, e.calls);
+      continue;
+    }
     const CodeLocation& l = profile_.locations[e.location];
     for (CodeCost* c : {&lines[{l.file, l.line}], &instructions[l.address]}) {
       c->file = l.file;
@@ -116,6 +127,7 @@ FunctionCode CodeIndex::of(FunctionId f) const {
     sort_calls(c.calls);
     out.instructions.push_back(std::move(c));
   }
+  sort_calls(out.unplaced_calls);
   return out;
 }
 

@@ -40,9 +40,10 @@ struct CodeCost {
 
 struct FunctionCode {
   FunctionId function = kNoFunction;
-  std::vector<CodeCost> lines;         // by (file, line)
-  std::vector<CodeCost> instructions;  // by address
-  uint64_t samples = 0;                // self samples located in its code (sum over lines)
+  std::vector<CodeCost> lines;            // by (file, line)
+  std::vector<CodeCost> instructions;     // by address
+  std::vector<CallsFrom> unplaced_calls;  // calls made from no known place (a patched entry's tail calls)
+  uint64_t samples = 0;                   // self samples located in its code (sum over lines)
   uint64_t cpu_ns = 0;
   // Its nodes' own totals, whatever was located: exact self time and calls, self samples.
   uint64_t calls = 0;

@@ -183,6 +183,10 @@ void render_function(const Analysis& a, const FunctionCode& code, SourceText& so
                                : "no samples (record -F HZ for the lines its own time is spent on)");
   out << "\n  " << fmt::format("{}", fmt::join(facts, ", ")) << "\n";
   for (uint32_t f : files_of(p, code)) render_file(a, code, f, sources, o, cols, out);
+  if (!code.unplaced_calls.empty()) {
+    out << "  from no known place (tail calls: they return to the caller's caller):\n";
+    callee_lines(CodeCost{.calls = code.unplaced_calls}, a, cols, 4, out);
+  }
   if (o.disassemble) render_disassembly(a, code, sources, o, cols, out);
   out << "\n";
 }
@@ -212,7 +216,8 @@ nlohmann::json function_json(const Analysis& a, const FunctionCode& code) {
           {"self_samples", code.self_samples},
           {"located_samples", code.samples},
           {"lines", std::move(lines)},
-          {"instructions", std::move(instructions)}};
+          {"instructions", std::move(instructions)},
+          {"unplaced_calls", calls_json(a, code.unplaced_calls)}};
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ TEST_P(Annotate, ExactModeWithSamplesPutsSamplesAndCallsOnTheirLines) {
 // JSON and text and in callgrind_annotate's per-line calls.
 TEST_P(Annotate, CallsFromTwoLinesOfOneCallerKeepTheirOwnCountsAndTimes) {
   const Report r = record_with({}, build("call_lines.c", {"-g"}));
-  expect_function_calls(r, {{"caller", 200}, {"work", 1600}});
+  expect_function_calls(r, {{"caller", 200}, {"work", 1700}});
   const uint32_t short_line = marked_line("short_calls", "call_lines.c");
   const uint32_t long_line = marked_line("long_calls", "call_lines.c");
   const json caller = annotate_json("^caller$");
@@ -116,6 +116,11 @@ TEST_P(Annotate, CallsFromTwoLinesOfOneCallerKeepTheirOwnCountsAndTimes) {
   measured("long_line_time_share", double(long_ns) / double(std::max<uint64_t>(1, short_ns + long_ns)));
   EXPECT_GE(double(long_ns), 0.9 * double(short_ns + long_ns)) << caller.dump();
   EXPECT_GE(double(short_ns), 0.03 * double(short_ns + long_ns)) << caller.dump();
+  // The hooks' exit call keeps tail_caller's last call a call: both its lines are known.
+  const json tail = annotate_json("^tail_caller$");
+  EXPECT_EQ(calls_from(tail, marked_line("before_tail", "call_lines.c"), "work"), 50u) << tail.dump();
+  EXPECT_EQ(calls_from(tail, marked_line("tail_call", "call_lines.c"), "work"), 50u) << tail.dump();
+  EXPECT_TRUE(tail.at("unplaced_calls").empty()) << tail.dump();
   const RunResult text = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^caller$"}, dir());
   EXPECT_EQ(text.exit, exited(0)) << text.err;
   EXPECT_NE(text.out.find("-> work (600 calls"), std::string::npos) << text.out;

@@ -155,6 +155,18 @@ TEST_P(RecordPatched, CallsFromTwoLinesOfOneCallerAreCountedPerLine) {
     for (const json& c : l.at("calls"))
       if (same_function(c.at("callee").get<std::string>(), "work")) per_line.insert(u64(c, "calls"));
   EXPECT_EQ(per_line, (std::multiset<uint64_t>{600, 1000})) << r.out;
+  // A tail call returns to the caller's caller: its calls are from no known place.
+  const RunResult t = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--json", "^tail_caller$"}, dir());
+  ASSERT_EQ(t.exit, exited(0)) << t.err;
+  const json tail = json::parse(t.out).at("functions").at(0);
+  uint64_t placed = 0;
+  for (const json& l : tail.at("lines"))
+    for (const json& c : l.at("calls")) placed += u64(c, "calls");
+  EXPECT_EQ(placed, 50u) << t.out;
+  ASSERT_EQ(tail.at("unplaced_calls").size(), 1u) << t.out;
+  EXPECT_EQ(u64(tail.at("unplaced_calls").at(0), "calls"), 50u) << t.out;
+  const RunResult text = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "^tail_caller$"}, dir());
+  EXPECT_NE(text.out.find("from no known place"), std::string::npos) << text.out;
 }
 
 TEST_P(RecordPatched, AProgramThatCancelsThreadsIsRefusedInOneLine) {
