@@ -108,6 +108,10 @@ TEST(CodeIndex, WeighedCallSitesShareTheirNodesCallsAndTime) {
   EXPECT_EQ(m.lines[1].calls[0].wall_ns, 3u);  // b's 30 ns, shared 3 : 24 : 3
   EXPECT_EQ(m.lines[2].calls[0].calls, 6u);
   EXPECT_EQ(m.lines[2].calls[0].wall_ns, 24u);
+  ASSERT_EQ(m.unplaced_calls.size(), 1u);  // the tail call's share, listed apart
+  EXPECT_EQ(m.unplaced_calls[0].callee, f.b);
+  EXPECT_EQ(m.unplaced_calls[0].calls, 2u);
+  EXPECT_EQ(m.unplaced_calls[0].wall_ns, 3u);
   // One site per node for pprof's stacks: the heaviest known one.
   EXPECT_EQ(main_call_sites(sites, tree.size())[n_b], main8);
 }
