@@ -161,8 +161,15 @@ uint32_t ThreadProfile::site_entry(uint32_t node, uint64_t callsite) {
     return 0;
   }
   if (site_count_ == 0) return 0;
-  for (uint32_t i = node_sites_[node]; i != 0; i = sites_[i].next)
-    if (sites_[i].callsite == callsite) return i;
+  for (uint32_t prev = 0, i = node_sites_[node]; i != 0; prev = i, i = sites_[i].next) {
+    if (sites_[i].callsite != callsite) continue;
+    if (prev != 0) {  // to the head
+      sites_[prev].next = sites_[i].next;
+      sites_[i].next = node_sites_[node];
+      node_sites_[node] = i;
+    }
+    return i;
+  }
   if (site_count_ == site_capacity_) {
     ++sites_lost_;
     return 0;
@@ -181,7 +188,9 @@ uint32_t ThreadProfile::site_entry(uint32_t node, uint64_t callsite) {
 }
 
 void ThreadProfile::count_folded_site(uint32_t node, uint64_t callsite) {
-  if (const uint32_t site = site_entry(node, callsite)) ++sites_[site].calls;
+  uint32_t site = recent_site(node, callsite);
+  if (site == 0) site = site_entry(node, callsite);
+  if (site != 0) ++sites_[site].calls;
   take_pause();  // no call starts here
 }
 

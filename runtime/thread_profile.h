@@ -179,8 +179,11 @@ class ThreadProfile {
     }
     uint32_t site = 0;
     if (__builtin_expect(other_site(nodes_[child].callsite, callsite), 0)) {
-      site = site_entry(child, callsite);
-      now += take_pause();
+      site = recent_site(child, callsite);
+      if (site == 0) {
+        site = site_entry(child, callsite);
+        now += take_pause();
+      }
     }
     Frame* f = top + 1;
     f->node = child;
@@ -365,7 +368,13 @@ class ThreadProfile {
   static bool other_site(uint64_t node_site, uint64_t callsite) {
     return node_site != callsite && !(node_site & wire::kCallsiteInlined);
   }
-  // The entry of `callsite` among the node's further sites, added if new; 0 when the node
+  // The node's further site used last (its list's head) when it is `callsite`, else 0.
+  uint32_t recent_site(uint32_t node, uint64_t callsite) const {
+    const uint32_t head = node_sites_ ? node_sites_[node] : 0;
+    return head != 0 && sites_[head].callsite == callsite ? head : 0;
+  }
+  // The entry of `callsite` among the node's further sites, added if new, and moved to the
+  // list's head (a caller's loop calls from one place many times in a row); 0 when the node
   // takes it as its first (it had none), or when there is no room (counted).
   uint32_t site_entry(uint32_t node, uint64_t callsite);
   void count_folded_site(uint32_t node, uint64_t callsite);
