@@ -300,10 +300,11 @@ class PprofWriter::PathCode {
     if (!code) return;
     site_ = main_call_sites(code->call_sites, tree.size());  // a stack has one caller location per frame
     const std::vector<SiteShare> share = site_shares(code->call_sites, tree.size());
+    std::unordered_map<NodeId, uint32_t> sites_of;
+    for (const CallSite& c : code->call_sites) ++sites_of[c.node];
     for (size_t i = 0; i < share.size(); ++i) {
       const CallSite& c = code->call_sites[i];
-      if (c.node < tree.size() && (share[i].calls < 1 || share[i].time < 1))
-        shares_[c.node].push_back({c.location, share[i]});
+      if (c.node < tree.size() && sites_of[c.node] > 1) shares_[c.node].push_back({c.location, share[i]});
     }
     for (const InstructionSamples& i : code->instructions)
       if (i.node < tree.size()) samples_.push_back(&i);
