@@ -94,7 +94,7 @@ void add_call_sites(const NodeSource& src, uint32_t i, NodeId node, FunctionId c
   const wire::DumpNode& d = src.nodes[i];
   if (d.callsite & wire::kCallsiteInlined) return;
   uint64_t calls = d.calls, ticks = total_ticks;
-  auto [lo, hi] = std::equal_range(src.sites.begin(), src.sites.end(), wire::DumpCallSite{i},
+  auto [lo, hi] = std::equal_range(src.sites.begin(), src.sites.end(), wire::DumpCallSite{i, 0, 0, 0, 0},
                                    [](const auto& a, const auto& b) { return a.node < b.node; });
   for (const wire::DumpCallSite& s : std::span(lo, hi)) {
     const uint64_t c = std::min(s.calls, calls), t = std::min(s.ticks, ticks);

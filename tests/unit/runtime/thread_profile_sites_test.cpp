@@ -66,6 +66,22 @@ TEST(ThreadProfileSites, RecursionFromTwoSitesAddsAtMostASitePerNode) {
   EXPECT_GT(site_calls, 0u);
 }
 
+TEST(ThreadProfileSites, TwoThousandPlacesCallingOneFunctionAreEachFoundAgain) {
+  // 2,000 places calling one function, each twice: the node's list of sites is long.
+  Program prog(ProgramOptions{.site_capacity = 4096});
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  for (int round = 0; round < 2; ++round)
+    for (uint64_t site = 0x10000; site < 0x10000 + 2000; ++site) {
+      prog.call_from(A, site, t);
+      prog.ret(A, ++t);
+    }
+  prog.ret(MAIN, ++t);
+  ASSERT_EQ(prog.p.call_site_count(), 1999u);  // the first place is the node's own
+  for (uint32_t i = 0; i < prog.p.call_site_count(); ++i) EXPECT_EQ(prog.p.call_sites()[i].calls, 2u);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 4000u);
+}
+
 TEST(ThreadProfileSites, AnInlinedCopysHookSitesAreNotCallSites) {
   Program prog(ProgramOptions{.inlined = true});
   uint64_t t = 0;
