@@ -216,7 +216,7 @@ TEST_P(AttachLifecycle, AProgramEndingDuringTheAttachEndsItCleanly) {
     waitpid(pid, nullptr, 0);
     const RunResult r = e2e::finish(attach, 20);
     EXPECT_TRUE(r.exit == exited(0) || r.exit == exited(2)) << "round " << round << ": " << r.err;
-    EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(8)) << "round " << round;
+    EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(8)) << "round " << round << ": " << r.err;
     if (r.exit == exited(2)) {
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
