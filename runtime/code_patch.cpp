@@ -66,13 +66,39 @@ Rewrite rewrite_locked(uint64_t site, const Replacement& r) {
   return Rewrite::Done;
 }
 
-Rewrite rewrite(uint64_t site, const Replacement& r) {
+// A call starting on a line's last byte: its displacement, the next line's first four
+// bytes, changes to reach `ret_byte`, so the call returns at once. The opcode stays: another
+// thread fetches the old target or the new one.
+Rewrite retarget_locked(uint64_t site, uint64_t ret_byte) {
+  if (*reinterpret_cast<const volatile uint8_t*>(site) != 0xe8) return Rewrite::NotACall;
+  const int64_t rel = int64_t(ret_byte) - int64_t(site + 5);
+  if (ret_byte == 0 || rel != int64_t(int32_t(rel)) || *reinterpret_cast<const volatile uint8_t*>(ret_byte) != 0xc3)
+    return Rewrite::CrossesLine;
+  const uint64_t window = site + 1;  // the first 8 bytes of the site's next line
+  void* page = reinterpret_cast<void*>(window & ~(kPage - 1));
+  if (long e = sys::mprotect(page, kPage, PROT_READ | PROT_WRITE | PROT_EXEC); e != 0) {
+    refused(e);
+    return Rewrite::Refused;
+  }
+  const uint64_t old = *reinterpret_cast<const volatile uint64_t*>(window);
+  const uint64_t desired = (old & ~uint64_t(UINT32_MAX)) | uint32_t(int32_t(rel));
+  const bool changed = desired != old && exchange8(window, old, desired);
+  sys::mprotect(page, kPage, PROT_READ | PROT_EXEC);
+  if (!changed) return Rewrite::NotACall;
+  ++g_done;
+  return Rewrite::Done;
+}
+
+template <typename Locked, typename... Args>
+Rewrite under_lock(Locked locked, Args... args) {
   if (rewriting_refused()) return Rewrite::Refused;
   if (__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE) != 0) return Rewrite::Busy;
-  const Rewrite done = rewrite_locked(site, r);
+  const Rewrite done = locked(args...);
   __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE);
   return done;
 }
+
+Rewrite rewrite(uint64_t site, const Replacement& r) { return under_lock(rewrite_locked, site, r); }
 
 }  // namespace
 
@@ -111,7 +137,10 @@ void end_stopped_writes() {
   g_open_lo = g_open_hi = 0;
 }
 
-Rewrite rewrite_call_as_nop(uint64_t site) { return rewrite(site, kCallToNop); }
+Rewrite rewrite_call_as_nop(uint64_t site, uint64_t ret_byte) {
+  const Rewrite r = rewrite(site, kCallToNop);
+  return r == Rewrite::CrossesLine ? under_lock(retarget_locked, site, ret_byte) : r;
+}
 Rewrite rewrite_jump_as_return(uint64_t site) { return rewrite(site, kJumpToReturn); }
 
 bool swap_pointer(uint64_t slot, uint64_t value, bool read_only, uint64_t* old) {

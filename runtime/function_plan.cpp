@@ -26,8 +26,9 @@ struct Entry {
   uint32_t reserved;
 };
 
-struct Range {
+struct Module {
   uint64_t start, end;
+  uint64_t ret_byte;  // a byte 0xc3 in its code ("r" line), 0 when none
 };
 
 bool g_fast_exclusion = false;
@@ -40,7 +41,7 @@ struct TailExit {
 };
 TailExit* g_tails = nullptr;  // by function, ascending
 uint64_t g_tail_count = 0;
-Range g_modules[256];  // the modules the plan lists: their unlisted functions get 0
+Module g_modules[256];  // the modules the plan lists: their unlisted functions get 0
 uint32_t g_module_count = 0;
 uint32_t g_default_flags = 0;
 
@@ -165,7 +166,7 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries, uint64_t max_si
       current = lookup_for(line + 7);
       dl_iterate_phdr(match_module, &current);
       if (current.found && g_module_count < sizeof g_modules / sizeof g_modules[0])
-        g_modules[g_module_count++] = Range{current.start, current.end};
+        g_modules[g_module_count++] = Module{current.start, current.end, 0};
     } else if (line[0] == 's' && line[1] == ' ') {
       if (current.found) add_sites(line + 1, current, max_sites);
     } else if (line[0] == 'p' && line[1] == ' ') {  // "p START END": a section of patchable entries
@@ -178,6 +179,11 @@ void parse_plan(char* text, uint64_t size, uint64_t max_entries, uint64_t max_si
       const uint64_t slot = parse_u64(line + 2, 16, &rest);
       if (current.found && rest[0] == ' ' && (rest[1] == '0' || rest[1] == '1') && rest[2] == ' ')
         add_unwinder_slot(slot + current.bias, rest + 3, rest[1] == '1');
+    } else if (line[0] == 'r' && line[1] == ' ') {  // "r ADDR": a byte 0xc3 in the module's code
+      const uint64_t at = parse_u64(line + 2, 16, nullptr) + current.bias;
+      if (current.found && g_module_count > 0 && g_modules[g_module_count - 1].start == current.start &&
+          at >= current.start && at < current.end)
+        g_modules[g_module_count - 1].ret_byte = at;
     } else if (line[0] == 't' && line[1] == ' ') {
       if (current.found) add_tail_exit(line + 2, current, max_entries);
     } else if (current.found && g_entry_count < max_entries) {
@@ -249,10 +255,19 @@ uint32_t tail_exits_of(uint64_t fn, uint64_t* sites, uint32_t max) {
   return n;
 }
 
-bool in_plan_module(uint64_t address) {
+namespace {
+const Module* plan_module(uint64_t address) {
   for (uint32_t i = 0; i < g_module_count; ++i)
-    if (address >= g_modules[i].start && address < g_modules[i].end) return true;
-  return false;
+    if (address >= g_modules[i].start && address < g_modules[i].end) return &g_modules[i];
+  return nullptr;
+}
+}  // namespace
+
+bool in_plan_module(uint64_t address) { return plan_module(address) != nullptr; }
+
+uint64_t return_byte_near(uint64_t address) {
+  const Module* m = plan_module(address);
+  return m ? m->ret_byte : 0;
 }
 
 uint32_t function_flags(uint64_t fn) {

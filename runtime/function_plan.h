@@ -16,6 +16,9 @@ uint32_t function_flags(uint64_t fn);
 // Whether `address` lies in a module the plan lists: one loaded with the program, never
 // unloaded, whose hook call sites the plan has.
 bool in_plan_module(uint64_t address);
+// A byte 0xc3 in the code of the plan's module holding `address` (code_patch.h), 0 when
+// the plan gives none.
+uint64_t return_byte_near(uint64_t address);
 // Whether `address` is one of the plan's hook call sites: a 5-byte `call` of a hook through
 // the PLT, in a read + execute segment of a module the plan lists (code_patch.h).
 bool known_hook_site(uint64_t address);

@@ -59,7 +59,7 @@ bool removed_folded_function(uint64_t fn) {
 bool remove_hook_call(uint64_t hook_ret) {
   if (!g_remove_hooks || hook_ret < 5 || rewriting_refused()) return false;
   const uint64_t site = hook_ret - 5;
-  return known_hook_site(site) && rewrite_call_as_nop(site) == Rewrite::Done;
+  return known_hook_site(site) && rewrite_call_as_nop(site, return_byte_near(site)) == Rewrite::Done;
 }
 
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {

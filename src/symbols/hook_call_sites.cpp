@@ -123,6 +123,14 @@ std::vector<uint64_t> confirmed(Disassembler& cs, const uint8_t* code, const GEl
   return out;
 }
 
+// The last byte of the section's first function that ends in 0xc3, 0 when none does. Jumped
+// to, a byte 0xc3 executes as `ret` whatever instruction it ends, so no decoding is needed.
+uint64_t last_return_byte(const uint8_t* code, size_t size, uint64_t base, const Ranges& functions) {
+  for (const auto& [start, end] : functions)
+    if (start >= base && end <= base + size && end > start && code[end - 1 - base] == 0xc3) return end - 1;
+  return 0;
+}
+
 // One section. A call of a hook's stub is listed as its bytes say, undecoded: the runtime
 // rewrites one only after a hook call returned right behind it (hook_removal.h), which a
 // run of bytes inside another instruction cannot have done, since compilers call the hooks
@@ -150,6 +158,7 @@ Status scan_section(std::optional<Disassembler>& cs, Elf_Scn* scn, const GElf_Sh
     else
       ++out.other_calls;
   }
+  if (rewritable && out.ret_byte == 0) out.ret_byte = last_return_byte(code, data->d_size, sh.sh_addr, functions);
   if (jumps.empty()) return Ok{};
   if (!cs) cs.emplace(CS_OPT_SKIPDATA);
   if (!cs->ok()) return make_error(cs->error());

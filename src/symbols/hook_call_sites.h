@@ -27,6 +27,10 @@ struct HookCallSites {
     uint64_t function, site;
   };
   std::vector<TailExit> tail_exits;
+  // A byte 0xc3 in a read + execute segment, the last of a function (its `ret`): a call
+  // site on a cache line's last byte, which cannot become a nop atomically, is pointed
+  // there instead and returns at once (runtime/code_patch.h). 0 when none was found.
+  uint64_t ret_byte = 0;
   // The PLT stubs that jump to the hooks: [0] enter's, [1] exit's (a module may have more
   // than one of each: .plt and .plt.sec).
   std::vector<uint64_t> stubs[2];

@@ -42,6 +42,7 @@ void add_sites(const std::string& path, FunctionPlan& plan) {
   for (size_t i = 0; i < all.size(); ++i)
     plan.text +=
         fmt::format("{}{:x}{}", i % 16 == 0 ? "s " : "", all[i], i % 16 == 15 || i + 1 == all.size() ? "\n" : " ");
+  if (sites->ret_byte != 0) plan.text += fmt::format("r {:x}\n", sites->ret_byte);
   for (const HookCallSites::TailExit& t : sites->tail_exits)
     plan.text += fmt::format("t {:x} {:x}\n", t.function, t.site);
   plan.sites += all.size() + sites->tail_exits.size();

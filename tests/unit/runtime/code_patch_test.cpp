@@ -16,8 +16,9 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
-// Page 0: the functions (each `call count; ret`) and `count` (`lock incq counter(%rip);
-// ret`) at its end; page 1: the counter.
+// Page 0: the functions (each `call count; ret`), `count` (`lock incq counter(%rip); ret`)
+// at its end and before it `mov $0xc3, %al; ret`, whose immediate is the ret byte a call on
+// a line's last byte is pointed at; page 1: the counter.
 class CallerPage {
  public:
   // `tail`: each function is `jmp count` instead (a tail call: count returns for it).
@@ -31,6 +32,8 @@ class CallerPage {
     std::memcpy(count, inc, 4);
     put32(count + 4, int32_t((base_ + kPage) - (count + 8)));
     count[8] = 0xc3;
+    const uint8_t mov_al[] = {0xb0, 0xc3, 0xc3};  // mov $0xc3, %al; ret
+    std::memcpy(base_ + kPage - 32, mov_al, 3);
     for (uint64_t at : offsets) {
       base_[at] = tail ? 0xe9 : 0xe8;
       put32(base_ + at + 1, int32_t(count - (base_ + at + 5)));
@@ -40,6 +43,7 @@ class CallerPage {
   }
   ~CallerPage() { munmap(base_, 2 * kPage); }
   uint64_t site(uint64_t offset) const { return reinterpret_cast<uint64_t>(base_ + offset); }
+  uint64_t ret_byte() const { return site(kPage - 31); }  // an immediate 0xc3
   void call(uint64_t offset) const { reinterpret_cast<void (*)()>(base_ + offset)(); }
   uint64_t count() const { return __atomic_load_n(reinterpret_cast<uint64_t*>(base_ + kPage), __ATOMIC_SEQ_CST); }
 
@@ -50,9 +54,16 @@ class CallerPage {
 
 const uint8_t kNop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 
+int32_t displacement(uint64_t site) {
+  int32_t rel = 0;
+  std::memcpy(&rel, reinterpret_cast<const uint8_t*>(site) + 1, 4);
+  return rel;
+}
+
 TEST(CodePatch, ACallBecomesANopWhereverItSitsInItsCacheLine) {
   // In line k, the call at byte k of it: 0..59 fit, 60 and 61 cross into the next line and
-  // get the short form (jmp .+5); in line 62, one on the last byte, which stays.
+  // get the short form (jmp .+5); in line 62, one on the last byte, which becomes a call of
+  // the ret byte (with none given, it stays).
   std::vector<uint64_t> offsets;
   for (uint64_t k = 0; k < 62; ++k) offsets.push_back(k * 64 + k);
   offsets.push_back(62 * 64 + 63);
@@ -61,12 +72,18 @@ TEST(CodePatch, ACallBecomesANopWhereverItSitsInItsCacheLine) {
   EXPECT_EQ(page.count(), offsets.size());
   for (uint64_t at : offsets) {
     const uint64_t in_line = at % 64;
-    const Rewrite r = rewrite_call_as_nop(page.site(at));
     const auto* code = reinterpret_cast<const uint8_t*>(page.site(at));
     if (in_line == 63) {
-      EXPECT_EQ(r, Rewrite::CrossesLine);
+      EXPECT_EQ(rewrite_call_as_nop(page.site(at)), Rewrite::CrossesLine) << "no ret byte given";
+      EXPECT_EQ(rewrite_call_as_nop(page.site(at), page.site(0)), Rewrite::CrossesLine) << "not a ret byte";
+      ASSERT_EQ(rewrite_call_as_nop(page.site(at), page.ret_byte()), Rewrite::Done);
+      EXPECT_EQ(code[0], 0xe8) << "the opcode stays";
+      EXPECT_EQ(page.site(at) + 5 + uint64_t(int64_t(displacement(page.site(at)))), page.ret_byte());
+      EXPECT_EQ(code[5], 0xc3) << "the bytes around it stay";
+      EXPECT_EQ(rewrite_call_as_nop(page.site(at), page.ret_byte()), Rewrite::NotACall) << "once only";
       continue;
     }
+    const Rewrite r = rewrite_call_as_nop(page.site(at), page.ret_byte());
     ASSERT_EQ(r, Rewrite::Done) << in_line;
     if (in_line + 5 <= 64)
       EXPECT_EQ(std::memcmp(code, kNop5, 5), 0) << in_line;
@@ -77,7 +94,7 @@ TEST(CodePatch, ACallBecomesANopWhereverItSitsInItsCacheLine) {
   }
   const uint64_t before = page.count();
   for (uint64_t at : offsets) page.call(at);
-  EXPECT_EQ(page.count() - before, 1u) << "only the call on a line's last byte still counts";
+  EXPECT_EQ(page.count(), before) << "no call reaches the counter";
   EXPECT_EQ(rewrite_counts().refused_errno, 0u);
 }
 
@@ -95,9 +112,10 @@ TEST(CodePatch, ATailJumpBecomesAReturn) {
   EXPECT_EQ(page.count(), 3u) << "the functions return at once";
 }
 
-TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheCallOrTheNopNeverAMix) {
+TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheOldCallOrTheNewCodeNeverAMix) {
   std::vector<uint64_t> offsets;
   for (uint64_t k = 0; k < 60; ++k) offsets.push_back(k * 64 + (k * 7) % 60);
+  for (uint64_t k = 60; k < 62; ++k) offsets.push_back(k * 64 + 63);  // retargeted
   for (int round = 0; round < 20; ++round) {
     CallerPage page(offsets);
     std::atomic<bool> stop{false};
@@ -111,7 +129,7 @@ TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheCallOrTheNopNeverAMix) {
         calls += n;
       });
     while (page.count() < 1000) std::this_thread::yield();
-    for (uint64_t at : offsets) ASSERT_EQ(rewrite_call_as_nop(page.site(at)), Rewrite::Done);
+    for (uint64_t at : offsets) ASSERT_EQ(rewrite_call_as_nop(page.site(at), page.ret_byte()), Rewrite::Done);
     const uint64_t after_rewrite = page.count();
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     stop = true;

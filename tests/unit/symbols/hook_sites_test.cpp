@@ -16,7 +16,7 @@ namespace callprof {
 namespace {
 
 struct ObjdumpSites {
-  std::set<uint64_t> enter, exit, tail_exit;
+  std::set<uint64_t> enter, exit, tail_exit, ret;
 };
 
 ObjdumpSites objdump_sites(const std::string& binary) {
@@ -25,9 +25,11 @@ ObjdumpSites objdump_sites(const std::string& binary) {
   ObjdumpSites out;
   if (!pipe) return out;
   static const std::regex insn(R"(^\s*([0-9a-f]+):\s+(call|jmp)\s+[0-9a-f]+ <__cyg_profile_func_(enter|exit)@plt>)");
+  static const std::regex ret(R"(^\s*([0-9a-f]+):\s+ret\s*$)");
   char line[4096];
   while (fgets(line, sizeof line, pipe.get())) {
     std::cmatch m;
+    if (std::regex_search(line, m, ret)) out.ret.insert(std::stoull(m[1].str(), nullptr, 16));
     if (!std::regex_search(line, m, insn)) continue;
     const uint64_t at = std::stoull(m[1].str(), nullptr, 16);
     if (m[2] == "jmp")
@@ -55,6 +57,7 @@ void expect_same_sites(const std::string& binary) {
   }
   EXPECT_EQ(tails, truth.tail_exit);
   EXPECT_EQ(found->other_calls, 0u);
+  EXPECT_TRUE(truth.ret.count(found->ret_byte)) << "the ret byte is a `ret` ending a function: " << found->ret_byte;
 }
 
 TEST(HookCallSites, GccProgramsMatchObjdump) {
