@@ -84,7 +84,7 @@ bool read_config(RuntimeConfig* c) {
   c->libcalls = env_flag("CALLPROF_LIBCALLS", false);
   c->compensate = env_flag("CALLPROF_COMPENSATE", true);
   c->calibrate = compilers_to_calibrate();
-  c->auto_fold = uint8_t(env_u64("CALLPROF_AUTO_FOLD", 1, 0, 2));
+  c->auto_fold = uint8_t(env_u64("CALLPROF_AUTO_FOLD", 1, 0, 3));
   c->ordered_clock = env_flag("CALLPROF_ORDERED_CLOCK", false);
   c->remove_hooks = env_flag("CALLPROF_REMOVE_HOOKS", false);
   c->auto_fold_ns = env_u64("CALLPROF_AUTO_FOLD_NS", 0, 1, 1000000);

@@ -22,7 +22,7 @@ struct RuntimeConfig {
   bool libcalls = false;
   bool compensate = true;        // measure the hooks' own cost at start-up
   uint8_t calibrate = 3;         // whose hooks to measure: bit 0 GCC's, bit 1 Clang's (wire::kHooks*)
-  uint8_t auto_fold = 1;         // fold tiny functions (thread_profile_fold.cpp): 0 off, 1 inlined copies, 2 all
+  uint8_t auto_fold = 1;         // fold tiny functions: 0 off, 1 inlined copies, 2 all, 3 wrappers
   bool remove_hooks = false;     // rewrite the hook calls of filtered-out and folded functions (hook_removal.h)
   bool ordered_clock = false;    // lfence before the clock read at returns (clock.h)
   uint64_t auto_fold_ns = 0;     // their average self time below this; 0: from the calibration

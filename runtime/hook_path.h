@@ -72,8 +72,10 @@ __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp, u
     s = attach_thread_at(sp);
     if (!s) return;
   }
-  // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere).
-  if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return;
+  // A folded function's entry pushed nothing (a signal handler's call of it did, elsewhere),
+  // unless it was open when it was folded (a wrapper: --auto-fold wrappers): that frame
+  // closes here.
+  if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy && !s->profile.top_frame_is(fn, sp)) return;
   if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, exit_ticks());
   s->busy = 1;
   // Switches are drained before the clock is read, as at entry: an interval drained here

@@ -189,14 +189,15 @@ void* reserve(uint64_t bytes) {
 // hooks. Without a calibration, or by choice (CALLPROF_AUTO_FOLD_NS), a fixed time.
 AutoFold auto_fold_for(const RuntimeConfig& c, const wire::DumpHookCosts* costs, double ticks_per_ns) {
   if (!c.auto_fold) return AutoFold{};
-  uint64_t scaled = 0;
+  uint64_t scaled = 0, outer = 0;
   for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     const uint64_t leaf = 2 * costs[i].leaf_inner + costs[i].leaf_outer;
     if (leaf > scaled) scaled = leaf;
+    if (costs[i].leaf_outer > outer) outer = costs[i].leaf_outer;
   }
   uint64_t ticks = scaled / wire::kHookCostScale;
   if (c.auto_fold_ns > 0 || ticks == 0) ticks = uint64_t(double(c.auto_fold_ns ? c.auto_fold_ns : 30) * ticks_per_ns);
-  return AutoFold{ticks, 1024, c.auto_fold == 1};
+  return AutoFold{ticks, 1024, c.auto_fold == 1, c.auto_fold < 3, outer / wire::kHookCostScale};
 }
 
 uint64_t read_ticks() { return ticks(); }

@@ -107,11 +107,24 @@ struct ThreadLimits {
 // average self time is below `max_self_ticks` after `check_every` calls (and at every
 // multiple) has its function folded in this thread: later calls of it take the excluded
 // path (counted on their node, their time in the caller's self), without reading the clock.
+// A folded wrapper (not `leaves_only`) pushes no frame either, so the calls it makes land
+// under its caller.
 struct AutoFold {
   uint64_t max_self_ticks = 0;  // 0: off
   uint32_t check_every = 1024;  // a power of two
   bool inlined_only = true;     // fold only inlined copies (record --auto-fold all: any tiny function)
+  // Fold only functions whose callees are all folded (record --auto-fold wrappers: any whose
+  // own time is tiny, which then leaves its callees to its callers).
+  bool leaves_only = true;
+  // The part of a hooked callee's hook costs that lands in its caller's self time: a
+  // wrapper's self time, less that per call of its callees, is what is compared.
+  uint64_t callee_outer_ticks = 0;
 };
+// A function whose self time per call exceeds the threshold by more than this many of its
+// callees' hook costs is not looked at as a wrapper (the check counts its callees' calls);
+// nor one that calls more than kWrapperMaxCallees functions that are not folded.
+inline constexpr uint64_t kWrapperMaxCalleesPerCall = 8;
+inline constexpr uint32_t kWrapperMaxCallees = 4;
 inline constexpr uint32_t kFoldSlots = 128;  // functions folded per thread, direct-mapped
 inline constexpr uint32_t kMaxFoldedNodes =
     8192;  // nodes per thread with calls from before their fold (untouched memory until used)
@@ -381,6 +394,8 @@ class ThreadProfile {
   void drop_pruned_sites();
   void consider_fold(uint32_t node);
   bool only_folded_children(uint32_t node) const;
+  bool thin_wrapper(uint32_t node) const;
+  bool open_frame_of(uint64_t fn) const;
   void count_folded_slow(uint64_t fn, uint64_t callsite);
   // The running frame's function is gone: close its frame now, then place the call.
   void enter_after_gone_frame(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now, uint64_t hook_ret);
@@ -501,6 +516,8 @@ class ThreadProfile {
   uint64_t timeline_dropped_ = 0;
   uint64_t fold_max_self_ticks_ = 0;
   bool fold_inlined_only_ = true;
+  bool fold_leaves_only_ = true;
+  uint64_t fold_callee_outer_ticks_ = 0;
   uint32_t folded_node_count_ = 0;
   uint32_t fold_refused_ = 0;
   uint64_t folded_fns_[kFoldSlots] = {};

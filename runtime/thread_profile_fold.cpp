@@ -14,6 +14,8 @@ void ThreadProfile::set_auto_fold(const AutoFold& fold) {
   fold_max_self_ticks_ = on ? fold.max_self_ticks : 0;
   fold_mask_ = on ? fold.check_every - 1 : UINT64_MAX;
   fold_inlined_only_ = fold.inlined_only;
+  fold_leaves_only_ = fold.leaves_only;
+  fold_callee_outer_ticks_ = fold.callee_outer_ticks;
 }
 
 // The last callee (the hint) tells cheaply about most nodes; only then are all children looked for.
@@ -26,22 +28,65 @@ bool ThreadProfile::only_folded_children(uint32_t node) const {
   return true;
 }
 
+// --auto-fold wrappers: whether the node's function is thin in this thread, over all its
+// nodes: its self time tiny once the part of its hooked callees' hook costs that lands in it
+// is left out, and its calls passed on to a few functions only. By one node alone, Lua's
+// interpreter loop looked thin (its first 1024 calls on one path ran small callbacks); over
+// all of them it calls dozens of functions. One walk over the nodes, made only when the
+// node's own numbers could be thin.
+bool ThreadProfile::thin_wrapper(uint32_t node) const {
+  const DumpNode& n = nodes_[node];
+  const uint64_t outer = fold_callee_outer_ticks_;
+  const auto excess = [&](uint64_t self, uint64_t calls) {
+    const uint64_t limit = fold_max_self_ticks_ * calls;
+    return self > limit ? self - limit : 0;
+  };
+  // A leaf path of a function may be tiny where the function is not (Lua's interpreter loop
+  // running a comparison callback that calls nothing hooked): the walk decides.
+  const uint64_t own = excess(n.self_ticks, n.calls);
+  if (own > 0 && (n.last_child == 0 || own >= kWrapperMaxCalleesPerCall * outer * n.calls)) return false;
+  uint64_t self = 0, calls = 0, callee_calls = 0;
+  uint64_t callees[kWrapperMaxCallees] = {};
+  uint32_t distinct = 0;
+  for (uint32_t i = 1; i < node_count_; ++i) {
+    const DumpNode& c = nodes_[i];
+    if (c.fn == n.fn) self += c.self_ticks, calls += c.calls;
+    // Hooked calls made by a node of the function: a folded callee's cost its caller less.
+    if (c.fn == 0 || nodes_[c.parent].fn != n.fn || (c.flags & wire::kNodeAutoFolded)) continue;
+    callee_calls += c.calls;
+    uint32_t k = 0;
+    while (k < distinct && callees[k] != c.fn) ++k;
+    if (k == distinct && distinct++ == kWrapperMaxCallees) return false;
+    if (k < kWrapperMaxCallees) callees[k] = c.fn;
+  }
+  const uint64_t over = excess(self, calls);
+  return over == 0 || callee_calls * outer > over;
+}
+
 // Called every `check_every` calls of a node, right after one returned.
 void ThreadProfile::consider_fold(uint32_t node) {
   const DumpNode& n = nodes_[node];
-  if (n.self_ticks >= fold_max_self_ticks_ * n.calls) return;  // not tiny on average
-  // Only a function with no role of its own (checkpoint, excluded, pinned), no call of it
-  // still open (recursion: its outer frames would never close) and no callee but folded
-  // ones (a wrapper of real work keeps its place in the tree).
-  // And by default only an inlined helper: a function really called is one the plain build
+  const bool tiny = n.self_ticks < fold_max_self_ticks_ * n.calls;
+  if (!tiny && fold_leaves_only_) return;  // not tiny on average
+  // By default only an inlined helper: a function really called is one the plain build
   // calls too, whose time a sampling profile shows as its own (--auto-fold all folds it too).
-  if (fold_inlined_only_ && !(n.callsite & wire::kCallsiteInlined)) return;
-  if (n.flags != 0 || !only_folded_children(node)) return;
-  for (uint32_t i = 1; i < depth_; ++i)
-    if (nodes_[frames_[i].node].fn == n.fn) return;
+  // Never a function with a role of its own (checkpoint, excluded, pinned).
+  if ((fold_inlined_only_ && !(n.callsite & wire::kCallsiteInlined)) || n.flags != 0) return;
+  // A tiny leaf path (no callee but folded ones: a wrapper of real work keeps its place in
+  // the tree) of a function with no call of it still open (a recursion's outer frames would
+  // keep its time while its inner levels lost theirs); with --auto-fold wrappers, or else a
+  // function thin over all its nodes, open or not (thin_wrapper).
+  if (!(tiny && only_folded_children(node) && !open_frame_of(n.fn)) && (fold_leaves_only_ || !thin_wrapper(node)))
+    return;
   if (fold(n.fn)) return;
   if (fold_refused_ < UINT32_MAX) ++fold_refused_;
   if (on_fold_refused_) on_fold_refused_(n.fn);
+}
+
+bool ThreadProfile::open_frame_of(uint64_t fn) const {
+  for (uint32_t i = 1; i < depth_; ++i)
+    if (nodes_[frames_[i].node].fn == fn) return true;
+  return false;
 }
 
 bool ThreadProfile::fold(uint64_t fn) {

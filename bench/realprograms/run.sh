@@ -21,7 +21,7 @@
 #          function's entry, which `callprof attach` patches; checked to have the
 #          __patchable_function_entries section)
 # (each only when a selected variant runs it) and the variants of BENCH_VARIANTS (default:
-# all seven) run, interleaved, BENCH_ROUNDS times each:
+# all ten) run, interleaved, BENCH_ROUNDS times each:
 #   plain      the plain build (always run: the baseline)
 #   idle       the patch build run alone, no callprof: the idle cost of an attachable build
 #              (run just before plain in even rounds, just after in odd ones)
@@ -31,6 +31,7 @@
 #              not built), the yardstick of bench/runtime, here on a real program
 #   callprof   the instr build under `callprof record` (default options)
 #   all        the same with `--auto-fold all` (any tiny function folded and its hooks removed)
+#   wrappers   the same with `--auto-fold wrappers` (thin wrappers folded too)
 #   uftrace    the instr build under `uftrace record` (default options) on a smaller
 #              workload, against the plain build on that same workload (uplain)
 #   patched    the patch build under `callprof record` (default options): exact mode
@@ -48,7 +49,7 @@
 # checked against the plain build's (Lua's checksum line, the compressed bytes).
 #
 # Environment:
-#   BENCH_VARIANTS="plain idle hooks floor callprof all uftrace patched patchall"
+#   BENCH_VARIANTS="plain idle hooks floor callprof all wrappers uftrace patched patchall"
 #                             the variants run (any subset, any order; plain always runs),
 #                             e.g. BENCH_VARIANTS="plain idle" for the idle cost alone
 #   BENCH_ROUNDS=5            interleaved rounds (the median counts)
@@ -83,9 +84,9 @@ cache=${BENCH_CACHE:-/var/tmp/callprof-bench}
 
 # The variants run: RUN[variant]=1. plain is the baseline of every ratio: always run.
 declare -A RUN=([plain]=1)
-for v in ${BENCH_VARIANTS:-plain idle hooks floor callprof all uftrace patched patchall}; do
-  case $v in plain|idle|hooks|floor|callprof|all|uftrace|patched|patchall) RUN[$v]=1 ;;
-    *) die "unknown variant $v in BENCH_VARIANTS (plain idle hooks floor callprof all uftrace patched patchall)" ;; esac
+for v in ${BENCH_VARIANTS:-plain idle hooks floor callprof all wrappers uftrace patched patchall}; do
+  case $v in plain|idle|hooks|floor|callprof|all|wrappers|uftrace|patched|patchall) RUN[$v]=1 ;;
+    *) die "unknown variant $v in BENCH_VARIANTS (plain idle hooks floor callprof all wrappers uftrace patched patchall)" ;; esac
 done
 runs() { [[ -n ${RUN[$1]:-} ]]; }
 [[ $WITH_UFTRACE == 1 ]] && ! runs uftrace && WITH_UFTRACE=0
@@ -95,7 +96,7 @@ runs floor || WITH_FLOOR=0
 
 NEED_PATCH=0
 if runs idle || runs patched || runs patchall; then NEED_PATCH=1; fi
-if runs callprof || runs all || runs patched || runs patchall; then
+if runs callprof || runs all || runs wrappers || runs patched || runs patchall; then
   [[ -x $callprof && -e $build/bin/libcallprof-rt.so ]] || die "build callprof and callprof-rt in $build first"
   command -v jq >/dev/null || die "needs jq"
 fi
@@ -113,7 +114,7 @@ if [[ $WITH_FLOOR == 1 && ! -e $floor_lib ]]; then
 fi
 # The instr build is run by every variant but plain and idle; the patch build by idle.
 NEED_INSTR=0
-if runs hooks || runs callprof || runs all || [[ $WITH_FLOOR == 1 || $WITH_UFTRACE == 1 ]]; then NEED_INSTR=1; fi
+if runs hooks || runs callprof || runs all || runs wrappers || [[ $WITH_FLOOR == 1 || $WITH_UFTRACE == 1 ]]; then NEED_INSTR=1; fi
 if [[ $NEED_PATCH == 1 ]]; then command -v readelf >/dev/null || die "needs readelf (binutils) to check the patch build"; fi
 for c in $COMPILERS; do command -v "$c" >/dev/null || die "compiler $c not found"; done
 
@@ -194,7 +195,7 @@ if [[ $WITH_UFTRACE == 1 ]]; then
 else
   echo "uftrace:  skipped (not installed, or BENCH_UFTRACE=0 / BENCH_UFTRACE_ROUNDS=0)"
 fi
-echo "variants: $(for v in plain idle hooks floor callprof all uftrace patched patchall; do runs "$v" && echo -n "$v "; done)(floor: $([[ $WITH_FLOOR == 1 ]] && echo run || echo skipped), uftrace: $([[ $WITH_UFTRACE == 1 ]] && echo run || echo skipped))"
+echo "variants: $(for v in plain idle hooks floor callprof all wrappers uftrace patched patchall; do runs "$v" && echo -n "$v "; done)(floor: $([[ $WITH_FLOOR == 1 ]] && echo run || echo skipped), uftrace: $([[ $WITH_UFTRACE == 1 ]] && echo run || echo skipped))"
 echo "rounds:   $ROUNDS, interleaved; CPU time = user+sys of the whole command (recorder, program, threads)"
 echo
 
@@ -230,6 +231,7 @@ for (( r = 1; r <= ROUNDS; r++ )); do
         [[ $WITH_FLOOR == 1 ]] && measure "$p,$c,floor" - env LD_PRELOAD="$floor_lib" $(workload "$p" "${BIN[$k,instr]}" full)
         runs callprof && measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record -q -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
         runs all && measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs wrappers && measure "$p,$c,wrappers" "$tmp/$p-$c-wrappers.callprof" "$callprof" record -q --auto-fold wrappers -o "$tmp/$p-$c-wrappers.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
         runs patched && measure "$p,$c,patched" "$tmp/$p-$c-patched.callprof" "$callprof" record -q -o "$tmp/$p-$c-patched.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
         runs patchall && measure "$p,$c,patchall" "$tmp/$p-$c-patchall.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-patchall.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
         if [[ $WITH_UFTRACE == 1 ]] && (( r <= UROUNDS )); then
@@ -257,10 +259,10 @@ spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { h
 ratio() { [[ -n ${CPUS[$2,$1]:-} ]] || { echo -; return; }; fmt "${3:-%.2fx}" "$(calc "$(median "${CPUS[$2,$1]}") / $(median "${CPUS[$2,plain]}")")"; }
 # paired KEY VARIANT -> each round's VARIANT / plain of the same round (runs next to each other)
 paired() { paste -d' ' <(tr ' ' '\n' <<<"${CPUS[$1,$2]}" | grep .) <(tr ' ' '\n' <<<"${CPUS[$1,plain]}" | grep .) | awk '{ printf "%.6f ", $1 / $2 }'; }
-hdr='%-5s %-6s %11s %10s %7s %7s %7s %7s %8s %7s %8s %7s %7s %7s %6s %6s\n'
+hdr='%-5s %-6s %11s %10s %7s %7s %7s %7s %8s %7s %7s %8s %7s %7s %7s %6s %6s\n'
 echo "CPU time (user+sys), median of the rounds; ratios against plain on the same workload ('-': not run)"
-printf "$hdr" "" "" "callprof" "folded" "plain" "idle/" "hooks/" "floor/" "callprof/" "all/" "uftrace/" "hooks" "floor" "callprof" "" "spread"
-printf "$hdr" program cc calls calls s plain plain plain plain plain plain "ns/call" "ns/call" "ns/call" xfloor "max"
+printf "$hdr" "" "" "callprof" "folded" "plain" "idle/" "hooks/" "floor/" "callprof/" "all/" "wrap/" "uftrace/" "hooks" "floor" "callprof" "" "spread"
+printf "$hdr" program cc calls calls s plain plain plain plain plain plain plain "ns/call" "ns/call" "ns/call" xfloor "max"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
     k=$p,$c
@@ -286,24 +288,25 @@ for p in $PROGRAMS; do
     ufr=-
     [[ $WITH_UFTRACE == 1 ]] && ufr=$(fmt '%.1fx' "$(calc "$(median "${CPUS[$k,uftrace]}") / $(median "${CPUS[$k,uplain]}")")")
     worst=0
-    for v in plain idle hooks floor callprof all; do
+    for v in plain idle hooks floor callprof all wrappers; do
       [[ -n ${CPUS[$k,$v]:-} ]] || continue
       s=$(spread "${CPUS[$k,$v]}"); s=${s%\%}; (( s > worst )) && worst=$s
     done
     printf "$hdr" "$p" "$c" "$calls" "$folded" "$(fmt '%.3f' "$pl")" "$(ratio idle "$k" '%.3fx')" "$(ratio hooks "$k")" \
-      "$(ratio floor "$k")" "$(ratio callprof "$k")" "$(ratio all "$k")" "$ufr" "$hons" "$flns" "$cpns" \
+      "$(ratio floor "$k")" "$(ratio callprof "$k")" "$(ratio all "$k")" "$(ratio wrappers "$k")" "$ufr" "$hons" "$flns" "$cpns" \
       "$xf" "$worst%"
   done
 done
 echo "  callprof calls: summary.calls of the last profile (--json); folded calls: those made after the runtime folded"
-echo "  their function (auto-fold: counted until its hook calls were removed). all: callprof --auto-fold all."
+echo "  their function (auto-fold: counted until its hook calls were removed). all: callprof --auto-fold all;"
+echo "  wrap: callprof --auto-fold wrappers."
 echo "  idle: the attachable build ($patch_flags) alone, no callprof: what being attachable costs."
 echo "  hooks: the instrumented build alone (glibc's empty hooks);"
 echo "  floor: with bench/runtime's floor hooks (two TSC reads per call). uftrace/plain: uftrace's CPU time on the"
 echo "  smaller workload over plain's on that workload. ns/call: (variant - plain) / callprof calls, the time added"
 echo "  per call (callprof's includes its start-up and writing the profile); xfloor: callprof's added over the floor's"
 echo "  as bench/runtime computes it ('-' below 10^6 calls: start-up and writing are all callprof adds there)."
-echo "  spread max: the largest (max - min) / median of plain, idle, hooks, floor, callprof, all over the rounds."
+echo "  spread max: the largest (max - min) / median of plain, idle, hooks, floor, callprof, all, wrappers over the rounds."
 if runs patched || runs patchall; then
   echo
   echo "The attachable build ($patch_flags) recorded from its start: exact mode through its entries, patched into"
@@ -341,7 +344,7 @@ for p in $PROGRAMS; do
   for c in $COMPILERS; do
     k=$p,$c
     line=$(printf '  %-5s %-6s plain %7.3f' "$p" "$c" "$(median "${WALLS[$k,plain]}")")
-    for v in idle hooks callprof all floor; do
+    for v in idle hooks callprof all wrappers floor; do
       [[ -n ${WALLS[$k,$v]:-} ]] && line+=$(printf '  %s %7.3f' "$v" "$(median "${WALLS[$k,$v]}")")
     done
     [[ $WITH_UFTRACE == 1 ]] && line+=$(printf '  plain(small) %7.3f  uftrace(small) %7.3f' "$(median "${WALLS[$k,uplain]}")" "$(median "${WALLS[$k,uftrace]}")")
@@ -352,7 +355,7 @@ echo
 echo "CPU seconds of each round, sorted (median in the middle)"
 for p in $PROGRAMS; do
   for c in $COMPILERS; do
-    for v in plain idle hooks floor callprof all uplain uftrace; do
+    for v in plain idle hooks floor callprof all wrappers uplain uftrace; do
       [[ -n ${CPUS[$p,$c,$v]:-} ]] || continue
       printf '  %-5s %-6s %-9s %s\n' "$p" "$c" "$v" "$(tr ' ' '\n' <<<"${CPUS[$p,$c,$v]}" | grep . | sort -g | xargs printf '%.3f ')"
     done

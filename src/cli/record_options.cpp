@@ -1,5 +1,7 @@
 #include "cli/record_options.h"
 
+#include <iterator>
+
 #include "cli/number_options.h"
 #include "cli/symbol_options.h"
 
@@ -55,15 +57,15 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
   auto* fold = app.add_option_function<std::string>(
                       "--auto-fold",
                       [&a](const std::string& scope) {
-                        a.auto_fold = scope == "all"   ? record::AutoFoldScope::All
-                                      : scope == "off" ? record::AutoFoldScope::Off
-                                                       : record::AutoFoldScope::Inlined;
+                        for (size_t i = 0; i < std::size(record::kAutoFoldScopeNames); ++i)
+                          if (scope == record::kAutoFoldScopeNames[i]) a.auto_fold = record::AutoFoldScope(i);
                       },
                       "Functions whose calls are consistently tiny, folded into their callers as inlined code and "
-                      "listed: inlined (the compiler's inlined copies, the default) | all (any such function: "
-                      "faster, its time goes to its callers) | off")
+                      "listed: inlined (the compiler's inlined copies, the default) | all (any such leaf: "
+                      "faster, its time goes to its callers) | wrappers (also any function whose own time per call "
+                      "is tiny, whatever its callees take: they then appear under its callers) | off")
                    ->type_name("SCOPE")
-                   ->check(CLI::IsMember({"inlined", "all", "off"}))
+                   ->check(CLI::IsMember({"inlined", "all", "wrappers", "off"}))
                    ->group(what);
   app.add_flag_callback(
          "--no-auto-fold", [&a] { a.auto_fold = record::AutoFoldScope::Off; },

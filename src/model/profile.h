@@ -120,7 +120,7 @@ struct ExactFacts {
   bool faults = false;
   bool libcalls = false;
   bool ordered_clock = false;  // record --ordered-clock
-  std::string auto_fold{};     // record --auto-fold: "inlined", "all" or "off"; "" in older profiles
+  std::string auto_fold{};     // record --auto-fold: "inlined", "all", "wrappers" or "off"; "" in older profiles
   std::string include{}, exclude{}, include_module{}, exclude_module{}, checkpoint{};  // space-separated
   uint32_t max_depth = 0;                                                              // 0: no limit
   std::string min_duration{};                                                          // as given, "" when none

@@ -99,7 +99,7 @@ void stamp_exact_facts(Metadata& meta, const RecordArgs& a) {
   x.faults = a.faults;
   x.libcalls = a.libcalls;
   x.ordered_clock = a.ordered_clock;
-  x.auto_fold = a.auto_fold == AutoFoldScope::All ? "all" : a.auto_fold == AutoFoldScope::Off ? "off" : "inlined";
+  x.auto_fold = kAutoFoldScopeNames[size_t(a.auto_fold)];
   x.include = join(a.functions.include, " ");
   x.exclude = join(a.functions.exclude, " ");
   x.include_module = join(a.functions.include_modules, " ");

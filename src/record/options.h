@@ -60,8 +60,10 @@ struct ProbeArgs {
 };
 
 // Which tiny functions the runtime folds into their callers (docs/modes.md, "Tiny functions
-// folded at run time"): none, inlined copies (the default), or any.
-enum class AutoFoldScope : uint8_t { Off, Inlined, All };
+// folded at run time"): none, inlined copies (the default), any leaf, or any function whose
+// own time is tiny (wrappers too). The values are the runtime's CALLPROF_AUTO_FOLD.
+enum class AutoFoldScope : uint8_t { Off, Inlined, All, Wrappers };
+inline constexpr const char* kAutoFoldScopeNames[] = {"off", "inlined", "all", "wrappers"};
 
 struct RecordArgs {
   std::string output = "callprof.data";

@@ -32,8 +32,7 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (a.alloc) env.push_back({"CALLPROF_ALLOC", "1"});
   if (a.libcalls) env.push_back({"CALLPROF_LIBCALLS", "1"});
   if (a.raw_clock) env.push_back({"CALLPROF_COMPENSATE", "0"});
-  if (a.auto_fold != AutoFoldScope::Inlined)
-    env.push_back({"CALLPROF_AUTO_FOLD", a.auto_fold == AutoFoldScope::Off ? "0" : "2"});
+  if (a.auto_fold != AutoFoldScope::Inlined) env.push_back({"CALLPROF_AUTO_FOLD", std::to_string(int(a.auto_fold))});
   if (a.ordered_clock) env.push_back({"CALLPROF_ORDERED_CLOCK", "1"});
   if (!a.keep_hooks) env.push_back({"CALLPROF_REMOVE_HOOKS", "1"});
   // Each thread tells the kernel probe where its shadow stack is: exact callers of system

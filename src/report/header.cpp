@@ -79,12 +79,15 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
     calls += f.folded_calls;
     entries.push_back(folded_entry(ctx, f, start_ns));
   }
-  const bool any = ctx.profile().meta.exact && ctx.profile().meta.exact->auto_fold == "all";
+  const std::string scope = ctx.profile().meta.exact ? ctx.profile().meta.exact->auto_fold : "";
+  const bool any = scope == "all" || scope == "wrappers";
   out << fmt::format(
-      "# folded:   {} {}function{} with calls consistently under {:.0f} ns ran unhooked after a first "
-      "check ({} calls counted folded): their time in their callers' self (record --no-auto-fold keeps them "
+      "# folded:   {} {}function{} with calls consistently under {:.0f} ns{} ran unhooked after a first "
+      "check ({} calls counted folded): their time in their callers' self{} (record --no-auto-fold keeps them "
       "hooked)\n",
-      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold, calls);
+      folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold,
+      scope == "wrappers" ? " of their own" : "", calls,
+      scope == "wrappers" ? ", the calls they made under their callers" : "");
   out << "#           " << name_list(ctx, entries, 12) << '\n';
 }
 

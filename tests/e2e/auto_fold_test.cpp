@@ -3,7 +3,8 @@
 // calls removed (every call still counted with --keep-hooks), their time in the caller's self; the real work is
 // untouched; main's total still describes the uninstrumented program; --no-auto-fold gives the hooked profile. A tiny
 // function the compiler really calls (programs/tiny_calls.c) keeps its hooks by default and
-// is folded with --auto-fold all.
+// is folded with --auto-fold all; a thin wrapper of real work (programs/thin_wrappers.c) is
+// folded only with --auto-fold wrappers.
 #include <algorithm>
 #include <set>
 
@@ -138,6 +139,30 @@ TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
   record_with({"--auto-fold", "all"}, binary);
   const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
   EXPECT_NE(header.out.find("# folded:   1 function with calls"), std::string::npos) << header.out;
+}
+
+// A wrapper of real work keeps its place under `all`; `wrappers` folds it, and the calls it
+// made land under its caller, every one of them counted.
+TEST_P(AutoFold, AutoFoldWrappersFoldsAThinWrapperAndKeepsItsCalleesCounted) {
+  constexpr uint64_t kWrapped = 200000;
+  const std::string binary = build("thin_wrappers.c");
+  const Report all = record_with({"--auto-fold", "all"}, binary);
+  EXPECT_FALSE(folded_names(all).count("relay")) << "under all, a wrapper of real work stays";
+  EXPECT_EQ(u64(all.node({"main", "work", "relay", "body"}), "calls"), kWrapped);
+
+  const Report r = record_with({"--auto-fold", "wrappers"}, binary);
+  EXPECT_EQ(r.doc().at("metadata").at("exact").at("auto_fold"), "wrappers");
+  const std::set<std::string> folded = folded_names(r);
+  EXPECT_TRUE(folded.count("relay")) << "its own time per call is tiny";
+  for (const char* kept : {"main", "work", "body"}) EXPECT_FALSE(folded.count(kept)) << kept;
+  EXPECT_EQ(u64(r.function("body"), "calls"), kWrapped) << "every call of its callee counted, on one path or the other";
+  EXPECT_GT(u64(r.node({"main", "work", "body"}), "calls"), kWrapped * 9 / 10) << "most under relay's caller";
+  EXPECT_LT(u64(r.function("relay"), "calls"), kWrapped / 100) << "its hook calls were rewritten away";
+  // body's time stays its own: within a third of what the recording that keeps relay says.
+  const double kept_self = double(u64(all.function("body"), "self_ns"));
+  EXPECT_NEAR(double(u64(r.function("body"), "self_ns")), kept_self, kept_self / 3);
+  const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_NE(header.out.find("the calls they made under their callers"), std::string::npos) << header.out;
 }
 
 TEST_P(AutoFold, AutoFoldOptionsAreChecked) {

@@ -64,7 +64,7 @@ class Program {
     p.enter(fn, site, sp_.back(), at, inlined_ ? fn + 0x100000 : fn + 16);
   }
   void ret(uint64_t fn, uint64_t at) {
-    if (!p.folded(fn)) p.exit(fn, sp_.back(), at);
+    if (!p.folded(fn) || p.top_frame_is(fn, sp_.back())) p.exit(fn, sp_.back(), at);
     sp_.pop_back();
   }
   // Frames open when an attached window began at `at` (wire/attach_frames.h), outermost

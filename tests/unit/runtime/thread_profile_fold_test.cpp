@@ -170,6 +170,100 @@ TEST(AutoFold, WrappersOfRealWorkKeepTheirPlaceButHelpersOfHelpersFold) {
   EXPECT_EQ(prog.at({MAIN, HELPER})->calls, 4u) << "and the later ones, in OUTER's caller (OUTER is no frame now)";
 }
 
+// record --auto-fold wrappers: a function whose own time is tiny folds whatever its callees
+// take, and from then on the calls it makes land under its caller, counted and timed there.
+TEST(AutoFold, WithWrappersAThinWrapperOfRealWorkFoldsAndLeavesItsCalleesToItsCaller) {
+  Program prog = folding();
+  prog.p.set_auto_fold(AutoFold{5, 4, true, false});
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  for (int i = 0; i < 8; ++i) {  // A: 1 tick of its own around B, which works 100
+    prog.call(A, t);
+    calls(prog, B, 1, 100, t);
+    prog.ret(A, t += 1);
+  }
+  prog.ret(MAIN, t += 1);
+  EXPECT_TRUE(prog.p.folded(A)) << "1 tick of its own per call";
+  EXPECT_FALSE(prog.p.folded(B));
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 8u) << "every call counted";
+  EXPECT_EQ(prog.at({MAIN, A, B})->calls, 4u) << "B's calls inside A before A folded";
+  EXPECT_EQ(prog.at({MAIN, B})->calls, 4u) << "the later ones under A's caller";
+  EXPECT_EQ(prog.at({MAIN, B})->self_ticks, 400u) << "B's time stays its own";
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 4u + 1u) << "the folded calls' own ticks are the caller's";
+  EXPECT_EQ(prog.p.depth(), 0u);
+}
+
+// A wrapper's self time holds the part of its callees' hook costs that lands in the caller
+// (`callee_outer_ticks` per callee call): that part is not its own.
+TEST(AutoFold, WithWrappersTheCalleesHookCostsInAWrappersSelfAreLeftOut) {
+  for (const uint64_t outer : {3u, 1u}) {
+    Program prog = folding();
+    prog.p.set_auto_fold(AutoFold{5, 4, true, false, outer});
+    uint64_t t = 0;
+    prog.call(MAIN, t);
+    for (int i = 0; i < 8; ++i) {  // A: 7 ticks of self per call (over the 5), around two calls of B
+      prog.call(A, t);
+      calls(prog, B, 2, 100, t);
+      prog.ret(A, t += 7);
+    }
+    prog.ret(MAIN, t += 1);
+    EXPECT_EQ(prog.p.folded(A), outer == 3) << "7 - 2 x " << outer << " ticks of its own against the 5";
+  }
+}
+
+// A wrapper with a call of it open all along (Lua's luaD_precall running the main chunk)
+// folds too: the open call keeps its frame, closed at its own return, and the calls made in
+// it after the fold land in it.
+TEST(AutoFold, WithWrappersAWrapperOpenAllAlongFoldsAndItsOpenCallClosesAtItsReturn) {
+  Program prog = folding();
+  prog.p.set_auto_fold(AutoFold{5, 4, true, false});
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  prog.call(F, t);
+  for (int i = 0; i < 8; ++i) {  // F calls itself, and the inner F calls B
+    prog.call(F, t);
+    calls(prog, B, 1, 100, t);
+    prog.ret(F, t += 1);
+  }
+  EXPECT_TRUE(prog.p.folded(F));
+  EXPECT_EQ(prog.p.depth(), 2u) << "the outer call's frame is still open";
+  prog.ret(F, t += 10);
+  EXPECT_EQ(prog.p.depth(), 1u) << "and closes at its return";
+  prog.ret(MAIN, t += 1);
+  EXPECT_EQ(prog.at({MAIN, F})->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, F, F, B})->calls, 4u) << "before the fold";
+  EXPECT_EQ(prog.at({MAIN, F, B})->calls, 4u) << "after: in the open call of F";
+  EXPECT_EQ(prog.at({MAIN, F})->self_ticks, 4u + 10u) << "the folded calls' own ticks, and its own";
+  EXPECT_EQ(prog.at({MAIN})->self_ticks, 1u);
+}
+
+// Lua's interpreter loop: a call of it stays open all run, and on one path (a comparison
+// callback) it calls nothing hooked and is tiny, while its other calls work. Over all its
+// nodes it is not thin: it stays.
+TEST(AutoFold, WithWrappersAFunctionTinyOnOnePathButNotOverAllItsNodesStays) {
+  Program prog = folding();
+  prog.p.set_auto_fold(AutoFold{5, 4, true, false, 3});
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  for (int i = 0; i < 4; ++i) {  // A working 500 ticks around a call of B
+    prog.call(A, t);
+    calls(prog, B, 1, 10, t);
+    prog.ret(A, t += 500);
+  }
+  prog.call(A, t);  // open from here on
+  for (int i = 0; i < 8; ++i) {
+    prog.call(C, t);
+    calls(prog, A, 1, 1, t);  // A as a tiny leaf under C
+    prog.ret(C, t += 1);
+  }
+  prog.ret(A, t += 1);
+  prog.ret(MAIN, t += 1);
+  EXPECT_FALSE(prog.p.folded(A));
+  EXPECT_TRUE(prog.p.folded(C)) << "C is a thin wrapper of A";
+  EXPECT_EQ(prog.at({MAIN, A, C, A})->calls, 4u) << "before C folded";
+  EXPECT_EQ(prog.at({MAIN, A, A})->calls, 4u) << "after: under the open call of A";
+}
+
 TEST(AutoFold, OffByDefault) {
   Program prog;
   uint64_t t = 0;
