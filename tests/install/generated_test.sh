@@ -36,7 +36,7 @@ if [ "$what" = completion ]; then
   expect "cpu-clock|cycles|instructions|cache-misses|branch-misses" callprof record -e ""
   expect "auto|sample|exact|syscall|probe" callprof attach --mode ""
   expect "auto|exact|sample|syscall|probe" callprof record --mode ""
-  expect "inlined|all|off" callprof record --auto-fold ""
+  expect "inlined|all|wrappers|off" callprof record --auto-fold ""
   expect "none|user|full" callprof record --syscall-stacks ""
   expect "svg|dot|png" callprof graph --format ""
   expect "nested|flat|columns" callprof report --json-layout ""
