@@ -29,6 +29,17 @@ void calls(Program& prog, uint64_t fn, int n, uint64_t each, uint64_t& t) {
   }
 }
 
+// `n` calls of `wrapper` from the current top, each `own` ticks of its own around `per_call`
+// calls of `callee` of `each` ticks.
+void wrapped_calls(Program& prog, uint64_t wrapper, uint64_t callee, int n, int per_call, uint64_t each, uint64_t own,
+                   uint64_t& t) {
+  for (int i = 0; i < n; ++i) {
+    prog.call(wrapper, t);
+    calls(prog, callee, per_call, each, t);
+    prog.ret(wrapper, t += own);
+  }
+}
+
 TEST(AutoFold, TinyLeafIsFoldedAndItsLaterCallsCountedWithTimeInTheCaller) {
   Program prog = folding();
   uint64_t t = 0;
@@ -151,17 +162,9 @@ TEST(AutoFold, WrappersOfRealWorkKeepTheirPlaceButHelpersOfHelpersFold) {
   Program prog = folding();
   uint64_t t = 0;
   prog.call(MAIN, t);
-  for (int i = 0; i < 8; ++i) {  // A: 1 tick of its own around B, which works 100
-    prog.call(A, t);
-    calls(prog, B, 1, 100, t);
-    prog.ret(A, t += 1);
-  }
+  wrapped_calls(prog, A, B, 8, 1, 100, 1, t);  // A: 1 tick of its own around B, which works 100
   EXPECT_FALSE(prog.p.folded(A));
-  for (int i = 0; i < 8; ++i) {  // OUTER: 1 tick of its own around the tiny HELPER, folded first
-    prog.call(OUTER, t);
-    calls(prog, HELPER, 1, 1, t);
-    prog.ret(OUTER, t += 1);
-  }
+  wrapped_calls(prog, OUTER, HELPER, 8, 1, 1, 1, t);  // 1 tick around the tiny HELPER, folded first
   prog.ret(MAIN, t);
   EXPECT_TRUE(prog.p.folded(HELPER));
   EXPECT_TRUE(prog.p.folded(OUTER)) << "its only callee is folded: it is as tiny as a leaf";
@@ -177,11 +180,7 @@ TEST(AutoFold, WithWrappersAThinWrapperOfRealWorkFoldsAndLeavesItsCalleesToItsCa
   prog.p.set_auto_fold(AutoFold{5, 4, true, false});
   uint64_t t = 0;
   prog.call(MAIN, t);
-  for (int i = 0; i < 8; ++i) {  // A: 1 tick of its own around B, which works 100
-    prog.call(A, t);
-    calls(prog, B, 1, 100, t);
-    prog.ret(A, t += 1);
-  }
+  wrapped_calls(prog, A, B, 8, 1, 100, 1, t);  // A: 1 tick of its own around B, which works 100
   prog.ret(MAIN, t += 1);
   EXPECT_TRUE(prog.p.folded(A)) << "1 tick of its own per call";
   EXPECT_FALSE(prog.p.folded(B));
@@ -201,11 +200,7 @@ TEST(AutoFold, WithWrappersTheCalleesHookCostsInAWrappersSelfAreLeftOut) {
     prog.p.set_auto_fold(AutoFold{5, 4, true, false, outer});
     uint64_t t = 0;
     prog.call(MAIN, t);
-    for (int i = 0; i < 8; ++i) {  // A: 7 ticks of self per call (over the 5), around two calls of B
-      prog.call(A, t);
-      calls(prog, B, 2, 100, t);
-      prog.ret(A, t += 7);
-    }
+    wrapped_calls(prog, A, B, 8, 2, 100, 7, t);  // A: 7 ticks of self per call (over the 5), two calls of B
     prog.ret(MAIN, t += 1);
     EXPECT_EQ(prog.p.folded(A), outer == 3) << "7 - 2 x " << outer << " ticks of its own against the 5";
   }
@@ -220,11 +215,7 @@ TEST(AutoFold, WithWrappersAWrapperOpenAllAlongFoldsAndItsOpenCallClosesAtItsRet
   uint64_t t = 0;
   prog.call(MAIN, t);
   prog.call(F, t);
-  for (int i = 0; i < 8; ++i) {  // F calls itself, and the inner F calls B
-    prog.call(F, t);
-    calls(prog, B, 1, 100, t);
-    prog.ret(F, t += 1);
-  }
+  wrapped_calls(prog, F, B, 8, 1, 100, 1, t);  // F calls itself, and the inner F calls B
   EXPECT_TRUE(prog.p.folded(F));
   EXPECT_EQ(prog.p.depth(), 2u) << "the outer call's frame is still open";
   prog.ret(F, t += 10);
@@ -245,17 +236,9 @@ TEST(AutoFold, WithWrappersAFunctionTinyOnOnePathButNotOverAllItsNodesStays) {
   prog.p.set_auto_fold(AutoFold{5, 4, true, false, 3});
   uint64_t t = 0;
   prog.call(MAIN, t);
-  for (int i = 0; i < 4; ++i) {  // A working 500 ticks around a call of B
-    prog.call(A, t);
-    calls(prog, B, 1, 10, t);
-    prog.ret(A, t += 500);
-  }
-  prog.call(A, t);  // open from here on
-  for (int i = 0; i < 8; ++i) {
-    prog.call(C, t);
-    calls(prog, A, 1, 1, t);  // A as a tiny leaf under C
-    prog.ret(C, t += 1);
-  }
+  wrapped_calls(prog, A, B, 4, 1, 10, 500, t);  // A working 500 ticks around a call of B
+  prog.call(A, t);                              // open from here on
+  wrapped_calls(prog, C, A, 8, 1, 1, 1, t);     // A as a tiny leaf under C
   prog.ret(A, t += 1);
   prog.ret(MAIN, t += 1);
   EXPECT_FALSE(prog.p.folded(A));
