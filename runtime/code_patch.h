@@ -15,9 +15,10 @@
 // opcode and gets a new displacement (the next line's first four bytes, one locked store
 // again) that reaches a byte 0xc3 of its module, which executes as `ret` wherever it lies
 // in an instruction: the call returns at once (about 2 ns, against some 40 for the hook
-// path it would still take; 1 site in 64). A thread that had already fetched the old call still reaches the hook, which
-// finds the function gone and returns. When the system refuses a writable executable
-// page (SELinux execmod, PR_SET_MDWE), nothing is rewritten from then on.
+// path it would still take; 1 site in 64). A thread that had already fetched the old call
+// still reaches the hook, which finds the function gone and returns. When the system
+// refuses a writable executable page (SELinux execmod, PR_SET_MDWE), nothing is rewritten
+// from then on.
 #pragma once
 
 #include <stdint.h>

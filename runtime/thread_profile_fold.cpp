@@ -56,8 +56,10 @@ bool ThreadProfile::thin_wrapper(uint32_t node) const {
     callee_calls += c.calls;
     uint32_t k = 0;
     while (k < distinct && callees[k] != c.fn) ++k;
-    if (k == distinct && distinct++ == kWrapperMaxCallees) return false;
-    if (k < kWrapperMaxCallees) callees[k] = c.fn;
+    if (k == distinct) {
+      if (distinct == kWrapperMaxCallees) return false;
+      callees[distinct++] = c.fn;
+    }
   }
   const uint64_t over = excess(self, calls);
   return over == 0 || callee_calls * outer > over;
@@ -74,7 +76,7 @@ void ThreadProfile::consider_fold(uint32_t node) {
   if ((fold_inlined_only_ && !(n.callsite & wire::kCallsiteInlined)) || n.flags != 0) return;
   // A tiny leaf path (no callee but folded ones: a wrapper of real work keeps its place in
   // the tree) of a function with no call of it still open (a recursion's outer frames would
-  // keep its time while its inner levels lost theirs); with --auto-fold wrappers, or else a
+  // keep its time while its inner levels lost theirs); or, with --auto-fold wrappers, a
   // function thin over all its nodes, open or not (thin_wrapper).
   if (!(tiny && only_folded_children(node) && !open_frame_of(n.fn)) && (fold_leaves_only_ || !thin_wrapper(node)))
     return;
