@@ -157,7 +157,8 @@ TEST_P(AutoFold, AutoFoldWrappersFoldsAThinWrapperAndKeepsItsCalleesCounted) {
   for (const char* kept : {"main", "work", "body"}) EXPECT_FALSE(folded.count(kept)) << kept;
   EXPECT_EQ(u64(r.function("body"), "calls"), kWrapped) << "every call of its callee counted, on one path or the other";
   EXPECT_GT(u64(r.node({"main", "work", "body"}), "calls"), kWrapped * 9 / 10) << "most under relay's caller";
-  EXPECT_LT(u64(r.function("relay"), "calls"), kWrapped / 100) << "its hook calls were rewritten away";
+  // Folded at a check every 1024 calls (the first ones may run slower: page faults, cold caches).
+  EXPECT_LT(u64(r.function("relay"), "calls"), kWrapped / 10) << "its hook calls were rewritten away";
   // body's time stays its own: within a third of what the recording that keeps relay says.
   const double kept_self = double(u64(all.function("body"), "self_ns"));
   EXPECT_NEAR(double(u64(r.function("body"), "self_ns")), kept_self, kept_self / 3);
