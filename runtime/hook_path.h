@@ -30,11 +30,11 @@ __attribute__((noinline)) void excluded_call(uint64_t fn, uint64_t callsite, uin
 // thread had pushed before the removal is closed as usual.
 __attribute__((noinline)) void excluded_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret);
 
-// The return of a function this thread folded: its entry pushed nothing (a signal handler's
-// call of it did, elsewhere), unless it was open when it was folded (a wrapper: --auto-fold
-// wrappers), whose frame closes here. Out of line, so the hooked return's code stays as the
-// calibration measured it.
-__attribute__((noinline)) void folded_exit(ThreadState* s, uint64_t fn, uint64_t sp);
+// The return of a function whose entries push nothing now (folded by this thread, or
+// removed): its frame, pushed before, is closed when it is the top one (a wrapper open when
+// it folded: --auto-fold wrappers; a call entered before the removal). Out of line, so the
+// hooked return's code stays as the calibration measured it. `s` is not busy.
+__attribute__((noinline)) void close_top_frame(ThreadState* s, uint64_t fn, uint64_t sp);
 
 // A call of a function this thread folded (auto-fold): counted on its node, no clock read;
 // then removed for the whole process.
@@ -78,7 +78,7 @@ __attribute__((always_inline)) inline void hook_exit(uint64_t fn, uint64_t sp, u
     s = attach_thread_at(sp);
     if (!s) return;
   }
-  if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return folded_exit(s, fn, sp);
+  if (__builtin_expect(s->profile.folded(fn), 0) && !s->busy) return close_top_frame(s, fn, sp);
   if (__builtin_expect(s->busy, 0)) return exit_interrupting(s, fn, sp, exit_ticks());
   s->busy = 1;
   // Switches are drained before the clock is read, as at entry: an interval drained here

@@ -41,7 +41,7 @@ void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
   remove_entry_hooks(fn, hook_ret);
 }
 
-void folded_exit(ThreadState* s, uint64_t fn, uint64_t sp) {
+void close_top_frame(ThreadState* s, uint64_t fn, uint64_t sp) {
   if (!s->profile.top_frame_is(fn, sp)) return;
   s->busy = 1;
   if (*s->events.head != s->events.consumed) drain_events(s);
@@ -51,12 +51,7 @@ void folded_exit(ThreadState* s, uint64_t fn, uint64_t sp) {
 
 void excluded_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret) {
   if (!g_remove_hooks) return;
-  if (ThreadState* s = t_state; s && !s->busy && s->profile.top_frame_is(fn, sp)) {
-    s->busy = 1;
-    if (*s->events.head != s->events.consumed) drain_events(s);
-    s->profile.exit(fn, sp, exit_ticks());
-    s->busy = 0;
-  }
+  if (ThreadState* s = t_state; s && !s->busy) close_top_frame(s, fn, sp);
   remove_hook_call(hook_ret);
 }
 
