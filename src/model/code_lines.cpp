@@ -30,8 +30,6 @@ void CallSiteSet::add(const CallSite& site) {
   const bool weighed = site.calls != 0 || site.wall_ns != 0;
   if (site.node == kNoNode || (site.location == kNoLocation && !weighed)) return;
   if (!weighed && has_site(site.node)) return;
-  if (site.node >= has_.size()) has_.resize(size_t(site.node) + 1);
-  has_[site.node] = true;
   auto& [calls, ns] = sites_[{site.node, site.location}];
   calls += site.calls;
   ns += site.wall_ns;
@@ -47,7 +45,6 @@ void CallSiteSet::move_into(CodeCosts& costs) {
     last = node;
   }
   sites_.clear();
-  has_.clear();
 }
 
 std::vector<SiteShare> site_shares(const std::vector<CallSite>& sites, size_t nodes) {

@@ -106,9 +106,11 @@ class CallSiteSet {
   void move_into(CodeCosts& costs);
 
  private:
-  bool has_site(NodeId node) const { return node < has_.size() && has_[node]; }
+  bool has_site(NodeId node) const {
+    auto it = sites_.lower_bound({node, 0});
+    return it != sites_.end() && it->first.first == node;
+  }
   std::map<std::pair<NodeId, LocationId>, std::pair<uint64_t, uint64_t>> sites_;
-  std::vector<bool> has_;  // by node
 };
 
 }  // namespace callprof
