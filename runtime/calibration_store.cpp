@@ -11,15 +11,8 @@
 namespace callprof::rt {
 namespace {
 
-constexpr char kMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '2'};
-
-struct CalibrationFile {
-  char magic[8];
-  uint32_t sets;
-  uint32_t reserved;
-  double ticks_per_ns;
-  wire::DumpHookCosts costs[wire::kHookSets];
-};
+using wire::CalibrationFile;
+constexpr uint32_t kAllSets = (1u << wire::kHookSets) - 1;
 
 Path file_in(const char* dir) {
   Path p;
@@ -37,21 +30,33 @@ SharedCalibration load_calibration(const char* dir) {
   const long got = sys::read(int(fd), &f, sizeof f);
   sys::close(int(fd));
   bool same_magic = got == long(sizeof f);
-  for (int i = 0; same_magic && i < 8; ++i) same_magic = f.magic[i] == kMagic[i];
+  for (int i = 0; same_magic && i < 8; ++i) same_magic = f.magic[i] == wire::kCalibrationMagic[i];
   if (!same_magic || !(f.ticks_per_ns > 0 && f.ticks_per_ns < 1e3)) return out;
   out.ticks_per_ns = f.ticks_per_ns;
-  out.sets = uint8_t(f.sets & ((1u << wire::kHookSets) - 1));
-  for (uint32_t i = 0; i < wire::kHookSets; ++i) out.costs[i] = f.costs[i];
+  out.sets = uint8_t(f.sets & kAllSets);
+  out.cached_sets = uint8_t(f.cached_sets & out.sets);
+  out.checked_sets = uint8_t(f.checked_sets & out.cached_sets);
+  out.failed_sets = uint8_t(f.failed_sets & kAllSets);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    out.costs[i] = f.costs[i];
+    out.check[i] = f.check[i];
+  }
   return out;
 }
 
 void save_calibration(const char* dir, const SharedCalibration& c) {
   if (!(c.ticks_per_ns > 0)) return;
   CalibrationFile f{};
-  for (int i = 0; i < 8; ++i) f.magic[i] = kMagic[i];
+  for (int i = 0; i < 8; ++i) f.magic[i] = wire::kCalibrationMagic[i];
   f.sets = c.sets;
+  f.cached_sets = c.cached_sets;
+  f.checked_sets = c.checked_sets;
+  f.failed_sets = c.failed_sets;
   f.ticks_per_ns = c.ticks_per_ns;
-  for (uint32_t i = 0; i < wire::kHookSets; ++i) f.costs[i] = c.costs[i];
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    f.costs[i] = c.costs[i];
+    f.check[i] = c.check[i];
+  }
   Path tmp = file_in(dir);
   tmp.add(".").add(uint32_t(sys::getpid()));
   const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -2,19 +2,24 @@
 // the TSC rate and the hooks' cost leaves them in the recording's directory, and the
 // processes it starts (a shell script's commands, a build's compilers) read them instead of
 // measuring again, which is most of a short process's cost under callprof (about 20 ms).
-// Same machine, same runtime: the numbers are the same ones within their noise.
+// Same machine, same runtime: the numbers are the same ones within their noise. The recorder
+// may seed the file from its cache of earlier recordings (src/record/calibration_cache.h):
+// those sets are checked by a short loop before they are used (hook_calibration.h).
 #pragma once
 
 #include <stdint.h>
 
-#include "wire/raw_dump.h"
+#include "wire/calibration_file.h"
 
 namespace callprof::rt {
 
 struct SharedCalibration {
   double ticks_per_ns = 0;  // 0: not measured
   uint8_t sets = 0;         // a bit per hook set (wire::kHooks*) whose costs are in `costs`
+  uint8_t cached_sets = 0;  // of them, from the recorder's cache (wire::CalibrationFile)
+  uint8_t checked_sets = 0, failed_sets = 0;
   wire::DumpHookCosts costs[wire::kHookSets] = {};
+  uint64_t check[wire::kHookSets] = {};
 };
 
 // What an earlier process of the recording in `dir` measured; empty when nothing yet.

@@ -129,9 +129,25 @@ struct StolenTime {
   }
 };
 
-// The quiet costs of one compiler's hooks; the hooked loops' rounds go to `stolen`.
-void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, StolenTime* stolen) {
+// The check of a cached calibration (calibration_store.h): the leaf loop's cost per call
+// over a few rounds, their lower quartile. A full calibration measures it too, first, so
+// the two are the same measurement.
+constexpr int kCheckRounds = 5;
+uint64_t check_cost(const Workload& w) {
+  time_loop(w.hooked, kLeaf);  // warm up: nodes, caches
+  uint64_t v[kCheckRounds];
+  for (int r = 0; r < kCheckRounds; ++r) {
+    const uint64_t plain = time_loop(w.plain, kLeaf);
+    v[r] = per_call(time_loop(w.hooked, kLeaf), plain, kCalls);
+  }
+  return quiet(v, kCheckRounds);
+}
+
+// The quiet costs of one compiler's hooks and its check value; the hooked loops' rounds go
+// to `stolen`.
+void calibrate(ThreadState* s, const Workload& w, wire::DumpHookCosts* cost, uint64_t* check, StolenTime* stolen) {
   g_excluded_fn = w.excluded;
+  *check = check_cost(w);
   for (int kind = kLeaf; kind <= kRecursive; ++kind) time_loop(w.hooked, kind);  // warm up: nodes, caches
   uint64_t total[kRounds], inner[kRounds], excluded[kRounds], folded[kRounds], pair[kRounds], recursive[kRounds];
   constexpr int kHookedLoops = 5;
@@ -192,37 +208,73 @@ bool patch_own_entries() {
 }
 #endif
 
-}  // namespace
+// One compiler's copy of the calibration functions (calibration_loop.c, built by each);
+// false when this runtime has none for `set`.
+bool workload_of(uint32_t set, Workload* w) {
+#define CALLPROF_CALIB_WORKLOAD(cc)                                                  \
+  *w = Workload{callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain, \
+                reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),      \
+                reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked),  \
+                reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)};     \
+  return true
+#if CALLPROF_CALIB_gcc
+  if (set == wire::kHooksGcc) {
+    CALLPROF_CALIB_WORKLOAD(gcc);
+  }
+#endif
+#if CALLPROF_CALIB_clang
+  if (set == wire::kHooksClang) {
+    CALLPROF_CALIB_WORKLOAD(clang);
+  }
+#endif
+#if CALLPROF_CALIB_patched
+  if (set == wire::kHooksPatched) {
+    CALLPROF_CALIB_WORKLOAD(patched);
+  }
+#endif
+#undef CALLPROF_CALIB_WORKLOAD
+  return false;
+}
 
-void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs, uint8_t compilers) {
+// Runs `measure` on thread state `s` with the calibration's classification; afterwards the
+// thread's profile is as new.
+template <typename Measure>
+void on_thread(ThreadState* s, Measure measure) {
   ThreadState* saved = t_state;
   t_state = s;
   s->profile.set_callbacks(classify_for_calibration, nullptr);
-  StolenTime stolen;
-// One compiler's copy of the calibration functions (calibration_loop.c, built by each).
-#define CALLPROF_CALIB_WORKLOAD(cc)                                         \
-  Workload {                                                                \
-    callprof_calib_loop_##cc##_hooked, callprof_calib_loop_##cc##_plain,    \
-        reinterpret_cast<uint64_t>(&callprof_calib_leaf_##cc##_hooked),     \
-        reinterpret_cast<uint64_t>(&callprof_calib_excluded_##cc##_hooked), \
-        reinterpret_cast<uint64_t>(&callprof_calib_loop_##cc##_hooked)      \
-  }
-#if CALLPROF_CALIB_gcc
-  if (compilers & (1u << wire::kHooksGcc)) calibrate(s, CALLPROF_CALIB_WORKLOAD(gcc), &costs[wire::kHooksGcc], &stolen);
-#endif
-#if CALLPROF_CALIB_clang
-  if (compilers & (1u << wire::kHooksClang))
-    calibrate(s, CALLPROF_CALIB_WORKLOAD(clang), &costs[wire::kHooksClang], &stolen);
-#endif
-#if CALLPROF_CALIB_patched
-  if ((compilers & (1u << wire::kHooksPatched)) && patch_own_entries())
-    calibrate(s, CALLPROF_CALIB_WORKLOAD(patched), &costs[wire::kHooksPatched], &stolen);
-#endif
-#undef CALLPROF_CALIB_WORKLOAD
-  for (uint32_t i = 0; i < wire::kHookSets; ++i) stolen.scale(costs[i]);
+  measure();
   t_state = saved;
   // The calibration's nodes stay, with no calls: the recorder leaves them out.
   s->profile.restart(ticks());
+}
+
+}  // namespace
+
+void calibrate_hooks(ThreadState* s, wire::DumpHookCosts* costs, uint64_t* check, uint8_t compilers) {
+  on_thread(s, [&] {
+    StolenTime stolen;
+    Workload w;
+    for (uint32_t set = 0; set < wire::kHookSets; ++set) {
+      if (!(compilers & (1u << set)) || !workload_of(set, &w)) continue;
+#if CALLPROF_CALIB_patched
+      if (set == wire::kHooksPatched && !patch_own_entries()) continue;
+#endif
+      calibrate(s, w, &costs[set], &check[set], &stolen);
+    }
+    for (uint32_t i = 0; i < wire::kHookSets; ++i) stolen.scale(costs[i]);
+  });
+}
+
+uint64_t check_hooks(ThreadState* s, uint32_t set) {
+  Workload w;
+  if (set == wire::kHooksPatched || !workload_of(set, &w)) return 0;
+  uint64_t cost = 0;
+  on_thread(s, [&] {
+    g_excluded_fn = w.excluded;
+    cost = check_cost(w);
+  });
+  return cost;
 }
 
 double measure_tsc_rate() {

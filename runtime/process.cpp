@@ -227,21 +227,37 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
 }
 
 // The hooks' costs of the `sets` (a bit per wire::kHooks*): what an earlier process of the
-// recording measured (calibration_store.h), the rest measured here on thread state `s`.
-// True when something was measured, to be left for the processes to come.
+// recording measured, or the recorder's cache once its check passes (calibration_store.h);
+// the rest measured here on thread state `s`. True when something was measured or checked,
+// to be left for the processes to come.
 bool calibrate_or_inherit(ThreadState* s, uint8_t sets) {
   SharedCalibration& shared = g_shared_calibration;
-  const uint8_t missing = uint8_t(sets & ~shared.sets);
+  uint8_t missing = uint8_t(sets & ~shared.sets);
+  const uint8_t to_check = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    if (!(to_check & (1u << i))) continue;
+    const double now = double(check_hooks(s, i)), then = double(shared.check[i]);
+    const bool same = now > 0 && then > 0 && now <= then * (1 + wire::kCalibrationCheckTolerance) &&
+                      now >= then * (1 - wire::kCalibrationCheckTolerance);
+    shared.checked_sets = uint8_t(shared.checked_sets | (same ? 1u << i : 0));
+    shared.failed_sets = uint8_t(shared.failed_sets | (same ? 0 : 1u << i));
+    if (!same) missing = uint8_t(missing | 1u << i);
+  }
   if (missing) {
     wire::DumpHookCosts measured[wire::kHookSets] = {};
-    calibrate_hooks(s, measured, missing);
+    uint64_t check[wire::kHookSets] = {};
+    calibrate_hooks(s, measured, check, missing);
     for (uint32_t i = 0; i < wire::kHookSets; ++i)
-      if (missing & (1u << i)) shared.costs[i] = measured[i];
+      if (missing & (1u << i)) {
+        shared.costs[i] = measured[i];
+        shared.check[i] = check[i];
+      }
     shared.sets = uint8_t(shared.sets | missing);
+    shared.cached_sets = uint8_t(shared.cached_sets & ~missing);
   }
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
     if (sets & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
-  return missing != 0;
+  return missing != 0 || to_check != 0;
 }
 
 // Leaves what this process measured for the recording's later processes, busy: the write is

@@ -54,6 +54,10 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
   }
   app.add_flag("--no-compensation", a.raw_clock, "Do not measure the hooks' own cost (report --raw shows raw times)")
       ->group(what);
+  app.add_flag("--recalibrate", a.recalibrate,
+               "Measure the hooks' own cost in this recording, not taking it from earlier recordings on this "
+               "machine (the cache checks it first; docs/modes.md)")
+      ->group(what);
   auto* fold = app.add_option_function<std::string>(
                       "--auto-fold",
                       [&a](const std::string& scope) {

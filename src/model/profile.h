@@ -126,6 +126,9 @@ struct ExactFacts {
   std::string min_duration{};                                                          // as given, "" when none
   uint64_t max_nodes = 0;                                                              // 0: no budget
   uint64_t unmatched_exits = 0;  // exit hooks that found no matching entry
+  // The hooks' costs: "measured" in this recording, "cached" (earlier recordings' on this
+  // machine, checked in this one: record/calibration_cache.h), "" none or not known.
+  std::string calibration{};
   // attach --mode exact: the frames open on the threads' stacks when the window began (their
   // time counts from then, their calls are not counted), and in how many threads.
   bool attached = false;

@@ -137,12 +137,25 @@ Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args
   if (!env) return env.error();
   source->env_ = std::move(*env);
   // The runtime measures only the hooks of the compiler that built the executable, the
-  // constants the profile uses (a third of a short recording's fixed cost is measuring).
+  // constants the profile uses (a third of a short recording's fixed cost is measuring),
+  // or takes them from the cache of earlier recordings (calibration_cache.h).
   std::error_code ec;
   const std::string exe_path = std::filesystem::canonical(exe.path, ec).string();
-  if (const std::string cc = elf_compiler(exe.path); !cc.empty() && !ec)
+  uint32_t sets = (1u << wire::kHooksGcc) | (1u << wire::kHooksClang);
+  if (const std::string cc = elf_compiler(exe.path); !cc.empty() && !ec) {
     source->env_.push_back({"CALLPROF_CALIBRATE", cc + ":" + exe_path});
+    sets = 1u << (cc == "clang" ? wire::kHooksClang : wire::kHooksGcc);
+  }
+  source->calibration_cache_ = CalibrationCache::open(*runtime, sets);
+  source->calibration_sets_ = sets;
+  if (source->calibration_cache_ && !args.recalibrate) source->calibration_cache_->seed(source->dir_.path());
   return source;
+}
+
+CalibrationOutcome ExactSource::learn_calibration() const {
+  if (calibration_cache_) return calibration_cache_->learn_from(dir_.path());
+  const auto f = read_calibration_file(dir_.path());
+  return f ? outcome_of(*f, calibration_sets_) : CalibrationOutcome::None;
 }
 
 void ExactSource::add_environment(LaunchSpec& spec) const {
@@ -206,6 +219,7 @@ void ExactSource::contribute(Assembly& a) {
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   stamp_exact_facts(meta, args_);
+  if (a.final) meta.exact->calibration = calibration_outcome_name(learn_calibration());
   if (attached_) {
     meta.exact->attached = true;
     meta.exact->frames_open_at_attach = attached_->open_frames;

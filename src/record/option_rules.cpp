@@ -40,6 +40,7 @@ constexpr Rule kRules[] = {
     {"--alloc", kExact, "an exact-mode option"},
     {"--libcalls", kExact, "an exact-mode option"},
     {"--no-compensation", kExact | kProbe, "an exact- and probe-mode option"},
+    {"--recalibrate", kExact, "an exact-mode option"},
     {"--no-auto-fold", kExact, "an exact-mode option"},
     {"--auto-fold", kExact, "an exact-mode option"},
     {"--ordered-clock", kExact, "an exact-mode option"},

@@ -74,6 +74,7 @@ struct RecordArgs {
   bool alloc = false;
   bool libcalls = false;
   bool raw_clock = false;                            // --no-compensation: do not calibrate the hooks
+  bool recalibrate = false;                          // --recalibrate: measure, whatever the cache holds
   AutoFoldScope auto_fold = AutoFoldScope::Inlined;  // --auto-fold, --no-auto-fold
   bool keep_hooks = false;     // --keep-hooks: folded and filtered-out functions keep their hook calls
   bool ordered_clock = false;  // --ordered-clock: returns wait for the callee's work before reading the clock

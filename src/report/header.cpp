@@ -174,7 +174,10 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
   if (const auto& x = ctx.profile().meta.exact; x && x->ordered_clock)
     out << "# clock:    returns timed once the function's work completed (record --ordered-clock)\n";
   if (ctx.compensated()) {
-    out << "# times:    compensated for measured hook overhead" << (cost.empty() ? "" : " (" + cost + ")")
+    const auto& x = ctx.profile().meta.exact;
+    const bool cached = x && x->calibration == "cached";
+    out << "# times:    compensated for measured hook overhead"
+        << (cost.empty() ? "" : " (" + cost + (cached ? ", measured by earlier recordings here" : "") + ")")
         << "; --raw for raw numbers\n";
     // Never clamped silently: where the estimate exceeded a node's on-CPU time, say so.
     if (const CompensationStats& c = ctx.compensation(); c.limited > 0)

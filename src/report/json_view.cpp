@@ -63,6 +63,7 @@ json exact_facts(const ExactFacts& x) {
           {"min_duration", x.min_duration},
           {"max_nodes", x.max_nodes},
           {"unmatched_exits", x.unmatched_exits},
+          {"calibration", x.calibration},
           {"attached", x.attached},
           {"frames_open_at_attach", x.frames_open_at_attach},
           {"threads_open_at_attach", x.threads_open_at_attach}};

@@ -25,6 +25,7 @@ void put_exact(const ExactFacts& x, file::ExactFacts* out) {
   out->set_attached(x.attached);
   out->set_frames_open_at_attach(x.frames_open_at_attach);
   out->set_threads_open_at_attach(x.threads_open_at_attach);
+  out->set_calibration(x.calibration);
 }
 
 ExactFacts take_exact(const file::ExactFacts& in) {
@@ -43,6 +44,7 @@ ExactFacts take_exact(const file::ExactFacts& in) {
                     .min_duration = in.min_duration(),
                     .max_nodes = in.max_nodes(),
                     .unmatched_exits = in.unmatched_exits(),
+                    .calibration = in.calibration(),
                     .attached = in.attached(),
                     .frames_open_at_attach = in.frames_open_at_attach(),
                     .threads_open_at_attach = in.threads_open_at_attach()};

@@ -296,7 +296,9 @@ class TinyRecursion : public Compensation {
       RunResult p = run({plain}, dir());
       EXPECT_EQ(p.exit, exited(0));
       plain_ns.push_back(value_after(p.out, "cpu_ns"));
-      const Report r = record_with({"--no-auto-fold"}, binary);
+      // Each run its own calibration: the medians stand for independent ones, not for the
+      // cache's median of a few (tests/e2e/calibration_cache_test.cpp).
+      const Report r = record_with({"--no-auto-fold", "--recalibrate"}, binary);
       const json& fib = r.function("fib");
       EXPECT_EQ(u64(fib, "calls"), 635621u);
       fib_cpu.push_back(double(u64(fib, "cpu_ns")));

@@ -43,11 +43,13 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
   const uint64_t open = into->frames_open_at_attach + x.frames_open_at_attach;
   const uint64_t open_threads = into->threads_open_at_attach + x.threads_open_at_attach;
   const bool attached = into->attached || x.attached;
+  const std::string calibration = into->calibration == x.calibration ? x.calibration : "";
   if (options(*into) != options(x)) {
     *into = ExactFacts{};
     into->include = "mixed";
   }
   into->unmatched_exits = unmatched;
+  into->calibration = calibration;
   into->attached = attached;
   into->frames_open_at_attach = open;
   into->threads_open_at_attach = open_threads;

@@ -1,0 +1,235 @@
+#include "record/calibration_cache.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace callprof::record {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr uint64_t wire::DumpHookCosts::*kCostFields[] = {
+    &wire::DumpHookCosts::leaf_inner, &wire::DumpHookCosts::leaf_outer, &wire::DumpHookCosts::excluded,
+    &wire::DumpHookCosts::folded,     &wire::DumpHookCosts::caller,     &wire::DumpHookCosts::recursive};
+
+bool has(uint32_t sets, uint32_t i) { return (sets >> i) & 1u; }
+
+template <typename T>
+T median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A measurement worth keeping: a rate, and every cost and check value of `sets` set.
+bool usable(const wire::CalibrationFile& f, uint32_t sets) {
+  if (!(f.ticks_per_ns > 0 && f.ticks_per_ns < 1e3) || (f.sets & sets) != sets) return false;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (has(sets, i) && (f.check[i] == 0 || f.costs[i].leaf_inner + f.costs[i].leaf_outer == 0)) return false;
+  return true;
+}
+
+CalibrationEntry entry_of(const wire::CalibrationFile& f, uint32_t sets) {
+  CalibrationEntry e;
+  e.ticks_per_ns = f.ticks_per_ns;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (has(sets, i)) {
+      e.costs[i] = f.costs[i];
+      e.check[i] = f.check[i];
+    }
+  return e;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string first_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 1);
+  return "";
+}
+
+// FNV-1a: a file name stable across builds (the key itself is in the file, compared).
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::optional<fs::path> cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/') return fs::path(x) / "callprof";
+  if (const char* home = std::getenv("HOME"); home && home[0] == '/') return fs::path(home) / ".cache" / "callprof";
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* calibration_outcome_name(CalibrationOutcome o) {
+  switch (o) {
+    case CalibrationOutcome::Measured:
+      return "measured";
+    case CalibrationOutcome::Cached:
+      return "cached";
+    case CalibrationOutcome::None:
+      break;
+  }
+  return "";
+}
+
+std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint32_t sets) {
+  if (sets == 0 || h.entries.size() < kCalibrationHistoryNeeded || h.uses >= kCachedUsesPerCalibration)
+    return std::nullopt;
+  wire::CalibrationFile f{};
+  std::memcpy(f.magic, wire::kCalibrationMagic, sizeof f.magic);
+  f.sets = f.cached_sets = sets;
+  std::vector<double> rates;
+  for (const CalibrationEntry& e : h.entries) rates.push_back(e.ticks_per_ns);
+  f.ticks_per_ns = median(rates);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    if (!has(sets, i)) continue;
+    std::vector<uint64_t> check;
+    for (const CalibrationEntry& e : h.entries) check.push_back(e.check[i]);
+    f.check[i] = median(check);
+    for (auto field : kCostFields) {
+      std::vector<uint64_t> v;
+      for (const CalibrationEntry& e : h.entries) v.push_back(e.costs[i].*field);
+      f.costs[i].*field = median(v);
+    }
+  }
+  return f;
+}
+
+CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets) {
+  if (sets == 0) return CalibrationOutcome::None;
+  if ((f.checked_sets & sets) == sets) return CalibrationOutcome::Cached;
+  if ((f.sets & sets) == sets && (f.cached_sets & sets) == 0) return CalibrationOutcome::Measured;
+  return CalibrationOutcome::None;
+}
+
+void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets) {
+  switch (outcome_of(f, sets)) {
+    case CalibrationOutcome::Cached:
+      ++h.uses;
+      return;
+    case CalibrationOutcome::Measured:
+      if (!usable(f, sets)) return;
+      if (f.failed_sets & sets) h.entries.clear();  // the machine changed: the old ones no longer hold
+      h.entries.push_back(entry_of(f, sets));
+      if (h.entries.size() > kCalibrationHistoryKept)
+        h.entries.erase(h.entries.begin(), h.entries.end() - kCalibrationHistoryKept);
+      h.uses = 0;
+      return;
+    case CalibrationOutcome::None:
+      return;
+  }
+}
+
+std::string history_json(const CalibrationHistory& h, const std::string& key) {
+  json entries = json::array();
+  for (const CalibrationEntry& e : h.entries) {
+    json costs = json::array(), check = json::array();
+    for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+      json c = json::array();
+      for (auto field : kCostFields) c.push_back(e.costs[i].*field);
+      costs.push_back(c);
+      check.push_back(e.check[i]);
+    }
+    entries.push_back({{"ticks_per_ns", e.ticks_per_ns}, {"costs", costs}, {"check", check}});
+  }
+  return json{{"key", key}, {"uses", h.uses}, {"entries", entries}}.dump(1) + "\n";
+}
+
+std::optional<CalibrationHistory> parse_history(const std::string& text, const std::string& key) {
+  const json j = json::parse(text, nullptr, false);
+  try {
+    if (!j.is_object() || j.value("key", std::string()) != key) return std::nullopt;
+    CalibrationHistory h;
+    h.uses = j.at("uses").get<uint32_t>();
+    for (const json& e : j.at("entries")) {
+      CalibrationEntry out;
+      out.ticks_per_ns = e.at("ticks_per_ns").get<double>();
+      const json &costs = e.at("costs"), &check = e.at("check");
+      if (!(out.ticks_per_ns > 0 && out.ticks_per_ns < 1e3) || costs.size() != wire::kHookSets ||
+          check.size() != wire::kHookSets)
+        return std::nullopt;
+      for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+        if (costs[i].size() != std::size(kCostFields)) return std::nullopt;
+        for (size_t k = 0; k < std::size(kCostFields); ++k) out.costs[i].*kCostFields[k] = costs[i][k].get<uint64_t>();
+        out.check[i] = check[i].get<uint64_t>();
+      }
+      h.entries.push_back(out);
+    }
+    if (h.entries.size() > kCalibrationHistoryKept) return std::nullopt;
+    return h;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<wire::CalibrationFile> read_calibration_file(const std::string& dir) {
+  const std::string bytes = read_text(fs::path(dir) / "calibration");
+  wire::CalibrationFile f;
+  if (bytes.size() != sizeof f) return std::nullopt;
+  std::memcpy(&f, bytes.data(), sizeof f);
+  if (std::memcmp(f.magic, wire::kCalibrationMagic, sizeof f.magic) != 0) return std::nullopt;
+  return f;
+}
+
+std::optional<CalibrationCache> CalibrationCache::open(const std::string& runtime, uint32_t sets) {
+  const auto dir = cache_dir();
+  struct stat st {};
+  if (!dir || sets == 0 || ::stat(runtime.c_str(), &st) != 0) return std::nullopt;
+  CalibrationCache c;
+  c.sets_ = sets;
+  c.key_ = fmt::format("runtime {} {} {} {}.{:09}; boot {}; cpu {}; hooks {}", runtime, uint64_t(st.st_ino),
+                       uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec), int64_t(st.st_mtim.tv_nsec),
+                       first_line("/proc/sys/kernel/random/boot_id"), cpu_model(), sets);
+  c.path_ = (*dir / fmt::format("calibration-{:016x}.json", fnv1a(c.key_))).string();
+  return c;
+}
+
+void CalibrationCache::seed(const std::string& recording_dir) const {
+  const auto h = parse_history(read_text(path_), key_);
+  const auto f = h ? seed_from(*h, sets_) : std::nullopt;
+  if (!f) return;
+  std::ofstream out(fs::path(recording_dir) / "calibration", std::ios::binary);
+  out.write(reinterpret_cast<const char*>(&*f), sizeof *f);
+}
+
+CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir) const {
+  const auto f = read_calibration_file(recording_dir);
+  const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
+  if (outcome == CalibrationOutcome::None) return outcome;
+  CalibrationHistory h = parse_history(read_text(path_), key_).value_or(CalibrationHistory{});
+  learn(h, *f, sets_);
+  std::error_code ec;
+  fs::create_directories(fs::path(path_).parent_path(), ec);
+  const std::string tmp = fmt::format("{}.{}.tmp", path_, ::getpid());
+  std::ofstream(tmp, std::ios::binary) << history_json(h, key_);  // closed here, then renamed into place
+  fs::rename(tmp, path_, ec);
+  if (ec) fs::remove(tmp, ec);
+  return outcome;
+}
+
+}  // namespace callprof::record

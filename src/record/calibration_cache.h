@@ -1,0 +1,74 @@
+// The recorder's cache of the hooks' calibration (docs/design.md, "Compensation"): measuring
+// the TSC rate and the hooks' costs is some 11 ms of every recording, most of a short
+// program's cost under callprof. The cache keeps the last full calibrations made on this
+// machine (same boot, same CPU model, same runtime file, same compiler's hooks); once it
+// has a few, a recording is seeded with their median (wire::CalibrationFile, cached sets),
+// which the runtime uses only after a short check measures it still holds. A failed check
+// measures anew and restarts the history; every few recordings one measures anyway, so the
+// history follows the machine. `record --recalibrate` measures whatever the cache holds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wire/calibration_file.h"
+
+namespace callprof::record {
+
+inline constexpr size_t kCalibrationHistoryKept = 5;  // the median of these is seeded
+inline constexpr size_t kCalibrationHistoryNeeded = 3;
+inline constexpr uint32_t kCachedUsesPerCalibration = 8;  // then one recording measures again
+
+struct CalibrationEntry {
+  double ticks_per_ns = 0;
+  wire::DumpHookCosts costs[wire::kHookSets] = {};
+  uint64_t check[wire::kHookSets] = {};
+};
+
+struct CalibrationHistory {
+  std::vector<CalibrationEntry> entries;  // oldest first, all measured for the cache's sets
+  uint32_t uses = 0;                      // recordings that used the cache since the last measurement
+};
+
+// What the runtime did with the calibration in a recording, for the profile's facts.
+enum class CalibrationOutcome { None, Measured, Cached };
+const char* calibration_outcome_name(CalibrationOutcome o);  // "", "measured", "cached"
+
+// The file to seed a recording with, for hook sets `sets` (a bit per wire::kHooks*): the
+// median of each value over the history; none while the history is short or a measurement
+// is due.
+std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint32_t sets);
+// What the runtime left in a recording's directory says, for `sets`.
+CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets);
+// The history after a recording whose calibration file is `f`: a measurement joins it (the
+// oldest beyond kCalibrationHistoryKept leave), a measurement after a failed check replaces
+// it, a checked use counts.
+void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets);
+
+// The history as its JSON file, and back (nullopt for anything malformed or of another key).
+std::string history_json(const CalibrationHistory& h, const std::string& key);
+std::optional<CalibrationHistory> parse_history(const std::string& text, const std::string& key);
+
+// The recording directory's calibration file (nullopt when absent or malformed).
+std::optional<wire::CalibrationFile> read_calibration_file(const std::string& dir);
+
+class CalibrationCache {
+ public:
+  // The cache for recordings by the runtime at `runtime` of programs whose hooks are `sets`:
+  // under $XDG_CACHE_HOME/callprof (else ~/.cache/callprof); none without either.
+  static std::optional<CalibrationCache> open(const std::string& runtime, uint32_t sets);
+  // Leaves the cached calibration in the recording's directory when there is one to use.
+  void seed(const std::string& recording_dir) const;
+  // After the recording: what the runtime did, learnt (best effort: a cache that cannot be
+  // written is no error).
+  CalibrationOutcome learn_from(const std::string& recording_dir) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, key_;
+  uint32_t sets_ = 0;
+};
+
+}  // namespace callprof::record

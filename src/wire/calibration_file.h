@@ -1,0 +1,35 @@
+// The calibration file in a recording's directory: the TSC rate and the hooks' costs the
+// runtime measured, left for the recording's later processes (runtime/calibration_store.h),
+// and seeded by the recorder from its cache of earlier recordings' measurements
+// (src/record/calibration_cache.h). One fixed-size record, checked by its magic and size.
+// Header-only and dependency-free: included by the runtime.
+#pragma once
+
+#include <stdint.h>
+
+#include "raw_dump.h"
+
+namespace callprof::wire {
+
+inline constexpr char kCalibrationMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '3'};
+
+// Sets are bit masks of hook sets (a bit per wire::kHooks*).
+struct CalibrationFile {
+  char magic[8];
+  uint32_t sets;         // whose costs are in `costs`
+  uint32_t cached_sets;  // of them, seeded from the recorder's cache and not measured here
+  double ticks_per_ns;
+  DumpHookCosts costs[kHookSets];
+  // The check loop's cost per call (1/kHookCostScale ticks): a leaf called from a loop, a few
+  // rounds, measured the same way when a full calibration ran and when a cached one is checked.
+  uint64_t check[kHookSets];
+  uint32_t checked_sets;  // cached sets whose check passed in this recording
+  uint32_t failed_sets;   // cached sets whose check failed: measured again here
+};
+static_assert(sizeof(CalibrationFile) == 200);
+
+// A cached set is used when the check measures its cost within this share of the cached
+// check value; otherwise the machine changed (load, frequency, host) and it is measured again.
+inline constexpr double kCalibrationCheckTolerance = 0.10;
+
+}  // namespace callprof::wire

@@ -1,0 +1,168 @@
+// The calibration cache's decisions with crafted calibration files: nothing is seeded before
+// three measurements, then their median, until a measurement is due again; a measurement
+// joins the history (five kept), a failed check restarts it, a checked use counts; the JSON
+// file round-trips and anything malformed or of another key is refused; and the cache
+// itself, in a directory of the test's own, seeds and learns through the files a recording
+// leaves.
+#include "record/calibration_cache.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace callprof::record {
+namespace {
+
+constexpr uint32_t kClang = 1u << wire::kHooksClang;
+
+// What a runtime leaves after measuring clang's hooks: costs scaled by `k`.
+wire::CalibrationFile measured_file(uint64_t k) {
+  wire::CalibrationFile f{};
+  std::memcpy(f.magic, wire::kCalibrationMagic, sizeof f.magic);
+  f.sets = kClang;
+  f.ticks_per_ns = 2.0 + 0.001 * double(k);
+  f.costs[wire::kHooksClang] = {10 * k, 20 * k, 30 * k, 5 * k, 40 * k, 41 * k};
+  f.check[wire::kHooksClang] = 29 * k;
+  return f;
+}
+
+CalibrationHistory history_of(std::initializer_list<uint64_t> ks) {
+  CalibrationHistory h;
+  for (uint64_t k : ks) learn(h, measured_file(k), kClang);
+  return h;
+}
+
+TEST(CalibrationCache, SeedsNothingBeforeThreeMeasurements) {
+  EXPECT_FALSE(seed_from(history_of({}), kClang));
+  EXPECT_FALSE(seed_from(history_of({100, 101}), kClang));
+  EXPECT_TRUE(seed_from(history_of({100, 101, 102}), kClang));
+}
+
+TEST(CalibrationCache, SeedsTheMedianOfEachValueAsCachedSets) {
+  const auto f = seed_from(history_of({100, 130, 90}), kClang);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(std::memcmp(f->magic, wire::kCalibrationMagic, 8), 0);
+  EXPECT_EQ(f->sets, kClang);
+  EXPECT_EQ(f->cached_sets, kClang);
+  EXPECT_EQ(f->checked_sets | f->failed_sets, 0u);
+  EXPECT_DOUBLE_EQ(f->ticks_per_ns, 2.1);
+  EXPECT_EQ(f->costs[wire::kHooksClang].leaf_inner, 1000u);
+  EXPECT_EQ(f->costs[wire::kHooksClang].recursive, 4100u);
+  EXPECT_EQ(f->check[wire::kHooksClang], 2900u);
+  EXPECT_EQ(f->costs[wire::kHooksGcc].leaf_inner, 0u) << "only the cache's sets";
+}
+
+TEST(CalibrationCache, KeepsTheLastFiveMeasurements) {
+  const CalibrationHistory h = history_of({1, 2, 3, 4, 5, 6, 7});
+  ASSERT_EQ(h.entries.size(), kCalibrationHistoryKept);
+  EXPECT_EQ(h.entries.front().check[wire::kHooksClang], 29u * 3);
+  EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 7);
+}
+
+TEST(CalibrationCache, ACheckedUseCountsAndAMeasurementIsDueAfterEight) {
+  CalibrationHistory h = history_of({100, 101, 102});
+  for (uint32_t i = 0; i < kCachedUsesPerCalibration; ++i) {
+    auto f = seed_from(h, kClang);
+    ASSERT_TRUE(f) << "use " << i;
+    f->checked_sets = kClang;
+    EXPECT_EQ(outcome_of(*f, kClang), CalibrationOutcome::Cached);
+    learn(h, *f, kClang);
+  }
+  EXPECT_EQ(h.uses, kCachedUsesPerCalibration);
+  EXPECT_FALSE(seed_from(h, kClang)) << "a measurement is due";
+  learn(h, measured_file(103), kClang);
+  EXPECT_EQ(h.uses, 0u);
+  EXPECT_EQ(h.entries.size(), 4u);
+  EXPECT_TRUE(seed_from(h, kClang));
+}
+
+TEST(CalibrationCache, AFailedCheckRestartsTheHistory) {
+  CalibrationHistory h = history_of({100, 101, 102, 103});
+  wire::CalibrationFile f = measured_file(150);  // measured again after the cached one failed
+  f.failed_sets = kClang;
+  EXPECT_EQ(outcome_of(f, kClang), CalibrationOutcome::Measured);
+  learn(h, f, kClang);
+  ASSERT_EQ(h.entries.size(), 1u);
+  EXPECT_EQ(h.entries[0].check[wire::kHooksClang], 29u * 150);
+  EXPECT_FALSE(seed_from(h, kClang)) << "three measurements again first";
+}
+
+TEST(CalibrationCache, ASeedNeverCheckedOrAnotherSetTeachesNothing) {
+  CalibrationHistory h = history_of({100, 101, 102});
+  const auto seeded = seed_from(h, kClang);
+  EXPECT_EQ(outcome_of(*seeded, kClang), CalibrationOutcome::None) << "the program made no hooked call";
+  learn(h, *seeded, kClang);
+  EXPECT_EQ(h.uses, 0u);
+  EXPECT_EQ(outcome_of(measured_file(100), 1u << wire::kHooksGcc), CalibrationOutcome::None);
+  wire::CalibrationFile zero = measured_file(100);
+  zero.check[wire::kHooksClang] = 0;
+  learn(h, zero, kClang);
+  EXPECT_EQ(h.entries.size(), 3u) << "a measurement without its check value is not kept";
+}
+
+TEST(CalibrationCache, HistoryRoundTripsAndRefusesWhatIsNotIt) {
+  const CalibrationHistory h = history_of({100, 101, 102});
+  const std::string text = history_json(h, "key A");
+  const auto back = parse_history(text, "key A");
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->entries.size(), 3u);
+  EXPECT_EQ(back->entries[2].costs[wire::kHooksClang].caller, 40u * 102);
+  EXPECT_DOUBLE_EQ(back->entries[1].ticks_per_ns, 2.101);
+  EXPECT_FALSE(parse_history(text, "key B")) << "another machine, runtime or boot";
+  EXPECT_FALSE(parse_history("", "key A"));
+  EXPECT_FALSE(parse_history("{\"key\":\"key A\",\"uses\":\"x\",\"entries\":[]}", "key A"));
+  EXPECT_FALSE(parse_history("{\"key\":\"key A\",\"uses\":0,\"entries\":[{\"ticks_per_ns\":-1}]}", "key A"));
+  EXPECT_FALSE(parse_history(text.substr(0, text.size() / 2), "key A"));
+}
+
+// The cache in a directory of its own: seeded once three recordings measured, learning from
+// the calibration file each recording leaves.
+TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("callprof-calibration-cache-test-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "recording");
+  ASSERT_EQ(setenv("XDG_CACHE_HOME", root.c_str(), 1), 0);
+  const std::string runtime = (root / "runtime.so").string();
+  std::ofstream(runtime) << "runtime";
+  const auto cache = CalibrationCache::open(runtime, kClang);
+  ASSERT_TRUE(cache);
+  EXPECT_EQ(fs::path(cache->path()).parent_path(), root / "callprof");
+  const std::string dir = (root / "recording").string();
+  auto leave = [&](const wire::CalibrationFile& f) {
+    std::ofstream(fs::path(dir) / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
+  };
+  for (uint64_t k : {100, 101, 102}) {
+    fs::remove(fs::path(dir) / "calibration");
+    cache->seed(dir);
+    EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "nothing to seed yet";
+    leave(measured_file(k));
+    EXPECT_EQ(cache->learn_from(dir), CalibrationOutcome::Measured);
+  }
+  fs::remove(fs::path(dir) / "calibration");
+  cache->seed(dir);
+  auto seeded = read_calibration_file(dir);
+  ASSERT_TRUE(seeded);
+  EXPECT_EQ(seeded->cached_sets, kClang);
+  EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101);
+  seeded->checked_sets = kClang;  // the runtime's check passed
+  leave(*seeded);
+  EXPECT_EQ(cache->learn_from(dir), CalibrationOutcome::Cached);
+  std::ofstream(cache->path()) << "{ not json";
+  fs::remove(fs::path(dir) / "calibration");
+  cache->seed(dir);
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "a damaged cache seeds nothing";
+  leave(measured_file(100));
+  EXPECT_EQ(cache->learn_from(dir), CalibrationOutcome::Measured) << "and is written anew";
+  std::ifstream in(cache->path());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"uses\": 0"), std::string::npos) << text;
+  unsetenv("XDG_CACHE_HOME");
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace callprof::record
