@@ -65,6 +65,10 @@
 #   BENCH_CACHE=/var/tmp/callprof-bench   sources, builds, generated input
 #   BENCH_FETCH=1             0: never call apt-get (fail when the sources are not cached)
 #   BENCH_KEEP=0              1: keep the scratch directory (profiles)
+#   BENCH_RECALIBRATE=0       1: every callprof recording measures the hooks' costs
+#                             (record --recalibrate) instead of using callprof's cache of
+#                             earlier recordings' (docs/design.md, "Compensation"); the
+#                             report says how many recordings did which
 # Exit status: 0 (whatever the numbers), 2 on errors (no sources, a build or run failed,
 # an output that differs from the plain build's).
 set -euo pipefail
@@ -81,6 +85,8 @@ ZSTD_KIB=${BENCH_ZSTD_KIB:-4096}
 U_LUA_SCALE=${BENCH_UFTRACE_LUA_SCALE:-0.05}
 U_ZSTD_KIB=${BENCH_UFTRACE_ZSTD_KIB:-1024}
 cache=${BENCH_CACHE:-/var/tmp/callprof-bench}
+rec_opts=(-q)
+[[ ${BENCH_RECALIBRATE:-0} == 1 ]] && rec_opts+=(--recalibrate)
 
 # The variants run: RUN[variant]=1. plain is the baseline of every ratio: always run.
 declare -A RUN=([plain]=1)
@@ -163,7 +169,7 @@ workload() {
 # One measured run: measure KEY PROFILE_OR_- COMMAND... ; CPU and wall seconds appended to
 # CPUS[KEY], WALLS[KEY]; the output's fingerprint kept in OUTSUM[KEY] (Lua: its line; zstd:
 # the md5 of the compressed bytes).
-declare -A CPUS WALLS OUTSUM
+declare -A CPUS WALLS OUTSUM CALIBRATION
 measure() {
   local key=$1 profile=$2; shift 2
   [[ $profile == - ]] || rm -rf "$profile"
@@ -172,6 +178,11 @@ measure() {
     die "$key failed: $*"
   fi
   local cpu u s wall rss; read -r cpu u s wall rss <"$tmp/time.txt"
+  # How the recording had the hooks' costs (after the measured run: not in its time).
+  if [[ $profile == *.callprof ]]; then
+    local how; how=$("$callprof" report -i "$profile" --json | jq -r '.metadata.exact.calibration // ""')
+    CALIBRATION[${how:-none}]=$(( ${CALIBRATION[${how:-none}]:-0} + 1 ))
+  fi
   CPUS[$key]+="$cpu "; WALLS[$key]+="$wall "
   case $key in
     lua*) OUTSUM[$key]=$(grep -m1 '^lua-mixed ' "$tmp/out" || echo "no output line") ;;
@@ -229,11 +240,11 @@ for (( r = 1; r <= ROUNDS; r++ )); do
         runs idle && (( r % 2 == 1 )) && measure "$p,$c,idle" - $(workload "$p" "${BIN[$k,patch]}" full)
         runs hooks && measure "$p,$c,hooks" - $(workload "$p" "${BIN[$k,instr]}" full)
         [[ $WITH_FLOOR == 1 ]] && measure "$p,$c,floor" - env LD_PRELOAD="$floor_lib" $(workload "$p" "${BIN[$k,instr]}" full)
-        runs callprof && measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record -q -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
-        runs all && measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
-        runs wrappers && measure "$p,$c,wrappers" "$tmp/$p-$c-wrappers.callprof" "$callprof" record -q --auto-fold wrappers -o "$tmp/$p-$c-wrappers.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
-        runs patched && measure "$p,$c,patched" "$tmp/$p-$c-patched.callprof" "$callprof" record -q -o "$tmp/$p-$c-patched.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
-        runs patchall && measure "$p,$c,patchall" "$tmp/$p-$c-patchall.callprof" "$callprof" record -q --auto-fold all -o "$tmp/$p-$c-patchall.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
+        runs callprof && measure "$p,$c,callprof" "$tmp/$p-$c.callprof" "$callprof" record "${rec_opts[@]}" -o "$tmp/$p-$c.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs all && measure "$p,$c,all" "$tmp/$p-$c-all.callprof" "$callprof" record "${rec_opts[@]}" --auto-fold all -o "$tmp/$p-$c-all.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs wrappers && measure "$p,$c,wrappers" "$tmp/$p-$c-wrappers.callprof" "$callprof" record "${rec_opts[@]}" --auto-fold wrappers -o "$tmp/$p-$c-wrappers.callprof" -- $(workload "$p" "${BIN[$k,instr]}" full)
+        runs patched && measure "$p,$c,patched" "$tmp/$p-$c-patched.callprof" "$callprof" record "${rec_opts[@]}" -o "$tmp/$p-$c-patched.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
+        runs patchall && measure "$p,$c,patchall" "$tmp/$p-$c-patchall.callprof" "$callprof" record "${rec_opts[@]}" --auto-fold all -o "$tmp/$p-$c-patchall.callprof" -- $(workload "$p" "${BIN[$k,patch]}" full)
         if [[ $WITH_UFTRACE == 1 ]] && (( r <= UROUNDS )); then
           measure "$p,$c,uplain" - $(workload "$p" "${BIN[$k,plain]}" small)
           measure "$p,$c,uftrace" "$tmp/uftrace.data" "$uftrace" record -d "$tmp/uftrace.data" $(workload "$p" "${BIN[$k,instr]}" small)
@@ -298,6 +309,7 @@ for p in $PROGRAMS; do
   done
 done
 echo "  callprof calls: summary.calls of the last profile (--json); folded calls: those made after the runtime folded"
+echo "  hooks' costs: measured in ${CALIBRATION[measured]:-0} recordings, taken from callprof's cache in ${CALIBRATION[cached]:-0}, none in ${CALIBRATION[none]:-0}$([[ ${BENCH_RECALIBRATE:-0} == 1 ]] && echo ' (BENCH_RECALIBRATE=1)')"
 echo "  their function (auto-fold: counted until its hook calls were removed). all: callprof --auto-fold all;"
 echo "  wrap: callprof --auto-fold wrappers."
 echo "  idle: the attachable build ($patch_flags) alone, no callprof: what being attachable costs."

@@ -113,30 +113,6 @@ void line_table_location(ModuleDwarf& dwarf, Dwarf_Addr address, SymbolInfo& inf
   info.pc_line = number > 0 ? static_cast<uint32_t>(number) : 0;
 }
 
-// The scopes between a function and the innermost block containing pc, innermost
-// first, the function last: lexical blocks and inlined subroutines, as nested in
-// the function's DIE (which is what a call chain needs).
-std::vector<Dwarf_Die> scopes_at(Dwarf_Die* function, Dwarf_Addr pc) {
-  std::vector<Dwarf_Die> path{*function};
-  for (bool deeper = true; deeper && path.size() < 256;) {  // bounded: damaged DWARF
-    deeper = false;
-    Dwarf_Die child;
-    if (dwarf_child(&path.back(), &child) != 0) break;
-    do {
-      int tag = dwarf_tag(&child);
-      bool scope = tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-                   tag == DW_TAG_catch_block;
-      if (scope && dwarf_haspc(&child, pc) == 1) {
-        path.push_back(child);
-        deeper = true;
-        break;
-      }
-    } while (dwarf_siblingof(&child, &child) == 0);
-  }
-  std::reverse(path.begin(), path.end());
-  return path;
-}
-
 }  // namespace
 
 void describe_from_dwarf(ModuleDwarf& dwarf, Dwarf_Addr address, SymbolInfo& info) {
@@ -166,7 +142,7 @@ std::vector<SymbolInfo> inline_chain(ModuleDwarf& dwarf, Dwarf_Addr address, con
   Dwarf_Die* cu = dwarf.cu_at(address, &bias);
   Dwarf_Die* function = cu != nullptr ? dwarf.function_at(cu, address - bias) : nullptr;
   std::vector<Dwarf_Die> scopes;
-  if (function != nullptr) scopes = scopes_at(function, address - bias);
+  if (function != nullptr) scopes = dwarf.scopes_at(function, address - bias);
   for (Dwarf_Die& die : scopes) {
     if (dwarf_tag(&die) != DW_TAG_inlined_subroutine) continue;
     SymbolInfo frame;

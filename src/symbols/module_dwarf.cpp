@@ -81,10 +81,31 @@ Dwarf_Die declaration_of(Dwarf_Die* die) {
   return current;
 }
 
+bool c_language(Dwarf_Die* die) {
+  Dwarf_Die cu;
+  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr) return false;
+  switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool scope_tag(int tag) {
+  return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+         tag == DW_TAG_catch_block;
+}
+
 std::string scoped_name(Dwarf_Die* declaration) {
   const char* base = dwarf_diename(declaration);
   if (base == nullptr) return {};
   std::string name = base;
+  // C has no enclosing scopes to name, and finding them walks the CU from its start.
+  if (c_language(declaration)) return name;
   Dwarf_Die* found = nullptr;
   int count = dwarf_getscopes_die(declaration, &found);
   MallocPtr<Dwarf_Die> scopes(found);
@@ -144,6 +165,48 @@ std::vector<ModuleDwarf::Range>& ModuleDwarf::functions_of(Dwarf_Die* cu) {
 Dwarf_Die* ModuleDwarf::function_at(Dwarf_Die* cu, Dwarf_Addr pc) {
   Range* found = find_range(functions_of(cu), pc);
   return found != nullptr ? &found->die : nullptr;
+}
+
+// The scope children of `parent` (not through other DIEs, as the walk this replaces did
+// not descend into them), in order, each with its own; the index of the first, or kNoScope.
+uint32_t ModuleDwarf::add_scopes(Dwarf_Die* parent, int depth, ScopeTree& tree) {
+  Dwarf_Die child;
+  if (depth > 255 || dwarf_child(parent, &child) != 0) return kNoScope;  // bounded: damaged DWARF
+  uint32_t first = kNoScope, last = kNoScope;
+  do {
+    if (!scope_tag(dwarf_tag(&child))) continue;
+    const auto at = uint32_t(tree.scopes.size());
+    const auto begin = uint32_t(tree.ranges.size());
+    Dwarf_Addr base = 0, low = 0, high = 0;
+    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(&child, offset, &base, &low, &high)) > 0;)
+      if (low < high) tree.ranges.emplace_back(low, high);
+    tree.scopes.push_back({child, begin, uint32_t(tree.ranges.size())});
+    (last == kNoScope ? first : tree.scopes[last].next_sibling) = at;
+    last = at;
+    const uint32_t children = add_scopes(&child, depth + 1, tree);
+    tree.scopes[at].first_child = children;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return first;
+}
+
+std::vector<Dwarf_Die> ModuleDwarf::scopes_at(Dwarf_Die* function, Dwarf_Addr pc) {
+  auto [it, added] = scope_trees_.try_emplace(function->addr);
+  ScopeTree& tree = it->second;
+  if (added) tree.first = add_scopes(function, 0, tree);
+  auto contains = [&](const Scope& s) {
+    for (uint32_t r = s.ranges_begin; r < s.ranges_end; ++r)
+      if (pc >= tree.ranges[r].first && pc < tree.ranges[r].second) return true;
+    return false;
+  };
+  std::vector<Dwarf_Die> path{*function};
+  for (uint32_t at = tree.first; at != kNoScope;) {  // the first scope at each level that holds pc
+    while (at != kNoScope && !contains(tree.scopes[at])) at = tree.scopes[at].next_sibling;
+    if (at == kNoScope) break;
+    path.push_back(tree.scopes[at].die);
+    at = tree.scopes[at].first_child;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
 }
 
 }  // namespace callprof::symbols_detail
