@@ -83,6 +83,23 @@ std::optional<fs::path> cache_dir() {
   return std::nullopt;
 }
 
+// Each runtime build and each boot has a file of its own: beyond this many, the ones
+// written longest ago go.
+constexpr size_t kCacheFilesKept = 16;
+
+void remove_oldest_files(const fs::path& dir) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("calibration-", 0) != 0 || e.path().extension() != ".json") continue;
+    if (const auto t = e.last_write_time(ec); !ec) files.emplace_back(t, e.path());
+  }
+  if (files.size() <= kCacheFilesKept) return;
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i + kCacheFilesKept < files.size(); ++i) fs::remove(files[i].second, ec);
+}
+
 }  // namespace
 
 const char* calibration_outcome_name(CalibrationOutcome o) {
@@ -229,6 +246,7 @@ CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir
   std::ofstream(tmp, std::ios::binary) << history_json(h, key_);  // closed here, then renamed into place
   fs::rename(tmp, path_, ec);
   if (ec) fs::remove(tmp, ec);
+  remove_oldest_files(fs::path(path_).parent_path());
   return outcome;
 }
 

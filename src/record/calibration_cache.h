@@ -6,6 +6,7 @@
 // which the runtime uses only after a short check measures it still holds. A failed check
 // measures anew and restarts the history; every few recordings one measures anyway, so the
 // history follows the machine. `record --recalibrate` measures whatever the cache holds.
+// Each key has a file; the 16 written last are kept.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,40 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   std::ifstream in(cache->path());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"uses\": 0"), std::string::npos) << text;
+  unsetenv("XDG_CACHE_HOME");
+  fs::remove_all(root);
+}
+
+// Every runtime build and boot writes a file of its own: the cache keeps the 16 written last.
+TEST(CalibrationCache, KeepsTheSixteenFilesWrittenLast) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("callprof-calibration-files-test-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "callprof");
+  fs::create_directories(root / "recording");
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (int i = 0; i < 20; ++i) {
+    const fs::path f = root / "callprof" / ("calibration-old" + std::to_string(i) + ".json");
+    std::ofstream(f) << "{}";
+    fs::last_write_time(f, old_time + std::chrono::minutes(i));
+  }
+  std::ofstream(root / "callprof" / "unrelated.txt") << "kept";
+  ASSERT_EQ(setenv("XDG_CACHE_HOME", root.c_str(), 1), 0);
+  const std::string runtime = (root / "runtime.so").string();
+  std::ofstream(runtime) << "runtime";
+  const auto cache = CalibrationCache::open(runtime, kClang);
+  ASSERT_TRUE(cache);
+  const wire::CalibrationFile f = measured_file(100);
+  std::ofstream(root / "recording" / "calibration", std::ios::binary)
+      .write(reinterpret_cast<const char*>(&f), sizeof f);
+  EXPECT_EQ(cache->learn_from((root / "recording").string()), CalibrationOutcome::Measured);
+  size_t kept = 0;
+  for (const auto& e : fs::directory_iterator(root / "callprof")) kept += e.path().extension() == ".json";
+  EXPECT_EQ(kept, 16u);
+  EXPECT_TRUE(fs::exists(cache->path())) << "the one just written stays";
+  EXPECT_FALSE(fs::exists(root / "callprof" / "calibration-old4.json")) << "the oldest go";
+  EXPECT_TRUE(fs::exists(root / "callprof" / "calibration-old5.json"));
+  EXPECT_TRUE(fs::exists(root / "callprof" / "unrelated.txt"));
   unsetenv("XDG_CACHE_HOME");
   fs::remove_all(root);
 }
