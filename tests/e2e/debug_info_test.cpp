@@ -164,6 +164,11 @@ class DebugInfo : public E2ETest {
 };
 E2E_INSTANTIATE(DebugInfo);
 
+bool crt_function(const std::string& name) {
+  return name == "__do_global_dtors_aux" || name == "frame_dummy" || name == "register_tm_clones" ||
+         name == "deregister_tm_clones";
+}
+
 // Without debug info a stripped function is one row named by its start, not one per sampled
 // address; once the debug file is given (report --symfs), each row is one function.
 TEST_P(DebugInfo, StrippedProgramGetsOneRowPerFunction) {
@@ -181,7 +186,16 @@ TEST_P(DebugInfo, StrippedProgramGetsOneRowPerFunction) {
     const std::string name = f.at("name").get<std::string>();
     std::smatch m;
     ASSERT_TRUE(std::regex_match(name, m, label)) << name;
-    auto symbol = symbols.find(std::stoull(m[1], nullptr, 16));
+    const uint64_t address = std::stoull(m[1], nullptr, 16);
+    auto symbol = symbols.find(address);
+    // GCC's start files (crtstuff.c) have no unwind entries to give their functions' starts:
+    // a sample while __cxa_finalize runs at exit names its caller, __do_global_dtors_aux, by
+    // the return address (seen once in some 40 runs). Still one row for that function.
+    if (auto holder = symbols.upper_bound(address);
+        symbol == symbols.end() && holder != symbols.begin() && crt_function(std::prev(holder)->second)) {
+      EXPECT_TRUE(functions.insert(std::prev(holder)->second).second) << std::prev(holder)->second << " has two rows";
+      continue;
+    }
     ASSERT_NE(symbol, symbols.end()) << name << " is not the start of a function";
     EXPECT_TRUE(functions.insert(symbol->second).second) << symbol->second << " has two rows";
   }
