@@ -67,11 +67,11 @@ TEST_P(CachedCalibration, ThreeRecordingsMeasureAndTheNextOnesUseTheirMedianOnce
   // hooks' cost by more than 10 %): then the history restarts and three more measure.
   std::string how;
   double cost = 0, expected = 0;
-  for (int i = 0; i < 12 && how != "cached"; ++i) {
+  for (int i = 0; i < 20 && how != "cached"; ++i) {
     expected = cached_cost(cache());
     std::tie(how, cost) = calibration_of(record_with({}, binary));
   }
-  ASSERT_EQ(how, "cached") << "no check passed in 12 recordings";
+  ASSERT_EQ(how, "cached") << "no check passed in 20 recordings";
   EXPECT_NEAR(cost, expected, 0.001 * expected) << "the median of the cached measurements";
   EXPECT_EQ(cache().at("uses").get<int>(), 1);
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
