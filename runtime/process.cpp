@@ -226,6 +226,13 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   return s;
 }
 
+// Whether the cached costs of hook set `set` still hold here: the check measured now on
+// thread state `s` within the tolerance of the cached check value.
+bool cached_costs_hold(ThreadState* s, const SharedCalibration& shared, uint32_t set) {
+  const double now = double(check_hooks(s, set)), then = double(shared.check[set]);
+  return now > 0 && then > 0 && __builtin_fabs(now - then) <= then * wire::kCalibrationCheckTolerance;
+}
+
 // The hooks' costs of the `sets` (a bit per wire::kHooks*): what an earlier process of the
 // recording measured, or the recorder's cache once its check passes (calibration_store.h);
 // the rest measured here on thread state `s`. True when something was measured or checked,
@@ -236,13 +243,10 @@ bool calibrate_or_inherit(ThreadState* s, uint8_t sets) {
   const uint8_t to_check = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
   for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     if (!(to_check & (1u << i))) continue;
-    const double now = double(check_hooks(s, i)), then = double(shared.check[i]);
-    const bool same = now > 0 && then > 0 && now <= then * (1 + wire::kCalibrationCheckTolerance) &&
-                      now >= then * (1 - wire::kCalibrationCheckTolerance);
-    shared.checked_sets = uint8_t(shared.checked_sets | (same ? 1u << i : 0));
-    shared.failed_sets = uint8_t(shared.failed_sets | (same ? 0 : 1u << i));
-    if (!same) missing = uint8_t(missing | 1u << i);
+    uint8_t& outcome = cached_costs_hold(s, shared, i) ? shared.checked_sets : shared.failed_sets;
+    outcome = uint8_t(outcome | 1u << i);
   }
+  missing = uint8_t(missing | (to_check & shared.failed_sets));
   if (missing) {
     wire::DumpHookCosts measured[wire::kHookSets] = {};
     uint64_t check[wire::kHookSets] = {};

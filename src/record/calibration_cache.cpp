@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,7 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
+
+#include "trace/file_io.h"
 
 namespace callprof::record {
 namespace fs = std::filesystem;
@@ -24,8 +26,11 @@ constexpr uint64_t wire::DumpHookCosts::*kCostFields[] = {
 
 bool has(uint32_t sets, uint32_t i) { return (sets >> i) & 1u; }
 
-template <typename T>
-T median(std::vector<T> v) {
+// The median over the history's entries of the value `of` reads from each.
+template <typename Of>
+auto median(const CalibrationHistory& h, Of of) {
+  std::vector<decltype(of(h.entries[0]))> v;
+  for (const CalibrationEntry& e : h.entries) v.push_back(of(e));
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
@@ -120,19 +125,12 @@ std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint
   wire::CalibrationFile f{};
   std::memcpy(f.magic, wire::kCalibrationMagic, sizeof f.magic);
   f.sets = f.cached_sets = sets;
-  std::vector<double> rates;
-  for (const CalibrationEntry& e : h.entries) rates.push_back(e.ticks_per_ns);
-  f.ticks_per_ns = median(rates);
+  f.ticks_per_ns = median(h, [](const CalibrationEntry& e) { return e.ticks_per_ns; });
   for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     if (!has(sets, i)) continue;
-    std::vector<uint64_t> check;
-    for (const CalibrationEntry& e : h.entries) check.push_back(e.check[i]);
-    f.check[i] = median(check);
-    for (auto field : kCostFields) {
-      std::vector<uint64_t> v;
-      for (const CalibrationEntry& e : h.entries) v.push_back(e.costs[i].*field);
-      f.costs[i].*field = median(v);
-    }
+    f.check[i] = median(h, [i](const CalibrationEntry& e) { return e.check[i]; });
+    for (auto field : kCostFields)
+      f.costs[i].*field = median(h, [i, field](const CalibrationEntry& e) { return e.costs[i].*field; });
   }
   return f;
 }
@@ -213,12 +211,12 @@ std::optional<wire::CalibrationFile> read_calibration_file(const std::string& di
   return f;
 }
 
-std::optional<CalibrationCache> CalibrationCache::open(const std::string& runtime, uint32_t sets) {
-  const auto dir = cache_dir();
-  struct stat st {};
-  if (!dir || sets == 0 || ::stat(runtime.c_str(), &st) != 0) return std::nullopt;
+CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t sets) {
   CalibrationCache c;
   c.sets_ = sets;
+  const auto dir = cache_dir();
+  struct stat st {};
+  if (!dir || sets == 0 || ::stat(runtime.c_str(), &st) != 0) return c;
   c.key_ = fmt::format("runtime {} {} {} {}.{:09}; boot {}; cpu {}; hooks {}", runtime, uint64_t(st.st_ino),
                        uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec), int64_t(st.st_mtim.tv_nsec),
                        first_line("/proc/sys/kernel/random/boot_id"), cpu_model(), sets);
@@ -227,6 +225,7 @@ std::optional<CalibrationCache> CalibrationCache::open(const std::string& runtim
 }
 
 void CalibrationCache::seed(const std::string& recording_dir) const {
+  if (path_.empty()) return;
   const auto h = parse_history(read_text(path_), key_);
   const auto f = h ? seed_from(*h, sets_) : std::nullopt;
   if (!f) return;
@@ -237,15 +236,13 @@ void CalibrationCache::seed(const std::string& recording_dir) const {
 CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir) const {
   const auto f = read_calibration_file(recording_dir);
   const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
-  if (outcome == CalibrationOutcome::None) return outcome;
+  if (outcome == CalibrationOutcome::None || path_.empty()) return outcome;
   CalibrationHistory h = parse_history(read_text(path_), key_).value_or(CalibrationHistory{});
   learn(h, *f, sets_);
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
-  const std::string tmp = fmt::format("{}.{}.tmp", path_, ::getpid());
-  std::ofstream(tmp, std::ios::binary) << history_json(h, key_);  // closed here, then renamed into place
-  fs::rename(tmp, path_, ec);
-  if (ec) fs::remove(tmp, ec);
+  const std::string text = history_json(h, key_);
+  (void)trace::write_file_atomically(path_, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   remove_oldest_files(fs::path(path_).parent_path());
   return outcome;
 }

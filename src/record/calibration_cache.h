@@ -58,14 +58,16 @@ std::optional<wire::CalibrationFile> read_calibration_file(const std::string& di
 class CalibrationCache {
  public:
   // The cache for recordings by the runtime at `runtime` of programs whose hooks are `sets`:
-  // under $XDG_CACHE_HOME/callprof (else ~/.cache/callprof); none without either.
-  static std::optional<CalibrationCache> open(const std::string& runtime, uint32_t sets);
+  // under $XDG_CACHE_HOME/callprof (else ~/.cache/callprof). Without either (or without the
+  // runtime file) it has no path: it seeds nothing and learns nothing, and still tells what
+  // the runtime did.
+  static CalibrationCache open(const std::string& runtime, uint32_t sets);
   // Leaves the cached calibration in the recording's directory when there is one to use.
   void seed(const std::string& recording_dir) const;
   // After the recording: what the runtime did, learnt (best effort: a cache that cannot be
   // written is no error).
   CalibrationOutcome learn_from(const std::string& recording_dir) const;
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return path_; }  // "" when there is no cache
 
  private:
   std::string path_, key_;

@@ -147,15 +147,8 @@ Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args
     sets = 1u << (cc == "clang" ? wire::kHooksClang : wire::kHooksGcc);
   }
   source->calibration_cache_ = CalibrationCache::open(*runtime, sets);
-  source->calibration_sets_ = sets;
-  if (source->calibration_cache_ && !args.recalibrate) source->calibration_cache_->seed(source->dir_.path());
+  if (!args.recalibrate) source->calibration_cache_.seed(source->dir_.path());
   return source;
-}
-
-CalibrationOutcome ExactSource::learn_calibration() const {
-  if (calibration_cache_) return calibration_cache_->learn_from(dir_.path());
-  const auto f = read_calibration_file(dir_.path());
-  return f ? outcome_of(*f, calibration_sets_) : CalibrationOutcome::None;
 }
 
 void ExactSource::add_environment(LaunchSpec& spec) const {
@@ -219,7 +212,7 @@ void ExactSource::contribute(Assembly& a) {
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   stamp_exact_facts(meta, args_);
-  if (a.final) meta.exact->calibration = calibration_outcome_name(learn_calibration());
+  if (a.final) meta.exact->calibration = calibration_outcome_name(calibration_cache_.learn_from(dir_.path()));
   if (attached_) {
     meta.exact->attached = true;
     meta.exact->frames_open_at_attach = attached_->open_frames;

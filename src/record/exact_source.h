@@ -86,10 +86,7 @@ class ExactSource final : public Source {
   std::vector<std::string> unfollowed_;            // processes still running at the end: their data is missing
   size_t from_snapshots_ = 0;                      // of the last build: images whose data ends at their last snapshot
   uint64_t build_ns_ = 0;                          // the last build's reading, symbolizing and building
-  std::optional<CalibrationCache> calibration_cache_;
-  uint32_t calibration_sets_ = 0;  // the hook sets the runtime calibrates for the program (wire::kHooks* bits)
-  // What the runtime did with the calibration (the cache learns it, when there is one).
-  CalibrationOutcome learn_calibration() const;
+  CalibrationCache calibration_cache_;             // for the hook sets the runtime calibrates for the program
 };
 
 }  // namespace callprof::record

@@ -171,11 +171,11 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
     return;
   }
   const std::string cost = hook_cost(ctx.profile());
-  if (const auto& x = ctx.profile().meta.exact; x && x->ordered_clock)
+  const auto& exact = ctx.profile().meta.exact;
+  if (exact && exact->ordered_clock)
     out << "# clock:    returns timed once the function's work completed (record --ordered-clock)\n";
   if (ctx.compensated()) {
-    const auto& x = ctx.profile().meta.exact;
-    const bool cached = x && x->calibration == "cached";
+    const bool cached = exact && exact->calibration == "cached";
     out << "# times:    compensated for measured hook overhead"
         << (cost.empty() ? "" : " (" + cost + (cached ? ", measured by earlier recordings here" : "") + ")")
         << "; --raw for raw numbers\n";

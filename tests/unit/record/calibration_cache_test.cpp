@@ -130,39 +130,62 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   const std::string runtime = (root / "runtime.so").string();
   std::ofstream(runtime) << "runtime";
   const auto cache = CalibrationCache::open(runtime, kClang);
-  ASSERT_TRUE(cache);
-  EXPECT_EQ(fs::path(cache->path()).parent_path(), root / "callprof");
+  ASSERT_FALSE(cache.path().empty());
+  EXPECT_EQ(fs::path(cache.path()).parent_path(), root / "callprof");
   const std::string dir = (root / "recording").string();
   auto leave = [&](const wire::CalibrationFile& f) {
     std::ofstream(fs::path(dir) / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
   };
   for (uint64_t k : {100, 101, 102}) {
     fs::remove(fs::path(dir) / "calibration");
-    cache->seed(dir);
+    cache.seed(dir);
     EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "nothing to seed yet";
     leave(measured_file(k));
-    EXPECT_EQ(cache->learn_from(dir), CalibrationOutcome::Measured);
+    EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Measured);
   }
   fs::remove(fs::path(dir) / "calibration");
-  cache->seed(dir);
+  cache.seed(dir);
   auto seeded = read_calibration_file(dir);
   ASSERT_TRUE(seeded);
   EXPECT_EQ(seeded->cached_sets, kClang);
   EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101);
   seeded->checked_sets = kClang;  // the runtime's check passed
   leave(*seeded);
-  EXPECT_EQ(cache->learn_from(dir), CalibrationOutcome::Cached);
-  std::ofstream(cache->path()) << "{ not json";
+  EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Cached);
+  std::ofstream(cache.path()) << "{ not json";
   fs::remove(fs::path(dir) / "calibration");
-  cache->seed(dir);
+  cache.seed(dir);
   EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "a damaged cache seeds nothing";
   leave(measured_file(100));
-  EXPECT_EQ(cache->learn_from(dir), CalibrationOutcome::Measured) << "and is written anew";
-  std::ifstream in(cache->path());
+  EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Measured) << "and is written anew";
+  std::ifstream in(cache.path());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"uses\": 0"), std::string::npos) << text;
   unsetenv("XDG_CACHE_HOME");
   fs::remove_all(root);
+}
+
+// Without $XDG_CACHE_HOME and $HOME there is no cache: nothing is seeded or written, and
+// the recording still says how the runtime had the hooks' costs.
+TEST(CalibrationCache, WithoutACacheDirectoryItStillTellsWhatTheRuntimeDid) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("callprof-calibration-nocache-test-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string home = getenv("HOME") ? getenv("HOME") : "";
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("HOME");
+  const std::string runtime = (dir / "runtime.so").string();
+  std::ofstream(runtime) << "runtime";
+  const CalibrationCache cache = CalibrationCache::open(runtime, kClang);
+  if (!home.empty()) setenv("HOME", home.c_str(), 1);
+  EXPECT_TRUE(cache.path().empty());
+  cache.seed(dir.string());
+  EXPECT_FALSE(fs::exists(dir / "calibration"));
+  const wire::CalibrationFile f = measured_file(100);
+  std::ofstream(dir / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
+  EXPECT_EQ(cache.learn_from(dir.string()), CalibrationOutcome::Measured);
+  fs::remove_all(dir);
 }
 
 // Every runtime build and boot writes a file of its own: the cache keeps the 16 written last.
@@ -183,15 +206,15 @@ TEST(CalibrationCache, KeepsTheSixteenFilesWrittenLast) {
   const std::string runtime = (root / "runtime.so").string();
   std::ofstream(runtime) << "runtime";
   const auto cache = CalibrationCache::open(runtime, kClang);
-  ASSERT_TRUE(cache);
+  ASSERT_FALSE(cache.path().empty());
   const wire::CalibrationFile f = measured_file(100);
   std::ofstream(root / "recording" / "calibration", std::ios::binary)
       .write(reinterpret_cast<const char*>(&f), sizeof f);
-  EXPECT_EQ(cache->learn_from((root / "recording").string()), CalibrationOutcome::Measured);
+  EXPECT_EQ(cache.learn_from((root / "recording").string()), CalibrationOutcome::Measured);
   size_t kept = 0;
   for (const auto& e : fs::directory_iterator(root / "callprof")) kept += e.path().extension() == ".json";
   EXPECT_EQ(kept, 16u);
-  EXPECT_TRUE(fs::exists(cache->path())) << "the one just written stays";
+  EXPECT_TRUE(fs::exists(cache.path())) << "the one just written stays";
   EXPECT_FALSE(fs::exists(root / "callprof" / "calibration-old4.json")) << "the oldest go";
   EXPECT_TRUE(fs::exists(root / "callprof" / "calibration-old5.json"));
   EXPECT_TRUE(fs::exists(root / "callprof" / "unrelated.txt"));
