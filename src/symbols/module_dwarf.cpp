@@ -177,9 +177,7 @@ uint32_t ModuleDwarf::add_scopes(Dwarf_Die* parent, int depth, ScopeTree& tree) 
     if (!scope_tag(dwarf_tag(&child))) continue;
     const auto at = uint32_t(tree.scopes.size());
     const auto begin = uint32_t(tree.ranges.size());
-    Dwarf_Addr base = 0, low = 0, high = 0;
-    for (ptrdiff_t offset = 0; (offset = dwarf_ranges(&child, offset, &base, &low, &high)) > 0;)
-      if (low < high) tree.ranges.emplace_back(low, high);
+    add_ranges(&child, tree.ranges);
     tree.scopes.push_back({child, begin, uint32_t(tree.ranges.size())});
     (last == kNoScope ? first : tree.scopes[last].next_sibling) = at;
     last = at;
@@ -195,7 +193,7 @@ std::vector<Dwarf_Die> ModuleDwarf::scopes_at(Dwarf_Die* function, Dwarf_Addr pc
   if (added) tree.first = add_scopes(function, 0, tree);
   auto contains = [&](const Scope& s) {
     for (uint32_t r = s.ranges_begin; r < s.ranges_end; ++r)
-      if (pc >= tree.ranges[r].first && pc < tree.ranges[r].second) return true;
+      if (pc >= tree.ranges[r].low && pc < tree.ranges[r].high) return true;
     return false;
   };
   std::vector<Dwarf_Die> path{*function};

@@ -50,8 +50,8 @@ class ModuleDwarf {
   };
   struct ScopeTree {
     std::vector<Scope> scopes;
-    std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>> ranges;  // high exclusive
-    uint32_t first = kNoScope;                              // the function's first scope
+    std::vector<Range> ranges;  // each scope's, in order
+    uint32_t first = kNoScope;  // the function's first scope
   };
   void index_cus();
   std::vector<Range>& functions_of(Dwarf_Die* cu);
