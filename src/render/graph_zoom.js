@@ -10,6 +10,9 @@
   if (!svg || !svg.viewBox || !svg.viewBox.baseVal || !svg.viewBox.baseVal.width) return
   var base = svg.viewBox.baseVal
   var fit = { x: base.x, y: base.y, w: base.width, h: base.height }
+  // The fitted viewBox as written: baseVal holds single-precision numbers ("1976.11" reads
+  // back as 1976.1099853515625), so fitting again puts the attribute itself back.
+  var fitText = svg.getAttribute('viewBox')
   var view = { x: fit.x, y: fit.y, w: fit.w, h: fit.h }
   var drag = null
 
@@ -41,7 +44,7 @@
 
   function reset() {
     view = { x: fit.x, y: fit.y, w: fit.w, h: fit.h }
-    show()
+    svg.setAttribute('viewBox', fitText)
   }
 
   // The same factor as the web report's graph panel (src/html/assets/graph.js, wheelZoomFactor).
