@@ -66,27 +66,41 @@ Rewrite rewrite_locked(uint64_t site, const Replacement& r) {
   return Rewrite::Done;
 }
 
-// A call starting on a line's last byte: its displacement, the next line's first four
-// bytes, changes to reach `ret_byte`, so the call returns at once. The opcode stays: another
-// thread fetches the old target or the new one.
-Rewrite retarget_locked(uint64_t site, uint64_t ret_byte) {
+// The call at `site` reaches `target` instead: its displacement alone changes, with one
+// locked store when those four bytes lie in one cache line (a call starting on a line's
+// last byte has them all in the next line). The opcode stays: another thread fetches the
+// old target or the new one.
+Rewrite retarget_locked(uint64_t site, uint64_t target) {
   if (*reinterpret_cast<const volatile uint8_t*>(site) != 0xe8) return Rewrite::NotACall;
-  const int64_t rel = int64_t(ret_byte) - int64_t(site + 5);
-  if (ret_byte == 0 || rel != int64_t(int32_t(rel)) || *reinterpret_cast<const volatile uint8_t*>(ret_byte) != 0xc3)
-    return Rewrite::CrossesLine;
-  const uint64_t window = site + 1;  // the first 8 bytes of the site's next line
+  const int64_t rel = int64_t(target) - int64_t(site + 5);
+  if (rel != int64_t(int32_t(rel))) return Rewrite::OutOfReach;
+  const uint64_t disp = site + 1, in_line = disp & (kLine - 1);
+  if (in_line + 4 > kLine) return Rewrite::CrossesLine;
+  const uint64_t window = in_line + 8 <= kLine ? disp : disp + 4 - 8;
   void* page = reinterpret_cast<void*>(window & ~(kPage - 1));
   if (long e = sys::mprotect(page, kPage, PROT_READ | PROT_WRITE | PROT_EXEC); e != 0) {
     refused(e);
     return Rewrite::Refused;
   }
   const uint64_t old = *reinterpret_cast<const volatile uint64_t*>(window);
-  const uint64_t desired = (old & ~uint64_t(UINT32_MAX)) | uint32_t(int32_t(rel));
+  uint64_t desired = old;
+  const int32_t rel32 = int32_t(rel);
+  __builtin_memcpy(reinterpret_cast<uint8_t*>(&desired) + (disp - window), &rel32, 4);
   const bool changed = desired != old && exchange8(window, old, desired);
   sys::mprotect(page, kPage, PROT_READ | PROT_EXEC);
   if (!changed) return Rewrite::NotACall;
   ++g_done;
   return Rewrite::Done;
+}
+
+// A call starting on a line's last byte, which no nop can replace atomically: it calls a
+// byte 0xc3 of its module, which returns at once.
+Rewrite retarget_to_ret_byte(uint64_t site, uint64_t ret_byte) {
+  if ((site & (kLine - 1)) != kLine - 1 || ret_byte == 0 ||
+      *reinterpret_cast<const volatile uint8_t*>(ret_byte) != 0xc3)
+    return Rewrite::CrossesLine;
+  const Rewrite r = retarget_locked(site, ret_byte);
+  return r == Rewrite::OutOfReach ? Rewrite::CrossesLine : r;
 }
 
 template <typename Locked, typename... Args>
@@ -139,9 +153,10 @@ void end_stopped_writes() {
 
 Rewrite rewrite_call_as_nop(uint64_t site, uint64_t ret_byte) {
   const Rewrite r = rewrite(site, kCallToNop);
-  return r == Rewrite::CrossesLine ? under_lock(retarget_locked, site, ret_byte) : r;
+  return r == Rewrite::CrossesLine ? under_lock(retarget_to_ret_byte, site, ret_byte) : r;
 }
 Rewrite rewrite_jump_as_return(uint64_t site) { return rewrite(site, kJumpToReturn); }
+Rewrite retarget_call(uint64_t site, uint64_t target) { return under_lock(retarget_locked, site, target); }
 
 bool swap_pointer(uint64_t slot, uint64_t value, bool read_only, uint64_t* old) {
   void* page = reinterpret_cast<void*>(slot & ~(kPage - 1));

@@ -31,6 +31,7 @@ enum class Rewrite : uint8_t {
   Busy,         // another thread is rewriting: try again on a later call
   CrossesLine,  // even the short form would span two cache lines, and no `ret` byte was given: it stays
   Refused,      // mprotect refused: nothing is rewritten from now on
+  OutOfReach,   // retarget_call: the target is beyond a call's reach (2 GiB) from the site
 };
 
 // The 5-byte `call rel32` at `site` becomes `nopl 0(%rax,%rax,1)` (across a cache line,
@@ -41,6 +42,11 @@ Rewrite rewrite_call_as_nop(uint64_t site, uint64_t ret_byte = 0);
 // The 5-byte `jmp rel32` at `site` (a tail call of the exit hook) becomes `ret`: the
 // function returns as the hook would have returned for it.
 Rewrite rewrite_jump_as_return(uint64_t site);
+// The 5-byte `call rel32` at `site` calls `target` instead (a counting stub,
+// counting_stubs.h): its displacement changes with one locked store and the opcode stays,
+// so another thread runs the old call or the new one. CrossesLine when the displacement
+// spans two cache lines (a call starting 1 to 3 bytes before a line's end): it stays.
+Rewrite retarget_call(uint64_t site, uint64_t target);
 
 // A program patched at attach (patched_calls.h), its threads running: the 5-byte `call`
 // at `site` gets its `original` bytes back with the protocol above (across a cache line,

@@ -226,6 +226,19 @@ uint32_t read_cmdline(char* buf, uint32_t cap) {
 
 void read_thread_name(const ThreadState& s, char* name, uint32_t cap);
 
+// A thread's calls through counting stubs, read once (its stubs may go on counting while
+// the dump is written): one dump at a time (lock_dumps).
+wire::DumpUnhookedCalls g_unhooked[kExclusionSlots];
+uint32_t read_unhooked_calls(const ThreadState& s) {
+  uint32_t n = 0;
+  for (uint32_t i = 0, removed = removed_function_count(); i < removed; ++i) {
+    const uint64_t fn = removed_function(i).fn;
+    const uint64_t calls = fn ? __atomic_load_n(&s.unhooked_calls[i], __ATOMIC_RELAXED) : 0;
+    if (calls != 0) g_unhooked[n++] = {fn, calls};
+  }
+  return n;
+}
+
 // `own`: the calling thread's state (no other thread tears it down; if this dump
 // interrupted its own teardown, its ring is left alone).
 void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bool final, bool own) {
@@ -268,6 +281,7 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   t.auto_fold_refused = p.fold_refused();
   t.call_site_count = p.call_site_count();
   t.call_sites_lost = uint32_t(p.call_sites_lost() < UINT32_MAX ? p.call_sites_lost() : UINT32_MAX);
+  t.unhooked_count = read_unhooked_calls(s);
   out.put(&t, sizeof t);
   out.put(p.nodes(), uint64_t(t.node_count) * sizeof(wire::DumpNode));
   for (uint32_t i = 0; i < t.open_frames; ++i) {
@@ -285,6 +299,7 @@ void write_thread(Output& out, ThreadState& s, uint64_t now, uint64_t now_ns, bo
   }
   out.put(p.folded_nodes(), uint64_t(t.folded_node_count) * sizeof(wire::DumpFoldedNode));
   out.put(p.call_sites(), uint64_t(t.call_site_count) * sizeof(wire::DumpCallSite));
+  out.put(g_unhooked, uint64_t(t.unhooked_count) * sizeof(wire::DumpUnhookedCalls));
 }
 
 void write_libcalls(Output& out) {
@@ -361,6 +376,9 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.patch_step = p.patch_step;
   h.rewrite_refused_errno = rewrites.refused_errno;
   h.removed_functions = removed_function_count();
+  const StubSites stub_calls = stub_sites();
+  h.counted_sites = stub_calls.counted;
+  h.uncounted_sites = stub_calls.uncounted;
   h.hook_removal = g_remove_hooks ? 1 : 0;
   h.libcall_count = libcall_count();
   h.runtime_tid = snapshot_thread_id();

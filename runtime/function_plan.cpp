@@ -41,7 +41,7 @@ struct TailExit {
 };
 TailExit* g_tails = nullptr;  // by function, ascending
 uint64_t g_tail_count = 0;
-Module g_modules[256];  // the modules the plan lists: their unlisted functions get 0
+Module g_modules[kMaxPlanModules];  // the modules the plan lists: their unlisted functions get 0
 uint32_t g_module_count = 0;
 uint32_t g_default_flags = 0;
 
@@ -264,6 +264,15 @@ const Module* plan_module(uint64_t address) {
 }  // namespace
 
 bool in_plan_module(uint64_t address) { return plan_module(address) != nullptr; }
+
+bool plan_module_range(uint64_t address, uint32_t* index, uint64_t* start, uint64_t* end) {
+  const Module* m = plan_module(address);
+  if (!m) return false;
+  *index = uint32_t(m - g_modules);
+  *start = m->start;
+  *end = m->end;
+  return true;
+}
 
 uint64_t return_byte_near(uint64_t address) {
   const Module* m = plan_module(address);

@@ -16,6 +16,10 @@ uint32_t function_flags(uint64_t fn);
 // Whether `address` lies in a module the plan lists: one loaded with the program, never
 // unloaded, whose hook call sites the plan has.
 bool in_plan_module(uint64_t address);
+// The plan's module holding `address`: its index (below kMaxPlanModules) and its bounds;
+// false when none does.
+inline constexpr uint32_t kMaxPlanModules = 256;
+bool plan_module_range(uint64_t address, uint32_t* index, uint64_t* start, uint64_t* end);
 // A byte 0xc3 in the code of the plan's module holding `address` (code_patch.h), 0 when
 // the plan gives none.
 uint64_t return_byte_near(uint64_t address);

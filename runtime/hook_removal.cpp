@@ -2,7 +2,9 @@
 
 #include "clock.h"
 #include "code_patch.h"
+#include "counting_stubs.h"
 #include "function_plan.h"
+#include "process.h"
 #include "raw_syscall.h"
 
 namespace callprof::rt {
@@ -19,6 +21,59 @@ uint64_t g_kept[kExclusionSlots];
 // In the order they were removed; at most one per exclusion-cache slot, so it cannot overflow.
 wire::DumpRemovedFunction g_removed_list[kExclusionSlots];
 uint32_t g_removed_count = 0;
+// Same slots: 1 + the function's index in g_removed_list, which is its counter's.
+uint32_t g_removed_index[kExclusionSlots];
+
+// Per plan module, its counting stubs: 0 not mapped yet, kNoStubs when they could not be.
+constexpr uint64_t kNoStubs = 1;
+uint64_t g_stub_areas[kMaxPlanModules];
+int g_stub_lock = 0;
+uint32_t g_counted_sites = 0, g_uncounted_sites = 0;
+
+int32_t tls_offset_of_state() {
+  uint64_t thread_pointer;
+  asm("mov %%fs:0, %0" : "=r"(thread_pointer));
+  return int32_t(int64_t(reinterpret_cast<uint64_t>(&t_state)) - int64_t(thread_pointer));
+}
+
+// The counting stub of removed function `index` for a call at `site`; 0 when its module has
+// none, or (*later) while another thread maps them.
+uint64_t counting_stub(uint64_t site, uint32_t index, bool* later) {
+  uint32_t m;
+  uint64_t lo, hi;
+  if (!plan_module_range(site, &m, &lo, &hi)) return 0;
+  uint64_t area = __atomic_load_n(&g_stub_areas[m], __ATOMIC_ACQUIRE);
+  if (area == 0) {
+    if (__atomic_exchange_n(&g_stub_lock, 1, __ATOMIC_ACQUIRE) != 0) {
+      *later = true;
+      return 0;
+    }
+    area = g_stub_areas[m];
+    if (area == 0) {
+      area = map_counting_stubs(lo, hi, tls_offset_of_state(), unhooked_calls_offset(), kExclusionSlots);
+      __atomic_store_n(&g_stub_areas[m], area ? area : kNoStubs, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&g_stub_lock, 0, __ATOMIC_RELEASE);
+  }
+  return area == kNoStubs ? 0 : area + uint64_t(index) * kCountingStubBytes;
+}
+
+// The entry hook call at `site` of a function removed for the whole process calls its
+// counting stub from now on; where it cannot have one, it becomes a nop (uncounted). A call
+// whose displacement spans two cache lines keeps calling the hook, which counts it.
+bool count_entry_by_stub(uint64_t site, uint32_t index) {
+  bool later = false;
+  const uint64_t stub = attached_mode() ? 0 : counting_stub(site, index, &later);
+  if (later) return false;
+  if (stub != 0) {
+    const Rewrite r = retarget_call(site, stub);
+    if (r == Rewrite::Done) __atomic_fetch_add(&g_counted_sites, 1u, __ATOMIC_RELAXED);
+    if (r != Rewrite::OutOfReach) return r == Rewrite::Done;
+  }
+  const bool done = rewrite_call_as_nop(site, return_byte_near(site)) == Rewrite::Done;
+  if (done) __atomic_fetch_add(&g_uncounted_sites, 1u, __ATOMIC_RELAXED);
+  return done;
+}
 }  // namespace
 
 bool remove_folded_function(uint64_t fn) {
@@ -39,6 +94,7 @@ bool remove_folded_function(uint64_t fn) {
       if (__atomic_compare_exchange_n(&g_excluded_functions[slot], &held, fn, false, __ATOMIC_RELEASE,
                                       __ATOMIC_RELAXED)) {
         const uint32_t at = __atomic_fetch_add(&g_removed_count, 1u, __ATOMIC_RELAXED);
+        __atomic_store_n(&g_removed_index[slot], at + 1, __ATOMIC_RELAXED);
         g_removed_list[at].tsc = ticks();
         __atomic_store_n(&g_removed_list[at].fn, fn, __ATOMIC_RELEASE);
       }
@@ -63,7 +119,16 @@ bool remove_hook_call(uint64_t hook_ret) {
 }
 
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
-  if (!remove_hook_call(hook_ret)) return;
+  if (removed_folded_function(fn)) {
+    // Not yet where its index is still being written, nor where the call's displacement
+    // spans two cache lines (kept: the hook counts its calls), checked before the lookup.
+    const uint32_t index = removed_index(fn);
+    if (index == UINT32_MAX || !g_remove_hooks || hook_ret < 5 || ((hook_ret - 4) & 63) > 60 || rewriting_refused() ||
+        !known_hook_site(hook_ret - 5) || !count_entry_by_stub(hook_ret - 5, index))
+      return;
+  } else if (!remove_hook_call(hook_ret)) {
+    return;
+  }
   uint64_t tails[16];
   const uint32_t n = tail_exits_of(fn, tails, 16);
   // Once per function, so worth waiting for another thread's rewrite: a tail exit's hook
@@ -72,6 +137,16 @@ void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
   for (uint32_t i = 0; i < n; ++i)
     for (int tries = 0; tries < 1000 && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++tries)
       sys::call(SYS_sched_yield);
+}
+
+uint32_t removed_index(uint64_t fn) {
+  const uint32_t slot = (fn >> 4) & (kExclusionSlots - 1);
+  const uint32_t at = __atomic_load_n(&g_removed_index[slot], __ATOMIC_RELAXED);
+  return at != 0 && __atomic_load_n(&g_removed_list[at - 1].fn, __ATOMIC_ACQUIRE) == fn ? at - 1 : UINT32_MAX;
+}
+
+StubSites stub_sites() {
+  return {__atomic_load_n(&g_counted_sites, __ATOMIC_RELAXED), __atomic_load_n(&g_uncounted_sites, __ATOMIC_RELAXED)};
 }
 
 uint32_t removed_function_count() { return __atomic_load_n(&g_removed_count, __ATOMIC_RELAXED); }

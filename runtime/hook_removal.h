@@ -1,7 +1,10 @@
 // Removing the hooks of functions that no longer need them (issue 28; docs/modes.md,
 // "Removing hooks"): a function filtered out by the plan, or folded by a thread
-// (auto-fold), has its hook call sites rewritten into nops (code_patch.h) as its calls
-// reach them, so its later calls cost what the plain program pays and are not counted.
+// (auto-fold), has its hook call sites rewritten (code_patch.h) as its calls reach them, so
+// its later calls cost what the plain program pays: its exit hook calls become nops, and
+// so do a filtered-out function's entry hook calls; a folded function's entry hook calls
+// become calls of a counting stub (counting_stubs.h), which counts them per thread and
+// function for about a nanosecond each.
 // A folded function is removed for the whole process: it enters the exclusion cache, so
 // every thread's hooks treat it as folded from then on, before any of its sites changes
 // (an entry rewritten before its exit must not leave an exit with no entry).
@@ -30,6 +33,16 @@ bool remove_hook_call(uint64_t hook_ret);
 // once it is, fn's tail-call exits (`jmp __cyg_profile_func_exit`) become `ret`.
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
 uint32_t removed_function_count();
+// The index of `fn` among the removed functions (its counting stub's and its counter's),
+// UINT32_MAX when it was not removed (or is being recorded as removed right now).
+uint32_t removed_index(uint64_t fn);
+// Entry hook calls of removed functions that now call a counting stub, and those that became
+// nops since no stub could be had (their calls since are not counted).
+struct StubSites {
+  uint32_t counted;
+  uint32_t uncounted;
+};
+StubSites stub_sites();
 // The i-th removed function and when (i < removed_function_count(); fn 0 while being written).
 wire::DumpRemovedFunction removed_function(uint32_t i);
 

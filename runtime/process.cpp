@@ -2,6 +2,7 @@
 #include "process.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -139,6 +140,7 @@ void after_fork_in_child() {
   announce_syscall_context(self);  // a new task: the probe knows nothing of it
   self->profile.restart(now);
   self->interrupts.restart(now);
+  __builtin_memset(self->unhooked_calls, 0, removed_function_count() * sizeof self->unhooked_calls[0]);
   inherit_saved(static_cast<ContextStore*>(self->contexts), now);
   follow_closed_modules(self);  // a poke may have gone to the parent's ring
   self->start_tsc = now;
@@ -328,6 +330,11 @@ ThreadState* set_up_thread() {
 }  // namespace
 
 const ProcessInfo& process() { return g_process; }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+int32_t unhooked_calls_offset() { return int32_t(offsetof(ThreadState, unhooked_calls)); }
+#pragma GCC diagnostic pop
 ThreadState* first_thread() { return __atomic_load_n(&g_threads, __ATOMIC_ACQUIRE); }
 
 void ensure_initialized() {

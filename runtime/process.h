@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "function_plan.h"
 #include "thread_events.h"
 #include "thread_profile.h"
 
@@ -46,7 +47,13 @@ struct ThreadState {
   ThreadState* next;     // registry link
   void* mapping;         // the one mapping holding this struct and its memory
   uint64_t mapping_bytes;
+  // Calls through counting stubs (counting_stubs.h), by the index of their function among
+  // the removed ones (hook_removal.h); written by the stubs, last so that the hooks' fields
+  // keep their places and pages no stub touches stay untouched.
+  uint64_t unhooked_calls[kExclusionSlots];
 };
+// Where the stubs find a thread's counts: unhooked_calls' offset in ThreadState.
+int32_t unhooked_calls_offset();
 
 extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 

@@ -32,13 +32,21 @@ std::vector<FoldedFunction> FoldedTally::sorted() const {
 
 void add_hook_removals(std::vector<FoldedFunction>& folded, const std::vector<Process>& processes) {
   std::map<FunctionId, int64_t> first;
+  std::map<FunctionId, bool> counted;
   for (const Process& p : processes) {
     if (p.rewrite_refused_errno != 0) continue;
-    for (const Process::RemovedHooks& r : p.removed_hooks)
+    // Files from before counting stubs have no counting sites: nothing was counted there.
+    const bool counting = p.counting_sites > 0 && p.uncounted_sites == 0;
+    for (const Process::RemovedHooks& r : p.removed_hooks) {
       if (auto [it, added] = first.emplace(r.function, r.at_ns); !added) it->second = std::min(it->second, r.at_ns);
+      if (auto [it, added] = counted.emplace(r.function, counting); !added) it->second = it->second && counting;
+    }
   }
   for (FoldedFunction& f : folded)
-    if (const auto at = first.find(f.function); at != first.end()) f.hooks_removed_at_ns = at->second;
+    if (const auto at = first.find(f.function); at != first.end()) {
+      f.hooks_removed_at_ns = at->second;
+      f.counted_after_removal = counted[f.function];
+    }
 }
 
 }  // namespace callprof

@@ -14,9 +14,12 @@ struct FoldedFunction {
   FunctionId function = kNoFunction;
   uint64_t calls = 0;         // every call of it, hooked or folded
   uint64_t folded_calls = 0;  // of those, made after the fold (their time is in the callers' self)
-  // When its hook calls were first rewritten away in any process (CLOCK_MONOTONIC): its
-  // calls since are not counted. None where the system refused: every call was counted.
+  // When its hook calls were first rewritten away in any process (CLOCK_MONOTONIC). None
+  // where the system refused: every call went through the hooks.
   std::optional<int64_t> hooks_removed_at_ns;
+  // Its calls since were counted (per function, by counting stubs) in every process that
+  // removed it; false: not counted after hooks_removed_at_ns.
+  bool counted_after_removal = false;
 };
 
 class FoldedTally {

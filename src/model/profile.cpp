@@ -6,8 +6,8 @@
 namespace callprof {
 
 std::string_view function_kind_name(FunctionKind k) {
-  static constexpr std::array<std::string_view, kFunctionKindCount> kNames = {"function", "syscall",   "kernel",
-                                                                              "pruned",   "truncated", "thread_group"};
+  static constexpr std::array<std::string_view, kFunctionKindCount> kNames = {
+      "function", "syscall", "kernel", "pruned", "truncated", "thread_group", "unhooked"};
   const size_t i = static_cast<size_t>(k);
   return i < kNames.size() ? kNames[i] : "function";
 }

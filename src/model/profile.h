@@ -34,8 +34,11 @@ enum class FunctionKind : uint8_t {
   Pruned,       // "[pruned]": subtrees folded to bound memory
   Truncated,    // "[truncated]": the stack could not be unwound to its root
   ThreadGroup,  // "[N threads] R": threads merged by start routine
+  // "[unhooked calls]": calls of folded functions through counting stubs after their hooks
+  // were removed (docs/modes.md, "Removing hooks"), counted per function, not on a path.
+  Unhooked,
 };
-inline constexpr size_t kFunctionKindCount = 6;
+inline constexpr size_t kFunctionKindCount = 7;
 // Stable lowercase names used in JSON and docs: "function", "syscall", "kernel", ...
 std::string_view function_kind_name(FunctionKind k);
 
@@ -80,8 +83,13 @@ struct Process {
   bool hook_removal = false;
   uint32_t rewritten_sites = 0;
   int rewrite_refused_errno = 0;
+  // Of the rewritten sites, the entry hook calls of removed folded functions that now call a
+  // counting stub (their calls counted per function, under "[unhooked calls]"), and those
+  // that became nops because no stub was within reach (their calls since not counted).
+  uint32_t counting_sites = 0;
+  uint32_t uncounted_sites = 0;
   // The folded functions removed for the whole process, in order: from at_ns on
-  // (CLOCK_MONOTONIC), their calls through rewritten hook calls were not counted.
+  // (CLOCK_MONOTONIC), their calls ran through rewritten hook calls (counting_sites).
   struct RemovedHooks {
     FunctionId function = kNoFunction;
     int64_t at_ns = 0;

@@ -78,6 +78,7 @@ FrameFill kind_fill(FunctionKind kind, std::string_view name) {
       return hex(110 + 30 * v.a, 190 + 20 * v.a, 120);
     case FunctionKind::Pruned:
     case FunctionKind::Truncated:
+    case FunctionKind::Unhooked:
       return std::string(kHatchFill);
   }
   return "";

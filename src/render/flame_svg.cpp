@@ -365,12 +365,13 @@ void FlameSvgWriter::write_legend() {
                {diff_fill(0, 1), "only in this profile"}};
   } else {
     entries.emplace_back(name_fill("main"), o_.colors == FlameColors::Module ? "function (by module)" : "function");
-    static constexpr std::array<std::pair<FunctionKind, std::string_view>, 5> kKinds = {{
+    static constexpr std::array<std::pair<FunctionKind, std::string_view>, 6> kKinds = {{
         {FunctionKind::Syscall, "system call"},
         {FunctionKind::Kernel, "kernel"},
         {FunctionKind::Pruned, "pruned"},
         {FunctionKind::Truncated, "truncated stack"},
         {FunctionKind::ThreadGroup, "thread group"},
+        {FunctionKind::Unhooked, "calls counted after their hooks were removed"},
     }};
     for (const auto& [kind, what] : kKinds)
       if (kinds_seen_[static_cast<size_t>(kind)]) entries.emplace_back(kind_fill(kind, "write"), what);

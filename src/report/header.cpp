@@ -52,14 +52,16 @@ std::string name_list(const ReportContext& ctx, const std::vector<std::string>& 
 }
 
 // One folded function: its name, its share of the calls counted, and, when its hook calls
-// were rewritten away, from when its calls are not counted (time since the recording began).
+// were rewritten away, from when its calls were counted per function only, or not at all
+// (time since the recording began).
 std::string folded_entry(const ReportContext& ctx, const FoldedFunction& f, int64_t start_ns) {
   const uint64_t all = ctx.stats().calls;
   const double share = all ? 100.0 * double(f.calls) / double(all) : 0.0;
   std::string entry = escape_text(ctx.name(f.function)) +
                       (share >= 0.1 || f.calls == 0 ? fmt::format(" ({:.1f}% of calls", share) : " (<0.1% of calls");
   if (f.hooks_removed_at_ns)
-    entry += ", none counted after " + format_ns(uint64_t(std::max<int64_t>(*f.hooks_removed_at_ns - start_ns, 0)));
+    entry += (f.counted_after_removal ? ", per function only after " : ", none counted after ") +
+             format_ns(uint64_t(std::max<int64_t>(*f.hooks_removed_at_ns - start_ns, 0)));
   return entry + ")";
 }
 
@@ -91,14 +93,27 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
   out << "#           " << name_list(ctx, entries, 12) << '\n';
 }
 
-// Hook removal (docs/modes.md, "Removing hooks"): how many hook calls became nops, or why
-// none did.
+// What became of the rewritten sites' calls: the folded functions' are counted per
+// function where every entry hook call of theirs got a counting stub.
+std::string rewritten_calls(uint64_t counting, uint64_t uncounted, bool filtered) {
+  if (counting == 0) return "their calls since are not counted";
+  std::string text = "the folded functions' calls since are counted per function, under [unhooked calls]";
+  if (uncounted > 0)
+    text += fmt::format(" (but for {} call site{} with no counting stub within reach)", uncounted,
+                        uncounted == 1 ? "" : "s");
+  return text + (filtered ? "; the filtered-out ones' are not counted" : "");
+}
+
+// Hook removal (docs/modes.md, "Removing hooks"): how many hook calls were rewritten, or
+// why none were.
 void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
-  uint64_t sites = 0, functions = 0;
+  uint64_t sites = 0, functions = 0, counting = 0, uncounted = 0;
   int refused = 0;
   for (const Process& p : ctx.profile().processes) {
     sites += p.rewritten_sites;
     functions += p.removed_hooks.size();
+    counting += p.counting_sites;
+    uncounted += p.uncounted_sites;
     if (p.rewrite_refused_errno != 0) refused = p.rewrite_refused_errno;
   }
   if (refused != 0)
@@ -111,10 +126,10 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
     const bool filtered =
         x && (!x->include.empty() || !x->exclude.empty() || !x->include_module.empty() || !x->exclude_module.empty());
     out << fmt::format(
-        "# hooks:    {} hook call site{} rewritten into nops ({} folded function{} removed{}): their calls since are "
-        "not counted (record --keep-hooks keeps them)\n",
+        "# hooks:    {} hook call site{} rewritten ({} folded function{} removed{}): {} (record --keep-hooks keeps "
+        "every call on its path)\n",
         sites, sites == 1 ? "" : "s", functions, functions == 1 ? "" : "s",
-        filtered ? ", and the filtered-out ones" : "");
+        filtered ? ", and the filtered-out ones" : "", rewritten_calls(counting, uncounted, filtered));
   }
 }
 

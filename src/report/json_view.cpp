@@ -339,6 +339,8 @@ std::vector<json> processes(const Profile& p) {
                    {"hook_removal", pr.hook_removal},
                    {"rewritten_sites", pr.rewritten_sites},
                    {"rewrite_refused_errno", pr.rewrite_refused_errno},
+                   {"counting_sites", pr.counting_sites},
+                   {"uncounted_sites", pr.uncounted_sites},
                    {"removed_hooks", removed_hooks(p, pr)}});
   return out;
 }

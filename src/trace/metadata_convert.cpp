@@ -287,6 +287,7 @@ FunctionKind take_kind(file::FunctionKind kind, std::string_view name) {
     if (name.starts_with(kSyscallLeafPrefix)) return FunctionKind::Syscall;
     if (name == "[pruned]") return FunctionKind::Pruned;
     if (name == "[truncated]") return FunctionKind::Truncated;
+    if (name == "[unhooked calls]") return FunctionKind::Unhooked;
     if (name == "[kernel]") return FunctionKind::Kernel;
     if (name.starts_with("[thread] ") || (name.starts_with("[") && name.find(" threads] ") != name.npos))
       return FunctionKind::ThreadGroup;

@@ -197,6 +197,8 @@ void put_process(const Process& p, file::Process* out) {
   out->set_hook_removal(p.hook_removal);
   out->set_rewritten_sites(p.rewritten_sites);
   out->set_rewrite_refused_errno(p.rewrite_refused_errno);
+  out->set_counting_sites(p.counting_sites);
+  out->set_uncounted_sites(p.uncounted_sites);
   for (const Process::RemovedHooks& r : p.removed_hooks) {
     file::RemovedHooks* m = out->add_removed_hooks();
     m->set_function(r.function);
@@ -226,6 +228,8 @@ Process take_process(const file::Process& in) {
   p.hook_removal = in.hook_removal();
   p.rewritten_sites = in.rewritten_sites();
   p.rewrite_refused_errno = in.rewrite_refused_errno();
+  p.counting_sites = in.counting_sites();
+  p.uncounted_sites = in.uncounted_sites();
   for (const file::RemovedHooks& r : in.removed_hooks()) p.removed_hooks.push_back({r.function(), r.at_ns()});
   p.host = in.host();
   return p;

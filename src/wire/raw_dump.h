@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 8;
+inline constexpr uint32_t kDumpVersion = 9;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -21,7 +21,8 @@ inline constexpr uint32_t kDumpVersion = 8;
 //                    node_count x DumpNodeMetrics when flags has kDumpHasNodeMetrics,
 //                    DumpTimeline and its count x DumpTimelineEvent when flags has kDumpHasTimeline,
 //                    folded_node_count x DumpFoldedNode,
-//                    call_site_count x DumpCallSite }
+//                    call_site_count x DumpCallSite,
+//                    unhooked_count x DumpUnhookedCalls }
 // What the hooks cost per call, in 1/kHookCostScale TSC ticks (fractions of a tick add up
 // over millions of calls). All zero: not measured (no compensation, or no such compiler).
 inline constexpr uint64_t kHookCostScale = 1u << 16;
@@ -87,8 +88,13 @@ struct DumpHeader {
   // with the step that failed in patch_step; 0 for a program with hooks.
   int32_t entries_patched;
   uint32_t patch_step;  // PatchStep
+  // Entry hook calls of removed folded functions that call a counting stub now (their calls
+  // counted per function: DumpUnhookedCalls), and those that became nops because no stub
+  // could be mapped within their reach (their calls since are not counted).
+  uint32_t counted_sites;
+  uint32_t uncounted_sites;
 };
-static_assert(sizeof(DumpHeader) == 272);
+static_assert(sizeof(DumpHeader) == 280);
 
 // A folded function removed for the whole process (runtime/hook_removal.h): from `tsc` on,
 // the calls through its rewritten hook calls were not counted. fn 0: a record being
@@ -153,8 +159,10 @@ struct DumpThread {
   uint32_t auto_fold_refused;     // functions that qualified but found no room to fold (saturating)
   uint32_t call_site_count;       // DumpCallSite entries after the folded nodes
   uint32_t call_sites_lost;       // calls from a further site with no room left to tell it apart (saturating)
+  uint32_t unhooked_count;        // DumpUnhookedCalls entries after the call sites
+  uint32_t reserved;
 };
-static_assert(sizeof(DumpThread) == 136);
+static_assert(sizeof(DumpThread) == 144);
 
 inline constexpr uint32_t kOffCpuOff = 0;  // not requested
 inline constexpr uint32_t kOffCpuMeasured = 1;
@@ -232,6 +240,15 @@ struct DumpCallSite {
   uint64_t ticks;     // their total time (a folded call's is not measured)
 };
 static_assert(sizeof(DumpCallSite) == 32);
+
+// Calls of a folded function removed for the whole process that ran through its counting
+// stubs in this thread (runtime/counting_stubs.h): counted, not placed on a path, and not
+// timed (their time is in their callers' self).
+struct DumpUnhookedCalls {
+  uint64_t fn;
+  uint64_t calls;
+};
+static_assert(sizeof(DumpUnhookedCalls) == 16);
 
 // A frame still active at dump time; the reader closes it at the thread's end_tsc.
 // Frames are listed outermost first.

@@ -22,6 +22,8 @@ class ProcessSymbols {
   ProcessSymbols(const RawProcessDump& d, FunctionTable& table, SymbolizerCache& symbolizers);
 
   FunctionId function(uint64_t address);
+  // "[unhooked calls]" (FunctionKind::Unhooked).
+  FunctionId unhooked_calls() { return table_.named("[unhooked calls]", kNoModule, 0, FunctionKind::Unhooked); }
   // The frames at a sampled address, outermost first: the function that ran there (by its
   // entry: the same id as its calls' nodes) and those DWARF says were inlined into it there
   // (FunctionTable::inlined, flagged inlined). Empty outside every module.

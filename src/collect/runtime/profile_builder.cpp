@@ -238,6 +238,19 @@ FunctionId callable_of(const CallTree& tree, FunctionId routine, const std::vect
   return tree.node(n).function;
 }
 
+// Calls of removed folded functions through their counting stubs: counted per function, on
+// no path, so they go under one "[unhooked calls]" node at the root, untimed (their time is
+// in their callers' self).
+void add_unhooked_calls(const RawThread& t, ProcessSymbols& syms, CallTree& tree) {
+  if (t.unhooked.empty()) return;
+  const NodeId at = tree.child(kRootNode, syms.unhooked_calls());
+  for (const wire::DumpUnhookedCalls& u : t.unhooked) {
+    MetricRowRef m = tree.base(tree.child(at, syms.function(u.fn)));
+    m[Metric::Calls] += u.calls;
+    m[Metric::FoldedCalls] += u.calls;
+  }
+}
+
 CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped,
                     CallSiteSet& sites) {
   CallTree tree;
@@ -260,6 +273,7 @@ CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock
     graft[i] = known ? mapped[node] : kRootNode;
   }
   add_nodes(NodeSource{t.interrupts, {}, false}, syms, clock, tree, graft, sites);
+  add_unhooked_calls(t, syms, tree);
   return tree;
 }
 
@@ -358,6 +372,8 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
   proc.hook_removal = d.header.hook_removal != 0;
   proc.rewritten_sites = d.header.rewritten_sites;
   proc.rewrite_refused_errno = int(d.header.rewrite_refused_errno);
+  proc.counting_sites = d.header.counted_sites;
+  proc.uncounted_sites = d.header.uncounted_sites;
   for (const wire::DumpRemovedFunction& r : d.removed)
     proc.removed_hooks.push_back({syms.function(r.fn), clock.ns(r.tsc)});
   if (d.header.entries_patched < 0) out.warnings.push_back(unpatched_warning(d.header));

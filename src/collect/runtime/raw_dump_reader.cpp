@@ -99,6 +99,7 @@ Status read_thread(Cursor& c, RawThread& t, bool metrics, bool timeline) {
     if (s.node >= t.nodes.size()) return c.error("call site entry names a missing node");
     t.sites.push_back(s);
   }
+  if (!c.get_array(t.info.unhooked_count, t.unhooked)) return c.error("calls through counting stubs cut short");
   for (uint32_t i = 1; i < t.nodes.size(); ++i)
     if (t.nodes[i].fn != 0 && t.nodes[i].parent >= t.nodes.size())
       return c.error("node " + std::to_string(i) + " has a missing parent");

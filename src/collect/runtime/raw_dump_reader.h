@@ -35,6 +35,7 @@ struct RawThread {
   std::vector<wire::DumpTimelineEvent> timeline;  // oldest first; nodes checked by the builder
   std::vector<wire::DumpFoldedNode> folded;       // auto-folded nodes' calls from before the fold
   std::vector<wire::DumpCallSite> sites;          // further call sites of nodes (dropped ones left out)
+  std::vector<wire::DumpUnhookedCalls> unhooked;  // removed folded functions' calls through counting stubs
 };
 
 struct RawProcessDump {

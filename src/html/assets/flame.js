@@ -20,7 +20,7 @@ function flamePanel(app) {
 function flameColor(name, kind) {
   if (kind === 'syscall') return 'rgb(92,148,230)'
   if (kind === 'kernel') return 'rgb(230,150,70)'
-  if (kind === 'pruned' || kind === 'truncated' || kind === 'thread_group') return 'rgb(170,175,185)'
+  if (kind === 'pruned' || kind === 'truncated' || kind === 'thread_group' || kind === 'unhooked') return 'rgb(170,175,185)'
   let h = 2166136261
   for (let i = 0; i < Math.min(name.length, 64); i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619)
   const v1 = ((h >>> 0) % 1000) / 1000, v2 = ((h >>> 10) % 1000) / 1000

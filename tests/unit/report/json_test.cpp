@@ -117,6 +117,8 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                         "hook_removal",
                                         "rewritten_sites",
                                         "rewrite_refused_errno",
+                                        "counting_sites",
+                                        "uncounted_sites",
                                         "removed_hooks"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());

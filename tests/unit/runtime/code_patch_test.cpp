@@ -98,6 +98,33 @@ TEST(CodePatch, ACallBecomesANopWhereverItSitsInItsCacheLine) {
   EXPECT_EQ(rewrite_counts().refused_errno, 0u);
 }
 
+// A call's displacement changes to reach another target (a counting stub) wherever its four
+// bytes lie in one cache line: everywhere but 1 to 3 bytes before a line's end.
+TEST(CodePatch, ACallIsRetargetedWhereItsDisplacementLiesInOneLine) {
+  std::vector<uint64_t> offsets;
+  for (uint64_t k = 0; k < 62; ++k) offsets.push_back(k * 64 + k);
+  offsets.push_back(62 * 64 + 63);
+  CallerPage page(offsets);
+  const uint64_t target = page.ret_byte();  // returns at once: calls through it count nothing
+  for (uint64_t at : offsets) {
+    const uint64_t in_line = at % 64;
+    const auto* code = reinterpret_cast<const uint8_t*>(page.site(at));
+    const Rewrite r = retarget_call(page.site(at), target);
+    if (in_line >= 60 && in_line <= 62) {
+      EXPECT_EQ(r, Rewrite::CrossesLine) << in_line;
+      continue;
+    }
+    ASSERT_EQ(r, Rewrite::Done) << in_line;
+    EXPECT_EQ(code[0], 0xe8) << "the opcode stays";
+    EXPECT_EQ(page.site(at) + 5 + uint64_t(int64_t(displacement(page.site(at)))), target) << in_line;
+    EXPECT_EQ(code[5], 0xc3) << "the bytes around it stay";
+    EXPECT_EQ(retarget_call(page.site(at), target), Rewrite::NotACall) << "once only";
+  }
+  EXPECT_EQ(retarget_call(page.site(0), page.site(0) + (uint64_t(1) << 32)), Rewrite::OutOfReach);
+  for (uint64_t at : offsets) page.call(at);
+  EXPECT_EQ(page.count(), 2u) << "only the calls that kept their target (at 60 and 61) count";
+}
+
 TEST(CodePatch, ATailJumpBecomesAReturn) {
   const std::vector<uint64_t> offsets = {0, 64 + 30, 2 * 64 + 61};  // the last across a line: `ret` alone
   CallerPage page(offsets, true);
