@@ -23,6 +23,8 @@ wire::DumpRemovedFunction g_removed_list[kExclusionSlots];
 uint32_t g_removed_count = 0;
 // Same slots: 1 + the function's index in g_removed_list, which is its counter's.
 uint32_t g_removed_index[kExclusionSlots];
+// By that index: its tail exits were rewritten (or are being).
+uint8_t g_tails_removed[kExclusionSlots];
 
 // Per plan module, its counting stubs: 0 not mapped yet, kNoStubs when they could not be.
 constexpr uint64_t kNoStubs = 1;
@@ -118,25 +120,47 @@ bool remove_hook_call(uint64_t hook_ret) {
   return known_hook_site(site) && rewrite_call_as_nop(site, return_byte_near(site)) == Rewrite::Done;
 }
 
-void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
-  if (removed_folded_function(fn)) {
-    // Not yet where its index is still being written, nor where the call's displacement
-    // spans two cache lines (kept: the hook counts its calls), checked before the lookup.
-    const uint32_t index = removed_index(fn);
-    if (index == UINT32_MAX || !g_remove_hooks || hook_ret < 5 || ((hook_ret - 4) & 63) > 60 || rewriting_refused() ||
-        !known_hook_site(hook_ret - 5) || !count_entry_by_stub(hook_ret - 5, index))
-      return;
-  } else if (!remove_hook_call(hook_ret)) {
-    return;
-  }
+namespace {
+
+// A call whose displacement spans two cache lines cannot be retargeted atomically
+// (code_patch.h): such an entry hook call of a removed function stays, and the hook counts
+// its calls as the stub would.
+bool displacement_crosses_line(uint64_t site) { return ((site + 1) & 63) > 60; }
+
+// The tail-call exits (`jmp __cyg_profile_func_exit`) of `fn` become `ret`. Once per
+// function, so worth waiting for another thread's rewrite: a tail exit's hook returns into
+// the caller, not behind its site, so nothing would try it again. Bounded, for a signal
+// handler that interrupted this thread's own rewrite.
+void remove_tail_exits(uint64_t fn) {
   uint64_t tails[16];
   const uint32_t n = tail_exits_of(fn, tails, 16);
-  // Once per function, so worth waiting for another thread's rewrite: a tail exit's hook
-  // returns into the caller, not behind its site, so nothing would try it again. Bounded,
-  // for a signal handler that interrupted this thread's own rewrite.
   for (uint32_t i = 0; i < n; ++i)
     for (int tries = 0; tries < 1000 && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++tries)
       sys::call(SYS_sched_yield);
+}
+
+}  // namespace
+
+bool count_unhooked_call(ThreadState* s, uint64_t fn, uint64_t hook_ret) {
+  if (hook_ret < 5 || !displacement_crosses_line(hook_ret - 5)) return false;
+  const uint32_t index = removed_index(fn);
+  if (index == UINT32_MAX) return false;
+  ++s->unhooked_calls[index];
+  return true;
+}
+
+void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
+  if (!removed_folded_function(fn)) {
+    if (remove_hook_call(hook_ret)) remove_tail_exits(fn);
+    return;
+  }
+  // A removed function pushes no frame at its entries, so its exits may go first: its tail
+  // exits go at its first entry met here, also when that entry's call stays.
+  const uint32_t index = removed_index(fn);
+  if (index == UINT32_MAX || !g_remove_hooks || hook_ret < 5 || rewriting_refused()) return;
+  const uint64_t site = hook_ret - 5;
+  if (!displacement_crosses_line(site) && known_hook_site(site)) count_entry_by_stub(site, index);
+  if (!__atomic_exchange_n(&g_tails_removed[index], uint8_t(1), __ATOMIC_RELAXED)) remove_tail_exits(fn);
 }
 
 uint32_t removed_index(uint64_t fn) {

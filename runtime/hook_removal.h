@@ -29,9 +29,15 @@ bool removed_folded_function(uint64_t fn);
 // The hook call returning to `hook_ret` becomes a nop when it is one of the plan's sites;
 // true when this call rewrote it.
 bool remove_hook_call(uint64_t hook_ret);
-// The entry of `fn` that returns to `hook_ret` was met: its hook call becomes a nop, and
-// once it is, fn's tail-call exits (`jmp __cyg_profile_func_exit`) become `ret`.
+// The entry of `fn` that returns to `hook_ret` was met: its hook call becomes a nop (a call
+// of its counting stub, for a removed folded function), and once it is, fn's tail-call
+// exits (`jmp __cyg_profile_func_exit`) become `ret` (for a removed function, at once).
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
+struct ThreadState;
+// A call of removed function `fn` whose entry hook call, returning to `hook_ret`, stays
+// (its displacement spans two cache lines): counted in `s` as its stub would count it;
+// false for any other call.
+bool count_unhooked_call(ThreadState* s, uint64_t fn, uint64_t hook_ret);
 uint32_t removed_function_count();
 // The index of `fn` among the removed functions (its counting stub's and its counter's),
 // UINT32_MAX when it was not removed (or is being recorded as removed right now).

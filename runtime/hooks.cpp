@@ -32,10 +32,14 @@ namespace callprof::rt {
 void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
   if (ThreadState* s = t_state; s && !s->busy) {
     s->busy = 1;
-    if (removed_folded_function(fn) && (s->profile.folded(fn) || s->profile.fold(fn)))
+    const bool removed = removed_folded_function(fn);
+    if (removed && count_unhooked_call(s, fn, hook_ret)) {
+      // counted per function, as the stubs count
+    } else if (removed && (s->profile.folded(fn) || s->profile.fold(fn))) {
       s->profile.count_folded(fn, callsite);
-    else if (DumpNodeMetrics* m = s->profile.top_metrics())
+    } else if (DumpNodeMetrics* m = s->profile.top_metrics()) {
       ++m->excluded_calls;
+    }
     s->busy = 0;
   }
   remove_entry_hooks(fn, hook_ret);

@@ -99,8 +99,8 @@ std::string rewritten_calls(uint64_t counting, uint64_t uncounted, bool filtered
   if (counting == 0) return "their calls since are not counted";
   std::string text = "the folded functions' calls since are counted per function, under [unhooked calls]";
   if (uncounted > 0)
-    text += fmt::format(" (but for {} call site{} with no counting stub within reach)", uncounted,
-                        uncounted == 1 ? "" : "s");
+    text += fmt::format(" (but for {} call site{} made nops, attached or with no counting stub within reach)",
+                        uncounted, uncounted == 1 ? "" : "s");
   return text + (filtered ? "; the filtered-out ones' are not counted" : "");
 }
 

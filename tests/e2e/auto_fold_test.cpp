@@ -36,11 +36,13 @@ uint64_t folded_calls(const json& function) {
 
 TEST_P(AutoFold, TinyHelpersAreFoldedCountedAndListed) {
   const std::string binary = build("helpers.c");
-  // By default their hook calls are then rewritten away: only the calls before are counted.
+  // By default their hook calls are then rewritten away: their calls since are counted by
+  // their counting stubs, per function, under [unhooked calls].
   const Report removed = record_and_report(binary);
   for (const char* helper : {"mix", "clamp", "lookup"}) {
     EXPECT_TRUE(folded_names(removed).count(helper)) << helper << " is listed as folded";
-    EXPECT_LT(u64(removed.function(helper), "calls"), kCalls / 100) << helper;
+    EXPECT_EQ(u64(removed.function(helper), "calls"), kCalls) << helper;
+    EXPECT_GT(removed.leaf_calls({helper}, "[unhooked calls]").under, kCalls / 2) << helper;
   }
   EXPECT_GE(u64(removed.processes().at(0), "rewritten_sites"), 3u);
   EXPECT_EQ(u64(removed.function("slow"), "calls"), kCalls / 10000);
@@ -125,7 +127,9 @@ TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
     EXPECT_EQ(r.doc().at("metadata").at("exact").at("auto_fold"), "all");
     all_raw = std::min(all_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
     const Report removed = record_with({"--auto-fold", "all"}, binary);
-    EXPECT_LT(u64(removed.function("step"), "calls"), kCalls / 100) << "its hook calls were rewritten away";
+    EXPECT_EQ(u64(removed.function("step"), "calls"), kCalls) << "every call counted";
+    EXPECT_GT(removed.leaf_calls({"step"}, "[unhooked calls]").under, kCalls * 9 / 10)
+        << "its hook calls were rewritten into calls of its counting stub";
     EXPECT_EQ(u64(removed.function("slow"), "calls"), kCalls / 10000);
     removed_raw = std::min(removed_raw, double(u64(report({"--raw"}).function("main"), "total_ns")));
     record_with({}, binary);
@@ -158,7 +162,9 @@ TEST_P(AutoFold, AutoFoldWrappersFoldsAThinWrapperAndKeepsItsCalleesCounted) {
   EXPECT_EQ(u64(r.function("body"), "calls"), kWrapped) << "every call of its callee counted, on one path or the other";
   EXPECT_GT(u64(r.node({"main", "work", "body"}), "calls"), kWrapped * 9 / 10) << "most under relay's caller";
   // Folded at a check every 1024 calls (the first ones may run slower: page faults, cold caches).
-  EXPECT_LT(u64(r.function("relay"), "calls"), kWrapped / 10) << "its hook calls were rewritten away";
+  EXPECT_EQ(u64(r.function("relay"), "calls"), kWrapped) << "every call counted";
+  EXPECT_GT(r.leaf_calls({"relay"}, "[unhooked calls]").under, kWrapped * 9 / 10)
+      << "its hook calls were rewritten into calls of its counting stub";
   // body's time stays its own: within a third of what the recording that keeps relay says.
   const double kept_self = double(u64(all.function("body"), "self_ns"));
   EXPECT_NEAR(double(u64(r.function("body"), "self_ns")), kept_self, kept_self / 3);
