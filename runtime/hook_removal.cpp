@@ -141,8 +141,9 @@ void remove_tail_exits(uint64_t fn) {
 
 }  // namespace
 
-bool count_unhooked_call(ThreadState* s, uint64_t fn, uint64_t hook_ret) {
-  if (hook_ret < 5 || !displacement_crosses_line(hook_ret - 5)) return false;
+bool entry_call_stays(uint64_t hook_ret) { return hook_ret >= 5 && displacement_crosses_line(hook_ret - 5); }
+
+bool count_unhooked_call(ThreadState* s, uint64_t fn) {
   const uint32_t index = removed_index(fn);
   if (index == UINT32_MAX) return false;
   ++s->unhooked_calls[index];

@@ -33,11 +33,13 @@ bool remove_hook_call(uint64_t hook_ret);
 // of its counting stub, for a removed folded function), and once it is, fn's tail-call
 // exits (`jmp __cyg_profile_func_exit`) become `ret` (for a removed function, at once).
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
+// Whether the entry hook call returning to `hook_ret` stays a call of the hook for good: its
+// displacement spans two cache lines, so it cannot be retargeted to a counting stub.
+bool entry_call_stays(uint64_t hook_ret);
 struct ThreadState;
-// A call of removed function `fn` whose entry hook call, returning to `hook_ret`, stays
-// (its displacement spans two cache lines): counted in `s` as its stub would count it;
-// false for any other call.
-bool count_unhooked_call(ThreadState* s, uint64_t fn, uint64_t hook_ret);
+// A call of removed function `fn` counted in `s` as its stub would count it; false while its
+// index is being written.
+bool count_unhooked_call(ThreadState* s, uint64_t fn);
 uint32_t removed_function_count();
 // The index of `fn` among the removed functions (its counting stub's and its counter's),
 // UINT32_MAX when it was not removed (or is being recorded as removed right now).

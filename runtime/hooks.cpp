@@ -29,17 +29,26 @@ extern "C" __attribute__((visibility("hidden"), alias("__cyg_profile_func_exit")
 
 namespace callprof::rt {
 
+namespace {
+
+// A call of a removed function, counted on its path, or per function as its stubs count
+// (where its entry's call stays for good, or the thread has no room to fold it); false
+// while its index is being written.
+bool count_removed_call(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
+  if (!entry_call_stays(hook_ret) && (s->profile.folded(fn) || s->profile.fold(fn))) {
+    s->profile.count_folded(fn, callsite);
+    return true;
+  }
+  return count_unhooked_call(s, fn);
+}
+
+}  // namespace
+
 void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
   if (ThreadState* s = t_state; s && !s->busy) {
     s->busy = 1;
-    const bool removed = removed_folded_function(fn);
-    if (removed && count_unhooked_call(s, fn, hook_ret)) {
-      // counted per function, as the stubs count
-    } else if (removed && (s->profile.folded(fn) || s->profile.fold(fn))) {
-      s->profile.count_folded(fn, callsite);
-    } else if (DumpNodeMetrics* m = s->profile.top_metrics()) {
-      ++m->excluded_calls;
-    }
+    if (!(removed_folded_function(fn) && count_removed_call(s, fn, callsite, hook_ret)))
+      if (DumpNodeMetrics* m = s->profile.top_metrics()) ++m->excluded_calls;
     s->busy = 0;
   }
   remove_entry_hooks(fn, hook_ret);

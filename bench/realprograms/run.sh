@@ -308,8 +308,9 @@ for p in $PROGRAMS; do
       "$xf" "$worst%"
   done
 done
-echo "  callprof calls: summary.calls of the last profile (--json); folded calls: those made after the runtime folded"
-echo "  their function (auto-fold: counted until its hook calls were removed). all: callprof --auto-fold all;"
+echo "  callprof calls: summary.calls of the last profile (--json), every call; folded calls: those made after the"
+echo "  runtime folded their function (auto-fold: on their paths until its hook calls were rewritten, then per"
+echo "  function by its counting stubs, under [unhooked calls]). all: callprof --auto-fold all;"
 echo "  wrap: callprof --auto-fold wrappers."
 echo "  idle: the attachable build ($patch_flags) alone, no callprof: what being attachable costs."
 echo "  hooks: the instrumented build alone (glibc's empty hooks);"
