@@ -146,7 +146,9 @@ bool entry_call_stays(uint64_t hook_ret) { return hook_ret >= 5 && displacement_
 bool count_unhooked_call(ThreadState* s, uint64_t fn) {
   const uint32_t index = removed_index(fn);
   if (index == UINT32_MAX) return false;
-  ++s->unhooked_calls[index];
+  // One instruction, as in the stubs: a signal handler's stub call between a load and a
+  // store would otherwise be lost.
+  asm volatile("incq %0" : "+m"(s->unhooked_calls[index]));
   return true;
 }
 
