@@ -41,6 +41,7 @@ std::string sample_raw_dump() {
   t.open_frames = 1;
   t.interrupt_node_count = 2;
   t.call_site_count = 2;
+  t.unhooked_count = 1;
   put(out, t);
   put(out, wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});
   put(out, wire::DumpNode{0, 0, 0x1100, 0, 0, 0, UINT64_MAX, 0, 0, 0});
@@ -50,6 +51,7 @@ std::string sample_raw_dump() {
   put(out, wire::DumpNode{0, 0, wire::kInterruptedContext | 1, 0, 1, 3, 3, 3, 0, 0});
   put(out, wire::DumpCallSite{2, 0, 0x1109, 3, 30});  // 3 of node 2's 7 calls from a second site
   put(out, wire::DumpCallSite{wire::kDroppedCallSite, 0, 0x1111, 1, 1});
+  put(out, wire::DumpUnhookedCalls{0x1300, 5000});  // a removed function's calls through its stubs
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "model/transform/compensate.h"
+
 namespace callprof {
 namespace {
 
@@ -148,6 +150,35 @@ TEST(ProfileBuilder, FoldedNodesKeepTheirCallsAndCostsKeepTheirFractions) {
   EXPECT_DOUBLE_EQ(p.processes[0].hook_inner_ns, 0.75) << "1.5 ticks at two ticks per ns";
   EXPECT_EQ(p.processes[0].hook_compiler, "gcc");
   EXPECT_DOUBLE_EQ(p.processes[0].auto_fold_ns, 30.0);
+}
+
+// Calls through counting stubs: counted per function, on no path, under one
+// "[unhooked calls]" node at the root, untimed and left alone by compensation; the
+// process says how many entry calls call a stub.
+TEST(ProfileBuilder, CallsThroughCountingStubsGoUnderUnhookedCalls) {
+  RawProcessDump d = sample();
+  d.header.counted_sites = 3;
+  d.header.hook_costs[wire::kHooksGcc] =
+      wire::DumpHookCosts{3 * wire::kHookCostScale / 2, 2 * wire::kHookCostScale, 0, 4 * wire::kHookCostScale, 0, 0};
+  d.threads[0].unhooked = {wire::DumpUnhookedCalls{kIdle, 5000}, wire::DumpUnhookedCalls{kWork, 7}};
+  BuildResult r = build_profile({d});
+  Profile& p = r.profile;
+  EXPECT_EQ(p.processes[0].counting_sites, 3u);
+  CallTree& tree = p.threads[0].tree;
+  const NodeId unhooked = at(tree, p, {"[unhooked calls]"});
+  ASSERT_NE(unhooked, kNoNode);
+  EXPECT_EQ(p.functions[tree.node(unhooked).function].kind, FunctionKind::Unhooked);
+  EXPECT_EQ(tree.base(unhooked)[Metric::Calls], 0u);
+  const NodeId idle = at(tree, p, {"[unhooked calls]", "0x3000"}), work = at(tree, p, {"[unhooked calls]", "0x2000"});
+  ASSERT_NE(idle, kNoNode);
+  ASSERT_NE(work, kNoNode);
+  EXPECT_EQ(tree.base(idle)[Metric::Calls], 5000u);
+  EXPECT_EQ(tree.base(idle)[Metric::FoldedCalls], 5000u);
+  EXPECT_EQ(tree.base(idle)[Metric::WallNs], 0u);
+  EXPECT_EQ(tree.base(work)[Metric::Calls], 7u);
+  EXPECT_EQ(tree.base(at(tree, p, {"0x1000", "0x2000"}))[Metric::Calls], 3u) << "the path keeps its own calls";
+  const CompensationStats stats = compensate(p);
+  EXPECT_EQ(stats.limited, 0u) << "no folded call's cost is taken from [unhooked calls]";
 }
 
 // A process whose patched entries were recorded measured the trampolines' cost too: that

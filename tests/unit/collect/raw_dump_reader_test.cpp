@@ -13,8 +13,8 @@ namespace callprof {
 namespace {
 
 std::string sample_dump() { return test::sample_raw_dump(); }
-// The sample dump ends with its thread's two call-site entries.
-constexpr size_t kSites = 2 * sizeof(wire::DumpCallSite);
+// The sample dump ends with its thread's two call-site entries and its stub counts.
+constexpr size_t kSites = 2 * sizeof(wire::DumpCallSite) + sizeof(wire::DumpUnhookedCalls);
 
 TEST(RawDumpReader, ReadsAWellFormedDump) {
   auto d = parse_raw_dump(sample_dump(), "d");
@@ -30,6 +30,9 @@ TEST(RawDumpReader, ReadsAWellFormedDump) {
   EXPECT_EQ(d->threads[0].interrupts.size(), 2u);
   ASSERT_EQ(d->threads[0].sites.size(), 1u);  // the dropped entry left out
   EXPECT_EQ(d->threads[0].sites[0].callsite, 0x1109u);
+  ASSERT_EQ(d->threads[0].unhooked.size(), 1u);
+  EXPECT_EQ(d->threads[0].unhooked[0].fn, 0x1300u);
+  EXPECT_EQ(d->threads[0].unhooked[0].calls, 5000u);
 }
 
 TEST(RawDumpReader, ACallSiteOfAMissingNodeIsAnError) {

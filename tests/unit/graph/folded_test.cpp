@@ -1,0 +1,46 @@
+// Functions folded at run time (graph/folded.h): when their hook calls went, and whether
+// their calls since were counted (counting stubs) in every process that removed them.
+#include "graph/folded.h"
+
+#include <gtest/gtest.h>
+
+namespace callprof {
+namespace {
+
+Process removing(FunctionId f, int64_t at_ns, uint32_t counting, uint32_t uncounted) {
+  Process p;
+  p.rewritten_sites = counting + uncounted + 1;
+  p.counting_sites = counting;
+  p.uncounted_sites = uncounted;
+  p.removed_hooks = {{f, at_ns}};
+  return p;
+}
+
+TEST(FoldedFunctions, CountedAfterRemovalOnlyWhereEveryProcessCountedThem) {
+  std::vector<FoldedFunction> folded = {{0, 10, 9, {}, false}, {1, 10, 9, {}, false}, {2, 10, 9, {}, false}};
+  const std::vector<Process> processes = {
+      removing(0, 500, 2, 0),  // counted by stubs
+      removing(0, 300, 4, 0),  // ... in a second process too, earlier
+      removing(1, 400, 2, 1),  // a site with no stub: not all counted
+      removing(2, 200, 0, 0),  // a file from before counting stubs
+  };
+  add_hook_removals(folded, processes);
+  EXPECT_EQ(folded[0].hooks_removed_at_ns, 300);
+  EXPECT_TRUE(folded[0].counted_after_removal);
+  EXPECT_EQ(folded[1].hooks_removed_at_ns, 400);
+  EXPECT_FALSE(folded[1].counted_after_removal);
+  EXPECT_EQ(folded[2].hooks_removed_at_ns, 200);
+  EXPECT_FALSE(folded[2].counted_after_removal);
+}
+
+TEST(FoldedFunctions, ASystemThatRefusedRemovedNothing) {
+  std::vector<FoldedFunction> folded = {{0, 10, 9, {}, false}};
+  Process p = removing(0, 500, 2, 0);
+  p.rewrite_refused_errno = 1;
+  add_hook_removals(folded, {p});
+  EXPECT_FALSE(folded[0].hooks_removed_at_ns.has_value());
+  EXPECT_FALSE(folded[0].counted_after_removal);
+}
+
+}  // namespace
+}  // namespace callprof
