@@ -17,8 +17,9 @@ namespace {
 constexpr uint64_t kPage = 4096;
 
 // Page 0: the functions (each `call count; ret`), `count` (`lock incq counter(%rip); ret`)
-// at its end and before it `mov $0xc3, %al; ret`, whose immediate is the ret byte a call on
-// a line's last byte is pointed at; page 1: the counter.
+// at its end, before it `mov $0xc3, %al; ret`, whose immediate is the ret byte a call on
+// a line's last byte is pointed at, and before that `other` (`lock incq counter2(%rip);
+// ret`), a second target for retargeted calls; page 1: the two counters.
 class CallerPage {
  public:
   // `tail`: each function is `jmp count` instead (a tail call: count returns for it).
@@ -34,6 +35,10 @@ class CallerPage {
     count[8] = 0xc3;
     const uint8_t mov_al[] = {0xb0, 0xc3, 0xc3};  // mov $0xc3, %al; ret
     std::memcpy(base_ + kPage - 32, mov_al, 3);
+    uint8_t* other = base_ + kPage - 48;
+    std::memcpy(other, inc, 4);
+    put32(other + 4, int32_t((base_ + kPage + 8) - (other + 8)));
+    other[8] = 0xc3;
     for (uint64_t at : offsets) {
       base_[at] = tail ? 0xe9 : 0xe8;
       put32(base_ + at + 1, int32_t(count - (base_ + at + 5)));
@@ -44,8 +49,12 @@ class CallerPage {
   ~CallerPage() { munmap(base_, 2 * kPage); }
   uint64_t site(uint64_t offset) const { return reinterpret_cast<uint64_t>(base_ + offset); }
   uint64_t ret_byte() const { return site(kPage - 31); }  // an immediate 0xc3
+  uint64_t other() const { return site(kPage - 48); }
   void call(uint64_t offset) const { reinterpret_cast<void (*)()>(base_ + offset)(); }
   uint64_t count() const { return __atomic_load_n(reinterpret_cast<uint64_t*>(base_ + kPage), __ATOMIC_SEQ_CST); }
+  uint64_t other_count() const {
+    return __atomic_load_n(reinterpret_cast<uint64_t*>(base_ + kPage + 8), __ATOMIC_SEQ_CST);
+  }
 
  private:
   static void put32(uint8_t* at, int32_t v) { std::memcpy(at, &v, 4); }
@@ -166,6 +175,37 @@ TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheOldCallOrTheNewCodeNeverAMix)
     const uint64_t settled = page.count();
     for (uint64_t at : offsets) page.call(at);
     EXPECT_EQ(page.count(), settled);
+  }
+}
+
+// Calls retargeted (to a counting stub, in the runtime) while three threads run through
+// them: every call reaches the old target or the new one, never a mix, so the two counts
+// add up to the calls made.
+TEST(CodePatch, ThreadsRunningThroughRetargetedCallsReachTheOldTargetOrTheNewOne) {
+  std::vector<uint64_t> offsets;
+  for (uint64_t k = 0; k < 60; ++k) offsets.push_back(k * 64 + (k * 7) % 60);
+  for (uint64_t k = 60; k < 62; ++k) offsets.push_back(k * 64 + 63);  // the displacement in the next line
+  for (int round = 0; round < 20; ++round) {
+    CallerPage page(offsets);
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> calls{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([&] {
+        uint64_t n = 0;
+        while (!stop.load(std::memory_order_relaxed))
+          for (uint64_t at : offsets) page.call(at), ++n;
+        calls += n;
+      });
+    while (page.count() < 1000) std::this_thread::yield();
+    for (uint64_t at : offsets) ASSERT_EQ(retarget_call(page.site(at), page.other()), Rewrite::Done);
+    while (page.other_count() < 1000) std::this_thread::yield();
+    stop = true;
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(page.count() + page.other_count(), calls.load()) << "every call reached one of the two targets";
+    const uint64_t before = page.count();
+    for (uint64_t at : offsets) page.call(at);
+    EXPECT_EQ(page.count(), before) << "none reaches the old target once rewritten";
   }
 }
 
