@@ -30,9 +30,17 @@ std::string find_in_path(const std::string& program) {
   return "";
 }
 
-// `table`: SHT_DYNSYM for a dynamic program (the hook is resolved at load time, from the
-// preloaded runtime), SHT_SYMTAB for a static one (linked in; absent when stripped).
-bool references_hook(Elf* elf, GElf_Word table) {
+// A symbol table entry naming the enter hook: `__cyg_profile_func_enter`, or in a .symtab
+// `__cyg_profile_func_enter@GLIBC_2.2.5` (binutils names undefined versioned symbols so).
+bool names_hook(const char* name) {
+  static constexpr char kHook[] = "__cyg_profile_func_enter";
+  return name && std::strncmp(name, kHook, sizeof kHook - 1) == 0 &&
+         (name[sizeof kHook - 1] == 0 || name[sizeof kHook - 1] == '@');
+}
+
+// Whether the table of type `table` names the enter hook; `undefined_only`: as a reference
+// to another module's (libc.so defines glibc's empty hooks and calls none).
+bool table_names_hook(Elf* elf, GElf_Word table, bool undefined_only) {
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf, scn)) != nullptr) {
     GElf_Shdr sh;
@@ -43,11 +51,18 @@ bool references_hook(Elf* elf, GElf_Word table) {
     for (size_t i = 0; i < count; ++i) {
       GElf_Sym sym;
       if (!gelf_getsym(data, int(i), &sym)) break;
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (name && std::strcmp(name, "__cyg_profile_func_enter") == 0) return true;
+      if ((!undefined_only || sym.st_shndx == SHN_UNDEF) && names_hook(elf_strptr(elf, sh.sh_link, sym.st_name)))
+        return true;
     }
   }
   return false;
+}
+
+// A dynamically linked program or shared library calls hooks resolved at load time (from the
+// preloaded runtime): an undefined symbol of its .dynsym. A static program has them linked
+// in: its .symtab (absent when stripped).
+bool references_hook(Elf* elf, bool dynamic_program) {
+  return table_names_hook(elf, SHT_DYNSYM, true) || (!dynamic_program && table_names_hook(elf, SHT_SYMTAB, false));
 }
 
 }  // namespace
@@ -99,7 +114,7 @@ Result<ExecutableInfo> inspect_executable(const std::string& program) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
   }
-  info.has_hooks = references_hook(elf, info.dynamic ? SHT_DYNSYM : SHT_SYMTAB);
+  info.has_hooks = references_hook(elf, info.dynamic);
   info.patchable = has_section(elf, "__patchable_function_entries");
   elf_end(elf);
   close(fd);

@@ -18,9 +18,13 @@ std::vector<std::string> parse_loader_trace(const std::string& text) {
   for (std::string line; std::getline(in, line);) {
     size_t arrow = line.find("=> ");
     size_t start = arrow == std::string::npos ? line.find_first_not_of(" \t") : arrow + 3;
-    if (start == std::string::npos || line[start] != '/') continue;  // vdso, "not found"
+    if (start == std::string::npos) continue;
     size_t end = line.find(" (", start);
     std::string path = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    // A library the program names by a path ("./libx.so", linked as such) has no arrow; the
+    // vdso and "not found" have no slash. A relative path is the loader's, from the
+    // program's directory of work, which is ours.
+    if (path.find('/') == std::string::npos) continue;
     std::error_code ec;
     std::string canonical = std::filesystem::canonical(path, ec).string();
     paths.push_back(ec ? path : canonical);

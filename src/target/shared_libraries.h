@@ -13,7 +13,8 @@ namespace callprof {
 // Canonical paths of the libraries `executable` loads; empty for a static program.
 Result<std::vector<std::string>> shared_libraries(const std::string& executable);
 
-// Parses the loader's trace output (one "name => path (address)" line per library).
+// Parses the loader's trace output (one "name => path (address)" line per library, or
+// "path (address)" for the loader and libraries named by a path).
 std::vector<std::string> parse_loader_trace(const std::string& text);
 
 }  // namespace callprof

@@ -53,7 +53,9 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
   measured("tiny_calls_on_their_paths", double(on_paths));
   const uint64_t counting = u64(p, "counting_sites");
   EXPECT_EQ(u64(p, "uncounted_sites"), 0u);
-  if (counting > 0) EXPECT_LT(on_paths, 500000u) << "most of tiny's calls went through its stub";
+  if (counting > 0) {
+    EXPECT_LT(on_paths, 500000u) << "most of tiny's calls went through its stub";
+  }
   // Which folded functions were removed, and when: tiny, within the run.
   bool tiny_removed = false;
   for (const json& h : p.at("removed_hooks"))
@@ -67,18 +69,20 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
     if (f.at("name") == "tiny") EXPECT_FALSE(f.at("hooks_removed_at_ns").is_null());
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(text.out.find("# hooks:    "), std::string::npos) << text.out;
-  if (counting > 0)
+  if (counting > 0) {
     EXPECT_NE(text.out.find("the folded functions' calls since are counted per function, under [unhooked calls]"),
               std::string::npos)
         << text.out;
+  }
   // The folded line names tiny with its share of the calls and when its count stopped.
   const size_t folded_at = text.out.find("# folded:");
   ASSERT_NE(folded_at, std::string::npos) << text.out;
   const std::string folded = text.out.substr(folded_at, text.out.find("# hooks:") - folded_at);
   const size_t tiny_at = folded.find("tiny (");
   ASSERT_NE(tiny_at, std::string::npos) << folded;
-  if (counting > 0)
+  if (counting > 0) {
     EXPECT_NE(folded.find("% of calls, per function only after ", tiny_at), std::string::npos) << folded;
+  }
 }
 
 TEST_P(HookRemoval, KeepHooksCountsEveryCall) {
@@ -111,6 +115,34 @@ TEST_P(HookRemoval, ASystemThatRefusesWritableCodeKeepsTheHooksAndSaysSo) {
   expect_function_calls(r, {{"tiny", 1000000}});
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(text.out.find("the system refused writable code"), std::string::npos) << text.out;
+}
+
+// An instrumented library the program is linked with, by name (-l) or by a path ("./lib.so",
+// which the loader lists without an arrow), is in the function plan: its folded function's
+// hook calls are rewritten and its calls still all counted, and a filter names its
+// functions. (Its .symtab names the hook with a version: before, it was left out.)
+TEST_P(HookRemoval, ALibraryTheProgramStartsWithIsRewrittenAndFilteredLikeTheProgram) {
+  const RunResult lib = run({toolchain(GetParam()).c, "-O2", "-g", "-finstrument-functions", "-shared", "-fPIC", "-I",
+                             E2E_PROGRAMS, std::string(E2E_PROGRAMS) + "/startlib_lib.c", "-o", "libstartlib.so"},
+                            dir());
+  ASSERT_EQ(lib.exit, exited(0)) << lib.err;
+  const std::string rpath = "-Wl,-rpath," + dir().string();
+  for (const std::vector<std::string>& link :
+       {std::vector<std::string>{"-Wl,--no-as-needed", "-L" + dir().string(), "-lstartlib", rpath},
+        std::vector<std::string>{"-Wl,--no-as-needed", "./libstartlib.so"}}) {
+    const Report r = record_with({"--auto-fold", "all", "--exclude", "^lib_skipped$"}, build("startlib.c", link));
+    expect_function_calls(r, {{"work", 1000}, {"lib_medium", 1000}, {"lib_tiny", 1000000}});
+    expect_absent(r, {"lib_skipped"});
+    EXPECT_GT(u64(r.function("work"), "excluded_calls"), 0u) << "lib_skipped's calls before its sites went";
+    const json& p = process(r);
+    EXPECT_GE(u64(p, "rewritten_sites"), 3u) << link.back() << ": lib_tiny's exit, lib_skipped's entry and exit";
+    bool removed = false;
+    for (const json& h : p.at("removed_hooks"))
+      removed = removed || same_function(h.at("name").get<std::string>(), "lib_tiny");
+    EXPECT_TRUE(removed) << link.back();
+    EXPECT_GT(r.leaf_calls({"lib_tiny"}, "[unhooked calls]").under, 900000u) << link.back();
+    expect_report_invariants(r);
+  }
 }
 
 // Frames left by an exception or a longjmp, recursion, fork, snapshots and a library
