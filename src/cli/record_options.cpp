@@ -77,9 +77,9 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
       ->excludes(fold)
       ->group(what);
   app.add_flag("--keep-hooks", a.keep_hooks,
-               "Keep the hook calls of folded and filtered-out functions, so that every call of them is counted "
-               "(by default they are rewritten into nops as they are met: those calls then cost nothing and are "
-               "not counted)")
+               "Keep the hook calls of folded and filtered-out functions, so that every call of them is counted on "
+               "its path (by default they are rewritten as they are met: a folded function's calls then cost about "
+               "1 ns and are counted per function, a filtered-out function's cost nothing and are not counted)")
       ->group(what);
   app.add_flag("--ordered-clock", a.ordered_clock,
                "At each return, read the clock only once the function's own work is done (lfence): time a "

@@ -36,10 +36,10 @@ TEST(ExecutableInfo, ASharedLibraryBuiltWithTheHooksHasHooksAndLibcDoesNot) {
   const std::string src = dir + "/callprof_hooked_lib.c", lib = dir + "/libcallprof_hooked_lib.so";
   std::ofstream(src) << "int callprof_hooked(int x) { return x * 3; }\n";
   for (const char* strip : {"", " -s"}) {
-    ASSERT_EQ(std::system(("cc -O2 -finstrument-functions -shared -fPIC" + std::string(strip) + " -o " + lib + " " +
-                           src)
-                              .c_str()),
-              0);
+    ASSERT_EQ(
+        std::system(
+            ("cc -O2 -finstrument-functions -shared -fPIC" + std::string(strip) + " -o " + lib + " " + src).c_str()),
+        0);
     auto info = inspect_executable(lib);
     ASSERT_TRUE(info.ok()) << info.error().message;
     EXPECT_TRUE(info->has_hooks) << strip;
