@@ -172,6 +172,8 @@ uint32_t removed_index(uint64_t fn) {
   return at != 0 && __atomic_load_n(&g_removed_list[at - 1].fn, __ATOMIC_ACQUIRE) == fn ? at - 1 : UINT32_MAX;
 }
 
+void reset_hook_removal_after_fork() { g_stub_lock = 0; }
+
 StubSites stub_sites() {
   return {__atomic_load_n(&g_counted_sites, __ATOMIC_RELAXED), __atomic_load_n(&g_uncounted_sites, __ATOMIC_RELAXED)};
 }

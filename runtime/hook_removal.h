@@ -51,6 +51,9 @@ struct StubSites {
   uint32_t uncounted;
 };
 StubSites stub_sites();
+// In a fork child: another thread of the parent that was mapping counting stubs never
+// finishes here.
+void reset_hook_removal_after_fork();
 // The i-th removed function and when (i < removed_function_count(); fn 0 while being written).
 wire::DumpRemovedFunction removed_function(uint32_t i);
 

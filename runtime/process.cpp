@@ -124,6 +124,7 @@ void after_fork_in_child() {
   }
   g_threads = nullptr;
   reset_rewriting_after_fork();
+  reset_hook_removal_after_fork();
   g_process.ppid = g_process.pid;
   g_process.pid = sys::getpid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
