@@ -1,36 +1,12 @@
 // See counting_stubs.h.
 #include "counting_stubs.h"
 
-#include <sys/mman.h>
-
-#include "raw_syscall.h"
+#include "near_code.h"
 
 namespace callprof::rt {
 namespace {
 
-constexpr uint64_t kPage = 4096;
-constexpr int64_t kReach = int64_t(1) << 31;
-// Where to look for a free place: in steps of this much away from the module, this many.
-constexpr uint64_t kStep = uint64_t(1) << 20;
-constexpr uint64_t kSteps = 512;
-
 void put32(uint8_t* at, int32_t v) { __builtin_memcpy(at, &v, 4); }
-
-// Whether a 5-byte call anywhere in [lo, hi) reaches every byte of [at, at + bytes).
-bool within_reach(uint64_t lo, uint64_t hi, uint64_t at, uint64_t bytes) {
-  return int64_t(at + bytes) - int64_t(lo) < kReach && int64_t(hi) - int64_t(at) < kReach;
-}
-
-// A mapping of `bytes` at exactly `at`, or null (taken, or refused).
-void* map_at(uint64_t at, uint64_t bytes) {
-  void* p = sys::mmap(reinterpret_cast<void*>(at), bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE);
-  if (p && p != reinterpret_cast<void*>(at)) {  // a kernel that took the address as a hint
-    sys::munmap(p, bytes);
-    return nullptr;
-  }
-  return p;
-}
 
 }  // namespace
 
@@ -49,24 +25,12 @@ void encode_counting_stub(int32_t tls_offset, int32_t counter_offset, uint8_t ou
 }
 
 uint64_t map_counting_stubs(uint64_t lo, uint64_t hi, int32_t tls_offset, int32_t counter_offset, uint32_t count) {
-  const uint64_t bytes = (uint64_t(count) * kCountingStubBytes + kPage - 1) & ~(kPage - 1);
-  // Below the module first: above a program lies its heap, which must stay free to grow.
-  const uint64_t span = (bytes + kStep - 1) & ~(kStep - 1);
-  const uint64_t below = (lo & ~(kStep - 1)) - span, above = (hi + kStep - 1) & ~(kStep - 1);
-  void* area = nullptr;
-  for (uint64_t k = 0; k < kSteps && !area && k * kStep <= below; ++k)
-    if (within_reach(lo, hi, below - k * kStep, bytes)) area = map_at(below - k * kStep, bytes);
-  for (uint64_t k = 0; k < kSteps && !area; ++k)
-    if (within_reach(lo, hi, above + k * kStep, bytes)) area = map_at(above + k * kStep, bytes);
-  if (!area) return 0;
-  auto* code = static_cast<uint8_t*>(area);
+  const uint64_t bytes = (uint64_t(count) * kCountingStubBytes + 4095) & ~uint64_t(4095);
+  auto* code = static_cast<uint8_t*>(map_within_reach(lo, hi, bytes));
+  if (!code) return 0;
   for (uint32_t i = 0; i < count; ++i)
     encode_counting_stub(tls_offset, int32_t(int64_t(counter_offset) + 8 * int64_t(i)), code + i * kCountingStubBytes);
-  if (sys::mprotect(area, bytes, PROT_READ | PROT_EXEC) != 0) {
-    sys::munmap(area, bytes);
-    return 0;
-  }
-  return reinterpret_cast<uint64_t>(area);
+  return seal_near_code(code, bytes) ? reinterpret_cast<uint64_t>(code) : 0;
 }
 
 }  // namespace callprof::rt

@@ -24,9 +24,9 @@ inline constexpr uint32_t kCountingStubBytes = 32;
 void encode_counting_stub(int32_t tls_offset, int32_t counter_offset, uint8_t out[kCountingStubBytes]);
 
 // Maps `count` stubs, the i-th counting at counter_offset + 8 * i, read + execute, where a
-// call from any address in [lo, hi) reaches each of them; their first address, or 0 when
-// no free place was found within reach or the system refused (the hook calls then become
-// nops, uncounted). Not for the hot path: a few system calls.
+// call from any address in [lo, hi) reaches each of them (near_code.h); their first
+// address, or 0 when no free place was found within reach or the system refused (the hook
+// calls then become nops, uncounted). Not for the hot path: a few system calls.
 uint64_t map_counting_stubs(uint64_t lo, uint64_t hi, int32_t tls_offset, int32_t counter_offset, uint32_t count);
 
 }  // namespace callprof::rt

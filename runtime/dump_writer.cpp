@@ -15,6 +15,7 @@
 #include "context_store.h"
 #include "hook_removal.h"
 #include "libcalls.h"
+#include "near_code.h"
 #include "patched_sites.h"
 #include "path_text.h"
 #include "process.h"
@@ -148,11 +149,11 @@ int write_module(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// The patched entries' stub pages, as modules named wire::kStubModulePath.
-void write_stub_modules(Output& out, const uint64_t* stubs, uint32_t count) {
+// The runtime's code near the modules (near_code.h), as modules named wire::kStubModulePath.
+void write_stub_modules(Output& out, const NearCodeArea* areas, uint32_t count) {
   const uint32_t path_bytes = sizeof wire::kStubModulePath - 1;
   for (uint32_t i = 0; i < count; ++i) {
-    const wire::DumpModule m{0, stubs[i], stubs[i] + stub_page_bytes, path_bytes, 0};
+    const wire::DumpModule m{0, areas[i].start, areas[i].end, path_bytes, 0};
     out.put(&m, sizeof m);
     out.put(wire::kStubModulePath, path_bytes);
     out.pad_to_8(path_bytes);
@@ -387,8 +388,8 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   static bool keep_closed[1024];
   const uint32_t closed = closed_module_count();  // one count for both passes
   const uint32_t retired = write_retired_modules(nullptr, closed);
-  const uint64_t* stubs = nullptr;
-  const uint32_t stub_count = stub_pages(&stubs);
+  const NearCodeArea* stubs = nullptr;
+  const uint32_t stub_count = near_code_areas(&stubs);
   h.module_count = count.count + kept_closed_modules(keep_closed, 1024) + retired + stub_count;
   for (ThreadState* s = first_thread(); s; s = s->next) ++h.thread_count;
   static char cmdline[4096];

@@ -6,6 +6,7 @@
 
 #include "code_patch.h"
 #include "hook_removal.h"
+#include "near_code.h"
 #include "raw_syscall.h"
 
 extern "C" void callprof_patched_entry();  // patched_trampolines.S
@@ -36,7 +37,7 @@ constexpr uint32_t kMaxStubs = 64;
 uint64_t g_stubs[kMaxStubs];
 uint32_t g_stub_count = 0;
 constexpr uint64_t kReach = (1ull << 31) - (1ull << 20);
-constexpr uint64_t kPage = stub_page_bytes, kStep = 1ull << 20;
+constexpr uint64_t kPage = 4096;
 
 // A stub within reach of [lo, hi]: an existing one, or a page mapped near them.
 uint64_t stub_for(uint64_t lo, uint64_t hi) {
@@ -46,32 +47,15 @@ uint64_t stub_for(uint64_t lo, uint64_t hi) {
   for (uint32_t i = 0; i < g_stub_count; ++i)
     if (reaches(g_stubs[i])) return g_stubs[i];
   if (g_stub_count == kMaxStubs) return 0;
-  const uint64_t above = (hi + kStep) & ~(kStep - 1);
-  for (uint64_t k = 0; k < 2 * (kReach / kStep); ++k) {
-    // Above the module first (its data and heap follow it), then below.
-    const uint64_t at = k % 2 == 0 ? above + (k / 2) * kStep : (lo & ~(kStep - 1)) - (k / 2 + 1) * kStep;
-    if (!reaches(at)) continue;
-    void* got = sys::mmap(reinterpret_cast<void*>(at), kPage, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE);
-    if (!got) continue;
-    if (reinterpret_cast<uint64_t>(got) != at) {  // a kernel without MAP_FIXED_NOREPLACE
-      sys::munmap(got, kPage);
-      continue;
-    }
-    auto* code = static_cast<uint8_t*>(got);
-    const uint8_t jump[6] = {0xff, 0x25, 0, 0, 0, 0};  // jmp *0(%rip)
-    const uint64_t target = reinterpret_cast<uint64_t>(&callprof_patched_entry);
-    __builtin_memcpy(code, jump, sizeof jump);
-    __builtin_memcpy(code + sizeof jump, &target, sizeof target);
-    if (sys::mprotect(got, kPage, PROT_READ | PROT_EXEC) != 0) {
-      sys::munmap(got, kPage);
-      return 0;
-    }
-    g_stubs[g_stub_count] = at;
-    __atomic_store_n(&g_stub_count, g_stub_count + 1, __ATOMIC_RELEASE);  // a dump writer reads them
-    return at;
-  }
-  return 0;
+  auto* code = static_cast<uint8_t*>(map_within_reach(lo, hi, kPage));
+  if (!code) return 0;
+  const uint8_t jump[6] = {0xff, 0x25, 0, 0, 0, 0};  // jmp *0(%rip)
+  const uint64_t target = reinterpret_cast<uint64_t>(&callprof_patched_entry);
+  __builtin_memcpy(code, jump, sizeof jump);
+  __builtin_memcpy(code + sizeof jump, &target, sizeof target);
+  if (!seal_near_code(code, kPage)) return 0;
+  g_stubs[g_stub_count++] = reinterpret_cast<uint64_t>(code);
+  return g_stubs[g_stub_count - 1];
 }
 
 // Sorts g_sites by address (heapsort: no allocation, no library), so that a site is found
@@ -201,11 +185,6 @@ void restore_sites() {
     // CrossesLine or Refused: the call stays, into a dormant trampoline.
     s.patched = r == Rewrite::Done || r == Rewrite::NotACall ? 0 : 1;
   }
-}
-
-uint32_t stub_pages(const uint64_t** pages) {
-  *pages = g_stubs;
-  return __atomic_load_n(&g_stub_count, __ATOMIC_ACQUIRE);
 }
 
 }  // namespace callprof::rt

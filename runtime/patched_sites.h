@@ -31,9 +31,5 @@ void restore_sites();
 // its calls cost what the plain program pays from then on (docs/modes.md, "Removing
 // hooks"). A thread that finds the rewriter busy leaves it for a later call.
 void remove_site(uint64_t at);
-// The stubs' pages (one page each, `stub_page_bytes` long), in the dump's module list as
-// wire::kStubModulePath: a sample there is the profiler's own cost. Their count.
-uint32_t stub_pages(const uint64_t** pages);
-inline constexpr uint64_t stub_page_bytes = 4096;
 
 }  // namespace callprof::rt

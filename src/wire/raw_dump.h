@@ -127,9 +127,9 @@ struct DumpModule {
   uint32_t build_id_bytes;  // then the raw build id bytes
 };
 static_assert(sizeof(DumpModule) == 32);
-// A module entry with this path is not a file: a page of the runtime's stubs near a patched
-// program (jumps to its entry trampoline), listed so that samples there count as the
-// profiler's own cost.
+// A module entry with this path is not a file: the runtime's code near the program's
+// modules (runtime/near_code.h: a patched program's jumps to its entry trampoline, counting
+// stubs), listed so that samples there count as the profiler's own cost.
 inline constexpr char kStubModulePath[] = "[callprof-stub]";
 
 struct DumpThread {
