@@ -148,29 +148,50 @@ TEST(CodePatch, ATailJumpBecomesAReturn) {
   EXPECT_EQ(page.count(), 3u) << "the functions return at once";
 }
 
-TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheOldCallOrTheNewCodeNeverAMix) {
+// Sites on 62 lines: 60 at varied offsets of their line, 2 on a line's last byte.
+std::vector<uint64_t> racing_offsets() {
   std::vector<uint64_t> offsets;
   for (uint64_t k = 0; k < 60; ++k) offsets.push_back(k * 64 + (k * 7) % 60);
-  for (uint64_t k = 60; k < 62; ++k) offsets.push_back(k * 64 + 63);  // retargeted
+  for (uint64_t k = 60; k < 62; ++k) offsets.push_back(k * 64 + 63);
+  return offsets;
+}
+
+// Three threads calling through every site until stopped; stop() returns the calls made.
+class CallingThreads {
+ public:
+  CallingThreads(const CallerPage& page, const std::vector<uint64_t>& offsets) {
+    for (int t = 0; t < 3; ++t)
+      threads_.emplace_back([&page, &offsets, this] {
+        uint64_t n = 0;
+        while (!stop_.load(std::memory_order_relaxed))
+          for (uint64_t at : offsets) page.call(at), ++n;
+        calls_ += n;
+      });
+  }
+  uint64_t stop() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    return calls_.load();
+  }
+  ~CallingThreads() { stop(); }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> calls_{0};
+  std::vector<std::thread> threads_;
+};
+
+TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheOldCallOrTheNewCodeNeverAMix) {
+  const std::vector<uint64_t> offsets = racing_offsets();
   for (int round = 0; round < 20; ++round) {
     CallerPage page(offsets);
-    std::atomic<bool> stop{false};
-    std::atomic<uint64_t> calls{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 3; ++t)
-      threads.emplace_back([&] {
-        uint64_t n = 0;
-        while (!stop.load(std::memory_order_relaxed))
-          for (uint64_t at : offsets) page.call(at), ++n;
-        calls += n;
-      });
+    CallingThreads threads(page, offsets);
     while (page.count() < 1000) std::this_thread::yield();
     for (uint64_t at : offsets) ASSERT_EQ(rewrite_call_as_nop(page.site(at), page.ret_byte()), Rewrite::Done);
     const uint64_t after_rewrite = page.count();
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    stop = true;
-    for (auto& t : threads) t.join();
-    EXPECT_GT(calls.load(), after_rewrite) << "the threads went on running through the nops";
+    EXPECT_GT(threads.stop(), after_rewrite) << "the threads went on running through the nops";
     // A call fetched just before its rewrite may still land; none after the threads end.
     const uint64_t settled = page.count();
     for (uint64_t at : offsets) page.call(at);
@@ -182,27 +203,14 @@ TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheOldCallOrTheNewCodeNeverAMix)
 // them: every call reaches the old target or the new one, never a mix, so the two counts
 // add up to the calls made.
 TEST(CodePatch, ThreadsRunningThroughRetargetedCallsReachTheOldTargetOrTheNewOne) {
-  std::vector<uint64_t> offsets;
-  for (uint64_t k = 0; k < 60; ++k) offsets.push_back(k * 64 + (k * 7) % 60);
-  for (uint64_t k = 60; k < 62; ++k) offsets.push_back(k * 64 + 63);  // the displacement in the next line
+  const std::vector<uint64_t> offsets = racing_offsets();
   for (int round = 0; round < 20; ++round) {
     CallerPage page(offsets);
-    std::atomic<bool> stop{false};
-    std::atomic<uint64_t> calls{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 3; ++t)
-      threads.emplace_back([&] {
-        uint64_t n = 0;
-        while (!stop.load(std::memory_order_relaxed))
-          for (uint64_t at : offsets) page.call(at), ++n;
-        calls += n;
-      });
+    CallingThreads threads(page, offsets);
     while (page.count() < 1000) std::this_thread::yield();
     for (uint64_t at : offsets) ASSERT_EQ(retarget_call(page.site(at), page.other()), Rewrite::Done);
     while (page.other_count() < 1000) std::this_thread::yield();
-    stop = true;
-    for (auto& t : threads) t.join();
-    EXPECT_EQ(page.count() + page.other_count(), calls.load()) << "every call reached one of the two targets";
+    EXPECT_EQ(threads.stop(), page.count() + page.other_count()) << "every call reached one of the two targets";
     const uint64_t before = page.count();
     for (uint64_t at : offsets) page.call(at);
     EXPECT_EQ(page.count(), before) << "none reaches the old target once rewritten";
