@@ -210,7 +210,8 @@ TEST(CodePatch, ThreadsRunningThroughRetargetedCallsReachTheOldTargetOrTheNewOne
     while (page.count() < 1000) std::this_thread::yield();
     for (uint64_t at : offsets) ASSERT_EQ(retarget_call(page.site(at), page.other()), Rewrite::Done);
     while (page.other_count() < 1000) std::this_thread::yield();
-    EXPECT_EQ(threads.stop(), page.count() + page.other_count()) << "every call reached one of the two targets";
+    const uint64_t calls = threads.stop();
+    EXPECT_EQ(page.count() + page.other_count(), calls) << "every call reached one of the two targets";
     const uint64_t before = page.count();
     for (uint64_t at : offsets) page.call(at);
     EXPECT_EQ(page.count(), before) << "none reaches the old target once rewritten";
