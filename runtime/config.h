@@ -24,6 +24,7 @@ struct RuntimeConfig {
   uint8_t calibrate = 3;         // whose hooks to measure: bit 0 GCC's, bit 1 Clang's (wire::kHooks*)
   uint8_t auto_fold = 1;         // fold tiny functions: 0 off, 1 inlined copies, 2 all, 3 wrappers
   bool remove_hooks = false;     // rewrite the hook calls of filtered-out and folded functions (hook_removal.h)
+  bool count_folded = true;      // ... a folded function's entries into calls of its counting stub, not nops
   bool ordered_clock = false;    // lfence before the clock read at returns (clock.h)
   uint64_t auto_fold_ns = 0;     // their average self time below this; 0: from the calibration
   bool syscall_context = false;  // announce each thread's shadow stack to --syscalls' probe

@@ -141,7 +141,9 @@ void remove_tail_exits(uint64_t fn) {
 
 }  // namespace
 
-bool entry_call_stays(uint64_t hook_ret) { return hook_ret >= 5 && displacement_crosses_line(hook_ret - 5); }
+bool entry_call_stays(uint64_t hook_ret) {
+  return process().config.count_folded && hook_ret >= 5 && displacement_crosses_line(hook_ret - 5);
+}
 
 bool count_unhooked_call(ThreadState* s, uint64_t fn) {
   const uint32_t index = removed_index(fn);
@@ -153,7 +155,8 @@ bool count_unhooked_call(ThreadState* s, uint64_t fn) {
 }
 
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
-  if (!removed_folded_function(fn)) {
+  // record --uncounted-folds: a folded function's entries become nops as a filtered-out one's.
+  if (!removed_folded_function(fn) || !process().config.count_folded) {
     if (remove_hook_call(hook_ret)) remove_tail_exits(fn);
     return;
   }

@@ -76,11 +76,18 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
          "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
       ->excludes(fold)
       ->group(what);
-  app.add_flag("--keep-hooks", a.keep_hooks,
-               "Keep the hook calls of folded and filtered-out functions, so that every call of them is counted on "
-               "its path (by default they are rewritten as they are met: a folded function's calls then cost about "
-               "1 ns and are counted per function, a filtered-out function's cost nothing and are not counted)")
-      ->group(what);
+  auto* keep = app.add_flag("--keep-hooks", a.keep_hooks,
+                            "Keep the hook calls of folded and filtered-out functions, so that every call of them is "
+                            "counted on its path (by default they are rewritten as they are met: a folded function's "
+                            "calls then cost about 1 ns and are counted per function, a filtered-out function's cost "
+                            "nothing and are not counted)")
+                   ->group(what);
+  if (!attached)  // attached, they are nops anyway
+    app.add_flag("--uncounted-folds", a.uncounted_folds,
+                 "Rewrite a folded function's entry hook calls into nops rather than calls of its counting stub: "
+                 "its calls from then on cost nothing and are not counted (about 1 ns less each)")
+        ->excludes(keep)
+        ->group(what);
   app.add_flag("--ordered-clock", a.ordered_clock,
                "At each return, read the clock only once the function's own work is done (lfence): time a "
                "function spends waiting on memory stays its own instead of going to its caller; costs every call")

@@ -45,6 +45,7 @@ constexpr Rule kRules[] = {
     {"--auto-fold", kExact, "an exact-mode option"},
     {"--ordered-clock", kExact, "an exact-mode option"},
     {"--keep-hooks", kExact, "an exact-mode option"},
+    {"--uncounted-folds", kExact, "an exact-mode option"},
     {"--include", kExact, "an exact-mode filter"},
     {"--exclude", kExact, "an exact-mode filter"},
     {"--include-module", kExact, "an exact-mode filter"},

@@ -76,8 +76,9 @@ struct RecordArgs {
   bool raw_clock = false;                            // --no-compensation: do not calibrate the hooks
   bool recalibrate = false;                          // --recalibrate: measure, whatever the cache holds
   AutoFoldScope auto_fold = AutoFoldScope::Inlined;  // --auto-fold, --no-auto-fold
-  bool keep_hooks = false;     // --keep-hooks: folded and filtered-out functions keep their hook calls
-  bool ordered_clock = false;  // --ordered-clock: returns wait for the callee's work before reading the clock
+  bool keep_hooks = false;       // --keep-hooks: folded and filtered-out functions keep their hook calls
+  bool uncounted_folds = false;  // --uncounted-folds: folded functions' entries become nops, not counting stubs
+  bool ordered_clock = false;    // --ordered-clock: returns wait for the callee's work before reading the clock
   FunctionSelection functions;
   uint32_t max_depth = 0;                      // 0: no limit
   std::string min_duration;                    // e.g. "10us"; "" none

@@ -85,6 +85,32 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
   }
 }
 
+// record --uncounted-folds: a folded function's entries become nops, as before counting
+// stubs: its calls after the rewrite cost nothing and are not counted, and the report says so.
+TEST_P(HookRemoval, UncountedFoldsMakesTheEntriesNopsAndSaysSo) {
+  const std::string binary = build("hook_removal.c");
+  const Report r = record_with({"--auto-fold", "all", "--exclude", "^skipped$", "--uncounted-folds"}, binary);
+  expect_exact_rest(r);
+  const json& p = process(r);
+  EXPECT_EQ(u64(p, "counting_sites"), 0u);
+  EXPECT_EQ(u64(p, "uncounted_sites"), 0u) << "nops by choice are not sites without a stub";
+  EXPECT_GE(u64(p, "rewritten_sites"), 4u);
+  EXPECT_LT(u64(r.function("tiny"), "calls"), 500000u) << "not counted once its hook calls are nops";
+  const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
+  EXPECT_NE(text.out.find("their calls since are not counted"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("% of calls, none counted after "), std::string::npos) << text.out;
+  // It does not go with --keep-hooks, nor outside exact mode: one line, a non-zero exit.
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--uncounted-folds", "--keep-hooks"},
+                                              std::vector<std::string>{"--mode", "sample", "--uncounted-folds"}}) {
+    std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "bad.callprof"};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    argv.insert(argv.end(), {"--", binary});
+    const RunResult rec = run(argv, dir());
+    EXPECT_NE(rec.exit, exited(0)) << bad.back();
+    EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << rec.err;
+  }
+}
+
 TEST_P(HookRemoval, KeepHooksCountsEveryCall) {
   const Report r =
       record_with({"--auto-fold", "all", "--exclude", "^skipped$", "--keep-hooks"}, build("hook_removal.c"));
