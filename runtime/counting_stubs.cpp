@@ -12,10 +12,10 @@ void put32(uint8_t* at, int32_t v) { __builtin_memcpy(at, &v, 4); }
 
 void encode_counting_stub(int32_t tls_offset, int32_t counter_offset, uint8_t out[kCountingStubBytes]) {
   static const uint8_t kCode[22] = {
-      0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0,  // mov %fs:TLS, %rax
-      0x48, 0x85, 0xc0,                          // test %rax, %rax
+      0x64, 0x4c, 0x8b, 0x1c, 0x25, 0, 0, 0, 0,  // mov %fs:TLS, %r11
+      0x4d, 0x85, 0xdb,                          // test %r11, %r11
       0x74, 0x07,                                // je ret
-      0x48, 0xff, 0x80, 0,    0,    0, 0,        // incq COUNTER(%rax)
+      0x49, 0xff, 0x83, 0,    0,    0, 0,        // incq COUNTER(%r11)
       0xc3,                                      // ret
   };
   __builtin_memset(out, 0xcc, kCountingStubBytes);  // int3 after it

@@ -5,12 +5,14 @@
 //
 // A stub is 22 bytes of position-dependent code, written once into a mapping of its own
 // within a call's reach (2 GiB) of the module whose call sites will call it:
-//   mov %fs:TLS, %rax        the thread's state (an initial-exec thread-local pointer)
-//   test %rax, %rax; je 1f   a thread with no state yet counts nothing
-//   incq COUNTER(%rax)       its counter for this function
+//   mov %fs:TLS, %r11        the thread's state (an initial-exec thread-local pointer)
+//   test %r11, %r11; je 1f   a thread with no state yet counts nothing
+//   incq COUNTER(%r11)       its counter for this function
 //   1: ret
-// It uses only %rax and the flags, which any call of the hook may clobber (the hook is an
-// ordinary function to the compiler), and touches no stack.
+// It uses only %r11 and the flags and touches no stack: any call of the hook may clobber
+// them (the hook is an ordinary function to the compiler), and at a function's entry (a
+// patched entry's call) neither holds anything (%rax may: a variadic function's count of
+// vector registers; %r11 is no argument register, the flags are not kept across calls).
 #pragma once
 
 #include <stdint.h>

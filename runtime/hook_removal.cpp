@@ -175,6 +175,30 @@ uint32_t removed_index(uint64_t fn) {
   return at != 0 && __atomic_load_n(&g_removed_list[at - 1].fn, __ATOMIC_ACQUIRE) == fn ? at - 1 : UINT32_MAX;
 }
 
+PatchedEntry rewrite_patched_entry(uint64_t site, uint64_t fn) {
+  if (!process().config.count_folded || attached_mode() || !removed_folded_function(fn)) return PatchedEntry::Nops;
+  const uint32_t index = removed_index(fn);
+  if (index == UINT32_MAX) return PatchedEntry::Later;
+  if (displacement_crosses_line(site)) return PatchedEntry::Stays;
+  bool later = false;
+  const uint64_t stub = counting_stub(site, index, &later);
+  if (later) return PatchedEntry::Later;
+  if (stub == 0) return PatchedEntry::NopsUncounted;
+  switch (retarget_call(site, stub)) {
+    case Rewrite::Done:
+      __atomic_fetch_add(&g_counted_sites, 1u, __ATOMIC_RELAXED);
+      return PatchedEntry::Counting;
+    case Rewrite::NotACall:  // another thread's rewrite came first
+      return PatchedEntry::Counting;
+    case Rewrite::Busy:
+      return PatchedEntry::Later;
+    default:
+      return PatchedEntry::NopsUncounted;
+  }
+}
+
+void note_uncounted_site() { __atomic_fetch_add(&g_uncounted_sites, 1u, __ATOMIC_RELAXED); }
+
 void reset_hook_removal_after_fork() { g_stub_lock = 0; }
 
 StubSites stub_sites() {

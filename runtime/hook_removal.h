@@ -33,6 +33,16 @@ bool remove_hook_call(uint64_t hook_ret);
 // of its counting stub, for a removed folded function), and once it is, fn's tail-call
 // exits (`jmp __cyg_profile_func_exit`) become `ret` (for a removed function, at once).
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
+// A patched entry's call (patched_sites.h) at `site`, of `fn`, filtered out or folded, was
+// met: what becomes of it. A removed folded function's, in a program patched from its start
+// (not attached), calls its counting stub from now on where it can (Counting: done here);
+// stays a call of the trampoline, which counts it, where its displacement spans two cache
+// lines (Stays), or for now (Later); else the site gets its nops back (Nops; NopsUncounted:
+// a removed function's calls that no stub could count).
+enum class PatchedEntry : uint8_t { Counting, Stays, Later, Nops, NopsUncounted };
+PatchedEntry rewrite_patched_entry(uint64_t site, uint64_t fn);
+// A site of a removed folded function got its nops back: its calls since are not counted.
+void note_uncounted_site();
 // Whether the entry hook call returning to `hook_ret` stays a call of the hook for good: its
 // displacement spans two cache lines, so it cannot be retargeted to a counting stub.
 bool entry_call_stays(uint64_t hook_ret);

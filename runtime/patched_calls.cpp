@@ -292,7 +292,7 @@ extern "C" __attribute__((visibility("hidden"))) void callprof_patched_enter(uin
   const uint64_t caller = *ret;
   if (__builtin_expect(known_excluded(fn), 0)) {
     excluded_call(fn, caller, 0);
-    return remove_site(after_call - 5);
+    return remove_site(after_call - 5, fn);
   }
   if (ThreadState* s = t_state; s && !s->busy && s->profile.folded(fn)) return fold_call(s, fn, caller);
   ReturnStack* r = t_returns;

@@ -98,10 +98,13 @@ bool entry_nops(const uint8_t* b) {
   return b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x44 && b[3] == 0x00;
 }
 
-void remove_site(uint64_t at) {
+void remove_site(uint64_t at, uint64_t fn) {
   Site* s = find_site(at);
   if (!s || !__atomic_load_n(&s->patched, __ATOMIC_RELAXED) || !g_remove_hooks) return;
-  const Rewrite r = restore_call(at, s->original, true);
+  const PatchedEntry fate = rewrite_patched_entry(at, fn);
+  if (fate == PatchedEntry::Stays || fate == PatchedEntry::Later) return;
+  const Rewrite r = fate == PatchedEntry::Counting ? Rewrite::Done : restore_call(at, s->original, true);
+  if (r == Rewrite::Done && fate == PatchedEntry::NopsUncounted) note_uncounted_site();
   if (r == Rewrite::Done || r == Rewrite::NotACall) __atomic_store_n(&s->patched, uint8_t(0), __ATOMIC_RELAXED);
 }
 

@@ -27,9 +27,10 @@ bool sites_patched();
 // Threads running: every site gets its bytes back (a site across a cache line's last byte
 // stays a call, into a dormant trampoline).
 void restore_sites();
-// An excluded function's site (`at`) gets its bytes back at its first call in the window:
-// its calls cost what the plain program pays from then on (docs/modes.md, "Removing
-// hooks"). A thread that finds the rewriter busy leaves it for a later call.
-void remove_site(uint64_t at);
+// An excluded function's site (`at`, the entry of `fn`) gets its bytes back at its first
+// call in the window: its calls cost what the plain program pays from then on (docs/modes.md,
+// "Removing hooks"); a removed folded function's calls its counting stub instead, where it
+// can (hook_removal.h). A thread that finds the rewriter busy leaves it for a later call.
+void remove_site(uint64_t at, uint64_t fn);
 
 }  // namespace callprof::rt

@@ -126,18 +126,27 @@ TEST_P(RecordPatched, ThreadsAndForksEachKeepTheirOwnCalls) {
 
 // Filtered-out and folded functions get their nops back at their next call (the same
 // protocol as an attach's, threads running): five threads through them, the rest exact.
-TEST_P(RecordPatched, ExcludedAndFoldedFunctionsGetTheirNopsBack) {
+// A filtered-out function's entry gets its nops back; a folded one's calls its counting
+// stub (its calls all counted, per function, under [unhooked calls]), or, with
+// --uncounted-folds, gets its nops back too.
+TEST_P(RecordPatched, ExcludedFunctionsGetTheirNopsBackFoldedOnesACountingStub) {
   setenv("CALLPROF_AUTO_FOLD_NS", "1500", 1);  // as HookRemoval: tiny folds even under load
   const Report r = record_with({"--auto-fold", "all", "--exclude", "^skipped$"}, patched("hook_removal.c"));
+  const Report nops =
+      record_with({"--auto-fold", "all", "--exclude", "^skipped$", "--uncounted-folds"}, patched("hook_removal.c"));
   unsetenv("CALLPROF_AUTO_FOLD_NS");
-  expect_function_calls(r, {{"work", 1000}, {"medium", 10000}});
-  expect_absent(r, {"skipped"});
-  const json& p = r.processes().at(0);
-  EXPECT_GE(u64(p, "rewritten_sites"), 2u) << "tiny's and skipped's nops given back";
-  const json* tiny = r.find_function("tiny");
-  ASSERT_NE(tiny, nullptr);
-  EXPECT_LT(u64(*tiny, "calls"), 500000u) << "not counted once its nops are back";
-  expect_report_invariants(r);
+  for (const Report* each : {&r, &nops}) {
+    expect_function_calls(*each, {{"work", 1000}, {"medium", 10000}});
+    expect_absent(*each, {"skipped"});
+    EXPECT_GE(u64(each->processes().at(0), "rewritten_sites"), 2u) << "tiny's and skipped's entries";
+    expect_report_invariants(*each);
+  }
+  expect_function_calls(r, {{"tiny", 1000000}});
+  EXPECT_EQ(u64(r.processes().at(0), "uncounted_sites"), 0u);
+  if (u64(r.processes().at(0), "counting_sites") > 0) {  // else its call stays, across two cache lines
+    EXPECT_GT(r.leaf_calls({"tiny"}, "[unhooked calls]").under, 500000u);
+  }
+  EXPECT_LT(u64(nops.function("tiny"), "calls"), 500000u) << "not counted once its nops are back";
 }
 
 // A cancelled thread unwinds with libc's own copy of the unwinder, which would meet a
