@@ -60,21 +60,27 @@ uint64_t counting_stub(uint64_t site, uint32_t index, bool* later) {
   return area == kNoStubs ? 0 : area + uint64_t(index) * kCountingStubBytes;
 }
 
-// The entry hook call at `site` of a function removed for the whole process calls its
-// counting stub from now on; where it cannot have one, it becomes a nop (uncounted). A call
-// whose displacement spans two cache lines keeps calling the hook, which counts it.
-bool count_entry_by_stub(uint64_t site, uint32_t index) {
+// The entry call at `site` (a hook call, or a patched entry's) of removed function `index`
+// calls its counting stub from now on: Done (also when another thread's rewrite came
+// first), Later (another thread maps the stubs or rewrites), or None (attached, no stub
+// within reach, or the call cannot change: the caller decides what becomes of it).
+enum class ToStub : uint8_t { Done, Later, None };
+ToStub retarget_to_stub(uint64_t site, uint32_t index) {
   bool later = false;
   const uint64_t stub = attached_mode() ? 0 : counting_stub(site, index, &later);
-  if (later) return false;
-  if (stub != 0) {
-    const Rewrite r = retarget_call(site, stub);
-    if (r == Rewrite::Done) __atomic_fetch_add(&g_counted_sites, 1u, __ATOMIC_RELAXED);
-    if (r != Rewrite::OutOfReach) return r == Rewrite::Done;
+  if (later) return ToStub::Later;
+  if (stub == 0) return ToStub::None;
+  switch (retarget_call(site, stub)) {
+    case Rewrite::Done:
+      __atomic_fetch_add(&g_counted_sites, 1u, __ATOMIC_RELAXED);
+      return ToStub::Done;
+    case Rewrite::NotACall:
+      return ToStub::Done;
+    case Rewrite::Busy:
+      return ToStub::Later;
+    default:
+      return ToStub::None;
   }
-  const bool done = rewrite_call_as_nop(site, return_byte_near(site)) == Rewrite::Done;
-  if (done) __atomic_fetch_add(&g_uncounted_sites, 1u, __ATOMIC_RELAXED);
-  return done;
 }
 }  // namespace
 
@@ -165,7 +171,10 @@ void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
   const uint32_t index = removed_index(fn);
   if (index == UINT32_MAX || !g_remove_hooks || hook_ret < 5 || rewriting_refused()) return;
   const uint64_t site = hook_ret - 5;
-  if (!displacement_crosses_line(site) && known_hook_site(site)) count_entry_by_stub(site, index);
+  // Where it can have no stub, a nop: its calls since are not counted.
+  if (!displacement_crosses_line(site) && known_hook_site(site) && retarget_to_stub(site, index) == ToStub::None &&
+      rewrite_call_as_nop(site, return_byte_near(site)) == Rewrite::Done)
+    note_uncounted_site();
   if (!__atomic_exchange_n(&g_tails_removed[index], uint8_t(1), __ATOMIC_RELAXED)) remove_tail_exits(fn);
 }
 
@@ -180,21 +189,15 @@ PatchedEntry rewrite_patched_entry(uint64_t site, uint64_t fn) {
   const uint32_t index = removed_index(fn);
   if (index == UINT32_MAX) return PatchedEntry::Later;
   if (displacement_crosses_line(site)) return PatchedEntry::Stays;
-  bool later = false;
-  const uint64_t stub = counting_stub(site, index, &later);
-  if (later) return PatchedEntry::Later;
-  if (stub == 0) return PatchedEntry::NopsUncounted;
-  switch (retarget_call(site, stub)) {
-    case Rewrite::Done:
-      __atomic_fetch_add(&g_counted_sites, 1u, __ATOMIC_RELAXED);
+  switch (retarget_to_stub(site, index)) {
+    case ToStub::Done:
       return PatchedEntry::Counting;
-    case Rewrite::NotACall:  // another thread's rewrite came first
-      return PatchedEntry::Counting;
-    case Rewrite::Busy:
+    case ToStub::Later:
       return PatchedEntry::Later;
-    default:
-      return PatchedEntry::NopsUncounted;
+    case ToStub::None:
+      break;
   }
+  return PatchedEntry::NopsUncounted;
 }
 
 void note_uncounted_site() { __atomic_fetch_add(&g_uncounted_sites, 1u, __ATOMIC_RELAXED); }

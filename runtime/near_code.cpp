@@ -18,10 +18,6 @@ constexpr uint32_t kMaxAreas = 320;
 NearCodeArea g_areas[kMaxAreas];
 uint32_t g_area_claimed = 0, g_area_count = 0;
 
-bool within_reach(uint64_t lo, uint64_t hi, uint64_t at, uint64_t bytes) {
-  return int64_t(at + bytes) - int64_t(lo) < kReach && int64_t(hi) + 5 - int64_t(at) < kReach;
-}
-
 // A mapping of `bytes` at exactly `at`, or null (taken, or refused).
 void* map_at(uint64_t at, uint64_t bytes) {
   void* p = sys::mmap(reinterpret_cast<void*>(at), bytes, PROT_READ | PROT_WRITE,
@@ -35,14 +31,18 @@ void* map_at(uint64_t at, uint64_t bytes) {
 
 }  // namespace
 
+bool within_call_reach(uint64_t lo, uint64_t hi, uint64_t at, uint64_t bytes) {
+  return int64_t(at + bytes) - int64_t(lo) < kReach && int64_t(hi) + 5 - int64_t(at) < kReach;
+}
+
 void* map_within_reach(uint64_t lo, uint64_t hi, uint64_t bytes) {
   const uint64_t span = (bytes + kStep - 1) & ~(kStep - 1);
   const uint64_t below = lo > span + kStep ? (lo & ~(kStep - 1)) - span : 0, above = (hi + kStep - 1) & ~(kStep - 1);
   for (uint64_t k = 0; below != 0 && k < kSteps && k * kStep < below; ++k)
-    if (within_reach(lo, hi, below - k * kStep, bytes))
+    if (within_call_reach(lo, hi, below - k * kStep, bytes))
       if (void* p = map_at(below - k * kStep, bytes)) return p;
   for (uint64_t k = 0; k < kSteps; ++k)
-    if (within_reach(lo, hi, above + k * kStep, bytes))
+    if (within_call_reach(lo, hi, above + k * kStep, bytes))
       if (void* p = map_at(above + k * kStep, bytes)) return p;
   return nullptr;
 }

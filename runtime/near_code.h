@@ -8,6 +8,8 @@
 
 namespace callprof::rt {
 
+// Whether a 5-byte call from anywhere in [lo, hi) reaches every byte of [at, at + bytes).
+bool within_call_reach(uint64_t lo, uint64_t hi, uint64_t at, uint64_t bytes);
 // Maps `bytes` (read + write, zeroed) where a 5-byte call from anywhere in [lo, hi) reaches
 // every byte of it: below the module first (above a program lie its data and heap, which
 // must stay free to grow), then above, in 1 MiB steps, never over another mapping. Null when

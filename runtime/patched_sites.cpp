@@ -36,16 +36,13 @@ uint64_t g_site_count = 0, g_sites_bytes = 0;
 constexpr uint32_t kMaxStubs = 64;
 uint64_t g_stubs[kMaxStubs];
 uint32_t g_stub_count = 0;
-constexpr uint64_t kReach = (1ull << 31) - (1ull << 20);
 constexpr uint64_t kPage = 4096;
+constexpr uint64_t kRunSpan = 1ull << 30;  // half a call's reach: a run of sites shares a stub
 
 // A stub within reach of [lo, hi]: an existing one, or a page mapped near them.
 uint64_t stub_for(uint64_t lo, uint64_t hi) {
-  auto reaches = [&](uint64_t at) {
-    return (at > hi ? at - lo : hi + 5 - at) < kReach && (at > lo ? at - lo : lo - at) < kReach;
-  };
   for (uint32_t i = 0; i < g_stub_count; ++i)
-    if (reaches(g_stubs[i])) return g_stubs[i];
+    if (within_call_reach(lo, hi, g_stubs[i], kPage)) return g_stubs[i];
   if (g_stub_count == kMaxStubs) return 0;
   auto* code = static_cast<uint8_t*>(map_within_reach(lo, hi, kPage));
   if (!code) return 0;
@@ -54,8 +51,7 @@ uint64_t stub_for(uint64_t lo, uint64_t hi) {
   __builtin_memcpy(code, jump, sizeof jump);
   __builtin_memcpy(code + sizeof jump, &target, sizeof target);
   if (!seal_near_code(code, kPage)) return 0;
-  g_stubs[g_stub_count++] = reinterpret_cast<uint64_t>(code);
-  return g_stubs[g_stub_count - 1];
+  return g_stubs[g_stub_count++] = reinterpret_cast<uint64_t>(code);
 }
 
 // Sorts g_sites by address (heapsort: no allocation, no library), so that a site is found
@@ -160,7 +156,7 @@ int patch_sites() {
   for (uint64_t i = 0; i < g_site_count; ++i) {
     if (i == run_end) {
       uint64_t j = i;
-      while (j < g_site_count && g_sites[j].at - g_sites[i].at < kReach / 2) ++j;
+      while (j < g_site_count && g_sites[j].at - g_sites[i].at < kRunSpan) ++j;
       run_end = j;
       stub = stub_for(g_sites[i].at, g_sites[j - 1].at);
     }

@@ -45,7 +45,7 @@ void add_hook_removals(std::vector<FoldedFunction>& folded, const std::vector<Pr
   for (FoldedFunction& f : folded)
     if (const auto at = first.find(f.function); at != first.end()) {
       f.hooks_removed_at_ns = at->second;
-      f.counted_after_removal = counted[f.function];
+      f.counted_after_removal = counted.at(f.function);
     }
 }
 

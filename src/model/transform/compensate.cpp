@@ -100,8 +100,9 @@ CompensationStats compensate_tree(CallTree& tree, const Process& c, bool cpu_mea
     const uint64_t hooked = hooked_calls(m);
     // A system-call leaf: no hook ran, and its time is the traced duration, free of hook costs.
     if (hooked == 0 && m[Metric::Syscalls] > 0) continue;
-    // No call and no time: "[unhooked calls]", whose children's calls ran through counting
-    // stubs in callers it does not stand for; their cost is in those callers, unmeasured.
+    // No call and no time: nothing to take a cost from, and not one of the nodes whose
+    // constants overestimate (`limited`). "[unhooked calls]" is one: its children's calls ran
+    // through counting stubs in callers it does not stand for.
     if (m[Metric::Calls] == 0 && m[Metric::WallNs] == 0) continue;
     const double inner = costs[i].inner;
     const double cost = double(hooked) * inner + outer[i] + double(m[Metric::ExcludedCalls]) * c.excluded_hook_ns;
