@@ -62,12 +62,12 @@ uint64_t counting_stub(uint64_t site, uint32_t index, bool* later) {
 
 // The entry call at `site` (a hook call, or a patched entry's) of removed function `index`
 // calls its counting stub from now on: Done (also when another thread's rewrite came
-// first), Later (another thread maps the stubs or rewrites), or None (attached, no stub
-// within reach, or the call cannot change: the caller decides what becomes of it).
+// first), Later (another thread maps the stubs or rewrites), or None (no stub within reach,
+// or the call cannot change: the caller decides what becomes of it).
 enum class ToStub : uint8_t { Done, Later, None };
 ToStub retarget_to_stub(uint64_t site, uint32_t index) {
   bool later = false;
-  const uint64_t stub = attached_mode() ? 0 : counting_stub(site, index, &later);
+  const uint64_t stub = counting_stub(site, index, &later);
   if (later) return ToStub::Later;
   if (stub == 0) return ToStub::None;
   switch (retarget_call(site, stub)) {
@@ -147,8 +147,10 @@ void remove_tail_exits(uint64_t fn) {
 
 }  // namespace
 
+bool counts_unhooked_calls() { return process().config.count_folded && !attached_mode(); }
+
 bool entry_call_stays(uint64_t hook_ret) {
-  return process().config.count_folded && hook_ret >= 5 && displacement_crosses_line(hook_ret - 5);
+  return counts_unhooked_calls() && hook_ret >= 5 && displacement_crosses_line(hook_ret - 5);
 }
 
 bool count_unhooked_call(ThreadState* s, uint64_t fn) {
@@ -161,8 +163,9 @@ bool count_unhooked_call(ThreadState* s, uint64_t fn) {
 }
 
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
-  // record --uncounted-folds: a folded function's entries become nops as a filtered-out one's.
-  if (!removed_folded_function(fn) || !process().config.count_folded) {
+  // record --uncounted-folds, attach: a folded function's entries become nops as a
+  // filtered-out one's.
+  if (!removed_folded_function(fn) || !counts_unhooked_calls()) {
     if (remove_hook_call(hook_ret)) remove_tail_exits(fn);
     return;
   }
@@ -185,7 +188,7 @@ uint32_t removed_index(uint64_t fn) {
 }
 
 PatchedEntry rewrite_patched_entry(uint64_t site, uint64_t fn) {
-  if (!process().config.count_folded || attached_mode() || !removed_folded_function(fn)) return PatchedEntry::Nops;
+  if (!counts_unhooked_calls() || !removed_folded_function(fn)) return PatchedEntry::Nops;
   const uint32_t index = removed_index(fn);
   if (index == UINT32_MAX) return PatchedEntry::Later;
   if (displacement_crosses_line(site)) return PatchedEntry::Stays;

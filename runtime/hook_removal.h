@@ -61,6 +61,9 @@ struct StubSites {
   uint32_t uncounted;
 };
 StubSites stub_sites();
+// Whether a removed folded function's calls after its entries were rewritten are counted:
+// record without --uncounted-folds, not attached (the rewritten entries then call no stub).
+bool counts_unhooked_calls();
 // In a fork child: another thread of the parent that was mapping counting stubs never
 // finishes here.
 void reset_hook_removal_after_fork();

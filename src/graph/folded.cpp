@@ -35,8 +35,7 @@ void add_hook_removals(std::vector<FoldedFunction>& folded, const std::vector<Pr
   std::map<FunctionId, bool> counted;
   for (const Process& p : processes) {
     if (p.rewrite_refused_errno != 0) continue;
-    // Files from before counting stubs have no counting sites: nothing was counted there.
-    const bool counting = p.counting_sites > 0 && p.uncounted_sites == 0;
+    const bool counting = p.counts_unhooked_calls && p.uncounted_sites == 0;
     for (const Process::RemovedHooks& r : p.removed_hooks) {
       if (auto [it, added] = first.emplace(r.function, r.at_ns); !added) it->second = std::min(it->second, r.at_ns);
       if (auto [it, added] = counted.emplace(r.function, counting); !added) it->second = it->second && counting;

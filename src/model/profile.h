@@ -88,6 +88,9 @@ struct Process {
   // that became nops because no stub was within reach (their calls since not counted).
   uint32_t counting_sites = 0;
   uint32_t uncounted_sites = 0;
+  // The runtime counted those calls (per function: record without --uncounted-folds, not
+  // attached), but for the uncounted sites'; false in files from before counting stubs.
+  bool counts_unhooked_calls = false;
   // The folded functions removed for the whole process, in order: from at_ns on
   // (CLOCK_MONOTONIC), their calls ran through rewritten hook calls (counting_sites).
   struct RemovedHooks {

@@ -93,26 +93,27 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
   out << "#           " << name_list(ctx, entries, 12) << '\n';
 }
 
-// What became of the rewritten sites' calls: the folded functions' are counted per
-// function where every entry hook call of theirs got a counting stub.
-std::string rewritten_calls(uint64_t counting, uint64_t uncounted, bool filtered) {
-  if (counting == 0) return "their calls since are not counted";
+// What became of the rewritten sites' calls: the folded functions' are counted per function
+// where the runtime counted them (counting stubs, or the hook where an entry's call stays).
+std::string rewritten_calls(bool counting, uint64_t uncounted, bool filtered) {
+  if (!counting) return "their calls since are not counted";
   std::string text = "the folded functions' calls since are counted per function, under [unhooked calls]";
   if (uncounted > 0)
-    text += fmt::format(" (but for {} call site{} made nops, attached or with no counting stub within reach)",
-                        uncounted, uncounted == 1 ? "" : "s");
+    text += fmt::format(" (but for {} call site{} made nops, no counting stub within reach)", uncounted,
+                        uncounted == 1 ? "" : "s");
   return text + (filtered ? "; the filtered-out ones' are not counted" : "");
 }
 
 // Hook removal (docs/modes.md, "Removing hooks"): how many hook calls were rewritten, or
 // why none were.
 void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
-  uint64_t sites = 0, functions = 0, counting = 0, uncounted = 0;
+  uint64_t sites = 0, functions = 0, uncounted = 0;
+  bool counting = false;
   int refused = 0;
   for (const Process& p : ctx.profile().processes) {
     sites += p.rewritten_sites;
     functions += p.removed_hooks.size();
-    counting += p.counting_sites;
+    counting = counting || p.counts_unhooked_calls;
     uncounted += p.uncounted_sites;
     if (p.rewrite_refused_errno != 0) refused = p.rewrite_refused_errno;
   }

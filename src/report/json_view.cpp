@@ -341,6 +341,7 @@ std::vector<json> processes(const Profile& p) {
                    {"rewrite_refused_errno", pr.rewrite_refused_errno},
                    {"counting_sites", pr.counting_sites},
                    {"uncounted_sites", pr.uncounted_sites},
+                   {"counts_unhooked_calls", pr.counts_unhooked_calls},
                    {"removed_hooks", removed_hooks(p, pr)}});
   return out;
 }

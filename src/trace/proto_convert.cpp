@@ -199,6 +199,7 @@ void put_process(const Process& p, file::Process* out) {
   out->set_rewrite_refused_errno(p.rewrite_refused_errno);
   out->set_counting_sites(p.counting_sites);
   out->set_uncounted_sites(p.uncounted_sites);
+  out->set_counts_unhooked_calls(p.counts_unhooked_calls);
   for (const Process::RemovedHooks& r : p.removed_hooks) {
     file::RemovedHooks* m = out->add_removed_hooks();
     m->set_function(r.function);
@@ -230,6 +231,7 @@ Process take_process(const file::Process& in) {
   p.rewrite_refused_errno = in.rewrite_refused_errno();
   p.counting_sites = in.counting_sites();
   p.uncounted_sites = in.uncounted_sites();
+  p.counts_unhooked_calls = in.counts_unhooked_calls();
   for (const file::RemovedHooks& r : in.removed_hooks()) p.removed_hooks.push_back({r.function(), r.at_ns()});
   p.host = in.host();
   return p;

@@ -108,6 +108,10 @@ static_assert(sizeof(DumpRemovedFunction) == 16);
 // (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread
 inline constexpr uint32_t kDumpHasTimeline = 1u << 1;     // a DumpTimeline ends each thread
+// A removed folded function's calls after its entries were rewritten are counted (by its
+// counting stubs, or by the hook where an entry's call stays: DumpUnhookedCalls), but for
+// the header's uncounted_sites; without it they are not counted.
+inline constexpr uint32_t kDumpCountsUnhookedCalls = 1u << 2;
 
 // A call that left an instrumented module through its PLT: nodes name it by `id` (an
 // address of the runtime's own stub, unique per imported symbol and module).

@@ -51,11 +51,9 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
   const Report::LeafCalls tiny = r.leaf_calls({"tiny"}, "[unhooked calls]");
   const uint64_t on_paths = tiny.all - tiny.under;
   measured("tiny_calls_on_their_paths", double(on_paths));
-  const uint64_t counting = u64(p, "counting_sites");
+  EXPECT_TRUE(p.at("counts_unhooked_calls").get<bool>());
   EXPECT_EQ(u64(p, "uncounted_sites"), 0u);
-  if (counting > 0) {
-    EXPECT_LT(on_paths, 500000u) << "most of tiny's calls went through its stub";
-  }
+  EXPECT_LT(on_paths, 500000u) << "most of tiny's calls counted per function, by its stub (or its hook)";
   // Which folded functions were removed, and when: tiny, within the run.
   bool tiny_removed = false;
   for (const json& h : p.at("removed_hooks"))
@@ -69,20 +67,16 @@ TEST_P(HookRemoval, FoldedAndExcludedFunctionsLoseTheirHookCallsAndTheRestStaysE
     if (f.at("name") == "tiny") EXPECT_FALSE(f.at("hooks_removed_at_ns").is_null());
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(text.out.find("# hooks:    "), std::string::npos) << text.out;
-  if (counting > 0) {
-    EXPECT_NE(text.out.find("the folded functions' calls since are counted per function, under [unhooked calls]"),
-              std::string::npos)
-        << text.out;
-  }
+  EXPECT_NE(text.out.find("the folded functions' calls since are counted per function, under [unhooked calls]"),
+            std::string::npos)
+      << text.out;
   // The folded line names tiny with its share of the calls and when its count stopped.
   const size_t folded_at = text.out.find("# folded:");
   ASSERT_NE(folded_at, std::string::npos) << text.out;
   const std::string folded = text.out.substr(folded_at, text.out.find("# hooks:") - folded_at);
   const size_t tiny_at = folded.find("tiny (");
   ASSERT_NE(tiny_at, std::string::npos) << folded;
-  if (counting > 0) {
-    EXPECT_NE(folded.find("% of calls, per function only after ", tiny_at), std::string::npos) << folded;
-  }
+  EXPECT_NE(folded.find("% of calls, per function only after ", tiny_at), std::string::npos) << folded;
 }
 
 // record --uncounted-folds: a folded function's entries become nops, as before counting
@@ -93,6 +87,7 @@ TEST_P(HookRemoval, UncountedFoldsMakesTheEntriesNopsAndSaysSo) {
   expect_exact_rest(r);
   const json& p = process(r);
   EXPECT_EQ(u64(p, "counting_sites"), 0u);
+  EXPECT_FALSE(p.at("counts_unhooked_calls").get<bool>());
   EXPECT_EQ(u64(p, "uncounted_sites"), 0u) << "nops by choice are not sites without a stub";
   EXPECT_GE(u64(p, "rewritten_sites"), 4u);
   EXPECT_LT(u64(r.function("tiny"), "calls"), 500000u) << "not counted once its hook calls are nops";
@@ -198,6 +193,8 @@ class HookRemovalFlow : public E2ETest {
   // were rewritten early in the run.
   static void expect_tiny_removed(const Report& r) {
     expect_function_calls(r, {{"tiny", 600000}});
+    EXPECT_GT(r.leaf_calls({"tiny"}, "[unhooked calls]").under, 600000u / 2)
+        << "tiny's hook calls were rewritten early in the run";
     bool removed = false;
     for (const json& p : r.processes())
       for (const json& h : p.at("removed_hooks"))

@@ -143,6 +143,8 @@ TEST_P(RecordPatched, ExcludedFunctionsGetTheirNopsBackFoldedOnesACountingStub) 
   }
   expect_function_calls(r, {{"tiny", 1000000}});
   EXPECT_EQ(u64(r.processes().at(0), "uncounted_sites"), 0u);
+  EXPECT_TRUE(r.processes().at(0).at("counts_unhooked_calls").get<bool>());
+  EXPECT_FALSE(nops.processes().at(0).at("counts_unhooked_calls").get<bool>());
   if (u64(r.processes().at(0), "counting_sites") > 0) {  // else its call stays, across two cache lines
     EXPECT_GT(r.leaf_calls({"tiny"}, "[unhooked calls]").under, 500000u);
   }

@@ -374,6 +374,7 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
   proc.rewrite_refused_errno = int(d.header.rewrite_refused_errno);
   proc.counting_sites = d.header.counted_sites;
   proc.uncounted_sites = d.header.uncounted_sites;
+  proc.counts_unhooked_calls = (d.header.flags & wire::kDumpCountsUnhookedCalls) != 0;
   for (const wire::DumpRemovedFunction& r : d.removed)
     proc.removed_hooks.push_back({syms.function(r.fn), clock.ns(r.tsc)});
   if (d.header.entries_patched < 0) out.warnings.push_back(unpatched_warning(d.header));

@@ -158,12 +158,14 @@ TEST(ProfileBuilder, FoldedNodesKeepTheirCallsAndCostsKeepTheirFractions) {
 TEST(ProfileBuilder, CallsThroughCountingStubsGoUnderUnhookedCalls) {
   RawProcessDump d = sample();
   d.header.counted_sites = 3;
+  d.header.flags |= wire::kDumpCountsUnhookedCalls;
   d.header.hook_costs[wire::kHooksGcc] =
       wire::DumpHookCosts{3 * wire::kHookCostScale / 2, 2 * wire::kHookCostScale, 0, 4 * wire::kHookCostScale, 0, 0};
   d.threads[0].unhooked = {wire::DumpUnhookedCalls{kIdle, 5000}, wire::DumpUnhookedCalls{kWork, 7}};
   BuildResult r = build_profile({d});
   Profile& p = r.profile;
   EXPECT_EQ(p.processes[0].counting_sites, 3u);
+  EXPECT_TRUE(p.processes[0].counts_unhooked_calls);
   CallTree& tree = p.threads[0].tree;
   const NodeId unhooked = at(tree, p, {"[unhooked calls]"});
   ASSERT_NE(unhooked, kNoNode);

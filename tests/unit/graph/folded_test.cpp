@@ -7,11 +7,14 @@
 namespace callprof {
 namespace {
 
+// `counting`: the runtime counted the calls after the rewrite (0: a file from before
+// counting stubs, or --uncounted-folds); `uncounted`: sites made nops all the same.
 Process removing(FunctionId f, int64_t at_ns, uint32_t counting, uint32_t uncounted) {
   Process p;
   p.rewritten_sites = counting + uncounted + 1;
   p.counting_sites = counting;
   p.uncounted_sites = uncounted;
+  p.counts_unhooked_calls = counting > 0;
   p.removed_hooks = {{f, at_ns}};
   return p;
 }

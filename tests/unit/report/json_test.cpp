@@ -119,6 +119,7 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                         "rewrite_refused_errno",
                                         "counting_sites",
                                         "uncounted_sites",
+                                        "counts_unhooked_calls",
                                         "removed_hooks"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());
