@@ -39,8 +39,8 @@ inline void calibration_pair(clockid_t id, uint64_t* tsc, uint64_t* ns) {
   }
 }
 
-// The caller's stack pointer at the call of the current function. Needs a frame pointer in
-// the function that uses it (the runtime is built with -fno-omit-frame-pointer).
-#define CALLPROF_CALLER_SP() (reinterpret_cast<uint64_t>(__builtin_frame_address(0)) + 16)
+// The caller's stack pointer at the call of the current function (its canonical frame
+// address): known from the function's own stack adjustments, no frame pointer needed.
+#define CALLPROF_CALLER_SP() (reinterpret_cast<uint64_t>(__builtin_dwarf_cfa()))
 
 }  // namespace callprof::rt

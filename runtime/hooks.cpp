@@ -44,6 +44,34 @@ bool count_removed_call(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t
 
 }  // namespace
 
+void enter_general(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t hook_ret) {
+  hook_enter_general(fn, callsite, sp, hook_ret);
+}
+
+void enter_after_switches(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t hook_ret) {
+  drain_events(s);
+  s->profile.enter(fn, callsite, sp, ticks(), hook_ret);
+  s->busy = 0;
+}
+
+void enter_placed_slowly(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now, uint64_t hook_ret) {
+  s->profile.enter(fn, callsite, sp, now, hook_ret);
+  s->busy = 0;
+}
+
+void exit_general(uint64_t fn, uint64_t sp, uint64_t hook_ret) { hook_exit_general(fn, sp, hook_ret); }
+
+void exit_after_switches(ThreadState* s, uint64_t fn, uint64_t sp) {
+  drain_events(s);
+  s->profile.exit(fn, sp, ticks());
+  s->busy = 0;
+}
+
+void exit_closed_slowly(ThreadState* s, uint64_t fn, uint64_t sp, uint64_t now) {
+  s->profile.exit(fn, sp, now);
+  s->busy = 0;
+}
+
 void excluded_call(uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
   if (ThreadState* s = t_state; s && !s->busy) {
     s->busy = 1;

@@ -18,6 +18,7 @@ struct ProgramOptions {
   uint32_t timeline = 0;          // timeline ring capacity, 0: none
   bool inlined = false;           // the hooks run from the host's code, as for an inlined copy
   uint32_t site_capacity = 1024;  // call-site entries (the first is never used), 0: none
+  bool fast_paths = true;         // calls and returns try enter_fast/exit_fast first, as the hooks do
 };
 
 class Program {
@@ -28,7 +29,8 @@ class Program {
       : nodes_(o.node_capacity),
         slots_(slot_count_for(o.node_capacity)),
         frames_(o.frame_capacity),
-        inlined_(o.inlined) {
+        inlined_(o.inlined),
+        fast_paths_(o.fast_paths) {
     ThreadMemory m{nodes_.data(),           o.node_capacity, slots_.data(),
                    uint32_t(slots_.size()), frames_.data(),  o.frame_capacity};
     if (o.metrics) {
@@ -54,17 +56,29 @@ class Program {
     p.init(m, 0);
   }
   // Enter fn one frame deeper than the current top (stack grows down by 64 per frame).
-  // As the hooks do (hook_path.h), a function the thread folded skips the clock and the stack.
+  // As the hooks do (hook_path.h), a function the thread folded skips the clock and the stack,
+  // and the fast path is tried first.
   void call(uint64_t fn, uint64_t at) { call_from(fn, 0, at); }
   // The same from call site `site` (a return address in the caller).
   void call_from(uint64_t fn, uint64_t site, uint64_t at) {
     sp_.push_back(sp_.empty() ? 1'000'000 : sp_.back() - 64);
     if (p.folded(fn)) return p.count_folded(fn, site);
+    if (fast_paths_ && p.enter_fast(fn, site, sp_.back(), at)) {
+      ++fast_enters;
+      return;
+    }
     // A real call's enter hook returns a few bytes into the function; an inlined copy's, far away.
     p.enter(fn, site, sp_.back(), at, inlined_ ? fn + 0x100000 : fn + 16);
   }
   void ret(uint64_t fn, uint64_t at) {
-    if (!p.folded(fn) || p.top_frame_is(fn, sp_.back())) p.exit(fn, sp_.back(), at);
+    if (!p.folded(fn)) {
+      if (fast_paths_ && p.exit_fast(fn, at))
+        ++fast_exits;
+      else
+        p.exit(fn, sp_.back(), at);
+    } else if (p.top_frame_is(fn, sp_.back())) {
+      p.exit(fn, sp_.back(), at);
+    }
     sp_.pop_back();
   }
   // Frames open when an attached window began at `at` (wire/attach_frames.h), outermost
@@ -103,6 +117,7 @@ class Program {
   }
 
   ThreadProfile p;
+  uint64_t fast_enters = 0, fast_exits = 0;  // calls and returns the fast paths took
 
  private:
   std::vector<DumpNode> nodes_;
@@ -115,6 +130,7 @@ class Program {
   std::vector<DumpCallSite> sites_;
   std::vector<uint64_t> sp_;
   bool inlined_ = false;
+  bool fast_paths_ = true;
 };
 
 enum : uint64_t { MAIN = 0x100, A, B, C, D, F, G, INLINED };
