@@ -208,9 +208,9 @@ class ThreadProfile {
   }
 
   // The common entry, for hooks that keep no registers of their own (hook_path.h): the
-  // callee is the parent's last child or the one entered after it, on the node's first call
-  // site, nothing skipped or released. False, having changed nothing but the parent's hint,
-  // for every other case, which enter() then takes.
+  // callee is the parent's last child or the one entered after it, from the node's first
+  // call site or the further one used last, nothing skipped or released. False, having changed nothing but the parent's
+  // hint, for every other case, which enter() then takes.
   __attribute__((always_inline)) bool enter_fast(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp || overflow_ != 0 || depth_ == depth_limit_, 0)) return false;
@@ -222,18 +222,21 @@ class ThreadProfile {
       parent.last_child = child = next;
     }
     const DumpNode& c = nodes_[child];
-    if (__builtin_expect((c.flags & wire::kNodeExcluded) != 0 || other_site(c.callsite, callsite), 0)) return false;
+    if (__builtin_expect((c.flags & wire::kNodeExcluded) != 0, 0)) return false;
+    uint32_t site = 0;
+    if (__builtin_expect(other_site(c.callsite, callsite), 0) && (site = recent_site(child, callsite)) == 0)
+      return false;
     Frame* f = top + 1;
     f->node = child;
-    f->site = 0;
+    f->site = site;
     f->sp = sp;
     f->entry_tsc = now;
     f->child_ticks = 0;
     ++depth_;
     return true;
   }
-  // The common return: the top frame's, not inherited, on its node's first site, kept, not
-  // on the timeline, its node unflagged and not due for the fold check. False, having
+  // The common return: the top frame's, not inherited, kept, not on the timeline, its node
+  // unflagged and not due for the fold check. False, having
   // changed nothing, for every other case, which exit() then takes.
   __attribute__((always_inline)) bool exit_fast(uint64_t fn, uint64_t now) {
     if (__builtin_expect(overflow_ != 0, 0)) return false;
@@ -241,7 +244,7 @@ class ThreadProfile {
     DumpNode& n = nodes_[f->node];
     const uint64_t total = now - f->entry_tsc;
     const uint64_t self = total - f->child_ticks;
-    if (__builtin_expect(n.fn != fn || f->site != 0 || n.flags != 0 || depth_ <= inherited_depth_, 0)) return false;
+    if (__builtin_expect(n.fn != fn || n.flags != 0 || depth_ <= inherited_depth_, 0)) return false;
     // A negative self also catches a negative total (a clock behind the entry's core).
     if (__builtin_expect(int64_t(self) < 0 || total < min_ticks_ || total >= timeline_min_ticks_, 0)) return false;
     if (__builtin_expect(((n.calls + 1) & fold_mask_) == 0, 0)) return false;
@@ -251,6 +254,10 @@ class ThreadProfile {
     if (self < n.min_self_ticks) n.min_self_ticks = self;
     if (self > n.max_self_ticks) n.max_self_ticks = self;
     f[-1].child_ticks += total;
+    if (__builtin_expect(f->site != 0, 0)) {
+      sites_[f->site].calls += 1;
+      sites_[f->site].ticks += total;
+    }
     return true;
   }
 
