@@ -12,13 +12,17 @@
 #include <span>
 #include <sstream>
 
-#include "trace/file_io.h"
+#include "util/user_cache.h"
 
 namespace callprof::record {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// Each runtime build and each boot has a file of its own: beyond this many, the ones
+// written longest ago go.
+constexpr size_t kCacheFilesKept = 16;
 
 constexpr uint64_t wire::DumpHookCosts::*kCostFields[] = {
     &wire::DumpHookCosts::leaf_inner, &wire::DumpHookCosts::leaf_outer, &wire::DumpHookCosts::excluded,
@@ -54,13 +58,6 @@ CalibrationEntry entry_of(const wire::CalibrationFile& f, uint32_t sets) {
   return e;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string first_line(const fs::path& p) {
   std::ifstream in(p);
   std::string line;
@@ -73,36 +70,6 @@ std::string cpu_model() {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 1);
   return "";
-}
-
-// FNV-1a: a file name stable across builds (the key itself is in the file, compared).
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
-std::optional<fs::path> cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/') return fs::path(x) / "callprof";
-  if (const char* home = std::getenv("HOME"); home && home[0] == '/') return fs::path(home) / ".cache" / "callprof";
-  return std::nullopt;
-}
-
-// Each runtime build and each boot has a file of its own: beyond this many, the ones
-// written longest ago go.
-constexpr size_t kCacheFilesKept = 16;
-
-void remove_oldest_files(const fs::path& dir) {
-  std::vector<std::pair<fs::file_time_type, fs::path>> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("calibration-", 0) != 0 || e.path().extension() != ".json") continue;
-    if (const auto t = e.last_write_time(ec); !ec) files.emplace_back(t, e.path());
-  }
-  if (files.size() <= kCacheFilesKept) return;
-  std::sort(files.begin(), files.end());
-  for (size_t i = 0; i + kCacheFilesKept < files.size(); ++i) fs::remove(files[i].second, ec);
 }
 
 }  // namespace
@@ -203,7 +170,7 @@ std::optional<CalibrationHistory> parse_history(const std::string& text, const s
 }
 
 std::optional<wire::CalibrationFile> read_calibration_file(const std::string& dir) {
-  const std::string bytes = read_text(fs::path(dir) / "calibration");
+  const std::string bytes = read_cache_file(fs::path(dir) / "calibration");
   wire::CalibrationFile f;
   if (bytes.size() != sizeof f) return std::nullopt;
   std::memcpy(&f, bytes.data(), sizeof f);
@@ -214,19 +181,19 @@ std::optional<wire::CalibrationFile> read_calibration_file(const std::string& di
 CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t sets) {
   CalibrationCache c;
   c.sets_ = sets;
-  const auto dir = cache_dir();
+  const auto dir = user_cache_dir();
   struct stat st {};
   if (!dir || sets == 0 || ::stat(runtime.c_str(), &st) != 0) return c;
   c.key_ = fmt::format("runtime {} {} {} {}.{:09}; boot {}; cpu {}; hooks {}", runtime, uint64_t(st.st_ino),
                        uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec), int64_t(st.st_mtim.tv_nsec),
                        first_line("/proc/sys/kernel/random/boot_id"), cpu_model(), sets);
-  c.path_ = (*dir / fmt::format("calibration-{:016x}.json", fnv1a(c.key_))).string();
+  c.path_ = (*dir / cache_file_name("calibration", c.key_, ".json")).string();
   return c;
 }
 
 void CalibrationCache::seed(const std::string& recording_dir) const {
   if (path_.empty()) return;
-  const auto h = parse_history(read_text(path_), key_);
+  const auto h = parse_history(read_cache_file(path_), key_);
   const auto f = h ? seed_from(*h, sets_) : std::nullopt;
   if (!f) return;
   std::ofstream out(fs::path(recording_dir) / "calibration", std::ios::binary);
@@ -237,13 +204,9 @@ CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir
   const auto f = read_calibration_file(recording_dir);
   const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
   if (outcome == CalibrationOutcome::None || path_.empty()) return outcome;
-  CalibrationHistory h = parse_history(read_text(path_), key_).value_or(CalibrationHistory{});
+  CalibrationHistory h = parse_history(read_cache_file(path_), key_).value_or(CalibrationHistory{});
   learn(h, *f, sets_);
-  std::error_code ec;
-  fs::create_directories(fs::path(path_).parent_path(), ec);
-  const std::string text = history_json(h, key_);
-  (void)trace::write_file_atomically(path_, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-  remove_oldest_files(fs::path(path_).parent_path());
+  (void)write_cache_file(path_, history_json(h, key_), "calibration", ".json", kCacheFilesKept);
   return outcome;
 }
 

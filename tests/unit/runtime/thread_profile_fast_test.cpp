@@ -150,15 +150,33 @@ TEST_P(FastPaths, LeaveTheTreeTheGeneralPathsLeave) {
     // and what the settings are there for happened.
     EXPECT_GT(fast.fast_enters, 20u);
     EXPECT_GT(fast.fast_exits, 20u);
-    if (s.node_capacity >= 1024 && s.limits.max_depth == UINT32_MAX) EXPECT_GT(fast.fast_enters, 4000u);
-    if (s.fold.max_self_ticks > 0) EXPECT_GT(folded_nodes(fast.p), 0u);
-    if (s.limits.max_depth < UINT32_MAX) EXPECT_GT(fast.p.depth_limited_calls(), 0u);
-    if (s.limits.min_ticks > 0) EXPECT_GT(fast.p.short_calls(), 0u);
-    if (s.timeline > 0) EXPECT_GT(fast.p.timeline_count(), 0u);
-    if (s.node_capacity < 1024) EXPECT_GT(fast.p.dropped_calls(), 0u);
-    if (s.fork_midway) EXPECT_GT(frames_at_fork, 1u);
-    if (s.filters) EXPECT_GT(checkpoints[0], 0u);
-    if (s.timeline > 0) EXPECT_GT(fast.p.timeline_dropped(), 0u);
+    if (s.node_capacity >= 1024 && s.limits.max_depth == UINT32_MAX) {
+      EXPECT_GT(fast.fast_enters, 4000u);
+    }
+    if (s.fold.max_self_ticks > 0) {
+      EXPECT_GT(folded_nodes(fast.p), 0u);
+    }
+    if (s.limits.max_depth < UINT32_MAX) {
+      EXPECT_GT(fast.p.depth_limited_calls(), 0u);
+    }
+    if (s.limits.min_ticks > 0) {
+      EXPECT_GT(fast.p.short_calls(), 0u);
+    }
+    if (s.timeline > 0) {
+      EXPECT_GT(fast.p.timeline_count(), 0u);
+    }
+    if (s.node_capacity < 1024) {
+      EXPECT_GT(fast.p.dropped_calls(), 0u);
+    }
+    if (s.fork_midway) {
+      EXPECT_GT(frames_at_fork, 1u);
+    }
+    if (s.filters) {
+      EXPECT_GT(checkpoints[0], 0u);
+    }
+    if (s.timeline > 0) {
+      EXPECT_GT(fast.p.timeline_dropped(), 0u);
+    }
   }
 }
 

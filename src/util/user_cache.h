@@ -1,0 +1,31 @@
+// callprof's cache of what earlier recordings on this machine learnt (the hooks'
+// calibration, modules' symbols): one directory, one file per key, named by a hash of the
+// key (which the file holds itself, to be compared), the files written longest ago removed
+// beyond a count. Best effort throughout: a cache that cannot be read or written is no error.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace callprof {
+
+// $XDG_CACHE_HOME/callprof, else ~/.cache/callprof; none without either (both must be absolute).
+std::optional<std::filesystem::path> user_cache_dir();
+
+// `<prefix>-<16 hex digits of the key's hash><suffix>`: stable across builds and runs.
+std::string cache_file_name(std::string_view prefix, std::string_view key, std::string_view suffix);
+
+// The file's bytes, "" when it cannot be read.
+std::string read_cache_file(const std::filesystem::path& path);
+
+// Replaces the file (creating its directory) through a temporary renamed into place, so a
+// reader sees the old contents or the new; not synced to disk: a crash may lose the write,
+// never leave half of it under the name. Then keeps only the `kept` files of the same prefix
+// and suffix written last. False when it could not write.
+bool write_cache_file(const std::filesystem::path& path, std::string_view bytes, std::string_view prefix,
+                      std::string_view suffix, size_t kept);
+
+}  // namespace callprof

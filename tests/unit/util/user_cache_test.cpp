@@ -1,0 +1,82 @@
+// callprof's cache directory and its files: where it is, names, replacing a file, and
+// keeping only the newest files of a kind.
+#include "util/user_cache.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace callprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UserCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/callprof-user-cache-XXXXXX";
+    ASSERT_NE(mkdtemp(name), nullptr);
+    dir_ = name;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(UserCache, IsUnderXdgCacheHomeElseHomeAndNeedsAnAbsolutePath) {
+  const char* xdg = getenv("XDG_CACHE_HOME");
+  const std::string saved_xdg = xdg ? xdg : "";
+  const std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
+  setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  EXPECT_EQ(user_cache_dir(), fs::path("/x/cache/callprof"));
+  setenv("XDG_CACHE_HOME", "relative", 1);
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(user_cache_dir(), fs::path("/home/u/.cache/callprof"));
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "", 1);
+  EXPECT_EQ(user_cache_dir(), std::nullopt);
+  if (xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  setenv("HOME", saved_home.c_str(), 1);
+}
+
+TEST_F(UserCache, NamesAreStableAndDifferByKey) {
+  EXPECT_EQ(cache_file_name("symbols", "a key", ".cbor"), cache_file_name("symbols", "a key", ".cbor"));
+  EXPECT_NE(cache_file_name("symbols", "a key", ".cbor"), cache_file_name("symbols", "another", ".cbor"));
+  EXPECT_EQ(cache_file_name("symbols", "", ".cbor"), "symbols-cbf29ce484222325.cbor");  // FNV-1a's offset basis
+}
+
+TEST_F(UserCache, AFileIsReplacedWholeInADirectoryMadeForIt) {
+  const fs::path file = dir_ / "deeper" / "k-1.bin";
+  EXPECT_EQ(read_cache_file(file), "");
+  ASSERT_TRUE(write_cache_file(file, "first", "k", ".bin", 4));
+  ASSERT_TRUE(write_cache_file(file, std::string("sec\0nd", 6), "k", ".bin", 4));
+  EXPECT_EQ(read_cache_file(file), std::string("sec\0nd", 6));
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "deeper")) files += e.is_regular_file();
+  EXPECT_EQ(files, 1u) << "no temporary file left behind";
+}
+
+TEST_F(UserCache, OnlyTheNewestFilesOfTheKindAreKept) {
+  const auto now = fs::file_time_type::clock::now();
+  for (int i = 0; i < 5; ++i) {
+    const fs::path f = dir_ / ("k-" + std::to_string(i) + ".bin");
+    ASSERT_TRUE(write_cache_file(f, "x", "k", ".bin", 100));
+    fs::last_write_time(f, now - std::chrono::hours(10 - i));  // 0 oldest
+  }
+  ASSERT_TRUE(write_cache_file(dir_ / "other-0.bin", "x", "other", ".bin", 100));
+  ASSERT_TRUE(write_cache_file(dir_ / "k-new.bin", "x", "k", ".bin", 3));
+  EXPECT_TRUE(fs::exists(dir_ / "k-new.bin"));
+  EXPECT_TRUE(fs::exists(dir_ / "k-4.bin"));
+  EXPECT_TRUE(fs::exists(dir_ / "k-3.bin"));
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(fs::exists(dir_ / ("k-" + std::to_string(i) + ".bin"))) << i;
+  EXPECT_TRUE(fs::exists(dir_ / "other-0.bin")) << "another kind is not counted";
+}
+
+TEST_F(UserCache, AFileThatCannotBeWrittenIsNoError) {
+  EXPECT_FALSE(write_cache_file("/proc/callprof-cannot/k-1.bin", "x", "k", ".bin", 4));
+}
+
+}  // namespace
+}  // namespace callprof
