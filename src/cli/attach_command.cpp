@@ -23,7 +23,7 @@ Run add_attach(CLI::App& app) {
                      "Seconds to sample (default: until Ctrl-C or the process exits)", false);
   app.add_option("-o,--output", a.output, "Profile file to write")->type_name("FILE")->capture_default_str();
   app.add_flag("-q,--quiet", cli->quiet, "Print nothing of our own (errors excepted)");
-  add_symfs_option(app);
+  add_symbol_options(app);
   app.add_option("--mode", cli->mode,
                  "auto (exact when the program has hooks or patchable entries and no sampling option is given, "
                  "else sample) | "

@@ -18,7 +18,7 @@ void add_record_options(CLI::App& app, RecordCli& cli) {
       ->type_name("MODE")
       ->capture_default_str();
   app.add_flag("-q,--quiet", cli.quiet, "Print nothing of our own (errors excepted)");
-  add_symfs_option(app);
+  add_symbol_options(app);
   add_exact_options(app, a, false);
   auto* snapshots = "Snapshots (exact mode)";
   app.add_option("--snapshot-signal", a.snapshot_signal,

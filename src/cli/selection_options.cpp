@@ -39,7 +39,7 @@ void SelectionOptions::add_to(CLI::App& app, bool with_names) {
                  "paths: merge threads path by path | start: one tree per thread start routine")
       ->type_name("MODE")
       ->capture_default_str();
-  add_symfs_option(app);
+  add_symbol_options(app);
 }
 
 Result<QueryOptions> SelectionOptions::resolve() const {

@@ -1,4 +1,4 @@
-// --symfs and late naming for the CLI (see symbol_options.h).
+// --symfs, --no-symbol-cache and late naming for the CLI (see symbol_options.h).
 #include "cli/symbol_options.h"
 
 #include <fmt/format.h>
@@ -40,7 +40,7 @@ std::string module_note(const Profile& profile, const ModuleNaming& m) {
 
 }  // namespace
 
-void add_symfs_option(CLI::App& app) {
+void add_symbol_options(CLI::App& app) {
   app.add_option_function<std::string>(
          "--symfs",
          [](const std::string& dir) {
@@ -51,6 +51,15 @@ void add_symfs_option(CLI::App& app) {
          "Look for binaries and debug info under DIR first, as if it were / (DIR/<path of the binary>, "
          "DIR/usr/lib/debug/.build-id/..., DIR/.build-id/...); docs/symbols.md")
       ->type_name("DIR");
+  app.add_flag_callback(
+      "--no-symbol-cache",
+      [] {
+        SymbolizerOptions options = default_symbolizer_options();
+        options.cache = false;
+        set_default_symbolizer_options(std::move(options));
+      },
+      "Read every name, source file and line from the modules' files, not from callprof's cache of what earlier "
+      "recordings of the same files resolved (~/.cache/callprof); docs/symbols.md");
 }
 
 void name_unnamed_functions_now(Profile& profile) {

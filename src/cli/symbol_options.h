@@ -1,4 +1,5 @@
-// Where symbols are looked for (--symfs, for record, attach and every reading command), and
+// Where symbols are looked for (--symfs, --no-symbol-cache, for record, attach and every
+// reading command), and
 // naming a read profile's functions that the recording left unnamed (collect/runtime/late_names.h).
 #pragma once
 
@@ -10,7 +11,9 @@ namespace callprof::cli {
 
 // --symfs DIR: checked (an existing directory, no ':') and made absolute, then the
 // process's symbolizers search it (symbols/symbolizer.h, SymbolizerOptions::symfs).
-void add_symfs_option(CLI::App& app);
+// --no-symbol-cache: they neither read nor write callprof's symbol cache
+// (SymbolizerOptions::cache).
+void add_symbol_options(CLI::App& app);
 
 // Names the profile's unnamed functions whose debug info can be found now. Silent unless
 // --symfs was given: then one note per module says what was named, from where, or why not.

@@ -10,6 +10,7 @@
 #include "symbols/debug_search.h"
 #include "symbols/dwarf_lookup.h"
 #include "symbols/elf_handles.h"
+#include "symbols/module_symbol_cache.h"
 #include "symbols/stripped_modules.h"
 #include "symbols/symbol_table.h"
 #include "symbols/unwind_starts.h"
@@ -41,12 +42,31 @@ struct ModuleState {
   std::unique_ptr<symbols_detail::UnwindStarts> unwind;  // set on the first address without a name
   std::vector<std::string> deferred;                     // warnings shown once an address falls into it
   bool used = false;
+  std::optional<symbols_detail::ModuleSymbolCache> cache;  // what earlier recordings resolved in it
+  bool cache_opened = false;
 };
 
 // Names the loader gives to mappings without a file (the vDSO) or the main program
 // when the recorder could not name it.
 bool has_file(const std::string& path) {
   return !path.empty() && path[0] != '[' && path != "linux-vdso.so.1" && path != "linux-gate.so.1";
+}
+
+// Whether the module's own file holds its DWARF, which libdwfl then reads: what it says
+// cannot change while the file does not. (Names from a separate debug file, found by a
+// search whose results change as packages come and go, are not cached.)
+bool own_debug_info(Dwfl_Module* mod) {
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(mod, &bias);
+  size_t names = 0;
+  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type == SHT_NOBITS) continue;
+    const char* name = elf_strptr(elf, names, sh.sh_name);
+    if (name != nullptr && std::string_view(name) == ".debug_info") return true;
+  }
+  return false;
 }
 
 std::string dwfl_error() {
@@ -68,6 +88,7 @@ struct Symbolizer::Impl {
   std::vector<size_t> by_start;  // indexes of modules with a range, sorted by start
   std::unordered_map<uint64_t, SymbolInfo> memo;
   std::vector<std::string> warnings;
+  uint64_t cached_answers = 0;
 
   Status open();
   std::string choose_file(const LoadedModule& module, std::vector<std::string>& deferred);
@@ -79,7 +100,28 @@ struct Symbolizer::Impl {
   void say_deferred(ModuleState& st);
   const symbols_detail::UnwindStarts& unwind_starts(ModuleState& st);
   SymbolInfo lookup(uint64_t address);
+  symbols_detail::ModuleSymbolCache* cache_of(int index);
+  ~Impl();
 };
+
+symbols_detail::ModuleSymbolCache* Symbolizer::Impl::cache_of(int index) {
+  if (index < 0 || !options.cache) return nullptr;
+  ModuleState& st = state[size_t(index)];
+  if (!st.cache_opened) {
+    st.cache_opened = true;
+    if (st.dwfl != nullptr && own_debug_info(st.dwfl)) {
+      const char* file = nullptr;
+      dwfl_module_info(st.dwfl, nullptr, nullptr, nullptr, nullptr, nullptr, &file, nullptr);
+      if (file != nullptr) st.cache = symbols_detail::ModuleSymbolCache::open(file, modules[size_t(index)].build_id);
+    }
+  }
+  return st.cache ? &*st.cache : nullptr;
+}
+
+Symbolizer::Impl::~Impl() {
+  for (ModuleState& st : state)
+    if (st.cache) st.cache->save();
+}
 
 Status Symbolizer::Impl::open() {
   // The standard callback tries, in order: <root>/.build-id/xx/yyyy.debug for each root,
@@ -246,7 +288,19 @@ Result<std::unique_ptr<Symbolizer>> Symbolizer::create(std::vector<LoadedModule>
 SymbolInfo Symbolizer::resolve(uint64_t runtime_address) {
   auto it = impl_->memo.find(runtime_address);
   if (it != impl_->memo.end()) return it->second;
-  SymbolInfo info = impl_->lookup(runtime_address);
+  const int index = impl_->module_at(runtime_address);
+  symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
+  const uint64_t file_address = index >= 0 ? runtime_address - impl_->modules[size_t(index)].bias : 0;
+  SymbolInfo info;
+  if (const SymbolInfo* cached = cache ? cache->symbol(file_address) : nullptr) {
+    info = *cached;
+    ++impl_->cached_answers;
+    info.module = index;
+    info.file_address = file_address;
+  } else {
+    info = impl_->lookup(runtime_address);
+    if (cache) cache->add_symbol(file_address, info);
+  }
   impl_->memo.emplace(runtime_address, info);
   return info;
 }
@@ -254,9 +308,21 @@ SymbolInfo Symbolizer::resolve(uint64_t runtime_address) {
 std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
   SymbolInfo outer = resolve(runtime_address);
   if (outer.module < 0) return {outer};
+  symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(outer.module);
+  if (const std::vector<SymbolInfo>* cached = cache ? cache->chain(outer.file_address) : nullptr) {
+    std::vector<SymbolInfo> frames = *cached;
+    ++impl_->cached_answers;
+    for (SymbolInfo& f : frames) {
+      f.module = outer.module;
+      f.file_address = outer.file_address;
+    }
+    return frames;
+  }
   ModuleState& st = impl_->state[static_cast<size_t>(outer.module)];
   if (st.dwarf == nullptr) return {outer};
-  return symbols_detail::inline_chain(*st.dwarf, runtime_address, outer);
+  std::vector<SymbolInfo> frames = symbols_detail::inline_chain(*st.dwarf, runtime_address, outer);
+  if (cache) cache->add_chain(outer.file_address, frames);
+  return frames;
 }
 
 std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t count) {
@@ -281,6 +347,8 @@ std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t co
   }
   return {};
 }
+
+uint64_t Symbolizer::cached_answers() const { return impl_->cached_answers; }
 
 const std::vector<std::string>& Symbolizer::warnings() const { return impl_->warnings; }
 

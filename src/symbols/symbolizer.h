@@ -50,6 +50,9 @@ struct SymbolizerOptions {
   // <symfs>/<module path> is preferred to the module path, and <symfs>/usr/lib/debug and
   // <symfs> itself are debug roots searched before debug_dirs. "" for none.
   std::string symfs;
+  // Keep what is resolved in modules with their own debug info in callprof's cache
+  // directory, and take it from there the next time (module_symbol_cache.h).
+  bool cache = true;
 };
 
 // What symbolizers created without options use: the CLI sets it once from --symfs, before
@@ -81,6 +84,10 @@ class Symbolizer {
   // Up to `count` bytes of the module's file that end just before `runtime_address`
   // (e.g. the call instruction before a return address); empty when unknown.
   std::vector<uint8_t> code_before(uint64_t runtime_address, size_t count);
+
+  // How many resolve() and resolve_inlined() answers came from callprof's symbol cache
+  // (SymbolizerOptions::cache) rather than from the modules' files.
+  uint64_t cached_answers() const;
 
   // Problems worth telling the user, one line each, at most one per module and kind.
   // Grows as resolve() reaches modules, so read it after resolving.

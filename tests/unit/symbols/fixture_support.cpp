@@ -82,8 +82,9 @@ uint32_t marker_line(const std::string& source, const std::string& marker) {
 
 std::string base_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
-std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options) {
+std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options, bool cache) {
   ::unsetenv("DEBUGINFOD_URLS");
+  options.cache = cache;
   auto created = Symbolizer::create(std::move(modules), std::move(options));
   if (!created.ok()) {
     ADD_FAILURE() << created.error().message;

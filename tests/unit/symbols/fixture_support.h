@@ -28,8 +28,10 @@ uint32_t marker_line(const std::string& source, const std::string& marker);
 
 std::string base_name(const std::string& path);
 
-// Symbolizer::create for tests: never asks a debuginfod server over the network.
-std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options = {});
+// Symbolizer::create for tests: never asks a debuginfod server over the network, and
+// reads every module's files (no symbol cache) unless `cache`.
+std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options = {},
+                                            bool cache = false);
 
 class TempDir {
  public:

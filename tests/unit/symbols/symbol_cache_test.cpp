@@ -1,0 +1,188 @@
+// The symbol cache: a module's resolved names, files, lines and inline chains kept across
+// symbolizers (recordings) in callprof's cache directory, keyed by the module file, and
+// its file format against damaged bytes.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "fixture_support.h"
+#include "symbols/module_symbol_cache.h"
+
+namespace callprof {
+namespace {
+
+using symbols_detail::ModuleSymbolCache;
+using test_support::find_module;
+using test_support::FixtureRun;
+using test_support::make_symbolizer;
+using test_support::run_fixture;
+using test_support::TempDir;
+namespace fs = std::filesystem;
+
+SymbolInfo sample_info(const std::string& name, bool inlined) {
+  SymbolInfo i;
+  i.name = name;
+  i.linkage_name = "_Z" + name;
+  i.offset = 7;
+  i.file = "/src/a \"file\".c";
+  i.line = 12;
+  i.pc_file = "/src/\xff\x01odd.h";
+  i.pc_line = 99;
+  i.inlined = inlined;
+  return i;
+}
+
+void expect_same(const SymbolInfo& a, const SymbolInfo& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.linkage_name, b.linkage_name);
+  EXPECT_EQ(a.offset, b.offset);
+  EXPECT_EQ(a.file, b.file);
+  EXPECT_EQ(a.line, b.line);
+  EXPECT_EQ(a.pc_file, b.pc_file);
+  EXPECT_EQ(a.pc_line, b.pc_line);
+  EXPECT_EQ(a.inlined, b.inlined);
+}
+
+TEST(ModuleSymbolCache, ItsFileGivesBackWhatWasAdded) {
+  ModuleSymbolCache cache("the key");
+  cache.add_symbol(0x1000, sample_info("f", false));
+  cache.add_symbol(0x2000, sample_info("", false));
+  cache.add_chain(0x1010, {sample_info("helper", true), sample_info("f", false)});
+  ModuleSymbolCache read("the key");
+  ASSERT_TRUE(read.decode(cache.encode()));
+  ASSERT_NE(read.symbol(0x1000), nullptr);
+  expect_same(*read.symbol(0x1000), sample_info("f", false));
+  expect_same(*read.symbol(0x2000), sample_info("", false));
+  EXPECT_EQ(read.symbol(0x1010), nullptr);
+  ASSERT_NE(read.chain(0x1010), nullptr);
+  ASSERT_EQ(read.chain(0x1010)->size(), 2u);
+  expect_same((*read.chain(0x1010))[0], sample_info("helper", true));
+  EXPECT_EQ(read.chain(0x1000), nullptr);
+}
+
+TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
+  ModuleSymbolCache cache("the key");
+  cache.add_symbol(0x1000, sample_info("f", false));
+  cache.add_chain(0x1010, {sample_info("helper", true)});
+  const std::string bytes = cache.encode();
+  ModuleSymbolCache other("another key");
+  EXPECT_FALSE(other.decode(bytes));
+  EXPECT_EQ(other.symbol(0x1000), nullptr);
+  ModuleSymbolCache read("the key");
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {  // every truncation
+    EXPECT_FALSE(read.decode(bytes.substr(0, cut))) << cut;
+    EXPECT_EQ(read.symbol(0x1000), nullptr);
+  }
+  for (size_t at = 0; at < bytes.size(); ++at) {  // every byte flipped: no crash, a valid key's file or nothing
+    std::string damaged = bytes;
+    damaged[at] = char(damaged[at] ^ 0x5a);
+    if (!read.decode(damaged)) EXPECT_EQ(read.chain(0x1010), nullptr);
+  }
+  EXPECT_FALSE(read.decode("not cbor at all"));
+  EXPECT_FALSE(read.decode(std::string("\xa1\x63key\x67the key", 13)));  // the key alone, nothing else
+}
+
+class SymbolCacheDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* xdg = getenv("XDG_CACHE_HOME");
+    had_xdg_ = xdg != nullptr;
+    if (had_xdg_) saved_xdg_ = xdg;
+    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
+  }
+  void TearDown() override {
+    if (had_xdg_)
+      setenv("XDG_CACHE_HOME", saved_xdg_.c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
+  }
+  size_t cache_files() const {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_.path() / "callprof", ec))
+      n += e.path().filename().string().starts_with("symbols-");
+    return n;
+  }
+  TempDir dir_;
+
+ private:
+  bool had_xdg_ = false;
+  std::string saved_xdg_;
+};
+
+struct Answers {
+  std::vector<SymbolInfo> symbols;
+  std::vector<std::vector<SymbolInfo>> chains;
+  uint64_t cached = 0;
+};
+
+Answers resolve_all(const FixtureRun& run, bool cache, const std::vector<LoadedModule>& modules) {
+  Answers a;
+  auto symbolizer = make_symbolizer(modules, {}, cache);
+  if (!symbolizer) return a;
+  for (uint64_t entry : run.entries) a.symbols.push_back(symbolizer->resolve(entry));
+  a.chains.push_back(symbolizer->resolve_inlined(run.return_address - 1));
+  a.cached = symbolizer->cached_answers();
+  return a;
+}
+
+TEST_F(SymbolCacheDir, TheNextSymbolizerOfTheSameFilesAnswersFromTheCacheAlike) {
+  FixtureRun run = run_fixture(SYMFIX_PIE);
+  ASSERT_NE(run.return_address, 0u);
+  const Answers fresh = resolve_all(run, true, run.modules);
+  EXPECT_EQ(fresh.cached, 0u);
+  EXPECT_EQ(cache_files(), 2u) << "the program's file and its library's, both with their own DWARF";
+  const Answers cached = resolve_all(run, true, run.modules);
+  const Answers uncached = resolve_all(run, false, run.modules);
+  EXPECT_EQ(uncached.cached, 0u);
+  // Every entry of the program and its library, and the chain; libc's and the loader's
+  // (no DWARF of their own here) from their files.
+  uint64_t in_modules_with_dwarf = 0;
+  for (const SymbolInfo& s : fresh.symbols) in_modules_with_dwarf += s.file.find("fixture_") != std::string::npos;
+  EXPECT_GE(cached.cached, in_modules_with_dwarf + 1);
+  ASSERT_EQ(cached.symbols.size(), fresh.symbols.size());
+  for (size_t i = 0; i < fresh.symbols.size(); ++i) {
+    SCOPED_TRACE(fresh.symbols[i].name);
+    expect_same(cached.symbols[i], fresh.symbols[i]);
+    expect_same(uncached.symbols[i], fresh.symbols[i]);
+    EXPECT_EQ(cached.symbols[i].module, fresh.symbols[i].module);
+    EXPECT_EQ(cached.symbols[i].file_address, fresh.symbols[i].file_address);
+  }
+  ASSERT_EQ(cached.chains[0].size(), fresh.chains[0].size());
+  ASSERT_GE(fresh.chains[0].size(), 2u) << "an inlined call";
+  for (size_t i = 0; i < fresh.chains[0].size(); ++i) {
+    expect_same(cached.chains[0][i], fresh.chains[0][i]);
+    EXPECT_EQ(cached.chains[0][i].module, fresh.chains[0][i].module);
+  }
+}
+
+TEST_F(SymbolCacheDir, AChangedFileIsReadAgain) {
+  FixtureRun run = run_fixture(SYMFIX_PIE);
+  const int main_index = find_module(run.modules, "/symfix_pie");
+  ASSERT_GE(main_index, 0);
+  // A copy of the program's file, as the recorded module.
+  const fs::path copy = dir_.path() / "symfix_pie";
+  fs::copy_file(run.modules[size_t(main_index)].path, copy);
+  std::vector<LoadedModule> modules = run.modules;
+  modules[size_t(main_index)].path = copy.string();
+  resolve_all(run, true, modules);
+  const uint64_t all_cached = resolve_all(run, true, modules).cached;
+  EXPECT_GT(all_cached, 0u);
+  fs::last_write_time(copy, fs::last_write_time(copy) + std::chrono::seconds(1));  // rebuilt, say
+  const Answers after = resolve_all(run, true, modules);
+  EXPECT_LT(after.cached, all_cached) << "the program's addresses are read from the file again";
+  EXPECT_EQ(resolve_all(run, true, modules).cached, all_cached) << "and cached under the new key";
+}
+
+TEST_F(SymbolCacheDir, ModulesWithoutTheirOwnDebugInfoAndDisabledCachesWriteNothing) {
+  resolve_all(run_fixture(SYMFIX_NODEBUG), true, run_fixture(SYMFIX_NODEBUG).modules);
+  resolve_all(run_fixture(SYMFIX_STRIPPED), true, run_fixture(SYMFIX_STRIPPED).modules);
+  EXPECT_EQ(cache_files(), 0u) << "no DWARF, or DWARF in a separate debug file";
+  FixtureRun run = run_fixture(SYMFIX_PIE);
+  resolve_all(run, false, run.modules);
+  EXPECT_EQ(cache_files(), 0u) << "--no-symbol-cache";
+}
+
+}  // namespace
+}  // namespace callprof
