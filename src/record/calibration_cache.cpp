@@ -116,7 +116,10 @@ void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets)
       return;
     case CalibrationOutcome::Measured:
       if (!usable(f, sets)) return;
-      if (f.failed_sets & sets) h.entries.clear();  // the machine changed: the old ones no longer hold
+      // After a failed check too: a check fails now and then on a busy machine, and
+      // restarting the history cost three full measurements for each such fluke. A machine
+      // that really changed fails the checks until its new measurements are the median:
+      // three, as many as a restart took.
       h.entries.push_back(entry_of(f, sets));
       if (h.entries.size() > kCalibrationHistoryKept)
         h.entries.erase(h.entries.begin(), h.entries.end() - kCalibrationHistoryKept);

@@ -4,9 +4,10 @@
 // machine (same boot, same CPU model, same runtime file, same compiler's hooks); once it
 // has a few, a recording is seeded with their median (wire::CalibrationFile, cached sets),
 // which the runtime uses only after a short check measures it still holds. A failed check
-// measures anew and restarts the history; every few recordings one measures anyway, so the
-// history follows the machine. `record --recalibrate` measures whatever the cache holds.
-// Each key has a file; the 16 written last are kept.
+// measures anew, and the measurement joins the history like any other (a machine that
+// changed fails the checks until its new measurements are the median); every few
+// recordings one measures anyway, so the history follows the machine. `record --recalibrate` measures whatever the
+// cache holds. Each key has a file; the 16 written last are kept.
 #pragma once
 
 #include <cstdint>
@@ -44,8 +45,8 @@ std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint
 // What the runtime left in a recording's directory says, for `sets`.
 CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets);
 // The history after a recording whose calibration file is `f`: a measurement joins it (the
-// oldest beyond kCalibrationHistoryKept leave), a measurement after a failed check replaces
-// it, a checked use counts.
+// oldest beyond kCalibrationHistoryKept leave), after a failed check too; a checked use
+// counts.
 void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets);
 
 // The history as its JSON file, and back (nullopt for anything malformed or of another key).

@@ -80,15 +80,22 @@ TEST(CalibrationCache, ACheckedUseCountsAndAMeasurementIsDueAfterEight) {
   EXPECT_TRUE(seed_from(h, kClang));
 }
 
-TEST(CalibrationCache, AFailedCheckRestartsTheHistory) {
+TEST(CalibrationCache, AFailedCheckJoinsTheHistoryAndAChangedMachineTakesOverInThree) {
   CalibrationHistory h = history_of({100, 101, 102, 103});
-  wire::CalibrationFile f = measured_file(150);  // measured again after the cached one failed
-  f.failed_sets = kClang;
-  EXPECT_EQ(outcome_of(f, kClang), CalibrationOutcome::Measured);
-  learn(h, f, kClang);
-  ASSERT_EQ(h.entries.size(), 1u);
-  EXPECT_EQ(h.entries[0].check[wire::kHooksClang], 29u * 150);
-  EXPECT_FALSE(seed_from(h, kClang)) << "three measurements again first";
+  auto failed_check = [](uint64_t scale) {  // measured again after the cached one failed
+    wire::CalibrationFile f = measured_file(scale);
+    f.failed_sets = kClang;
+    return f;
+  };
+  EXPECT_EQ(outcome_of(failed_check(150), kClang), CalibrationOutcome::Measured);
+  learn(h, failed_check(150), kClang);
+  ASSERT_EQ(h.entries.size(), 5u) << "a fluke costs one measurement, not three";
+  EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 150);
+  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 102) << "the median still the old machine's";
+  learn(h, failed_check(151), kClang);
+  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 103);
+  learn(h, failed_check(152), kClang);
+  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 150) << "three measurements later, the new one's";
 }
 
 TEST(CalibrationCache, ASeedNeverCheckedOrAnotherSetTeachesNothing) {
