@@ -64,14 +64,19 @@ SymbolInfo decode_info(const json& j, const std::vector<std::string>& strings) {
 
 }  // namespace
 
-std::optional<ModuleSymbolCache> ModuleSymbolCache::open(const std::string& file, const std::string& build_id) {
-  const auto dir = user_cache_dir();
+std::optional<std::string> module_file_key(std::string_view kind, const std::string& file, std::string_view extra) {
   const auto file_id = identity(file);
   const auto self_id = identity("/proc/self/exe");
-  if (!dir || !file_id || !self_id) return std::nullopt;
-  std::string key = "symbols v1; file " + file + " " + *file_id + "; build id " + build_id + "; callprof " + *self_id;
-  const std::string path = (*dir / cache_file_name(kPrefix, key, kSuffix)).string();
-  ModuleSymbolCache cache(std::move(key), path);
+  if (!file_id || !self_id) return std::nullopt;
+  return std::string(kind) + "; file " + file + " " + *file_id + "; " + std::string(extra) + "; callprof " + *self_id;
+}
+
+std::optional<ModuleSymbolCache> ModuleSymbolCache::open(const std::string& file, const std::string& build_id) {
+  const auto dir = user_cache_dir();
+  auto key = module_file_key("symbols v1", file, "build id " + build_id);
+  if (!dir || !key) return std::nullopt;
+  const std::string path = (*dir / cache_file_name(kPrefix, *key, kSuffix)).string();
+  ModuleSymbolCache cache(std::move(*key), path);
   cache.decode(read_cache_file(path));
   return cache;
 }

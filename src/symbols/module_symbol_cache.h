@@ -19,6 +19,11 @@
 
 namespace callprof::symbols_detail {
 
+// The key of a cache file about the module file `file`: what the file holds (`kind`), the
+// file's path, device, inode, size and modification time, `extra`, and the same of the
+// callprof binary; nullopt when either cannot be looked at.
+std::optional<std::string> module_file_key(std::string_view kind, const std::string& file, std::string_view extra);
+
 inline constexpr size_t kSymbolCacheFilesKept = 64;
 // A module's file stops growing beyond this many addresses (a few MB).
 inline constexpr size_t kSymbolCacheMaxAddresses = 200000;

@@ -7,7 +7,7 @@
 
 #include "symbols/elf_functions.h"
 #include "symbols/elf_sections.h"
-#include "symbols/hook_call_sites.h"
+#include "symbols/hook_sites_cache.h"
 #include "util/pattern.h"
 #include "wire/raw_dump.h"
 
@@ -34,7 +34,7 @@ bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
 
 // The module's hook call sites as "s ADDR ADDR ..." lines (hex ELF addresses, ascending).
 void add_sites(const std::string& path, FunctionPlan& plan) {
-  auto sites = find_hook_call_sites(path);
+  auto sites = cached_hook_call_sites(path);
   if (!sites) return;  // the module was read just before: its functions stay hooked
   std::vector<uint64_t> all = sites->enter;
   all.insert(all.end(), sites->exit.begin(), sites->exit.end());

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "fixture_support.h"
+#include "symbols/hook_sites_cache.h"
 #include "symbols/module_symbol_cache.h"
 
 namespace callprof {
@@ -182,6 +183,57 @@ TEST_F(SymbolCacheDir, ModulesWithoutTheirOwnDebugInfoAndDisabledCachesWriteNoth
   FixtureRun run = run_fixture(SYMFIX_PIE);
   resolve_all(run, false, run.modules);
   EXPECT_EQ(cache_files(), 0u) << "--no-symbol-cache";
+}
+
+void expect_same_sites(const HookCallSites& a, const HookCallSites& b) {
+  EXPECT_EQ(a.enter, b.enter);
+  EXPECT_EQ(a.exit, b.exit);
+  ASSERT_EQ(a.tail_exits.size(), b.tail_exits.size());
+  for (size_t i = 0; i < a.tail_exits.size(); ++i) {
+    EXPECT_EQ(a.tail_exits[i].function, b.tail_exits[i].function);
+    EXPECT_EQ(a.tail_exits[i].site, b.tail_exits[i].site);
+  }
+  EXPECT_EQ(a.ret_byte, b.ret_byte);
+  EXPECT_EQ(a.stubs[0], b.stubs[0]);
+  EXPECT_EQ(a.stubs[1], b.stubs[1]);
+  EXPECT_EQ(a.other_calls, b.other_calls);
+}
+
+TEST(HookSitesCache, ItsFileGivesBackTheSitesAndRefusesDamage) {
+  auto sites = find_hook_call_sites(SYMFIX_HOOKS);
+  ASSERT_TRUE(sites.ok());
+  ASSERT_FALSE(sites->enter.empty());
+  const std::string bytes = symbols_detail::encode_hook_sites(*sites, "k");
+  const auto back = symbols_detail::decode_hook_sites(bytes, "k");
+  ASSERT_TRUE(back);
+  expect_same_sites(*back, *sites);
+  EXPECT_FALSE(symbols_detail::decode_hook_sites(bytes, "another key"));
+  for (size_t cut = 0; cut < bytes.size(); cut += 7)
+    EXPECT_FALSE(symbols_detail::decode_hook_sites(bytes.substr(0, cut), "k"));
+}
+
+TEST_F(SymbolCacheDir, HookSitesAreFoundOncePerFile) {
+  const fs::path copy = dir_.path() / "hooks_copy";
+  fs::copy_file(SYMFIX_HOOKS, copy);
+  auto found = find_hook_call_sites(copy.string());
+  ASSERT_TRUE(found.ok());
+  auto files = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_.path() / "callprof", ec))
+      n += e.path().filename().string().starts_with("hooksites-");
+    return n;
+  };
+  auto first = cached_hook_call_sites(copy.string());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(files(), 1u);
+  auto second = cached_hook_call_sites(copy.string());
+  ASSERT_TRUE(second.ok());
+  expect_same_sites(*second, *found);
+  fs::last_write_time(copy, fs::last_write_time(copy) + std::chrono::seconds(1));
+  ASSERT_TRUE(cached_hook_call_sites(copy.string()).ok());
+  EXPECT_EQ(files(), 2u) << "a changed file is scanned again, under a key of its own";
+  EXPECT_FALSE(cached_hook_call_sites((dir_.path() / "missing").string()).ok());
 }
 
 }  // namespace
