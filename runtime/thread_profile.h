@@ -198,19 +198,13 @@ class ThreadProfile {
         now += take_pause();
       }
     }
-    Frame* f = top + 1;
-    f->node = child;
-    f->site = site;
-    f->sp = sp;
-    f->entry_tsc = now;
-    f->child_ticks = 0;
-    ++depth_;
+    push_frame(top, child, site, sp, now);
   }
 
   // The common entry, for hooks that keep no registers of their own (hook_path.h): the
   // callee is the parent's last child or the one entered after it, from the node's first
-  // call site or the further one used last, nothing skipped or released. False, having changed nothing but the parent's
-  // hint, for every other case, which enter() then takes.
+  // call site or the further one used last, nothing skipped or released. False, having
+  // changed nothing but the parent's hint, for every other case, which enter() then takes.
   __attribute__((always_inline)) bool enter_fast(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp || overflow_ != 0 || depth_ == depth_limit_, 0)) return false;
@@ -226,18 +220,12 @@ class ThreadProfile {
     uint32_t site = 0;
     if (__builtin_expect(other_site(c.callsite, callsite), 0) && (site = recent_site(child, callsite)) == 0)
       return false;
-    Frame* f = top + 1;
-    f->node = child;
-    f->site = site;
-    f->sp = sp;
-    f->entry_tsc = now;
-    f->child_ticks = 0;
-    ++depth_;
+    push_frame(top, child, site, sp, now);
     return true;
   }
   // The common return: the top frame's, not inherited, kept, not on the timeline, its node
-  // unflagged and not due for the fold check. False, having
-  // changed nothing, for every other case, which exit() then takes.
+  // unflagged and not due for the fold check. False, having changed nothing, for every
+  // other case, which exit() then takes.
   __attribute__((always_inline)) bool exit_fast(uint64_t fn, uint64_t now) {
     if (__builtin_expect(overflow_ != 0, 0)) return false;
     Frame* f = &frames_[depth_ - 1];
@@ -428,6 +416,15 @@ class ThreadProfile {
     if (__builtin_expect(n.flags != 0, 0)) flagged_return(n);
     // Off: the mask has every bit set and calls are never 0 here.
     if (__builtin_expect((n.calls & fold_mask_) == 0, 0)) consider_fold(f->node);
+  }
+  __attribute__((always_inline)) void push_frame(Frame* top, uint32_t node, uint32_t site, uint64_t sp, uint64_t now) {
+    Frame* f = top + 1;
+    f->node = node;
+    f->site = site;
+    f->sp = sp;
+    f->entry_tsc = now;
+    f->child_ticks = 0;
+    ++depth_;
   }
   static uint32_t fold_slot(uint64_t fn) { return uint32_t(fn >> 4) & (kFoldSlots - 1); }
   // A call made from elsewhere than its node's first call site (`node_site`). An inlined

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include <cstddef>
 #include <cstdlib>
@@ -24,6 +25,20 @@ struct FreeDeleter {
 };
 template <typename T>
 using MallocPtr = std::unique_ptr<T, FreeDeleter>;
+
+// Calls fn(scn, header, name) for each section of the module's main ELF file (name null
+// when unreadable); nothing when the file or its section names cannot be read.
+template <typename Fn>
+void for_each_section(Dwfl_Module* mod, Fn fn) {
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(mod, &bias);
+  size_t names = 0;
+  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) != nullptr) fn(scn, sh, elf_strptr(elf, names, sh.sh_name));
+  }
+}
 
 std::string to_hex(const unsigned char* bytes, size_t size);
 

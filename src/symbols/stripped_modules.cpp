@@ -7,6 +7,7 @@
 
 #include "symbols/debug_search.h"
 #include "symbols/elf_function_symbols.h"
+#include "symbols/elf_handles.h"
 #include "util/strings.h"
 
 namespace callprof::symbols_detail {
@@ -27,18 +28,11 @@ size_t defined_functions(Elf_Scn* scn, const GElf_Shdr& sh) {
 
 SymbolSources symbol_sources(Dwfl_Module* mod) {
   SymbolSources sources;
-  GElf_Addr bias = 0;
-  Elf* elf = dwfl_module_getelf(mod, &bias);
-  size_t names = 0;
-  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return sources;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == nullptr) continue;
-    const char* name = elf_strptr(elf, names, sh.sh_name);
+  for_each_section(mod, [&](Elf_Scn* scn, const GElf_Shdr& sh, const char* name) {
     if (sh.sh_type == SHT_SYMTAB) sources.symtab = true;
     if (sh.sh_type == SHT_DYNSYM) sources.dynamic_functions += defined_functions(scn, sh);
     if (name != nullptr && std::strcmp(name, ".gnu_debugdata") == 0) sources.mini_debuginfo = true;
-  }
+  });
   return sources;
 }
 

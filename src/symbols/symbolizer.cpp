@@ -56,17 +56,11 @@ bool has_file(const std::string& path) {
 // cannot change while the file does not. (Names from a separate debug file, found by a
 // search whose results change as packages come and go, are not cached.)
 bool own_debug_info(Dwfl_Module* mod) {
-  GElf_Addr bias = 0;
-  Elf* elf = dwfl_module_getelf(mod, &bias);
-  size_t names = 0;
-  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return false;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type == SHT_NOBITS) continue;
-    const char* name = elf_strptr(elf, names, sh.sh_name);
-    if (name != nullptr && std::string_view(name) == ".debug_info") return true;
-  }
-  return false;
+  bool found = false;
+  symbols_detail::for_each_section(mod, [&](Elf_Scn*, const GElf_Shdr& sh, const char* name) {
+    found = found || (sh.sh_type != SHT_NOBITS && name != nullptr && std::string_view(name) == ".debug_info");
+  });
+  return found;
 }
 
 std::string dwfl_error() {
