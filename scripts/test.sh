@@ -14,5 +14,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # The fuzz target needs clang's libFuzzer, so it has its own build tree.
 CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCALLPROF_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$root/build-fuzz" -j"$(nproc)" --target profile_reader_fuzz make_fuzz_seeds perf_decode_fuzz raw_dump_fuzz
+cmake --build "$root/build-fuzz" -j"$(nproc)" --target profile_reader_fuzz make_fuzz_seeds perf_decode_fuzz raw_dump_fuzz \
+  symbol_cache_fuzz
 (cd "$root/build-fuzz" && ctest --output-on-failure -R fuzz)
