@@ -33,9 +33,11 @@ class CachedCalibration : public E2ETest {
             p.at("hook_inner_ns").get<double>() + p.at("hook_outer_ns").get<double>()};
   }
 
+  // The calibration's file (the directory also holds the symbol cache's).
   std::filesystem::path cache_file() {
-    for (const auto& e : std::filesystem::directory_iterator(dir() / "cache" / "callprof")) return e.path();
-    throw std::runtime_error("no cache file");
+    for (const auto& e : std::filesystem::directory_iterator(dir() / "cache" / "callprof"))
+      if (e.path().filename().string().starts_with("calibration-")) return e.path();
+    throw std::runtime_error("no calibration cache file");
   }
   json cache() {
     std::ifstream in(cache_file());
