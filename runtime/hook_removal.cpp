@@ -137,12 +137,11 @@ bool displacement_crosses_line(uint64_t site) { return ((site + 1) & 63) > 60; }
 // function, so worth waiting for another thread's rewrite: a tail exit's hook returns into
 // the caller, not behind its site, so nothing would try it again. Bounded, for a signal
 // handler that interrupted this thread's own rewrite.
-void remove_tail_exits(uint64_t fn) {
+void remove_tail_exits(uint64_t fn, int tries = 1000) {
   uint64_t tails[16];
   const uint32_t n = tail_exits_of(fn, tails, 16);
   for (uint32_t i = 0; i < n; ++i)
-    for (int tries = 0; tries < 1000 && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++tries)
-      sys::call(SYS_sched_yield);
+    for (int t = 0; t < tries && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++t) sys::call(SYS_sched_yield);
 }
 
 }  // namespace
@@ -179,6 +178,10 @@ void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
       rewrite_call_as_nop(site, return_byte_near(site)) == Rewrite::Done)
     note_uncounted_site();
   if (!__atomic_exchange_n(&g_tails_removed[index], uint8_t(1), __ATOMIC_RELAXED)) remove_tail_exits(fn);
+}
+
+void remove_exit_hook(uint64_t fn, uint64_t hook_ret) {
+  if (!remove_hook_call(hook_ret) && g_remove_hooks && !rewriting_refused()) remove_tail_exits(fn, 1);
 }
 
 uint32_t removed_index(uint64_t fn) {

@@ -33,6 +33,11 @@ bool remove_hook_call(uint64_t hook_ret);
 // of its counting stub, for a removed folded function), and once it is, fn's tail-call
 // exits (`jmp __cyg_profile_func_exit`) become `ret` (for a removed function, at once).
 void remove_entry_hooks(uint64_t fn, uint64_t hook_ret);
+// The exit hook of `fn`, excluded or removed, returned to `hook_ret`: that call becomes a
+// nop when it is one of the plan's sites; when it is not, it was a tail exit (its hook
+// returns into the caller), which one more try makes `ret` (the rewrite at its entry gives
+// up after a bounded wait for another thread's, and nothing else would try again).
+void remove_exit_hook(uint64_t fn, uint64_t hook_ret);
 // A patched entry's call (patched_sites.h) at `site`, of `fn`, filtered out or folded, was
 // met: what becomes of it. A removed folded function's, in a program patched from its start
 // (not attached), calls its counting stub from now on where it can (Counting: done here);

@@ -93,7 +93,7 @@ void close_top_frame(ThreadState* s, uint64_t fn, uint64_t sp) {
 void excluded_exit(uint64_t fn, uint64_t sp, uint64_t hook_ret) {
   if (!g_remove_hooks) return;
   if (ThreadState* s = t_state; s && !s->busy) close_top_frame(s, fn, sp);
-  remove_hook_call(hook_ret);
+  remove_exit_hook(fn, hook_ret);
 }
 
 }  // namespace callprof::rt

@@ -58,7 +58,9 @@ Result<HookCallSites> cached_hook_call_sites(const std::string& path) {
   const auto file = *dir / cache_file_name("hooksites", *key, ".cbor");
   if (auto cached = symbols_detail::decode_hook_sites(read_cache_file(file), *key)) return *cached;
   auto sites = find_hook_call_sites(path);
-  if (sites) (void)write_cache_file(file, symbols_detail::encode_hook_sites(*sites, *key), "hooksites", ".cbor", 64);
+  if (sites)
+    (void)write_cache_file(file, symbols_detail::encode_hook_sites(*sites, *key), "hooksites", ".cbor",
+                           symbols_detail::kSymbolCacheFilesKept);
   return sites;
 }
 

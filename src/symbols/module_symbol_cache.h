@@ -24,9 +24,9 @@ namespace callprof::symbols_detail {
 // callprof binary; nullopt when either cannot be looked at.
 std::optional<std::string> module_file_key(std::string_view kind, const std::string& file, std::string_view extra);
 
-inline constexpr size_t kSymbolCacheFilesKept = 64;
-// A module's file stops growing beyond this many addresses (a few MB).
-inline constexpr size_t kSymbolCacheMaxAddresses = 200000;
+inline constexpr size_t kSymbolCacheFilesKept = 32;
+// A module's file stops growing beyond this many addresses (about 7 MB: some 70 bytes each).
+inline constexpr size_t kSymbolCacheMaxAddresses = 100000;
 
 class ModuleSymbolCache {
  public:
