@@ -81,33 +81,41 @@ std::optional<ModuleSymbolCache> ModuleSymbolCache::open(const std::string& file
   return cache;
 }
 
-const SymbolInfo* ModuleSymbolCache::symbol(uint64_t file_address) const {
+const SymbolInfo* ModuleSymbolCache::symbol(uint64_t file_address) {
   auto it = symbols_.find(file_address);
-  return it != symbols_.end() ? &it->second : nullptr;
+  if (it == symbols_.end()) return nullptr;
+  used_ += !it->second.used;
+  it->second.used = true;
+  return &it->second.value;
 }
 
-const std::vector<SymbolInfo>* ModuleSymbolCache::chain(uint64_t file_address) const {
+const std::vector<SymbolInfo>* ModuleSymbolCache::chain(uint64_t file_address) {
   auto it = chains_.find(file_address);
-  return it != chains_.end() ? &it->second : nullptr;
+  if (it == chains_.end()) return nullptr;
+  used_ += !it->second.used;
+  it->second.used = true;
+  return &it->second.value;
 }
 
 void ModuleSymbolCache::add_symbol(uint64_t file_address, const SymbolInfo& info) {
-  if (symbols_.size() + chains_.size() >= kSymbolCacheMaxAddresses) return;
-  changed_ = symbols_.try_emplace(file_address, info).second || changed_;
+  if (used_ >= kSymbolCacheMaxAddresses) return;
+  if (symbols_.try_emplace(file_address, Entry<SymbolInfo>{info, true}).second) ++used_, added_ = true;
 }
 
 void ModuleSymbolCache::add_chain(uint64_t file_address, const std::vector<SymbolInfo>& frames) {
-  if (symbols_.size() + chains_.size() >= kSymbolCacheMaxAddresses) return;
-  changed_ = chains_.try_emplace(file_address, frames).second || changed_;
+  if (used_ >= kSymbolCacheMaxAddresses) return;
+  if (chains_.try_emplace(file_address, Entry<std::vector<SymbolInfo>>{frames, true}).second) ++used_, added_ = true;
 }
 
 std::string ModuleSymbolCache::encode() const {
   Strings strings;
   json symbols = json::array(), chains = json::array();
-  for (const auto& [address, info] : symbols_) symbols.push_back(json::array({address, encode_info(info, strings)}));
-  for (const auto& [address, frames] : chains_) {
+  for (const auto& [address, e] : symbols_)
+    if (e.used) symbols.push_back(json::array({address, encode_info(e.value, strings)}));
+  for (const auto& [address, e] : chains_) {
+    if (!e.used) continue;
     json list = json::array();
-    for (const SymbolInfo& f : frames) list.push_back(encode_info(f, strings));
+    for (const SymbolInfo& f : e.value) list.push_back(encode_info(f, strings));
     chains.push_back(json::array({address, std::move(list)}));
   }
   const json doc = {{"key", key_}, {"strings", strings.list()}, {"symbols", symbols}, {"chains", chains}};
@@ -118,16 +126,18 @@ std::string ModuleSymbolCache::encode() const {
 bool ModuleSymbolCache::decode(std::string_view bytes) {
   symbols_.clear();
   chains_.clear();
+  used_ = 0;
+  added_ = false;
   if (bytes.empty()) return false;
   try {
     const json doc = json::from_cbor(bytes.begin(), bytes.end());
     if (doc.at("key").get<std::string>() != key_) return false;
     const auto strings = doc.at("strings").get<std::vector<std::string>>();
-    for (const json& s : doc.at("symbols")) symbols_[s.at(0).get<uint64_t>()] = decode_info(s.at(1), strings);
+    for (const json& s : doc.at("symbols")) symbols_[s.at(0).get<uint64_t>()] = {decode_info(s.at(1), strings)};
     for (const json& c : doc.at("chains")) {
       std::vector<SymbolInfo> frames;
       for (const json& f : c.at(1)) frames.push_back(decode_info(f, strings));
-      chains_[c.at(0).get<uint64_t>()] = std::move(frames);
+      chains_[c.at(0).get<uint64_t>()] = {std::move(frames)};
     }
     return true;
   } catch (const std::exception&) {
@@ -138,8 +148,9 @@ bool ModuleSymbolCache::decode(std::string_view bytes) {
 }
 
 void ModuleSymbolCache::save() {
-  if (!changed_ || path_.empty()) return;
-  if (write_cache_file(path_, encode(), kPrefix, kSuffix, kSymbolCacheFilesKept)) changed_ = false;
+  const bool changes = added_ || used_ < symbols_.size() + chains_.size();
+  if (!changes || path_.empty()) return;
+  if (write_cache_file(path_, encode(), kPrefix, kSuffix, kSymbolCacheFilesKept)) added_ = false;
 }
 
 }  // namespace callprof::symbols_detail

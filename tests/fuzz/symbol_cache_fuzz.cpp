@@ -1,7 +1,7 @@
 // libFuzzer entry for callprof's cache files about modules (symbols/module_symbol_cache.h,
 // symbols/hook_sites_cache.h): they live in the user's cache directory, where anything may
 // have written them (a crash mid-write of another tool, a disk error, a hand edit). A file
-// that does not decode is ignored; one that does must encode back to what decodes alike.
+// that does not decode is ignored; one that does must encode back to a file that decodes.
 // Seeds (make_symbol_cache_seeds): one valid file of each kind, of key "k".
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
 
 #include "fixture_support.h"
 #include "symbols/hook_sites_cache.h"
@@ -60,6 +61,23 @@ TEST(ModuleSymbolCache, ItsFileGivesBackWhatWasAdded) {
   ASSERT_EQ(read.chain(0x1010)->size(), 2u);
   expect_same((*read.chain(0x1010))[0], sample_info("helper", true));
   EXPECT_EQ(read.chain(0x1000), nullptr);
+}
+
+TEST(ModuleSymbolCache, KeepsWhatTheLastRecordingAskedFor) {
+  ModuleSymbolCache earlier("k");
+  earlier.add_symbol(0x1000, sample_info("asked", false));
+  earlier.add_symbol(0x2000, sample_info("not asked", false));
+  earlier.add_chain(0x3000, {sample_info("chain not asked", true)});
+  ModuleSymbolCache last("k");
+  ASSERT_TRUE(last.decode(earlier.encode()));
+  ASSERT_NE(last.symbol(0x1000), nullptr);
+  last.add_symbol(0x4000, sample_info("new", false));
+  ModuleSymbolCache next("k");
+  ASSERT_TRUE(next.decode(last.encode()));
+  EXPECT_NE(next.symbol(0x1000), nullptr);
+  EXPECT_NE(next.symbol(0x4000), nullptr);
+  EXPECT_EQ(next.symbol(0x2000), nullptr) << "a working set, not every address ever resolved";
+  EXPECT_EQ(next.chain(0x3000), nullptr);
 }
 
 TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
@@ -150,6 +168,11 @@ TEST_F(SymbolCacheDir, TheNextSymbolizerOfTheSameFilesAnswersFromTheCacheAlike) 
     EXPECT_EQ(cached.symbols[i].module, fresh.symbols[i].module);
     EXPECT_EQ(cached.symbols[i].file_address, fresh.symbols[i].file_address);
   }
+  // Asked for the same addresses, it leaves the files as they were.
+  std::map<fs::path, fs::file_time_type> written;
+  for (const auto& e : fs::directory_iterator(dir_.path() / "callprof")) written[e.path()] = e.last_write_time();
+  resolve_all(run, true, run.modules);
+  for (const auto& [path, time] : written) EXPECT_EQ(fs::last_write_time(path), time) << path;
   ASSERT_EQ(cached.chains[0].size(), fresh.chains[0].size());
   ASSERT_GE(fresh.chains[0].size(), 2u) << "an inlined call";
   for (size_t i = 0; i < fresh.chains[0].size(); ++i) {
