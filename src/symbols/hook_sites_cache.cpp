@@ -1,7 +1,6 @@
 #include "symbols/hook_sites_cache.h"
 
-#include <nlohmann/json.hpp>
-
+#include "symbols/module_cache.pb.h"
 #include "symbols/module_symbol_cache.h"
 #include "symbols/symbolizer.h"
 #include "util/user_cache.h"
@@ -10,43 +9,38 @@ namespace callprof {
 
 namespace symbols_detail {
 
-using nlohmann::json;
-
 std::string encode_hook_sites(const HookCallSites& sites, const std::string& key) {
-  json tails = json::array();
-  for (const HookCallSites::TailExit& t : sites.tail_exits) tails.push_back(json::array({t.function, t.site}));
-  const json doc = {{"key", key},
-                    {"enter", sites.enter},
-                    {"exit", sites.exit},
-                    {"tail_exits", tails},
-                    {"ret_byte", sites.ret_byte},
-                    {"stubs", json::array({sites.stubs[0], sites.stubs[1]})},
-                    {"other_calls", sites.other_calls}};
-  const std::vector<uint8_t> bytes = json::to_cbor(doc);
-  return std::string(bytes.begin(), bytes.end());
+  module_cache::HookSites doc;
+  doc.set_key(key);
+  for (uint64_t a : sites.enter) doc.add_enter(a);
+  for (uint64_t a : sites.exit) doc.add_exit(a);
+  for (const HookCallSites::TailExit& t : sites.tail_exits) {
+    module_cache::TailExit* out = doc.add_tail_exits();
+    out->set_function(t.function);
+    out->set_site(t.site);
+  }
+  doc.set_ret_byte(sites.ret_byte);
+  for (uint64_t a : sites.stubs[0]) doc.add_enter_stubs(a);
+  for (uint64_t a : sites.stubs[1]) doc.add_exit_stubs(a);
+  doc.set_other_calls(sites.other_calls);
+  doc.set_entries(sites.enter.size() + sites.exit.size() + sites.tail_exits.size() + 1);
+  return doc.SerializeAsString();
 }
 
 std::optional<HookCallSites> decode_hook_sites(std::string_view bytes, const std::string& key) {
-  if (bytes.empty()) return std::nullopt;
-  try {
-    const json doc = json::from_cbor(bytes.begin(), bytes.end());
-    if (doc.at("key").get<std::string>() != key) return std::nullopt;
-    HookCallSites sites;
-    sites.enter = doc.at("enter").get<std::vector<uint64_t>>();
-    sites.exit = doc.at("exit").get<std::vector<uint64_t>>();
-    for (const json& t : doc.at("tail_exits")) {
-      if (!t.is_array() || t.size() != 2) return std::nullopt;
-      sites.tail_exits.push_back({t.at(0).get<uint64_t>(), t.at(1).get<uint64_t>()});
-    }
-    sites.ret_byte = doc.at("ret_byte").get<uint64_t>();
-    const json& stubs = doc.at("stubs");
-    if (!stubs.is_array() || stubs.size() != 2) return std::nullopt;
-    for (size_t i = 0; i < 2; ++i) sites.stubs[i] = stubs.at(i).get<std::vector<uint64_t>>();
-    sites.other_calls = doc.at("other_calls").get<size_t>();
-    return sites;
-  } catch (const std::exception&) {
+  module_cache::HookSites doc;
+  if (bytes.empty() || !doc.ParseFromArray(bytes.data(), int(bytes.size())) || doc.key() != key ||
+      doc.entries() != uint64_t(doc.enter_size()) + uint64_t(doc.exit_size()) + uint64_t(doc.tail_exits_size()) + 1)
     return std::nullopt;
-  }
+  HookCallSites sites;
+  sites.enter.assign(doc.enter().begin(), doc.enter().end());
+  sites.exit.assign(doc.exit().begin(), doc.exit().end());
+  for (const module_cache::TailExit& t : doc.tail_exits()) sites.tail_exits.push_back({t.function(), t.site()});
+  sites.ret_byte = doc.ret_byte();
+  sites.stubs[0].assign(doc.enter_stubs().begin(), doc.enter_stubs().end());
+  sites.stubs[1].assign(doc.exit_stubs().begin(), doc.exit_stubs().end());
+  sites.other_calls = size_t(doc.other_calls());
+  return sites;
 }
 
 }  // namespace symbols_detail
@@ -55,11 +49,11 @@ Result<HookCallSites> cached_hook_call_sites(const std::string& path) {
   const auto dir = default_symbolizer_options().cache ? user_cache_dir() : std::nullopt;
   const auto key = dir ? symbols_detail::module_file_key("hook sites v1", path, "") : std::nullopt;
   if (!key) return find_hook_call_sites(path);
-  const auto file = *dir / cache_file_name("hooksites", *key, ".cbor");
+  const auto file = *dir / cache_file_name("hooksites", *key, ".pb");
   if (auto cached = symbols_detail::decode_hook_sites(read_cache_file(file), *key)) return *cached;
   auto sites = find_hook_call_sites(path);
   if (sites)
-    (void)write_cache_file(file, symbols_detail::encode_hook_sites(*sites, *key), "hooksites", ".cbor",
+    (void)write_cache_file(file, symbols_detail::encode_hook_sites(*sites, *key), "hooksites", ".pb",
                            symbols_detail::kSymbolCacheFilesKept);
   return sites;
 }

@@ -16,7 +16,8 @@ namespace callprof {
 Result<HookCallSites> cached_hook_call_sites(const std::string& path);
 
 namespace symbols_detail {
-// The cache file's bytes (CBOR) for sites found under `key`, and back: nullopt for anything
+// The cache file's bytes (module_cache.proto's HookSites) for sites found under `key`, and
+// back: nullopt for anything
 // malformed or of another key.
 std::string encode_hook_sites(const HookCallSites& sites, const std::string& key);
 std::optional<HookCallSites> decode_hook_sites(std::string_view bytes, const std::string& key);

@@ -1,24 +1,21 @@
-// ModuleSymbolCache (see module_symbol_cache.h). The file: CBOR (nlohmann) of
-// {"key", "strings": [...], "symbols": [[address, info...], ...], "chains": [[address,
-// [info...], ...], ...]}, each info [name, linkage name, offset, file, line, pc file, pc
-// line, inlined] with its strings as indexes into "strings" (a module's file names and
-// names repeat).
+// ModuleSymbolCache (see module_symbol_cache.h). The file: a ModuleSymbols message
+// (module_cache.proto), each info's strings as indexes into its string list (a module's
+// file names and names repeat).
 #include "symbols/module_symbol_cache.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
+#include "symbols/module_cache.pb.h"
 #include "util/user_cache.h"
 
 namespace callprof::symbols_detail {
 namespace {
 
-using nlohmann::json;
+namespace pb = callprof::module_cache;
 
 constexpr const char* kPrefix = "symbols";
-constexpr const char* kSuffix = ".cbor";
+constexpr const char* kSuffix = ".pb";
 
 // Device, inode, size and modification time (to the nanosecond) of a file.
 std::optional<std::string> identity(const std::string& path) {
@@ -30,36 +27,42 @@ std::optional<std::string> identity(const std::string& path) {
 
 class Strings {
  public:
-  uint64_t index(const std::string& s) {
-    auto [it, added] = at_.try_emplace(s, list_.size());
-    if (added) list_.push_back(s);
+  explicit Strings(pb::ModuleSymbols& out) : out_(out) {}
+  uint32_t index(const std::string& s) {
+    auto [it, added] = at_.try_emplace(s, uint32_t(out_.strings_size()));
+    if (added) out_.add_strings(s);
     return it->second;
   }
-  json list() const { return json(list_); }
 
  private:
-  std::unordered_map<std::string, uint64_t> at_;
-  std::vector<std::string> list_;
+  pb::ModuleSymbols& out_;
+  std::unordered_map<std::string, uint32_t> at_;
 };
 
-json encode_info(const SymbolInfo& i, Strings& s) {
-  return json::array({s.index(i.name), s.index(i.linkage_name), i.offset, s.index(i.file), i.line, s.index(i.pc_file),
-                      i.pc_line, i.inlined});
+void encode_info(const SymbolInfo& i, Strings& s, pb::Info* out) {
+  out->set_name(s.index(i.name));
+  out->set_linkage_name(s.index(i.linkage_name));
+  out->set_offset(i.offset);
+  out->set_file(s.index(i.file));
+  out->set_line(i.line);
+  out->set_pc_file(s.index(i.pc_file));
+  out->set_pc_line(i.pc_line);
+  out->set_inlined(i.inlined);
 }
 
-// Throws (json's exceptions) on anything malformed.
-SymbolInfo decode_info(const json& j, const std::vector<std::string>& strings) {
-  if (!j.is_array() || j.size() != 8) throw std::invalid_argument("info");
-  SymbolInfo i;
-  i.name = strings.at(j.at(0).get<size_t>());
-  i.linkage_name = strings.at(j.at(1).get<size_t>());
-  i.offset = j.at(2).get<uint64_t>();
-  i.file = strings.at(j.at(3).get<size_t>());
-  i.line = j.at(4).get<uint32_t>();
-  i.pc_file = strings.at(j.at(5).get<size_t>());
-  i.pc_line = j.at(6).get<uint32_t>();
-  i.inlined = j.at(7).get<bool>();
-  return i;
+// False when a string index is out of range.
+bool decode_info(const pb::Info& in, const pb::ModuleSymbols& doc, SymbolInfo& i) {
+  const uint32_t n = uint32_t(doc.strings_size());
+  if (in.name() >= n || in.linkage_name() >= n || in.file() >= n || in.pc_file() >= n) return false;
+  i.name = doc.strings(int(in.name()));
+  i.linkage_name = doc.strings(int(in.linkage_name()));
+  i.offset = in.offset();
+  i.file = doc.strings(int(in.file()));
+  i.line = in.line();
+  i.pc_file = doc.strings(int(in.pc_file()));
+  i.pc_line = in.pc_line();
+  i.inlined = in.inlined();
+  return true;
 }
 
 }  // namespace
@@ -108,19 +111,23 @@ void ModuleSymbolCache::add_chain(uint64_t file_address, const std::vector<Symbo
 }
 
 std::string ModuleSymbolCache::encode() const {
-  Strings strings;
-  json symbols = json::array(), chains = json::array();
-  for (const auto& [address, e] : symbols_)
-    if (e.used) symbols.push_back(json::array({address, encode_info(e.value, strings)}));
+  pb::ModuleSymbols doc;
+  doc.set_key(key_);
+  Strings strings(doc);
+  for (const auto& [address, e] : symbols_) {
+    if (!e.used) continue;
+    pb::Symbol* out = doc.add_symbols();
+    out->set_address(address);
+    encode_info(e.value, strings, out->mutable_info());
+  }
   for (const auto& [address, e] : chains_) {
     if (!e.used) continue;
-    json list = json::array();
-    for (const SymbolInfo& f : e.value) list.push_back(encode_info(f, strings));
-    chains.push_back(json::array({address, std::move(list)}));
+    pb::Chain* out = doc.add_chains();
+    out->set_address(address);
+    for (const SymbolInfo& f : e.value) encode_info(f, strings, out->add_frames());
   }
-  const json doc = {{"key", key_}, {"strings", strings.list()}, {"symbols", symbols}, {"chains", chains}};
-  const std::vector<uint8_t> bytes = json::to_cbor(doc);
-  return std::string(bytes.begin(), bytes.end());
+  doc.set_entries(uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + 1);
+  return doc.SerializeAsString();
 }
 
 bool ModuleSymbolCache::decode(std::string_view bytes) {
@@ -128,23 +135,22 @@ bool ModuleSymbolCache::decode(std::string_view bytes) {
   chains_.clear();
   used_ = 0;
   added_ = false;
-  if (bytes.empty()) return false;
-  try {
-    const json doc = json::from_cbor(bytes.begin(), bytes.end());
-    if (doc.at("key").get<std::string>() != key_) return false;
-    const auto strings = doc.at("strings").get<std::vector<std::string>>();
-    for (const json& s : doc.at("symbols")) symbols_[s.at(0).get<uint64_t>()] = {decode_info(s.at(1), strings)};
-    for (const json& c : doc.at("chains")) {
-      std::vector<SymbolInfo> frames;
-      for (const json& f : c.at(1)) frames.push_back(decode_info(f, strings));
-      chains_[c.at(0).get<uint64_t>()] = {std::move(frames)};
-    }
-    return true;
-  } catch (const std::exception&) {
-    symbols_.clear();
-    chains_.clear();
+  pb::ModuleSymbols doc;
+  if (bytes.empty() || !doc.ParseFromArray(bytes.data(), int(bytes.size())) || doc.key() != key_ ||
+      doc.entries() != uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + 1)
     return false;
+  for (const pb::Symbol& s : doc.symbols()) {
+    SymbolInfo info;
+    if (!decode_info(s.info(), doc, info)) return decode({});
+    symbols_[s.address()] = {std::move(info)};
   }
+  for (const pb::Chain& c : doc.chains()) {
+    std::vector<SymbolInfo> frames(size_t(c.frames_size()));
+    for (int i = 0; i < c.frames_size(); ++i)
+      if (!decode_info(c.frames(i), doc, frames[size_t(i)])) return decode({});
+    chains_[c.address()] = {std::move(frames)};
+  }
+  return true;
 }
 
 void ModuleSymbolCache::save() {

@@ -26,8 +26,8 @@ std::optional<std::string> module_file_key(std::string_view kind, const std::str
 
 inline constexpr size_t kSymbolCacheFilesKept = 32;
 // A module's file holds the addresses the last recording asked for (its working set), at
-// most this many: about 0.75 MB, which nlohmann's CBOR reads in some 30 ms and writes in 40
-// (1.5 and 2 us an address: an address read from DWARF took 24 us on zstd).
+// most this many: about 1.6 MB, read in some 10 ms and written in 30 (0.5 and 1.5 us an
+// address: an address read from DWARF took 24 us on zstd).
 inline constexpr size_t kSymbolCacheMaxAddresses = 20000;
 
 class ModuleSymbolCache {
@@ -45,7 +45,8 @@ class ModuleSymbolCache {
   void add_symbol(uint64_t file_address, const SymbolInfo& info);
   void add_chain(uint64_t file_address, const std::vector<SymbolInfo>& frames);
 
-  // The file's bytes (CBOR) with the addresses asked for or added, and back: false for
+  // The file's bytes (module_cache.proto's ModuleSymbols) with the addresses asked for or
+  // added, and back: false for
   // anything malformed or of another key (the cache is then empty).
   std::string encode() const;
   bool decode(std::string_view bytes);

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   helper.name = "helper";
   helper.inlined = true;
   cache.add_chain(0x1141, {helper, f});
-  std::ofstream(dir + "/symbols.cbor", std::ios::binary) << cache.encode();
+  std::ofstream(dir + "/symbols.pb", std::ios::binary) << cache.encode();
   callprof::HookCallSites sites;
   sites.enter = {0x1134, 0x1204};
   sites.exit = {0x1160, 0x1230};
@@ -30,6 +30,6 @@ int main(int argc, char** argv) {
   sites.ret_byte = 0x1245;
   sites.stubs[0] = {0x1030};
   sites.stubs[1] = {0x1040};
-  std::ofstream(dir + "/hooksites.cbor", std::ios::binary) << callprof::symbols_detail::encode_hook_sites(sites, "k");
+  std::ofstream(dir + "/hooksites.pb", std::ios::binary) << callprof::symbols_detail::encode_hook_sites(sites, "k");
   return 0;
 }

@@ -3,7 +3,7 @@
 # Inputs: -DFUZZER=<executable> -DSEEDS=<dir> -DWORK=<dir> -DSECONDS=<n>
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/corpus)
-file(GLOB seeds ${SEEDS}/*.callprof ${SEEDS}/*.payload ${SEEDS}/*.dump ${SEEDS}/*.cbor)
+file(GLOB seeds ${SEEDS}/*.callprof ${SEEDS}/*.payload ${SEEDS}/*.dump ${SEEDS}/*.pb)
 if(NOT seeds)
   message(FATAL_ERROR "no seeds in ${SEEDS}; build the fuzz target first")
 endif()

@@ -98,8 +98,7 @@ TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
     damaged[at] = char(damaged[at] ^ 0x5a);
     if (!read.decode(damaged)) EXPECT_EQ(read.chain(0x1010), nullptr);
   }
-  EXPECT_FALSE(read.decode("not cbor at all"));
-  EXPECT_FALSE(read.decode(std::string("\xa1\x63key\x67the key", 13)));  // the key alone, nothing else
+  EXPECT_FALSE(read.decode("not a cache file at all"));
 }
 
 class SymbolCacheDir : public ::testing::Test {
