@@ -8,7 +8,9 @@
 # runtime before the calibration was shared measured it in every process). Then one such
 # process alone: plain, recorded with the hooks' costs from callprof's calibration cache
 # (a cache of this run's own, filled first by three recordings), with `--recalibrate`
-# (measured in the recording), with `--no-compensation` (not measured), and under perf.
+# (measured in the recording), with `--no-compensation` (not measured), and under perf;
+# and built with `-g`, recorded with its names from callprof's symbol cache (the same
+# cache directory) and with `--no-symbol-cache` (read from its DWARF).
 #
 #   bench/runtime/processes.sh [BUILD_DIR]    (BENCH_N processes, default 20; BENCH_REPEAT 5)
 set -euo pipefail
@@ -20,6 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 cc=${BENCH_CC:-cc}
 "$cc" -O2 -finstrument-functions -o "$tmp/hooked" "$script_dir/callheavy.c" || die "cannot build callheavy.c"
 "$cc" -O2 -o "$tmp/plain" "$script_dir/callheavy.c" || die "cannot build callheavy.c"
+"$cc" -O2 -g -finstrument-functions -o "$tmp/hooked_g" "$script_dir/callheavy.c" || die "cannot build callheavy.c"
 "$cc" -O2 -o "$tmp/cputime" "$script_dir/../realprograms/cputime.c" || die "cannot build cputime.c"
 for kind in hooked plain; do
   printf '#!/bin/sh\ni=0\nwhile [ $i -lt %d ]; do %s 1000 >/dev/null || exit 1; i=$((i + 1)); done\n' \
@@ -51,6 +54,10 @@ run_one() {  # run_one VARIANT: one process of callheavy 1000, as the variant ru
       ;;
     one-recal) C[$1]+="$(cpu_of "$callprof" record -q --recalibrate -o "$tmp/o.callprof" -- "$tmp/hooked" 1000) " ;;
     one-raw) C[$1]+="$(cpu_of "$callprof" record -q --no-compensation -o "$tmp/o.callprof" -- "$tmp/hooked" 1000) " ;;
+    one-g) C[$1]+="$(cpu_of "$callprof" record -q -o "$tmp/o.callprof" -- "$tmp/hooked_g" 1000) " ;;
+    one-g-nocache)
+      C[$1]+="$(cpu_of "$callprof" record -q --no-symbol-cache -o "$tmp/o.callprof" -- "$tmp/hooked_g" 1000) "
+      ;;
     one-perf)
       [[ -n $perf ]] || return 0
       C[$1]+="$(cpu_of "$perf" record -q -F 999 -g -o "$tmp/perf.data" -- "$tmp/plain" 1000) "
@@ -73,7 +80,7 @@ for (( r = 0; r < REPEAT; r++ )); do
     after_perf
   fi
   # Their order turns each round, so every variant takes each place as often.
-  ones=(one-plain one-cached one-recal one-raw one-perf)
+  ones=(one-plain one-cached one-recal one-raw one-perf one-g one-g-nocache)
   for (( k = 0; k < ${#ones[@]}; k++ )); do run_one "${ones[(k + r) % ${#ones[@]}]}"; done
 done
 echo "short processes (bench/runtime/processes.sh): $N processes of callheavy 1000, $REPEAT runs each interleaved," \
@@ -89,12 +96,13 @@ done
 one=$(median "${C[one-plain]}")
 echo "one such process: $REPEAT runs each interleaved, their order turned each round; the hooks' costs from the cache in $(wc -w <<<"${C[cached-runs]:-}") of the $REPEAT 'cache' runs (the rest measured: a refresh due, or the check failed)"
 printf '  %-24s %10s %12s %10s\n' variant "cpu ms" "added ms" "x plain"
-for v in one-plain one-cached one-recal one-raw one-perf; do
+for v in one-plain one-cached one-recal one-raw one-perf one-g one-g-nocache; do
   [[ -n ${C[$v]:-} ]] || continue
   m=$(median "${C[$v]}")
   case $v in
     one-plain) label=plain ;; one-cached) label="callprof (cache)" ;; one-recal) label="callprof --recalibrate" ;;
     one-raw) label="callprof --no-compensation" ;; one-perf) label="perf record -F 999 -g" ;;
+    one-g) label="-g, symbols from cache" ;; one-g-nocache) label="-g, --no-symbol-cache" ;;
   esac
   awk -v v="$label" -v m="$m" -v p="$one" 'BEGIN { printf "  %-24s %10.1f %12.1f %9.2fx\n", v, m * 1000, (m - p) * 1000, m / p }'
 done
