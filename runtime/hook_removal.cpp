@@ -137,11 +137,12 @@ bool displacement_crosses_line(uint64_t site) { return ((site + 1) & 63) > 60; }
 // function, so worth waiting for another thread's rewrite: a tail exit's hook returns into
 // the caller, not behind its site, so nothing would try it again. Bounded, for a signal
 // handler that interrupted this thread's own rewrite.
-void remove_tail_exits(uint64_t fn, int tries = 1000) {
+void remove_tail_exits(uint64_t fn) {
   uint64_t tails[16];
   const uint32_t n = tail_exits_of(fn, tails, 16);
   for (uint32_t i = 0; i < n; ++i)
-    for (int t = 0; t < tries && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++t) sys::call(SYS_sched_yield);
+    for (int tries = 0; tries < 1000 && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++tries)
+      sys::call(SYS_sched_yield);
 }
 
 }  // namespace
@@ -181,7 +182,13 @@ void remove_entry_hooks(uint64_t fn, uint64_t hook_ret) {
 }
 
 void remove_exit_hook(uint64_t fn, uint64_t hook_ret) {
-  if (!remove_hook_call(hook_ret) && g_remove_hooks && !rewriting_refused()) remove_tail_exits(fn, 1);
+  if (remove_hook_call(hook_ret) || !g_remove_hooks || rewriting_refused()) return;
+  // Only a tail exit still a `jmp` is tried, once: an exit that stays a hook call for good
+  // (no atomic rewrite for it) must not take the rewriting lock at every call.
+  uint64_t tails[16];
+  const uint32_t n = tail_exits_of(fn, tails, 16);
+  for (uint32_t i = 0; i < n; ++i)
+    if (*reinterpret_cast<const volatile uint8_t*>(tails[i]) == 0xe9) rewrite_jump_as_return(tails[i]);
 }
 
 uint32_t removed_index(uint64_t fn) {
