@@ -1,7 +1,6 @@
 #include "record/calibration_cache.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -185,10 +184,9 @@ CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t set
   CalibrationCache c;
   c.sets_ = sets;
   const auto dir = user_cache_dir();
-  struct stat st {};
-  if (!dir || sets == 0 || ::stat(runtime.c_str(), &st) != 0) return c;
-  c.key_ = fmt::format("runtime {} {} {} {}.{:09}; boot {}; cpu {}; hooks {}", runtime, uint64_t(st.st_ino),
-                       uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec), int64_t(st.st_mtim.tv_nsec),
+  const auto runtime_id = file_identity(runtime);
+  if (!dir || sets == 0 || !runtime_id) return c;
+  c.key_ = fmt::format("runtime {} {}; boot {}; cpu {}; hooks {}", runtime, *runtime_id,
                        first_line("/proc/sys/kernel/random/boot_id"), cpu_model(), sets);
   c.path_ = (*dir / cache_file_name("calibration", c.key_, ".json")).string();
   return c;

@@ -3,9 +3,6 @@
 // file names and names repeat).
 #include "symbols/module_symbol_cache.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "symbols/module_cache.pb.h"
 #include "util/user_cache.h"
 
@@ -16,14 +13,6 @@ namespace pb = callprof::module_cache;
 
 constexpr const char* kPrefix = "symbols";
 constexpr const char* kSuffix = ".pb";
-
-// Device, inode, size and modification time (to the nanosecond) of a file.
-std::optional<std::string> identity(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_size) + " " +
-         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
-}
 
 class Strings {
  public:
@@ -68,8 +57,8 @@ bool decode_info(const pb::Info& in, const pb::ModuleSymbols& doc, SymbolInfo& i
 }  // namespace
 
 std::optional<std::string> module_file_key(std::string_view kind, const std::string& file, std::string_view extra) {
-  const auto file_id = identity(file);
-  const auto self_id = identity("/proc/self/exe");
+  const auto file_id = file_identity(file);
+  const auto self_id = file_identity("/proc/self/exe");
   if (!file_id || !self_id) return std::nullopt;
   return std::string(kind) + "; file " + file + " " + *file_id + "; " + std::string(extra) + "; callprof " + *self_id;
 }

@@ -63,6 +63,14 @@ bool own_debug_info(Dwfl_Module* mod) {
   return found;
 }
 
+// The main and debug file names libdwfl holds for a module (null when none).
+std::pair<const char*, const char*> module_files(Dwfl_Module* mod) {
+  const char* main_file = nullptr;
+  const char* debug = nullptr;
+  if (mod != nullptr) dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug);
+  return {main_file, debug};
+}
+
 std::string dwfl_error() {
   const char* message = dwfl_errmsg(-1);
   return message != nullptr ? message : "unknown error";
@@ -103,11 +111,9 @@ symbols_detail::ModuleSymbolCache* Symbolizer::Impl::cache_of(int index) {
   ModuleState& st = state[size_t(index)];
   if (!st.cache_opened) {
     st.cache_opened = true;
-    if (st.dwfl != nullptr && own_debug_info(st.dwfl)) {
-      const char* file = nullptr;
-      dwfl_module_info(st.dwfl, nullptr, nullptr, nullptr, nullptr, nullptr, &file, nullptr);
-      if (file != nullptr) st.cache = symbols_detail::ModuleSymbolCache::open(file, modules[size_t(index)].build_id);
-    }
+    const char* file = module_files(st.dwfl).first;
+    if (file != nullptr && own_debug_info(st.dwfl))
+      st.cache = symbols_detail::ModuleSymbolCache::open(file, modules[size_t(index)].build_id);
   }
   return st.cache ? &*st.cache : nullptr;
 }
@@ -347,18 +353,6 @@ uint64_t Symbolizer::cached_answers() const { return impl_->cached_answers; }
 const std::vector<std::string>& Symbolizer::warnings() const { return impl_->warnings; }
 
 const std::vector<LoadedModule>& Symbolizer::modules() const { return impl_->modules; }
-
-namespace {
-
-// The main and debug file names libdwfl holds for a module (null when none).
-std::pair<const char*, const char*> module_files(Dwfl_Module* mod) {
-  const char* main_file = nullptr;
-  const char* debug = nullptr;
-  if (mod != nullptr) dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug);
-  return {main_file, debug};
-}
-
-}  // namespace
 
 std::string Symbolizer::file(size_t module) const {
   if (module >= impl_->state.size()) return {};

@@ -1,6 +1,7 @@
 #include "util/user_cache.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,6 +55,16 @@ std::string cache_file_name(std::string_view prefix, std::string_view key, std::
   char hash[17];
   snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
   return std::string(prefix) + "-" + hash + std::string(suffix);
+}
+
+std::optional<std::string> file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  char id[96];
+  snprintf(id, sizeof id, "%llu %llu %lld %lld.%09ld", static_cast<unsigned long long>(st.st_dev),
+           static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
+           static_cast<long long>(st.st_mtim.tv_sec), static_cast<long>(st.st_mtim.tv_nsec));
+  return std::string(id);
 }
 
 std::string read_cache_file(const fs::path& path) {

@@ -18,6 +18,10 @@ std::optional<std::filesystem::path> user_cache_dir();
 // `<prefix>-<16 hex digits of the key's hash><suffix>`: stable across builds and runs.
 std::string cache_file_name(std::string_view prefix, std::string_view key, std::string_view suffix);
 
+// What tells a file's versions apart in a key: its device, inode, size and modification
+// time to the nanosecond; none when it cannot be looked at.
+std::optional<std::string> file_identity(const std::string& path);
+
 // The file's bytes, "" when it cannot be read.
 std::string read_cache_file(const std::filesystem::path& path);
 

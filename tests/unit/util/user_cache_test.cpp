@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace callprof {
@@ -72,6 +73,17 @@ TEST_F(UserCache, OnlyTheNewestFilesOfTheKindAreKept) {
   EXPECT_TRUE(fs::exists(dir_ / "k-3.bin"));
   for (int i = 0; i < 3; ++i) EXPECT_FALSE(fs::exists(dir_ / ("k-" + std::to_string(i) + ".bin"))) << i;
   EXPECT_TRUE(fs::exists(dir_ / "other-0.bin")) << "another kind is not counted";
+}
+
+TEST_F(UserCache, AFilesIdentityChangesWithItsContentsTime) {
+  const fs::path file = dir_ / "module.so";
+  std::ofstream(file) << "v1";
+  const auto first = file_identity(file.string());
+  ASSERT_TRUE(first);
+  EXPECT_EQ(file_identity(file.string()), first);
+  fs::last_write_time(file, fs::last_write_time(file) + std::chrono::nanoseconds(1000));
+  EXPECT_NE(file_identity(file.string()), first);
+  EXPECT_EQ(file_identity((dir_ / "missing").string()), std::nullopt);
 }
 
 TEST_F(UserCache, AFileThatCannotBeWrittenIsNoError) {
