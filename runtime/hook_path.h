@@ -105,7 +105,8 @@ __attribute__((noinline)) void exit_closed_slowly(ThreadState* s, uint64_t fn, u
 // The hooks as a call meets them most of the time, in as few instructions as it can: on
 // this Intel Xeon the clock read issues nothing beside it, so every instruction of the
 // hook adds its own time (bench/README.md, "A hooked call in fewer instructions"). No call
-// but the tail calls to the general paths, so the compiler saves no register: anything
+// but the tail calls to the general paths, so the compiler sets up no frame and saves only
+// the registers its own values need (five at entry, two at exit): anything
 // unusual (an excluded or folded function, a thread without state or busy, switches to
 // drain, a callee not the last one's, an ordered clock...) goes to the general path,
 // which tests everything again.

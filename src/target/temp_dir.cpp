@@ -96,7 +96,8 @@ std::string temp_parent() {
 }  // namespace
 
 // Every recording reads the whole parent (/tmp: hundreds of entries on a machine in use), so
-// names are compared in place: through std::filesystem, 641 entries took 0.5 ms here.
+// names are compared in place: 1,568 entries took 0.70-0.93 ms through std::filesystem here,
+// 0.33-0.36 ms with readdir (3 rounds each).
 int remove_stale_temp_dirs(const std::string& parent) {
   std::vector<std::string> stale;
   DIR* dir = opendir(parent.c_str());
