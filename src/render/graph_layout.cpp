@@ -1,11 +1,15 @@
 // libgvc in memory. Graphviz's plugins are handed to it as built-ins and never looked up
 // through its plugin configuration (config6a, written by the `graphviz` package or libgvc6's
 // trigger; without it, demand loading crashed libgvc 2.42 in its label code): the layout
-// (dot) and SVG renderer (core) plugins are linked in, and the cairo plugin (pango) is opened
-// from Graphviz's plugin directory when it is there: it measures text with the machine's
-// fonts, for SVG as for PNG (without it Graphviz estimates widths from Arial's metrics, and
-// a browser that draws the text in DejaVu Sans spills it out of its box). PNG falls back to
-// the gd plugin.
+// (dot) and SVG renderer (core) plugins, and the cairo plugin (pango) when it is there: it
+// measures text with the machine's fonts, for SVG as for PNG (without it Graphviz estimates
+// widths from Arial's metrics, and a browser that draws the text in DejaVu Sans spills it
+// out of its box). PNG falls back to the gd plugin.
+//
+// Every plugin is opened by its path when a graph is drawn, not linked: linked, the
+// executable needed an rpath to Graphviz's private directory, and every library of every
+// command (a recording's too) was first looked for there, some 20 paths each (338 failed
+// opens per start), and in the current directory (the empty entry CMake padded it with).
 #include "render/graph_layout.h"
 
 #include <dlfcn.h>
@@ -18,19 +22,8 @@
 #include <cstdlib>
 #include <memory>
 
-extern "C" {
-extern gvplugin_library_t gvplugin_core_LTX_library;
-extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
-}
-
 namespace callprof {
 namespace {
-
-const lt_symlist_t kVectorPlugins[] = {
-    {"gvplugin_core_LTX_library", &gvplugin_core_LTX_library},
-    {"gvplugin_dot_layout_LTX_library", &gvplugin_dot_layout_LTX_library},
-    {nullptr, nullptr},
-};
 
 // Graphviz's plugin directory: $GVBINDIR as Graphviz itself honours it, else libgvc's.
 std::string plugin_dir() {
@@ -38,27 +31,47 @@ std::string plugin_dir() {
   return env && *env ? env : CALLPROF_GRAPHVIZ_PLUGIN_DIR;
 }
 
-// The built-ins with the cairo plugin (text layout, and the PNG renderer), or with gd when
-// `bitmap` and cairo is missing. Looked up on every render, in the directory of the moment
-// (dlopen of a loaded library is a reference count); the list lives on because the context
-// keeps a pointer to it, and renders never overlap (the message capture is process-wide too).
+// The plugin library `symbol` of the plugin file at `path` (dlopen of a loaded library is a
+// reference count; it stays loaded), or null with dlerror()'s reason appended to `failures`.
+void* open_plugin(const std::string& path, const char* symbol, std::string& failures) {
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* address = library ? dlsym(library, symbol) : nullptr;
+  if (!address)
+    if (const char* why = dlerror()) failures += fmt::format("{}{}", failures.empty() ? "" : "; ", why);
+  return address;
+}
+
+// The layout and SVG plugins, from libgvc's own directory (they stand for built-ins, so
+// $GVBINDIR does not move them), with the cairo plugin, or gd when `bitmap` and cairo is
+// missing, from the directory of the moment. The list lives on because the context keeps a
+// pointer to it, and renders never overlap (the message capture is process-wide too).
 Result<const lt_symlist_t*> plugins_with(bool bitmap) {
   static std::array<lt_symlist_t, 4> plugins{};
+  static constexpr std::pair<const char*, const char*> kBuiltIns[] = {
+      {"libgvplugin_core.so.6", "gvplugin_core_LTX_library"},
+      {"libgvplugin_dot_layout.so.6", "gvplugin_dot_layout_LTX_library"},
+  };
   static constexpr std::pair<const char*, const char*> kRenderers[] = {
       {"libgvplugin_pango.so.6", "gvplugin_pango_LTX_library"},
       {"libgvplugin_gd.so.6", "gvplugin_gd_LTX_library"},
   };
-  const std::string dir = plugin_dir();
   std::string failures;
+  for (size_t i = 0; i < std::size(kBuiltIns); ++i) {
+    const auto& [file, symbol] = kBuiltIns[i];
+    void* address = open_plugin(std::string(CALLPROF_GRAPHVIZ_PLUGIN_DIR) + "/" + file, symbol, failures);
+    if (!address)
+      return make_error(fmt::format("the call graph needs Graphviz's {} plugin in {} (Debian: libgvc6) ({})",
+                                    i == 0 ? "core" : "dot layout", CALLPROF_GRAPHVIZ_PLUGIN_DIR, failures));
+    plugins[i] = lt_symlist_t{symbol, address};
+  }
+  plugins[2] = plugins[3] = lt_symlist_t{nullptr, nullptr};
+  const std::string dir = plugin_dir();
   for (const auto& [file, symbol] : kRenderers) {
-    void* library = dlopen((dir + "/" + file).c_str(), RTLD_NOW | RTLD_LOCAL);
-    void* address = library ? dlsym(library, symbol) : nullptr;
-    if (address) {
-      plugins = {kVectorPlugins[0], kVectorPlugins[1], lt_symlist_t{symbol, address}, lt_symlist_t{nullptr, nullptr}};
+    if (void* address = open_plugin(dir + "/" + file, symbol, failures)) {
+      plugins[2] = lt_symlist_t{symbol, address};
       return plugins.data();
     }
-    if (const char* why = dlerror()) failures += fmt::format("{}{}", failures.empty() ? "" : "; ", why);
-    if (!bitmap) return kVectorPlugins;  // SVG without cairo: Graphviz's estimated text widths
+    if (!bitmap) return plugins.data();  // SVG without cairo: Graphviz's estimated text widths
   }
   return make_error(fmt::format(
       "PNG needs a Graphviz bitmap renderer, the cairo or gd plugin in {} (Debian: libgvc6); write .svg or .dot "
