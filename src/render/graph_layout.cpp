@@ -6,10 +6,12 @@
 // widths from Arial's metrics, and a browser that draws the text in DejaVu Sans spills it
 // out of its box). PNG falls back to the gd plugin.
 //
-// Every plugin is opened by its path when a graph is drawn, not linked: linked, the
-// executable needed an rpath to Graphviz's private directory, and every library of every
-// command (a recording's too) was first looked for there, some 20 paths each (338 failed
-// opens per start), and in the current directory (the empty entry CMake padded it with).
+// libgvc and libcgraph are opened when the first graph is drawn, and every plugin by its
+// path, none linked: the other commands (a recording's start-up is part of its cost) load
+// none of Graphviz's eight libraries (0.5 ms), and callprof needed an rpath to Graphviz's
+// private directory, where every library of every command was first looked for, some 20
+// paths each (338 failed opens per start), and in the current directory (the empty entry
+// CMake padded the rpath with).
 #include "render/graph_layout.h"
 
 #include <dlfcn.h>
@@ -24,6 +26,46 @@
 
 namespace callprof {
 namespace {
+
+// The functions of libgvc and libcgraph used here, looked up once (the headers give their
+// types; nothing links them).
+struct GraphvizApi {
+  decltype(&::gvContextPlugins) context_plugins;
+  decltype(&::gvFreeContext) free_context;
+  decltype(&::gvLayout) layout;
+  decltype(&::gvFreeLayout) free_layout;
+  decltype(&::gvRenderData) render_data;
+  decltype(&::gvFreeRenderData) free_render_data;
+  decltype(&::agmemread) memread;
+  decltype(&::agclose) close;
+  decltype(&::agseterrf) seterrf;
+  decltype(&::agseterr) seterr;
+};
+
+template <typename F>
+bool look_up(void* library, const char* name, F& out) {
+  out = library ? reinterpret_cast<F>(dlsym(library, name)) : nullptr;
+  return out != nullptr;
+}
+
+Result<const GraphvizApi*> graphviz() {
+  static const Result<GraphvizApi> api = []() -> Result<GraphvizApi> {
+    void* gvc = dlopen("libgvc.so.6", RTLD_NOW | RTLD_LOCAL);
+    void* cgraph = dlopen("libcgraph.so.6", RTLD_NOW | RTLD_LOCAL);
+    GraphvizApi a{};
+    if (look_up(gvc, "gvContextPlugins", a.context_plugins) && look_up(gvc, "gvFreeContext", a.free_context) &&
+        look_up(gvc, "gvLayout", a.layout) && look_up(gvc, "gvFreeLayout", a.free_layout) &&
+        look_up(gvc, "gvRenderData", a.render_data) && look_up(gvc, "gvFreeRenderData", a.free_render_data) &&
+        look_up(cgraph, "agmemread", a.memread) && look_up(cgraph, "agclose", a.close) &&
+        look_up(cgraph, "agseterrf", a.seterrf) && look_up(cgraph, "agseterr", a.seterr))
+      return a;
+    const char* why = dlerror();
+    return make_error(fmt::format("the call graph needs Graphviz's libgvc.so.6 and libcgraph.so.6 (Debian: libgvc6){}",
+                                  why ? fmt::format(" ({})", why) : std::string()));
+  }();
+  if (!api) return api.error();
+  return &api.value();
+}
 
 // Graphviz's plugin directory: $GVBINDIR as Graphviz itself honours it, else libgvc's.
 std::string plugin_dir() {
@@ -93,40 +135,36 @@ int collect_message(char* text) {
 // Errors go to `into` instead of stderr, warnings are dropped, for the guard's lifetime.
 class MessageCapture {
  public:
-  explicit MessageCapture(std::string& into) : previous_(agseterrf(collect_message)) {
+  MessageCapture(const GraphvizApi& gv, std::string& into) : gv_(gv), previous_(gv.seterrf(collect_message)) {
     g_messages = &into;
-    agseterr(AGERR);
+    gv_.seterr(AGERR);
   }
   ~MessageCapture() {
-    agseterrf(previous_);
+    gv_.seterrf(previous_);
     g_messages = nullptr;
   }
   MessageCapture(const MessageCapture&) = delete;
   MessageCapture& operator=(const MessageCapture&) = delete;
 
  private:
+  const GraphvizApi& gv_;
   agusererrf previous_;
-};
-
-struct ContextDeleter {
-  void operator()(GVC_t* c) const { gvFreeContext(c); }
-};
-struct GraphDeleter {
-  void operator()(Agraph_t* g) const { agclose(g); }
 };
 
 // A laid-out graph; the layout is freed before the graph, the graph before the context.
 class Layout {
  public:
-  Layout(GVC_t* gvc, Agraph_t* g) : gvc_(gvc), g_(g), ok_(gvLayout(gvc, g, "dot") == 0) {}
+  Layout(const GraphvizApi& gv, GVC_t* gvc, Agraph_t* g)
+      : gv_(gv), gvc_(gvc), g_(g), ok_(gv.layout(gvc, g, "dot") == 0) {}
   ~Layout() {
-    if (ok_) gvFreeLayout(gvc_, g_);
+    if (ok_) gv_.free_layout(gvc_, g_);
   }
   Layout(const Layout&) = delete;
   Layout& operator=(const Layout&) = delete;
   bool ok() const { return ok_; }
 
  private:
+  const GraphvizApi& gv_;
   GVC_t* gvc_;
   Agraph_t* g_;
   bool ok_;
@@ -140,23 +178,28 @@ Error graphviz_error(std::string_view what, const std::string& messages) {
 
 Result<std::string> graphviz_render(const std::string& dot, GraphFormat format) {
   if (format == GraphFormat::Dot) return dot;
+  auto api = graphviz();
+  if (!api) return api.error();
+  const GraphvizApi& gv = **api;
   std::string messages;
-  MessageCapture capture(messages);
+  MessageCapture capture(gv, messages);
   const bool png = format == GraphFormat::Png;
   auto plugins = plugins_with(png);
   if (!plugins) return plugins.error();
-  std::unique_ptr<GVC_t, ContextDeleter> gvc(gvContextPlugins(*plugins, 0));
+  auto free_context = [&gv](GVC_t* c) { gv.free_context(c); };
+  std::unique_ptr<GVC_t, decltype(free_context)> gvc(gv.context_plugins(*plugins, 0), free_context);
   if (!gvc) return graphviz_error("Graphviz could not start", messages);
-  std::unique_ptr<Agraph_t, GraphDeleter> graph(agmemread(dot.c_str()));
+  auto close = [&gv](Agraph_t* g) { gv.close(g); };
+  std::unique_ptr<Agraph_t, decltype(close)> graph(gv.memread(dot.c_str()), close);
   if (!graph) return graphviz_error("Graphviz could not read the call graph", messages);
-  Layout layout(gvc.get(), graph.get());
+  Layout layout(gv, gvc.get(), graph.get());
   if (!layout.ok()) return graphviz_error("Graphviz could not lay out the call graph", messages);
   char* data = nullptr;
   unsigned int length = 0;
   // Core's SVG (text and shapes), never cairo's (glyph outlines), whichever plugins are in.
-  const int rc = gvRenderData(gvc.get(), graph.get(), png ? "png" : "svg:svg:core", &data, &length);
+  const int rc = gv.render_data(gvc.get(), graph.get(), png ? "png" : "svg:svg:core", &data, &length);
   std::string out = rc == 0 && data ? std::string(data, length) : std::string();
-  if (data) gvFreeRenderData(data);
+  if (data) gv.free_render_data(data);
   if (rc != 0 || out.empty())
     return graphviz_error(fmt::format("Graphviz could not render the call graph as {}", png ? "PNG" : "SVG"), messages);
   return out;
