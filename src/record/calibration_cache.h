@@ -21,7 +21,7 @@ namespace callprof::record {
 
 inline constexpr size_t kCalibrationHistoryKept = 5;  // the median of these is seeded
 inline constexpr size_t kCalibrationHistoryNeeded = 3;
-inline constexpr uint32_t kCachedUsesPerCalibration = 8;  // then one recording measures again
+inline constexpr uint32_t kCachedUsesPerCalibration = 24;  // then one recording measures again
 
 struct CalibrationEntry {
   double ticks_per_ns = 0;

@@ -63,7 +63,7 @@ TEST(CalibrationCache, KeepsTheLastFiveMeasurements) {
   EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 7);
 }
 
-TEST(CalibrationCache, ACheckedUseCountsAndAMeasurementIsDueAfterEight) {
+TEST(CalibrationCache, ACheckedUseCountsAndAMeasurementIsDueAfterTwentyFour) {
   CalibrationHistory h = history_of({100, 101, 102});
   for (uint32_t i = 0; i < kCachedUsesPerCalibration; ++i) {
     auto f = seed_from(h, kClang);
