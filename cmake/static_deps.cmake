@@ -1,0 +1,29 @@
+# callprof_prefer_static(PREFIX...): the imported targets PkgConfig::<PREFIX> (from
+# pkg_check_modules(<PREFIX> IMPORTED_TARGET ...)) link their libraries' archives instead of
+# the shared libraries, with what pkg-config --static says they need, each as an archive
+# where one is installed (Debian's -dev packages ship them) and by name otherwise (pthread).
+#
+# Why: every shared library is work for the dynamic loader at each start of callprof (its
+# relocations, its initialisers), and a short recording's start-up is part of what it costs:
+# linked statically, elfutils, zstd, libbpf, libseccomp and protobuf took 0.9-1.0 ms off each
+# start (bench/README.md, "A short recording's fixed cost"). CALLPROF_STATIC_DEPS=OFF links
+# them shared, as pkg-config gives them.
+function(callprof_prefer_static)
+  foreach(prefix IN LISTS ARGN)
+    set(archives)
+    foreach(name IN LISTS ${prefix}_STATIC_LIBRARIES)
+      if(name STREQUAL "pthread" OR name STREQUAL "dl" OR name STREQUAL "m")
+        list(APPEND archives ${name})
+        continue()
+      endif()
+      find_library(CALLPROF_ARCHIVE_${name} NAMES lib${name}.a HINTS ${${prefix}_STATIC_LIBRARY_DIRS})
+      if(CALLPROF_ARCHIVE_${name})
+        list(APPEND archives ${CALLPROF_ARCHIVE_${name}})
+      else()
+        list(APPEND archives ${name})
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES archives)
+    set_target_properties(PkgConfig::${prefix} PROPERTIES INTERFACE_LINK_LIBRARIES "${archives}")
+  endforeach()
+endfunction()
