@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Usage: install_test.sh BUILD_DIR PROJECT_DIR WORDFREQ_SOURCE   (see CMakeLists.txt)
+# Usage: install_test.sh BUILD_DIR PROJECT_DIR WORDFREQ_SOURCE static|shared   (see CMakeLists.txt)
 set -euo pipefail
-build=$1 project=$2 wordfreq=$3
+build=$1 project=$2 wordfreq=$3 deps=${4:-shared}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install_test: FAIL: $*" >&2; exit 1; }
@@ -36,6 +36,15 @@ for f in "$build/bin/callprof" "$callprof" "$prefix/lib/callprof/libcallprof-rt.
   check_search_paths "$f"
 done
 ! readelf -d -W "$callprof" | grep -qE '\((RUN|R)PATH\)' || fail "bin/callprof has a library search path"
+# Every shared library is work at each start (docs/design.md, "A short recording's fixed
+# cost"): Graphviz's are opened when a graph is drawn, and with CALLPROF_STATIC_DEPS the
+# archives of elfutils, zstd, libbpf, libseccomp and protobuf are linked in.
+needed=$(readelf -d -W "$callprof" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ')
+never="libgvc libcgraph libgvplugin"
+[ "$deps" = static ] && never="$never libdw libelf libzstd libbpf libseccomp libprotobuf"
+for lib in $never; do
+  case " $needed" in *" $lib."*) fail "bin/callprof needs $lib at start-up (needed: $needed)" ;; esac
+done
 
 # The example, instrumented by callprof_instrument() from the installed package, recorded
 # by the installed callprof, with each compiler.
