@@ -154,8 +154,13 @@ TEST_P(AttachLifecycle, AnIdlePoolWaitingOnAConditionVariableIsAttachedToAtOnce)
   measured("safe_point_ms", std::stod(r.err.substr(after + 22)));
   EXPECT_LT(std::stod(r.err.substr(after + 22)), 25.0) << "no need to wait for a burst of calls: " << r.err;
   const Report rep = report();
-  EXPECT_GT(u64(rep.function("a"), "calls"), 300u) << "three threads, 100 calls every 30 ms";
-  EXPECT_EQ(u64(rep.function("b"), "calls"), 3 * u64(rep.function("a"), "calls"));
+  const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+  EXPECT_GT(ca, 300u) << "three threads, 100 calls every 30 ms";
+  // b = 3 a, but for the calls of a open at the window's edges: one per thread at each edge,
+  // its b calls in the window counted and itself not (open at the start), or itself counted
+  // and some of its b calls after the window (at the end). Once seen: b = 3 a - 2.
+  EXPECT_LE(cb, 3 * ca + 9);
+  EXPECT_GE(cb + 9, 3 * ca);
   expect_checked_ok(pid, 3);
 }
 
