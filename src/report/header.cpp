@@ -10,6 +10,7 @@
 #include "graph/folded.h"
 #include "model/transform/compensate.h"
 #include "model/transform/sampled_time.h"
+#include "query/hook_cost.h"
 #include "query/sample_agreement.h"
 #include "report/text.h"
 #include "util/escape.h"
@@ -102,6 +103,27 @@ std::string rewritten_calls(bool counting, uint64_t uncounted, bool filtered) {
     text += fmt::format(" (but for {} call site{} made nops, no counting stub within reach)", uncounted,
                         uncounted == 1 ? "" : "s");
   return text + (filtered ? "; the filtered-out ones' are not counted" : "");
+}
+
+// What the hooks cost the recording (docs/modes.md, "What the hooks cost"), and, when they
+// took much of it and small leaf functions made many of the calls, what folding those would
+// have saved. A share under 10 % says nothing worth a line.
+void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
+  const HookCostEstimate e = estimate_hook_cost(ctx.analysis());
+  if (e.hook_ns <= 0 || e.recorded_ns <= 0) return;
+  const double share = e.hook_ns / e.recorded_ns;
+  if (share < 0.1) return;
+  out << fmt::format(
+      "# cost:     the hooks took about {} of the threads' {} ({:.0f} %: {} calls through them at {:.1f} ns)",
+      format_ns(uint64_t(e.hook_ns)), format_ns(uint64_t(e.recorded_ns)), 100 * share, e.hooked_calls,
+      e.hook_ns / double(e.hooked_calls));
+  const double leaves = e.hooked_calls ? double(e.small_leaf_calls) / double(e.hooked_calls) : 0;
+  if (share >= 0.2 && leaves >= 0.1)
+    out << fmt::format(
+        "; record --auto-fold all would unhook about {:.0f} % of them ({} small leaf function{} under {:.0f} ns a "
+        "call: their time then in their callers', their calls still counted)",
+        100 * leaves, e.small_leaves, e.small_leaves == 1 ? "" : "s", e.threshold_ns);
+  out << '\n';
 }
 
 // Hook removal (docs/modes.md, "Removing hooks"): how many hook calls were rewritten, or
@@ -318,6 +340,7 @@ void write_header_lines(std::ostream& out, const ReportContext& ctx, std::string
   write_times_line(out, ctx);
   write_folded_line(out, ctx);
   write_hooks_line(out, ctx);
+  write_exact_cost_line(out, ctx);
   write_attach_line(out, ctx);
   if (const SamplingFacts* s = m.sampling ? &*m.sampling : nullptr) {
     out << fmt::format("# sampling: {} at {} Hz, {} samples, {} unwinding{}{}; lost {} records, {} samples; {}\n",

@@ -11,6 +11,7 @@
 #include "graph/modules.h"
 #include "graph/node_filter.h"
 #include "graph/threads.h"
+#include "query/hook_cost.h"
 #include "report/header.h"
 #include "report/json_stream.h"
 #include "report/syscall_rows.h"
@@ -486,6 +487,13 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
                       {"hooks_removed_at_ns", f.hooks_removed_at_ns ? json(*f.hooks_removed_at_ns) : json(nullptr)}});
   }
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
+  if (const HookCostEstimate e = estimate_hook_cost(ctx.analysis()); e.hook_ns > 0)
+    out << "\"hook_cost\": "
+        << dump(json{{"hooked_calls", e.hooked_calls},
+                     {"hook_ns", uint64_t(e.hook_ns)},
+                     {"recorded_ns", uint64_t(e.recorded_ns)},
+                     {"auto_fold_all", {{"functions", e.small_leaves}, {"calls", e.small_leaf_calls}}}})
+        << ",\n";
   if (const auto disagreements = exact_sample_disagreements(ctx); !disagreements.empty()) {
     json d = json::array();
     for (const SampleDisagreement& x : disagreements)

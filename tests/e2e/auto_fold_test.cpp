@@ -143,6 +143,19 @@ TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
   record_with({"--auto-fold", "all"}, binary);
   const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
   EXPECT_NE(header.out.find("# folded:   1 function with calls"), std::string::npos) << header.out;
+
+  // Recorded with the default, the report says what the hooks cost and that `all` would
+  // unhook step's calls: the one tiny function, as the recordings above found.
+  const Report hooked = record_with({}, binary);
+  const auto& cost = hooked.doc().at("hook_cost");
+  EXPECT_EQ(cost.at("auto_fold_all").at("functions"), 1u) << cost;
+  EXPECT_EQ(cost.at("auto_fold_all").at("calls"), kCalls) << cost;
+  EXPECT_EQ(cost.at("hooked_calls"), u64(hooked.doc().at("summary"), "calls")) << "nothing folded: every call hooked";
+  EXPECT_GT(cost.at("hook_ns").get<double>(), 0.2 * cost.at("recorded_ns").get<double>())
+      << "2,000,000 calls of a 3-instruction function: the hooks are much of the run";
+  const RunResult said = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_NE(said.out.find("# cost:     the hooks took about "), std::string::npos) << said.out;
+  EXPECT_NE(said.out.find("record --auto-fold all would unhook about "), std::string::npos) << said.out;
 }
 
 // A wrapper of real work keeps its place under `all`; `wrappers` folds it, and the calls it

@@ -1,0 +1,94 @@
+#include "query/hook_cost.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "model/lineage.h"
+#include "model/transform/compensate.h"
+
+namespace callprof {
+namespace {
+
+// Per function of the tree, the functions still hooked that its nodes call (children with
+// calls that are real functions not folded already: itself too, in a recursion).
+std::vector<std::vector<FunctionId>> hooked_callees(const Analysis& a, const std::unordered_set<FunctionId>& folded) {
+  const CallTree& tree = a.tree();
+  std::vector<std::vector<FunctionId>> out(a.profile().functions.size());
+  for (NodeId n = 1; n < tree.nodes().size(); ++n) {
+    const FunctionId f = tree.nodes()[n].function;
+    if (f >= out.size()) continue;
+    for (NodeId c = tree.nodes()[n].first_child; c != kNoNode; c = tree.nodes()[c].next_sibling) {
+      const FunctionId g = tree.nodes()[c].function;
+      if (uint64_t(tree.base(c)[Metric::Calls]) > 0 && a.kind(g) == FunctionKind::Normal && !folded.count(g))
+        out[f].push_back(g);
+    }
+  }
+  for (auto& v : out) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+HookCostEstimate estimate_hook_cost(const Analysis& a) {
+  HookCostEstimate e;
+  const Profile& p = a.profile();
+  if (!has_hook_costs(p)) return e;
+  const std::vector<size_t> process_of = thread_processes(p);
+  uint64_t calls = 0;
+  double cost_ns = 0;  // summed over the calls: hooked calls then take their average
+  for (size_t t : a.threads()) {
+    const uint64_t c = a.thread_totals()[t].calls;
+    const size_t proc = process_of[t];
+    if (proc == kNoIndex || !has_hook_costs(p.processes[proc])) continue;
+    calls += c;
+    cost_ns += double(c) * (p.processes[proc].hook_inner_ns + p.processes[proc].hook_outer_ns);
+  }
+  uint64_t folded_calls = 0;
+  std::unordered_set<FunctionId> folded;
+  for (const FoldedFunction& f : a.folded()) {
+    folded_calls += f.folded_calls;
+    folded.insert(f.function);
+  }
+  if (calls == 0) return e;
+  e.hooked_calls = calls > folded_calls ? calls - folded_calls : 0;
+  e.hook_ns = double(e.hooked_calls) * cost_ns / double(calls);
+  e.recorded_ns = double(a.grand_total_ns()) + (a.compensated() ? e.hook_ns : 0);
+  // The runtime's threshold is for a call's own time with the hooks' part inside it, which
+  // compensation took out of self.
+  double inner_ns = 0;
+  for (const Process& proc : p.processes) {
+    e.threshold_ns = std::max(e.threshold_ns, proc.auto_fold_ns);
+    inner_ns = std::max(inner_ns, proc.hook_inner_ns);
+  }
+  if (!a.compensated()) inner_ns = 0;
+  const std::string scope = p.meta.exact ? p.meta.exact->auto_fold : "";
+  if (e.threshold_ns <= 0 || scope == "all" || scope == "wrappers") return e;
+  // Tiny by their own time; then, as the runtime folds a leaf of folded functions, those
+  // whose every hooked callee folds too, until nothing changes (not themselves: recursion).
+  const std::vector<std::vector<FunctionId>> callees = hooked_callees(a, folded);
+  std::vector<const FunctionRow*> tiny;
+  for (const FunctionRow& r : a.functions())
+    if (r.calls > 0 && a.kind(r.function) == FunctionKind::Normal && !folded.count(r.function) &&
+        r.function < callees.size() && double(r.self_ns) / double(r.calls) + inner_ns < e.threshold_ns)
+      tiny.push_back(&r);
+  std::unordered_set<FunctionId> folds;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const FunctionRow* r : tiny) {
+      if (folds.count(r->function)) continue;
+      const auto& c = callees[r->function];
+      if (std::all_of(c.begin(), c.end(), [&](FunctionId g) { return g != r->function && folds.count(g); })) {
+        folds.insert(r->function);
+        ++e.small_leaves;
+        e.small_leaf_calls += r->calls;
+        changed = true;
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace callprof

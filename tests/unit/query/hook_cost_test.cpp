@@ -1,0 +1,81 @@
+// What the hooks cost a recording and what `record --auto-fold all` would have folded: a
+// tiny function folds when it calls nothing hooked but other functions that fold (a leaf of
+// folded functions), never when it calls itself or something that stays hooked; the cost is
+// the hooked calls times the process's measured cost per call.
+#include "query/hook_cost.h"
+
+#include <gtest/gtest.h>
+
+#include "folded_profile.h"
+
+namespace callprof {
+namespace {
+
+// Raw times (ns of self), 20 ns of hooks per call, a fold threshold of 40 ns per call.
+constexpr const char* kProfile =
+    "main 1000000 calls=1\n"
+    "main;loop 5000000 calls=1000\n"           // 5 us a call
+    "main;loop;leaf 20000 calls=1000\n"        // 20 ns: a tiny leaf
+    "main;loop;mid 30000 calls=1000\n"         // 30 ns, calling only a tiny leaf: folds after it
+    "main;loop;mid;leaf2 10000 calls=1000\n"   // 10 ns: a tiny leaf
+    "main;loop;gate 10000 calls=1000\n"        // 10 ns, but calls slow, which stays hooked
+    "main;loop;gate;slow 900000 calls=1000\n"  // 900 ns
+    "main;loop;again 10000 calls=500\n"        // tiny, but recursive
+    "main;loop;again;again 5000 calls=500\n"   //
+    "main;loop;edge 40000 calls=1000\n";       // 40 ns: not under the threshold
+
+Profile profile(const std::string& auto_fold) {
+  Profile p = testing::folded(kProfile);
+  Process proc;
+  proc.pid = 1;
+  proc.hook_inner_ns = 8;
+  proc.hook_outer_ns = 12;
+  proc.auto_fold_ns = 40;
+  p.processes.push_back(proc);
+  p.meta.exact.emplace().auto_fold = auto_fold;
+  return p;
+}
+
+HookCostEstimate estimate(const std::string& auto_fold) {
+  QueryOptions o;
+  o.raw = true;
+  auto a = Analysis::run(profile(auto_fold), o);
+  EXPECT_TRUE(a.ok()) << a.error().message;
+  return estimate_hook_cost(*a);
+}
+
+TEST(HookCost, TheHookedCallsTimesTheirCostPerCall) {
+  const HookCostEstimate e = estimate("inlined");
+  EXPECT_EQ(e.hooked_calls, 8001u) << "every call: nothing was folded";
+  EXPECT_DOUBLE_EQ(e.hook_ns, 8001 * 20.0);
+  EXPECT_DOUBLE_EQ(e.recorded_ns, 1000000 + 5000000 + 20000 + 30000 + 10000 + 10000 + 900000 + 10000 + 5000 + 40000)
+      << "raw: the threads' time as measured";
+  EXPECT_DOUBLE_EQ(e.threshold_ns, 40);
+}
+
+TEST(HookCost, AutoFoldAllFoldsTinyLeavesAndTheTinyFunctionsAboveThemAlone) {
+  const HookCostEstimate e = estimate("inlined");
+  EXPECT_EQ(e.small_leaves, 3u) << "leaf, leaf2, and mid once leaf2 folds; not gate (slow stays), again "
+                                   "(recursive) or edge (40 ns)";
+  EXPECT_EQ(e.small_leaf_calls, 3000u);
+}
+
+TEST(HookCost, NothingMoreToFoldWhenTheRecordingFoldedWithAllOrWrappers) {
+  for (const char* scope : {"all", "wrappers"}) {
+    const HookCostEstimate e = estimate(scope);
+    EXPECT_GT(e.hook_ns, 0) << scope;
+    EXPECT_EQ(e.small_leaves, 0u) << scope;
+  }
+}
+
+TEST(HookCost, NoEstimateWithoutTheHooksMeasuredCost) {
+  Profile p = testing::folded(kProfile);
+  QueryOptions o;
+  auto a = Analysis::run(std::move(p), o);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(estimate_hook_cost(*a).hook_ns, 0);
+  EXPECT_EQ(estimate_hook_cost(*a).hooked_calls, 0u);
+}
+
+}  // namespace
+}  // namespace callprof
