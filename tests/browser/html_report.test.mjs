@@ -90,6 +90,12 @@ for (const program of programs) {
       await showTab(page, 'summary')
       assert.ok(await page.locator('#panel-summary .stat').count() >= 4, 'summary cards')
       assert.match(await page.textContent('#command'), new RegExp(program.name))
+      // What the hooks cost, as report --json estimates it (shown from a tenth of the time).
+      const hc = expected.hook_cost, summaryText = await page.textContent('#panel-summary')
+      if (hc && hc.hook_ns >= 0.1 * hc.recorded_ns)
+        assert.match(summaryText, new RegExp(`The hooks took about .* \\(${(100 * hc.hook_ns / hc.recorded_ns).toFixed(1)}%`))
+      else
+        assert.doesNotMatch(summaryText, /The hooks took about/)
       await showTab(page, 'flat')
       assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), expected.functions.length, 'one row per function')
       await showTab(page, 'tree')

@@ -78,6 +78,14 @@ function recordingNotes(d) {
   const meta = d.metadata, notes = []
   if (d.compensated) notes.push('Times are compensated for the measured cost of the profiler\'s hooks (callprof html --raw shows them as measured).')
   if (meta.snapshot) notes.push('This profile is a snapshot taken while the program still ran.')
+  const hc = d.hook_cost
+  if (hc && hc.recorded_ns > 0 && hc.hook_ns >= 0.1 * hc.recorded_ns) {
+    let note = `The hooks took about ${fmtTime(hc.hook_ns)} of the threads' ${fmtTime(hc.recorded_ns)} (${fmtPct(hc.hook_ns, hc.recorded_ns)}: ${fmtCount(hc.hooked_calls)} calls through them).`
+    const all = hc.auto_fold_all
+    if (hc.hook_ns >= 0.2 * hc.recorded_ns && all.calls >= 0.1 * hc.hooked_calls)
+      note += ` callprof record --auto-fold all would unhook about ${fmtPct(all.calls, hc.hooked_calls)} of them (${fmtCount(all.functions)} small functions, their time then their callers').`
+    notes.push(note)
+  }
   if (meta.sampling) {
     const sm = meta.sampling
     if (sm.unwind === 'shadow-stack')
