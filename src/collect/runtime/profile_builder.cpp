@@ -14,6 +14,7 @@
 #include <span>
 
 #include "collect/runtime/process_symbols.h"
+#include "collect/runtime/thread_callable.h"
 #include "model/time_split.h"
 #include "symbols/elf_compiler.h"
 #include "util/strings.h"
@@ -203,41 +204,6 @@ void add_nodes(const NodeSource& src, ProcessSymbols& syms, const Clock& clock, 
     tree.base(kRootNode).merge(metrics_of(src, 0, clock));
 }
 
-// The C++ library's own code (std::thread's _State_impl::_M_run, std::__invoke, ...):
-// "void std::__invoke_impl<void, ...>(...)" is, "ns::f<std::string>(int)" is not.
-bool library_wrapper(std::string_view name) {
-  std::string_view head = name.substr(0, name.find('('));
-  head = head.substr(0, head.find('<'));
-  head = head.substr(head.rfind(' ') == std::string_view::npos ? 0 : head.rfind(' ') + 1);
-  return head.starts_with("std::") || head.starts_with("__gnu_cxx::");
-}
-
-// What a thread ran, for its start routine column: the routine itself when it was recorded,
-// else (std::thread's trampoline in libstdc++, a routine built without hooks: a bare
-// "libstdc++.so.6+0xd4490" to the user) the first function it entered, and below the C++
-// library's wrappers that the hooks also saw (_M_run, _Invoker, __invoke), the heaviest.
-FunctionId callable_of(const CallTree& tree, FunctionId routine, const std::vector<Function>& functions) {
-  for (NodeId n : tree.children(0))
-    if (tree.node(n).function == routine) return routine;
-  std::vector<uint64_t> cum(tree.size(), 0);
-  for (NodeId n = NodeId(tree.size()); n-- > 1;) {
-    cum[n] += tree.base(n)[Metric::WallNs];
-    cum[tree.node(n).parent] += cum[n];
-  }
-  auto heaviest_child = [&](NodeId n) {
-    NodeId best = kNoNode;
-    for (NodeId c : tree.children(n))
-      if (best == kNoNode || cum[c] > cum[best]) best = c;
-    return best;
-  };
-  const std::vector<NodeId> top = tree.children(0);
-  NodeId n = top.empty() ? kNoNode : *std::min_element(top.begin(), top.end());  // entered first
-  if (n == kNoNode) return routine;
-  for (NodeId below; library_wrapper(functions[tree.node(n).function].name) && (below = heaviest_child(n)) != kNoNode;)
-    n = below;
-  return tree.node(n).function;
-}
-
 // Calls of removed folded functions through their counting stubs: counted per function, on
 // no path, so they go under one "[unhooked calls]" node at the root, untimed (their time is
 // in their callers' self).
@@ -408,7 +374,7 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
     CallSiteSet sites;
     t.tree = build_tree(rt, syms, clock, mapped, sites);
     sites.move_into(t.code);
-    if (t.start_routine != kNoFunction) t.start_routine = callable_of(t.tree, t.start_routine, p.functions);
+    if (t.start_routine != kNoFunction) t.start_routine = thread_callable(t.tree, t.start_routine, p.functions);
     if (rt.has_timeline) t.timeline = build_timeline(rt, clock, mapped);
     ThreadNodes& nodes = out.thread_nodes.emplace_back();
     nodes.thread = p.threads.size();
