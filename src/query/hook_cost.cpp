@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "model/lineage.h"
-#include "model/transform/compensate.h"
+#include "graph/hook_time.h"
 
 namespace callprof {
 namespace {
@@ -35,26 +34,16 @@ std::vector<std::vector<FunctionId>> hooked_callees(const Analysis& a, const std
 HookCostEstimate estimate_hook_cost(const Analysis& a) {
   HookCostEstimate e;
   const Profile& p = a.profile();
-  if (!has_hook_costs(p)) return e;
-  const std::vector<size_t> process_of = thread_processes(p);
-  uint64_t calls = 0;
-  double cost_ns = 0;  // summed over the calls: hooked calls then take their average
-  for (size_t t : a.threads()) {
-    const uint64_t c = a.thread_totals()[t].calls;
-    const size_t proc = process_of[t];
-    if (proc == kNoIndex || !has_hook_costs(p.processes[proc])) continue;
-    calls += c;
-    cost_ns += double(c) * (p.processes[proc].hook_inner_ns + p.processes[proc].hook_outer_ns);
-  }
   uint64_t folded_calls = 0;
   std::unordered_set<FunctionId> folded;
   for (const FoldedFunction& f : a.folded()) {
     folded_calls += f.folded_calls;
     folded.insert(f.function);
   }
-  if (calls == 0) return e;
-  e.hooked_calls = calls > folded_calls ? calls - folded_calls : 0;
-  e.hook_ns = double(e.hooked_calls) * cost_ns / double(calls);
+  const HookTime h = hook_time(p, a.threads(), a.thread_totals(), folded_calls, 0);
+  if (h.hook_ns <= 0) return e;
+  e.hooked_calls = h.hooked_calls;
+  e.hook_ns = h.hook_ns;
   e.recorded_ns = double(a.grand_total_ns()) + (a.compensated() ? e.hook_ns : 0);
   // The runtime's threshold is for a call's own time with the hooks' part inside it, which
   // compensation took out of self.

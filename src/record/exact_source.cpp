@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "graph/hook_time.h"
 #include "record/runtime_dumps.h"
 #include "record/runtime_environment.h"
 #include "symbols/elf_compiler.h"
@@ -213,6 +214,11 @@ void ExactSource::contribute(Assembly& a) {
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   stamp_exact_facts(meta, args_);
   if (a.final) meta.exact->calibration = calibration_outcome_name(calibration_cache_.learn_from(dir_.path()));
+  if (const HookTime h = hook_time(c.built.profile); a.final && h.hook_ns >= 0.5 * h.recorded_ns && h.hook_ns > 0)
+    cost_note_ = fmt::format(
+        "the hooks took about {:.0f} % of the threads' time ({} calls through them): the report's `# cost:` line "
+        "says more (docs/modes.md, \"What the hooks cost\")",
+        100 * h.hook_ns / h.recorded_ns, h.hooked_calls);
   if (attached_) {
     meta.exact->attached = true;
     meta.exact->frames_open_at_attach = attached_->open_frames;
@@ -223,6 +229,11 @@ void ExactSource::contribute(Assembly& a) {
   a.thread_nodes = std::move(c.built.thread_nodes);
   a.runtime_tids = std::move(c.runtime_tids);
   a.node_samples = c.built.samples;
+}
+
+std::vector<std::string> ExactSource::details() const {
+  if (cost_note_.empty()) return {};
+  return {cost_note_};
 }
 
 std::string ExactSource::written(const Profile& p, const std::string& path, bool final) const {

@@ -43,6 +43,8 @@ class ExactSource final : public Source {
   // mode's facts (the options it ran with, what the attach found).
   void contribute(Assembly& a) override;
   std::string written(const Profile& p, const std::string& path, bool final) const override;
+  // When the hooks took half the threads' time or more, a line that says so.
+  std::vector<std::string> details() const override;
   bool wants_snapshots() const;
   // A fingerprint of the dumps and snapshots written so far (changes when one is written).
   std::string snapshot_state() const;
@@ -86,6 +88,7 @@ class ExactSource final : public Source {
   std::vector<std::string> unfollowed_;            // processes still running at the end: their data is missing
   size_t from_snapshots_ = 0;                      // of the last build: images whose data ends at their last snapshot
   uint64_t build_ns_ = 0;                          // the last build's reading, symbolizing and building
+  std::string cost_note_;                          // details(): what the hooks took, when it was much
   CalibrationCache calibration_cache_;             // for the hook sets the runtime calibrates for the program
 };
 

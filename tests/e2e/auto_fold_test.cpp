@@ -158,6 +158,27 @@ TEST_P(AutoFold, AutoFoldAllFoldsARealTinyFunctionCountedAndCheaper) {
   EXPECT_NE(said.out.find("record --auto-fold all would unhook about "), std::string::npos) << said.out;
 }
 
+// fib(27): 635,621 calls of a function of about a nanosecond, nearly all of the run in the
+// hooks. record says so when it ends, and the report too; a recursive function is not one
+// `all` folds, so nothing is suggested.
+TEST_P(AutoFold, RecordSaysWhenTheHooksTookMostOfTheRun) {
+  const std::string binary = build("fib.c");
+  const RunResult recorded = run({E2E_CALLPROF, "record", "-o", "profile.callprof", "--", binary}, dir());
+  ASSERT_EQ(recorded.exit, exited(0)) << recorded.err;
+  EXPECT_NE(recorded.err.find("callprof: the hooks took about "), std::string::npos) << recorded.err;
+  EXPECT_NE(recorded.err.find("(635622 calls through them)"), std::string::npos) << "fib's and main's" << recorded.err;
+  const Report r = report();
+  const auto& cost = r.doc().at("hook_cost");
+  EXPECT_EQ(cost.at("hooked_calls"), 635622u);
+  EXPECT_GT(cost.at("hook_ns").get<double>(), 0.6 * cost.at("recorded_ns").get<double>()) << cost;
+  EXPECT_EQ(cost.at("auto_fold_all").at("functions"), 0u) << "fib calls itself: all keeps it hooked";
+  const RunResult said = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_NE(said.out.find("# cost:     the hooks took about "), std::string::npos) << said.out;
+  EXPECT_EQ(said.out.find("would unhook"), std::string::npos) << said.out;
+  const RunResult quiet = run({E2E_CALLPROF, "record", "-q", "-o", "profile.callprof", "--", binary}, dir());
+  EXPECT_EQ(quiet.err.find("the hooks took"), std::string::npos) << "-q: " << quiet.err;
+}
+
 // A wrapper of real work keeps its place under `all`; `wrappers` folds it, and the calls it
 // made land under its caller, every one of them counted.
 TEST_P(AutoFold, AutoFoldWrappersFoldsAThinWrapperAndKeepsItsCalleesCounted) {
