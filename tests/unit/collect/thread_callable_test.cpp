@@ -11,15 +11,9 @@
 namespace callprof {
 namespace {
 
-FunctionId id(const Profile& p, const std::string& name) {
-  for (FunctionId f = 0; f < p.functions.size(); ++f)
-    if (p.functions[f].name == name) return f;
-  return kNoFunction;
-}
-
 std::string callable(const std::string& folded, const std::string& routine) {
   Profile p = testing::folded(folded);
-  FunctionId r = id(p, routine);
+  FunctionId r = testing::function_named(p, routine);
   if (r == kNoFunction) {  // the trampoline: a function the tree does not have
     p.functions.push_back(Function{});
     p.functions.back().name = routine;

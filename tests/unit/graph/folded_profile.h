@@ -148,4 +148,11 @@ class FoldedBuilder {
 
 inline Profile folded(std::string_view text) { return FoldedBuilder().build(text); }
 
+// The id of the function named `name` (as its frame wrote it), kNoFunction when none is.
+inline FunctionId function_named(const Profile& p, std::string_view name) {
+  for (FunctionId f = 0; f < p.functions.size(); ++f)
+    if (p.functions[f].name == name) return f;
+  return kNoFunction;
+}
+
 }  // namespace callprof::testing

@@ -12,12 +12,6 @@
 namespace callprof {
 namespace {
 
-FunctionId id(const Profile& p, const std::string& name) {
-  for (FunctionId f = 0; f < p.functions.size(); ++f)
-    if (p.functions[f].name == name) return f;
-  return kNoFunction;
-}
-
 // 1 ms per sample. work measured 400 ms on CPU, but 200 of its samples are in folded tiny's
 // code (a node with the calls counted before the fold); memcpy, which exact mode does not
 // see (no calls), is work's too; agree measured what its samples say.
@@ -42,11 +36,11 @@ TEST(SampleAgreement, FoldedTimeIsTheCallersAndUnseenCalleesCountForTheirCaller)
   const Profile p = profile();
   const std::vector<SampleDisagreement> d = sample_disagreements(p.threads[0].tree, 1e6, true);
   ASSERT_EQ(d.size(), 2u);
-  EXPECT_EQ(d[0].function, id(p, "work")) << "largest difference first";
+  EXPECT_EQ(d[0].function, testing::function_named(p, "work")) << "largest difference first";
   EXPECT_EQ(d[0].exact_ns, 400'000'000u);
   EXPECT_EQ(d[0].sampled_ns, 200'000'000u) << "its own 150 and memcpy's 50";
   EXPECT_EQ(d[0].error_ns, uint64_t(3 * std::sqrt(200.0) * 1e6 + 0.5));
-  EXPECT_EQ(d[1].function, id(p, "tiny"));
+  EXPECT_EQ(d[1].function, testing::function_named(p, "tiny"));
   EXPECT_EQ(d[1].sampled_ns, 200'000'000u);
   // agree: 300 ms measured, 310 samples (with the kernel's): within 3 sqrt(310) = 53 ms.
 }
