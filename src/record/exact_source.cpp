@@ -214,7 +214,8 @@ void ExactSource::contribute(Assembly& a) {
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   stamp_exact_facts(meta, args_);
   if (a.final) meta.exact->calibration = calibration_outcome_name(calibration_cache_.learn_from(dir_.path()));
-  if (const HookTime h = hook_time(c.built.profile); a.final && h.hook_ns >= 0.5 * h.recorded_ns && h.hook_ns > 0)
+  if (const HookTime h = a.final ? hook_time(c.built.profile) : HookTime{};
+      h.hook_ns > 0 && h.hook_ns >= 0.5 * h.recorded_ns)
     cost_note_ = fmt::format(
         "the hooks took about {:.0f} % of the threads' time ({} calls through them): the report's `# cost:` line "
         "says more (docs/modes.md, \"What the hooks cost\")",

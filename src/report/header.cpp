@@ -109,6 +109,7 @@ std::string rewritten_calls(bool counting, uint64_t uncounted, bool filtered) {
 // took much of it and small leaf functions made many of the calls, what folding those would
 // have saved. A share under 10 % says nothing worth a line.
 void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
+  if (ctx.analysis().options().sampled_time) return;  // the times are the samples': no hooks in them
   const HookCostEstimate e = estimate_hook_cost(ctx.analysis());
   if (e.hook_ns <= 0 || e.recorded_ns <= 0) return;
   const double share = e.hook_ns / e.recorded_ns;
