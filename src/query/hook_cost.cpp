@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "graph/hook_time.h"
+#include "model/hook_time.h"
 
 namespace callprof {
 namespace {
@@ -40,7 +40,9 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
     folded_calls += f.folded_calls;
     folded.insert(f.function);
   }
-  const HookTime h = hook_time(p, a.threads(), a.thread_totals(), folded_calls, 0);
+  std::vector<uint64_t> calls;
+  for (const ThreadTotals& t : a.thread_totals()) calls.push_back(t.calls);
+  const HookTime h = hook_time(p, a.threads(), calls, folded_calls, 0);
   if (h.hook_ns <= 0) return e;
   e.hooked_calls = h.hooked_calls;
   e.hook_ns = h.hook_ns;

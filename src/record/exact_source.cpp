@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "graph/hook_time.h"
+#include "model/hook_time.h"
 #include "record/runtime_dumps.h"
 #include "record/runtime_environment.h"
 #include "symbols/elf_compiler.h"

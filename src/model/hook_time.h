@@ -5,9 +5,7 @@
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
-#include "graph/threads.h"
 #include "model/profile.h"
 
 namespace callprof {
@@ -18,13 +16,12 @@ struct HookTime {
   double recorded_ns = 0;  // the threads' time as measured, the hooks in it
 };
 
-// Over the threads `threads` (indices into p.threads) whose own totals are `totals` (by
-// thread of the profile), with `folded_calls` calls counted folded among them; `raw_ns` is
-// their time as measured.
-HookTime hook_time(const Profile& p, std::span<const size_t> threads, std::span<const ThreadTotals> totals,
+// Over the threads `threads` (indices into p.threads) that made `calls` calls (by thread of
+// the profile), `folded_calls` of them counted folded; `raw_ns` is their time as measured.
+HookTime hook_time(const Profile& p, std::span<const size_t> threads, std::span<const uint64_t> calls,
                    uint64_t folded_calls, double raw_ns);
 
-// Over every thread of a profile as recorded (raw trees).
+// Over every thread of a profile as recorded (its trees not compensated).
 HookTime hook_time(const Profile& p);
 
 }  // namespace callprof
