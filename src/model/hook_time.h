@@ -17,7 +17,8 @@ struct HookTime {
 };
 
 // Over the threads `threads` (indices into p.threads) that made `calls` calls (by thread of
-// the profile), `folded_calls` of them counted folded; `raw_ns` is their time as measured.
+// the profile), `folded_calls` of them counted folded; `raw_ns` is their time as measured
+// (the hooks' estimate is held to it; 0: not known, nothing held).
 HookTime hook_time(const Profile& p, std::span<const size_t> threads, std::span<const uint64_t> calls,
                    uint64_t folded_calls, double raw_ns);
 
