@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "folded_profile.h"
+#include "model/hook_time.h"
 
 namespace callprof {
 namespace {
@@ -66,6 +67,17 @@ TEST(HookCost, NothingMoreToFoldWhenTheRecordingFoldedWithAllOrWrappers) {
     EXPECT_GT(e.hook_ns, 0) << scope;
     EXPECT_EQ(e.small_leaves, 0u) << scope;
   }
+}
+
+// What record says when it ends: from the profile as recorded, its trees' own sums.
+TEST(HookCost, ARecordedProfileSumsItsTrees) {
+  Profile p = profile("inlined");
+  const HookTime h = hook_time(p);
+  EXPECT_EQ(h.hooked_calls, 8001u);
+  EXPECT_DOUBLE_EQ(h.hook_ns, 8001 * 20.0);
+  EXPECT_DOUBLE_EQ(h.recorded_ns, 7025000);
+  p.processes[0].hook_outer_ns = 1e6;  // an estimate beyond the run is held to it
+  EXPECT_DOUBLE_EQ(hook_time(p).hook_ns, 7025000);
 }
 
 TEST(HookCost, NoEstimateWithoutTheHooksMeasuredCost) {
