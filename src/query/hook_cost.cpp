@@ -40,13 +40,17 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
     folded_calls += f.folded_calls;
     folded.insert(f.function);
   }
+  // The selected threads' own trees, whatever --focus and --hide leave of the tree shown:
+  // the cost is the recording's.
   std::vector<uint64_t> calls;
+  double measured_ns = 0;
   for (const ThreadTotals& t : a.thread_totals()) calls.push_back(t.calls);
+  for (size_t t : a.threads()) measured_ns += double(a.thread_totals()[t].total_ns);
   const HookTime h = hook_time(p, a.threads(), calls, folded_calls, 0);
   if (h.hook_ns <= 0) return e;
   e.hooked_calls = h.hooked_calls;
   e.hook_ns = h.hook_ns;
-  e.recorded_ns = double(a.grand_total_ns()) + (a.compensated() ? e.hook_ns : 0);
+  e.recorded_ns = measured_ns + (a.compensated() ? e.hook_ns : 0);
   // The runtime's threshold is for a call's own time with the hooks' part inside it, which
   // compensation took out of self.
   double inner_ns = 0;
@@ -56,7 +60,8 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
   }
   if (!a.compensated()) inner_ns = 0;
   const std::string scope = p.meta.exact ? p.meta.exact->auto_fold : "";
-  if (e.threshold_ns <= 0 || scope == "all" || scope == "wrappers") return e;
+  // The functions are the tree's: with --focus or --hide they are not all the recording's.
+  if (e.threshold_ns <= 0 || scope == "all" || scope == "wrappers" || a.transforms_trees()) return e;
   // Tiny by their own time; then, as the runtime folds a leaf of folded functions, those
   // whose every hooked callee folds too, until nothing changes (not themselves: recursion).
   const std::vector<std::vector<FunctionId>> callees = hooked_callees(a, folded);

@@ -56,7 +56,10 @@ std::string name_list(const ReportContext& ctx, const std::vector<std::string>& 
 // were rewritten away, from when its calls were counted per function only, or not at all
 // (time since the recording began).
 std::string folded_entry(const ReportContext& ctx, const FoldedFunction& f, int64_t start_ns) {
-  const uint64_t all = ctx.stats().calls;
+  // Of every thread's calls, as the folded functions are counted: not the tree shown, which
+  // --focus, --hide or a thread selection may have cut (a share of 2454 % once).
+  uint64_t all = 0;
+  for (const ThreadTotals& t : ctx.analysis().thread_totals()) all += t.calls;
   const double share = all ? 100.0 * double(f.calls) / double(all) : 0.0;
   std::string entry = escape_text(ctx.name(f.function)) +
                       (share >= 0.1 || f.calls == 0 ? fmt::format(" ({:.1f}% of calls", share) : " (<0.1% of calls");

@@ -37,9 +37,10 @@ Profile profile(const std::string& auto_fold) {
   return p;
 }
 
-HookCostEstimate estimate(const std::string& auto_fold) {
+HookCostEstimate estimate(const std::string& auto_fold, const std::string& focus = "") {
   QueryOptions o;
   o.raw = true;
+  o.focus = focus;
   auto a = Analysis::run(profile(auto_fold), o);
   EXPECT_TRUE(a.ok()) << a.error().message;
   return estimate_hook_cost(*a);
@@ -67,6 +68,16 @@ TEST(HookCost, NothingMoreToFoldWhenTheRecordingFoldedWithAllOrWrappers) {
     EXPECT_GT(e.hook_ns, 0) << scope;
     EXPECT_EQ(e.small_leaves, 0u) << scope;
   }
+}
+
+// The cost is the recording's: a --focus on part of the tree changes neither the calls nor
+// the time; what `all` would fold is not said, the tree no longer holding every function.
+TEST(HookCost, TheRecordingsCostWhateverTheFocus) {
+  const HookCostEstimate whole = estimate("inlined"), focused = estimate("inlined", "^mid$");
+  EXPECT_EQ(focused.hooked_calls, whole.hooked_calls);
+  EXPECT_DOUBLE_EQ(focused.hook_ns, whole.hook_ns);
+  EXPECT_DOUBLE_EQ(focused.recorded_ns, whole.recorded_ns);
+  EXPECT_EQ(focused.small_leaves, 0u);
 }
 
 // What record says when it ends: from the profile as recorded, its trees' own sums.

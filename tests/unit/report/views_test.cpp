@@ -616,6 +616,23 @@ TEST(Header, FoldedFunctionsAreCutToTheWidthWithACount) {
   EXPECT_EQ(all.text.find("more: --verbose"), std::string::npos);
 }
 
+// A folded function's share is of every thread's calls, as it was counted: --focus on one
+// of them leaves the share (5 of 101 calls), where the tree's calls made it 100 %.
+TEST(Header, AFoldedFunctionsShareIsOfAllTheCalls) {
+  std::string stacks;
+  for (int i = 0; i < 20; ++i) stacks += "main;helper_number_" + std::to_string(i) + " 10 calls=5\n";
+  Profile p = testing::folded(stacks);
+  CallTree& tree = p.threads[0].tree;
+  for (NodeId n = 1; n < tree.size(); ++n)
+    if (p.functions[tree.node(n).function].name != "main") tree.base(n)[Metric::FoldedCalls] = 4;
+  ReportOptions o = opts("flat");
+  o.verbose = true;
+  o.query.focus = "helper_number_7$";
+  const Rendered r = render(p, o);
+  ASSERT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("helper_number_7 (5.0% of calls"), std::string::npos) << r.text;
+}
+
 // The header fits --width like the tables: long lines wrap at spaces under their values.
 TEST(Header, LinesFitTheWidthWrappedUnderTheirValues) {
   const std::string text =
