@@ -12,6 +12,7 @@
 #include "target/descendants.h"
 #include "target/preload.h"
 #include "target/shared_libraries.h"
+#include "target/start_up_libraries.h"
 #include "util/clock.h"
 #include "util/strings.h"
 
@@ -46,8 +47,9 @@ Result<std::string> write_function_plan(const RecordArgs& a, const ExecutableInf
   std::error_code ec;
   std::vector<std::string> modules{fs::canonical(exe.path, ec).string()};
   if (exe.dynamic) {
-    auto libs = shared_libraries(exe.path);
-    // Hook removal alone can do without the libraries (their hooks are kept); filters cannot.
+    // Hook removal alone can do without the libraries (their hooks are kept), so it takes
+    // them from callprof's cache when it can (target/start_up_libraries.h); filters cannot.
+    auto libs = a.functions.empty() ? start_up_libraries(exe.path) : shared_libraries(exe.path);
     if (!libs && !a.functions.empty()) return libs.error();
     if (libs)
       for (const auto& lib : *libs)

@@ -1,0 +1,95 @@
+// The start-up libraries from callprof's cache: an entry serves only while the program, the
+// loader's settings, every library and every directory a library was found in are as they
+// were; an entry of another key, cut short or changed is no entry.
+#include "target/start_up_libraries.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "target/shared_libraries.h"
+
+namespace callprof {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace start_up_detail;
+
+class StartUpLibraries : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("callprof_startlibs_" + std::to_string(getpid()));
+    fs::create_directories(dir_ / "lib");
+    lib_ = (dir_ / "lib" / "libfake.so.1").string();
+    std::ofstream(lib_) << "not really a library";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string lib_;
+};
+
+TEST_F(StartUpLibraries, AnEntryReadsBackWhileNothingChanged) {
+  const auto key = key_of("/bin/true");
+  ASSERT_TRUE(key);
+  const std::vector<std::string> libs = {lib_, "/usr/lib/x86_64-linux-gnu/libc.so.6"};
+  EXPECT_EQ(decode(encode(*key, libs), *key), libs);
+  EXPECT_FALSE(decode(encode(*key, libs), *key + "x")) << "another key's entry";
+  std::string cut = encode(*key, libs);
+  cut.resize(cut.rfind("end"));
+  EXPECT_FALSE(decode(cut, *key)) << "cut short";
+  EXPECT_FALSE(decode(*key + "\nlib garbage\n" + "end\n", *key));
+  EXPECT_FALSE(decode("", *key));
+}
+
+TEST_F(StartUpLibraries, ALibraryRebuiltOrAFileBesideItIsNoEntry) {
+  const std::string key = "k";
+  const std::string entry = encode(key, {lib_});
+  ASSERT_TRUE(decode(entry, key));
+  std::ofstream(lib_, std::ios::app) << " rebuilt";
+  EXPECT_FALSE(decode(entry, key)) << "the library changed";
+  const std::string again = encode(key, {lib_});
+  ASSERT_TRUE(decode(again, key));
+  std::ofstream((dir_ / "lib" / "libshadow.so.1").string()) << "x";
+  EXPECT_FALSE(decode(again, key)) << "a file added in a directory a library came from";
+}
+
+TEST_F(StartUpLibraries, TheKeyFollowsTheLoadersSettings) {
+  const char* saved = getenv("LD_LIBRARY_PATH");
+  const std::string before = saved ? saved : "";
+  unsetenv("LD_LIBRARY_PATH");
+  const auto unset = key_of("/bin/true");
+  setenv("LD_LIBRARY_PATH", dir_.c_str(), 1);
+  const auto set = key_of("/bin/true");
+  if (saved) setenv("LD_LIBRARY_PATH", before.c_str(), 1);
+  else unsetenv("LD_LIBRARY_PATH");
+  ASSERT_TRUE(unset && set);
+  EXPECT_NE(*unset, *set);
+  EXPECT_FALSE(key_of((dir_ / "missing").string())) << "a program that cannot be looked at";
+}
+
+// The cache in a directory of the test's own: the first answer is the loader's, written;
+// the second, read back, is the same.
+TEST_F(StartUpLibraries, TheSecondAnswerComesFromTheCacheAndIsTheLoaders) {
+  const char* saved = getenv("XDG_CACHE_HOME");
+  const std::string before = saved ? saved : "";
+  setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+  auto first = start_up_libraries("/bin/true");
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "cache" / "callprof"))
+    files += e.path().filename().string().rfind("startlibs-", 0) == 0;
+  auto second = start_up_libraries("/bin/true");
+  if (saved) setenv("XDG_CACHE_HOME", before.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(*second, *first);
+  auto loader = shared_libraries("/bin/true");
+  ASSERT_TRUE(loader.ok());
+  EXPECT_EQ(*first, *loader);
+}
+
+}  // namespace
+}  // namespace callprof
