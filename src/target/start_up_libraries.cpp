@@ -39,8 +39,8 @@ std::optional<std::string> key_of(const std::string& executable) {
   if (!program) return std::nullopt;
   const char* paths = std::getenv("LD_LIBRARY_PATH");
   return "start-up libraries v1; program " + executable + " " + *program + "; LD_LIBRARY_PATH " +
-         (paths ? paths : "(unset)") + "; ld.so.cache " + identity_or_absent("/etc/ld.so.cache") +
-         "; ld.so.preload " + identity_or_absent("/etc/ld.so.preload");
+         (paths ? paths : "(unset)") + "; ld.so.cache " + identity_or_absent("/etc/ld.so.cache") + "; ld.so.preload " +
+         identity_or_absent("/etc/ld.so.preload");
 }
 
 // One line per file: "lib" or "dir", its identity, a tab, its path (paths hold no newline:

@@ -63,8 +63,10 @@ TEST_F(StartUpLibraries, TheKeyFollowsTheLoadersSettings) {
   const auto unset = key_of("/bin/true");
   setenv("LD_LIBRARY_PATH", dir_.c_str(), 1);
   const auto set = key_of("/bin/true");
-  if (saved) setenv("LD_LIBRARY_PATH", before.c_str(), 1);
-  else unsetenv("LD_LIBRARY_PATH");
+  if (saved)
+    setenv("LD_LIBRARY_PATH", before.c_str(), 1);
+  else
+    unsetenv("LD_LIBRARY_PATH");
   ASSERT_TRUE(unset && set);
   EXPECT_NE(*unset, *set);
   EXPECT_FALSE(key_of((dir_ / "missing").string())) << "a program that cannot be looked at";
@@ -81,8 +83,10 @@ TEST_F(StartUpLibraries, TheSecondAnswerComesFromTheCacheAndIsTheLoaders) {
   for (const auto& e : fs::directory_iterator(dir_ / "cache" / "callprof"))
     files += e.path().filename().string().rfind("startlibs-", 0) == 0;
   auto second = start_up_libraries("/bin/true");
-  if (saved) setenv("XDG_CACHE_HOME", before.c_str(), 1);
-  else unsetenv("XDG_CACHE_HOME");
+  if (saved)
+    setenv("XDG_CACHE_HOME", before.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
   ASSERT_TRUE(first.ok() && second.ok());
   EXPECT_EQ(files, 1u);
   EXPECT_EQ(*second, *first);
