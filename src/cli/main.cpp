@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, Run> runs;
   // Only the command named gets its options (a recording's start-up is part of what it
   // costs: all ten commands' options took 0.7 ms); the others stay names with a line of
-  // help. Without a command first (callprof --help, a typo) every command gets
-  // them, for the help and the errors that list them.
+  // help. Without a command first (callprof --help, callprof --bogus) every command gets
+  // them, for the help and the error that lists them.
   const bool named = argc > 1 && argv[1][0] != '-';
   auto add = [&](Run (*adder)(CLI::App&), const char* name, const char* help) {
     CLI::App* sub = app.add_subcommand(name, help);
