@@ -1,7 +1,8 @@
 # callprof_prefer_static(PREFIX...): the imported targets PkgConfig::<PREFIX> (from
 # pkg_check_modules(<PREFIX> IMPORTED_TARGET ...)) link their libraries' archives instead of
 # the shared libraries, with what pkg-config --static says they need, each as an archive
-# where one is installed (Debian's -dev packages ship them) and by name otherwise (pthread).
+# where one is installed (Debian's -dev packages ship them; scripts/install-deps.sh installs
+# libbz2-dev, which libdw-dev does not pull in) and by name otherwise (pthread).
 #
 # Why: every shared library is work for the dynamic loader at each start of callprof (its
 # relocations, its initialisers), and a short recording's start-up is part of what it costs:

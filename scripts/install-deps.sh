@@ -9,6 +9,8 @@ run_packages=(
   build-essential cmake ninja-build pkg-config gcc g++ python3
   libdw-dev libelf-dev libzstd-dev protobuf-compiler libprotobuf-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libseccomp-dev libre2-dev libiberty-dev libabsl-dev
+  # the archives of what libdw and libelf need, linked in with them (cmake/static_deps.cmake)
+  libbz2-dev liblzma-dev zlib1g-dev
   # the system-call tracer's eBPF program is compiled with clang and bpftool at build time
   clang libbpf-dev bpftool
   # probe mode: exits of a probed function are found by disassembling it (capstone)
