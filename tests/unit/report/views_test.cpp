@@ -586,15 +586,22 @@ TEST(Report, ViewsRenderTheSameWithoutTheMetricsTheyDoNotRead) {
   EXPECT_GE(pruned_reads, 12u);
 }
 
-// Issue 29.2: the folded functions' names, a 231-character line on Lua, get a line of their
-// own cut to the width with a count ("… and 12 more: --verbose"); --verbose lists them all.
-TEST(Header, FoldedFunctionsAreCutToTheWidthWithACount) {
+// main calling helper_number_0..19, 5 calls each (101 calls with main's), 4 of each
+// helper's counted folded.
+Profile twenty_folded_helpers() {
   std::string stacks;
   for (int i = 0; i < 20; ++i) stacks += "main;helper_number_" + std::to_string(i) + " 10 calls=5\n";
   Profile p = testing::folded(stacks);
   CallTree& tree = p.threads[0].tree;
   for (NodeId n = 1; n < tree.size(); ++n)
     if (p.functions[tree.node(n).function].name != "main") tree.base(n)[Metric::FoldedCalls] = 4;
+  return p;
+}
+
+// Issue 29.2: the folded functions' names, a 231-character line on Lua, get a line of their
+// own cut to the width with a count ("… and 12 more: --verbose"); --verbose lists them all.
+TEST(Header, FoldedFunctionsAreCutToTheWidthWithACount) {
+  const Profile p = twenty_folded_helpers();
   ReportOptions o = opts("flat");
   o.width = 80;
   const Rendered cut = render(p, o);
@@ -619,12 +626,7 @@ TEST(Header, FoldedFunctionsAreCutToTheWidthWithACount) {
 // A folded function's share is of every thread's calls, as it was counted: --focus on one
 // of them leaves the share (5 of 101 calls), where the tree's calls made it 100 %.
 TEST(Header, AFoldedFunctionsShareIsOfAllTheCalls) {
-  std::string stacks;
-  for (int i = 0; i < 20; ++i) stacks += "main;helper_number_" + std::to_string(i) + " 10 calls=5\n";
-  Profile p = testing::folded(stacks);
-  CallTree& tree = p.threads[0].tree;
-  for (NodeId n = 1; n < tree.size(); ++n)
-    if (p.functions[tree.node(n).function].name != "main") tree.base(n)[Metric::FoldedCalls] = 4;
+  const Profile p = twenty_folded_helpers();
   ReportOptions o = opts("flat");
   o.verbose = true;
   o.query.focus = "helper_number_7$";
