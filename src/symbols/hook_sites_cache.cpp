@@ -49,13 +49,10 @@ Result<HookCallSites> cached_hook_call_sites(const std::string& path) {
   const auto dir = default_symbolizer_options().cache ? user_cache_dir() : std::nullopt;
   const auto key = dir ? symbols_detail::module_file_key("hook sites v1", path, "") : std::nullopt;
   if (!key) return find_hook_call_sites(path);
-  const auto file = *dir / cache_file_name("hooksites", *key, ".pb");
-  if (auto cached = symbols_detail::decode_hook_sites(read_cache_file(file), *key)) return *cached;
-  auto sites = find_hook_call_sites(path);
-  if (sites)
-    (void)write_cache_file(file, symbols_detail::encode_hook_sites(*sites, *key), "hooksites", ".pb",
-                           symbols_detail::kSymbolCacheFilesKept);
-  return sites;
+  return cached_value(
+      *dir, *key, "hooksites", ".pb", symbols_detail::kSymbolCacheFilesKept, [&] { return find_hook_call_sites(path); },
+      [&](const std::string& bytes) { return symbols_detail::decode_hook_sites(bytes, *key); },
+      [&](const HookCallSites& sites) { return symbols_detail::encode_hook_sites(sites, *key); });
 }
 
 }  // namespace callprof

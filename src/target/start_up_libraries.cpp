@@ -75,13 +75,10 @@ Result<std::vector<std::string>> start_up_libraries(const std::string& executabl
   const auto dir = default_symbolizer_options().cache ? user_cache_dir() : std::nullopt;
   const auto key = dir ? start_up_detail::key_of(executable) : std::nullopt;
   if (!key) return shared_libraries(executable);
-  const auto file = *dir / cache_file_name("startlibs", *key, ".txt");
-  if (auto cached = start_up_detail::decode(read_cache_file(file), *key)) return *cached;
-  auto libraries = shared_libraries(executable);
-  if (libraries)
-    (void)write_cache_file(file, start_up_detail::encode(*key, *libraries), "startlibs", ".txt",
-                           start_up_detail::kFilesKept);
-  return libraries;
+  return cached_value(
+      *dir, *key, "startlibs", ".txt", start_up_detail::kFilesKept, [&] { return shared_libraries(executable); },
+      [&](const std::string& bytes) { return start_up_detail::decode(bytes, *key); },
+      [&](const std::vector<std::string>& libraries) { return start_up_detail::encode(*key, libraries); });
 }
 
 }  // namespace callprof

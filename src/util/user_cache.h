@@ -32,4 +32,20 @@ std::string read_cache_file(const std::filesystem::path& path);
 bool write_cache_file(const std::filesystem::path& path, std::string_view bytes, std::string_view prefix,
                       std::string_view suffix, size_t kept);
 
+// A value worked out once per key: read back from the file `<prefix>-<hash of key><suffix>`
+// in `dir` when `decode(bytes)` takes it (it checks the key the file holds), else
+// `compute()`d and, when that succeeds, written through `encode(value)`, the `kept` files of
+// the prefix written last kept. `compute` returns a Result (or anything that converts to
+// bool and dereferences to the value), `decode` an optional of the value.
+template <typename Compute, typename Decode, typename Encode>
+auto cached_value(const std::filesystem::path& dir, std::string_view key, std::string_view prefix,
+                  std::string_view suffix, size_t kept, Compute compute, Decode decode, Encode encode)
+    -> decltype(compute()) {
+  const std::filesystem::path file = dir / cache_file_name(prefix, key, suffix);
+  if (auto cached = decode(read_cache_file(file))) return *cached;
+  auto value = compute();
+  if (value) (void)write_cache_file(file, encode(*value), prefix, suffix, kept);
+  return value;
+}
+
 }  // namespace callprof
