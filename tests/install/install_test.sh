@@ -38,12 +38,13 @@ done
 ! readelf -d -W "$callprof" | grep -qE '\((RUN|R)PATH\)' || fail "bin/callprof has a library search path"
 # Every shared library is work at each start (docs/design.md, "A short recording's fixed
 # cost"): Graphviz's are opened when a graph is drawn, and with CALLPROF_STATIC_DEPS the
-# archives of elfutils, zstd, libbpf, libseccomp and protobuf are linked in.
+# archives of elfutils, zstd, libbpf, libseccomp, protobuf, re2, abseil, fmt and the C++
+# library are linked in.
 needed=$(readelf -d -W "$callprof" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ')
 never="libgvc libcgraph libgvplugin"
-[ "$deps" = static ] && never="$never libdw libelf libzstd libbpf libseccomp libprotobuf"
+[ "$deps" = static ] && never="$never libdw libelf libzstd libbpf libseccomp libprotobuf libre2 libabsl libfmt libstdc++ libgcc_s"
 for lib in $never; do
-  case " $needed" in *" $lib."*) fail "bin/callprof needs $lib at start-up (needed: $needed)" ;; esac
+  case " $needed" in *" $lib"[._]*) fail "bin/callprof needs $lib at start-up (needed: $needed)" ;; esac
 done
 
 # The example, instrumented by callprof_instrument() from the installed package, recorded
