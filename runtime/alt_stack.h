@@ -10,7 +10,8 @@ namespace callprof::rt {
 
 // The calling thread, being attached: install the runtime's stack unless it has one.
 void attach_alt_stack();
-// The calling thread, its state being released: remove ours and return its memory.
+// The calling thread, its state being released: remove ours, kept for a later thread or
+// its memory returned.
 void detach_alt_stack();
 
 }  // namespace callprof::rt

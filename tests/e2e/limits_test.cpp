@@ -245,14 +245,15 @@ TEST_P(Snapshots, CrashWritesEverythingAndTheSignalPassesOn) {
 }
 
 // Issue 14.9: a stack overflow left no profile (no handler can run on an exhausted stack).
-// Overflow in the main thread, in a thread the program creates, with an alternate stack
+// Overflow in the main thread, in a thread the program creates (and in one started after
+// another ended, on the stack that one left), with an alternate stack
 // the program installed itself (256 KiB, and 8 KiB: the dump writer needs little stack),
 // and with the program's own SIGSEGV handler that resets
 // to SIG_DFL: the program sees the same alternate stacks as without callprof, dies by
 // SIGSEGV, and the profile holds every call up to the crash.
 TEST_P(Snapshots, StackOverflowStillWritesTheProfile) {
   const std::string binary = build("stack_overflow.c");
-  for (const char* mode : {"main", "thread", "own", "small", "handler"}) {
+  for (const char* mode : {"main", "thread", "reused", "own", "small", "handler"}) {
     SCOPED_TRACE(mode);
     const RunResult plain = run({binary, mode}, dir());
     ASSERT_EQ(plain.exit, killed_by(SIGSEGV)) << plain.err;

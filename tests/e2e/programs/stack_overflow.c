@@ -2,6 +2,8 @@
  * signal stack that needs. `stack_overflow MODE`:
  *   "main"    main calls descend() until the stack runs out (SIGSEGV);
  *   "thread"  the same in a thread the program creates;
+ *   "reused"  the same in a second thread, started after a first one ended (the runtime
+ *             gives the second the first one's alternate stack);
  *   "own"     main first installs an alternate signal stack of its own (256 KiB) but no
  *             handler, then overflows;
  *   "small"   the same with an alternate stack of 8 KiB (the classic SIGSTKSZ), on which
@@ -71,11 +73,20 @@ E2E_FN void* overflow_thread(void* arg) {
   return arg;
 }
 
+E2E_FN void* short_thread(void* arg) {
+  report_altstack();
+  return arg;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "main";
   report_altstack();
-  if (strcmp(mode, "thread") == 0) {
+  if (strcmp(mode, "thread") == 0 || strcmp(mode, "reused") == 0) {
     pthread_t t;
+    if (strcmp(mode, "reused") == 0) {
+      pthread_create(&t, NULL, short_thread, NULL);
+      pthread_join(t, NULL);
+    }
     pthread_create(&t, NULL, overflow_thread, NULL);
     pthread_join(t, NULL);
     return 0;
