@@ -20,8 +20,8 @@ constexpr uint64_t kStackBytes = 256 * 1024;
 constexpr uint64_t kGuardBytes = 4096;
 
 // Stacks of threads that ended, for the threads to come: mapping one (a guard made with
-// mprotect) and unmapping it cost each short thread about 6 us of its ~50 us under the
-// runtime (bench/runtime/threads.sh). A slot is taken or filled by one atomic exchange or
+// mprotect) and unmapping it cost each short thread about 10 us of the ~57 us the runtime
+// added to it (bench/runtime/threads.sh). A slot is taken or filled by one atomic exchange or
 // compare-exchange, so any thread, or a signal handler, may use it.
 constexpr int kSpareStacks = 16;
 char* g_spare[kSpareStacks] = {};
