@@ -12,8 +12,11 @@ namespace callprof {
 class TempDir {
  public:
   // Under $TMPDIR (else /tmp), mode 0700; an absolute path, so that a program that changes
-  // directory still finds it. Holds a lock on <dir>/.lock for its lifetime; first removes
-  // the directories of callprof runs that died without removing theirs (their lock is free).
+  // directory still finds it. Holds a lock on <dir>/.lock for its lifetime, and is named by
+  // a marker in the user's cache (<cache>/running) while it lives. First removes the
+  // directories of callprof runs that died without removing theirs (their lock is free):
+  // those their markers name, or, without a cache to keep markers in (and once when the
+  // markers start), those remove_stale_temp_dirs finds in $TMPDIR.
   static Result<TempDir> create();
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&&) = delete;
@@ -21,9 +24,10 @@ class TempDir {
   const std::string& path() const { return path_; }
 
  private:
-  TempDir(std::string path, int lock_fd);
+  TempDir(std::string path, int lock_fd, std::string marker);
   std::string path_;
   int lock_fd_ = -1;
+  std::string marker_;  // "" when none could be written
 };
 
 // Removes every live TempDir's directory now, with system calls only: safe in a signal

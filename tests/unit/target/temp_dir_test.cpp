@@ -12,6 +12,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 
 namespace callprof {
 namespace {
@@ -84,6 +86,117 @@ TEST_F(StaleTempDirs, ARecordingsDirectoryIsLockedAndGoesWithItsContents) {
     setenv("TMPDIR", saved_tmpdir.c_str(), 1);
   else
     unsetenv("TMPDIR");
+}
+
+// Recordings under TMPDIR = parent_ with the user's cache in parent_/cache: the markers.
+class TempDirMarkers : public StaleTempDirs {
+ protected:
+  void SetUp() override {
+    StaleTempDirs::SetUp();
+    save("TMPDIR", tmpdir_);
+    save("XDG_CACHE_HOME", cache_home_);
+    setenv("TMPDIR", parent_.c_str(), 1);
+    setenv("XDG_CACHE_HOME", (parent_ / "cache").c_str(), 1);
+    markers_ = parent_ / "cache" / "callprof" / "running";
+  }
+  void TearDown() override {
+    restore("TMPDIR", tmpdir_);
+    restore("XDG_CACHE_HOME", cache_home_);
+    StaleTempDirs::TearDown();
+  }
+  static std::string host() {
+    char h[256] = {};
+    gethostname(h, sizeof h - 1);
+    return h;
+  }
+  // The marker a run on `host` would have left for `dir`.
+  void mark(const fs::path& dir, const std::string& on_host = host()) {
+    fs::create_directories(markers_);
+    std::ofstream(markers_ / (on_host + "-" + dir.filename().string())) << dir.string();
+  }
+  size_t marker_count() const {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(markers_)) n += e.is_regular_file();
+    return n;
+  }
+  static void save(const char* name, std::optional<std::string>& into) {
+    if (const char* v = getenv(name)) into = v;
+  }
+  static void restore(const char* name, const std::optional<std::string>& value) {
+    if (value)
+      setenv(name, value->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  std::optional<std::string> tmpdir_, cache_home_;
+  fs::path markers_;
+};
+
+TEST_F(TempDirMarkers, ARecordingIsMarkedWhileItLives) {
+  std::string path;
+  {
+    auto dir = TempDir::create();
+    ASSERT_TRUE(dir.ok()) << dir.error().message;
+    path = dir->path();
+    const fs::path marker = markers_ / (host() + "-" + fs::path(path).filename().string());
+    ASSERT_TRUE(fs::exists(marker));
+    std::ifstream in(marker);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), path);
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_EQ(marker_count(), 0u) << "the marker goes with the directory";
+}
+
+TEST_F(TempDirMarkers, TheNextRecordingRemovesWhatTheMarkersNameOnly) {
+  const fs::path killed = run_dir("callprof-kill99");
+  mark(killed);
+  const fs::path live = run_dir("callprof-live00");
+  mark(live);
+  const int held = open((live / ".lock").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX | LOCK_NB), 0);
+  const fs::path unmarked = run_dir("callprof-nomark");  // ended, but no marker names it
+  const fs::path elsewhere = run_dir("callprof-other0");
+  mark(elsewhere, "another-host");  // another machine's, sharing the home directory
+  mark(parent_ / "callprof-gone00");  // its directory is gone already
+  std::ofstream(markers_ / (host() + "-callprof-wrong0")) << killed.string();  // names another
+
+  auto dir = TempDir::create();
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  EXPECT_FALSE(fs::exists(killed)) << "a killed run's directory";
+  EXPECT_TRUE(fs::exists(live / "dump.1234")) << "its lock is held";
+  EXPECT_TRUE(fs::exists(unmarked)) << "$TMPDIR was read, not the markers";
+  EXPECT_TRUE(fs::exists(elsewhere));
+  EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-kill99")));
+  EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-gone00")));
+  EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-wrong0")));
+  EXPECT_TRUE(fs::exists(markers_ / (host() + "-callprof-live00")));
+  EXPECT_TRUE(fs::exists(markers_ / "another-host-callprof-other0"));
+  close(held);
+}
+
+TEST_F(TempDirMarkers, TheFirstRecordingWithMarkersReadsTmpdirOnce) {
+  const fs::path unmarked = run_dir("callprof-old001");  // left before markers were kept
+  {
+    auto first = TempDir::create();
+    ASSERT_TRUE(first.ok()) << first.error().message;
+  }
+  EXPECT_FALSE(fs::exists(unmarked));
+  const fs::path later = run_dir("callprof-old002");
+  auto second = TempDir::create();
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_TRUE(fs::exists(later)) << "markers from now on";
+}
+
+TEST_F(TempDirMarkers, WithoutACacheTmpdirIsRead) {
+  unsetenv("XDG_CACHE_HOME");
+  const std::optional<std::string> home = getenv("HOME") ? std::optional<std::string>(getenv("HOME")) : std::nullopt;
+  unsetenv("HOME");
+  const fs::path ended = run_dir("callprof-nocach");
+  auto dir = TempDir::create();
+  restore("HOME", home);
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  EXPECT_FALSE(fs::exists(ended));
 }
 
 }  // namespace
