@@ -157,7 +157,7 @@ TEST_F(TempDirMarkers, TheNextRecordingRemovesWhatTheMarkersNameOnly) {
   ASSERT_EQ(flock(held, LOCK_EX | LOCK_NB), 0);
   const fs::path unmarked = run_dir("callprof-nomark");  // ended, but no marker names it
   const fs::path elsewhere = run_dir("callprof-other0");
-  mark(elsewhere, "another-host");  // another machine's, sharing the home directory
+  mark(elsewhere, "another-host");    // another machine's, sharing the home directory
   mark(parent_ / "callprof-gone00");  // its directory is gone already
   std::ofstream(markers_ / (host() + "-callprof-wrong0")) << killed.string();  // names another
 
