@@ -160,6 +160,9 @@ TEST_F(TempDirMarkers, TheNextRecordingRemovesWhatTheMarkersNameOnly) {
   mark(elsewhere, "another-host");    // another machine's, sharing the home directory
   mark(parent_ / "callprof-gone00");  // its directory is gone already
   std::ofstream(markers_ / (host() + "-callprof-wrong0")) << killed.string();  // names another
+  const fs::path planted = parent_ / "callprof-link01";                        // a link where the directory was
+  fs::create_directory_symlink(live, planted);
+  mark(planted);
 
   auto dir = TempDir::create();
   ASSERT_TRUE(dir.ok()) << dir.error().message;
@@ -170,6 +173,8 @@ TEST_F(TempDirMarkers, TheNextRecordingRemovesWhatTheMarkersNameOnly) {
   EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-kill99")));
   EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-gone00")));
   EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-wrong0")));
+  EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-link01"))) << "not a directory: its marker goes";
+  EXPECT_TRUE(fs::is_symlink(planted));
   EXPECT_TRUE(fs::exists(markers_ / (host() + "-callprof-live00")));
   EXPECT_TRUE(fs::exists(markers_ / "another-host-callprof-other0"));
   close(held);
