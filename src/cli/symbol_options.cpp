@@ -59,8 +59,8 @@ void add_symbol_options(CLI::App& app) {
         set_default_symbolizer_options(std::move(options));
       },
       "Read every name, source file and line from the modules' files, not from callprof's cache of what earlier "
-      "recordings of the same files resolved (~/.cache/callprof), and the hook call sites and a program's start-up "
-      "libraries too; docs/symbols.md");
+      "recordings of the same files resolved (~/.cache/callprof), and the hook call sites, a program's start-up "
+      "libraries and the kernel's function names too; docs/symbols.md");
 }
 
 void name_unnamed_functions_now(Profile& profile) {

@@ -30,7 +30,7 @@ class FileAddressSymbols : public AddressSymbols {
 
   std::string kernel_name(uint64_t address) override {
     static const KernelSymbols kernel = KernelSymbols::load();  // only when there are kernel frames
-    return kernel.name(address);
+    return std::string(kernel.name(address));
   }
 
  private:

@@ -2,6 +2,11 @@
 #include "collect/stacks/kernel_symbols.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 namespace callprof::stacks {
 namespace {
@@ -25,6 +30,47 @@ TEST(KernelSymbols, NamesTheFunctionContainingAnAddress) {
 
 TEST(KernelSymbols, RestrictedAddressesGiveNoNames) {
   EXPECT_TRUE(KernelSymbols::parse("0000000000000000 T a\n0000000000000000 t b\n").empty());
+}
+
+TEST(KernelSymbols, ModulesListedBeforeTheKernelAreInAddressOrder) {
+  const KernelSymbols k = KernelSymbols::parse(
+      "ffffffffc0000000 t mod_fn\t[ext4]\n"
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81000100 t do_one\n");
+  EXPECT_EQ(k.name(0xffffffff81000050), "_stext");
+  EXPECT_EQ(k.name(0xffffffff81000150), "do_one");
+  EXPECT_EQ(k.name(0xffffffffc0000001), "mod_fn");
+  const KernelSymbols again = KernelSymbols::parse(k.text());
+  EXPECT_EQ(again.name(0xffffffff81000150), "do_one") << k.text();
+  EXPECT_EQ(again.name(0xffffffffc0000001), "mod_fn");
+}
+
+// The cache (~/.cache/callprof, here a directory of the test's): a second load under the
+// same key reads the cache, not the file; another key reads the file.
+TEST(KernelSymbols, LoadedOnceAKey) {
+  char dir_name[] = "/tmp/callprof-kallsyms-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_name), nullptr);
+  const std::filesystem::path dir = dir_name;
+  const char* saved = getenv("XDG_CACHE_HOME");
+  const std::string saved_value = saved ? saved : "";
+  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  const std::string file = (dir / "kallsyms").string();
+  std::ofstream(file) << "ffffffff81000000 T first_name\n";
+  EXPECT_EQ(KernelSymbols::load(file, "boot 1").name(0xffffffff81000001), "first_name");
+  std::ofstream(file) << "ffffffff81000000 T second_name\n";
+  EXPECT_EQ(KernelSymbols::load(file, "boot 1").name(0xffffffff81000001), "first_name") << "from the cache";
+  EXPECT_EQ(KernelSymbols::load(file, "boot 2").name(0xffffffff81000001), "second_name") << "another boot";
+  EXPECT_EQ(KernelSymbols::load(file, std::nullopt).name(0xffffffff81000001), "second_name") << "no cache";
+  // A cache file cut short is refused: the names come from the file again.
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "cache"))
+    if (e.is_regular_file() && e.path().filename().string().rfind("kallsyms-", 0) == 0)
+      std::filesystem::resize_file(e.path(), e.file_size() - 3);
+  EXPECT_EQ(KernelSymbols::load(file, "boot 1").name(0xffffffff81000001), "second_name") << "a cut file";
+  if (saved)
+    setenv("XDG_CACHE_HOME", saved_value.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(KernelSymbols, KernelAddressesAreTheUpperHalf) {
