@@ -60,7 +60,7 @@ void add_symbol_options(CLI::App& app) {
       },
       "Read every name, source file and line from the modules' files, not from callprof's cache of what earlier "
       "recordings of the same files resolved (~/.cache/callprof), and the hook call sites, a program's start-up "
-      "libraries and the kernel's function names too; docs/symbols.md");
+      "libraries, the kernel's function names and decompressed copies of debug files too; docs/symbols.md");
 }
 
 void name_unnamed_functions_now(Profile& profile) {

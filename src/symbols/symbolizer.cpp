@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "symbols/debug_search.h"
+#include "symbols/decompressed_debug.h"
 #include "symbols/dwarf_lookup.h"
 #include "symbols/elf_handles.h"
 #include "symbols/module_symbol_cache.h"
@@ -131,7 +132,8 @@ Status Symbolizer::Impl::open() {
   debuginfo_path = symbols_detail::debuginfo_path(options);
   debuginfo_path_ptr = debuginfo_path.data();
   callbacks.find_elf = dwfl_build_id_find_elf;
-  callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  // Compressed DWARF read through a decompressed copy in the cache (decompressed_debug.h).
+  callbacks.find_debuginfo = options.cache ? symbols_detail::find_debuginfo_decompressed : dwfl_standard_find_debuginfo;
   callbacks.section_address = dwfl_offline_section_address;
   callbacks.debuginfo_path = &debuginfo_path_ptr;
   dwfl.reset(dwfl_begin(&callbacks));

@@ -29,7 +29,9 @@ bool has_affixes(const std::string& name, std::string_view prefix, std::string_v
          name[prefix.size()] == '-' && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void keep_newest(const fs::path& dir, std::string_view prefix, std::string_view suffix, size_t kept) {
+}  // namespace
+
+void keep_newest_cache_files(const fs::path& dir, std::string_view prefix, std::string_view suffix, size_t kept) {
   std::vector<std::pair<fs::file_time_type, fs::path>> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -40,8 +42,6 @@ void keep_newest(const fs::path& dir, std::string_view prefix, std::string_view 
   std::sort(files.begin(), files.end());
   for (size_t i = 0; i + kept < files.size(); ++i) fs::remove(files[i].second, ec);
 }
-
-}  // namespace
 
 std::optional<fs::path> user_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/') return fs::path(x) / "callprof";
@@ -102,7 +102,7 @@ bool write_cache_file(const fs::path& path, std::string_view bytes, std::string_
     ::unlink(tmp.c_str());
     return false;
   }
-  keep_newest(path.parent_path(), prefix, suffix, kept);
+  keep_newest_cache_files(path.parent_path(), prefix, suffix, kept);
   return true;
 }
 

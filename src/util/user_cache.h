@@ -32,6 +32,10 @@ std::string read_cache_file(const std::filesystem::path& path);
 bool write_cache_file(const std::filesystem::path& path, std::string_view bytes, std::string_view prefix,
                       std::string_view suffix, size_t kept);
 
+// Keeps only the `kept` files of `dir` named `<prefix>-...<suffix>` written last.
+void keep_newest_cache_files(const std::filesystem::path& dir, std::string_view prefix, std::string_view suffix,
+                             size_t kept);
+
 // A value worked out once per key: read back from the file `<prefix>-<hash of key><suffix>`
 // in `dir` when `decode(bytes)` takes it (it checks the key the file holds), else
 // `compute()`d and, when that succeeds, written through `encode(value)`, the `kept` files of

@@ -2,13 +2,17 @@
 // info when nothing else is there, and debug files in each place users keep them (beside the
 // file, .debug/, a build-id tree, a --symfs root). debuginfod is tested end to end
 // (tests/e2e/debug_info_test.cpp): libdwfl reads DEBUGINFOD_URLS once per process.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "fixture_support.h"
+#include "symbols/decompressed_debug.h"
 #include "symbols/symbolizer.h"
 
 namespace callprof {
@@ -133,6 +137,62 @@ TEST(StrippedNames, SymfsBuildIdTreeUnderUsrLibDebug) {
   ASSERT_TRUE(symbolizer);
   expect_named(*symbolizer, s.run, s.main);
   EXPECT_TRUE(symbolizer->warnings().empty()) << warnings_of(*symbolizer);
+}
+
+// Debian's debug files have their DWARF compressed (zlib), which libdw inflates whole at
+// every opening: the first symbolizer reads the file and leaves a decompressed copy in the
+// cache, keyed by the build id; the next reads the copy, with the same names and lines.
+TEST(StrippedNames, ACompressedDebugFileIsReadThroughADecompressedCopy) {
+  StrippedRun s = run_stripped();
+  ASSERT_GE(s.main, 0);
+  TempDir symfs, cache;
+  const char* saved = getenv("XDG_CACHE_HOME");
+  const std::string saved_value = saved ? saved : "";
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  const fs::path found = build_id_path(symfs.path() / "usr/lib/debug", s.build_id);
+  copy_to(SYMFIX_STRIPPED_ZLIB_DEBUG, found);
+  const auto answers = [&](SymbolizerOptions options) {
+    auto symbolizer = make_symbolizer(s.run.modules, options, options.cache);
+    std::vector<std::string> out;
+    if (!symbolizer) return out;
+    expect_named(*symbolizer, s.run, s.main);
+    for (uint64_t entry : s.run.entries) {
+      const SymbolInfo info = symbolizer->resolve(entry);
+      if (info.module == s.main) out.push_back(info.name + ":" + std::to_string(info.line));
+    }
+    out.push_back(symbolizer->debug_file(size_t(s.main)));
+    return out;
+  };
+  const SymbolizerOptions options{.debug_dirs = {}, .symfs = symfs.path().string()};
+  const std::vector<std::string> first = answers(options);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first.back(), found.string());
+  std::vector<fs::path> copies;
+  for (const auto& e : fs::recursive_directory_iterator(cache.path()))
+    if (e.path().filename().string().rfind("debug-", 0) == 0) copies.push_back(e.path());
+  ASSERT_EQ(copies.size(), 1u) << "no decompressed copy";
+  {
+    const int fd = open(copies[0].c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    EXPECT_FALSE(symbols_detail::has_compressed_debug(fd));
+    close(fd);
+    const int original = open(found.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_TRUE(symbols_detail::has_compressed_debug(original));
+    close(original);
+  }
+  std::vector<std::string> second = answers(options);
+  ASSERT_FALSE(second.empty());
+  EXPECT_EQ(second.back(), copies[0].string()) << "read through the copy";
+  second.back() = first.back();
+  EXPECT_EQ(second, first);
+  // Without the cache, the file found is read as it is.
+  SymbolizerOptions uncached = options;
+  uncached.cache = false;
+  EXPECT_EQ(answers(uncached).back(), found.string());
+  if (saved)
+    setenv("XDG_CACHE_HOME", saved_value.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
 }
 
 TEST(StrippedNames, SymfsFlatBuildIdTree) {

@@ -1,0 +1,118 @@
+#include "symbols/decompressed_debug.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "util/user_cache.h"
+
+namespace callprof::symbols_detail {
+namespace {
+
+constexpr const char* kPrefix = "debug";
+constexpr const char* kSuffix = ".debug";
+constexpr size_t kCopiesKept = 4;
+
+bool copy_file(int from, int to) {
+  std::vector<char> buffer(1 << 20);
+  for (off_t at = 0;;) {
+    const ssize_t n = pread(from, buffer.data(), buffer.size(), at);
+    if (n < 0) return false;
+    if (n == 0) return true;
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = write(to, buffer.data() + done, size_t(n - done));
+      if (w <= 0) return false;
+      done += w;
+    }
+    at += n;
+  }
+}
+
+}  // namespace
+
+bool has_compressed_debug(int fd) {
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) return false;
+  bool compressed = false;
+  size_t names = 0;
+  if (elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &names) == 0)
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr && !compressed; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, names, sh.sh_name) : nullptr;
+      compressed = name != nullptr && (sh.sh_flags & SHF_COMPRESSED) && std::strncmp(name, ".debug_", 7) == 0;
+    }
+  elf_end(elf);
+  return compressed;
+}
+
+// A copy of the file, opened for update: each compressed section inflated in place, then
+// the file laid out again by libelf and written.
+bool write_decompressed(int fd, const std::string& out) {
+  elf_version(EV_CURRENT);
+  const int to = open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (to < 0) return false;
+  bool ok = copy_file(fd, to);
+  Elf* elf = ok ? elf_begin(to, ELF_C_RDWR, nullptr) : nullptr;
+  ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
+  for (Elf_Scn* scn = nullptr; ok && (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr)
+      ok = false;
+    else if (sh.sh_flags & SHF_COMPRESSED)
+      ok = elf_compress(scn, 0, 0) >= 0;
+  }
+  ok = ok && elf_update(elf, ELF_C_WRITE) >= 0;
+  if (elf != nullptr) elf_end(elf);
+  close(to);
+  if (!ok) unlink(out.c_str());
+  return ok;
+}
+
+// The copy is keyed by the module's build id: the DWARF for one build is the same wherever
+// its debug file lies (and stays right after the package is removed). It is looked for
+// before libdwfl's own search, which keeps an Elf of the file it finds for the module, and
+// that one is then used, whatever the callback returns.
+int find_debuginfo_decompressed(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                                const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                                char** debuginfo_file_name) {
+  const unsigned char* bits = nullptr;
+  GElf_Addr vaddr = 0;
+  const int bits_len = dwfl_module_build_id(mod, &bits, &vaddr);
+  const auto dir = user_cache_dir();
+  std::string copy;
+  if (bits_len > 0 && dir) {
+    std::string build_id;
+    char hex[3];
+    for (int i = 0; i < bits_len; ++i) {
+      std::snprintf(hex, sizeof hex, "%02x", bits[i]);
+      build_id += hex;
+    }
+    copy = (*dir / cache_file_name(kPrefix, "decompressed; build id " + build_id, kSuffix)).string();
+    const int copied = open(copy.c_str(), O_RDONLY | O_CLOEXEC);
+    if (copied >= 0) {
+      if (*debuginfo_file_name == nullptr) *debuginfo_file_name = strdup(copy.c_str());
+      return copied;
+    }
+  }
+  const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                              debuginfo_file_name);
+  // This time the file found is read (libdwfl holds it already); the copy is for the next.
+  if (fd >= 0 && !copy.empty() && has_compressed_debug(fd)) {
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    const std::string tmp = copy + ".tmp." + std::to_string(getpid());
+    if (write_decompressed(fd, tmp) && rename(tmp.c_str(), copy.c_str()) == 0)
+      keep_newest_cache_files(*dir, kPrefix, kSuffix, kCopiesKept);
+    else
+      unlink(tmp.c_str());
+  }
+  return fd;
+}
+
+}  // namespace callprof::symbols_detail
