@@ -1,5 +1,6 @@
 #include "symbols/decompressed_debug.h"
 
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <sys/stat.h>
@@ -31,6 +32,18 @@ bool copy_file(int from, int to) {
     }
     at += n;
   }
+}
+
+// Whether the ELF file open at `fd` is whole enough to say it has this build id.
+bool has_build_id(int fd, const unsigned char* bits, int bits_len) {
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) return false;
+  const void* id = nullptr;
+  const ssize_t len = elf_kind(elf) == ELF_K_ELF ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+  const bool same = len == bits_len && std::memcmp(id, bits, size_t(len)) == 0;
+  elf_end(elf);
+  return same;
 }
 
 }  // namespace
@@ -95,9 +108,13 @@ int find_debuginfo_decompressed(Dwfl_Module* mod, void** userdata, const char* m
     }
     copy = (*dir / cache_file_name(kPrefix, "decompressed; build id " + build_id, kSuffix)).string();
     const int copied = open(copy.c_str(), O_RDONLY | O_CLOEXEC);
-    if (copied >= 0) {
+    if (copied >= 0 && has_build_id(copied, bits, bits_len)) {
       if (*debuginfo_file_name == nullptr) *debuginfo_file_name = strdup(copy.c_str());
       return copied;
+    }
+    if (copied >= 0) {  // damaged: made again below
+      close(copied);
+      unlink(copy.c_str());
     }
   }
   const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,

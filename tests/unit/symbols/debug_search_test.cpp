@@ -185,6 +185,13 @@ TEST(StrippedNames, ACompressedDebugFileIsReadThroughADecompressedCopy) {
   EXPECT_EQ(second.back(), copies[0].string()) << "read through the copy";
   second.back() = first.back();
   EXPECT_EQ(second, first);
+  // A damaged copy is made again.
+  fs::resize_file(copies[0], 4096);
+  std::vector<std::string> third = answers(options);
+  ASSERT_FALSE(third.empty());
+  third.back() = first.back();
+  EXPECT_EQ(third, first);
+  EXPECT_GT(fs::file_size(copies[0]), 4096u) << "made again";
   // Without the cache, the file found is read as it is.
   SymbolizerOptions uncached = options;
   uncached.cache = false;
