@@ -54,8 +54,7 @@ bool has_file(const std::string& path) {
 }
 
 // Whether the module's own file holds its DWARF, which libdwfl then reads: what it says
-// cannot change while the file does not. (Names from a separate debug file, found by a
-// search whose results change as packages come and go, are not cached.)
+// cannot change while the file does not.
 bool own_debug_info(Dwfl_Module* mod) {
   bool found = false;
   symbols_detail::for_each_section(mod, [&](Elf_Scn*, const GElf_Shdr& sh, const char* name) {
@@ -70,6 +69,18 @@ std::pair<const char*, const char*> module_files(Dwfl_Module* mod) {
   const char* debug = nullptr;
   if (mod != nullptr) dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug);
   return {main_file, debug};
+}
+
+// Whether the module's DWARF comes from a separate debug file, which the search finds now
+// (opened here: any lookup would open it). Matched to the module by its build id, it says
+// what the module's own DWARF would, wherever it lies: names from it are cached under the
+// build id, and a module whose debug file turns up later (a -dbgsym package installed),
+// not cached before, is cached from then on.
+bool separate_debug_info(Dwfl_Module* mod) {
+  Dwarf_Addr bias = 0;
+  if (dwfl_module_getdwarf(mod, &bias) == nullptr) return false;
+  auto [main_file, debug] = module_files(mod);
+  return debug != nullptr && (main_file == nullptr || std::string_view(debug) != main_file);
 }
 
 std::string dwfl_error() {
@@ -113,8 +124,11 @@ symbols_detail::ModuleSymbolCache* Symbolizer::Impl::cache_of(int index) {
   if (!st.cache_opened) {
     st.cache_opened = true;
     const char* file = module_files(st.dwfl).first;
+    const std::string& build_id = modules[size_t(index)].build_id;
     if (file != nullptr && own_debug_info(st.dwfl))
-      st.cache = symbols_detail::ModuleSymbolCache::open(file, modules[size_t(index)].build_id);
+      st.cache = symbols_detail::ModuleSymbolCache::open(file, build_id);
+    else if (file != nullptr && !build_id.empty() && separate_debug_info(st.dwfl))
+      st.cache = symbols_detail::ModuleSymbolCache::open(file, build_id + "; from a separate debug file");
   }
   return st.cache ? &*st.cache : nullptr;
 }
