@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "util/user_cache.h"
+#include "util/whole_file.h"
 
 namespace callprof::record {
 namespace fs = std::filesystem;
@@ -172,7 +173,7 @@ std::optional<CalibrationHistory> parse_history(const std::string& text, const s
 }
 
 std::optional<wire::CalibrationFile> read_calibration_file(const std::string& dir) {
-  const std::string bytes = read_cache_file(fs::path(dir) / "calibration");
+  const std::string bytes = read_whole_file(fs::path(dir) / "calibration");
   wire::CalibrationFile f;
   if (bytes.size() != sizeof f) return std::nullopt;
   std::memcpy(&f, bytes.data(), sizeof f);
@@ -194,7 +195,7 @@ CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t set
 
 void CalibrationCache::seed(const std::string& recording_dir) const {
   if (path_.empty()) return;
-  const auto h = parse_history(read_cache_file(path_), key_);
+  const auto h = parse_history(read_whole_file(path_), key_);
   const auto f = h ? seed_from(*h, sets_) : std::nullopt;
   if (!f) return;
   std::ofstream out(fs::path(recording_dir) / "calibration", std::ios::binary);
@@ -205,7 +206,7 @@ CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir
   const auto f = read_calibration_file(recording_dir);
   const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
   if (outcome == CalibrationOutcome::None || path_.empty()) return outcome;
-  CalibrationHistory h = parse_history(read_cache_file(path_), key_).value_or(CalibrationHistory{});
+  CalibrationHistory h = parse_history(read_whole_file(path_), key_).value_or(CalibrationHistory{});
   learn(h, *f, sets_);
   (void)write_cache_file(path_, history_json(h, key_), "calibration", ".json", kCacheFilesKept);
   return outcome;

@@ -46,7 +46,7 @@ std::optional<HookCallSites> decode_hook_sites(std::string_view bytes, const std
 }  // namespace symbols_detail
 
 Result<HookCallSites> cached_hook_call_sites(const std::string& path) {
-  const auto dir = default_symbolizer_options().cache ? user_cache_dir() : std::nullopt;
+  const auto dir = symbol_cache_dir();
   const auto key = dir ? symbols_detail::module_file_key("hook sites v1", path, "") : std::nullopt;
   if (!key) return find_hook_call_sites(path);
   return cached_value(

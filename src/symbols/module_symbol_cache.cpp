@@ -5,6 +5,7 @@
 
 #include "symbols/module_cache.pb.h"
 #include "util/user_cache.h"
+#include "util/whole_file.h"
 
 namespace callprof::symbols_detail {
 namespace {
@@ -69,7 +70,7 @@ std::optional<ModuleSymbolCache> ModuleSymbolCache::open(const std::string& file
   if (!dir || !key) return std::nullopt;
   const std::string path = (*dir / cache_file_name(kPrefix, *key, kSuffix)).string();
   ModuleSymbolCache cache(std::move(*key), path);
-  cache.decode(read_cache_file(path));
+  cache.decode(read_whole_file(path));
   return cache;
 }
 

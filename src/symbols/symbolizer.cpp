@@ -15,6 +15,7 @@
 #include "symbols/stripped_modules.h"
 #include "symbols/symbol_table.h"
 #include "symbols/unwind_starts.h"
+#include "util/user_cache.h"
 
 namespace callprof {
 
@@ -30,6 +31,8 @@ SymbolizerOptions& defaults() {
 const SymbolizerOptions& default_symbolizer_options() { return defaults(); }
 
 void set_default_symbolizer_options(SymbolizerOptions options) { defaults() = std::move(options); }
+
+std::optional<std::filesystem::path> symbol_cache_dir() { return defaults().cache ? user_cache_dir() : std::nullopt; }
 
 using symbols_detail::DwflPtr;
 using symbols_detail::file_build_id;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +62,10 @@ struct SymbolizerOptions {
 // deep down, and the search is the same for the whole process).
 const SymbolizerOptions& default_symbolizer_options();
 void set_default_symbolizer_options(SymbolizerOptions options);
+// callprof's cache directory (util/user_cache.h) for what is worked out about files and
+// kept across recordings (hook call sites, start-up libraries, the kernel's names), none
+// with --no-symbol-cache (the default options' `cache` off) or without a cache directory.
+std::optional<std::filesystem::path> symbol_cache_dir();
 
 // Not thread-safe: one thread symbolizes a recording. Files are opened in create();
 // debug info is loaded on the first address that falls into a module.

@@ -72,7 +72,7 @@ std::optional<std::vector<std::string>> decode(const std::string& text, const st
 }  // namespace start_up_detail
 
 Result<std::vector<std::string>> start_up_libraries(const std::string& executable) {
-  const auto dir = default_symbolizer_options().cache ? user_cache_dir() : std::nullopt;
+  const auto dir = symbol_cache_dir();
   const auto key = dir ? start_up_detail::key_of(executable) : std::nullopt;
   if (!key) return shared_libraries(executable);
   return cached_value(

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "util/user_cache.h"
+#include "util/whole_file.h"
 
 namespace callprof {
 namespace fs = std::filesystem;
@@ -139,7 +140,7 @@ void remove_ended_runs(const std::string& markers) {
   const size_t host = prefix.size() - std::strlen(kPrefix);
   for (const auto& name : names) {
     const std::string marker = markers + "/" + name;
-    const std::string dir = read_cache_file(marker);
+    const std::string dir = read_whole_file(marker);
     struct stat st {};
     if (!dir.empty() && dir[0] == '/' && fs::path(dir).filename() == name.substr(host) &&
         lstat(dir.c_str(), &st) == 0) {

@@ -65,23 +65,6 @@ std::optional<std::string> file_identity(const std::string& path) {
   return std::string(id);
 }
 
-// Read whole at its size, in one allocation: through a string stream, 5.4 MB took 9.5 ms.
-std::string read_cache_file(const fs::path& path) {
-  std::string bytes;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    bytes.resize(size_t(st.st_size));
-    size_t used = 0;
-    for (ssize_t n; used < bytes.size() && (n = ::read(fd, bytes.data() + used, bytes.size() - used)) > 0;)
-      used += size_t(n);
-    bytes.resize(used);
-  }
-  ::close(fd);
-  return bytes;
-}
-
 bool write_cache_file(const fs::path& path, std::string_view bytes, std::string_view prefix, std::string_view suffix,
                       size_t kept) {
   std::error_code ec;

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/whole_file.h"
+
 namespace callprof {
 
 // $XDG_CACHE_HOME/callprof, else ~/.cache/callprof; none without either (both must be absolute).
@@ -21,9 +23,6 @@ std::string cache_file_name(std::string_view prefix, std::string_view key, std::
 // What tells a file's versions apart in a key: its device, inode, size and modification
 // time to the nanosecond; none when it cannot be looked at.
 std::optional<std::string> file_identity(const std::string& path);
-
-// The file's bytes, "" when it cannot be read.
-std::string read_cache_file(const std::filesystem::path& path);
 
 // Replaces the file (creating its directory) through a temporary renamed into place, so a
 // reader sees the old contents or the new; not synced to disk: a crash may lose the write,
@@ -46,7 +45,7 @@ auto cached_value(const std::filesystem::path& dir, std::string_view key, std::s
                   std::string_view suffix, size_t kept, Compute compute, Decode decode, Encode encode)
     -> decltype(compute()) {
   const std::filesystem::path file = dir / cache_file_name(prefix, key, suffix);
-  if (auto cached = decode(read_cache_file(file))) return *cached;
+  if (auto cached = decode(read_whole_file(file))) return *cached;
   auto value = compute();
   if (value) (void)write_cache_file(file, encode(*value), prefix, suffix, kept);
   return value;

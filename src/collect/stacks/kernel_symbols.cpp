@@ -1,35 +1,18 @@
 #include "collect/stacks/kernel_symbols.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 
 #include "collect/stacks/kernel_symbols_cache.pb.h"
 #include "symbols/symbolizer.h"
 #include "util/user_cache.h"
+#include "util/whole_file.h"
 
 namespace callprof::stacks {
 namespace {
-
-// A /proc file's whole text: its size is not known before it is read.
-std::string read_whole(const std::string& path) {
-  std::string text;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
-  size_t used = 0;
-  text.resize(1 << 20);
-  for (ssize_t n; (n = read(fd, text.data() + used, text.size() - used)) > 0;) {
-    used += size_t(n);
-    if (used == text.size()) text.resize(text.size() * 2);
-  }
-  close(fd);
-  text.resize(used);
-  return text;
-}
 
 // The hex number at `at` (the line's start), and where it ended.
 uint64_t hex_at(std::string_view text, size_t& at) {
@@ -78,18 +61,18 @@ std::optional<KernelSymbols> KernelSymbols::decode(const std::string& bytes, con
 }
 
 std::optional<std::string> KernelSymbols::kallsyms_cache_key() {
-  if (!default_symbolizer_options().cache) return std::nullopt;
-  const std::string boot = read_whole("/proc/sys/kernel/random/boot_id");
-  const std::string modules = read_whole("/proc/modules");
+  const std::string boot = read_whole_file("/proc/sys/kernel/random/boot_id");
+  const std::string modules = read_whole_file("/proc/modules");
   if (boot.empty()) return std::nullopt;
   return "kallsyms v1; boot " + boot.substr(0, boot.find('\n')) + "; modules " +
          std::to_string(std::hash<std::string>{}(modules)) + " (" + std::to_string(modules.size()) + " bytes); euid " +
-         std::to_string(geteuid()) + "; kptr_restrict " + read_whole("/proc/sys/kernel/kptr_restrict").substr(0, 1);
+         std::to_string(geteuid()) + "; kptr_restrict " +
+         read_whole_file("/proc/sys/kernel/kptr_restrict").substr(0, 1);
 }
 
 KernelSymbols KernelSymbols::load(const std::string& path, const std::optional<std::string>& cache_key) {
-  const auto read = [&] { return std::optional<KernelSymbols>(parse(read_whole(path))); };
-  const auto dir = user_cache_dir();
+  const auto read = [&] { return std::optional<KernelSymbols>(parse(read_whole_file(path))); };
+  const auto dir = symbol_cache_dir();
   if (!cache_key || !dir) return *read();
   const auto decode = [&](const std::string& bytes) { return KernelSymbols::decode(bytes, *cache_key); };
   const auto encode = [&](const KernelSymbols& k) { return k.encode(*cache_key); };
@@ -127,17 +110,6 @@ std::string_view KernelSymbols::name(uint64_t address) const {
   if (it == symbols_.begin()) return {};
   --it;
   return std::string_view(names_).substr(it->name_at, it->name_bytes);
-}
-
-std::string KernelSymbols::text() const {
-  std::string out;
-  out.reserve(symbols_.size() * 20 + names_.size());
-  char line[32];
-  for (const Symbol& s : symbols_) {
-    snprintf(line, sizeof line, "%016llx T ", static_cast<unsigned long long>(s.address));
-    out.append(line).append(names_, s.name_at, s.name_bytes).push_back('\n');
-  }
-  return out;
 }
 
 }  // namespace callprof::stacks

@@ -21,16 +21,14 @@ class KernelSymbols {
   static KernelSymbols load(const std::string& path = "/proc/kallsyms",
                             const std::optional<std::string>& cache_key = kallsyms_cache_key());
   // What the kallsyms this user sees depends on: the boot (the kernel's addresses move at
-  // each), the loaded modules, the user and kptr_restrict; none when it cannot be told, or
-  // with --no-symbol-cache.
+  // each), the loaded modules, the user and kptr_restrict; none when it cannot be told.
+  // (With --no-symbol-cache there is no cache to look in: symbols/symbolizer.h.)
   static std::optional<std::string> kallsyms_cache_key();
   // Parses kallsyms text (address, type, name [module]); text and weak function symbols.
   static KernelSymbols parse(std::string_view text);
   // The function containing `address`, or "" when unknown.
   std::string_view name(uint64_t address) const;
   bool empty() const { return symbols_.empty(); }
-  // The symbols as kallsyms text, in address order (what parse reads back).
-  std::string text() const;
 
  private:
   // The cache file's bytes (kernel_symbols_cache.proto), and back: none when they are not

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace callprof::stacks {
 namespace {
@@ -32,28 +33,46 @@ TEST(KernelSymbols, RestrictedAddressesGiveNoNames) {
   EXPECT_TRUE(KernelSymbols::parse("0000000000000000 T a\n0000000000000000 t b\n").empty());
 }
 
-TEST(KernelSymbols, ModulesListedBeforeTheKernelAreInAddressOrder) {
-  const KernelSymbols k = KernelSymbols::parse(
-      "ffffffffc0000000 t mod_fn\t[ext4]\n"
-      "ffffffff81000000 T _stext\n"
-      "ffffffff81000100 t do_one\n");
+// A directory of the test's as the cache (~/.cache/callprof), for the test's life.
+class KernelSymbolsCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir_name[] = "/tmp/callprof-kallsyms-test-XXXXXX";
+    ASSERT_NE(mkdtemp(dir_name), nullptr);
+    dir_ = dir_name;
+    if (const char* saved = getenv("XDG_CACHE_HOME")) saved_ = saved;
+    setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+  }
+  void TearDown() override {
+    if (saved_)
+      setenv("XDG_CACHE_HOME", saved_->c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+  std::optional<std::string> saved_;
+};
+
+// Sorted when parsed, and still in order when read back from the cache.
+TEST_F(KernelSymbolsCache, ModulesListedBeforeTheKernelAreInAddressOrder) {
+  const std::string file = (dir_ / "kallsyms").string();
+  std::ofstream(file) << "ffffffffc0000000 t mod_fn\t[ext4]\n"
+                         "ffffffff81000000 T _stext\n"
+                         "ffffffff81000100 t do_one\n";
+  const KernelSymbols k = KernelSymbols::load(file, "boot 1");
   EXPECT_EQ(k.name(0xffffffff81000050), "_stext");
   EXPECT_EQ(k.name(0xffffffff81000150), "do_one");
   EXPECT_EQ(k.name(0xffffffffc0000001), "mod_fn");
-  const KernelSymbols again = KernelSymbols::parse(k.text());
-  EXPECT_EQ(again.name(0xffffffff81000150), "do_one") << k.text();
+  std::filesystem::remove(file);
+  const KernelSymbols again = KernelSymbols::load(file, "boot 1");
+  EXPECT_EQ(again.name(0xffffffff81000150), "do_one") << "from the cache";
   EXPECT_EQ(again.name(0xffffffffc0000001), "mod_fn");
 }
 
-// The cache (~/.cache/callprof, here a directory of the test's): a second load under the
-// same key reads the cache, not the file; another key reads the file.
-TEST(KernelSymbols, LoadedOnceAKey) {
-  char dir_name[] = "/tmp/callprof-kallsyms-test-XXXXXX";
-  ASSERT_NE(mkdtemp(dir_name), nullptr);
-  const std::filesystem::path dir = dir_name;
-  const char* saved = getenv("XDG_CACHE_HOME");
-  const std::string saved_value = saved ? saved : "";
-  setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+// A second load under the same key reads the cache, not the file; another key reads the file.
+TEST_F(KernelSymbolsCache, LoadedOnceAKey) {
+  const std::filesystem::path dir = dir_;
   const std::string file = (dir / "kallsyms").string();
   std::ofstream(file) << "ffffffff81000000 T first_name\n";
   EXPECT_EQ(KernelSymbols::load(file, "boot 1").name(0xffffffff81000001), "first_name");
@@ -66,11 +85,6 @@ TEST(KernelSymbols, LoadedOnceAKey) {
     if (e.is_regular_file() && e.path().filename().string().rfind("kallsyms-", 0) == 0)
       std::filesystem::resize_file(e.path(), e.file_size() - 3);
   EXPECT_EQ(KernelSymbols::load(file, "boot 1").name(0xffffffff81000001), "second_name") << "a cut file";
-  if (saved)
-    setenv("XDG_CACHE_HOME", saved_value.c_str(), 1);
-  else
-    unsetenv("XDG_CACHE_HOME");
-  std::filesystem::remove_all(dir);
 }
 
 TEST(KernelSymbols, KernelAddressesAreTheUpperHalf) {

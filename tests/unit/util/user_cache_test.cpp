@@ -50,10 +50,10 @@ TEST_F(UserCache, NamesAreStableAndDifferByKey) {
 
 TEST_F(UserCache, AFileIsReplacedWholeInADirectoryMadeForIt) {
   const fs::path file = dir_ / "deeper" / "k-1.bin";
-  EXPECT_EQ(read_cache_file(file), "");
+  EXPECT_EQ(read_whole_file(file), "");
   ASSERT_TRUE(write_cache_file(file, "first", "k", ".bin", 4));
   ASSERT_TRUE(write_cache_file(file, std::string("sec\0nd", 6), "k", ".bin", 4));
-  EXPECT_EQ(read_cache_file(file), std::string("sec\0nd", 6));
+  EXPECT_EQ(read_whole_file(file), std::string("sec\0nd", 6));
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir_ / "deeper")) files += e.is_regular_file();
   EXPECT_EQ(files, 1u) << "no temporary file left behind";
