@@ -8,7 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
-#include <vector>
+#include <filesystem>
 
 #include "util/user_cache.h"
 
@@ -18,21 +18,6 @@ namespace {
 constexpr const char* kPrefix = "debug";
 constexpr const char* kSuffix = ".debug";
 constexpr size_t kCopiesKept = 4;
-
-bool copy_file(int from, int to) {
-  std::vector<char> buffer(1 << 20);
-  for (off_t at = 0;;) {
-    const ssize_t n = pread(from, buffer.data(), buffer.size(), at);
-    if (n < 0) return false;
-    if (n == 0) return true;
-    for (ssize_t done = 0; done < n;) {
-      const ssize_t w = write(to, buffer.data() + done, size_t(n - done));
-      if (w <= 0) return false;
-      done += w;
-    }
-    at += n;
-  }
-}
 
 // Whether the ELF file open at `fd` is whole enough to say it has this build id.
 bool has_build_id(int fd, const unsigned char* bits, int bits_len) {
@@ -66,13 +51,13 @@ bool has_compressed_debug(int fd) {
 
 // A copy of the file, opened for update: each compressed section inflated in place, then
 // the file laid out again by libelf and written.
-bool write_decompressed(int fd, const std::string& out) {
+bool write_decompressed(const std::string& from, const std::string& out) {
   elf_version(EV_CURRENT);
-  const int to = open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (to < 0) return false;
-  bool ok = copy_file(fd, to);
-  Elf* elf = ok ? elf_begin(to, ELF_C_RDWR, nullptr) : nullptr;
-  ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
+  std::error_code ec;
+  if (!std::filesystem::copy_file(from, out, std::filesystem::copy_options::overwrite_existing, ec)) return false;
+  const int to = open(out.c_str(), O_RDWR | O_CLOEXEC);
+  Elf* elf = to >= 0 ? elf_begin(to, ELF_C_RDWR, nullptr) : nullptr;
+  bool ok = elf != nullptr && elf_kind(elf) == ELF_K_ELF;
   for (Elf_Scn* scn = nullptr; ok && (scn = elf_nextscn(elf, scn)) != nullptr;) {
     GElf_Shdr sh;
     if (gelf_getshdr(scn, &sh) == nullptr)
@@ -82,7 +67,7 @@ bool write_decompressed(int fd, const std::string& out) {
   }
   ok = ok && elf_update(elf, ELF_C_WRITE) >= 0;
   if (elf != nullptr) elf_end(elf);
-  close(to);
+  if (to >= 0) close(to);
   if (!ok) unlink(out.c_str());
   return ok;
 }
@@ -120,11 +105,11 @@ int find_debuginfo_decompressed(Dwfl_Module* mod, void** userdata, const char* m
   const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
                                               debuginfo_file_name);
   // This time the file found is read (libdwfl holds it already); the copy is for the next.
-  if (fd >= 0 && !copy.empty() && has_compressed_debug(fd)) {
+  if (fd >= 0 && !copy.empty() && *debuginfo_file_name != nullptr && has_compressed_debug(fd)) {
     std::error_code ec;
     std::filesystem::create_directories(*dir, ec);
     const std::string tmp = copy + ".tmp." + std::to_string(getpid());
-    if (write_decompressed(fd, tmp) && rename(tmp.c_str(), copy.c_str()) == 0)
+    if (write_decompressed(*debuginfo_file_name, tmp) && rename(tmp.c_str(), copy.c_str()) == 0)
       keep_newest_cache_files(*dir, kPrefix, kSuffix, kCopiesKept);
     else
       unlink(tmp.c_str());

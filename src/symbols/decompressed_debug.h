@@ -22,8 +22,8 @@ int find_debuginfo_decompressed(Dwfl_Module* mod, void** userdata, const char* m
 // Whether the ELF file open at `fd` has a compressed .debug_ section.
 bool has_compressed_debug(int fd);
 
-// Writes the ELF file open at `fd` to `out` with its compressed sections decompressed; false
-// (and `out` removed) when that could not be done.
-bool write_decompressed(int fd, const std::string& out);
+// Writes the ELF file `from` to `out` with its compressed sections decompressed; false (and
+// `out` removed) when that could not be done.
+bool write_decompressed(const std::string& from, const std::string& out);
 
 }  // namespace callprof::symbols_detail
