@@ -50,7 +50,7 @@ TEST(AltStack, AThreadStartedAfterAnotherEndedGetsItsStack) {
   munmap(blocker, bytes);
 }
 
-TEST(AltStack, StacksBeyondTheSpareOnesAreUnmapped) {
+TEST(AltStack, EveryStackStaysUsableWhenMoreThreadsEndThanStacksAreKept) {
   // More threads end at once than stacks are kept: every stack stays usable by the threads
   // that come after, whichever ones were kept.
   constexpr int kThreads = 40;
