@@ -76,6 +76,10 @@ uint64_t jmp_buf_stack_pointer(const __jmp_buf_tag* env) {
 // and its busy flag must be cleared here or the thread would stop recording.
 void land_at(uint64_t landing_sp, const __jmp_buf_tag* env = nullptr) {
   ThreadState* s = t_state;
+  // Attached, a thread with no hook yet may have frames open since the window began (a
+  // throw under way then): they are pushed now, so that those the jump leaves close here
+  // rather than at a later return.
+  if (!s && attach_frames_pending()) s = attach_thread_at(landing_sp);
   if (!s) return;
   uint64_t now = ticks();
   if (s->interrupts.depth() > 0) {

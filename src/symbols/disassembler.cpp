@@ -68,6 +68,17 @@ bool Disassembler::next(const uint8_t** code, size_t* size, uint64_t* address) {
   return api_->disasm_iter(handle_, code, size, address, insn_);
 }
 
+bool Disassembler::ends_with_call(const uint8_t* code, size_t size) {
+  constexpr size_t kShortestCall = 2, kLongestInstruction = 15;  // call *%rax; x86-64's limit
+  for (size_t length = kShortestCall; length <= size && length <= kLongestInstruction; ++length) {
+    const uint8_t* at = code + size - length;
+    size_t left = length;
+    uint64_t address = 0;
+    if (next(&at, &left, &address) && left == 0 && insn_->id == X86_INS_CALL) return true;
+  }
+  return false;
+}
+
 bool Disassembler::registers(const cs_insn& insn, cs_regs read, uint8_t* nread, cs_regs written,
                              uint8_t* nwritten) const {
   return api_->regs_access(handle_, &insn, read, nread, written, nwritten) == CS_ERR_OK;

@@ -29,6 +29,9 @@ class Disassembler {
   // address past it); false at the end or at bytes that decode to nothing.
   bool next(const uint8_t** code, size_t* size, uint64_t* address);
   const cs_insn& insn() const { return *insn_; }
+  // Whether the `size` bytes at `code` end with a call instruction: a return address
+  // follows one, so a stack slot whose address does not is no frame's.
+  bool ends_with_call(const uint8_t* code, size_t size);
   // The registers the last instruction reads and writes (needs CS_OPT_DETAIL).
   bool registers(const cs_insn& insn, cs_regs read, uint8_t* nread, cs_regs written, uint8_t* nwritten) const;
 

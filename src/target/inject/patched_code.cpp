@@ -34,6 +34,26 @@ bool in_unwinder(ProcessUnwinder& unwinder, uint64_t address) {
   return base && std::strncmp(base + 1, "libgcc_s.so", 11) == 0;
 }
 
+// GCC moves a function's unlikely code (its catch blocks, say) to a part of its own named
+// "NAME.cold" (older GCC: "NAME.cold.N"), which runs on NAME's frame: NAME's address, 0
+// when `name` names no such part or the symbol table has no single NAME.
+uint64_t owner_of_cold_part(Dwfl_Module* mod, const char* name) {
+  const char* suffix = std::strstr(name, ".cold");
+  if (!suffix || (suffix[5] != '\0' && suffix[5] != '.')) return 0;
+  const size_t length = size_t(suffix - name);
+  uint64_t owner = 0;
+  for (int i = 1, count = dwfl_module_getsymtab(mod); i < count; ++i) {
+    GElf_Sym sym;
+    GElf_Addr address = 0;
+    const char* n = dwfl_module_getsym_info(mod, i, &sym, &address, nullptr, nullptr, nullptr);
+    if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC || std::strncmp(n, name, length) != 0 || n[length] != '\0')
+      continue;
+    if (owner != 0 && owner != address) return 0;  // two static functions of that name
+    owner = address;
+  }
+  return owner;
+}
+
 }  // namespace
 
 PatchedCode::PatchedCode(pid_t pid, const std::vector<MappedModule>& modules) : pid_(pid) {
@@ -66,12 +86,15 @@ uint64_t PatchedCode::site_of(uint64_t function) const {
 std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t tid, bool* unwinding_out) const {
   bool whole = false;
   const std::vector<UnwoundFrame> frames = unwinder.frames(tid, kMaxFrames, &whole);
+  // Inside the unwinder, its stack may not unwind whole while the catch's context is being
+  // installed: the process is stopped again later all the same.
+  bool unwinding = false;
+  for (const UnwoundFrame& f : frames) unwinding = unwinding || in_unwinder(unwinder, f.code());
+  if (unwinding_out) *unwinding_out = *unwinding_out || unwinding;
   if (!whole || frames.size() < 2) return {};
   std::vector<OpenFrame> inner_first;
-  bool unwinding = false;
   for (size_t i = 0; i < frames.size(); ++i) {
     const UnwoundFrame& f = frames[i];
-    unwinding = unwinding || in_unwinder(unwinder, f.code());
     // Only a module with sites is looked into: a symbol lookup in libc's may go looking
     // for its debug information (0.4 ms per thread).
     Dwfl_Module* mod = dwfl_addrmodule(unwinder.dwfl(), f.code());
@@ -79,13 +102,18 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
         mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
     GElf_Off offset = 0;
     GElf_Sym sym;
-    if (!path || !modules_.contains(path) ||
-        !dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr) ||
-        GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-      continue;
-    const uint64_t function = f.code() - offset;
-    const uint64_t site = site_of(function);
-    if (site == 0 || !frame_open(site, f.pc, f.activation)) continue;
+    const char* name = path && modules_.contains(path)
+                           ? dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr)
+                           : nullptr;
+    if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC) continue;
+    uint64_t function = f.code() - offset;
+    uint64_t site = site_of(function);
+    bool open = site != 0 && frame_open(site, f.pc, f.activation);
+    if (site == 0 && (function = owner_of_cold_part(mod, name)) != 0) {
+      site = site_of(function);
+      open = site != 0;  // its cold part runs only after its entry
+    }
+    if (!open) continue;
     // Its return address: where the caller's stack pointer points past.
     if (i + 1 == frames.size() || frames[i + 1].sp < 8) return {};
     const uint64_t slot = frames[i + 1].sp - 8;
@@ -97,7 +125,6 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
   // replaces them at the catch that ends it (wire::AttachFrame::returns).
   if (unwinding)
     for (OpenFrame& f : inner_first) f.returns = 2;
-  if (unwinding_out) *unwinding_out = *unwinding_out || unwinding;
   return {inner_first.rbegin(), inner_first.rend()};
 }
 

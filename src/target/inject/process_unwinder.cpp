@@ -2,6 +2,8 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "target/inject/process_memory.h"
+
 namespace callprof::inject {
 namespace {
 
@@ -28,7 +30,7 @@ int take_frame(Dwfl_Frame* frame, void* arg) {
 
 }  // namespace
 
-ProcessUnwinder::ProcessUnwinder(pid_t pid) : dwfl_(dwfl_begin(&kCallbacks)) {
+ProcessUnwinder::ProcessUnwinder(pid_t pid) : pid_(pid), dwfl_(dwfl_begin(&kCallbacks)) {
   if (!dwfl_) return;
   // Assumed stopped: libdwfl neither attaches nor detaches; it reads through ptrace the
   // threads we hold.
@@ -38,6 +40,14 @@ ProcessUnwinder::ProcessUnwinder(pid_t pid) : dwfl_(dwfl_begin(&kCallbacks)) {
 
 ProcessUnwinder::~ProcessUnwinder() {
   if (dwfl_) dwfl_end(dwfl_);
+}
+
+bool ProcessUnwinder::follows_call(uint64_t return_address) {
+  if (!calls_.ok()) return true;  // without capstone, as libdwfl found it
+  uint8_t before[10];             // the longest call a compiler emits: notrack, REX, ff, ModRM, SIB, disp32
+  return return_address >= sizeof before &&
+         read_process_memory(pid_, return_address - sizeof before, before, sizeof before) &&
+         calls_.ends_with_call(before, sizeof before);
 }
 
 std::string ProcessUnwinder::function_name(uint64_t address) const {
@@ -50,6 +60,12 @@ std::vector<UnwoundFrame> ProcessUnwinder::frames(pid_t tid, size_t max, bool* w
   Collect c{{}, max};
   const int status = attached_ && max > 0 ? dwfl_getthread_frames(dwfl_, tid, take_frame, &c) : -1;
   if (whole) *whole = status == 0;  // -1: it could not go on; DWARF_CB_ABORT: `max` reached
+  for (size_t i = 0; i < c.frames.size(); ++i) {
+    if (c.frames[i].activation || follows_call(c.frames[i].pc)) continue;
+    c.frames.resize(i);
+    if (whole) *whole = false;
+    break;
+  }
   return std::move(c.frames);
 }
 

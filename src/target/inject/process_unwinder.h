@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "symbols/disassembler.h"
+
 struct Dwfl;
 
 namespace callprof::inject {
@@ -33,14 +35,22 @@ class ProcessUnwinder {
   // Thread `tid`'s frames, innermost first, at most `max`: it must be stopped by us. Ends
   // where libdwfl cannot unwind further; `whole` (when given) says whether that was the
   // stack's base (a frame whose caller the CFI marks as none: _start, start_thread, clone3).
+  // It also ends, not whole, at a return address that follows no call instruction: a stack
+  // changing under the CFI's description of it (libgcc's unwinder installing a catch's
+  // context, where the slot read is the landing pad's address or a return address left
+  // from an earlier call).
   std::vector<UnwoundFrame> frames(pid_t tid, size_t max, bool* whole = nullptr);
   Dwfl* dwfl() const { return dwfl_; }
   // The symbol `address` lies in (the symbol table's name), "" when none.
   std::string function_name(uint64_t address) const;
 
  private:
+  bool follows_call(uint64_t return_address);
+
+  pid_t pid_;
   Dwfl* dwfl_ = nullptr;
   bool attached_ = false;
+  Disassembler calls_;  // loaded here, not while the threads are stopped
 };
 
 }  // namespace callprof::inject

@@ -5,6 +5,9 @@
 #include "target/inject/patched_code.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -12,11 +15,15 @@
 #include <set>
 
 #include "symbols/elf_sections.h"
+#include "target/inject/mapped_modules.h"
+#include "target/inject/process_unwinder.h"
+#include "target/inject/ptrace_thread.h"
 #include "target/inject/return_addresses.h"
 #include "wire/return_stacks.h"
 
 extern "C" int callprof_test_patchable_one(int);
 extern "C" int callprof_test_patchable_two(int);
+extern "C" int callprof_test_patchable_with_cold_part(int);
 
 namespace callprof::inject {
 namespace {
@@ -76,6 +83,35 @@ TEST(PatchedCode, AFrameIsOpenOnceItsEntryRan) {
   EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1002, true)) << "inside the nops: moved past, entry skipped";
   EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1040, true));
   EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1040, false)) << "a return address: it called something";
+}
+
+// A thread stopped in a call made from a function's cold part (GCC puts a catch block
+// there) has that function open: the part runs on its frame, after its entry.
+TEST(PatchedCode, AFrameInItsFunctionsColdPartIsThatFunctions) {
+  if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
+  const pid_t child = fork();
+  if (child == 0) _exit(callprof_test_patchable_with_cold_part(1));
+  ASSERT_GT(child, 0);
+  usleep(20000);  // spinning in the cold callee
+  std::string return_into;
+  std::vector<OpenFrame> open;
+  {
+    auto held = PtraceThread::seize(child, child, 1000);
+    ASSERT_TRUE(held) << held.error().message;
+    auto modules = mapped_modules(child);
+    ASSERT_TRUE(modules);
+    ProcessUnwinder unwinder(child);
+    const auto frames = unwinder.frames(child, 64);
+    if (frames.size() > 1) return_into = unwinder.function_name(frames[1].code());
+    open = PatchedCode(child, *modules).open_frames(unwinder, child);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  if (!return_into.ends_with(".cold")) GTEST_SKIP() << "the compiler made no cold part: " << return_into;
+  const auto owner = reinterpret_cast<uint64_t>(&callprof_test_patchable_with_cold_part);
+  bool found = false;
+  for (const OpenFrame& f : open) found = found || f.fn == owner;
+  EXPECT_TRUE(found) << "the frame returning into " << return_into << " is its function's";
 }
 
 // Slots replaced by "the runtime" (an address in a fake code range) get their real

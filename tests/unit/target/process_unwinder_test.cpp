@@ -1,0 +1,91 @@
+// A stack is unwound only through return addresses: a slot whose address follows no call
+// (libgcc's unwinder writes the catch's landing pad into one just before it jumps there)
+// ends the stack, not whole, even where the CFI would have gone on to its base.
+#include "target/inject/process_unwinder.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "target/inject/ptrace_thread.h"
+
+extern "C" {
+volatile unsigned long callprof_test_spins;
+[[noreturn]] __attribute__((noinline, used)) void callprof_test_spin() {
+  for (;;) callprof_test_spins = callprof_test_spins + 1;
+}
+// Each enters callprof_test_spin with rbx saved, as a function with one register to keep:
+// by a call, or by a jump with the address after a nop pushed as its return address, where
+// the CFI says the same as at the call's return.
+void callprof_test_spin_called();
+void callprof_test_spin_entered_without_call();
+}
+
+asm(R"(
+  .text
+  .globl callprof_test_spin_called
+  .type callprof_test_spin_called, @function
+callprof_test_spin_called:
+  .cfi_startproc
+  push %rbx
+  .cfi_adjust_cfa_offset 8
+  call callprof_test_spin
+  .cfi_endproc
+  .size callprof_test_spin_called, .-callprof_test_spin_called
+
+  .globl callprof_test_spin_entered_without_call
+  .type callprof_test_spin_entered_without_call, @function
+callprof_test_spin_entered_without_call:
+  .cfi_startproc
+  push %rbx
+  .cfi_adjust_cfa_offset 8
+  nop
+1:
+  lea 1b(%rip), %rax
+  push %rax
+  .cfi_adjust_cfa_offset 8
+  jmp callprof_test_spin
+  .cfi_endproc
+  .size callprof_test_spin_entered_without_call, .-callprof_test_spin_entered_without_call
+)");
+
+namespace callprof::inject {
+namespace {
+
+// Forks a child that runs `entry` forever, holds it, and unwinds its stack.
+std::vector<UnwoundFrame> frames_of_child(void (*entry)(), bool* whole) {
+  const pid_t child = fork();
+  if (child == 0) entry();
+  EXPECT_GT(child, 0);
+  usleep(20000);  // into the loop
+  std::vector<UnwoundFrame> frames;
+  {
+    auto held = PtraceThread::seize(child, child, 1000);
+    EXPECT_TRUE(held) << held.error().message;
+    if (held) frames = ProcessUnwinder(child).frames(child, 64, whole);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return frames;
+}
+
+TEST(ProcessUnwinder, AStackUnwindsThroughReturnAddressesToItsBase) {
+  if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
+  bool whole = false;
+  const auto frames = frames_of_child(callprof_test_spin_called, &whole);
+  EXPECT_TRUE(whole);
+  EXPECT_GT(frames.size(), 3u) << "the spin, its caller, the test's frames, main's";
+}
+
+TEST(ProcessUnwinder, ASlotNoCallPrecedesEndsTheStack) {
+  if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
+  bool whole = true;
+  const auto frames = frames_of_child(callprof_test_spin_entered_without_call, &whole);
+  EXPECT_FALSE(whole);
+  EXPECT_EQ(frames.size(), 1u) << "the spin alone: its return address follows a nop";
+}
+
+}  // namespace
+}  // namespace callprof::inject
