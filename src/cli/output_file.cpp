@@ -31,7 +31,7 @@ Status write_output(const std::string& path, std::string_view bytes) {
     return Ok{};
   };
   if (path.empty() || path == "-") {
-    put(std::cout);
+    if (Status s = put(std::cout); !s) return s;
     if (!std::cout.flush()) return make_error("cannot write to standard output");
     return Ok{};
   }

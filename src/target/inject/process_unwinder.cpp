@@ -44,10 +44,13 @@ ProcessUnwinder::~ProcessUnwinder() {
 
 bool ProcessUnwinder::follows_call(uint64_t return_address) {
   if (!calls_.ok()) return true;  // without capstone, as libdwfl found it
-  uint8_t before[10];             // the longest call a compiler emits: notrack, REX, ff, ModRM, SIB, disp32
-  return return_address >= sizeof before &&
-         read_process_memory(pid_, return_address - sizeof before, before, sizeof before) &&
-         calls_.ends_with_call(before, sizeof before);
+  const auto [known, added] = follow_call_.try_emplace(return_address, false);
+  if (!added) return known->second;
+  uint8_t before[10];  // the longest call a compiler emits: notrack, REX, ff, ModRM, SIB, disp32
+  known->second = return_address >= sizeof before &&
+                  read_process_memory(pid_, return_address - sizeof before, before, sizeof before) &&
+                  calls_.ends_with_call(before, sizeof before);
+  return known->second;
 }
 
 std::string ProcessUnwinder::function_name(uint64_t address) const {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "symbols/disassembler.h"
@@ -51,6 +52,8 @@ class ProcessUnwinder {
   Dwfl* dwfl_ = nullptr;
   bool attached_ = false;
   Disassembler calls_;  // loaded here, not while the threads are stopped
+  // Return addresses checked: threads of one program share most of them (one read each).
+  std::unordered_map<uint64_t, bool> follow_call_;
 };
 
 }  // namespace callprof::inject
