@@ -21,11 +21,17 @@
 #include "process.h"
 #include "raw_syscall.h"
 #include "runtime_thread.h"
+#include "wire/attach_state.h"
 
 // The hooks (hooks.cpp) by hidden aliases: a plain reference to __cyg_profile_func_enter
 // from a library loaded with dlopen binds to glibc's, first in the lookup scope.
 extern "C" void callprof_enter_hook(void*, void*);
 extern "C" void callprof_exit_hook(void*, void*);
+
+// Read by callprof before it begins a window (wire/attach_state.h).
+extern "C" {
+__attribute__((visibility("default"))) int callprof_attach_state = callprof::wire::kAttachNever;
+}
 
 namespace callprof::rt {
 namespace {
@@ -45,11 +51,11 @@ struct HookSlot {
 HookSlot g_slots[2048];  // a program of many C++ libraries has a slot per unwinder entry in each
 bool g_too_many_slots = false;
 uint32_t g_slot_count = 0;
-char g_settings[131072];         // .bss: pages are touched only as far as the settings go
-char g_control[1024];            // the FIFO callprof detaches through
-char g_detached[1024];           // the file this runtime creates once the data is written
-int g_attached = 0;              // 0 never, 1 attached, 2 detached (dormant)
-bool g_follow_children = false;  // attach --children: a fork's child records too
+char g_settings[131072];                  // .bss: pages are touched only as far as the settings go
+char g_control[1024];                     // the FIFO callprof detaches through
+char g_detached[1024];                    // the file this runtime creates once the data is written
+int& g_attached = callprof_attach_state;  // wire::kAttach*: 0 never, 1 attached, 2 detached (dormant)
+bool g_follow_children = false;           // attach --children: a fork's child records too
 
 // "got ADDRESS enter|exit|FUNCTION 0|1" lines become slots; "control PATH" and "detached
 // PATH" the paths; the rest stay for use_runtime_settings.

@@ -81,6 +81,15 @@ class AttachFixture : public E2ETest {
     EXPECT_GE(exact.at("threads_open_at_attach").get<uint64_t>(), 1u);
     EXPECT_EQ(exact.at("unmatched_exits").get<uint64_t>(), 0u);
   }
+  // attach_target.c's truth: b = 3 a, within `slack` (3 per thread: the calls open at the
+  // window's edges); more than `at_least` calls of a.
+  static void expect_b_is_three_a(const Report& rep, uint64_t slack, uint64_t at_least) {
+    ASSERT_NE(rep.find_function("a"), nullptr);
+    const uint64_t ca = u64(rep.function("a"), "calls"), cb = u64(rep.function("b"), "calls");
+    EXPECT_GT(ca, at_least);
+    EXPECT_LE(cb, 3 * ca + slack) << "b = 3 a within the calls open at the window's edges";
+    EXPECT_GE(cb + slack, 3 * ca) << "b = 3 a within the calls open at the window's edges";
+  }
   static uint64_t rss_kib(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/status");
     for (std::string line; std::getline(in, line);)

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <cerrno>
 #include <fstream>
 #include <thread>
 
@@ -12,12 +13,14 @@
 #include "target/inject/mapped_modules.h"
 #include "target/inject/open_frames.h"
 #include "target/inject/patched_code.h"
+#include "target/inject/process_memory.h"
 #include "target/inject/process_unwinder.h"
 #include "target/inject/remote_call.h"
 #include "target/inject/return_addresses.h"
 #include "target/inject/safe_point.h"
 #include "target/inject/stopped_process.h"
 #include "wire/attach_frames.h"
+#include "wire/attach_state.h"
 
 namespace callprof::inject {
 namespace {
@@ -176,6 +179,24 @@ Status move_past_nops(PtraceThread& borrowed, StoppedProcess& stopped, const Win
   return Ok{};
 }
 
+// A runtime an earlier attach loaded: its window must have ended (wire/attach_state.h). A
+// killed callprof's ends within some 50 ms; one still open after a second is another
+// callprof's. Nothing is held meanwhile.
+constexpr int kWindowEndWaitMs = 1000;
+std::string another_window_open(pid_t pid) {
+  return "process " + std::to_string(pid) + " is being recorded by another callprof attach: one window at a time";
+}
+Status wait_for_earlier_window(pid_t pid, const MappedModule& runtime) {
+  auto state_at = data_address(runtime, wire::kAttachStateSymbol);
+  if (!state_at) return Ok{};  // a runtime without it: its start says
+  for (int waited_ms = 0;; waited_ms += 5) {
+    int32_t state = wire::kAttachNever;
+    if (!read_process_memory(pid, *state_at, &state, sizeof state) || state != wire::kAttachOpen) return Ok{};
+    if (waited_ms >= kWindowEndWaitMs) return make_error(another_window_open(pid));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 // A patched program attached before: the return addresses the earlier window left
 // replaced are given back (return_addresses.h), every thread stopped meanwhile.
 Status restore_earlier_returns(pid_t pid, const MappedModule& runtime, const WindowCode& code) {
@@ -247,6 +268,8 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   HookedCode hooked(pid, program);
   const PatchedCode patched(pid, program);
   WindowCode code{hooked, patched, {}, 0};
+  if (loaded)
+    if (Status s = wait_for_earlier_window(pid, *loaded); !s) return s.error();
   if (loaded && code.patching()) {
     code.runtime_code = code_ranges(pid, loaded->path);
     if (Status s = restore_earlier_returns(pid, *loaded, code); !s) return s.error();
@@ -292,6 +315,8 @@ Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const 
   }
   auto status = remote_call(*thread, *entry, {kStackData}, settings, kCallTimeoutMs);
   if (!status) return status.error();
+  if (int64_t(*status) == -EBUSY)  // another callprof readied a window since the check above
+    return make_error(another_window_open(pid));
   if (int64_t(*status) != 0)
     return make_error("the runtime refused to start in process " + std::to_string(pid) + " (code " +
                       std::to_string(int64_t(*status)) + ")");

@@ -1,0 +1,16 @@
+// Whether a window is open in a process `callprof attach` loaded the runtime into: the
+// runtime's exported `callprof_attach_state` (runtime/attach.cpp). callprof reads it before
+// it begins another window, one at a time: a killed callprof's window ends some 20-50 ms
+// after its death, once the runtime sees the control pipe close and has written its data.
+#pragma once
+
+#include <stdint.h>
+
+namespace callprof::wire {
+
+inline constexpr const char* kAttachStateSymbol = "callprof_attach_state";
+inline constexpr int32_t kAttachNever = 0;    // loaded, no window readied yet
+inline constexpr int32_t kAttachOpen = 1;     // a window readied or open, or ending
+inline constexpr int32_t kAttachDormant = 2;  // the last window ended: another may begin
+
+}  // namespace callprof::wire
