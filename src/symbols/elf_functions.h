@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/result.h"
@@ -19,5 +20,12 @@ struct ElfFunction {
 };
 
 Result<std::vector<ElfFunction>> elf_functions(const std::string& path);
+
+// GCC moves a function's unlikely code (its catch blocks, say) to a part of its own named
+// "NAME.cold" (older GCC: "NAME.cold.N"), which runs on NAME's frame: each such part's
+// address with NAME's (ELF virtual addresses, by the part's), from the file's .symtab, read
+// without demangling. A part whose NAME the table lacks, or holds twice (two static
+// functions of that name), has none. Empty when the file cannot be read.
+std::vector<std::pair<uint64_t, uint64_t>> cold_part_owners(const std::string& path);
 
 }  // namespace callprof

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "symbols/elf_functions.h"
 #include "symbols/elf_sections.h"
 #include "target/inject/process_memory.h"
 
@@ -34,26 +35,6 @@ bool in_unwinder(ProcessUnwinder& unwinder, uint64_t address) {
   return base && std::strncmp(base + 1, "libgcc_s.so", 11) == 0;
 }
 
-// GCC moves a function's unlikely code (its catch blocks, say) to a part of its own named
-// "NAME.cold" (older GCC: "NAME.cold.N"), which runs on NAME's frame: NAME's address, 0
-// when `name` names no such part or the symbol table has no single NAME.
-uint64_t owner_of_cold_part(Dwfl_Module* mod, const char* name) {
-  const char* suffix = std::strstr(name, ".cold");
-  if (!suffix || (suffix[5] != '\0' && suffix[5] != '.')) return 0;
-  const size_t length = size_t(suffix - name);
-  uint64_t owner = 0;
-  for (int i = 1, count = dwfl_module_getsymtab(mod); i < count; ++i) {
-    GElf_Sym sym;
-    GElf_Addr address = 0;
-    const char* n = dwfl_module_getsym_info(mod, i, &sym, &address, nullptr, nullptr, nullptr);
-    if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC || std::strncmp(n, name, length) != 0 || n[length] != '\0')
-      continue;
-    if (owner != 0 && owner != address) return 0;  // two static functions of that name
-    owner = address;
-  }
-  return owner;
-}
-
 }  // namespace
 
 PatchedCode::PatchedCode(pid_t pid, const std::vector<MappedModule>& modules) : pid_(pid) {
@@ -62,11 +43,14 @@ PatchedCode::PatchedCode(pid_t pid, const std::vector<MappedModule>& modules) : 
       std::vector<uint64_t> at((end - start) / 8);
       if (at.empty() || !read_process_memory(pid, start, at.data(), at.size() * 8)) continue;
       ranges_.emplace_back(start, end);
-      modules_.insert(m.path);
+      if (modules_.insert(m.path).second)
+        for (const auto& [part, owner] : cold_part_owners(m.file))
+          cold_owners_.emplace_back(part + m.bias, owner + m.bias);
       for (uint64_t site : at)
         if (site != 0) sites_.push_back(site);
     }
   std::sort(sites_.begin(), sites_.end());
+  std::sort(cold_owners_.begin(), cold_owners_.end());
   sites_.erase(std::unique(sites_.begin(), sites_.end()), sites_.end());
 }
 
@@ -75,6 +59,11 @@ uint64_t PatchedCode::past_nops(uint64_t pc) const {
   if (it == sites_.begin()) return 0;
   const uint64_t site = *(it - 1);
   return pc > site && pc < site + kPatchBytes ? site + kPatchBytes : 0;
+}
+
+uint64_t PatchedCode::owner_of_cold_part(uint64_t part) const {
+  const auto at = std::lower_bound(cold_owners_.begin(), cold_owners_.end(), std::pair<uint64_t, uint64_t>{part, 0});
+  return at != cold_owners_.end() && at->first == part ? at->second : 0;
 }
 
 uint64_t PatchedCode::site_of(uint64_t function) const {
@@ -102,14 +91,14 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
         mod ? dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) : nullptr;
     GElf_Off offset = 0;
     GElf_Sym sym;
-    const char* name = path && modules_.contains(path)
-                           ? dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr)
-                           : nullptr;
-    if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC) continue;
+    if (!path || !modules_.contains(path) ||
+        !dwfl_module_addrinfo(mod, f.code(), &offset, &sym, nullptr, nullptr, nullptr) ||
+        GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+      continue;
     uint64_t function = f.code() - offset;
     uint64_t site = site_of(function);
     bool open = site != 0 && frame_open(site, f.pc, f.activation);
-    if (site == 0 && (function = owner_of_cold_part(mod, name)) != 0) {
+    if (site == 0 && (function = owner_of_cold_part(function)) != 0) {
       site = site_of(function);
       open = site != 0;  // its cold part runs only after its entry
     }

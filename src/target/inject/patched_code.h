@@ -51,11 +51,16 @@ class PatchedCode {
 
  private:
   uint64_t site_of(uint64_t function) const;  // its site (at it, or after its endbr64); 0: none
+  // The function whose cold part (GCC's NAME.cold: catch blocks) starts at `part`; 0: none.
+  uint64_t owner_of_cold_part(uint64_t part) const;
 
   pid_t pid_;
   std::vector<uint64_t> sites_;    // ascending
   std::set<std::string> modules_;  // the paths (as the process maps them) of those with sites
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
+  // Their cold parts' addresses and their functions' (symbols/elf_functions.h), read before
+  // any thread is stopped: ascending.
+  std::vector<std::pair<uint64_t, uint64_t>> cold_owners_;
 };
 
 }  // namespace callprof::inject

@@ -12,8 +12,10 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
+#include "symbols/elf_functions.h"
 #include "symbols/elf_sections.h"
 #include "target/inject/mapped_modules.h"
 #include "target/inject/process_unwinder.h"
@@ -83,6 +85,28 @@ TEST(PatchedCode, AFrameIsOpenOnceItsEntryRan) {
   EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1002, true)) << "inside the nops: moved past, entry skipped";
   EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1040, true));
   EXPECT_TRUE(PatchedCode::frame_open(0x1000, 0x1040, false)) << "a return address: it called something";
+}
+
+// This test's own cold parts (GCC's, with libstdc++'s and GoogleTest's inlined code): each
+// maps to the function its name names, this file's among them.
+TEST(PatchedCode, EachColdPartMapsToTheFunctionItsNameNames) {
+  const auto owners = cold_part_owners("/proc/self/exe");
+  if (owners.empty()) GTEST_SKIP() << "the compiler made no cold part";
+  auto functions = elf_functions("/proc/self/exe");
+  ASSERT_TRUE(functions);
+  std::map<uint64_t, std::vector<std::string>> named;  // aliases share an address (C1/C2)
+  for (const ElfFunction& f : *functions) named[f.address].push_back(f.linkage_name);
+  bool ours = false;
+  for (const auto& [part, owner] : owners) {
+    bool matches = false;
+    for (const std::string& p : named[part])
+      for (const std::string& o : named[owner]) {
+        matches = matches || p.rfind(o + ".cold", 0) == 0;
+        ours = ours || o == "callprof_test_patchable_with_cold_part";
+      }
+    EXPECT_TRUE(matches) << named[part].front() << " is no cold part of " << named[owner].front();
+  }
+  EXPECT_TRUE(ours) << owners.size() << " parts";
 }
 
 // A thread stopped in a call made from a function's cold part (GCC puts a catch block
