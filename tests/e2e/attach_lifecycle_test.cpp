@@ -123,7 +123,7 @@ TEST_P(AttachLifecycle, ASecondAttachWhileAWindowIsOpenIsRefusedInOneLine) {
   const pid_t pid = start(binary, {"2"});
   const Started first = e2e::start(
       {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "4", "-o", "first.callprof", std::to_string(pid)}, dir());
-  wait_for_runtime(pid, 300);
+  wait_for_runtime(pid, 500);  // its window readied: the runtime's start follows its loading at once
   const auto began = std::chrono::steady_clock::now();
   const RunResult second =
       run({E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "0.2", "-o", "second.callprof", std::to_string(pid)},
