@@ -179,7 +179,8 @@ TEST_P(Annotate, SamplingModeFindsTheHeavyLine) {
     for (const json& c : l.at("calls"))
       if (same_function(c.at("callee").get<std::string>(), "hot"))
         (l.at("line") == marked_line("hot_call") ? hot_samples : elsewhere) += u64(c, "samples");
-  EXPECT_GE(hot_samples, 300u) << main.dump();
+  // hot runs 70-90 ms on the AMD EPYC VM: 350-450 samples at 4999 Hz.
+  EXPECT_GE(hot_samples, 150u) << main.dump();
   EXPECT_EQ(elsewhere, 0u) << main.dump();
   // leaf, rarely sampled: when it is, on its call line.
   uint64_t leaf_line = 0;
