@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scoped_env.h"
+
 namespace callprof::record {
 namespace {
 
@@ -133,7 +135,7 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   const fs::path root = fs::temp_directory_path() / ("callprof-calibration-cache-test-" + std::to_string(getpid()));
   fs::remove_all(root);
   fs::create_directories(root / "recording");
-  ASSERT_EQ(setenv("XDG_CACHE_HOME", root.c_str(), 1), 0);
+  const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", root.string());
   const std::string runtime = (root / "runtime.so").string();
   std::ofstream(runtime) << "runtime";
   const auto cache = CalibrationCache::open(runtime, kClang);
@@ -168,7 +170,6 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   std::ifstream in(cache.path());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"uses\": 0"), std::string::npos) << text;
-  unsetenv("XDG_CACHE_HOME");
   fs::remove_all(root);
 }
 
@@ -179,13 +180,12 @@ TEST(CalibrationCache, WithoutACacheDirectoryItStillTellsWhatTheRuntimeDid) {
   const fs::path dir = fs::temp_directory_path() / ("callprof-calibration-nocache-test-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string home = getenv("HOME") ? getenv("HOME") : "";
-  unsetenv("XDG_CACHE_HOME");
-  unsetenv("HOME");
   const std::string runtime = (dir / "runtime.so").string();
   std::ofstream(runtime) << "runtime";
-  const CalibrationCache cache = CalibrationCache::open(runtime, kClang);
-  if (!home.empty()) setenv("HOME", home.c_str(), 1);
+  const CalibrationCache cache = [&] {
+    const test_support::ScopedEnv no_cache_home("XDG_CACHE_HOME", std::nullopt), no_home("HOME", std::nullopt);
+    return CalibrationCache::open(runtime, kClang);
+  }();
   EXPECT_TRUE(cache.path().empty());
   cache.seed(dir.string());
   EXPECT_FALSE(fs::exists(dir / "calibration"));
@@ -209,7 +209,7 @@ TEST(CalibrationCache, KeepsTheSixteenFilesWrittenLast) {
     fs::last_write_time(f, old_time + std::chrono::minutes(i));
   }
   std::ofstream(root / "callprof" / "unrelated.txt") << "kept";
-  ASSERT_EQ(setenv("XDG_CACHE_HOME", root.c_str(), 1), 0);
+  const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", root.string());
   const std::string runtime = (root / "runtime.so").string();
   std::ofstream(runtime) << "runtime";
   const auto cache = CalibrationCache::open(runtime, kClang);
@@ -225,7 +225,6 @@ TEST(CalibrationCache, KeepsTheSixteenFilesWrittenLast) {
   EXPECT_FALSE(fs::exists(root / "callprof" / "calibration-old4.json")) << "the oldest go";
   EXPECT_TRUE(fs::exists(root / "callprof" / "calibration-old5.json"));
   EXPECT_TRUE(fs::exists(root / "callprof" / "unrelated.txt"));
-  unsetenv("XDG_CACHE_HOME");
   fs::remove_all(root);
 }
 

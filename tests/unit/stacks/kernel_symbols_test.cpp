@@ -9,6 +9,8 @@
 #include <fstream>
 #include <optional>
 
+#include "scoped_env.h"
+
 namespace callprof::stacks {
 namespace {
 
@@ -40,18 +42,14 @@ class KernelSymbolsCache : public ::testing::Test {
     char dir_name[] = "/tmp/callprof-kallsyms-test-XXXXXX";
     ASSERT_NE(mkdtemp(dir_name), nullptr);
     dir_ = dir_name;
-    if (const char* saved = getenv("XDG_CACHE_HOME")) saved_ = saved;
-    setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+    cache_home_.emplace("XDG_CACHE_HOME", (dir_ / "cache").string());
   }
   void TearDown() override {
-    if (saved_)
-      setenv("XDG_CACHE_HOME", saved_->c_str(), 1);
-    else
-      unsetenv("XDG_CACHE_HOME");
+    cache_home_.reset();
     std::filesystem::remove_all(dir_);
   }
   std::filesystem::path dir_;
-  std::optional<std::string> saved_;
+  std::optional<test_support::ScopedEnv> cache_home_;
 };
 
 // Sorted when parsed, and still in order when read back from the cache.

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "fixture_support.h"
+#include "scoped_env.h"
 #include "symbols/decompressed_debug.h"
 #include "symbols/symbolizer.h"
 
@@ -22,6 +23,7 @@ using test_support::find_module;
 using test_support::FixtureRun;
 using test_support::make_symbolizer;
 using test_support::run_fixture;
+using test_support::ScopedEnv;
 using test_support::TempDir;
 namespace fs = std::filesystem;
 
@@ -146,9 +148,7 @@ TEST(StrippedNames, ACompressedDebugFileIsReadThroughADecompressedCopy) {
   StrippedRun s = run_stripped();
   ASSERT_GE(s.main, 0);
   TempDir symfs, cache;
-  const char* saved = getenv("XDG_CACHE_HOME");
-  const std::string saved_value = saved ? saved : "";
-  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  const ScopedEnv cache_home("XDG_CACHE_HOME", cache.path().string());
   const fs::path found = build_id_path(symfs.path() / "usr/lib/debug", s.build_id);
   copy_to(SYMFIX_STRIPPED_ZLIB_DEBUG, found);
   const auto answers = [&](SymbolizerOptions options) {
@@ -196,10 +196,6 @@ TEST(StrippedNames, ACompressedDebugFileIsReadThroughADecompressedCopy) {
   SymbolizerOptions uncached = options;
   uncached.cache = false;
   EXPECT_EQ(answers(uncached).back(), found.string());
-  if (saved)
-    setenv("XDG_CACHE_HOME", saved_value.c_str(), 1);
-  else
-    unsetenv("XDG_CACHE_HOME");
 }
 
 TEST(StrippedNames, SymfsFlatBuildIdTree) {

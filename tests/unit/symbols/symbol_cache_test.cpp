@@ -8,6 +8,7 @@
 #include <map>
 
 #include "fixture_support.h"
+#include "scoped_env.h"
 #include "symbols/hook_sites_cache.h"
 #include "symbols/module_symbol_cache.h"
 
@@ -96,25 +97,17 @@ TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
   for (size_t at = 0; at < bytes.size(); ++at) {  // every byte flipped: no crash, a valid key's file or nothing
     std::string damaged = bytes;
     damaged[at] = char(damaged[at] ^ 0x5a);
-    if (!read.decode(damaged)) EXPECT_EQ(read.chain(0x1010), nullptr);
+    if (!read.decode(damaged)) {
+      EXPECT_EQ(read.chain(0x1010), nullptr);
+    }
   }
   EXPECT_FALSE(read.decode("not a cache file at all"));
 }
 
 class SymbolCacheDir : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* xdg = getenv("XDG_CACHE_HOME");
-    had_xdg_ = xdg != nullptr;
-    if (had_xdg_) saved_xdg_ = xdg;
-    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
-  }
-  void TearDown() override {
-    if (had_xdg_)
-      setenv("XDG_CACHE_HOME", saved_xdg_.c_str(), 1);
-    else
-      unsetenv("XDG_CACHE_HOME");
-  }
+  void SetUp() override { cache_home_.emplace("XDG_CACHE_HOME", dir_.path().string()); }
+  void TearDown() override { cache_home_.reset(); }
   size_t cache_files() const {
     size_t n = 0;
     std::error_code ec;
@@ -125,8 +118,7 @@ class SymbolCacheDir : public ::testing::Test {
   TempDir dir_;
 
  private:
-  bool had_xdg_ = false;
-  std::string saved_xdg_;
+  std::optional<test_support::ScopedEnv> cache_home_;
 };
 
 struct Answers {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scoped_env.h"
 #include "target/shared_libraries.h"
 
 namespace callprof {
@@ -57,16 +58,12 @@ TEST_F(StartUpLibraries, ALibraryRebuiltOrAFileBesideItIsNoEntry) {
 }
 
 TEST_F(StartUpLibraries, TheKeyFollowsTheLoadersSettings) {
-  const char* saved = getenv("LD_LIBRARY_PATH");
-  const std::string before = saved ? saved : "";
-  unsetenv("LD_LIBRARY_PATH");
-  const auto unset = key_of("/bin/true");
-  setenv("LD_LIBRARY_PATH", dir_.c_str(), 1);
-  const auto set = key_of("/bin/true");
-  if (saved)
-    setenv("LD_LIBRARY_PATH", before.c_str(), 1);
-  else
-    unsetenv("LD_LIBRARY_PATH");
+  const auto key_with = [](const std::optional<std::string>& library_path) {
+    const test_support::ScopedEnv env("LD_LIBRARY_PATH", library_path);
+    return key_of("/bin/true");
+  };
+  const auto unset = key_with(std::nullopt);
+  const auto set = key_with(dir_.string());
   ASSERT_TRUE(unset && set);
   EXPECT_NE(*unset, *set);
   EXPECT_FALSE(key_of((dir_ / "missing").string())) << "a program that cannot be looked at";
@@ -75,9 +72,7 @@ TEST_F(StartUpLibraries, TheKeyFollowsTheLoadersSettings) {
 // The cache in a directory of the test's own: the first answer is the loader's, written;
 // the second is the entry's (one rewritten to name another library is what comes back).
 TEST_F(StartUpLibraries, TheSecondAnswerComesFromTheCache) {
-  const char* saved = getenv("XDG_CACHE_HOME");
-  const std::string before = saved ? saved : "";
-  setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+  std::optional<test_support::ScopedEnv> cache_home(std::in_place, "XDG_CACHE_HOME", (dir_ / "cache").string());
   auto first = start_up_libraries("/bin/true");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir_ / "cache" / "callprof"))
@@ -85,10 +80,7 @@ TEST_F(StartUpLibraries, TheSecondAnswerComesFromTheCache) {
   const auto key = key_of("/bin/true");
   if (files.size() == 1 && key) std::ofstream(files[0], std::ios::trunc) << encode(*key, {lib_});
   auto second = start_up_libraries("/bin/true");
-  if (saved)
-    setenv("XDG_CACHE_HOME", before.c_str(), 1);
-  else
-    unsetenv("XDG_CACHE_HOME");
+  cache_home.reset();
   ASSERT_TRUE(first.ok() && second.ok() && key);
   ASSERT_EQ(files.size(), 1u);
   auto loader = shared_libraries("/bin/true");

@@ -15,6 +15,8 @@
 #include <iterator>
 #include <optional>
 
+#include "scoped_env.h"
+
 namespace callprof {
 namespace {
 
@@ -69,9 +71,7 @@ TEST_F(StaleTempDirs, OnlyEndedRunsDirectoriesGo) {
 }
 
 TEST_F(StaleTempDirs, ARecordingsDirectoryIsLockedAndGoesWithItsContents) {
-  const char* saved = getenv("TMPDIR");
-  const std::string saved_tmpdir = saved ? saved : "";
-  setenv("TMPDIR", parent_.c_str(), 1);
+  const test_support::ScopedEnv tmpdir("TMPDIR", parent_.string());
   std::string path;
   {
     auto dir = TempDir::create();
@@ -82,10 +82,6 @@ TEST_F(StaleTempDirs, ARecordingsDirectoryIsLockedAndGoesWithItsContents) {
     EXPECT_EQ(remove_stale_temp_dirs(parent_.string()), 0) << "its lock is held";
   }
   EXPECT_FALSE(fs::exists(path));
-  if (saved)
-    setenv("TMPDIR", saved_tmpdir.c_str(), 1);
-  else
-    unsetenv("TMPDIR");
 }
 
 // Recordings under TMPDIR = parent_ with the user's cache in parent_/cache: the markers.
@@ -93,15 +89,13 @@ class TempDirMarkers : public StaleTempDirs {
  protected:
   void SetUp() override {
     StaleTempDirs::SetUp();
-    save("TMPDIR", tmpdir_);
-    save("XDG_CACHE_HOME", cache_home_);
-    setenv("TMPDIR", parent_.c_str(), 1);
-    setenv("XDG_CACHE_HOME", (parent_ / "cache").c_str(), 1);
+    tmpdir_.emplace("TMPDIR", parent_.string());
+    cache_home_.emplace("XDG_CACHE_HOME", (parent_ / "cache").string());
     markers_ = parent_ / "cache" / "callprof" / "running";
   }
   void TearDown() override {
-    restore("TMPDIR", tmpdir_);
-    restore("XDG_CACHE_HOME", cache_home_);
+    cache_home_.reset();
+    tmpdir_.reset();
     StaleTempDirs::TearDown();
   }
   static std::string host() {
@@ -119,16 +113,7 @@ class TempDirMarkers : public StaleTempDirs {
     for (const auto& e : fs::directory_iterator(markers_)) n += e.is_regular_file();
     return n;
   }
-  static void save(const char* name, std::optional<std::string>& into) {
-    if (const char* v = getenv(name)) into = v;
-  }
-  static void restore(const char* name, const std::optional<std::string>& value) {
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  std::optional<std::string> tmpdir_, cache_home_;
+  std::optional<test_support::ScopedEnv> tmpdir_, cache_home_;
   fs::path markers_;
 };
 
@@ -194,12 +179,11 @@ TEST_F(TempDirMarkers, TheFirstRecordingWithMarkersReadsTmpdirOnce) {
 }
 
 TEST_F(TempDirMarkers, WithoutACacheTmpdirIsRead) {
-  unsetenv("XDG_CACHE_HOME");
-  const std::optional<std::string> home = getenv("HOME") ? std::optional<std::string>(getenv("HOME")) : std::nullopt;
-  unsetenv("HOME");
   const fs::path ended = run_dir("callprof-nocach");
-  auto dir = TempDir::create();
-  restore("HOME", home);
+  auto dir = [] {
+    const test_support::ScopedEnv no_cache_home("XDG_CACHE_HOME", std::nullopt), no_home("HOME", std::nullopt);
+    return TempDir::create();
+  }();
   ASSERT_TRUE(dir.ok()) << dir.error().message;
   EXPECT_FALSE(fs::exists(ended));
 }

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "scoped_env.h"
+
 namespace callprof {
 namespace {
 
@@ -27,19 +29,16 @@ class UserCache : public ::testing::Test {
 };
 
 TEST_F(UserCache, IsUnderXdgCacheHomeElseHomeAndNeedsAnAbsolutePath) {
-  const char* xdg = getenv("XDG_CACHE_HOME");
-  const std::string saved_xdg = xdg ? xdg : "";
-  const std::string saved_home = getenv("HOME") ? getenv("HOME") : "";
-  setenv("XDG_CACHE_HOME", "/x/cache", 1);
-  EXPECT_EQ(user_cache_dir(), fs::path("/x/cache/callprof"));
-  setenv("XDG_CACHE_HOME", "relative", 1);
-  setenv("HOME", "/home/u", 1);
-  EXPECT_EQ(user_cache_dir(), fs::path("/home/u/.cache/callprof"));
-  unsetenv("XDG_CACHE_HOME");
-  setenv("HOME", "", 1);
+  {
+    const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", "/x/cache");
+    EXPECT_EQ(user_cache_dir(), fs::path("/x/cache/callprof"));
+  }
+  {
+    const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", "relative"), home("HOME", "/home/u");
+    EXPECT_EQ(user_cache_dir(), fs::path("/home/u/.cache/callprof"));
+  }
+  const test_support::ScopedEnv no_cache_home("XDG_CACHE_HOME", std::nullopt), empty_home("HOME", "");
   EXPECT_EQ(user_cache_dir(), std::nullopt);
-  if (xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
-  setenv("HOME", saved_home.c_str(), 1);
 }
 
 TEST_F(UserCache, NamesAreStableAndDifferByKey) {
