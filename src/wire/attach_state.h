@@ -1,7 +1,8 @@
 // Whether a window is open in a process `callprof attach` loaded the runtime into: the
 // runtime's exported `callprof_attach_state` (runtime/attach.cpp). callprof reads it before
-// it begins another window, one at a time: a killed callprof's window ends some 20-50 ms
-// after its death, once the runtime sees the control pipe close and has written its data.
+// it begins another window, one at a time: a killed callprof's window ends a little after
+// its death, once the runtime sees the control pipe close, has waited 20 ms for the hooks
+// under way and has written its data (21-25 ms on a two-thread program).
 #pragma once
 
 #include <stdint.h>
