@@ -44,7 +44,7 @@ ProcessUnwinder::~ProcessUnwinder() {
 
 bool ProcessUnwinder::follows_call(uint64_t return_address) {
   if (!calls_.ok()) return true;  // without capstone, as libdwfl found it
-  const auto [known, added] = follow_call_.try_emplace(return_address, false);
+  const auto [known, added] = checked_returns_.try_emplace(return_address, false);
   if (!added) return known->second;
   uint8_t before[10];  // the longest call a compiler emits: notrack, REX, ff, ModRM, SIB, disp32
   known->second = return_address >= sizeof before &&

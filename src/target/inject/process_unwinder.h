@@ -53,7 +53,7 @@ class ProcessUnwinder {
   bool attached_ = false;
   Disassembler calls_;  // loaded here, not while the threads are stopped
   // Return addresses checked: threads of one program share most of them (one read each).
-  std::unordered_map<uint64_t, bool> follow_call_;
+  std::unordered_map<uint64_t, bool> checked_returns_;
 };
 
 }  // namespace callprof::inject

@@ -54,37 +54,41 @@ callprof_test_spin_entered_without_call:
 namespace callprof::inject {
 namespace {
 
-// Forks a child that runs `entry` forever, holds it, and unwinds its stack.
-std::vector<UnwoundFrame> frames_of_child(void (*entry)(), bool* whole) {
-  const pid_t child = fork();
-  if (child == 0) entry();
-  EXPECT_GT(child, 0);
-  usleep(20000);  // into the loop
-  std::vector<UnwoundFrame> frames;
-  {
-    auto held = PtraceThread::seize(child, child, 1000);
-    EXPECT_TRUE(held) << held.error().message;
-    if (held) frames = ProcessUnwinder(child).frames(child, 64, whole);
+class ProcessUnwinderChild : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
   }
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  return frames;
+  // Forks a child that runs `entry` forever, holds it, and unwinds its stack into frames_
+  // and whole_.
+  void unwind_child(void (*entry)()) {
+    const pid_t child = fork();
+    if (child == 0) entry();
+    ASSERT_GT(child, 0);
+    usleep(20000);  // into the loop
+    {
+      auto held = PtraceThread::seize(child, child, 1000);
+      EXPECT_TRUE(held) << held.error().message;
+      if (held) frames_ = ProcessUnwinder(child).frames(child, 64, &whole_);
+    }
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+  }
+  std::vector<UnwoundFrame> frames_;
+  bool whole_ = false;
+};
+
+TEST_F(ProcessUnwinderChild, UnwindsThroughReturnAddressesToItsBase) {
+  unwind_child(callprof_test_spin_called);
+  EXPECT_TRUE(whole_);
+  EXPECT_GT(frames_.size(), 3u) << "the spin, its caller, the test's frames, main's";
 }
 
-TEST(ProcessUnwinder, AStackUnwindsThroughReturnAddressesToItsBase) {
-  if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
-  bool whole = false;
-  const auto frames = frames_of_child(callprof_test_spin_called, &whole);
-  EXPECT_TRUE(whole);
-  EXPECT_GT(frames.size(), 3u) << "the spin, its caller, the test's frames, main's";
-}
-
-TEST(ProcessUnwinder, ASlotNoCallPrecedesEndsTheStack) {
-  if (geteuid() != 0 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY) != 0) GTEST_SKIP() << "no ptrace";
-  bool whole = true;
-  const auto frames = frames_of_child(callprof_test_spin_entered_without_call, &whole);
-  EXPECT_FALSE(whole);
-  EXPECT_EQ(frames.size(), 1u) << "the spin alone: its return address follows a nop";
+TEST_F(ProcessUnwinderChild, EndsAtASlotNoCallPrecedes) {
+  whole_ = true;
+  unwind_child(callprof_test_spin_entered_without_call);
+  EXPECT_FALSE(whole_);
+  EXPECT_EQ(frames_.size(), 1u) << "the spin alone: its return address follows a nop";
 }
 
 }  // namespace
