@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "scoped_env.h"
+#include "scratch_dir.h"
 
 namespace callprof::stacks {
 namespace {
@@ -38,18 +39,9 @@ TEST(KernelSymbols, RestrictedAddressesGiveNoNames) {
 // A directory of the test's as the cache (~/.cache/callprof), for the test's life.
 class KernelSymbolsCache : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char dir_name[] = "/tmp/callprof-kallsyms-test-XXXXXX";
-    ASSERT_NE(mkdtemp(dir_name), nullptr);
-    dir_ = dir_name;
-    cache_home_.emplace("XDG_CACHE_HOME", (dir_ / "cache").string());
-  }
-  void TearDown() override {
-    cache_home_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  std::filesystem::path dir_;
-  std::optional<test_support::ScopedEnv> cache_home_;
+  const test_support::ScratchDir scratch_;
+  const std::filesystem::path dir_ = scratch_.path();
+  const test_support::ScopedEnv cache_home_{"XDG_CACHE_HOME", (dir_ / "cache").string()};
 };
 
 // Sorted when parsed, and still in order when read back from the cache.

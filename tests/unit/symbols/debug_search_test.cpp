@@ -13,6 +13,7 @@
 
 #include "fixture_support.h"
 #include "scoped_env.h"
+#include "scratch_dir.h"
 #include "symbols/decompressed_debug.h"
 #include "symbols/symbolizer.h"
 
@@ -24,7 +25,7 @@ using test_support::FixtureRun;
 using test_support::make_symbolizer;
 using test_support::run_fixture;
 using test_support::ScopedEnv;
-using test_support::TempDir;
+using test_support::ScratchDir;
 namespace fs = std::filesystem;
 
 std::string warnings_of(const Symbolizer& symbolizer) {
@@ -118,7 +119,7 @@ TEST(StrippedNames, SymbolTableOnlyIsNotCalledStripped) {
 }
 
 TEST(StrippedNames, DebuglinkInTheDotDebugSubdirectory) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path program = dir.path() / "symfix_pie";
   copy_to(SYMFIX_STRIPPED, program);  // its .gnu_debuglink names symfix_pie.debug
   copy_to(SYMFIX_STRIPPED_DEBUG, dir.path() / ".debug" / "symfix_pie.debug");
@@ -133,7 +134,7 @@ TEST(StrippedNames, DebuglinkInTheDotDebugSubdirectory) {
 TEST(StrippedNames, SymfsBuildIdTreeUnderUsrLibDebug) {
   StrippedRun s = run_stripped();
   ASSERT_GE(s.main, 0);
-  TempDir symfs;
+  ScratchDir symfs;
   copy_to(SYMFIX_STRIPPED_DEBUG, build_id_path(symfs.path() / "usr/lib/debug", s.build_id));
   auto symbolizer = make_symbolizer(s.run.modules, {.debug_dirs = {}, .symfs = symfs.path().string()});
   ASSERT_TRUE(symbolizer);
@@ -147,7 +148,7 @@ TEST(StrippedNames, SymfsBuildIdTreeUnderUsrLibDebug) {
 TEST(StrippedNames, ACompressedDebugFileIsReadThroughADecompressedCopy) {
   StrippedRun s = run_stripped();
   ASSERT_GE(s.main, 0);
-  TempDir symfs, cache;
+  ScratchDir symfs, cache;
   const ScopedEnv cache_home("XDG_CACHE_HOME", cache.path().string());
   const fs::path found = build_id_path(symfs.path() / "usr/lib/debug", s.build_id);
   copy_to(SYMFIX_STRIPPED_ZLIB_DEBUG, found);
@@ -201,7 +202,7 @@ TEST(StrippedNames, ACompressedDebugFileIsReadThroughADecompressedCopy) {
 TEST(StrippedNames, SymfsFlatBuildIdTree) {
   StrippedRun s = run_stripped();
   ASSERT_GE(s.main, 0);
-  TempDir symfs;
+  ScratchDir symfs;
   copy_to(SYMFIX_STRIPPED_DEBUG, build_id_path(symfs.path(), s.build_id));
   auto symbolizer = make_symbolizer(s.run.modules, {.debug_dirs = {}, .symfs = symfs.path().string()});
   ASSERT_TRUE(symbolizer);
@@ -212,7 +213,7 @@ TEST(StrippedNames, SymfsFlatBuildIdTree) {
 TEST(StrippedNames, SymfsCopyOfTheProgramWithItsSymbols) {
   StrippedRun s = run_stripped();
   ASSERT_GE(s.main, 0);
-  TempDir symfs;
+  ScratchDir symfs;
   const std::string copy = symfs.path().string() + s.run.modules[size_t(s.main)].path;
   copy_to(SYMFIX_PIE, copy);  // same build id: strip keeps the note
   auto symbolizer = make_symbolizer(s.run.modules, {.debug_dirs = {}, .symfs = symfs.path().string()});
@@ -225,7 +226,7 @@ TEST(StrippedNames, SymfsCopyOfTheProgramWithItsSymbols) {
 TEST(StrippedNames, SymfsDebuglinkByTheFilesDirectory) {
   StrippedRun s = run_stripped(SYMFIX_STRIPPED);
   ASSERT_GE(s.main, 0);
-  TempDir elsewhere, symfs;
+  ScratchDir elsewhere, symfs;
   const fs::path program = elsewhere.path() / "bin" / "symfix_pie";  // no debug file beside it
   copy_to(SYMFIX_STRIPPED, program);
   s = run_stripped(program.string());
@@ -239,7 +240,7 @@ TEST(StrippedNames, SymfsDebuglinkByTheFilesDirectory) {
 TEST(StrippedNames, ADebugFileOfAnotherBuildIsRefused) {
   StrippedRun s = run_stripped();
   ASSERT_GE(s.main, 0);
-  TempDir symfs;
+  ScratchDir symfs;
   copy_to(SYMFIX_LIB, build_id_path(symfs.path(), s.build_id));  // right place, wrong build id
   auto symbolizer = make_symbolizer(s.run.modules, {.debug_dirs = {}, .symfs = symfs.path().string()});
   ASSERT_TRUE(symbolizer);

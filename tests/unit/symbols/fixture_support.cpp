@@ -93,15 +93,4 @@ std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, S
   return std::move(created).value();
 }
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "symbols_test.XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 }  // namespace callprof::test_support

@@ -33,16 +33,4 @@ std::string base_name(const std::string& path);
 std::unique_ptr<Symbolizer> make_symbolizer(std::vector<LoadedModule> modules, SymbolizerOptions options = {},
                                             bool cache = false);
 
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 }  // namespace callprof::test_support

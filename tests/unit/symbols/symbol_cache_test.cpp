@@ -9,6 +9,7 @@
 
 #include "fixture_support.h"
 #include "scoped_env.h"
+#include "scratch_dir.h"
 #include "symbols/hook_sites_cache.h"
 #include "symbols/module_symbol_cache.h"
 
@@ -20,7 +21,7 @@ using test_support::find_module;
 using test_support::FixtureRun;
 using test_support::make_symbolizer;
 using test_support::run_fixture;
-using test_support::TempDir;
+using test_support::ScratchDir;
 namespace fs = std::filesystem;
 
 SymbolInfo sample_info(const std::string& name, bool inlined) {
@@ -115,7 +116,7 @@ class SymbolCacheDir : public ::testing::Test {
       n += e.path().filename().string().starts_with("symbols-");
     return n;
   }
-  TempDir dir_;
+  ScratchDir dir_;
 
  private:
   std::optional<test_support::ScopedEnv> cache_home_;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "fixture_support.h"
+#include "scratch_dir.h"
 
 namespace callprof {
 namespace {
@@ -19,7 +20,7 @@ using test_support::FixtureRun;
 using test_support::make_symbolizer;
 using test_support::marker_line;
 using test_support::run_fixture;
-using test_support::TempDir;
+using test_support::ScratchDir;
 namespace fs = std::filesystem;
 
 const std::string kMain = FIXTURE_MAIN_SOURCE;
@@ -234,7 +235,7 @@ TEST(Symbolizer, DebugFileFoundByBuildIdInDebugDir) {
   ASSERT_GE(main_index, 0);
   const std::string build_id = run.modules[main_index].build_id;
   ASSERT_GE(build_id.size(), 20u);
-  TempDir debug_root;
+  ScratchDir debug_root;
   plant_build_id_debug_file(debug_root.path(), build_id);
   auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}, .symfs = ""});
   ASSERT_TRUE(symbolizer);
@@ -286,7 +287,7 @@ TEST(Symbolizer, ReplacedFileFallsBackToCopyFoundByBuildId) {
   FixtureRun run = run_fixture(SYMFIX_PIE);
   int main_index = find_module(run.modules, "/symfix_pie");
   ASSERT_GE(main_index, 0);
-  TempDir debug_root;
+  ScratchDir debug_root;
   plant_build_id_debug_file(debug_root.path(), run.modules[main_index].build_id);
   run.modules[main_index].path = SYMFIX_NODEBUG;  // "the file on disk changed since"
   auto symbolizer = make_symbolizer(run.modules, {.debug_dirs = {debug_root.path().string()}, .symfs = ""});
@@ -296,7 +297,7 @@ TEST(Symbolizer, ReplacedFileFallsBackToCopyFoundByBuildId) {
 }
 
 TEST(Symbolizer, OddFilesDoNotCrash) {
-  TempDir dir;
+  ScratchDir dir;
   fs::path truncated = dir.path() / "truncated.so";
   {
     std::ifstream in(SYMFIX_LIB, std::ios::binary);

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "scoped_env.h"
+#include "scratch_dir.h"
 
 namespace callprof {
 namespace {
@@ -24,12 +25,6 @@ namespace fs = std::filesystem;
 
 class StaleTempDirs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/callprof-temp-dir-test-XXXXXX";
-    ASSERT_NE(mkdtemp(name), nullptr);
-    parent_ = name;
-  }
-  void TearDown() override { fs::remove_all(parent_); }
   // A run's directory with its lock file (and a dump in it).
   fs::path run_dir(const std::string& name) {
     const fs::path d = parent_ / name;
@@ -38,7 +33,8 @@ class StaleTempDirs : public ::testing::Test {
     std::ofstream(d / "dump.1234") << "data";
     return d;
   }
-  fs::path parent_;
+  const test_support::ScratchDir scratch_;
+  const fs::path parent_ = scratch_.path();
 };
 
 TEST_F(StaleTempDirs, OnlyEndedRunsDirectoriesGo) {
@@ -87,17 +83,9 @@ TEST_F(StaleTempDirs, ARecordingsDirectoryIsLockedAndGoesWithItsContents) {
 // Recordings under TMPDIR = parent_ with the user's cache in parent_/cache: the markers.
 class TempDirMarkers : public StaleTempDirs {
  protected:
-  void SetUp() override {
-    StaleTempDirs::SetUp();
-    tmpdir_.emplace("TMPDIR", parent_.string());
-    cache_home_.emplace("XDG_CACHE_HOME", (parent_ / "cache").string());
-    markers_ = parent_ / "cache" / "callprof" / "running";
-  }
-  void TearDown() override {
-    cache_home_.reset();
-    tmpdir_.reset();
-    StaleTempDirs::TearDown();
-  }
+  const test_support::ScopedEnv tmpdir_{"TMPDIR", parent_.string()};
+  const test_support::ScopedEnv cache_home_{"XDG_CACHE_HOME", (parent_ / "cache").string()};
+  const fs::path markers_ = parent_ / "cache" / "callprof" / "running";
   static std::string host() {
     char h[256] = {};
     gethostname(h, sizeof h - 1);
@@ -113,8 +101,6 @@ class TempDirMarkers : public StaleTempDirs {
     for (const auto& e : fs::directory_iterator(markers_)) n += e.is_regular_file();
     return n;
   }
-  std::optional<test_support::ScopedEnv> tmpdir_, cache_home_;
-  fs::path markers_;
 };
 
 TEST_F(TempDirMarkers, ARecordingIsMarkedWhileItLives) {

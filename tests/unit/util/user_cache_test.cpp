@@ -11,6 +11,7 @@
 #include <string>
 
 #include "scoped_env.h"
+#include "scratch_dir.h"
 
 namespace callprof {
 namespace {
@@ -19,13 +20,8 @@ namespace fs = std::filesystem;
 
 class UserCache : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/callprof-user-cache-XXXXXX";
-    ASSERT_NE(mkdtemp(name), nullptr);
-    dir_ = name;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  const test_support::ScratchDir scratch_;
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(UserCache, IsUnderXdgCacheHomeElseHomeAndNeedsAnAbsolutePath) {
