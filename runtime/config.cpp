@@ -6,6 +6,7 @@
 #include "early_env.h"
 #include "parse_number.h"
 #include "raw_syscall.h"
+#include "wire/raw_dump.h"
 
 namespace callprof::rt {
 namespace {
@@ -87,7 +88,7 @@ bool read_config(RuntimeConfig* c) {
   c->auto_fold = uint8_t(env_u64("CALLPROF_AUTO_FOLD", 1, 0, 3));
   c->ordered_clock = env_flag("CALLPROF_ORDERED_CLOCK", false);
   c->remove_hooks = env_flag("CALLPROF_REMOVE_HOOKS", false);
-  c->count_folded = env_flag("CALLPROF_COUNT_FOLDED", true);
+  c->fold_counts = uint8_t(env_u64("CALLPROF_COUNT_FOLDED", wire::kFoldCountsCalled, 0, wire::kFoldCountsAll));
   c->auto_fold_ns = env_u64("CALLPROF_AUTO_FOLD_NS", 0, 1, 1000000);
   c->syscall_context = env_flag("CALLPROF_SYSCALL_CONTEXT", false);
   c->snapshot_signal = int(env_u64("CALLPROF_SNAPSHOT_SIGNAL", 0, 1, 64));

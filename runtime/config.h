@@ -20,11 +20,13 @@ struct RuntimeConfig {
   EventOptions events;
   bool alloc = false;  // allocation metrics (libcallprof-alloc.so is preloaded)
   bool libcalls = false;
-  bool compensate = true;        // measure the hooks' own cost at start-up
-  uint8_t calibrate = 3;         // whose hooks to measure: bit 0 GCC's, bit 1 Clang's (wire::kHooks*)
-  uint8_t auto_fold = 1;         // fold tiny functions: 0 off, 1 inlined copies, 2 all, 3 wrappers
-  bool remove_hooks = false;     // rewrite the hook calls of filtered-out and folded functions (hook_removal.h)
-  bool count_folded = true;      // ... a folded function's entries into calls of its counting stub, not nops
+  bool compensate = true;     // measure the hooks' own cost at start-up
+  uint8_t calibrate = 3;      // whose hooks to measure: bit 0 GCC's, bit 1 Clang's (wire::kHooks*)
+  uint8_t auto_fold = 1;      // fold tiny functions: 0 off, 1 inlined copies, 2 all, 3 wrappers
+  bool remove_hooks = false;  // rewrite the hook calls of filtered-out and folded functions (hook_removal.h)
+  // ... a folded function's entries into calls of its counting stub, not nops: 0 none, 1 those
+  // in its own code (its real calls), 2 its inlined copies' too (wire::kFoldCounts*)
+  uint8_t fold_counts = 1;
   bool ordered_clock = false;    // lfence before the clock read at returns (clock.h)
   uint64_t auto_fold_ns = 0;     // their average self time below this; 0: from the calibration
   bool syscall_context = false;  // announce each thread's shadow stack to --syscalls' probe

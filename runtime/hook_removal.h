@@ -48,9 +48,10 @@ enum class PatchedEntry : uint8_t { Counting, Stays, Later, Nops, NopsUncounted 
 PatchedEntry rewrite_patched_entry(uint64_t site, uint64_t fn);
 // A site of a removed folded function got its nops back: its calls since are not counted.
 void note_uncounted_site();
-// Whether the entry hook call returning to `hook_ret` stays a call of the hook for good: its
-// displacement spans two cache lines, so it cannot be retargeted to a counting stub.
-bool entry_call_stays(uint64_t hook_ret);
+// Whether the entry hook call of `fn` returning to `hook_ret` stays a call of the hook for
+// good: one to count, whose displacement spans two cache lines, so it cannot be retargeted
+// to a counting stub.
+bool entry_call_stays(uint64_t fn, uint64_t hook_ret);
 struct ThreadState;
 // A call of removed function `fn` counted in `s` as its stub would count it; false while its
 // index is being written.
@@ -67,7 +68,8 @@ struct StubSites {
 };
 StubSites stub_sites();
 // Whether a removed folded function's calls after its entries were rewritten are counted:
-// record without --uncounted-folds, not attached (the rewritten entries then call no stub).
+// record without --fold-counts none, not attached (the rewritten entries then call no
+// stub); by default only its real calls, not its inlined copies' runs.
 bool counts_unhooked_calls();
 // In a fork child: another thread of the parent that was mapping counting stubs never
 // finishes here.

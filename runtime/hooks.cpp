@@ -35,7 +35,7 @@ namespace {
 // (where its entry's call stays for good, or the thread has no room to fold it); false
 // while its index is being written.
 bool count_removed_call(ThreadState* s, uint64_t fn, uint64_t callsite, uint64_t hook_ret) {
-  if (!entry_call_stays(hook_ret) && (s->profile.folded(fn) || s->profile.fold(fn))) {
+  if (!entry_call_stays(fn, hook_ret) && (s->profile.folded(fn) || s->profile.fold(fn))) {
     s->profile.count_folded(fn, callsite);
     return true;
   }

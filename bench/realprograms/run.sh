@@ -65,9 +65,10 @@
 #   BENCH_CACHE=/var/tmp/callprof-bench   sources, builds, generated input
 #   BENCH_FETCH=1             0: never call apt-get (fail when the sources are not cached)
 #   BENCH_KEEP=0              1: keep the scratch directory (profiles)
-#   BENCH_UNCOUNTED_FOLDS=0   1: every callprof recording with --uncounted-folds (folded
-#                             functions' entries nops, not counting stubs: the calls after
-#                             the rewrite not counted, about 1 ns less each)
+#   BENCH_FOLD_COUNTS=        every callprof recording with --fold-counts this (called,
+#                             the default: folded functions' real calls counted by their
+#                             stubs, their inlined copies' entries nops; all: those counted
+#                             too, about 1.5 ns each; none: every folded entry a nop)
 #   BENCH_RECALIBRATE=0       1: every callprof recording measures the hooks' costs
 #                             (record --recalibrate) instead of using callprof's cache of
 #                             earlier recordings' (docs/design.md, "Compensation"); the
@@ -90,7 +91,7 @@ U_ZSTD_KIB=${BENCH_UFTRACE_ZSTD_KIB:-1024}
 cache=${BENCH_CACHE:-/var/tmp/callprof-bench}
 rec_opts=(-q)
 [[ ${BENCH_RECALIBRATE:-0} == 1 ]] && rec_opts+=(--recalibrate)
-[[ ${BENCH_UNCOUNTED_FOLDS:-0} == 1 ]] && rec_opts+=(--uncounted-folds)
+[[ -n ${BENCH_FOLD_COUNTS:-} ]] && rec_opts+=(--fold-counts "$BENCH_FOLD_COUNTS")
 
 # The variants run: RUN[variant]=1. plain is the baseline of every ratio: always run.
 declare -A RUN=([plain]=1)

@@ -79,15 +79,31 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
   auto* keep = app.add_flag("--keep-hooks", a.keep_hooks,
                             "Keep the hook calls of folded and filtered-out functions, so that every call of them is "
                             "counted on its path (by default they are rewritten as they are met: a folded function's "
-                            "calls then cost about 1 ns and are counted per function, a filtered-out function's cost "
-                            "nothing and are not counted)")
+                            "real calls then cost about 1.5 ns and are counted per function, its inlined copies' and "
+                            "a filtered-out function's cost nothing and are not counted)")
                    ->group(what);
-  if (!attached)  // attached, they are nops anyway
-    app.add_flag("--uncounted-folds", a.uncounted_folds,
-                 "Rewrite a folded function's entry hook calls into nops rather than calls of its counting stub: "
-                 "its calls from then on cost nothing and are not counted (about 1 ns less each)")
+  if (!attached) {  // attached, they are nops anyway
+    auto* counts = app.add_option_function<std::string>(
+                          "--fold-counts",
+                          [&a](const std::string& which) {
+                            for (size_t i = 0; i < std::size(record::kFoldCountsNames); ++i)
+                              if (which == record::kFoldCountsNames[i]) a.fold_counts = record::FoldCounts(i);
+                          },
+                          "What a folded function's rewritten entries count: called (its real calls, per function, "
+                          "about 1.5 ns each; its inlined copies, no calls in the program built without hooks, "
+                          "become nops: the default) | all (its inlined copies' runs too) | none (every entry a nop)")
+                       ->type_name("WHICH")
+                       ->check(CLI::IsMember({"called", "all", "none"}))
+                       ->excludes(keep)
+                       ->group(what);
+    app.add_flag_callback(
+           "--uncounted-folds", [&a] { a.fold_counts = record::FoldCounts::None; },
+           "Rewrite every entry hook call of a folded function into a nop: its calls from then on cost nothing and are "
+           "not counted (--fold-counts none)")
         ->excludes(keep)
+        ->excludes(counts)
         ->group(what);
+  }
   app.add_flag("--ordered-clock", a.ordered_clock,
                "At each return, read the clock only once the function's own work is done (lfence): time a "
                "function spends waiting on memory stays its own instead of going to its caller; costs every call")

@@ -32,19 +32,21 @@ std::vector<FoldedFunction> FoldedTally::sorted() const {
 
 void add_hook_removals(std::vector<FoldedFunction>& folded, const std::vector<Process>& processes) {
   std::map<FunctionId, int64_t> first;
-  std::map<FunctionId, bool> counted;
+  std::map<FunctionId, bool> counted, inlined_uncounted;
   for (const Process& p : processes) {
     if (p.rewrite_refused_errno != 0) continue;
     const bool counting = p.counts_unhooked_calls && p.uncounted_sites == 0;
     for (const Process::RemovedHooks& r : p.removed_hooks) {
       if (auto [it, added] = first.emplace(r.function, r.at_ns); !added) it->second = std::min(it->second, r.at_ns);
       if (auto [it, added] = counted.emplace(r.function, counting); !added) it->second = it->second && counting;
+      inlined_uncounted[r.function] = inlined_uncounted[r.function] || r.inlined_copies_uncounted;
     }
   }
   for (FoldedFunction& f : folded)
     if (const auto at = first.find(f.function); at != first.end()) {
       f.hooks_removed_at_ns = at->second;
       f.counted_after_removal = counted.at(f.function);
+      f.inlined_copies_uncounted = f.counted_after_removal && inlined_uncounted.at(f.function);
     }
 }
 

@@ -20,6 +20,9 @@ struct FoldedFunction {
   // Its calls since were counted (per function, by counting stubs) in every process that
   // removed it; false: not counted after hooks_removed_at_ns.
   bool counted_after_removal = false;
+  // ... but for its inlined copies' runs, whose entries became nops in some process (record
+  // --fold-counts called): only its real calls were counted after hooks_removed_at_ns.
+  bool inlined_copies_uncounted = false;
 };
 
 class FoldedTally {

@@ -46,6 +46,7 @@ constexpr Rule kRules[] = {
     {"--ordered-clock", kExact, "an exact-mode option"},
     {"--keep-hooks", kExact, "an exact-mode option"},
     {"--uncounted-folds", kExact, "an exact-mode option"},
+    {"--fold-counts", kExact, "an exact-mode option"},
     {"--include", kExact, "an exact-mode filter"},
     {"--exclude", kExact, "an exact-mode filter"},
     {"--include-module", kExact, "an exact-mode filter"},

@@ -64,6 +64,10 @@ struct ProbeArgs {
 // own time is tiny (wrappers too). The values are the runtime's CALLPROF_AUTO_FOLD.
 enum class AutoFoldScope : uint8_t { Off, Inlined, All, Wrappers };
 inline constexpr const char* kAutoFoldScopeNames[] = {"off", "inlined", "all", "wrappers"};
+// What a folded function's rewritten entries count (--fold-counts; wire::kFoldCounts*, same
+// order): nothing, its real calls, or its inlined copies' runs too.
+enum class FoldCounts : uint8_t { None, Called, All };
+inline constexpr const char* kFoldCountsNames[] = {"none", "called", "all"};
 
 struct RecordArgs {
   std::string output = "callprof.data";
@@ -76,9 +80,9 @@ struct RecordArgs {
   bool raw_clock = false;                            // --no-compensation: do not calibrate the hooks
   bool recalibrate = false;                          // --recalibrate: measure, whatever the cache holds
   AutoFoldScope auto_fold = AutoFoldScope::Inlined;  // --auto-fold, --no-auto-fold
-  bool keep_hooks = false;       // --keep-hooks: folded and filtered-out functions keep their hook calls
-  bool uncounted_folds = false;  // --uncounted-folds: folded functions' entries become nops, not counting stubs
-  bool ordered_clock = false;    // --ordered-clock: returns wait for the callee's work before reading the clock
+  bool keep_hooks = false;                      // --keep-hooks: folded and filtered-out functions keep their hook calls
+  FoldCounts fold_counts = FoldCounts::Called;  // --fold-counts, --uncounted-folds (none)
+  bool ordered_clock = false;  // --ordered-clock: returns wait for the callee's work before reading the clock
   FunctionSelection functions;
   uint32_t max_depth = 0;                      // 0: no limit
   std::string min_duration;                    // e.g. "10us"; "" none

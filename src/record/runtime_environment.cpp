@@ -35,7 +35,7 @@ Result<Environment> runtime_environment(const RecordArgs& a, const std::string& 
   if (a.auto_fold != AutoFoldScope::Inlined) env.push_back({"CALLPROF_AUTO_FOLD", std::to_string(int(a.auto_fold))});
   if (a.ordered_clock) env.push_back({"CALLPROF_ORDERED_CLOCK", "1"});
   if (!a.keep_hooks) env.push_back({"CALLPROF_REMOVE_HOOKS", "1"});
-  if (a.uncounted_folds) env.push_back({"CALLPROF_COUNT_FOLDED", "0"});
+  if (a.fold_counts != FoldCounts::Called) env.push_back({"CALLPROF_COUNT_FOLDED", std::to_string(int(a.fold_counts))});
   // Each thread tells the kernel probe where its shadow stack is: exact callers of system
   // calls, and the node each sample lands under.
   if (a.syscalls.enabled() || a.exact_sample_hz() > 0) env.push_back({"CALLPROF_SYSCALL_CONTEXT", "1"});

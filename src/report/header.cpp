@@ -64,7 +64,9 @@ std::string folded_entry(const ReportContext& ctx, const FoldedFunction& f, int6
   std::string entry = escape_text(ctx.name(f.function)) +
                       (share >= 0.1 || f.calls == 0 ? fmt::format(" ({:.1f}% of calls", share) : " (<0.1% of calls");
   if (f.hooks_removed_at_ns)
-    entry += (f.counted_after_removal ? ", per function only after " : ", none counted after ") +
+    entry += (!f.counted_after_removal     ? ", none counted after "
+              : f.inlined_copies_uncounted ? ", real calls only, per function, after "
+                                           : ", per function only after ") +
              format_ns(uint64_t(std::max<int64_t>(*f.hooks_removed_at_ns - start_ns, 0)));
   return entry + ")";
 }
@@ -99,9 +101,12 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
 
 // What became of the rewritten sites' calls: the folded functions' are counted per function
 // where the runtime counted them (counting stubs, or the hook where an entry's call stays).
-std::string rewritten_calls(bool counting, uint64_t uncounted, bool filtered) {
+std::string rewritten_calls(bool counting, bool inlined_uncounted, uint64_t uncounted, bool filtered) {
   if (!counting) return "their calls since are not counted";
-  std::string text = "the folded functions' calls since are counted per function, under [unhooked calls]";
+  std::string text = inlined_uncounted ? "the folded functions' real calls since are counted per function, under "
+                                         "[unhooked calls], their inlined copies' runs not"
+                                       : "the folded functions' calls since are counted per function, under "
+                                         "[unhooked calls]";
   if (uncounted > 0)
     text += fmt::format(" (but for {} call site{} made nops, no counting stub within reach)", uncounted,
                         uncounted == 1 ? "" : "s");
@@ -134,12 +139,14 @@ void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
 // why none were.
 void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
   uint64_t sites = 0, functions = 0, uncounted = 0;
-  bool counting = false;
+  bool counting = false, inlined_uncounted = false;
   int refused = 0;
   for (const Process& p : ctx.profile().processes) {
     sites += p.rewritten_sites;
     functions += p.removed_hooks.size();
     counting = counting || p.counts_unhooked_calls;
+    for (const Process::RemovedHooks& r : p.removed_hooks)
+      inlined_uncounted = inlined_uncounted || r.inlined_copies_uncounted;
     uncounted += p.uncounted_sites;
     if (p.rewrite_refused_errno != 0) refused = p.rewrite_refused_errno;
   }
@@ -156,7 +163,8 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
         "# hooks:    {} hook call site{} rewritten ({} folded function{} removed{}): {} (record --keep-hooks keeps "
         "every call on its path)\n",
         sites, sites == 1 ? "" : "s", functions, functions == 1 ? "" : "s",
-        filtered ? ", and the filtered-out ones" : "", rewritten_calls(counting, uncounted, filtered));
+        filtered ? ", and the filtered-out ones" : "",
+        rewritten_calls(counting, inlined_uncounted, uncounted, filtered));
   }
 }
 

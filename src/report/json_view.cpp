@@ -313,7 +313,8 @@ json removed_hooks(const Profile& p, const Process& pr) {
     for (const Process::RemovedHooks& r : pr.removed_hooks)
       out.push_back({{"function_id", r.function},
                      {"name", r.function < p.functions.size() ? json(p.functions[r.function].name) : json(nullptr)},
-                     {"at_ns", r.at_ns}});
+                     {"at_ns", r.at_ns},
+                     {"inlined_copies_uncounted", r.inlined_copies_uncounted}});
   return out;
 }
 
@@ -343,6 +344,7 @@ std::vector<json> processes(const Profile& p) {
                    {"counting_sites", pr.counting_sites},
                    {"uncounted_sites", pr.uncounted_sites},
                    {"counts_unhooked_calls", pr.counts_unhooked_calls},
+                   {"inlined_copies_uncounted", pr.inlined_copies_uncounted},
                    {"removed_hooks", removed_hooks(p, pr)}});
   return out;
 }
@@ -484,7 +486,11 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
     folded.push_back({{"name", ctx.analysis().full_name(f.function)},
                       {"calls", f.calls},
                       {"folded_calls", f.folded_calls},
-                      {"hooks_removed_at_ns", f.hooks_removed_at_ns ? json(*f.hooks_removed_at_ns) : json(nullptr)}});
+                      {"hooks_removed_at_ns", f.hooks_removed_at_ns ? json(*f.hooks_removed_at_ns) : json(nullptr)},
+                      {"counted_after_removal", !f.hooks_removed_at_ns       ? json(nullptr)
+                                                : !f.counted_after_removal   ? json("none")
+                                                : f.inlined_copies_uncounted ? json("called")
+                                                                             : json("all")}});
   }
   out << "\"auto_fold\": " << dump(json{{"functions", folded}}) << ",\n";
   if (const HookCostEstimate e = estimate_hook_cost(ctx.analysis()); e.hook_ns > 0)

@@ -8,7 +8,7 @@
 namespace callprof::wire {
 
 inline constexpr char kDumpMagic[8] = {'C', 'P', 'R', 'T', 'D', 'U', 'M', 'P'};
-inline constexpr uint32_t kDumpVersion = 9;
+inline constexpr uint32_t kDumpVersion = 10;
 
 // File layout, every record 8-byte aligned:
 //   DumpHeader
@@ -102,8 +102,13 @@ static_assert(sizeof(DumpHeader) == 280);
 struct DumpRemovedFunction {
   uint64_t fn;
   uint64_t tsc;
+  uint32_t flags;  // kRemoved* bits below
+  uint32_t reserved;
 };
-static_assert(sizeof(DumpRemovedFunction) == 16);
+static_assert(sizeof(DumpRemovedFunction) == 24);
+// An entry of one of its inlined copies became a nop (record --fold-counts called): its runs
+// there since were not counted, only its real calls.
+inline constexpr uint32_t kRemovedInlinedCopiesUncounted = 1u << 0;
 
 // (Which metrics were on is in each thread's offcpu_state and the profile's metadata.)
 inline constexpr uint32_t kDumpHasNodeMetrics = 1u << 0;  // DumpNodeMetrics follow each thread
@@ -112,6 +117,13 @@ inline constexpr uint32_t kDumpHasTimeline = 1u << 1;     // a DumpTimeline ends
 // counting stubs, or by the hook where an entry's call stays: DumpUnhookedCalls), but for
 // the header's uncounted_sites; without it they are not counted.
 inline constexpr uint32_t kDumpCountsUnhookedCalls = 1u << 2;
+// With it: the calls of removed functions' inlined copies are counted too (record
+// --fold-counts all); without, their entries became nops (docs/modes.md, "Removing hooks").
+inline constexpr uint32_t kDumpCountsInlinedCopies = 1u << 3;
+
+// What a removed folded function's rewritten entries count (CALLPROF_COUNT_FOLDED): nothing,
+// its real calls (entries in its own code), or its inlined copies' runs too.
+inline constexpr uint8_t kFoldCountsNone = 0, kFoldCountsCalled = 1, kFoldCountsAll = 2;
 
 // A call that left an instrumented module through its PLT: nodes name it by `id` (an
 // address of the runtime's own stub, unique per imported symbol and module).

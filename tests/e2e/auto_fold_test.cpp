@@ -36,16 +36,37 @@ uint64_t folded_calls(const json& function) {
 
 TEST_P(AutoFold, TinyHelpersAreFoldedCountedAndListed) {
   const std::string binary = build("helpers.c");
-  // By default their hook calls are then rewritten away: their calls since are counted by
-  // their counting stubs, per function, under [unhooked calls].
+  // By default their hook calls are then rewritten away. Their entries are inlined copies,
+  // in work's code: they become nops, so their runs since cost nothing and are not counted
+  // (no calls in the program built without hooks), and the report says so.
   const Report removed = record_and_report(binary);
   for (const char* helper : {"mix", "clamp", "lookup"}) {
     EXPECT_TRUE(folded_names(removed).count(helper)) << helper << " is listed as folded";
-    EXPECT_EQ(u64(removed.function(helper), "calls"), kCalls) << helper;
-    EXPECT_GT(removed.leaf_calls({helper}, "[unhooked calls]").under, kCalls / 2) << helper;
+    EXPECT_LT(u64(removed.function(helper), "calls"), kCalls / 2) << helper;
+    EXPECT_EQ(removed.leaf_calls({helper}, "[unhooked calls]").under, 0u) << helper;
   }
-  EXPECT_GE(u64(removed.processes().at(0), "rewritten_sites"), 3u);
+  const json& process = removed.processes().at(0);
+  EXPECT_GE(u64(process, "rewritten_sites"), 3u);
+  EXPECT_TRUE(process.at("counts_unhooked_calls").get<bool>());
+  EXPECT_TRUE(process.at("inlined_copies_uncounted").get<bool>());
+  EXPECT_EQ(u64(process, "counting_sites"), 0u) << "no real call of a helper";
   EXPECT_EQ(u64(removed.function("slow"), "calls"), kCalls / 10000);
+  for (const json& f : removed.doc().at("auto_fold").at("functions"))
+    if (f.at("name") == "mix") EXPECT_EQ(f.at("counted_after_removal"), "called");
+  const RunResult said = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
+  EXPECT_NE(said.out.find("% of calls, real calls only, per function, after "), std::string::npos) << said.out;
+  EXPECT_NE(said.out.find("real calls since are counted per function, under [unhooked calls], their inlined "
+                          "copies' runs not"),
+            std::string::npos)
+      << said.out;
+  // record --fold-counts all: their counting stubs count every run, per function, under
+  // [unhooked calls].
+  const Report counted = record_with({"--fold-counts", "all"}, binary);
+  for (const char* helper : {"mix", "clamp", "lookup"}) {
+    EXPECT_EQ(u64(counted.function(helper), "calls"), kCalls) << helper;
+    EXPECT_GT(counted.leaf_calls({helper}, "[unhooked calls]").under, kCalls / 2) << helper;
+  }
+  EXPECT_FALSE(counted.processes().at(0).at("inlined_copies_uncounted").get<bool>());
   // With --keep-hooks every call is counted, most of them unhooked.
   const Report r = record_with({"--keep-hooks"}, binary);
   const std::set<std::string> folded = folded_names(r);

@@ -94,9 +94,13 @@ TEST_P(HookRemoval, UncountedFoldsMakesTheEntriesNopsAndSaysSo) {
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(text.out.find("their calls since are not counted"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("% of calls, none counted after "), std::string::npos) << text.out;
-  // It does not go with --keep-hooks, nor outside exact mode: one line, a non-zero exit.
-  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--uncounted-folds", "--keep-hooks"},
-                                              std::vector<std::string>{"--mode", "sample", "--uncounted-folds"}}) {
+  // Neither it nor --fold-counts goes with --keep-hooks, outside exact mode, or with the other (or a bad
+  // choice): one line, a non-zero exit.
+  using Args = std::vector<std::string>;
+  for (const Args& bad :
+       {Args{"--uncounted-folds", "--keep-hooks"}, Args{"--mode", "sample", "--uncounted-folds"},
+        Args{"--fold-counts", "all", "--keep-hooks"}, Args{"--mode", "sample", "--fold-counts", "all"},
+        Args{"--fold-counts", "some"}, Args{"--fold-counts", "none", "--uncounted-folds"}}) {
     std::vector<std::string> argv = {E2E_CALLPROF, "record", "-q", "-o", "bad.callprof"};
     argv.insert(argv.end(), bad.begin(), bad.end());
     argv.insert(argv.end(), {"--", binary});

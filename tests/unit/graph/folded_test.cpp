@@ -36,6 +36,25 @@ TEST(FoldedFunctions, CountedAfterRemovalOnlyWhereEveryProcessCountedThem) {
   EXPECT_FALSE(folded[2].counted_after_removal);
 }
 
+// record --fold-counts called (the default): the real calls counted, the entries of the
+// inlined copies nops. Said of a function whose inlined copy lost its count in any process
+// that counted it.
+TEST(FoldedFunctions, RealCallsOnlyWhereAnInlinedCopyWentUncounted) {
+  std::vector<FoldedFunction> folded = {{0, 10, 9, {}, false}, {1, 10, 9, {}, false}, {2, 10, 9, {}, false}};
+  Process copies = removing(0, 500, 2, 0);
+  copies.removed_hooks[0].inlined_copies_uncounted = true;
+  const Process all = removing(0, 300, 2, 0);  // every entry a stub (--fold-counts all, or no copy)
+  Process none = removing(1, 400, 0, 0);
+  none.removed_hooks[0].inlined_copies_uncounted = true;
+  add_hook_removals(folded, {copies, all, none, removing(2, 200, 2, 0)});
+  EXPECT_TRUE(folded[0].counted_after_removal);
+  EXPECT_TRUE(folded[0].inlined_copies_uncounted);
+  EXPECT_FALSE(folded[1].counted_after_removal);
+  EXPECT_FALSE(folded[1].inlined_copies_uncounted) << "none counted says more";
+  EXPECT_TRUE(folded[2].counted_after_removal);
+  EXPECT_FALSE(folded[2].inlined_copies_uncounted);
+}
+
 TEST(FoldedFunctions, ASystemThatRefusedRemovedNothing) {
   std::vector<FoldedFunction> folded = {{0, 10, 9, {}, false}};
   Process p = removing(0, 500, 2, 0);

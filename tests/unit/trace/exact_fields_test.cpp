@@ -30,7 +30,11 @@ Profile exact_profile() {
                          .hook_removal = true,
                          .rewritten_sites = 12,
                          .rewrite_refused_errno = 0,
-                         .removed_hooks = {{1, 25}, {0, 27}}}};
+                         .counting_sites = 3,
+                         .uncounted_sites = 1,
+                         .counts_unhooked_calls = true,
+                         .inlined_copies_uncounted = true,
+                         .removed_hooks = {{1, 25, true}, {0, 27}}}};
   Thread& t = p.threads[0];
   t.depth_limited_calls = 11;
   t.short_calls = 1ull << 40;
