@@ -15,6 +15,8 @@ namespace callprof::trace {
 namespace {
 
 constexpr int kCompressionLevel = 3;
+constexpr size_t kSmallPayload = 128 * 1024;
+constexpr int kSmallPayloadTableLog = 12;
 constexpr std::array<uint8_t, 4> kZstdFrameMagic = {0x28, 0xB5, 0x2F, 0xFD};
 // Frame header descriptor bits (RFC 8878, 3.1.1.1.1) that our frames must show.
 constexpr uint8_t kDictionaryIdBits = 0x03;
@@ -166,6 +168,13 @@ Result<ByteBuffer> wrap_payload_buffer(std::span<const uint8_t> payload) {
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, kCompressionLevel);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
+  // A small profile gets small match tables: level 3's for inputs up to 128 KiB take 768 KiB,
+  // zeroed first, which was most of compressing a short recording's 43 KB (0.34 ms against
+  // 0.19, for a file 0.6 % larger).
+  if (payload.size() < kSmallPayload) {
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_hashLog, kSmallPayloadTableLog);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_chainLog, kSmallPayloadTableLog);
+  }
   // Room for the worst case, uninitialised: only the bytes zstd writes are ever touched.
   const size_t bound = ZSTD_compressBound(payload.size());
   ByteBuffer file;

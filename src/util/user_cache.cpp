@@ -80,12 +80,16 @@ bool write_cache_file(const fs::path& path, std::string_view bytes, std::string_
     if (ok) done += size_t(n);
   }
   ok = ::close(fd) == 0 && ok;
+  // A file replaced leaves as many as there were: only a new one can make too many (the
+  // directory's listing and a stat of each file, at every recording, otherwise).
+  struct stat before {};
+  const bool added = ::stat(path.c_str(), &before) != 0;
   ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
   if (!ok) {
     ::unlink(tmp.c_str());
     return false;
   }
-  keep_newest_cache_files(path.parent_path(), prefix, suffix, kept);
+  if (added) keep_newest_cache_files(path.parent_path(), prefix, suffix, kept);
   return true;
 }
 

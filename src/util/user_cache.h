@@ -26,8 +26,8 @@ std::optional<std::string> file_identity(const std::string& path);
 
 // Replaces the file (creating its directory) through a temporary renamed into place, so a
 // reader sees the old contents or the new; not synced to disk: a crash may lose the write,
-// never leave half of it under the name. Then keeps only the `kept` files of the same prefix
-// and suffix written last. False when it could not write.
+// never leave half of it under the name. Then, when the file is new, keeps only the `kept`
+// files of the same prefix and suffix written last. False when it could not write.
 bool write_cache_file(const std::filesystem::path& path, std::string_view bytes, std::string_view prefix,
                       std::string_view suffix, size_t kept);
 

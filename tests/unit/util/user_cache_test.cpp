@@ -70,6 +70,19 @@ TEST_F(UserCache, OnlyTheNewestFilesOfTheKindAreKept) {
   EXPECT_TRUE(fs::exists(dir_ / "other-0.bin")) << "another kind is not counted";
 }
 
+// Replacing a file adds none: the others stay, however many (the listing is for new files).
+TEST_F(UserCache, ReplacingAFileKeepsTheOthers) {
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(write_cache_file(dir_ / ("k-" + std::to_string(i) + ".bin"), "x", "k", ".bin", 100));
+  ASSERT_TRUE(write_cache_file(dir_ / "k-3.bin", "y", "k", ".bin", 2));
+  EXPECT_EQ(read_whole_file(dir_ / "k-3.bin"), "y");
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(fs::exists(dir_ / ("k-" + std::to_string(i) + ".bin"))) << i;
+  ASSERT_TRUE(write_cache_file(dir_ / "k-4.bin", "x", "k", ".bin", 2));
+  size_t kinds = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) kinds += e.path().filename().string().rfind("k-", 0) == 0;
+  EXPECT_EQ(kinds, 2u) << "a new file trims to the newest";
+}
+
 TEST_F(UserCache, AFilesIdentityChangesWithItsContentsTime) {
   const fs::path file = dir_ / "module.so";
   std::ofstream(file) << "v1";
