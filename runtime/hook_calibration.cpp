@@ -73,9 +73,9 @@ uint64_t recursive_calls(unsigned long d) {
   return 2 * a - 1;
 }
 
-// Ticks one run of a loop takes.
-uint64_t time_loop(Loop loop, int kind) {
-  const unsigned long n = kind == kRecursive ? kRecursiveTops : kCalls;
+// Ticks one run of a loop takes (of n calls, but for the recursive one's tops).
+uint64_t time_loop(Loop loop, int kind, unsigned long n = kCalls) {
+  if (kind == kRecursive) n = kRecursiveTops;
   uint64_t start = ticks();
   g_sink = loop(n, kind, kRecursionDepth);
   return ticks() - start;
@@ -132,13 +132,14 @@ struct StolenTime {
 // The check of a cached calibration (calibration_store.h): the leaf loop's cost per call
 // over a few rounds, their lower quartile. A full calibration measures it too, first, so
 // the two are the same measurement.
-constexpr int kCheckRounds = 5;
+constexpr int kCheckRounds = 3;
+constexpr unsigned long kCheckCalls = kCalls / 2;
 uint64_t check_cost(const Workload& w) {
-  time_loop(w.hooked, kLeaf);  // warm up: nodes, caches
+  time_loop(w.hooked, kLeaf, kCheckCalls);  // warm up: nodes, caches
   uint64_t v[kCheckRounds];
   for (int r = 0; r < kCheckRounds; ++r) {
-    const uint64_t plain = time_loop(w.plain, kLeaf);
-    v[r] = per_call(time_loop(w.hooked, kLeaf), plain, kCalls);
+    const uint64_t plain = time_loop(w.plain, kLeaf, kCheckCalls);
+    v[r] = per_call(time_loop(w.hooked, kLeaf, kCheckCalls), plain, kCheckCalls);
   }
   return quiet(v, kCheckRounds);
 }
