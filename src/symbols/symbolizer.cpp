@@ -325,18 +325,22 @@ SymbolInfo Symbolizer::resolve(uint64_t runtime_address) {
 }
 
 std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
-  SymbolInfo outer = resolve(runtime_address);
-  if (outer.module < 0) return {outer};
-  symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(outer.module);
-  if (const std::vector<SymbolInfo>* cached = cache ? cache->chain(outer.file_address) : nullptr) {
+  // A chain the cache holds needs nothing else: not the address's own symbol (a call
+  // site's return address less one, which nothing else asks for).
+  const int index = impl_->module_at(runtime_address);
+  symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
+  const uint64_t file_address = index >= 0 ? runtime_address - impl_->modules[size_t(index)].bias : 0;
+  if (const std::vector<SymbolInfo>* cached = cache ? cache->chain(file_address) : nullptr) {
     std::vector<SymbolInfo> frames = *cached;
     ++impl_->cached_answers;
     for (SymbolInfo& f : frames) {
-      f.module = outer.module;
-      f.file_address = outer.file_address;
+      f.module = index;
+      f.file_address = file_address;
     }
     return frames;
   }
+  SymbolInfo outer = resolve(runtime_address);
+  if (outer.module < 0) return {outer};
   ModuleState& st = impl_->state[static_cast<size_t>(outer.module)];
   if (st.dwarf == nullptr) return {outer};
   std::vector<SymbolInfo> frames = symbols_detail::inline_chain(*st.dwarf, runtime_address, outer);
