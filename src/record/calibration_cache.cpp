@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <span>
 #include <sstream>
 
@@ -87,8 +88,7 @@ const char* calibration_outcome_name(CalibrationOutcome o) {
 }
 
 std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint32_t sets) {
-  if (sets == 0 || h.entries.size() < kCalibrationHistoryNeeded || h.uses >= kCachedUsesPerCalibration)
-    return std::nullopt;
+  if (sets == 0 || h.entries.size() < kCalibrationHistoryNeeded) return std::nullopt;
   wire::CalibrationFile f{};
   std::memcpy(f.magic, wire::kCalibrationMagic, sizeof f.magic);
   f.sets = f.cached_sets = sets;
@@ -109,13 +109,14 @@ CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets) {
   return CalibrationOutcome::None;
 }
 
-void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets) {
+bool measurement_due() { return std::random_device()() % kMeasureOneIn == 0; }
+
+bool learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets) {
   switch (outcome_of(f, sets)) {
     case CalibrationOutcome::Cached:
-      ++h.uses;
-      return;
+      return false;
     case CalibrationOutcome::Measured:
-      if (!usable(f, sets)) return;
+      if (!usable(f, sets)) return false;
       // After a failed check too: a check fails now and then on a busy machine, and
       // restarting the history cost three full measurements for each such fluke. A machine
       // that really changed fails the checks until its new measurements are the median:
@@ -123,11 +124,11 @@ void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets)
       h.entries.push_back(entry_of(f, sets));
       if (h.entries.size() > kCalibrationHistoryKept)
         h.entries.erase(h.entries.begin(), h.entries.end() - kCalibrationHistoryKept);
-      h.uses = 0;
-      return;
+      return true;
     case CalibrationOutcome::None:
-      return;
+      return false;
   }
+  return false;
 }
 
 std::string history_json(const CalibrationHistory& h, const std::string& key) {
@@ -142,7 +143,7 @@ std::string history_json(const CalibrationHistory& h, const std::string& key) {
     }
     entries.push_back({{"ticks_per_ns", e.ticks_per_ns}, {"costs", costs}, {"check", check}});
   }
-  return json{{"key", key}, {"uses", h.uses}, {"entries", entries}}.dump(1) + "\n";
+  return json{{"key", key}, {"entries", entries}}.dump(1) + "\n";
 }
 
 std::optional<CalibrationHistory> parse_history(const std::string& text, const std::string& key) {
@@ -150,7 +151,6 @@ std::optional<CalibrationHistory> parse_history(const std::string& text, const s
   try {
     if (!j.is_object() || j.value("key", std::string()) != key) return std::nullopt;
     CalibrationHistory h;
-    h.uses = j.at("uses").get<uint32_t>();
     for (const json& e : j.at("entries")) {
       CalibrationEntry out;
       out.ticks_per_ns = e.at("ticks_per_ns").get<double>();
@@ -193,8 +193,8 @@ CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t set
   return c;
 }
 
-void CalibrationCache::seed(const std::string& recording_dir) const {
-  if (path_.empty()) return;
+void CalibrationCache::seed(const std::string& recording_dir, bool measure_due) const {
+  if (path_.empty() || measure_due) return;
   const auto h = parse_history(read_whole_file(path_), key_);
   const auto f = h ? seed_from(*h, sets_) : std::nullopt;
   if (!f) return;
@@ -207,8 +207,8 @@ CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir
   const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
   if (outcome == CalibrationOutcome::None || path_.empty()) return outcome;
   CalibrationHistory h = parse_history(read_whole_file(path_), key_).value_or(CalibrationHistory{});
-  learn(h, *f, sets_);
-  (void)write_cache_file(path_, history_json(h, key_), "calibration", ".json", kCacheFilesKept);
+  if (learn(h, *f, sets_))
+    (void)write_cache_file(path_, history_json(h, key_), "calibration", ".json", kCacheFilesKept);
   return outcome;
 }
 

@@ -5,9 +5,9 @@
 // has a few, a recording is seeded with their median (wire::CalibrationFile, cached sets),
 // which the runtime uses only after a short check measures it still holds. A failed check
 // measures anew, and the measurement joins the history like any other (a machine that
-// changed fails the checks until its new measurements are the median); every few
-// recordings one measures anyway, so the history follows the machine. `record --recalibrate` measures whatever the
-// cache holds. Each key has a file; the 16 written last are kept.
+// changed fails the checks until its new measurements are the median); one recording in
+// kMeasureOneIn, drawn at random, measures anyway, so the history follows the machine. `record --recalibrate` measures
+// whatever the cache holds. Each key has a file; the 16 written last are kept.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,9 @@ namespace callprof::record {
 
 inline constexpr size_t kCalibrationHistoryKept = 5;  // the median of these is seeded
 inline constexpr size_t kCalibrationHistoryNeeded = 3;
-inline constexpr uint32_t kCachedUsesPerCalibration = 24;  // then one recording measures again
+// A recording measures anyway with a chance of one in this. A count of the uses kept in the
+// file did the same, and rewriting the file at each recording cost it 0.3 ms of CPU.
+inline constexpr uint32_t kMeasureOneIn = 25;
 
 struct CalibrationEntry {
   double ticks_per_ns = 0;
@@ -31,7 +33,6 @@ struct CalibrationEntry {
 
 struct CalibrationHistory {
   std::vector<CalibrationEntry> entries;  // oldest first, all measured for the cache's sets
-  uint32_t uses = 0;                      // recordings that used the cache since the last measurement
 };
 
 // What the runtime did with the calibration in a recording, for the profile's facts.
@@ -39,15 +40,16 @@ enum class CalibrationOutcome { None, Measured, Cached };
 const char* calibration_outcome_name(CalibrationOutcome o);  // "", "measured", "cached"
 
 // The file to seed a recording with, for hook sets `sets` (a bit per wire::kHooks*): the
-// median of each value over the history; none while the history is short or a measurement
-// is due.
+// median of each value over the history; none while the history is short.
 std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint32_t sets);
+// Whether this recording is the one in kMeasureOneIn that measures anyway (at random).
+bool measurement_due();
 // What the runtime left in a recording's directory says, for `sets`.
 CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets);
 // The history after a recording whose calibration file is `f`: a measurement joins it (the
-// oldest beyond kCalibrationHistoryKept leave), after a failed check too; a checked use
-// counts.
-void learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets);
+// oldest beyond kCalibrationHistoryKept leave), after a failed check too; true when it did
+// (a checked use changes nothing).
+bool learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets);
 
 // The history as its JSON file, and back (nullopt for anything malformed or of another key).
 std::string history_json(const CalibrationHistory& h, const std::string& key);
@@ -63,10 +65,11 @@ class CalibrationCache {
   // runtime file) it has no path: it seeds nothing and learns nothing, and still tells what
   // the runtime did.
   static CalibrationCache open(const std::string& runtime, uint32_t sets);
-  // Leaves the cached calibration in the recording's directory when there is one to use.
-  void seed(const std::string& recording_dir) const;
-  // After the recording: what the runtime did, learnt (best effort: a cache that cannot be
-  // written is no error).
+  // Leaves the cached calibration in the recording's directory when there is one to use and
+  // no measurement is due (measurement_due()).
+  void seed(const std::string& recording_dir, bool measure_due) const;
+  // After the recording: what the runtime did, learnt, the file written only when a
+  // measurement joined it (best effort: a cache that cannot be written is no error).
   CalibrationOutcome learn_from(const std::string& recording_dir) const;
   const std::string& path() const { return path_; }  // "" when there is no cache
 

@@ -150,7 +150,7 @@ Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args
     sets = 1u << (cc == "clang" ? wire::kHooksClang : wire::kHooksGcc);
   }
   source->calibration_cache_ = CalibrationCache::open(*runtime, sets);
-  if (!args.recalibrate) source->calibration_cache_.seed(source->dir_.path());
+  if (!args.recalibrate) source->calibration_cache_.seed(source->dir_.path(), measurement_due());
   return source;
 }
 

@@ -65,21 +65,23 @@ TEST(CalibrationCache, KeepsTheLastFiveMeasurements) {
   EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 7);
 }
 
-TEST(CalibrationCache, ACheckedUseCountsAndAMeasurementIsDueAfterTwentyFour) {
+// A checked use changes nothing (nothing to write); one recording in kMeasureOneIn, drawn at
+// random, measures anyway, and its measurement joins the history.
+TEST(CalibrationCache, ACheckedUseChangesNothingAndOneInTwentyFiveMeasures) {
   CalibrationHistory h = history_of({100, 101, 102});
-  for (uint32_t i = 0; i < kCachedUsesPerCalibration; ++i) {
-    auto f = seed_from(h, kClang);
-    ASSERT_TRUE(f) << "use " << i;
-    f->checked_sets = kClang;
-    EXPECT_EQ(outcome_of(*f, kClang), CalibrationOutcome::Cached);
-    learn(h, *f, kClang);
-  }
-  EXPECT_EQ(h.uses, kCachedUsesPerCalibration);
-  EXPECT_FALSE(seed_from(h, kClang)) << "a measurement is due";
-  learn(h, measured_file(103), kClang);
-  EXPECT_EQ(h.uses, 0u);
+  auto f = seed_from(h, kClang);
+  ASSERT_TRUE(f);
+  f->checked_sets = kClang;
+  EXPECT_EQ(outcome_of(*f, kClang), CalibrationOutcome::Cached);
+  EXPECT_FALSE(learn(h, *f, kClang));
+  EXPECT_EQ(h.entries.size(), 3u);
+  EXPECT_TRUE(learn(h, measured_file(103), kClang));
   EXPECT_EQ(h.entries.size(), 4u);
   EXPECT_TRUE(seed_from(h, kClang));
+  int due = 0;
+  for (int i = 0; i < 2500; ++i) due += measurement_due();
+  EXPECT_GT(due, 50) << "about 100 in 2,500";
+  EXPECT_LT(due, 200);
 }
 
 TEST(CalibrationCache, AFailedCheckJoinsTheHistoryAndAChangedMachineTakesOverInThree) {
@@ -104,8 +106,7 @@ TEST(CalibrationCache, ASeedNeverCheckedOrAnotherSetTeachesNothing) {
   CalibrationHistory h = history_of({100, 101, 102});
   const auto seeded = seed_from(h, kClang);
   EXPECT_EQ(outcome_of(*seeded, kClang), CalibrationOutcome::None) << "the program made no hooked call";
-  learn(h, *seeded, kClang);
-  EXPECT_EQ(h.uses, 0u);
+  EXPECT_FALSE(learn(h, *seeded, kClang));
   EXPECT_EQ(outcome_of(measured_file(100), 1u << wire::kHooksGcc), CalibrationOutcome::None);
   wire::CalibrationFile zero = measured_file(100);
   zero.check[wire::kHooksClang] = 0;
@@ -123,8 +124,9 @@ TEST(CalibrationCache, HistoryRoundTripsAndRefusesWhatIsNotIt) {
   EXPECT_DOUBLE_EQ(back->entries[1].ticks_per_ns, 2.101);
   EXPECT_FALSE(parse_history(text, "key B")) << "another machine, runtime or boot";
   EXPECT_FALSE(parse_history("", "key A"));
-  EXPECT_FALSE(parse_history("{\"key\":\"key A\",\"uses\":\"x\",\"entries\":[]}", "key A"));
-  EXPECT_FALSE(parse_history("{\"key\":\"key A\",\"uses\":0,\"entries\":[{\"ticks_per_ns\":-1}]}", "key A"));
+  EXPECT_FALSE(parse_history("{\"key\":\"key A\",\"entries\":[1]}", "key A"));
+  EXPECT_FALSE(parse_history("{\"key\":\"key A\",\"entries\":[{\"ticks_per_ns\":-1}]}", "key A"));
+  EXPECT_TRUE(parse_history("{\"key\":\"key A\",\"uses\":3,\"entries\":[]}", "key A")) << "a file from before";
   EXPECT_FALSE(parse_history(text.substr(0, text.size() / 2), "key A"));
 }
 
@@ -147,29 +149,34 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   };
   for (uint64_t k : {100, 101, 102}) {
     fs::remove(fs::path(dir) / "calibration");
-    cache.seed(dir);
+    cache.seed(dir, false);
     EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "nothing to seed yet";
     leave(measured_file(k));
     EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Measured);
   }
   fs::remove(fs::path(dir) / "calibration");
-  cache.seed(dir);
+  cache.seed(dir, true);
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "a measurement is due";
+  cache.seed(dir, false);
   auto seeded = read_calibration_file(dir);
   ASSERT_TRUE(seeded);
   EXPECT_EQ(seeded->cached_sets, kClang);
   EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101);
   seeded->checked_sets = kClang;  // the runtime's check passed
   leave(*seeded);
+  const auto written = fs::last_write_time(cache.path());
+  fs::last_write_time(cache.path(), written - std::chrono::hours(1));
   EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Cached);
+  EXPECT_EQ(fs::last_write_time(cache.path()), written - std::chrono::hours(1)) << "a checked use writes nothing";
   std::ofstream(cache.path()) << "{ not json";
   fs::remove(fs::path(dir) / "calibration");
-  cache.seed(dir);
+  cache.seed(dir, false);
   EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "a damaged cache seeds nothing";
   leave(measured_file(100));
   EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Measured) << "and is written anew";
   std::ifstream in(cache.path());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("\"uses\": 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"entries\""), std::string::npos) << text;
   fs::remove_all(root);
 }
 
@@ -187,7 +194,7 @@ TEST(CalibrationCache, WithoutACacheDirectoryItStillTellsWhatTheRuntimeDid) {
     return CalibrationCache::open(runtime, kClang);
   }();
   EXPECT_TRUE(cache.path().empty());
-  cache.seed(dir.string());
+  cache.seed(dir.string(), false);
   EXPECT_FALSE(fs::exists(dir / "calibration"));
   const wire::CalibrationFile f = measured_file(100);
   std::ofstream(dir / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
