@@ -44,6 +44,14 @@ SharedCalibration load_calibration(const char* dir) {
   return out;
 }
 
+void save_checked_sets(const char* dir, uint8_t checked) {
+  const long fd = sys::open(file_in(dir).text, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  const uint32_t sets = checked;
+  sys::pwrite(int(fd), &sets, sizeof sets, __builtin_offsetof(CalibrationFile, checked_sets));
+  sys::close(int(fd));
+}
+
 void save_calibration(const char* dir, const SharedCalibration& c) {
   if (!(c.ticks_per_ns > 0)) return;
   CalibrationFile f{};

@@ -26,5 +26,9 @@ struct SharedCalibration {
 SharedCalibration load_calibration(const char* dir);
 // Leaves `c` in `dir` for the processes that start later (written whole, then renamed).
 void save_calibration(const char* dir, const SharedCalibration& c);
+// Marks the cached sets `checked` as checked in the file the recorder seeded, in place: one
+// aligned 4-byte write, which a reader sees whole or not at all (a file written whole and
+// renamed, as above, took 0.18 ms of every recording that took the cache).
+void save_checked_sets(const char* dir, uint8_t checked);
 
 }  // namespace callprof::rt

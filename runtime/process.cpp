@@ -236,11 +236,14 @@ bool cached_costs_hold(ThreadState* s, const SharedCalibration& shared, uint32_t
   return now > 0 && then > 0 && __builtin_fabs(now - then) <= then * wire::kCalibrationCheckTolerance;
 }
 
+// What a process leaves for the recording's processes to come: nothing new, cached costs it
+// checked, or costs it measured.
+enum class Learnt : uint8_t { Nothing, Checked, Measured };
+
 // The hooks' costs of the `sets` (a bit per wire::kHooks*): what an earlier process of the
 // recording measured, or the recorder's cache once its check passes (calibration_store.h);
-// the rest measured here on thread state `s`. True when something was measured or checked,
-// to be left for the processes to come.
-bool calibrate_or_inherit(ThreadState* s, uint8_t sets) {
+// the rest measured here on thread state `s`.
+Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets) {
   SharedCalibration& shared = g_shared_calibration;
   uint8_t missing = uint8_t(sets & ~shared.sets);
   const uint8_t to_check = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
@@ -264,16 +267,21 @@ bool calibrate_or_inherit(ThreadState* s, uint8_t sets) {
   }
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
     if (sets & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
-  return missing != 0 || to_check != 0;
+  return missing ? Learnt::Measured : to_check ? Learnt::Checked : Learnt::Nothing;
 }
 
-// Leaves what this process measured for the recording's later processes, busy: the write is
-// the runtime's, not a system call of the program (record --syscalls).
-void share_calibration(ThreadState* s) {
-  g_shared_calibration.ticks_per_ns = g_process.ticks_per_ns;
+// Leaves what this process learnt for the recording's later processes (and the recorder),
+// busy: the write is the runtime's, not a system call of the program (record --syscalls).
+void share_calibration(ThreadState* s, Learnt learnt) {
+  if (learnt == Learnt::Nothing) return;
   const uint32_t was_busy = s->busy;
   s->busy = 1;
-  save_calibration(g_process.config.output_dir, g_shared_calibration);
+  if (learnt == Learnt::Checked) {
+    save_checked_sets(g_process.config.output_dir, g_shared_calibration.checked_sets);
+  } else {
+    g_shared_calibration.ticks_per_ns = g_process.ticks_per_ns;
+    save_calibration(g_process.config.output_dir, g_shared_calibration);
+  }
   s->busy = was_busy;
 }
 
@@ -295,12 +303,13 @@ ThreadState* set_up_thread() {
   open_thread_events(s, c.events);
   // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
   static int calibrated = 0;
-  bool measured = false;  // numbers the recording's later processes can read instead
+  Learnt learnt = Learnt::Nothing;  // for the recording's later processes to read instead
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
-    measured = g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0);  // the rate, here
+    if (g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0)) learnt = Learnt::Measured;  // the rate
     // Entries patched into calls of the trampolines cost more than the hooks: measured too.
     const uint8_t sets = uint8_t(c.calibrate | (patched_window_open() ? 1u << wire::kHooksPatched : 0));
-    if (c.compensate && calibrate_or_inherit(s, sets)) measured = true;
+    if (const Learnt here = c.compensate ? calibrate_or_inherit(s, sets) : Learnt::Nothing; here > learnt)
+      learnt = here;
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
     // Not before: the calibration folds its own functions, which are the runtime's to keep.
     __atomic_store_n(&g_remove_hooks, c.remove_hooks, __ATOMIC_RELEASE);
@@ -318,7 +327,7 @@ ThreadState* set_up_thread() {
   s->profile.set_window_closing_flag(&g_window_closing);
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
-  if (measured) share_calibration(s);
+  share_calibration(s, learnt);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
   }

@@ -33,6 +33,9 @@ inline long open(const char* path, int flags, int mode = 0) {
 }
 inline long read(int fd, void* buf, uint64_t n) { return call(SYS_read, fd, p(buf), long(n)); }
 inline long write(int fd, const void* buf, uint64_t n) { return call(SYS_write, fd, p(buf), long(n)); }
+inline long pwrite(int fd, const void* buf, uint64_t n, uint64_t at) {
+  return call(SYS_pwrite64, fd, p(buf), long(n), long(at));
+}
 inline long close(int fd) { return call(SYS_close, fd); }
 inline long rename(const char* from, const char* to) { return call(SYS_rename, p(from), p(to)); }
 inline long unlink(const char* path) { return call(SYS_unlink, p(path)); }
