@@ -6,6 +6,25 @@
 #include "cli/symbol_options.h"
 
 namespace callprof::cli {
+namespace {
+
+// An option whose value is one of `names`, setting `out` to the enumerator of that index.
+template <typename Enum, size_t N>
+CLI::Option* add_choice_option(CLI::App& app, const char* name, Enum& out, const char* const (&names)[N],
+                               const char* type, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name,
+          [&out, &names](const std::string& given) {
+            for (size_t i = 0; i < N; ++i)
+              if (given == names[i]) out = Enum(i);
+          },
+          help)
+      ->type_name(type)
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(names), std::end(names))));
+}
+
+}  // namespace
 
 void add_record_options(CLI::App& app, RecordCli& cli) {
   record::RecordArgs& a = cli.args;
@@ -58,19 +77,13 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
                "Measure the hooks' own cost in this recording, not taking it from earlier recordings on this "
                "machine (the cache checks it first; docs/modes.md)")
       ->group(what);
-  auto* fold = app.add_option_function<std::string>(
-                      "--auto-fold",
-                      [&a](const std::string& scope) {
-                        for (size_t i = 0; i < std::size(record::kAutoFoldScopeNames); ++i)
-                          if (scope == record::kAutoFoldScopeNames[i]) a.auto_fold = record::AutoFoldScope(i);
-                      },
-                      "Functions whose calls are consistently tiny, folded into their callers as inlined code and "
-                      "listed: inlined (the compiler's inlined copies, the default) | all (any such leaf: "
-                      "faster, its time goes to its callers) | wrappers (also any function whose own time per call "
-                      "is tiny, whatever its callees take: they then appear under its callers) | off")
-                   ->type_name("SCOPE")
-                   ->check(CLI::IsMember({"inlined", "all", "wrappers", "off"}))
-                   ->group(what);
+  auto* fold =
+      add_choice_option(app, "--auto-fold", a.auto_fold, record::kAutoFoldScopeNames, "SCOPE",
+                        "Functions whose calls are consistently tiny, folded into their callers as inlined code and "
+                        "listed: inlined (the compiler's inlined copies, the default) | all (any such leaf: "
+                        "faster, its time goes to its callers) | wrappers (also any function whose own time per call "
+                        "is tiny, whatever its callees take: they then appear under its callers) | off")
+          ->group(what);
   app.add_flag_callback(
          "--no-auto-fold", [&a] { a.auto_fold = record::AutoFoldScope::Off; },
          "Keep hooking functions whose calls are consistently tiny (--auto-fold off)")
@@ -83,17 +96,11 @@ void add_exact_options(CLI::App& app, record::RecordArgs& a, bool attached) {
                             "a filtered-out function's cost nothing and are not counted)")
                    ->group(what);
   if (!attached) {  // attached, they are nops anyway
-    auto* counts = app.add_option_function<std::string>(
-                          "--fold-counts",
-                          [&a](const std::string& which) {
-                            for (size_t i = 0; i < std::size(record::kFoldCountsNames); ++i)
-                              if (which == record::kFoldCountsNames[i]) a.fold_counts = record::FoldCounts(i);
-                          },
-                          "What a folded function's rewritten entries count: called (its real calls, per function, "
-                          "about 1.5 ns each; its inlined copies, no calls in the program built without hooks, "
-                          "become nops: the default) | all (its inlined copies' runs too) | none (every entry a nop)")
-                       ->type_name("WHICH")
-                       ->check(CLI::IsMember({"called", "all", "none"}))
+    auto* counts = add_choice_option(app, "--fold-counts", a.fold_counts, record::kFoldCountsNames, "WHICH",
+                                     "What a folded function's rewritten entries count: called (its real calls, per "
+                                     "function, about 1.5 ns each; its inlined copies, no calls in the program built "
+                                     "without hooks, become nops: the default) | all (its inlined copies' runs too) | "
+                                     "none (every entry a nop)")
                        ->excludes(keep)
                        ->group(what);
     app.add_flag_callback(
