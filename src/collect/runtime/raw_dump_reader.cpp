@@ -1,9 +1,11 @@
 // Raw dump parsing: a bounds-checked cursor over the file's bytes.
 #include "collect/runtime/raw_dump_reader.h"
 
+#include <unistd.h>
+
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "util/whole_file.h"
 
 namespace callprof {
 namespace {
@@ -165,11 +167,9 @@ Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::strin
 }
 
 Result<RawProcessDump> read_raw_dump(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parse_raw_dump(s.str(), path);
+  const std::string bytes = read_whole_file(path);
+  if (bytes.empty() && ::access(path.c_str(), R_OK) != 0) return make_error("cannot read " + path);
+  return parse_raw_dump(bytes, path);
 }
 
 }  // namespace callprof
