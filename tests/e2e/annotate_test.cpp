@@ -164,7 +164,9 @@ TEST_P(Annotate, SampledCallsFromTwoLinesShareTheCalleesSamplesByTheirStacks) {
   // EPYC VM (283 samples), 80 on the Intel Xeon one.
   EXPECT_GE(long_samples, 100u) << caller.dump();
   EXPECT_GE(double(long_samples), 0.85 * double(short_samples + long_samples)) << caller.dump();
-  EXPECT_GE(double(short_samples), 0.02 * double(short_samples + long_samples)) << caller.dump();
+  // The short calls hold 5.7 % of the time, but a 60 us window in each 1.06 ms round of
+  // caller() against a 200 us sampling period aliases: 1.5 % once in 32 runs here.
+  EXPECT_GE(double(short_samples), 0.005 * double(short_samples + long_samples)) << caller.dump();
 }
 
 TEST_P(Annotate, SamplingModeFindsTheHeavyLine) {
