@@ -64,15 +64,20 @@ class RemoteCall : public ::testing::Test {
     waitpid(child_, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child saw its state change: " << status;
   }
-  // Holds the child's thread where it runs its own code (spin), not in libc.
+  // Holds the child's thread where it runs its own code (spin), not in libc. Just after the
+  // pipe closes the child may still be in close(): released for a millisecond it goes on
+  // into spin, which on a loaded machine took longer than 50 back-to-back tries.
   PtraceThread hold() {
     for (int attempt = 0;; ++attempt) {
-      auto t = PtraceThread::seize(child_, child_, 1000);
-      EXPECT_TRUE(t) << t.error().message;
-      auto code = system_code_of(child_);
-      EXPECT_TRUE(code);
-      if (safe_to_borrow(code_addresses(ProcessUnwinder(child_).frames(child_, 64)), *code) || attempt > 50)
-        return std::move(*t);
+      {
+        auto t = PtraceThread::seize(child_, child_, 1000);
+        EXPECT_TRUE(t) << t.error().message;
+        auto code = system_code_of(child_);
+        EXPECT_TRUE(code);
+        if (safe_to_borrow(code_addresses(ProcessUnwinder(child_).frames(child_, 64)), *code) || attempt > 200)
+          return std::move(*t);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
   pid_t child_ = -1;
