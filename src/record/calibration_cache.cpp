@@ -1,14 +1,15 @@
 #include "record/calibration_cache.h"
 
 #include <fmt/format.h>
+#include <sys/random.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <span>
 #include <sstream>
 
@@ -109,7 +110,13 @@ CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets) {
   return CalibrationOutcome::None;
 }
 
-bool measurement_due() { return std::random_device()() % kMeasureOneIn == 0; }
+bool measurement_due() {
+  // getrandom, not std::random_device, which throws where no source can be opened.
+  uint32_t draw = 0;
+  if (getrandom(&draw, sizeof draw, GRND_NONBLOCK) != ssize_t(sizeof draw))
+    draw = uint32_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  return draw % kMeasureOneIn == 0;
+}
 
 bool learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets) {
   switch (outcome_of(f, sets)) {
