@@ -367,11 +367,9 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.mono_start_ns = p.mono_start_ns;
   calibration_pair(CLOCK_MONOTONIC, &h.tsc_end, &h.mono_end_ns);
   h.realtime_start_ns = p.realtime_start_ns;
-  h.flags =
-      (p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0) |
-      (p.config.timeline_events ? wire::kDumpHasTimeline : 0) |
-      (counts_unhooked_calls() ? wire::kDumpCountsUnhookedCalls : 0) |
-      (counts_unhooked_calls() && p.config.fold_counts == wire::kFoldCountsAll ? wire::kDumpCountsInlinedCopies : 0);
+  h.flags = (p.config.node_metrics() ? wire::kDumpHasNodeMetrics : 0) |
+            (p.config.timeline_events ? wire::kDumpHasTimeline : 0) |
+            (counts_unhooked_calls() ? wire::kDumpCountsUnhookedCalls : 0);
   for (uint32_t i = 0; i < wire::kHookSets; ++i) h.hook_costs[i] = p.hook_costs[i];
   h.auto_fold_ticks = p.auto_fold.max_self_ticks;
   const RewriteCounts rewrites = rewrite_counts();

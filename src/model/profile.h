@@ -91,9 +91,6 @@ struct Process {
   // The runtime counted those calls (per function: record without --uncounted-folds, not
   // attached), but for the uncounted sites'; false in files from before counting stubs.
   bool counts_unhooked_calls = false;
-  // ... their real calls only: the entries of their inlined copies (in their hosts' code)
-  // became nops (record --fold-counts called, the default); false in files from before.
-  bool inlined_copies_uncounted = false;
   // The folded functions removed for the whole process, in order: from at_ns on
   // (CLOCK_MONOTONIC), their calls ran through rewritten hook calls (counting_sites).
   struct RemovedHooks {

@@ -344,7 +344,6 @@ std::vector<json> processes(const Profile& p) {
                    {"counting_sites", pr.counting_sites},
                    {"uncounted_sites", pr.uncounted_sites},
                    {"counts_unhooked_calls", pr.counts_unhooked_calls},
-                   {"inlined_copies_uncounted", pr.inlined_copies_uncounted},
                    {"removed_hooks", removed_hooks(p, pr)}});
   return out;
 }

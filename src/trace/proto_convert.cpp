@@ -200,7 +200,6 @@ void put_process(const Process& p, file::Process* out) {
   out->set_counting_sites(p.counting_sites);
   out->set_uncounted_sites(p.uncounted_sites);
   out->set_counts_unhooked_calls(p.counts_unhooked_calls);
-  out->set_inlined_copies_uncounted(p.inlined_copies_uncounted);
   for (const Process::RemovedHooks& r : p.removed_hooks) {
     file::RemovedHooks* m = out->add_removed_hooks();
     m->set_function(r.function);
@@ -234,7 +233,6 @@ Process take_process(const file::Process& in) {
   p.counting_sites = in.counting_sites();
   p.uncounted_sites = in.uncounted_sites();
   p.counts_unhooked_calls = in.counts_unhooked_calls();
-  p.inlined_copies_uncounted = in.inlined_copies_uncounted();
   for (const file::RemovedHooks& r : in.removed_hooks())
     p.removed_hooks.push_back({r.function(), r.at_ns(), r.inlined_copies_uncounted()});
   p.host = in.host();

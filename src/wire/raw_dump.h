@@ -117,9 +117,6 @@ inline constexpr uint32_t kDumpHasTimeline = 1u << 1;     // a DumpTimeline ends
 // counting stubs, or by the hook where an entry's call stays: DumpUnhookedCalls), but for
 // the header's uncounted_sites; without it they are not counted.
 inline constexpr uint32_t kDumpCountsUnhookedCalls = 1u << 2;
-// With it: the calls of removed functions' inlined copies are counted too (record
-// --fold-counts all); without, their entries became nops (docs/modes.md, "Removing hooks").
-inline constexpr uint32_t kDumpCountsInlinedCopies = 1u << 3;
 
 // What a removed folded function's rewritten entries count (CALLPROF_COUNT_FOLDED): nothing,
 // its real calls (entries in its own code), or its inlined copies' runs too.

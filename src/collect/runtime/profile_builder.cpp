@@ -341,7 +341,6 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
   proc.counting_sites = d.header.counted_sites;
   proc.uncounted_sites = d.header.uncounted_sites;
   proc.counts_unhooked_calls = (d.header.flags & wire::kDumpCountsUnhookedCalls) != 0;
-  proc.inlined_copies_uncounted = proc.counts_unhooked_calls && !(d.header.flags & wire::kDumpCountsInlinedCopies);
   for (const wire::DumpRemovedFunction& r : d.removed)
     proc.removed_hooks.push_back(
         {syms.function(r.fn), clock.ns(r.tsc), (r.flags & wire::kRemovedInlinedCopiesUncounted) != 0});

@@ -120,7 +120,6 @@ TEST(Json, TopLevelSectionsAndKeys) {
                                         "counting_sites",
                                         "uncounted_sites",
                                         "counts_unhooked_calls",
-                                        "inlined_copies_uncounted",
                                         "removed_hooks"}));
   EXPECT_EQ(keys(d["modules"][0]), (V{"id", "path", "build_id", "calls", "self_ns", "functions"}));
   EXPECT_TRUE(d["syscalls"].is_array() && d["syscalls"].empty());

@@ -33,7 +33,6 @@ Profile exact_profile() {
                          .counting_sites = 3,
                          .uncounted_sites = 1,
                          .counts_unhooked_calls = true,
-                         .inlined_copies_uncounted = true,
                          .removed_hooks = {{1, 25, true}, {0, 27}}}};
   Thread& t = p.threads[0];
   t.depth_limited_calls = 11;

@@ -152,7 +152,6 @@ void expect_same_profile(const Profile& expected, const Profile& actual) {
     EXPECT_EQ(ep.counting_sites, ap.counting_sites);
     EXPECT_EQ(ep.uncounted_sites, ap.uncounted_sites);
     EXPECT_EQ(ep.counts_unhooked_calls, ap.counts_unhooked_calls);
-    EXPECT_EQ(ep.inlined_copies_uncounted, ap.inlined_copies_uncounted);
     ASSERT_EQ(ep.removed_hooks.size(), ap.removed_hooks.size());
     for (size_t k = 0; k < ep.removed_hooks.size(); ++k) {
       EXPECT_EQ(ep.removed_hooks[k].function, ap.removed_hooks[k].function);
