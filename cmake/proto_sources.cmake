@@ -9,7 +9,7 @@ function(callprof_proto_sources var folder name)
   add_custom_command(
     OUTPUT ${out}/${folder}/${name}.pb.h ${out}/${folder}/${name}.pb.cc
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out}
-    COMMAND protobuf::protoc --cpp_out=${out} -I ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/src/${folder}/${name}.proto
+    COMMAND protobuf::protoc --cpp_out=lite:${out} -I ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/src/${folder}/${name}.proto
     DEPENDS ${PROJECT_SOURCE_DIR}/src/${folder}/${name}.proto protobuf::protoc
     COMMENT "Generating C++ for ${folder}/${name}.proto"
     VERBATIM)
