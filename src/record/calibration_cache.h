@@ -23,7 +23,7 @@ inline constexpr size_t kCalibrationHistoryKept = 5;  // the median of these is 
 inline constexpr size_t kCalibrationHistoryNeeded = 3;
 // A recording measures anyway with a chance of one in this. A count of the uses kept in the
 // file did the same, and rewriting the file at each recording cost it 0.3 ms of CPU.
-inline constexpr uint32_t kMeasureOneIn = 25;
+inline constexpr uint32_t kMeasureOneIn = 100;
 
 struct CalibrationEntry {
   double ticks_per_ns = 0;
