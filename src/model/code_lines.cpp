@@ -1,6 +1,8 @@
 // Building a profile's code locations (see code_lines.h).
 #include "model/code_lines.h"
 
+#include <algorithm>
+
 #include "model/profile.h"
 
 namespace callprof {
@@ -29,22 +31,29 @@ void InstructionSums::move_into(CodeCosts& costs) {
 void CallSiteSet::add(const CallSite& site) {
   const bool weighed = site.calls != 0 || site.wall_ns != 0;
   if (site.node == kNoNode || (site.location == kNoLocation && !weighed)) return;
-  if (!weighed && has_site(site.node)) return;
-  auto& [calls, ns] = sites_[{site.node, site.location}];
-  calls += site.calls;
-  ns += site.wall_ns;
+  if (site.node >= has_site_.size()) has_site_.resize(std::max(size_t(site.node) + 1, 2 * has_site_.size()));
+  if (!weighed && has_site_[site.node]) return;
+  has_site_[site.node] = true;
+  sites_.push_back(site);
 }
 
 void CallSiteSet::move_into(CodeCosts& costs) {
+  auto key = [](const CallSite& s) { return std::pair(s.node, s.location); };
+  if (!std::is_sorted(sites_.begin(), sites_.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); }))
+    std::sort(sites_.begin(), sites_.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
   // A place not known (it sorts last) matters only beside known ones, for its share.
   NodeId last = kNoNode;
-  for (const auto& [key, weight] : sites_) {
-    const auto [node, location] = key;
-    if (location != kNoLocation || node == last)
-      costs.call_sites.push_back({node, location, weight.first, weight.second});
-    last = node;
+  for (size_t i = 0; i < sites_.size();) {
+    CallSite sum = sites_[i];
+    for (++i; i < sites_.size() && key(sites_[i]) == key(sum); ++i) {
+      sum.calls += sites_[i].calls;
+      sum.wall_ns += sites_[i].wall_ns;
+    }
+    if (sum.location != kNoLocation || sum.node == last) costs.call_sites.push_back(sum);
+    last = sum.node;
   }
   sites_.clear();
+  has_site_.clear();
 }
 
 std::vector<SiteShare> site_shares(const std::vector<CallSite>& sites, size_t nodes) {

@@ -104,13 +104,13 @@ class CallSiteSet {
   void add(NodeId node, LocationId location) { add(CallSite{node, location}); }
   void add(const CallSite& site);
   void move_into(CodeCosts& costs);
+  void reserve(size_t sites) { sites_.reserve(sites); }
 
  private:
-  bool has_site(NodeId node) const {
-    auto it = sites_.lower_bound({node, 0});
-    return it != sites_.end() && it->first.first == node;
-  }
-  std::map<std::pair<NodeId, LocationId>, std::pair<uint64_t, uint64_t>> sites_;
+  // Added as they come, summed by (node, location) at the end: one site per node of a
+  // large tree, where an ordered map's insertions went to memory each time.
+  std::vector<CallSite> sites_;
+  std::vector<bool> has_site_;  // by node
 };
 
 }  // namespace callprof

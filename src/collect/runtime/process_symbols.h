@@ -3,6 +3,8 @@
 // calls and [pruned] by name) and tells direct from indirect call sites.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -50,10 +52,11 @@ class ProcessSymbols {
   std::shared_ptr<Symbolizer> symbolizer_;  // shared with images of the same layout
   std::vector<ModuleId> module_ids_;
   std::vector<std::pair<uint64_t, uint64_t>> stubs_;  // [start, end) of the stub pages
-  std::map<uint64_t, FunctionId> cache_;
+  // Asked once per node of every thread's tree: hashed, not ordered.
+  absl::flat_hash_map<uint64_t, FunctionId> cache_;
   std::map<uint64_t, const RawLibCall*> libcalls_;
-  std::map<uint64_t, bool> call_kinds_;
-  std::map<std::pair<uint64_t, FunctionId>, LocationId> call_sites_;
+  absl::flat_hash_map<uint64_t, bool> call_kinds_;
+  absl::flat_hash_map<std::pair<uint64_t, FunctionId>, LocationId> call_sites_;
   std::vector<std::string> warnings_;
 };
 

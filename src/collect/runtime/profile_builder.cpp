@@ -55,14 +55,26 @@ std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t, std::vec
   return nodes;
 }
 
-// Live nodes reachable from the root, parents before children (after pruning a parent
-// may have a later index than its child).
+// Live nodes reachable from the root, parents before children. The runtime adds a node
+// after its parent, so index order is such an order unless pruning reused a slot (a parent
+// may then have a later index than its child): in index order, the dump is read front to
+// back (a level order went to memory for every node of a large tree).
 std::vector<uint32_t> parents_first(const std::vector<wire::DumpNode>& nodes) {
   if (nodes.empty()) return {};
+  std::vector<uint32_t> order{0};
+  order.reserve(nodes.size());
+  bool in_index_order = true;
+  for (uint32_t i = 1; i < nodes.size() && in_index_order; ++i) {
+    if (nodes[i].fn == 0) continue;
+    const uint32_t parent = nodes[i].parent;
+    in_index_order = parent < i && (parent == 0 || nodes[parent].fn != 0);
+    order.push_back(i);
+  }
+  if (in_index_order) return order;
+  order.assign(1, 0);
   std::vector<std::vector<uint32_t>> children(nodes.size());
   for (uint32_t i = 1; i < nodes.size(); ++i)
     if (nodes[i].fn != 0) children[nodes[i].parent].push_back(i);
-  std::vector<uint32_t> order{0};
   for (size_t k = 0; k < order.size(); ++k)
     for (uint32_t c : children[order[k]]) order.push_back(c);
   return order;
@@ -220,6 +232,8 @@ void add_unhooked_calls(const RawThread& t, ProcessSymbols& syms, CallTree& tree
 CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped,
                     CallSiteSet& sites) {
   CallTree tree;
+  tree.reserve(t.nodes.size() + t.interrupts.size());  // a dump node is at most one tree node
+  sites.reserve(t.nodes.size() + t.sites.size());
   mapped.assign(t.nodes.size(), kNoNode);
   mapped[0] = kRootNode;
   std::vector<wire::DumpNodeMetrics> metrics = t.metrics;
