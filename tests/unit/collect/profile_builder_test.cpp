@@ -85,6 +85,28 @@ TEST(ProfileBuilder, ConvertsClosesGraftsAndCounts) {
   EXPECT_EQ(p.meta.exact->unmatched_exits, 3u);
 }
 
+// After a prune the runtime reuses freed slots: a child may sit at a lower index than its
+// parent, and a freed slot (fn 0) may lie between. Index order is then no parents-first
+// order, and the builder must still hang every node under its own parent.
+TEST(ProfileBuilder, AChildBeforeItsParentAfterAPruneKeepsItsPath) {
+  RawProcessDump d = sample();
+  RawThread& t = d.threads[0];
+  // main (4) -> work (3 calls, 600 ticks) at slot 1 -> idle (2 calls, 80 ticks) at slot 3;
+  // slot 2 was freed.
+  t.nodes = {node(0, 0, 0, 0), node(4, kWork, 3, 600), node(0, 0, 0, 0), node(1, kIdle, 2, 80), node(0, kMain, 0, 0)};
+  t.open = {wire::DumpOpenFrame{4, 0, 1000, 680}};
+  t.interrupts = {node(0, 0, 0, 0)};
+  BuildResult r = build_profile({d});
+  const Profile& p = r.profile;
+  const CallTree& tree = p.threads[0].tree;
+  const NodeId idle = at(tree, p, {"0x1000", "0x2000", "0x3000"});
+  ASSERT_NE(idle, kNoNode) << "main -> work -> idle, whatever the slots";
+  EXPECT_EQ(tree.base(idle)[Metric::Calls], 2u);
+  EXPECT_EQ(tree.base(idle)[Metric::WallNs], 40u);
+  EXPECT_EQ(tree.base(at(tree, p, {"0x1000", "0x2000"}))[Metric::Calls], 3u);
+  EXPECT_EQ(tree.size(), 4u) << "the root, main, work and idle; the freed slot is no node";
+}
+
 TEST(ProfileBuilder, WithoutCalibrationSaysTimesAreTicks) {
   RawProcessDump d = sample();
   d.header.tsc_end = d.header.tsc_start;
