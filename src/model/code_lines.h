@@ -4,6 +4,8 @@
 // exact nodes' call sites and sampled return addresses the second.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -78,8 +80,8 @@ class LocationTable {
 
  private:
   Profile& profile_;
-  std::map<std::string, uint32_t> files_;
-  std::map<std::tuple<FunctionId, uint64_t, uint32_t, uint32_t>, LocationId> ids_;
+  absl::flat_hash_map<std::string, uint32_t> files_;
+  absl::flat_hash_map<std::tuple<FunctionId, uint64_t, uint32_t, uint32_t>, LocationId> ids_;
 };
 
 // A thread's samples by (node, location) while it is built, then its CodeCosts::instructions.

@@ -125,7 +125,10 @@ bool ModuleSymbolCache::decode(std::string_view bytes) {
   chains_.clear();
   used_ = 0;
   added_ = false;
-  pb::ModuleSymbols doc;
+  // On an arena: the file's strings and messages are thousands of small allocations, freed
+  // at once.
+  google::protobuf::Arena arena;
+  pb::ModuleSymbols& doc = *google::protobuf::Arena::CreateMessage<pb::ModuleSymbols>(&arena);
   if (bytes.empty() || !doc.ParseFromArray(bytes.data(), int(bytes.size())) || doc.key() != key_ ||
       doc.entries() != uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + 1)
     return false;

@@ -5,6 +5,8 @@
 // lets them meet by identity, never by name.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -49,10 +51,11 @@ class FunctionTable {
   LocationTable locations_{p_};
   const bool lines_ = source_lines_wanted();
   static bool source_lines_wanted();
-  std::map<std::pair<std::string, std::string>, ModuleId> modules_;
-  std::map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
-  std::map<std::pair<ModuleId, std::string>, FunctionId> named_;
-  std::map<std::pair<ModuleId, std::string>, FunctionId> by_linkage_;  // functions by their own symbol
+  // Looked up once per node and frame: hashed, never walked in order.
+  absl::flat_hash_map<std::pair<std::string, std::string>, ModuleId> modules_;
+  absl::flat_hash_map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
+  absl::flat_hash_map<std::pair<ModuleId, std::string>, FunctionId> named_;
+  absl::flat_hash_map<std::pair<ModuleId, std::string>, FunctionId> by_linkage_;  // functions by their own symbol
 };
 
 // Symbolizers shared by the process images of one recording that have the same modules at
