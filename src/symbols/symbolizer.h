@@ -67,8 +67,9 @@ void set_default_symbolizer_options(SymbolizerOptions options);
 // with --no-symbol-cache (the default options' `cache` off) or without a cache directory.
 std::optional<std::filesystem::path> symbol_cache_dir();
 
-// Not thread-safe: one thread symbolizes a recording. Files are opened in create();
-// debug info is loaded on the first address that falls into a module.
+// Not thread-safe: one thread symbolizes a recording. A module's file is opened when an
+// address first falls into it (in create() when the caller gives no range for it); debug
+// info is loaded on the first address that needs it.
 class Symbolizer {
  public:
   static Result<std::unique_ptr<Symbolizer>> create(std::vector<LoadedModule> modules,
@@ -94,6 +95,8 @@ class Symbolizer {
   // How many resolve() and resolve_inlined() answers came from callprof's symbol cache
   // (SymbolizerOptions::cache) rather than from the modules' files.
   uint64_t cached_answers() const;
+  // How many modules have been given to libdwfl (their files looked at) so far.
+  size_t opened_modules() const;
 
   // Problems worth telling the user, one line each, at most one per module and kind.
   // Grows as resolve() reaches modules, so read it after resolving.
