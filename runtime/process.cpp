@@ -463,31 +463,35 @@ void release_thread(ThreadState* s) { __atomic_store_n(&s->held, 0u, __ATOMIC_RE
 // kKeptSmallThreads of them: some 16 KiB resident each (at most about 70: a tree this
 // small is this shallow, its index this short, never pruned). Giving pages back changes
 // the address space, which costs a TLB shootdown, an interrupt to every CPU that ran the
-// process: 250 short threads took 21-30 ms of CPU to record on the AMD VM, 13-16 ms kept.
-// Later ones, larger trees, and every thread where the reservations count against a
-// strict overcommit limit give back what the dump does not need, as before.
+// process: 250 short threads took 25-27 ms of CPU to record on the AMD VM, 18-20 ms kept
+// (1,000 with --no-offcpu: 61-74 against 41-47 ms). Later ones, larger trees, and every thread where the reservations
+// count against a strict overcommit limit give back what the dump does not need, as before.
 constexpr uint32_t kSmallTreeNodes = 1024;
 constexpr uint32_t kKeptSmallThreads = 1024;
 uint32_t g_kept_small_threads = 0;
 
 bool strict_overcommit() {
-  static int strict = -1;  // read once; a race reads it twice
-  if (strict < 0) {
+  static int strict = -1;  // read once (two threads ending at once may both read it)
+  int known = __atomic_load_n(&strict, __ATOMIC_RELAXED);
+  if (known < 0) {
     char mode = '0';
     const long fd = sys::open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
       if (sys::read(int(fd), &mode, 1) != 1) mode = '0';
       sys::close(int(fd));
     }
-    strict = mode == '2';
+    known = mode == '2';
+    __atomic_store_n(&strict, known, __ATOMIC_RELAXED);
   }
-  return strict != 0;
+  return known != 0;
 }
 
 bool keep_small_thread(const ThreadState* s) {
   const ThreadProfile& p = s->profile;
   if (p.node_count() > kSmallTreeNodes || p.index_slots() > 2 * kSmallTreeNodes || p.prunes() != 0) return false;
-  return !strict_overcommit() && __atomic_fetch_add(&g_kept_small_threads, 1u, __ATOMIC_RELAXED) < kKeptSmallThreads;
+  if (__atomic_load_n(&g_kept_small_threads, __ATOMIC_RELAXED) >= kKeptSmallThreads || strict_overcommit())
+    return false;
+  return __atomic_fetch_add(&g_kept_small_threads, 1u, __ATOMIC_RELAXED) < kKeptSmallThreads;
 }
 
 // Keep metrics and nodes (the dump needs them) and give back what precedes them.
