@@ -174,7 +174,7 @@ ExactSource::Collected ExactSource::collect(const std::vector<NodeSample>& sampl
   c.empty = dumps.dumps.empty();
   for (const RawProcessDump& d : dumps.dumps)
     if (d.header.runtime_tid) c.runtime_tids.push_back(d.header.runtime_tid);
-  if (!c.empty) c.built = build_profile(dumps.dumps, samples);
+  if (!c.empty) c.built = build_profile(std::move(dumps.dumps), samples);
   if (auto w = unrecorded_warning(c.built); !w.empty()) c.warnings.push_back(std::move(w));
   return c;
 }

@@ -32,10 +32,11 @@ struct Clock {
   uint64_t span(uint64_t ticks) const { return uint64_t(std::llround(double(ticks) * rate)); }
 };
 
-// Close the frames still open when the dump was taken, as if they returned at `end`.
+// Close the frames still open when the dump was taken, as if they returned at `end`, in
+// the dump's own nodes (a copy of a large tree's was tens of MB written once more).
 // Off-CPU time the thread had not yet charged belongs to the frame on top.
-std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t, std::vector<wire::DumpNodeMetrics>& metrics) {
-  std::vector<wire::DumpNode> nodes = t.nodes;
+void close_open_frames(RawThread& t) {
+  std::vector<wire::DumpNode>& nodes = t.nodes;
   uint64_t inner_total = 0;
   for (size_t i = t.open.size(); i-- > 0;) {
     const wire::DumpOpenFrame& f = t.open[i];
@@ -51,8 +52,7 @@ std::vector<wire::DumpNode> with_open_frames_closed(const RawThread& t, std::vec
     n.min_self_ticks = std::min(n.min_self_ticks, self);
     n.max_self_ticks = std::max(n.max_self_ticks, self);
   }
-  if (!metrics.empty()) metrics[t.open.empty() ? 0 : t.open.back().node].offcpu_ns += t.info.pending_offcpu_ns;
-  return nodes;
+  if (!t.metrics.empty()) t.metrics[t.open.empty() ? 0 : t.open.back().node].offcpu_ns += t.info.pending_offcpu_ns;
 }
 
 // Live nodes reachable from the root, parents before children. The runtime adds a node
@@ -229,19 +229,18 @@ void add_unhooked_calls(const RawThread& t, ProcessSymbols& syms, CallTree& tree
   }
 }
 
-CallTree build_tree(const RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped,
+CallTree build_tree(RawThread& t, ProcessSymbols& syms, const Clock& clock, std::vector<NodeId>& mapped,
                     CallSiteSet& sites) {
   CallTree tree;
   tree.reserve(t.nodes.size() + t.interrupts.size());  // a dump node is at most one tree node
   sites.reserve(t.nodes.size() + t.sites.size());
   mapped.assign(t.nodes.size(), kNoNode);
   mapped[0] = kRootNode;
-  std::vector<wire::DumpNodeMetrics> metrics = t.metrics;
-  std::vector<wire::DumpNode> nodes = with_open_frames_closed(t, metrics);
-  std::vector<wire::DumpCallSite> by_node = t.sites;
-  std::stable_sort(by_node.begin(), by_node.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
-  add_nodes(NodeSource{nodes, metrics, t.info.offcpu_state == wire::kOffCpuMeasured, folded_calls(t), by_node}, syms,
-            clock, tree, mapped, sites);
+  std::vector<uint64_t> folded = folded_calls(t);  // of the calls the runtime counted
+  close_open_frames(t);
+  std::stable_sort(t.sites.begin(), t.sites.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
+  add_nodes(NodeSource{t.nodes, t.metrics, t.info.offcpu_state == wire::kOffCpuMeasured, std::move(folded), t.sites},
+            syms, clock, tree, mapped, sites);
   // Signal handlers that interrupted a hook: each context node names the main-tree node
   // that was running; graft its calls there (at the root if that path was left out).
   std::vector<NodeId> graft(t.interrupts.size(), kNoNode);
@@ -335,7 +334,7 @@ std::string unpatched_warning(const wire::DumpHeader& h) {
       h.pid, unpatched_cause(h.patch_step, text));
 }
 
-void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbols& syms, BuildResult& out) {
+void add_process(RawProcessDump& d, size_t dump, double rate, ProcessSymbols& syms, BuildResult& out) {
   Clock clock{d.header, rate};
   Profile& p = out.profile;
   Process proc;
@@ -369,7 +368,7 @@ void add_process(const RawProcessDump& d, size_t dump, double rate, ProcessSymbo
   p.processes.push_back(std::move(proc));
   std::map<uint32_t, const RawThread*> by_tid;
   size_t first = p.threads.size();
-  for (const RawThread& rt : d.threads) {
+  for (RawThread& rt : d.threads) {
     Thread t;
     t.tid = rt.info.tid;
     t.pid = d.header.pid;
@@ -463,7 +462,7 @@ double ns_per_tick(const std::vector<RawProcessDump>& dumps) {
   return rate;
 }
 
-BuildResult build_profile(const std::vector<RawProcessDump>& dumps, const std::vector<NodeSample>& samples) {
+BuildResult build_profile(std::vector<RawProcessDump> dumps, const std::vector<NodeSample>& samples) {
   BuildResult out;
   FunctionTable table(out.profile);
   double rate = ns_per_tick(dumps);

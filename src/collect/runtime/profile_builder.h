@@ -38,7 +38,8 @@ struct BuildResult {
 };
 
 // `samples`: those taken inside the dumps' threads (node_samples.h), placed in their trees.
-BuildResult build_profile(const std::vector<RawProcessDump>& dumps, const std::vector<NodeSample>& samples = {});
+// The dumps are consumed: a large tree's nodes are changed in place, not copied.
+BuildResult build_profile(std::vector<RawProcessDump> dumps, const std::vector<NodeSample>& samples = {});
 
 // Ticks-to-nanoseconds rate from the dump with the longest calibration interval (all
 // processes of a recording share the machine's TSC); 0 when no dump has one.
