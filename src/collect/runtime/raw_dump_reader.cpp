@@ -1,53 +1,73 @@
 // Raw dump parsing: a bounds-checked cursor over the file's bytes.
 #include "collect/runtime/raw_dump_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
-
-#include "util/whole_file.h"
+#include <string_view>
 
 namespace callprof {
 namespace {
 
+// Over bytes in memory, or over a file read straight into the arrays it fills: a large
+// tree's dump (tens of MB) is then written into memory once, not first into a buffer the
+// size of the file (on the AMD VM, the first writes to fresh pages were most of reading it).
 class Cursor {
  public:
-  Cursor(const std::string& bytes, const std::string& name) : b_(bytes), name_(name) {}
+  Cursor(std::string_view bytes, const std::string& name) : b_(bytes), size_(bytes.size()), name_(name) {}
+  Cursor(int fd, uint64_t size, const std::string& name) : fd_(fd), size_(size), name_(name) {}
 
   template <typename T>
   bool get(T& out) {
-    if (b_.size() - at_ < sizeof(T)) return false;
-    std::memcpy(&out, b_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
+    return take(&out, sizeof(T));
   }
   bool get_bytes(uint64_t n, std::string& out) {
-    if (b_.size() - at_ < n) return false;
-    out.assign(b_.data() + at_, n);
-    at_ += n;
-    return true;
+    if (size_ - at_ < n) return false;
+    out.resize(n);
+    return take(out.data(), n);
   }
   template <typename T>
   bool get_array(uint64_t count, std::vector<T>& out) {
-    if (count > (b_.size() - at_) / sizeof(T)) return false;
+    if (count > (size_ - at_) / sizeof(T)) return false;
     out.resize(count);
-    if (count > 0) std::memcpy(out.data(), b_.data() + at_, count * sizeof(T));  // data() may be null when empty
-    at_ += count * sizeof(T);
-    return true;
+    return take(out.data(), count * sizeof(T));  // data() may be null when empty: take copies nothing
   }
   bool skip_padding(uint64_t n) {
     uint64_t pad = wire::pad8(n) - n;
-    if (b_.size() - at_ < pad) return false;
+    if (size_ - at_ < pad) return false;
     at_ += pad;
     return true;
   }
-  bool at_end() const { return at_ == b_.size(); }
+  bool at_end() const { return at_ == size_; }
   Error error(const std::string& what) const {
     return make_error(name_ + ": damaged runtime dump: " + what + " at offset " + std::to_string(at_));
   }
 
  private:
-  const std::string& b_;
+  // The next n bytes into `to`; false when fewer are left (a file that shrank meanwhile).
+  bool take(void* to, uint64_t n) {
+    if (size_ - at_ < n) return false;
+    if (n == 0) return true;
+    if (fd_ < 0) {
+      std::memcpy(to, b_.data() + at_, n);
+    } else {
+      for (uint64_t done = 0; done < n;) {
+        const ssize_t got = ::pread(fd_, static_cast<char*>(to) + done, n - done, off_t(at_ + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        done += uint64_t(got);
+      }
+    }
+    at_ += n;
+    return true;
+  }
+
+  std::string_view b_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
   const std::string& name_;
   uint64_t at_ = 0;
 };
@@ -112,10 +132,7 @@ Status read_thread(Cursor& c, RawThread& t, bool metrics, bool timeline) {
   return Ok{};
 }
 
-}  // namespace
-
-Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::string& name) {
-  Cursor c(bytes, name);
+Result<RawProcessDump> parse(Cursor& c, const std::string& name) {
   RawProcessDump d;
   if (!c.get(d.header)) return c.error("header cut short");
   if (std::memcmp(d.header.magic, wire::kDumpMagic, sizeof d.header.magic) != 0)
@@ -166,10 +183,30 @@ Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::strin
   return d;
 }
 
-Result<RawProcessDump> read_raw_dump(const std::string& path) {
-  const std::string bytes = read_whole_file(path);
-  if (bytes.empty() && ::access(path.c_str(), R_OK) != 0) return make_error("cannot read " + path);
-  return parse_raw_dump(bytes, path);
+}  // namespace
+
+Result<RawProcessDump> parse_raw_dump(std::string_view bytes, const std::string& name) {
+  Cursor c(bytes, name);
+  return parse(c, name);
+}
+
+Result<RawProcessDump> read_raw_dump(const std::string& path, uint64_t read_whole_up_to) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return make_error("cannot read " + path);
+  }
+  std::string bytes;
+  if (uint64_t(st.st_size) <= read_whole_up_to) {
+    bytes.resize(size_t(st.st_size));
+    Cursor whole(fd, bytes.size(), path);
+    if (!whole.get_bytes(bytes.size(), bytes)) bytes.clear();
+  }
+  Cursor c = bytes.empty() ? Cursor(fd, uint64_t(st.st_size), path) : Cursor(bytes, path);
+  Result<RawProcessDump> d = parse(c, path);
+  ::close(fd);
+  return d;
 }
 
 }  // namespace callprof

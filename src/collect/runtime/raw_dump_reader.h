@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -48,7 +49,11 @@ struct RawProcessDump {
   std::vector<RawThread> threads;
 };
 
-Result<RawProcessDump> parse_raw_dump(const std::string& bytes, const std::string& name);
-Result<RawProcessDump> read_raw_dump(const std::string& path);
+Result<RawProcessDump> parse_raw_dump(std::string_view bytes, const std::string& name);
+// A dump up to `read_whole_up_to` bytes is read in one go and parsed; a larger one is read
+// straight into the arrays it fills, a read per field (a large tree's dump is then written
+// into memory once, not first into a buffer the size of the file: on the AMD VM, writing
+// fresh pages was most of reading it).
+Result<RawProcessDump> read_raw_dump(const std::string& path, uint64_t read_whole_up_to = 1 << 20);
 
 }  // namespace callprof

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "raw_dump_samples.h"
+#include "scratch_dir.h"
 
 namespace callprof {
 namespace {
@@ -33,6 +35,40 @@ TEST(RawDumpReader, ReadsAWellFormedDump) {
   ASSERT_EQ(d->threads[0].unhooked.size(), 1u);
   EXPECT_EQ(d->threads[0].unhooked[0].fn, 0x1300u);
   EXPECT_EQ(d->threads[0].unhooked[0].calls, 5000u);
+}
+
+// From a file, read straight into the arrays: the same dump as from memory, and every
+// file cut short (a dump that shrank or was never finished) a one-line error.
+TEST(RawDumpReader, AFileReadsAsItsBytesParse) {
+  test_support::ScratchDir dir;
+  const std::string full = sample_dump(), path = (dir.path() / "1-0.cpraw").string();
+  auto write = [&](const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
+  write(full);
+  ASSERT_TRUE(read_raw_dump(path).ok()) << "read whole";
+  auto from_file = read_raw_dump(path, 0);  // field by field
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  auto from_memory = parse_raw_dump(full, path);
+  ASSERT_TRUE(from_memory.ok());
+  ASSERT_EQ(from_file->threads.size(), 1u);
+  EXPECT_EQ(from_file->argv, from_memory->argv);
+  EXPECT_EQ(from_file->modules[0].build_id, from_memory->modules[0].build_id);
+  const RawThread &a = from_file->threads[0], &b = from_memory->threads[0];
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  EXPECT_EQ(std::memcmp(a.nodes.data(), b.nodes.data(), a.nodes.size() * sizeof(wire::DumpNode)), 0);
+  ASSERT_EQ(a.sites.size(), b.sites.size());
+  EXPECT_EQ(a.sites[0].callsite, b.sites[0].callsite);
+  EXPECT_EQ(a.unhooked[0].calls, b.unhooked[0].calls);
+  for (size_t n : {size_t(0), size_t(7), full.size() / 2, full.size() - 1}) {
+    write(full.substr(0, n));
+    for (uint64_t whole_up_to : {uint64_t(0), uint64_t(1) << 20}) {
+      auto d = read_raw_dump(path, whole_up_to);
+      ASSERT_FALSE(d.ok()) << "cut at " << n;
+      EXPECT_EQ(d.error().message.find('\n'), std::string::npos);
+    }
+  }
+  write(full + "x");
+  EXPECT_FALSE(read_raw_dump(path, 0).ok()) << "trailing bytes";
+  EXPECT_NE(read_raw_dump((dir.path() / "none.cpraw").string()).error().message.find("cannot read"), std::string::npos);
 }
 
 TEST(RawDumpReader, ACallSiteOfAMissingNodeIsAnError) {
