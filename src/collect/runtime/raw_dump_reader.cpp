@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "util/whole_file.h"
+
 namespace callprof {
 namespace {
 
@@ -197,13 +199,11 @@ Result<RawProcessDump> read_raw_dump(const std::string& path, uint64_t read_whol
     if (fd >= 0) ::close(fd);
     return make_error("cannot read " + path);
   }
-  std::string bytes;
   if (uint64_t(st.st_size) <= read_whole_up_to) {
-    bytes.resize(size_t(st.st_size));
-    Cursor whole(fd, bytes.size(), path);
-    if (!whole.get_bytes(bytes.size(), bytes)) bytes.clear();
+    ::close(fd);
+    return parse_raw_dump(read_whole_file(path), path);
   }
-  Cursor c = bytes.empty() ? Cursor(fd, uint64_t(st.st_size), path) : Cursor(bytes, path);
+  Cursor c(fd, uint64_t(st.st_size), path);
   Result<RawProcessDump> d = parse(c, path);
   ::close(fd);
   return d;
