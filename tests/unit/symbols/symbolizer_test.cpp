@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -128,13 +129,12 @@ TEST(Symbolizer, OpensOnlyTheModulesItsAddressesReach) {
   auto symbolizer = make_symbolizer(run.modules);
   ASSERT_TRUE(symbolizer);
   EXPECT_EQ(symbolizer->opened_modules(), 0u);
-  for (uint64_t entry : run.entries) {
-    const SymbolInfo info = symbolizer->resolve(entry);
-    if (info.module == main_index) {
-      EXPECT_EQ(symbolizer->opened_modules(), 1u) << "only the program's file";
-      break;
-    }
-  }
+  const LoadedModule& program = run.modules[size_t(main_index)];
+  const auto in_program = std::find_if(run.entries.begin(), run.entries.end(),
+                                       [&](uint64_t e) { return e >= program.start && e < program.end; });
+  ASSERT_NE(in_program, run.entries.end()) << "no entry in the program's range";
+  EXPECT_EQ(symbolizer->resolve(*in_program).module, main_index);
+  EXPECT_EQ(symbolizer->opened_modules(), 1u) << "only the program's file";
   for (uint64_t entry : run.entries) {
     const SymbolInfo info = symbolizer->resolve(entry);
     if (info.name == "libfix::library_entry(int)") EXPECT_EQ(info.module, lib_index);
