@@ -66,7 +66,7 @@ std::optional<std::string> module_file_key(std::string_view kind, const std::str
 
 std::optional<ModuleSymbolCache> ModuleSymbolCache::open(const std::string& file, const std::string& build_id) {
   const auto dir = user_cache_dir();
-  auto key = module_file_key("symbols v1", file, "build id " + build_id);
+  auto key = module_file_key("symbols v2", file, "build id " + build_id);
   if (!dir || !key) return std::nullopt;
   const std::string path = (*dir / cache_file_name(kPrefix, *key, kSuffix)).string();
   ModuleSymbolCache cache(std::move(*key), path);
@@ -90,6 +90,14 @@ const std::vector<SymbolInfo>* ModuleSymbolCache::chain(uint64_t file_address) {
   return &it->second.value;
 }
 
+const std::vector<uint8_t>* ModuleSymbolCache::code(uint64_t file_address, size_t asked) {
+  auto it = code_.find(file_address);
+  if (it == code_.end() || it->second.value.asked != asked) return nullptr;
+  used_ += !it->second.used;
+  it->second.used = true;
+  return &it->second.value.before;
+}
+
 void ModuleSymbolCache::add_symbol(uint64_t file_address, const SymbolInfo& info) {
   if (used_ >= kSymbolCacheMaxAddresses) return;
   if (symbols_.try_emplace(file_address, Entry<SymbolInfo>{info, true}).second) ++used_, added_ = true;
@@ -98,6 +106,11 @@ void ModuleSymbolCache::add_symbol(uint64_t file_address, const SymbolInfo& info
 void ModuleSymbolCache::add_chain(uint64_t file_address, const std::vector<SymbolInfo>& frames) {
   if (used_ >= kSymbolCacheMaxAddresses) return;
   if (chains_.try_emplace(file_address, Entry<std::vector<SymbolInfo>>{frames, true}).second) ++used_, added_ = true;
+}
+
+void ModuleSymbolCache::add_code(uint64_t file_address, size_t asked, const std::vector<uint8_t>& bytes) {
+  if (used_ >= kSymbolCacheMaxAddresses) return;
+  if (code_.try_emplace(file_address, Entry<Code>{Code{asked, bytes}, true}).second) ++used_, added_ = true;
 }
 
 std::string ModuleSymbolCache::encode() const {
@@ -116,21 +129,30 @@ std::string ModuleSymbolCache::encode() const {
     out->set_address(address);
     for (const SymbolInfo& f : e.value) encode_info(f, strings, out->add_frames());
   }
-  doc.set_entries(uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + 1);
+  for (const auto& [address, e] : code_) {
+    if (!e.used) continue;
+    pb::Code* out = doc.add_code();
+    out->set_address(address);
+    out->set_asked(uint32_t(e.value.asked));
+    out->set_before(e.value.before.data(), e.value.before.size());
+  }
+  doc.set_entries(uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + uint64_t(doc.code_size()) + 1);
   return doc.SerializeAsString();
 }
 
 bool ModuleSymbolCache::decode(std::string_view bytes) {
   symbols_.clear();
   chains_.clear();
+  code_.clear();
   used_ = 0;
   added_ = false;
+  loaded_ = false;
   // On an arena: the file's strings and messages are thousands of small allocations, freed
   // at once.
   google::protobuf::Arena arena;
   pb::ModuleSymbols& doc = *google::protobuf::Arena::CreateMessage<pb::ModuleSymbols>(&arena);
   if (bytes.empty() || !doc.ParseFromArray(bytes.data(), int(bytes.size())) || doc.key() != key_ ||
-      doc.entries() != uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + 1)
+      doc.entries() != uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + uint64_t(doc.code_size()) + 1)
     return false;
   for (const pb::Symbol& s : doc.symbols()) {
     SymbolInfo info;
@@ -143,11 +165,17 @@ bool ModuleSymbolCache::decode(std::string_view bytes) {
       if (!decode_info(c.frames(i), doc, frames[size_t(i)])) return decode({});
     chains_[c.address()] = {std::move(frames)};
   }
+  for (const pb::Code& c : doc.code()) {
+    if (c.before().size() > c.asked()) return decode({});
+    const auto* bytes = reinterpret_cast<const uint8_t*>(c.before().data());
+    code_[c.address()] = {Code{c.asked(), std::vector<uint8_t>(bytes, bytes + c.before().size())}};
+  }
+  loaded_ = true;
   return true;
 }
 
 void ModuleSymbolCache::save() {
-  const bool changes = added_ || used_ < symbols_.size() + chains_.size();
+  const bool changes = added_ || used_ < symbols_.size() + chains_.size() + code_.size();
   if (!changes || path_.empty()) return;
   if (write_cache_file(path_, encode(), kPrefix, kSuffix, kSymbolCacheFilesKept)) added_ = false;
 }

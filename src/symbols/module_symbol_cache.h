@@ -1,5 +1,6 @@
 // What the last recording resolved in one module file with its own debug info (each
-// address's function, source file and line, and the inline chains at call sites), kept in
+// address's function, source file and line, the inline chains at call sites, and the code
+// before them that tells an indirect call), kept in
 // callprof's cache directory (util/user_cache.h): the next recording of the same file takes
 // them from there instead of reading the module's DWARF again, which was most of a short
 // program's recording (zstd built by Clang: 9 of 19 ms of the recorder's CPU time). The key
@@ -42,8 +43,13 @@ class ModuleSymbolCache {
   // file_address not set), or null. An address asked for is kept by save().
   const SymbolInfo* symbol(uint64_t file_address);
   const std::vector<SymbolInfo>* chain(uint64_t file_address);
+  // What Symbolizer::code_before(address, asked) gave, or null.
+  const std::vector<uint8_t>* code(uint64_t file_address, size_t asked);
   void add_symbol(uint64_t file_address, const SymbolInfo& info);
   void add_chain(uint64_t file_address, const std::vector<SymbolInfo>& frames);
+  void add_code(uint64_t file_address, size_t asked, const std::vector<uint8_t>& bytes);
+  // Whether the file was there and decoded.
+  bool loaded() const { return loaded_; }
 
   // The file's bytes (module_cache.proto's ModuleSymbols) with the addresses asked for or
   // added, and back: false for
@@ -63,8 +69,14 @@ class ModuleSymbolCache {
   std::string key_, path_;
   std::unordered_map<uint64_t, Entry<SymbolInfo>> symbols_;
   std::unordered_map<uint64_t, Entry<std::vector<SymbolInfo>>> chains_;
+  struct Code {
+    size_t asked = 0;
+    std::vector<uint8_t> before;
+  };
+  std::unordered_map<uint64_t, Entry<Code>> code_;
   size_t used_ = 0;
   bool added_ = false;
+  bool loaded_ = false;
 };
 
 }  // namespace callprof::symbols_detail

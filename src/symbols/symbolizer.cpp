@@ -120,22 +120,36 @@ struct Symbolizer::Impl {
   const symbols_detail::UnwindStarts& unwind_starts(ModuleState& st);
   SymbolInfo lookup(uint64_t address);
   symbols_detail::ModuleSymbolCache* cache_of(int index);
+  std::vector<uint8_t> code_in_file(size_t index, uint64_t runtime_address, size_t count);
   ~Impl();
 };
 
 symbols_detail::ModuleSymbolCache* Symbolizer::Impl::cache_of(int index) {
   if (index < 0 || !options.cache) return nullptr;
   ModuleState& st = state[size_t(index)];
-  if (!st.cache_opened) {
-    reported(size_t(index));
-    st.cache_opened = true;
-    const char* file = module_files(st.dwfl).first;
-    const std::string& build_id = modules[size_t(index)].build_id;
-    if (file != nullptr && own_debug_info(st.dwfl))
-      st.cache = symbols_detail::ModuleSymbolCache::open(file, build_id);
-    else if (file != nullptr && !build_id.empty() && separate_debug_info(st.dwfl))
-      st.cache = symbols_detail::ModuleSymbolCache::open(file, build_id + "; from a separate debug file");
+  if (st.cache_opened) return st.cache ? &*st.cache : nullptr;
+  st.cache_opened = true;
+  const LoadedModule& module = modules[size_t(index)];
+  const std::string separate = module.build_id + "; from a separate debug file";
+  // Without --symfs the module's file is its recorded path. A cache under that file's key
+  // (its identity and the recorded build id) was written when the file was of that build,
+  // with its own DWARF or a debug file of that build id; unchanged, it says the same: the
+  // module's file need not be opened until an address the cache does not hold.
+  std::optional<symbols_detail::ModuleSymbolCache> own;
+  if (options.symfs.empty() && has_file(module.path)) {
+    own = symbols_detail::ModuleSymbolCache::open(module.path, module.build_id);
+    if (own && own->loaded()) return &*(st.cache = std::move(own));
+    auto found =
+        module.build_id.empty() ? std::nullopt : symbols_detail::ModuleSymbolCache::open(module.path, separate);
+    if (found && found->loaded()) return &*(st.cache = std::move(found));
   }
+  reported(size_t(index));
+  const char* file = module_files(st.dwfl).first;
+  if (file != nullptr && own_debug_info(st.dwfl))
+    st.cache =
+        own && module.path == file ? std::move(own) : symbols_detail::ModuleSymbolCache::open(file, module.build_id);
+  else if (file != nullptr && !module.build_id.empty() && separate_debug_info(st.dwfl))
+    st.cache = symbols_detail::ModuleSymbolCache::open(file, separate);
   return st.cache ? &*st.cache : nullptr;
 }
 
@@ -371,12 +385,26 @@ std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
 }
 
 std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t count) {
+  const int index = impl_->module_at(runtime_address);
+  if (index < 0) return {};
+  symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
+  const uint64_t file_address = runtime_address - impl_->modules[size_t(index)].bias;
+  if (const std::vector<uint8_t>* cached = cache ? cache->code(file_address, count) : nullptr) {
+    ++impl_->cached_answers;
+    return *cached;
+  }
+  std::vector<uint8_t> code = impl_->code_in_file(size_t(index), runtime_address, count);
+  if (cache) cache->add_code(file_address, count, code);
+  return code;
+}
+
+std::vector<uint8_t> Symbolizer::Impl::code_in_file(size_t index, uint64_t runtime_address, size_t count) {
   // Only the module's ELF file is needed: no symbol table or DWARF is loaded for this
   // (main's call site is in libc, whose debug info is large).
-  int index = impl_->module_at(runtime_address);
-  if (index < 0 || impl_->reported(size_t(index)).dwfl == nullptr) return {};
+  Dwfl_Module* mod = reported(index).dwfl;
+  if (mod == nullptr) return {};
   GElf_Addr bias = 0;
-  Elf* elf = dwfl_module_getelf(impl_->state[size_t(index)].dwfl, &bias);
+  Elf* elf = dwfl_module_getelf(mod, &bias);
   if (elf == nullptr) return {};
   const uint64_t end = runtime_address - bias;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {

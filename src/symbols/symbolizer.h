@@ -68,8 +68,8 @@ void set_default_symbolizer_options(SymbolizerOptions options);
 std::optional<std::filesystem::path> symbol_cache_dir();
 
 // Not thread-safe: one thread symbolizes a recording. A module's file is opened when an
-// address first falls into it (in create() when the caller gives no range for it); debug
-// info is loaded on the first address that needs it.
+// address first falls into it that the symbol cache does not answer (in create() when the
+// caller gives no range for it); debug info is loaded on the first address that needs it.
 class Symbolizer {
  public:
   static Result<std::unique_ptr<Symbolizer>> create(std::vector<LoadedModule> modules,
@@ -92,7 +92,7 @@ class Symbolizer {
   // (e.g. the call instruction before a return address); empty when unknown.
   std::vector<uint8_t> code_before(uint64_t runtime_address, size_t count);
 
-  // How many resolve() and resolve_inlined() answers came from callprof's symbol cache
+  // How many resolve(), resolve_inlined() and code_before() answers came from callprof's symbol cache
   // (SymbolizerOptions::cache) rather than from the modules' files.
   uint64_t cached_answers() const;
   // How many modules have been given to libdwfl (their files looked at) so far.

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   helper.name = "helper";
   helper.inlined = true;
   cache.add_chain(0x1141, {helper, f});
+  cache.add_code(0x1146, 8, {0x48, 0x89, 0xc7, 0xe8, 0x10, 0, 0, 0});
   std::ofstream(dir + "/symbols.pb", std::ios::binary) << cache.encode();
   callprof::HookCallSites sites;
   sites.enter = {0x1134, 0x1204};

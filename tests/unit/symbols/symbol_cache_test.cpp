@@ -53,8 +53,16 @@ TEST(ModuleSymbolCache, ItsFileGivesBackWhatWasAdded) {
   cache.add_symbol(0x1000, sample_info("f", false));
   cache.add_symbol(0x2000, sample_info("", false));
   cache.add_chain(0x1010, {sample_info("helper", true), sample_info("f", false)});
+  cache.add_code(0x1015, 8, {0xff, 0x15, 1, 2, 3, 4, 0x90, 0x90});
+  cache.add_code(0x1003, 8, {0xe8, 0});  // the section's first bytes
   ModuleSymbolCache read("the key");
   ASSERT_TRUE(read.decode(cache.encode()));
+  ASSERT_NE(read.code(0x1015, 8), nullptr);
+  EXPECT_EQ(*read.code(0x1015, 8), (std::vector<uint8_t>{0xff, 0x15, 1, 2, 3, 4, 0x90, 0x90}));
+  ASSERT_NE(read.code(0x1003, 8), nullptr);
+  EXPECT_EQ(read.code(0x1003, 8)->size(), 2u);
+  EXPECT_EQ(read.code(0x1015, 4), nullptr) << "asked for another count";
+  EXPECT_EQ(read.code(0x1010, 8), nullptr);
   ASSERT_NE(read.symbol(0x1000), nullptr);
   expect_same(*read.symbol(0x1000), sample_info("f", false));
   expect_same(*read.symbol(0x2000), sample_info("", false));
@@ -86,6 +94,7 @@ TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
   ModuleSymbolCache cache("the key");
   cache.add_symbol(0x1000, sample_info("f", false));
   cache.add_chain(0x1010, {sample_info("helper", true)});
+  cache.add_code(0x1015, 8, {0xe8, 1, 2, 3, 4});
   const std::string bytes = cache.encode();
   ModuleSymbolCache other("another key");
   EXPECT_FALSE(other.decode(bytes));
@@ -175,6 +184,55 @@ TEST_F(SymbolCacheDir, TheNextSymbolizerOfTheSameFilesAnswersFromTheCacheAlike) 
   }
 }
 
+// What one symbolizer of the program alone answered, and how many files it opened.
+struct ProgramAnswers {
+  std::vector<SymbolInfo> symbols;
+  std::vector<SymbolInfo> chain;
+  std::vector<uint8_t> code;
+  size_t opened = 0;
+};
+
+ProgramAnswers resolve_program(const FixtureRun& run, const LoadedModule& program) {
+  ProgramAnswers a;
+  auto symbolizer = make_symbolizer({program}, {}, true);
+  if (!symbolizer) return a;
+  for (uint64_t entry : run.entries)
+    if (entry >= program.start && entry < program.end) a.symbols.push_back(symbolizer->resolve(entry));
+  a.chain = symbolizer->resolve_inlined(run.return_address - 1);
+  a.code = symbolizer->code_before(run.return_address, 8);
+  a.opened = symbolizer->opened_modules();
+  return a;
+}
+
+// A module whose every answer is in the cache (names, the inline chain at a call site, the
+// code before it) is not opened at all: neither its ELF file nor its DWARF. A file changed
+// since is.
+TEST_F(SymbolCacheDir, AModuleTheCacheAnswersForIsNotOpened) {
+  FixtureRun run = run_fixture(SYMFIX_PIE);
+  const int main_index = find_module(run.modules, "/symfix_pie");
+  ASSERT_GE(main_index, 0);
+  LoadedModule program = run.modules[size_t(main_index)];
+  const fs::path copy = dir_.path() / "symfix_pie";
+  fs::copy_file(program.path, copy);
+  program.path = copy.string();
+  ASSERT_GE(run.return_address, program.start);
+  ASSERT_LT(run.return_address, program.end) << "the call site is the program's";
+  const ProgramAnswers first = resolve_program(run, program);
+  EXPECT_EQ(first.opened, 1u);
+  ASSERT_FALSE(first.symbols.empty());
+  ASSERT_EQ(first.code.size(), 8u);
+  const ProgramAnswers second = resolve_program(run, program);
+  EXPECT_EQ(second.opened, 0u) << "every answer from the cache";
+  ASSERT_EQ(second.symbols.size(), first.symbols.size());
+  for (size_t i = 0; i < first.symbols.size(); ++i) expect_same(second.symbols[i], first.symbols[i]);
+  ASSERT_EQ(second.chain.size(), first.chain.size());
+  for (size_t i = 0; i < first.chain.size(); ++i) expect_same(second.chain[i], first.chain[i]);
+  EXPECT_EQ(second.code, first.code);
+  fs::last_write_time(copy, fs::last_write_time(copy) + std::chrono::seconds(1));
+  EXPECT_EQ(resolve_program(run, program).opened, 1u) << "the file changed: read again";
+  EXPECT_EQ(resolve_program(run, program).opened, 0u) << "and cached under its new key";
+}
+
 TEST_F(SymbolCacheDir, AChangedFileIsReadAgain) {
   FixtureRun run = run_fixture(SYMFIX_PIE);
   const int main_index = find_module(run.modules, "/symfix_pie");
@@ -213,6 +271,11 @@ TEST_F(SymbolCacheDir, ASeparateDebugFilesNamesAreCachedUnderTheBuildId) {
   EXPECT_EQ(cache_files(), 1u);
   const Answers second = resolve_all(run, true, program);
   EXPECT_GT(second.cached, 0u) << "answered from the cache";
+  auto third = make_symbolizer(program, {}, true);
+  ASSERT_TRUE(third);
+  for (uint64_t entry : run.entries)
+    if (entry >= program[0].start && entry < program[0].end) third->resolve(entry);
+  EXPECT_EQ(third->opened_modules(), 0u) << "neither the program nor its debug file opened";
   ASSERT_EQ(second.symbols.size(), first.symbols.size());
   bool named = false;
   for (size_t i = 0; i < first.symbols.size(); ++i) {
