@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string_view>
+
+#include "util/user_cache.h"
 
 namespace callprof {
 namespace {
@@ -27,9 +31,7 @@ std::string comment_text(Elf* elf) {
   return "";
 }
 
-}  // namespace
-
-std::string elf_compiler(const std::string& path) {
+std::string read_compiler(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "";
   elf_version(EV_CURRENT);
@@ -40,6 +42,26 @@ std::string elf_compiler(const std::string& path) {
   const std::string_view t(text);
   if (t.find("clang version") != std::string_view::npos) return "clang";
   return t.find("GCC:") != std::string_view::npos ? "gcc" : "";
+}
+
+}  // namespace
+
+std::string elf_compiler(const std::string& path) {
+  // A recording asks about its program before it starts and again when it builds the
+  // profile: the second answer is the first while the file is the same one, unchanged.
+  const std::optional<std::string> identity = file_identity(path);
+  if (!identity) return "";
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, std::string>> known;  // path: identity, compiler
+  {
+    std::lock_guard lock(mutex);
+    auto it = known.find(path);
+    if (it != known.end() && it->second.first == *identity) return it->second.second;
+  }
+  std::string compiler = read_compiler(path);
+  std::lock_guard lock(mutex);
+  known[path] = {*identity, compiler};
+  return compiler;
 }
 
 }  // namespace callprof
