@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "symbols/elf_functions.h"
@@ -38,13 +39,18 @@ void add_sites(const std::string& path, FunctionPlan& plan) {
   if (!sites) return;  // the module was read just before: its functions stay hooked
   std::vector<uint64_t> all = sites->enter;
   all.insert(all.end(), sites->exit.begin(), sites->exit.end());
-  std::sort(all.begin(), all.end());
+  // Each list is ascending (hook_call_sites.h): merged, not sorted again.
+  const auto middle = all.begin() + ptrdiff_t(sites->enter.size());
+  if (std::is_sorted(all.begin(), middle) && std::is_sorted(middle, all.end()))
+    std::inplace_merge(all.begin(), middle, all.end());
+  else
+    std::sort(all.begin(), all.end());
+  // Appended in place: zstd's 1,900 sites were a quarter of a millisecond as strings.
+  auto out = std::back_inserter(plan.text);
   for (size_t i = 0; i < all.size(); ++i)
-    plan.text +=
-        fmt::format("{}{:x}{}", i % 16 == 0 ? "s " : "", all[i], i % 16 == 15 || i + 1 == all.size() ? "\n" : " ");
-  if (sites->ret_byte != 0) plan.text += fmt::format("r {:x}\n", sites->ret_byte);
-  for (const HookCallSites::TailExit& t : sites->tail_exits)
-    plan.text += fmt::format("t {:x} {:x}\n", t.function, t.site);
+    fmt::format_to(out, "{}{:x}{}", i % 16 == 0 ? "s " : "", all[i], i % 16 == 15 || i + 1 == all.size() ? '\n' : ' ');
+  if (sites->ret_byte != 0) fmt::format_to(out, "r {:x}\n", sites->ret_byte);
+  for (const HookCallSites::TailExit& t : sites->tail_exits) fmt::format_to(out, "t {:x} {:x}\n", t.function, t.site);
   plan.sites += all.size() + sites->tail_exits.size();
   plan.unrewritable_sites += sites->other_calls;
 }
