@@ -27,7 +27,9 @@
 #                           (empty: none; a case whose binaries are not built is skipped):
 #                           recursive (recursive.c: 80 % of the calls in a recursive fib) and
 #                           manypaths (manypaths.awk: 512 functions on deep varied paths, a
-#                           calling context tree far beyond the caches)
+#                           calling context tree far beyond the caches); with the path floor
+#                           hooks beside the floor's (path_floor_hooks.c, when built: the floor
+#                           plus one update of the call's path record, informational)
 #   BENCH_RECURSIVE_N=2000000  iterations of recursive (31 calls each)
 #   BENCH_MANYPATHS_N=4000000  iterations of manypaths (14 calls each)
 #   BENCH_MANYPATHS_PATHS=32768 BENCH_MANYPATHS_DEPTH=12   its distinct chains and their depth
@@ -54,6 +56,7 @@ declare -A CASE_ARGS=([recursive]="" [manypaths]="${BENCH_MANYPATHS_PATHS:-32768
 prog=$build/bench/callheavy
 plain_prog=$build/bench/callheavy_plain
 floor_lib=$build/bench/libfloor_hooks.so
+path_floor_lib=$build/bench/libpath_floor_hooks.so
 uftrace=$(command -v uftrace || true)
 gnu_time=/usr/bin/time
 
@@ -174,6 +177,7 @@ for (( r = 1; r <= REPEAT; r++ )); do
     run_one "$c:plain" "$cn" - "$build/bench/${c}_plain" "$cn" "${ca[@]}"
     run_one "$c:nop" "$cn" - "$build/bench/$c" "$cn" "${ca[@]}"
     run_one "$c:floor" "$cn" - env LD_PRELOAD="$floor_lib" "$build/bench/$c" "$cn" "${ca[@]}"
+    [[ -e $path_floor_lib ]] && run_one "$c:pathfloor" "$cn" - env LD_PRELOAD="$path_floor_lib" "$build/bench/$c" "$cn" "${ca[@]}"
     run_one "$c:callprof" "$cn" "$tmp/$c.callprof" "$callprof" record -q --no-auto-fold -o "$tmp/$c.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
     run_one "$c:default" "$cn" "$tmp/$c-default.callprof" "$callprof" record -q -o "$tmp/$c-default.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
     [[ -n $RT_BEFORE ]] && run_one "$c:before" "$cn" "$tmp/$c-before.callprof" env CALLPROF_RUNTIME="$RT_BEFORE" "$callprof" record -q --no-auto-fold -o "$tmp/$c-before.callprof" -- "$build/bench/$c" "$cn" "${ca[@]}"
@@ -364,7 +368,9 @@ if (( ${#cases[@]} )); then
     echo "$c ${CASE_N[$c]} ${CASE_ARGS[$c]}: $what; $truth calls; profile: $got calls ($st), $nodes nodes ($(fmt '%.1f' "$(calc "$nodes * 64 / 1048576")") MiB of nodes)"
     printf "$chdr" "" "" "wall" "" "added" "" "cpu" "added" "" "loop cpu" "added" ""
     printf "$chdr" variant calls "s" spread "ns/call" "xfloor" "s" "ns/call" "xfloor" "s" "ns/call" "xfloor"
-    variants=(plain nop floor callprof default)
+    variants=(plain nop floor)
+    [[ -n ${WALLS[$c:pathfloor]:-} ]] && variants+=(pathfloor)
+    variants+=(callprof default)
     [[ -n $RT_BEFORE ]] && variants+=(before)
     for v in "${variants[@]}"; do
       k=$c:$v
@@ -379,6 +385,7 @@ if (( ${#cases[@]} )); then
       fi
       case $v in
         plain) l="plain (no hooks)" ;; nop) l="glibc no-op hooks" ;; floor) l="floor (2x rdtsc)" ;;
+        pathfloor) l="path floor (+ the path's record)" ;;
         callprof) l="callprof record --no-auto-fold" ;; default) l="  callprof record (default options)" ;;
         before) l="  the runtime before, --no-auto-fold" ;;
       esac
@@ -396,5 +403,15 @@ if (( ${#cases[@]} )); then
       "$c" "$r" "$(verdict "$r" '<=' 1.2)" "${ADDED[$c:callprof]}" "${ADDED[$c:floor]}" "$rc" "$(verdict "$rc" '<=' 1.2)" \
       "$rl" "$(verdict "$rl" '<=' 1.2)"
   done
+  if [[ -e $path_floor_lib ]]; then
+    echo "Cases against the path floor (informational: the floor plus one update of the call's path record, hashed,"
+    echo "the least any exact per-path profiler pays; path floor / floor says what the tree's memory costs alone):"
+    for c in "${cases[@]}"; do
+      r=$(calc "${ADDED[$c:callprof]} / ${ADDED[$c:pathfloor]}"); rc=$(calc "${ADDED_CPU[$c:callprof]} / ${ADDED_CPU[$c:pathfloor]}")
+      pf=$(calc "${ADDED[$c:pathfloor]} / ${ADDED[$c:floor]}")
+      printf '  %-10s callprof added / path floor added = %5.2f   %.2f vs %.2f ns/call   [cpu %.2f]   path floor / floor = %.2f\n' \
+        "$c" "$r" "${ADDED[$c:callprof]}" "${ADDED[$c:pathfloor]}" "$rc" "$pf"
+    done
+  fi
 fi
 exit $status
