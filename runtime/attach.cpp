@@ -179,6 +179,7 @@ void detach() {
   lock_window();
   g_window_end_tsc = ticks();
   __atomic_store_n(&g_window_closing, true, __ATOMIC_RELEASE);
+  freeze_unhooked_counts();
   unpatch_sites();
   swap_slots(false, Slots::All);
   unlock_window();
@@ -325,6 +326,7 @@ extern "C" __attribute__((visibility("default"))) int callprof_attach_begin(cons
       return status;
     }
   }
+  clear_unhooked_counts();
   const bool swapped = swap_slots(true, Slots::Program);
   unlock_window();
   return swapped ? 0 : -1;

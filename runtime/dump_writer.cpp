@@ -228,13 +228,18 @@ uint32_t read_cmdline(char* buf, uint32_t cap) {
 void read_thread_name(const ThreadState& s, char* name, uint32_t cap);
 
 // A thread's calls through counting stubs, read once (its stubs may go on counting while
-// the dump is written): one dump at a time (lock_dumps).
+// the dump is written): one dump at a time (lock_dumps). Attached, the counts as the window
+// closed; a thread that had none then (its state made since) made its calls after it.
 wire::DumpUnhookedCalls g_unhooked[kExclusionSlots];
 uint32_t read_unhooked_calls(const ThreadState& s) {
+  const bool closed = __atomic_load_n(&s.unhooked_closed, __ATOMIC_ACQUIRE) != 0;
+  if (!closed && __atomic_load_n(&g_window_closing, __ATOMIC_ACQUIRE)) return 0;
   uint32_t n = 0;
   for (uint32_t i = 0, removed = removed_function_count(); i < removed; ++i) {
     const uint64_t fn = removed_function(i).fn;
-    const uint64_t calls = fn ? __atomic_load_n(&s.unhooked_calls[i], __ATOMIC_RELAXED) : 0;
+    const uint64_t calls = !fn      ? 0
+                           : closed ? s.unhooked_at_close[i]
+                                    : __atomic_load_n(&s.unhooked_calls[i], __ATOMIC_RELAXED);
     if (calls != 0) g_unhooked[n++] = {fn, calls};
   }
   return n;

@@ -147,7 +147,7 @@ void remove_tail_exits(uint64_t fn) {
 
 }  // namespace
 
-bool counts_unhooked_calls() { return process().config.fold_counts != wire::kFoldCountsNone && !attached_mode(); }
+bool counts_unhooked_calls() { return process().config.fold_counts != wire::kFoldCountsNone; }
 
 // Whether the entry of `fn` returning to `hook_ret` is to count its calls once rewritten: by
 // default only an entry in fn's own code (a real call); an inlined copy's entry is in its

@@ -99,7 +99,9 @@ void remove_site(uint64_t at, uint64_t fn) {
   if (!s || !__atomic_load_n(&s->patched, __ATOMIC_RELAXED) || !g_remove_hooks) return;
   const PatchedEntry fate = rewrite_patched_entry(at, fn);
   if (fate == PatchedEntry::Stays || fate == PatchedEntry::Later) return;
-  const Rewrite r = fate == PatchedEntry::Counting ? Rewrite::Done : restore_call(at, s->original, true);
+  // A call of its counting stub stays patched: a detach gives it its nops back too.
+  if (fate == PatchedEntry::Counting) return;
+  const Rewrite r = restore_call(at, s->original, true);
   if (r == Rewrite::Done && fate == PatchedEntry::NopsUncounted) note_uncounted_site();
   if (r == Rewrite::Done || r == Rewrite::NotACall) __atomic_store_n(&s->patched, uint8_t(0), __ATOMIC_RELAXED);
 }

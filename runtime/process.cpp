@@ -428,6 +428,25 @@ void release_window_memory() {
   }
 }
 
+void freeze_unhooked_counts() {
+  const uint32_t n = removed_function_count();
+  for (ThreadState* s = g_threads; s; s = s->next) {
+    // Its pages faulted in first: a fault between two counts would let the thread run on
+    // for microseconds between them (b = 3 a failed by 200 calls).
+    __builtin_memset(s->unhooked_at_close, 0, n * sizeof s->unhooked_at_close[0]);
+    for (uint32_t i = 0; i < n; ++i) s->unhooked_at_close[i] = __atomic_load_n(&s->unhooked_calls[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&s->unhooked_closed, 1u, __ATOMIC_RELEASE);
+  }
+}
+
+void clear_unhooked_counts() {
+  const uint32_t n = removed_function_count();
+  for (ThreadState* s = g_threads; s; s = s->next) {
+    __builtin_memset(s->unhooked_calls, 0, n * sizeof s->unhooked_calls[0]);
+    s->unhooked_closed = 0;
+  }
+}
+
 ThreadState* attach_thread() {
   if (t_setting_up) return nullptr;  // a hook inside our own set-up: not the program's call
   ensure_initialized();

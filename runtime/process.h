@@ -51,6 +51,11 @@ struct ThreadState {
   // the removed ones (hook_removal.h); written by the stubs, last so that the hooks' fields
   // keep their places and pages no stub touches stay untouched.
   uint64_t unhooked_calls[kExclusionSlots];
+  // Attached: the counts as the window closed (its stubs keep counting until the detach
+  // has given every site its bytes back), which the dump gives; `unhooked_closed` says
+  // they were taken.
+  uint64_t unhooked_at_close[kExclusionSlots];
+  uint32_t unhooked_closed;
 };
 // Where the stubs find a thread's counts: unhooked_calls' offset in ThreadState.
 int32_t unhooked_calls_offset();
@@ -120,6 +125,11 @@ extern uint64_t g_window_end_tsc;
 // their memory given back to the system, so that the program's memory use is what it was
 // but for each thread's state; the mappings stay (a hook may still be running somewhere).
 void release_window_memory();
+// The window closes: each thread's counting stubs' counts as of now go into the dump.
+void freeze_unhooked_counts();
+// A window begins, every other thread stopped: the counting stubs' counts restart from 0
+// (the stubs kept counting while the runtime was dormant).
+void clear_unhooked_counts();
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is

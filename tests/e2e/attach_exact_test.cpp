@@ -83,6 +83,41 @@ TEST_P(AttachExact, FiltersApplyToTheWindow) {
   expect_checked_ok(pid, 2);
 }
 
+// --auto-fold all attached: a and b are tiny, so both are folded and their hook calls
+// rewritten into calls of their counting stubs, which keep every call counted (b = 3 a still
+// holds, per function). The stubs stay after the detach, counting into the threads' states
+// while the runtime is dormant; the next window counts from 0 again: after 1.2 s dormant, a
+// 0.3 s window holds about as many calls as the first, not five times as many.
+TEST_P(AttachExact, FoldedFunctionsStayCountedByTheirStubsInEachWindow) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"2"});
+  uint64_t first = 0;
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("window " + std::to_string(round));
+    const std::string profile = "window" + std::to_string(round) + ".callprof";
+    const RunResult r = run({"/usr/bin/env", "CALLPROF_AUTO_FOLD_NS=500", E2E_CALLPROF, "attach", "-q", "--mode",
+                             "exact", "--auto-fold", "all", "-d", "0.3", "-o", profile, std::to_string(pid)},
+                            dir());
+    ASSERT_EQ(r.exit, exited(0)) << r.err;
+    const Report rep = report({}, profile);
+    expect_b_is_three_a(rep, 6, 1000);
+    const uint64_t ca = u64(rep.function("a"), "calls");
+    if (round == 0) {
+      first = ca;
+      EXPECT_GE(u64(rep.processes().at(0), "counting_sites"), 1u);
+      bool counted = false;
+      for (const json& f : rep.doc().at("auto_fold").at("functions"))
+        counted = counted || (same_function(f.at("name").get<std::string>(), "b") &&
+                              f.at("counted_after_removal").is_string() && f.at("counted_after_removal") != "none");
+      EXPECT_TRUE(counted) << rep.doc().at("auto_fold").dump();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // dormant, the stubs counting
+    } else {
+      EXPECT_LT(ca, 2 * first) << "the dormant period's calls are not this window's";
+    }
+  }
+  expect_checked_ok(pid, 2);
+}
+
 // -F samples inside the attached window too (docs/modes.md, "Samples inside exact mode"):
 // each under the node that was on top of its thread's shadow stack, the runtime's apart.
 // Two threads busy in a and b for 0.5 s at 999 Hz: about 1,000 samples, all in the window.

@@ -246,9 +246,11 @@ TEST_P(AttachPatched, AnExcludedFunctionGetsItsNopsBackAtItsFirstCall) {
 }
 
 // --auto-fold all: b's calls are tiny, so b is folded, then removed for the whole process:
-// its site gets its nops back while the window is open; the profile says so. The threshold
-// comes from callprof's environment (CALLPROF_AUTO_FOLD_NS), as for a launched program.
-TEST_P(AttachPatched, AFoldedFunctionGetsItsNopsBack) {
+// its entry calls its counting stub while the window is open, so every call stays counted
+// (per function once removed: b = 3 a still holds), and the detach gives it its nops back.
+// The threshold comes from callprof's environment (CALLPROF_AUTO_FOLD_NS), as for a
+// launched program.
+TEST_P(AttachPatched, AFoldedFunctionIsCountedByItsStubAndGetsItsNopsBack) {
   const std::string binary = build_attachable("attach_target.c");
   const pid_t pid = start(binary, {"2"});
   const std::string b_before = entry_bytes(pid, binary, "b");
@@ -260,16 +262,20 @@ TEST_P(AttachPatched, AFoldedFunctionGetsItsNopsBack) {
   const RunResult r = e2e::finish(attach);
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   const Report rep = report();
-  bool removed = false;
+  bool counted = false;
   for (const json& f : rep.doc().at("auto_fold").at("functions"))
-    removed =
-        removed || (same_function(f.at("name").get<std::string>(), "b") && !f.at("hooks_removed_at_ns").is_null());
+    if (same_function(f.at("name").get<std::string>(), "b") && !f.at("hooks_removed_at_ns").is_null())
+      counted = f.at("counted_after_removal") != "none";
+  EXPECT_EQ(entry_bytes(pid, binary, "b"), b_before) << "the detach gives b its nops back";
   expect_checked_ok(pid, 2);
   // b's calls (20-odd ns) are far under the threshold the environment sets (500 ns), so
   // folding them is certain: the threshold reached the attached runtime.
-  EXPECT_TRUE(removed) << rep.doc().at("auto_fold").dump();
+  EXPECT_TRUE(counted) << "b removed, its calls counted since: " << rep.doc().at("auto_fold").dump();
   EXPECT_NEAR(rep.processes().at(0).at("auto_fold_ns").get<double>(), 500.0, 5.0);
-  EXPECT_EQ(b_during, b_before) << "b, folded and removed, has its nops back while attached";
+  EXPECT_GE(u64(rep.processes().at(0), "counting_sites"), 1u);
+  ASSERT_EQ(b_during.size(), 8u);
+  EXPECT_EQ(b_during[0], '\xe8') << "b's entry a call (of its counting stub) while attached";
+  expect_b_is_three_a(rep, 6, 1000);
 }
 
 TEST_P(AttachPatched, AProgramThatMayCancelAThreadIsRefused) {
