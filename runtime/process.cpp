@@ -143,6 +143,7 @@ void after_fork_in_child() {
   self->profile.restart(now);
   self->interrupts.restart(now);
   __builtin_memset(self->unhooked_calls, 0, removed_function_count() * sizeof self->unhooked_calls[0]);
+  self->unhooked_closed = 0;
   inherit_saved(static_cast<ContextStore*>(self->contexts), now);
   follow_closed_modules(self);  // a poke may have gone to the parent's ring
   self->start_tsc = now;
