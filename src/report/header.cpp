@@ -52,6 +52,12 @@ std::string name_list(const ReportContext& ctx, const std::vector<std::string>& 
   return out;
 }
 
+// The command whose options change what was recorded: an attached window's, or record's.
+const char* recording_command(const ReportContext& ctx) {
+  const auto& exact = ctx.profile().meta.exact;
+  return exact && exact->attached ? "attach" : "record";
+}
+
 // One folded function: its name, its share of the calls counted, and, when its hook calls
 // were rewritten away, from when its calls were counted per function only, or not at all
 // (time since the recording began).
@@ -87,15 +93,16 @@ void write_folded_line(std::ostream& out, const ReportContext& ctx) {
     calls += f.folded_calls;
     entries.push_back(folded_entry(ctx, f, start_ns));
   }
-  const std::string scope = ctx.profile().meta.exact ? ctx.profile().meta.exact->auto_fold : "";
+  const auto& exact = ctx.profile().meta.exact;
+  const std::string scope = exact ? exact->auto_fold : "";
   const bool any = scope == "all" || scope == "wrappers";
   out << fmt::format(
       "# folded:   {} {}function{} with calls consistently under {:.0f} ns{} ran unhooked after a first "
-      "check ({} calls counted folded): their time in their callers' self{} (record --no-auto-fold keeps them "
+      "check ({} calls counted folded): their time in their callers' self{} ({} --no-auto-fold keeps them "
       "hooked)\n",
       folded.size(), any ? "" : "inlined ", folded.size() == 1 ? "" : "s", threshold,
       scope == "wrappers" ? " of their own" : "", calls,
-      scope == "wrappers" ? ", the calls they made under their callers" : "");
+      scope == "wrappers" ? ", the calls they made under their callers" : "", recording_command(ctx));
   out << "#           " << name_list(ctx, entries, 12) << '\n';
 }
 
@@ -160,11 +167,11 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
     const bool filtered =
         x && (!x->include.empty() || !x->exclude.empty() || !x->include_module.empty() || !x->exclude_module.empty());
     out << fmt::format(
-        "# hooks:    {} hook call site{} rewritten ({} folded function{} removed{}): {} (record --keep-hooks keeps "
+        "# hooks:    {} hook call site{} rewritten ({} folded function{} removed{}): {} ({} --keep-hooks keeps "
         "every call on its path)\n",
         sites, sites == 1 ? "" : "s", functions, functions == 1 ? "" : "s",
         filtered ? ", and the filtered-out ones" : "",
-        rewritten_calls(counting, inlined_uncounted, uncounted, filtered));
+        rewritten_calls(counting, inlined_uncounted, uncounted, filtered), recording_command(ctx));
   }
 }
 

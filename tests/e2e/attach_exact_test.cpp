@@ -110,6 +110,10 @@ TEST_P(AttachExact, FoldedFunctionsStayCountedByTheirStubsInEachWindow) {
         counted = counted || (same_function(f.at("name").get<std::string>(), "b") &&
                               f.at("counted_after_removal").is_string() && f.at("counted_after_removal") != "none");
       EXPECT_TRUE(counted) << rep.doc().at("auto_fold").dump();
+      const RunResult text = run({E2E_CALLPROF, "report", "-i", profile}, dir());
+      EXPECT_NE(text.out.find("under [unhooked calls] (attach --keep-hooks keeps every call on its path)"),
+                std::string::npos)
+          << "the header names attach's option: " << text.out;
       std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // dormant, the stubs counting
     } else {
       EXPECT_LT(ca, 2 * first) << "the dormant period's calls are not this window's";
