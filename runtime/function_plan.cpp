@@ -96,6 +96,11 @@ void sift_down(T* e, uint64_t at, uint64_t n) {
 
 template <typename T>
 void sort_ascending(T* e, uint64_t n) {
+  // The recorder lists each module's sites ascending, and modules mostly come in address
+  // order: sorting zstd's 1,900 sorted sites took 0.08 ms of every recording.
+  uint64_t sorted = 1;
+  while (sorted < n && !(key(e[sorted]) < key(e[sorted - 1]))) ++sorted;
+  if (sorted >= n) return;
   for (uint64_t i = n / 2; i-- > 0;) sift_down(e, i, n);
   for (uint64_t end = n; end-- > 1;) {
     const T t = e[0];
