@@ -4,6 +4,8 @@
 // The recorder lists each module's sites ascending and the runtime then leaves them as
 // they are; here they come in every order (a module of higher addresses first, a line
 // descending, tail exits out of order), which the runtime must sort itself.
+#include "function_plan.h"
+
 #include <gtest/gtest.h>
 #include <link.h>
 #include <unistd.h>
@@ -15,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "function_plan.h"
 #include "wire/raw_dump.h"
 
 namespace callprof::rt {
