@@ -106,15 +106,18 @@ Rewrite retarget_to_ret_byte(uint64_t site, uint64_t ret_byte) {
 template <typename Locked, typename... Args>
 Rewrite under_lock(Locked locked, Args... args) {
   if (rewriting_refused()) return Rewrite::Refused;
-  if (__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE) != 0) return Rewrite::Busy;
-  const Rewrite done = locked(args...);
-  __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE);
-  return done;
+  const RewriteHold hold;
+  return hold.held() ? locked(args...) : Rewrite::Busy;
 }
 
 Rewrite rewrite(uint64_t site, const Replacement& r) { return under_lock(rewrite_locked, site, r); }
 
 }  // namespace
+
+RewriteHold::RewriteHold() : held_(__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE) == 0) {}
+RewriteHold::~RewriteHold() {
+  if (held_) __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE);
+}
 
 Rewrite restore_call(uint64_t site, const uint8_t original[5], bool removed) {
   Replacement r = {0xe8, {}, {0xeb, 0x03}, 2, removed};
@@ -155,7 +158,11 @@ Rewrite rewrite_call_as_nop(uint64_t site, uint64_t ret_byte) {
   const Rewrite r = rewrite(site, kCallToNop);
   return r == Rewrite::CrossesLine ? under_lock(retarget_to_ret_byte, site, ret_byte) : r;
 }
-Rewrite rewrite_jump_as_return(uint64_t site) { return rewrite(site, kJumpToReturn); }
+Rewrite rewrite_jump_as_return(uint64_t site, uint32_t waits) {
+  Rewrite r;
+  while ((r = rewrite(site, kJumpToReturn)) == Rewrite::Busy && waits-- > 0) sys::call(SYS_sched_yield);
+  return r;
+}
 Rewrite retarget_call(uint64_t site, uint64_t target) { return under_lock(retarget_locked, site, target); }
 
 bool swap_pointer(uint64_t slot, uint64_t value, bool read_only, uint64_t* old) {

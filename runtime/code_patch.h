@@ -40,8 +40,11 @@ enum class Rewrite : uint8_t {
 // calls, and a page copied on the first write to it.
 Rewrite rewrite_call_as_nop(uint64_t site, uint64_t ret_byte = 0);
 // The 5-byte `jmp rel32` at `site` (a tail call of the exit hook) becomes `ret`: the
-// function returns as the hook would have returned for it.
-Rewrite rewrite_jump_as_return(uint64_t site);
+// function returns as the hook would have returned for it. While another thread rewrites,
+// up to `waits` more tries, a sched_yield apart (hook removal waits for a tail exit: its
+// hook returns into the caller, not behind the site, so no later call tries it again);
+// still Busy after them (a signal handler that interrupted this thread's own rewrite).
+Rewrite rewrite_jump_as_return(uint64_t site, uint32_t waits = 0);
 // The 5-byte `call rel32` at `site` calls `target` instead (a counting stub,
 // counting_stubs.h): its displacement changes with one locked store and the opcode stays,
 // so another thread runs the old call or the new one. CrossesLine when the displacement
@@ -67,6 +70,20 @@ void end_stopped_writes();
 // becomes `value`, atomically, and its old value goes to *old; `read_only` (RELRO): the
 // page is writable for that store only. False when mprotect refused.
 bool swap_pointer(uint64_t slot, uint64_t value, bool read_only, uint64_t* old);
+
+// The rewriting lock held for the scope, as another rewriter holds it (tests: what a
+// rewrite does while one is under way); `held()` false when it was taken already.
+class RewriteHold {
+ public:
+  RewriteHold();
+  ~RewriteHold();
+  RewriteHold(const RewriteHold&) = delete;
+  RewriteHold& operator=(const RewriteHold&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  bool held_;
+};
 
 // The system refused writable code: every later rewrite would be refused too.
 inline bool rewriting_refused() {

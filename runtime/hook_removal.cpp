@@ -133,16 +133,13 @@ namespace {
 // its calls as the stub would.
 bool displacement_crosses_line(uint64_t site) { return ((site + 1) & 63) > 60; }
 
-// The tail-call exits (`jmp __cyg_profile_func_exit`) of `fn` become `ret`. Once per
-// function, so worth waiting for another thread's rewrite: a tail exit's hook returns into
-// the caller, not behind its site, so nothing would try it again. Bounded, for a signal
-// handler that interrupted this thread's own rewrite.
+// The tail-call exits (`jmp __cyg_profile_func_exit`) of `fn` become `ret`, once per
+// function: each waits for another thread's rewrite (code_patch.h), a bounded time.
+constexpr uint32_t kTailExitWaits = 1000;
 void remove_tail_exits(uint64_t fn) {
   uint64_t tails[16];
   const uint32_t n = tail_exits_of(fn, tails, 16);
-  for (uint32_t i = 0; i < n; ++i)
-    for (int tries = 0; tries < 1000 && rewrite_jump_as_return(tails[i]) == Rewrite::Busy; ++tries)
-      sys::call(SYS_sched_yield);
+  for (uint32_t i = 0; i < n; ++i) rewrite_jump_as_return(tails[i], kTailExitWaits);
 }
 
 }  // namespace

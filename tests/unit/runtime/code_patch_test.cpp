@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -146,6 +147,40 @@ TEST(CodePatch, ATailJumpBecomesAReturn) {
   }
   for (uint64_t at : offsets) page.call(at);
   EXPECT_EQ(page.count(), 3u) << "the functions return at once";
+}
+
+// Another thread rewriting (the lock held): a rewrite is left for a later call (Busy), but
+// a tail exit's waits a bounded time (hook removal asks for 1,000 waits: its hook returns
+// into the caller, so nothing would try the site again), here until the other lets go.
+TEST(CodePatch, ATailJumpWaitsABoundedTimeForAnotherRewriter) {
+  CallerPage page({0, 64}, true);
+  {
+    const RewriteHold other;
+    ASSERT_TRUE(other.held());
+    EXPECT_FALSE(RewriteHold().held()) << "one rewriter at a time";
+    EXPECT_EQ(rewrite_jump_as_return(page.site(0)), Rewrite::Busy);
+    EXPECT_EQ(rewrite_jump_as_return(page.site(0), 20), Rewrite::Busy) << "still held after its waits";
+    EXPECT_EQ(rewrite_call_as_nop(page.site(64)), Rewrite::Busy);
+    EXPECT_EQ(reinterpret_cast<const uint8_t*>(page.site(0))[0], 0xe9) << "unchanged";
+  }
+  std::atomic<bool> held{false}, release{false};
+  std::thread rewriter([&] {
+    const RewriteHold hold;
+    held = hold.held();
+    while (!release) std::this_thread::yield();
+  });
+  while (!held) std::this_thread::yield();
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    release = true;
+  });
+  EXPECT_EQ(rewrite_jump_as_return(page.site(0), UINT32_MAX), Rewrite::Done) << "done once the other let go";
+  releaser.join();
+  rewriter.join();
+  EXPECT_EQ(reinterpret_cast<const uint8_t*>(page.site(0))[0], 0xc3);
+  page.call(0);
+  page.call(64);
+  EXPECT_EQ(page.count(), 1u) << "the rewritten function returns at once; the other still jumps";
 }
 
 // Sites on 62 lines: 60 at varied offsets of their line, 2 on a line's last byte.
