@@ -114,7 +114,7 @@ std::string marker_name(const std::string& dir_name) {
 // <cache>/running, made when missing (`made`: the first recording that uses markers, which
 // reads $TMPDIR once more for the directories of runs that had none); none without a cache
 // directory that can be written.
-std::optional<std::string> cache_marker_dir(bool& made) {
+std::optional<std::string> marker_dir(bool& made) {
   const auto cache = user_cache_dir();
   if (!cache) return std::nullopt;
   std::error_code ec;
@@ -124,24 +124,6 @@ std::optional<std::string> cache_marker_dir(bool& made) {
   if (!made && errno != EEXIST) return std::nullopt;
   if (access(dir.c_str(), W_OK | X_OK) != 0) return std::nullopt;
   return dir;
-}
-
-// Without one (a service with no home directory): $TMPDIR/callprof-running-<uid>, made
-// private. One that is not the user's own private directory (another user's, a link, open
-// to others: $TMPDIR is shared) is not used, and $TMPDIR is read instead.
-std::optional<std::string> temp_marker_dir(bool& made) {
-  const std::string dir = temp_parent() + "/callprof-running-" + std::to_string(geteuid());
-  made = mkdir(dir.c_str(), 0700) == 0;
-  if (!made && errno != EEXIST) return std::nullopt;
-  struct stat st {};
-  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0)
-    return std::nullopt;
-  return dir;
-}
-
-std::optional<std::string> marker_dir(bool& made) {
-  if (auto dir = cache_marker_dir(made)) return dir;
-  return temp_marker_dir(made);
 }
 
 // The directories this host's markers name whose run is over, removed with their markers; a
