@@ -39,8 +39,8 @@ void CallSiteSet::add(const CallSite& site) {
 
 void CallSiteSet::move_into(CodeCosts& costs) {
   auto key = [](const CallSite& s) { return std::pair(s.node, s.location); };
-  if (!std::is_sorted(sites_.begin(), sites_.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); }))
-    std::sort(sites_.begin(), sites_.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  auto by_key = [&](const CallSite& a, const CallSite& b) { return key(a) < key(b); };
+  if (!std::is_sorted(sites_.begin(), sites_.end(), by_key)) std::sort(sites_.begin(), sites_.end(), by_key);
   // A place not known (it sorts last) matters only beside known ones, for its share.
   NodeId last = kNoNode;
   for (size_t i = 0; i < sites_.size();) {

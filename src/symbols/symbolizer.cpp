@@ -135,19 +135,16 @@ symbols_detail::ModuleSymbolCache* Symbolizer::Impl::cache_of(int index) {
   // (its identity and the recorded build id) was written when the file was of that build,
   // with its own DWARF or a debug file of that build id; unchanged, it says the same: the
   // module's file need not be opened until an address the cache does not hold.
-  std::optional<symbols_detail::ModuleSymbolCache> own;
   if (options.symfs.empty() && has_file(module.path)) {
-    own = symbols_detail::ModuleSymbolCache::open(module.path, module.build_id);
-    if (own && own->loaded()) return &*(st.cache = std::move(own));
-    auto found =
-        module.build_id.empty() ? std::nullopt : symbols_detail::ModuleSymbolCache::open(module.path, separate);
-    if (found && found->loaded()) return &*(st.cache = std::move(found));
+    auto cache = symbols_detail::ModuleSymbolCache::open(module.path, module.build_id);
+    if ((!cache || !cache->loaded()) && !module.build_id.empty())
+      cache = symbols_detail::ModuleSymbolCache::open(module.path, separate);
+    if (cache && cache->loaded()) return &*(st.cache = std::move(cache));
   }
   reported(size_t(index));
   const char* file = module_files(st.dwfl).first;
   if (file != nullptr && own_debug_info(st.dwfl))
-    st.cache =
-        own && module.path == file ? std::move(own) : symbols_detail::ModuleSymbolCache::open(file, module.build_id);
+    st.cache = symbols_detail::ModuleSymbolCache::open(file, module.build_id);
   else if (file != nullptr && !module.build_id.empty() && separate_debug_info(st.dwfl))
     st.cache = symbols_detail::ModuleSymbolCache::open(file, separate);
   return st.cache ? &*st.cache : nullptr;

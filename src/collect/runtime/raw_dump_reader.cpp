@@ -9,8 +9,6 @@
 #include <cstring>
 #include <string_view>
 
-#include "util/whole_file.h"
-
 namespace callprof {
 namespace {
 
@@ -199,12 +197,15 @@ Result<RawProcessDump> read_raw_dump(const std::string& path, uint64_t read_whol
     if (fd >= 0) ::close(fd);
     return make_error("cannot read " + path);
   }
-  if (uint64_t(st.st_size) <= read_whole_up_to) {
-    ::close(fd);
-    return parse_raw_dump(read_whole_file(path), path);
-  }
-  Cursor c(fd, uint64_t(st.st_size), path);
-  Result<RawProcessDump> d = parse(c, path);
+  const uint64_t size = uint64_t(st.st_size);
+  Cursor file(fd, size, path);
+  auto read = [&]() -> Result<RawProcessDump> {
+    if (size > read_whole_up_to) return parse(file, path);
+    std::string bytes;  // one read, through the same descriptor
+    if (!file.get_bytes(size, bytes)) return file.error("file cut short while read");
+    return parse_raw_dump(bytes, path);
+  };
+  Result<RawProcessDump> d = read();
   ::close(fd);
   return d;
 }
