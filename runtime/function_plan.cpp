@@ -97,7 +97,7 @@ void sift_down(T* e, uint64_t at, uint64_t n) {
 template <typename T>
 void sort_ascending(T* e, uint64_t n) {
   // The recorder lists each module's sites ascending, and modules mostly come in address
-  // order: sorting zstd's 1,900 sorted sites took 0.08 ms of every recording.
+  // order: sorting zstd's 1,510 sorted sites took some 0.08 ms of every recording (perf).
   uint64_t sorted = 1;
   while (sorted < n && !(key(e[sorted]) < key(e[sorted - 1]))) ++sorted;
   if (sorted >= n) return;
