@@ -47,7 +47,8 @@ TEST(Launch, AMissingProgramIsAnError) {
     if (with_step) spec.in_child = [] { return true; };
     auto pid = launch(spec);
     ASSERT_FALSE(pid);
-    EXPECT_NE(pid.error().message.find("cannot run /nonexistent/callprof-test-program"), std::string::npos) << pid.error().message;
+    EXPECT_NE(pid.error().message.find("cannot run /nonexistent/callprof-test-program"), std::string::npos)
+        << pid.error().message;
   }
 }
 
