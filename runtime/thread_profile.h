@@ -208,15 +208,23 @@ class ThreadProfile {
   __attribute__((always_inline)) bool enter_fast(uint64_t fn, uint64_t callsite, uint64_t sp, uint64_t now) {
     Frame* top = &frames_[depth_ - 1];
     if (__builtin_expect(top->sp < sp || overflow_ != 0 || depth_ == depth_limit_, 0)) return false;
+    // The index's slot is fetched from the start, beside the last callee's node: in a large
+    // tree each is a cache miss, and when the callee is another one the slot names its node
+    // by the time the last callee's is read, so that node is the only miss that follows.
+    const NodeSlot* slot = &slots_[slot_hash(top->node, fn) & slot_mask_];
+    __builtin_prefetch(slot);
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
-      // Not the last callee: the index's slot is fetched while the next sibling is, in case
-      // the walk ends there (in a large tree each is a cache miss).
-      __builtin_prefetch(&slots_[slot_hash(top->node, fn) & slot_mask_]);
-      const uint32_t next = nodes_[child].next_sibling;
-      if (child == 0 || nodes_[next].fn != fn) return false;
-      parent.last_child = child = next;
+      const uint32_t last = child;
+      if (slot->fn == fn && slot->parent == top->node) {
+        child = slot->node;
+        if (last != 0) nodes_[last].next_sibling = child;  // the hint next_child() keeps
+      } else {
+        child = nodes_[last].next_sibling;
+        if (last == 0 || nodes_[child].fn != fn) return false;
+      }
+      parent.last_child = child;
     }
     const DumpNode& c = nodes_[child];
     if (__builtin_expect((c.flags & wire::kNodeExcluded) != 0, 0)) return false;
