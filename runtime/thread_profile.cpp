@@ -89,19 +89,23 @@ void ThreadProfile::touch_nodes_ahead() {
 }
 
 uint32_t ThreadProfile::find(uint32_t parent, uint64_t fn) const {
-  for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {
-    const NodeSlot& s = slots_[i];
-    if (s.fn == fn && s.parent == parent) return s.node;
-    if (s.fn == 0) return kNoNode;
+  const uint64_t hash = slot_hash(parent, fn);
+  for (uint32_t i = slot_position(hash) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    const NodeSlot s = slots_[i];
+    if (s == 0) return kNoNode;
+    if (slot_names(s, slot_tag(hash), parent, fn)) return s & kSlotNodeMask;
   }
 }
 
 uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t callsite) {
   if (fn == 0) return kNoNode;
-  for (uint32_t i = slot_hash(parent, fn) & slot_mask_;; i = (i + 1) & slot_mask_) {
+  const uint64_t hash = slot_hash(parent, fn);
+  for (uint32_t i = slot_position(hash) & slot_mask_;; i = (i + 1) & slot_mask_) {
     NodeSlot& s = slots_[i];
-    if (s.fn == fn && s.parent == parent) return s.node;
-    if (s.fn != 0) continue;
+    if (s != 0) {
+      if (slot_names(s, slot_tag(hash), parent, fn)) return s & kSlotNodeMask;
+      continue;
+    }
     // An index at least twice the live nodes keeps probing short and guarantees an empty
     // slot (the whole reservation is twice the node capacity).
     if (free_list_ == 0 && node_count_ == node_capacity_) {
@@ -129,7 +133,7 @@ uint32_t ThreadProfile::find_or_add(uint32_t parent, uint64_t fn, uint64_t calls
     // where a path is new, so the hot path pays nothing.
     if (gone_ && depth_ > 1 && frames_[depth_ - 1].node == parent && gone_(nodes_[parent].fn)) return kParentGone;
     uint32_t id = new_node(parent, fn, callsite, classify_ ? classify_(fn) : 0);
-    s = NodeSlot{fn, parent, id};
+    s = slot_tag(hash) | id;
     return id;
   }
 }
@@ -311,7 +315,8 @@ void ThreadProfile::relocate_functions(uint64_t start, uint64_t end, uint64_t to
     move(nodes_[i].fn);
     move(nodes_[i].callsite);
   }
-  for (uint32_t i = 0; i <= slot_mask_; ++i) move(slots_[i].fn);
+  // The index stays: a moved node keeps its slot, where the same address called again (the
+  // next library's code) no longer finds it, and a rebuild files it under its new address.
   for (uint32_t i = 0; i < timeline_capacity_; ++i) move(timeline_[i].fn);
   for (uint32_t i = 1; i < site_count_; ++i) move(sites_[i].callsite);
 }

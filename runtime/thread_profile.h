@@ -35,11 +35,15 @@ struct Frame {
   uint64_t child_ticks;  // time spent in callees that already returned
 };
 
-struct NodeSlot {  // open-addressing index from (parent, fn) to node; fn 0 = empty
-  uint64_t fn;
-  uint32_t parent;
-  uint32_t node;
-};
+// The index: open addressing from (parent, fn) to node, four bytes a slot, so that a tree
+// larger than the caches has its index mostly in them (16 bytes a slot, with the key, made
+// manypaths' 20 MiB of nodes and 16 MiB of index outgrow a 32 MiB cache). A slot holds the
+// node's number (node budgets stop at 2^28) and 4 bits of the key's hash beside those of
+// its position, so most slots of other paths are passed without reading their node; the
+// node itself holds the key (fn, parent), checked before a slot counts as found. 0: empty
+// (node 0, the root, is never indexed).
+using NodeSlot = uint32_t;
+inline constexpr uint32_t kSlotNodeMask = (1u << 28) - 1;
 
 // An instrumented function calls its enter hook within its first bytes; an inlined copy
 // calls it from its host's code, elsewhere (the hooks name the out-of-line copy).
@@ -48,13 +52,14 @@ inline bool inlined_hooks(uint64_t fn, uint64_t hook_ret) {
   return hook_ret != 0 && (hook_ret < fn || hook_ret - fn >= kHookCallSpan);
 }
 
-inline uint32_t slot_hash(uint32_t parent, uint64_t fn) {
-  uint64_t h = fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
-  return uint32_t(h >> 32);
+inline uint64_t slot_hash(uint32_t parent, uint64_t fn) {
+  return fn * 0x9E3779B97F4A7C15ull ^ (uint64_t(parent) + 1) * 0xC2B2AE3D27D4EB4Full;
 }
+inline uint32_t slot_position(uint64_t hash) { return uint32_t(hash >> 32); }
+inline uint32_t slot_tag(uint64_t hash) { return uint32_t(hash) & ~kSlotNodeMask; }
 
 // The index a thread starts with (4 KiB, one page): it doubles as the tree grows.
-inline constexpr uint32_t kInitialSlots = 256;
+inline constexpr uint32_t kInitialSlots = 1024;
 // Nodes (and their metrics) are faulted in ahead of the new paths that will use them, in a
 // pause of the profile's own: 64 at first (a page each), then as many as are in use, up to
 // this many at a time. Threads are many and mostly small: touching more at once made a
@@ -211,14 +216,15 @@ class ThreadProfile {
     // The index's slot is fetched from the start, beside the last callee's node: in a large
     // tree each is a cache miss, and when the callee is another one the slot names its node
     // by the time the last callee's is read, so that node is the only miss that follows.
-    const NodeSlot* slot = &slots_[slot_hash(top->node, fn) & slot_mask_];
+    const uint64_t hash = slot_hash(top->node, fn);
+    const NodeSlot* slot = &slots_[slot_position(hash) & slot_mask_];
     __builtin_prefetch(slot);
     DumpNode& parent = nodes_[top->node];
     uint32_t child = parent.last_child;
     if (__builtin_expect(nodes_[child].fn != fn, 0)) {
       const uint32_t last = child;
-      if (slot->fn == fn && slot->parent == top->node) {
-        child = slot->node;
+      if (slot_names(*slot, slot_tag(hash), top->node, fn)) {
+        child = *slot & kSlotNodeMask;
         if (last != 0) nodes_[last].next_sibling = child;  // the hint next_child() keeps
       } else {
         child = nodes_[last].next_sibling;
@@ -490,6 +496,12 @@ class ThreadProfile {
     n.self_ticks += self;
     frames_[depth_ - 1].child_ticks += total;
     inherited_depth_ = depth_;  // the frames below stay inherited, new ones are pushed above
+  }
+  // Whether index slot `s` (of a key whose hash has `tag`) is node (parent, fn)'s. An empty
+  // slot names the root, whose fn is 0.
+  bool slot_names(NodeSlot s, uint32_t tag, uint32_t parent, uint64_t fn) const {
+    const DumpNode& n = nodes_[s & kSlotNodeMask];
+    return (s & ~kSlotNodeMask) == tag && n.fn == fn && n.parent == parent;
   }
   Frame* release_dead_frames(uint64_t sp, uint64_t now);
   bool find_exiting_frame(uint64_t fn, uint64_t sp, uint64_t now);

@@ -148,9 +148,10 @@ void ThreadProfile::rebuild_index() {
   for (uint32_t i = 1; i < node_count_; ++i) {
     const DumpNode& n = nodes_[i];
     if (n.fn == 0) continue;
-    uint32_t at = slot_hash(n.parent, n.fn) & slot_mask_;
-    while (slots_[at].fn != 0) at = (at + 1) & slot_mask_;
-    slots_[at] = NodeSlot{n.fn, n.parent, i};
+    const uint64_t hash = slot_hash(n.parent, n.fn);
+    uint32_t at = slot_position(hash) & slot_mask_;
+    while (slots_[at] != 0) at = (at + 1) & slot_mask_;
+    slots_[at] = slot_tag(hash) | i;
   }
 }
 
