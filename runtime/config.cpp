@@ -70,8 +70,8 @@ uint8_t compilers_to_calibrate() {
 bool read_config(RuntimeConfig* c) {
   *c = RuntimeConfig{};
   if (!env_path("CALLPROF_OUTPUT_DIR", c->output_dir, sizeof c->output_dir)) return false;
-  c->node_budget = uint32_t(env_u64("CALLPROF_MAX_NODES", c->node_budget, 1024,
-                                    1u << 28));  // index: 2^29 slots, nodes numbered in 28 bits (kSlotNodeMask)
+  // At most 2^28: the index numbers nodes in 28 bits (kSlotNodeMask), in 2^29 slots.
+  c->node_budget = uint32_t(env_u64("CALLPROF_MAX_NODES", c->node_budget, 1024, 1u << 28));
   c->stack_frames = uint32_t(env_u64("CALLPROF_STACK_FRAMES", stack_frames_for_stack_limit(), 64, 1u << 26));
   c->limits.max_depth = uint32_t(env_u64("CALLPROF_MAX_DEPTH", UINT32_MAX, 1, UINT32_MAX));
   c->min_duration_ns = env_u64("CALLPROF_MIN_NS", 0, 0, UINT64_MAX);

@@ -41,7 +41,8 @@ std::vector<char*> child_environment(const LaunchSpec& spec, std::vector<std::st
 
 // posix_spawn shares this process's memory until the exec (glibc's clone with CLONE_VFORK):
 // no page tables copied, and none of ours write-protected for the faults a fork leaves
-// behind in a large recorder (0.3 ms of a recording's CPU time). Returns posix_spawnp's error.
+// behind in a large recorder (0.3 ms of the CPU time of zstd's recording). Returns posix_spawnp's
+// error.
 int spawn(const LaunchSpec& spec, std::vector<char*>& argv, pid_t* pid) {
   std::vector<std::string> storage;
   std::vector<char*> envp = child_environment(spec, storage);
