@@ -339,6 +339,7 @@ class ThreadProfile {
 
   uint32_t node_count() const { return node_count_; }
   uint32_t index_slots() const { return slot_mask_ + 1; }
+  const NodeSlot* index() const { return slots_; }  // index_slots() of them
   const DumpNode* nodes() const { return nodes_; }
   uint32_t depth() const { return depth_ - 1; }  // frames, excluding the root
   uint32_t frame_capacity() const { return frame_capacity_; }

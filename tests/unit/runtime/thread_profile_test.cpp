@@ -101,6 +101,82 @@ TEST(ThreadProfile, IndexStartsSmallDoublesWithTheTreeAndFindsEveryPathAgain) {
   for (uint64_t i = 0; i < kCallees; i += 997) EXPECT_EQ(prog.at({MAIN, kFirst + i})->calls, 2u) << i;
 }
 
+TEST(ThreadProfile, TheSameFunctionsUnderManyCallersAreNeverTakenForOneAnother) {
+  // 15,000 paths of 100 functions under 150 callers, through the index (no hint helps): each
+  // its own node, found again in other orders.
+  Program prog(ProgramOptions{.node_capacity = 40000});
+  constexpr uint64_t kCallers = 150, kCallees = 100, kCaller = 0x20000, kCallee = 0x80000;
+  uint64_t t = 0;
+  prog.call(MAIN, t++);
+  for (uint64_t pass = 0; pass < 3; ++pass)
+    for (uint64_t i = 0; i < kCallers; ++i) {
+      const uint64_t caller = kCaller + 16 * (pass == 1 ? kCallers - 1 - i : i);
+      prog.call(caller, t++);
+      for (uint64_t j = 0; j < kCallees; ++j) {
+        const uint64_t callee = kCallee + 16 * ((j * 37 + pass * 11 + i) % kCallees);  // no hint helps
+        prog.call(callee, t++);
+        prog.ret(callee, t++);
+      }
+      prog.ret(caller, t++);
+    }
+  prog.ret(MAIN, t++);
+  EXPECT_EQ(prog.p.node_count(), 2 + kCallers + kCallers * kCallees);
+  for (uint64_t i = 0; i < kCallers; i += 7)
+    for (uint64_t j = 0; j < kCallees; j += 3) {
+      const DumpNode* n = prog.at({MAIN, kCaller + 16 * i, kCallee + 16 * j});
+      ASSERT_NE(n, nullptr) << i << " " << j;
+      EXPECT_EQ(n->calls, 3u) << i << " " << j;
+    }
+}
+
+// Whether the index, once `(p, fn)` is placed in it, makes a lookup of `(q, fn)` pass its
+// slot with the same 4 bits of hash (linear probing from `(q, fn)`'s position).
+bool lookup_meets(std::vector<NodeSlot> slots, uint32_t p, uint32_t q, uint64_t fn) {
+  const uint32_t mask = uint32_t(slots.size()) - 1;
+  const uint64_t hp = slot_hash(p, fn), hq = slot_hash(q, fn);
+  if (slot_tag(hp) != slot_tag(hq)) return false;
+  uint32_t at = slot_position(hp) & mask;
+  while (slots[at] != 0) at = (at + 1) & mask;
+  slots[at] = 1;  // taken
+  for (uint32_t i = slot_position(hq) & mask; slots[i] != 0; i = (i + 1) & mask)
+    if (i == at) return true;
+  return false;
+}
+
+TEST(ThreadProfile, PathsOfOneFunctionUnderTwoCallersAreToldApartWhereTheIndexMixesThem) {
+  // One function under two callers, where a lookup of the second's path meets the first's
+  // slot, with the same 4 bits of hash: only the caller their node holds tells them apart.
+  Program prog;
+  uint64_t t = 0;
+  prog.call(MAIN, t++);  // node 1
+  constexpr uint32_t kCallers = 400;
+  auto caller_fn = [](uint32_t node) { return 0x20000 + 16 * uint64_t(node - 2); };
+  for (uint32_t node = 2; node < kCallers + 2; ++node) {
+    prog.call(caller_fn(node), t++);
+    prog.ret(caller_fn(node), t++);
+  }
+  ASSERT_LT(2 * (prog.p.node_count() + 2), prog.p.index_slots()) << "the index stays as it is for two more nodes";
+  const std::vector<NodeSlot> slots(prog.p.index(), prog.p.index() + prog.p.index_slots());
+  const uint64_t fn = 0x900000;
+  uint32_t first = 0, second = 0;
+  for (uint32_t p = 2; p < kCallers + 2 && !second; ++p)
+    for (uint32_t q = 2; q < kCallers + 2 && !second; ++q)
+      if (p != q && lookup_meets(slots, p, q, fn)) first = p, second = q;
+  ASSERT_NE(second, 0u) << "no two callers whose paths meet in the index";
+  for (const uint32_t caller : {first, second}) {
+    prog.call(caller_fn(caller), t++);
+    prog.call(fn, t++);
+    prog.ret(fn, t++);
+    prog.ret(caller_fn(caller), t++);
+  }
+  prog.ret(MAIN, t++);
+  EXPECT_EQ(prog.p.node_count(), kCallers + 4);
+  const DumpNode* under_second = prog.at({MAIN, caller_fn(second), fn});
+  ASSERT_NE(under_second, nullptr);
+  EXPECT_EQ(under_second->calls, 1u);
+  EXPECT_EQ(prog.at({MAIN, caller_fn(first), fn})->calls, 1u);
+}
+
 // The program's clock in these tests; a pause of the profile's own (its clock read twice)
 // takes kPause ticks of it.
 uint64_t g_program_time = 0;
