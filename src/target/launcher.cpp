@@ -9,44 +9,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 extern char** environ;
 
 namespace callprof {
 namespace {
 
-// This process's environment with spec.env set: "NAME=value" strings in `storage`.
+// This process's environment with spec.env set (a name set twice: the last value), as
+// "NAME=value" strings in `storage`; built before the child exists, for both ways of starting it.
 std::vector<char*> child_environment(const LaunchSpec& spec, std::vector<std::string>& storage) {
-  auto overridden = [&](const char* entry) {
-    for (const auto& [k, v] : spec.env)
-      if (std::strncmp(entry, k.c_str(), k.size()) == 0 && entry[k.size()] == '=') return true;
-    return false;
+  auto set_later = [&](size_t i, std::string_view name) {
+    return std::any_of(spec.env.begin() + std::ptrdiff_t(i) + 1, spec.env.end(),
+                       [&](const auto& e) { return e.first == name; });
+  };
+  for (size_t i = 0; i < spec.env.size(); ++i)
+    if (!set_later(i, spec.env[i].first)) storage.push_back(spec.env[i].first + "=" + spec.env[i].second);
+  auto overridden = [&](std::string_view entry) {
+    return std::any_of(spec.env.begin(), spec.env.end(), [&](const auto& e) {
+      return entry.size() > e.first.size() && entry.starts_with(e.first) && entry[e.first.size()] == '=';
+    });
   };
   std::vector<char*> envp;
   for (char** e = environ; e && *e; ++e)
     if (!overridden(*e)) envp.push_back(*e);
-  storage.reserve(spec.env.size());
-  for (size_t i = 0; i < spec.env.size(); ++i) {
-    bool later = false;  // set twice: the last one holds, as with setenv
-    for (size_t j = i + 1; j < spec.env.size(); ++j) later = later || spec.env[j].first == spec.env[i].first;
-    if (!later) storage.push_back(spec.env[i].first + "=" + spec.env[i].second);
-  }
-  for (auto& s : storage) envp.push_back(s.data());
+  for (auto& entry : storage) envp.push_back(entry.data());
   envp.push_back(nullptr);
   return envp;
-}
-
-// posix_spawn shares this process's memory until the exec (glibc's clone with CLONE_VFORK):
-// no page tables copied, and none of ours write-protected for the faults a fork leaves
-// behind in a large recorder (0.3 ms of the CPU time of zstd's recording). Returns posix_spawnp's
-// error.
-int spawn(const LaunchSpec& spec, std::vector<char*>& argv, pid_t* pid) {
-  std::vector<std::string> storage;
-  std::vector<char*> envp = child_environment(spec, storage);
-  return posix_spawnp(pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
 }
 
 }  // namespace
@@ -56,10 +50,15 @@ Result<pid_t> launch(const LaunchSpec& spec) {
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::vector<std::string> storage;
+  std::vector<char*> envp = child_environment(spec, storage);
   if (!spec.in_child && !spec.in_parent) {
-    // A script without "#!" is not exec'd by posix_spawnp, as execvp does (through /bin/sh).
+    // posix_spawn shares this process's memory until the exec (glibc's clone with
+    // CLONE_VFORK): no page tables copied, and none of ours write-protected for the faults a
+    // fork leaves behind in a large recorder (0.3 ms of the CPU time of zstd's recording). A
+    // script without "#!" it does not hand to /bin/sh as execvpe does: fork/exec then.
     pid_t pid = 0;
-    const int err = spawn(spec, argv, &pid);
+    const int err = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
     if (err == 0) return pid;
     if (err != ENOEXEC) return make_error("cannot run " + spec.argv[0] + ": " + std::strerror(err));
   }
@@ -69,9 +68,8 @@ Result<pid_t> launch(const LaunchSpec& spec) {
   if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     close(pipefd[0]);
-    for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
     if (spec.in_child && !spec.in_child()) _exit(127);
-    execvp(argv[0], argv.data());
+    execvpe(argv[0], argv.data(), envp.data());
     int err = errno;
     (void)!write(pipefd[1], &err, sizeof err);
     _exit(127);
