@@ -113,6 +113,12 @@ void begin_teardown(ThreadState* s) {
 }
 void end_teardown(ThreadState* s) { __atomic_store_n(&s->tearing_down, 0u, __ATOMIC_RELEASE); }
 
+// The counting stubs' counts of thread `s` restart from 0 (a fork's child, a new window).
+void forget_unhooked_counts(ThreadState* s) {
+  __builtin_memset(s->unhooked_calls, 0, removed_function_count() * sizeof s->unhooked_calls[0]);
+  s->unhooked_closed = 0;
+}
+
 void after_fork_in_child() {
   ThreadState* self = t_state;
   uint64_t now = ticks();
@@ -142,8 +148,7 @@ void after_fork_in_child() {
   announce_syscall_context(self);  // a new task: the probe knows nothing of it
   self->profile.restart(now);
   self->interrupts.restart(now);
-  __builtin_memset(self->unhooked_calls, 0, removed_function_count() * sizeof self->unhooked_calls[0]);
-  self->unhooked_closed = 0;
+  forget_unhooked_counts(self);
   inherit_saved(static_cast<ContextStore*>(self->contexts), now);
   follow_closed_modules(self);  // a poke may have gone to the parent's ring
   self->start_tsc = now;
@@ -441,11 +446,7 @@ void freeze_unhooked_counts() {
 }
 
 void clear_unhooked_counts() {
-  const uint32_t n = removed_function_count();
-  for (ThreadState* s = g_threads; s; s = s->next) {
-    __builtin_memset(s->unhooked_calls, 0, n * sizeof s->unhooked_calls[0]);
-    s->unhooked_closed = 0;
-  }
+  for (ThreadState* s = g_threads; s; s = s->next) forget_unhooked_counts(s);
 }
 
 ThreadState* attach_thread() {
