@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <set>
 
@@ -27,6 +28,12 @@ Result<std::vector<Pattern>> compile(const std::vector<std::string>& patterns, c
   return out;
 }
 
+void append_hex(std::string& out, uint64_t value) {
+  char digits[16];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value, 16).ptr;
+  out.append(digits, end);
+}
+
 bool is_checkpoint(const std::set<std::string>& names, const ElfFunction& f) {
   if (names.count(f.name) || names.count(f.linkage_name)) return true;
   size_t paren = f.name.find('(');
@@ -45,11 +52,15 @@ void add_sites(const std::string& path, FunctionPlan& plan) {
     std::inplace_merge(all.begin(), middle, all.end());
   else
     std::sort(all.begin(), all.end());
-  // Appended in place, not through a string each (with the merge: the plan of zstd's 1,510
-  // sites took 0.20 ms of CPU instead of 0.25).
+  // Written with to_chars into the string's own room: a format call per address was most
+  // of the plan's cost (zstd's 1,510 sites: 0.20 ms of CPU through fmt).
+  plan.text.reserve(plan.text.size() + all.size() * 17 + (all.size() / 16 + 1) * 3);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i % 16 == 0) plan.text += "s ";
+    append_hex(plan.text, all[i]);
+    plan.text += i % 16 == 15 || i + 1 == all.size() ? '\n' : ' ';
+  }
   auto out = std::back_inserter(plan.text);
-  for (size_t i = 0; i < all.size(); ++i)
-    fmt::format_to(out, "{}{:x}{}", i % 16 == 0 ? "s " : "", all[i], i % 16 == 15 || i + 1 == all.size() ? '\n' : ' ');
   if (sites->ret_byte != 0) fmt::format_to(out, "r {:x}\n", sites->ret_byte);
   for (const HookCallSites::TailExit& t : sites->tail_exits) fmt::format_to(out, "t {:x} {:x}\n", t.function, t.site);
   plan.sites += all.size() + sites->tail_exits.size();
