@@ -344,8 +344,8 @@ SymbolInfo Symbolizer::resolve(uint64_t runtime_address) {
   symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
   const uint64_t file_address = index >= 0 ? runtime_address - impl_->modules[size_t(index)].bias : 0;
   SymbolInfo info;
-  if (const SymbolInfo* cached = cache ? cache->symbol(file_address) : nullptr) {
-    info = *cached;
+  if (std::optional<SymbolInfo> cached = cache ? cache->symbol(file_address) : std::nullopt) {
+    info = std::move(*cached);
     ++impl_->cached_answers;
     info.module = index;
     info.file_address = file_address;
@@ -363,8 +363,8 @@ std::vector<SymbolInfo> Symbolizer::resolve_inlined(uint64_t runtime_address) {
   const int index = impl_->module_at(runtime_address);
   symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
   const uint64_t file_address = index >= 0 ? runtime_address - impl_->modules[size_t(index)].bias : 0;
-  if (const std::vector<SymbolInfo>* cached = cache ? cache->chain(file_address) : nullptr) {
-    std::vector<SymbolInfo> frames = *cached;
+  if (std::optional<std::vector<SymbolInfo>> cached = cache ? cache->chain(file_address) : std::nullopt) {
+    std::vector<SymbolInfo> frames = std::move(*cached);
     ++impl_->cached_answers;
     for (SymbolInfo& f : frames) {
       f.module = index;

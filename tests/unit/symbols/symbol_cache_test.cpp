@@ -63,14 +63,14 @@ TEST(ModuleSymbolCache, ItsFileGivesBackWhatWasAdded) {
   EXPECT_EQ(read.code(0x1003, 8)->size(), 2u);
   EXPECT_EQ(read.code(0x1015, 4), nullptr) << "asked for another count";
   EXPECT_EQ(read.code(0x1010, 8), nullptr);
-  ASSERT_NE(read.symbol(0x1000), nullptr);
+  ASSERT_TRUE(read.symbol(0x1000));
   expect_same(*read.symbol(0x1000), sample_info("f", false));
   expect_same(*read.symbol(0x2000), sample_info("", false));
-  EXPECT_EQ(read.symbol(0x1010), nullptr);
-  ASSERT_NE(read.chain(0x1010), nullptr);
+  EXPECT_FALSE(read.symbol(0x1010));
+  ASSERT_TRUE(read.chain(0x1010));
   ASSERT_EQ(read.chain(0x1010)->size(), 2u);
   expect_same((*read.chain(0x1010))[0], sample_info("helper", true));
-  EXPECT_EQ(read.chain(0x1000), nullptr);
+  EXPECT_FALSE(read.chain(0x1000));
 }
 
 TEST(ModuleSymbolCache, KeepsWhatTheLastRecordingAskedFor) {
@@ -80,14 +80,21 @@ TEST(ModuleSymbolCache, KeepsWhatTheLastRecordingAskedFor) {
   earlier.add_chain(0x3000, {sample_info("chain not asked", true)});
   ModuleSymbolCache last("k");
   ASSERT_TRUE(last.decode(earlier.encode()));
-  ASSERT_NE(last.symbol(0x1000), nullptr);
+  ASSERT_TRUE(last.symbol(0x1000));
   last.add_symbol(0x4000, sample_info("new", false));
   ModuleSymbolCache next("k");
   ASSERT_TRUE(next.decode(last.encode()));
-  EXPECT_NE(next.symbol(0x1000), nullptr);
-  EXPECT_NE(next.symbol(0x4000), nullptr);
-  EXPECT_EQ(next.symbol(0x2000), nullptr) << "a working set, not every address ever resolved";
-  EXPECT_EQ(next.chain(0x3000), nullptr);
+  EXPECT_TRUE(next.symbol(0x1000));
+  EXPECT_TRUE(next.symbol(0x4000));
+  EXPECT_FALSE(next.symbol(0x2000)) << "a working set, not every address ever resolved";
+  EXPECT_FALSE(next.chain(0x3000));
+  // The strings too: only those of the entries kept, each once, and an entry added after
+  // decoding names the file's strings it shares (the same file and path as "asked").
+  const std::string bytes = last.encode();
+  EXPECT_EQ(bytes.find("not asked"), std::string::npos);
+  EXPECT_EQ(bytes.find("odd.h"), bytes.rfind("odd.h"));
+  expect_same(*next.symbol(0x4000), sample_info("new", false));
+  expect_same(*next.symbol(0x1000), sample_info("asked", false));
 }
 
 TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
@@ -98,17 +105,17 @@ TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
   const std::string bytes = cache.encode();
   ModuleSymbolCache other("another key");
   EXPECT_FALSE(other.decode(bytes));
-  EXPECT_EQ(other.symbol(0x1000), nullptr);
+  EXPECT_FALSE(other.symbol(0x1000));
   ModuleSymbolCache read("the key");
   for (size_t cut = 0; cut < bytes.size(); ++cut) {  // every truncation
     EXPECT_FALSE(read.decode(bytes.substr(0, cut))) << cut;
-    EXPECT_EQ(read.symbol(0x1000), nullptr);
+    EXPECT_FALSE(read.symbol(0x1000));
   }
   for (size_t at = 0; at < bytes.size(); ++at) {  // every byte flipped: no crash, a valid key's file or nothing
     std::string damaged = bytes;
     damaged[at] = char(damaged[at] ^ 0x5a);
     if (!read.decode(damaged)) {
-      EXPECT_EQ(read.chain(0x1010), nullptr);
+      EXPECT_FALSE(read.chain(0x1010));
     }
   }
   EXPECT_FALSE(read.decode("not a cache file at all"));
