@@ -1,6 +1,6 @@
 // ModuleSymbolCache (see module_symbol_cache.h). The file: a ModuleSymbols message
-// (module_cache.proto), each info's strings as indexes into its string list (a module's
-// file names and names repeat).
+// (module_cache.proto) of columns, each info's strings as indexes into its string list (a
+// module's file names and names repeat).
 #include "symbols/module_symbol_cache.h"
 
 #include "symbols/module_cache.pb.h"
@@ -17,24 +17,34 @@ constexpr const char* kSuffix = ".pb";
 
 // The strings a file being written refers to, in the order first met: the cache's own
 // string indexes mapped to the file's.
-class Strings {
+class FileStrings {
  public:
-  Strings(const std::vector<std::string>& strings, pb::ModuleSymbols& out)
-      : strings_(strings), out_(out), at_(strings.size(), kUnset) {}
-  uint32_t index(uint32_t own) {
+  FileStrings(size_t own_strings, pb::Strings& out) : out_(out), at_(own_strings, kUnset) {}
+  template <typename Text>
+  uint32_t index(uint32_t own, Text&& text) {
     if (at_[own] == kUnset) {
-      at_[own] = uint32_t(out_.strings_size());
-      out_.add_strings(strings_[own]);
+      at_[own] = uint32_t(out_.lengths_size());
+      const std::string_view s = text(own);
+      out_.mutable_bytes()->append(s);
+      out_.add_lengths(uint32_t(s.size()));
     }
     return at_[own];
   }
 
  private:
   static constexpr uint32_t kUnset = UINT32_MAX;
-  const std::vector<std::string>& strings_;
-  pb::ModuleSymbols& out_;
+  pb::Strings& out_;
   std::vector<uint32_t> at_;
 };
+
+// A column's span after `used` of `total`, or nothing when it would reach past the end.
+template <typename Span>
+std::optional<Span> next_span(uint64_t& used, uint64_t count, uint64_t total) {
+  if (count > total - used) return std::nullopt;
+  const Span s{uint32_t(used), uint32_t(count)};
+  used += count;
+  return s;
+}
 
 }  // namespace
 
@@ -47,9 +57,12 @@ std::optional<std::string> module_file_key(std::string_view kind, const std::str
 
 uint32_t ModuleSymbolCache::intern(const std::string& s) {
   if (string_at_.empty())
-    for (uint32_t i = 0; i < strings_.size(); ++i) string_at_.try_emplace(strings_[i], i);
+    for (uint32_t i = 0; i < strings_.size(); ++i) string_at_.try_emplace(std::string(string(i)), i);
   auto [it, added] = string_at_.try_emplace(s, uint32_t(strings_.size()));
-  if (added) strings_.push_back(s);
+  if (added) {
+    strings_.push_back(Span{uint32_t(string_bytes_.size()), uint32_t(s.size())});
+    string_bytes_ += s;
+  }
   return it->second;
 }
 
@@ -60,12 +73,12 @@ ModuleSymbolCache::Packed ModuleSymbolCache::pack(const SymbolInfo& i) {
 
 SymbolInfo ModuleSymbolCache::unpack(const Packed& p) const {
   SymbolInfo i;
-  i.name = strings_[p.name];
-  i.linkage_name = strings_[p.linkage_name];
+  i.name = string(p.name);
+  i.linkage_name = string(p.linkage_name);
   i.offset = p.offset;
-  i.file = strings_[p.file];
+  i.file = string(p.file);
   i.line = p.line;
-  i.pc_file = strings_[p.pc_file];
+  i.pc_file = string(p.pc_file);
   i.pc_line = p.pc_line;
   i.inlined = p.inlined;
   return i;
@@ -73,7 +86,7 @@ SymbolInfo ModuleSymbolCache::unpack(const Packed& p) const {
 
 std::optional<ModuleSymbolCache> ModuleSymbolCache::open(const std::string& file, const std::string& build_id) {
   const auto dir = user_cache_dir();
-  auto key = module_file_key("symbols v2", file, "build id " + build_id);
+  auto key = module_file_key("symbols v3", file, "build id " + build_id);
   if (!dir || !key) return std::nullopt;
   const std::string path = (*dir / cache_file_name(kPrefix, *key, kSuffix)).string();
   ModuleSymbolCache cache(std::move(*key), path);
@@ -94,124 +107,158 @@ std::optional<std::vector<SymbolInfo>> ModuleSymbolCache::chain(uint64_t file_ad
   if (it == chains_.end()) return std::nullopt;
   used_ += !it->second.used;
   it->second.used = true;
-  const Frames f = it->second.value;
+  const Span f = it->second.value;
   std::vector<SymbolInfo> frames;
   frames.reserve(f.count);
   for (uint32_t i = f.first; i < f.first + f.count; ++i) frames.push_back(unpack(frames_[i]));
   return frames;
 }
 
-const std::vector<uint8_t>* ModuleSymbolCache::code(uint64_t file_address, size_t asked) {
+std::optional<std::vector<uint8_t>> ModuleSymbolCache::code(uint64_t file_address, size_t asked) {
   auto it = code_.find(file_address);
-  if (it == code_.end() || it->second.value.asked != asked) return nullptr;
+  if (it == code_.end() || it->second.value.asked != asked) return std::nullopt;
   used_ += !it->second.used;
   it->second.used = true;
-  return &it->second.value.before;
+  const Span b = it->second.value.before;
+  return std::vector<uint8_t>(code_bytes_.begin() + b.first, code_bytes_.begin() + b.first + b.count);
 }
 
 void ModuleSymbolCache::add_symbol(uint64_t file_address, const SymbolInfo& info) {
-  if (used_ >= kSymbolCacheMaxAddresses) return;
-  if (symbols_.contains(file_address)) return;
+  if (used_ >= kSymbolCacheMaxAddresses || symbols_.contains(file_address)) return;
   symbols_.emplace(file_address, Entry<Packed>{pack(info), true});
   ++used_, added_ = true;
 }
 
 void ModuleSymbolCache::add_chain(uint64_t file_address, const std::vector<SymbolInfo>& frames) {
-  if (used_ >= kSymbolCacheMaxAddresses) return;
-  if (chains_.contains(file_address)) return;
-  const Frames f{uint32_t(frames_.size()), uint32_t(frames.size())};
+  if (used_ >= kSymbolCacheMaxAddresses || chains_.contains(file_address)) return;
+  const Span f{uint32_t(frames_.size()), uint32_t(frames.size())};
   for (const SymbolInfo& i : frames) frames_.push_back(pack(i));
-  chains_.emplace(file_address, Entry<Frames>{f, true});
+  chains_.emplace(file_address, Entry<Span>{f, true});
   ++used_, added_ = true;
 }
 
 void ModuleSymbolCache::add_code(uint64_t file_address, size_t asked, const std::vector<uint8_t>& bytes) {
-  if (used_ >= kSymbolCacheMaxAddresses) return;
-  if (code_.try_emplace(file_address, Entry<Code>{Code{asked, bytes}, true}).second) ++used_, added_ = true;
+  if (used_ >= kSymbolCacheMaxAddresses || code_.contains(file_address)) return;
+  const Span b{uint32_t(code_bytes_.size()), uint32_t(bytes.size())};
+  code_bytes_.insert(code_bytes_.end(), bytes.begin(), bytes.end());
+  code_.emplace(file_address, Entry<Code>{Code{uint32_t(asked), b}, true});
+  ++used_, added_ = true;
 }
 
 std::string ModuleSymbolCache::encode() const {
   pb::ModuleSymbols doc;
   doc.set_key(key_);
-  Strings strings(strings_, doc);
-  auto encode_info = [&](const Packed& p, pb::Info* out) {
-    out->set_name(strings.index(p.name));
-    out->set_linkage_name(strings.index(p.linkage_name));
-    out->set_offset(p.offset);
-    out->set_file(strings.index(p.file));
-    out->set_line(p.line);
-    out->set_pc_file(strings.index(p.pc_file));
-    out->set_pc_line(p.pc_line);
-    out->set_inlined(p.inlined);
+  FileStrings strings(strings_.size(), *doc.mutable_strings());
+  const auto text = [this](uint32_t i) { return string(i); };
+  pb::Infos& infos = *doc.mutable_infos();
+  auto add_info = [&](const Packed& p) {
+    infos.add_name(strings.index(p.name, text));
+    infos.add_linkage_name(strings.index(p.linkage_name, text));
+    infos.add_offset(p.offset);
+    infos.add_file(strings.index(p.file, text));
+    infos.add_line(p.line);
+    infos.add_pc_file(strings.index(p.pc_file, text));
+    infos.add_pc_line(p.pc_line);
+    infos.add_inlined(p.inlined);
   };
   for (const auto& [address, e] : symbols_) {
     if (!e.used) continue;
-    pb::Symbol* out = doc.add_symbols();
-    out->set_address(address);
-    encode_info(e.value, out->mutable_info());
+    doc.add_symbol_addresses(address);
+    add_info(e.value);
   }
   for (const auto& [address, e] : chains_) {
     if (!e.used) continue;
-    pb::Chain* out = doc.add_chains();
-    out->set_address(address);
-    for (uint32_t i = e.value.first; i < e.value.first + e.value.count; ++i) encode_info(frames_[i], out->add_frames());
+    doc.add_chain_addresses(address);
+    doc.add_chain_lengths(e.value.count);
+    for (uint32_t i = e.value.first; i < e.value.first + e.value.count; ++i) add_info(frames_[i]);
   }
+  pb::Code& code = *doc.mutable_code();
   for (const auto& [address, e] : code_) {
     if (!e.used) continue;
-    pb::Code* out = doc.add_code();
-    out->set_address(address);
-    out->set_asked(uint32_t(e.value.asked));
-    out->set_before(e.value.before.data(), e.value.before.size());
+    code.add_addresses(address);
+    code.add_asked(e.value.asked);
+    code.add_lengths(e.value.before.count);
+    code.mutable_before()->append(reinterpret_cast<const char*>(code_bytes_.data()) + e.value.before.first,
+                                  e.value.before.count);
   }
-  doc.set_entries(uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + uint64_t(doc.code_size()) + 1);
+  doc.set_entries(uint64_t(doc.symbol_addresses_size()) + uint64_t(doc.chain_addresses_size()) +
+                  uint64_t(code.addresses_size()) + 1);
   return doc.SerializeAsString();
 }
 
+std::optional<std::vector<ModuleSymbolCache::Packed>> ModuleSymbolCache::rows_of(const pb::ModuleSymbols& doc) {
+  const pb::Infos& in = doc.infos();
+  const int n = in.name_size();
+  if (in.linkage_name_size() != n || in.offset_size() != n || in.file_size() != n || in.line_size() != n ||
+      in.pc_file_size() != n || in.pc_line_size() != n || in.inlined_size() != n ||
+      doc.chain_lengths_size() != doc.chain_addresses_size())
+    return std::nullopt;
+  uint64_t expected = uint64_t(doc.symbol_addresses_size());
+  for (const uint32_t length : doc.chain_lengths()) expected += length;
+  if (expected != uint64_t(n)) return std::nullopt;
+  const uint32_t strings = uint32_t(doc.strings().lengths_size());
+  std::vector<Packed> rows(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    Packed& p = rows[size_t(i)];
+    p = Packed{in.name(i), in.linkage_name(i), in.file(i),   in.pc_file(i),
+               in.line(i), in.pc_line(i),      in.offset(i), in.inlined(i)};
+    if (p.name >= strings || p.linkage_name >= strings || p.file >= strings || p.pc_file >= strings)
+      return std::nullopt;
+  }
+  return rows;
+}
+
+bool ModuleSymbolCache::decode_strings(const pb::ModuleSymbols& doc) {
+  const pb::Strings& in = doc.strings();
+  uint64_t used = 0;
+  strings_.reserve(size_t(in.lengths_size()));
+  for (const uint32_t length : in.lengths()) {
+    const auto s = next_span<Span>(used, length, in.bytes().size());
+    if (!s) return false;
+    strings_.push_back(*s);
+  }
+  if (used != in.bytes().size()) return false;
+  string_bytes_ = in.bytes();
+  return true;
+}
+
+bool ModuleSymbolCache::decode_code(const pb::ModuleSymbols& doc) {
+  const pb::Code& in = doc.code();
+  const int n = in.addresses_size();
+  if (in.asked_size() != n || in.lengths_size() != n) return false;
+  uint64_t used = 0;
+  code_.reserve(size_t(n));
+  for (int i = 0; i < n; ++i) {
+    const auto before = next_span<Span>(used, in.lengths(i), in.before().size());
+    if (!before || before->count > in.asked(i)) return false;
+    code_[in.addresses(i)] = {Code{in.asked(i), *before}};
+  }
+  if (used != in.before().size()) return false;
+  code_bytes_.assign(in.before().begin(), in.before().end());
+  return true;
+}
+
 bool ModuleSymbolCache::decode(std::string_view bytes) {
-  strings_.clear();
-  string_at_.clear();
-  symbols_.clear();
-  chains_.clear();
-  frames_.clear();
-  code_.clear();
-  used_ = 0;
-  added_ = false;
-  loaded_ = false;
-  // On an arena: the file's strings and messages are thousands of small allocations, freed
-  // at once.
+  *this = ModuleSymbolCache(std::move(key_), std::move(path_));
+  // On an arena: the message's columns are freed at once.
   google::protobuf::Arena arena;
   pb::ModuleSymbols& doc = *google::protobuf::Arena::CreateMessage<pb::ModuleSymbols>(&arena);
   if (bytes.empty() || !doc.ParseFromArray(bytes.data(), int(bytes.size())) || doc.key() != key_ ||
-      doc.entries() != uint64_t(doc.symbols_size()) + uint64_t(doc.chains_size()) + uint64_t(doc.code_size()) + 1)
+      doc.entries() != uint64_t(doc.symbol_addresses_size()) + uint64_t(doc.chain_addresses_size()) +
+                           uint64_t(doc.code().addresses_size()) + 1)
     return false;
-  const uint32_t n = uint32_t(doc.strings_size());
-  auto packed = [n](const pb::Info& in) -> std::optional<Packed> {
-    if (in.name() >= n || in.linkage_name() >= n || in.file() >= n || in.pc_file() >= n) return std::nullopt;
-    return Packed{in.name(), in.linkage_name(), in.file(),   in.pc_file(),
-                  in.line(), in.pc_line(),      in.offset(), in.inlined()};
-  };
-  symbols_.reserve(size_t(doc.symbols_size()));
-  for (const pb::Symbol& s : doc.symbols()) {
-    const auto p = packed(s.info());
-    if (!p) return decode({});
-    symbols_[s.address()] = {*p};
+  const std::optional<std::vector<Packed>> rows = rows_of(doc);
+  if (!rows || !decode_strings(doc) || !decode_code(doc)) return decode({});
+  size_t row = 0;
+  symbols_.reserve(size_t(doc.symbol_addresses_size()));
+  for (const uint64_t address : doc.symbol_addresses()) symbols_[address] = {(*rows)[row++]};
+  frames_.assign(rows->begin() + ptrdiff_t(row), rows->end());
+  chains_.reserve(size_t(doc.chain_addresses_size()));
+  uint32_t first = 0;
+  for (int i = 0; i < doc.chain_addresses_size(); ++i) {
+    chains_[doc.chain_addresses(i)] = {Span{first, doc.chain_lengths(i)}};
+    first += doc.chain_lengths(i);
   }
-  chains_.reserve(size_t(doc.chains_size()));
-  for (const pb::Chain& c : doc.chains()) {
-    const Frames f{uint32_t(frames_.size()), uint32_t(c.frames_size())};
-    for (const pb::Info& i : c.frames()) {
-      const auto p = packed(i);
-      if (!p) return decode({});
-      frames_.push_back(*p);
-    }
-    chains_[c.address()] = {f};
-  }
-  for (const pb::Code& c : doc.code()) {
-    if (c.before().size() > c.asked()) return decode({});
-    const auto* bytes = reinterpret_cast<const uint8_t*>(c.before().data());
-    code_[c.address()] = {Code{c.asked(), std::vector<uint8_t>(bytes, bytes + c.before().size())}};
-  }
-  strings_.assign(doc.strings().begin(), doc.strings().end());
   loaded_ = true;
   return true;
 }

@@ -18,6 +18,10 @@
 
 #include "symbols/symbolizer.h"
 
+namespace callprof::module_cache {
+class ModuleSymbols;
+}
+
 namespace callprof::symbols_detail {
 
 // The key of a cache file about the module file `file`: what the file holds (`kind`), the
@@ -43,8 +47,8 @@ class ModuleSymbolCache {
   // file_address not set), or nothing. An address asked for is kept by save().
   std::optional<SymbolInfo> symbol(uint64_t file_address);
   std::optional<std::vector<SymbolInfo>> chain(uint64_t file_address);
-  // What Symbolizer::code_before(address, asked) gave, or null.
-  const std::vector<uint8_t>* code(uint64_t file_address, size_t asked);
+  // What Symbolizer::code_before(address, asked) gave, or nothing.
+  std::optional<std::vector<uint8_t>> code(uint64_t file_address, size_t asked);
   void add_symbol(uint64_t file_address, const SymbolInfo& info);
   void add_chain(uint64_t file_address, const std::vector<SymbolInfo>& frames);
   void add_code(uint64_t file_address, size_t asked, const std::vector<uint8_t>& bytes);
@@ -66,33 +70,44 @@ class ModuleSymbolCache {
     T value;
     bool used = false;
   };
-  // A SymbolInfo with its strings as indexes into strings_: a module's names and files
-  // repeat, and a file's strings are copied once rather than into every entry (decoding
-  // zstd's file and freeing it was 1.2 M of a short recording's 11 M instructions).
+  // A SymbolInfo with its strings as indexes into the cache's strings: a module's names and
+  // files repeat, and a file's strings are copied once rather than into every entry
+  // (decoding zstd's file and freeing it was 1.2 M of a short recording's 11 M instructions).
   struct Packed {
     uint32_t name = 0, linkage_name = 0, file = 0, pc_file = 0;
     uint32_t line = 0, pc_line = 0;
     uint64_t offset = 0;
     bool inlined = false;
   };
-  struct Frames {  // frames_[first, first + count)
+  struct Span {  // [first, first + count) of a column
     uint32_t first = 0, count = 0;
   };
+  struct Code {
+    uint32_t asked = 0;
+    Span before;  // in code_bytes_
+  };
+  // The file's rows (its symbols' then its chains' frames), or nothing when its columns
+  // disagree in length or name a string it does not have.
+  static std::optional<std::vector<Packed>> rows_of(const module_cache::ModuleSymbols& doc);
+  bool decode_strings(const module_cache::ModuleSymbols& doc);
+  bool decode_code(const module_cache::ModuleSymbols& doc);
+  std::string_view string(uint32_t index) const {
+    const Span s = strings_[index];
+    return std::string_view(string_bytes_).substr(s.first, s.count);
+  }
   uint32_t intern(const std::string& s);
   Packed pack(const SymbolInfo& info);
   SymbolInfo unpack(const Packed& p) const;
 
   std::string key_, path_;
-  std::vector<std::string> strings_;
+  std::string string_bytes_;                             // each string once, one after another
+  std::vector<Span> strings_;                            // in string_bytes_
   std::unordered_map<std::string, uint32_t> string_at_;  // built on the first intern()
   std::unordered_map<uint64_t, Entry<Packed>> symbols_;
-  std::unordered_map<uint64_t, Entry<Frames>> chains_;
+  std::unordered_map<uint64_t, Entry<Span>> chains_;  // in frames_
   std::vector<Packed> frames_;
-  struct Code {
-    size_t asked = 0;
-    std::vector<uint8_t> before;
-  };
   std::unordered_map<uint64_t, Entry<Code>> code_;
+  std::vector<uint8_t> code_bytes_;
   size_t used_ = 0;
   bool added_ = false;
   bool loaded_ = false;

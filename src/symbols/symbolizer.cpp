@@ -386,9 +386,9 @@ std::vector<uint8_t> Symbolizer::code_before(uint64_t runtime_address, size_t co
   if (index < 0) return {};
   symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
   const uint64_t file_address = runtime_address - impl_->modules[size_t(index)].bias;
-  if (const std::vector<uint8_t>* cached = cache ? cache->code(file_address, count) : nullptr) {
+  if (std::optional<std::vector<uint8_t>> cached = cache ? cache->code(file_address, count) : std::nullopt) {
     ++impl_->cached_answers;
-    return *cached;
+    return std::move(*cached);
   }
   std::vector<uint8_t> code = impl_->code_in_file(size_t(index), runtime_address, count);
   if (cache) cache->add_code(file_address, count, code);

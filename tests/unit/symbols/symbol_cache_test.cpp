@@ -57,12 +57,12 @@ TEST(ModuleSymbolCache, ItsFileGivesBackWhatWasAdded) {
   cache.add_code(0x1003, 8, {0xe8, 0});  // the section's first bytes
   ModuleSymbolCache read("the key");
   ASSERT_TRUE(read.decode(cache.encode()));
-  ASSERT_NE(read.code(0x1015, 8), nullptr);
+  ASSERT_TRUE(read.code(0x1015, 8));
   EXPECT_EQ(*read.code(0x1015, 8), (std::vector<uint8_t>{0xff, 0x15, 1, 2, 3, 4, 0x90, 0x90}));
-  ASSERT_NE(read.code(0x1003, 8), nullptr);
+  ASSERT_TRUE(read.code(0x1003, 8));
   EXPECT_EQ(read.code(0x1003, 8)->size(), 2u);
-  EXPECT_EQ(read.code(0x1015, 4), nullptr) << "asked for another count";
-  EXPECT_EQ(read.code(0x1010, 8), nullptr);
+  EXPECT_FALSE(read.code(0x1015, 4)) << "asked for another count";
+  EXPECT_FALSE(read.code(0x1010, 8));
   ASSERT_TRUE(read.symbol(0x1000));
   expect_same(*read.symbol(0x1000), sample_info("f", false));
   expect_same(*read.symbol(0x2000), sample_info("", false));
