@@ -36,15 +36,15 @@ FunctionId ProcessSymbols::function(uint64_t address) {
 }
 
 std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
-  const std::vector<SymbolInfo> chain = symbolizer_ ? symbolizer_->resolve_inlined(pc) : std::vector<SymbolInfo>{};
+  std::vector<SymbolInfo> chain = symbolizer_ ? symbolizer_->resolve_inlined(pc) : std::vector<SymbolInfo>{};
   if (chain.empty() || chain.back().module < 0) return {};
   std::vector<Frame> out;
-  SymbolInfo entry = chain.back();  // innermost first: the last is the function that ran here
-  entry.file_address -= entry.offset;
+  SymbolInfo& entry = chain.back();  // innermost first: the last is the function that ran here
+  const uint64_t address = entry.file_address;
+  entry.file_address -= entry.offset;  // the function's start, which names it
   const ModuleId module = module_of(entry);
-  const uint64_t address = chain.back().file_address;
   const FunctionId real = table_.function(entry, module, pc - entry.offset);
-  out.push_back({real, false, table_.location(real, address, chain.back())});
+  out.push_back({real, false, table_.location(real, address, entry)});
   for (size_t i = chain.size() - 1; i-- > 0;) {
     if (chain[i].name.empty()) continue;
     const FunctionId f = table_.inlined(chain[i], module);
