@@ -343,16 +343,16 @@ SymbolInfo Symbolizer::resolve(uint64_t runtime_address) {
   const int index = impl_->module_at(runtime_address);
   symbols_detail::ModuleSymbolCache* cache = impl_->cache_of(index);
   const uint64_t file_address = index >= 0 ? runtime_address - impl_->modules[size_t(index)].bias : 0;
-  SymbolInfo info;
+  // The cache's answers are not kept again here: asking it twice costs what a copy from
+  // here would.
   if (std::optional<SymbolInfo> cached = cache ? cache->symbol(file_address) : std::nullopt) {
-    info = std::move(*cached);
     ++impl_->cached_answers;
-    info.module = index;
-    info.file_address = file_address;
-  } else {
-    info = impl_->lookup(runtime_address);
-    if (cache) cache->add_symbol(file_address, info);
+    cached->module = index;
+    cached->file_address = file_address;
+    return std::move(*cached);
   }
+  SymbolInfo info = impl_->lookup(runtime_address);
+  if (cache) cache->add_symbol(file_address, info);
   impl_->memo.emplace(runtime_address, info);
   return info;
 }
