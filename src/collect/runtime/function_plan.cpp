@@ -53,7 +53,7 @@ void add_sites(const std::string& path, FunctionPlan& plan) {
   else
     std::sort(all.begin(), all.end());
   // Written with to_chars into the string's own room: a format call per address was most
-  // of the plan's cost (zstd's 1,510 sites: 0.20 ms of CPU through fmt).
+  // of the plan's cost (zstd's 1,510 sites: 1.0 M of the recorder's 12.3 M instructions).
   plan.text.reserve(plan.text.size() + all.size() * 17 + (all.size() / 16 + 1) * 3);
   for (size_t i = 0; i < all.size(); ++i) {
     if (i % 16 == 0) plan.text += "s ";
