@@ -15,37 +15,6 @@ namespace pb = callprof::module_cache;
 constexpr const char* kPrefix = "symbols";
 constexpr const char* kSuffix = ".pb";
 
-// The strings a file being written refers to, in the order first met: the cache's own
-// string indexes mapped to the file's.
-class FileStrings {
- public:
-  FileStrings(size_t own_strings, pb::Strings& out) : out_(out), at_(own_strings, kUnset) {}
-  template <typename Text>
-  uint32_t index(uint32_t own, Text&& text) {
-    if (at_[own] == kUnset) {
-      at_[own] = uint32_t(out_.lengths_size());
-      const std::string_view s = text(own);
-      out_.mutable_bytes()->append(s);
-      out_.add_lengths(uint32_t(s.size()));
-    }
-    return at_[own];
-  }
-
- private:
-  static constexpr uint32_t kUnset = UINT32_MAX;
-  pb::Strings& out_;
-  std::vector<uint32_t> at_;
-};
-
-// A column's span after `used` of `total`, or nothing when it would reach past the end.
-template <typename Span>
-std::optional<Span> next_span(uint64_t& used, uint64_t count, uint64_t total) {
-  if (count > total - used) return std::nullopt;
-  const Span s{uint32_t(used), uint32_t(count)};
-  used += count;
-  return s;
-}
-
 }  // namespace
 
 std::optional<std::string> module_file_key(std::string_view kind, const std::string& file, std::string_view extra) {
@@ -148,16 +117,27 @@ void ModuleSymbolCache::add_code(uint64_t file_address, size_t asked, const std:
 std::string ModuleSymbolCache::encode() const {
   pb::ModuleSymbols doc;
   doc.set_key(key_);
-  FileStrings strings(strings_.size(), *doc.mutable_strings());
-  const auto text = [this](uint32_t i) { return string(i); };
+  // The strings the entries kept refer to, in the order first met: the cache's own indexes
+  // mapped to the file's.
+  pb::Strings& strings = *doc.mutable_strings();
+  std::vector<uint32_t> file_index(strings_.size(), UINT32_MAX);
+  auto index = [&](uint32_t own) {
+    uint32_t& at = file_index[own];
+    if (at == UINT32_MAX) {
+      at = uint32_t(strings.lengths_size());
+      strings.mutable_bytes()->append(string(own));
+      strings.add_lengths(strings_[own].count);
+    }
+    return at;
+  };
   pb::Infos& infos = *doc.mutable_infos();
   auto add_info = [&](const Packed& p) {
-    infos.add_name(strings.index(p.name, text));
-    infos.add_linkage_name(strings.index(p.linkage_name, text));
+    infos.add_name(index(p.name));
+    infos.add_linkage_name(index(p.linkage_name));
     infos.add_offset(p.offset);
-    infos.add_file(strings.index(p.file, text));
+    infos.add_file(index(p.file));
     infos.add_line(p.line);
-    infos.add_pc_file(strings.index(p.pc_file, text));
+    infos.add_pc_file(index(p.pc_file));
     infos.add_pc_line(p.pc_line);
     infos.add_inlined(p.inlined);
   };
@@ -208,12 +188,19 @@ std::optional<std::vector<ModuleSymbolCache::Packed>> ModuleSymbolCache::rows_of
   return rows;
 }
 
+std::optional<ModuleSymbolCache::Span> ModuleSymbolCache::next_span(uint64_t& used, uint64_t count, uint64_t total) {
+  if (count > total - used) return std::nullopt;
+  const Span s{uint32_t(used), uint32_t(count)};
+  used += count;
+  return s;
+}
+
 bool ModuleSymbolCache::decode_strings(const pb::ModuleSymbols& doc) {
   const pb::Strings& in = doc.strings();
   uint64_t used = 0;
   strings_.reserve(size_t(in.lengths_size()));
   for (const uint32_t length : in.lengths()) {
-    const auto s = next_span<Span>(used, length, in.bytes().size());
+    const auto s = next_span(used, length, in.bytes().size());
     if (!s) return false;
     strings_.push_back(*s);
   }
@@ -229,7 +216,7 @@ bool ModuleSymbolCache::decode_code(const pb::ModuleSymbols& doc) {
   uint64_t used = 0;
   code_.reserve(size_t(n));
   for (int i = 0; i < n; ++i) {
-    const auto before = next_span<Span>(used, in.lengths(i), in.before().size());
+    const auto before = next_span(used, in.lengths(i), in.before().size());
     if (!before || before->count > in.asked(i)) return false;
     code_[in.addresses(i)] = {Code{in.asked(i), *before}};
   }
@@ -239,7 +226,7 @@ bool ModuleSymbolCache::decode_code(const pb::ModuleSymbols& doc) {
 }
 
 bool ModuleSymbolCache::decode(std::string_view bytes) {
-  *this = ModuleSymbolCache(std::move(key_), std::move(path_));
+  *this = ModuleSymbolCache(std::move(key_), std::move(path_));  // empty, of the same key and file
   // On an arena: the message's columns are freed at once.
   google::protobuf::Arena arena;
   pb::ModuleSymbols& doc = *google::protobuf::Arena::CreateMessage<pb::ModuleSymbols>(&arena);

@@ -90,6 +90,9 @@ class ModuleSymbolCache {
   // The file's rows (its symbols' then its chains' frames), or nothing when its columns
   // disagree in length or name a string it does not have.
   static std::optional<std::vector<Packed>> rows_of(const module_cache::ModuleSymbols& doc);
+  // The next `count` of a column's `total`, `used` of them taken: nothing when it would
+  // reach past the end.
+  static std::optional<Span> next_span(uint64_t& used, uint64_t count, uint64_t total);
   bool decode_strings(const module_cache::ModuleSymbols& doc);
   bool decode_code(const module_cache::ModuleSymbols& doc);
   std::string_view string(uint32_t index) const {

@@ -166,15 +166,15 @@ Result<ByteBuffer> wrap_payload_buffer(std::span<const uint8_t> payload) {
                                   kMaxPayloadSize));
   std::unique_ptr<ZSTD_CCtx, FreeCCtx> cctx(ZSTD_createCCtx());
   if (!cctx) return make_error("out of memory (zstd compression context)");
-  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, kCompressionLevel);
+  const bool small = payload.size() < kSmallPayload;
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, small ? kSmallPayloadLevel : kCompressionLevel);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1);
   // A small profile gets small match tables: level 3's for inputs up to 128 KiB take 768 KiB,
   // zeroed first, which was most of compressing a short recording's 43 KB (0.34 ms against
   // 0.19, for a file 0.6 % larger); and level 1's single hash (1.0 M instructions instead
   // of 1.2 M there, for a file 5 % larger: 12.6 KB instead of 12.0).
-  if (payload.size() < kSmallPayload) {
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, kSmallPayloadLevel);
+  if (small) {
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_hashLog, kSmallPayloadTableLog);
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_chainLog, kSmallPayloadTableLog);
   }
