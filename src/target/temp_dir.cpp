@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -165,6 +167,34 @@ std::string write_marker(const std::string& markers, const std::string& dir) {
   return "";
 }
 
+// A name for a new directory under `parent`: kPrefix and six random letters or digits, as
+// mkdtemp makes them (mkdir refuses a name that exists, a planted link included).
+std::string new_dir_name(const std::string& parent) {
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char draw[6] = {};
+  if (getrandom(draw, sizeof draw, GRND_NONBLOCK) != ssize_t(sizeof draw)) {
+    const uint64_t mix = uint64_t(time(nullptr)) * 0x9E3779B97F4A7C15ull ^ uint64_t(getpid()) << 20 ^ uint64_t(clock());
+    for (size_t i = 0; i < sizeof draw; ++i) draw[i] = static_cast<unsigned char>(mix >> (8 * i));
+  }
+  std::string name = parent + "/" + kPrefix;
+  for (unsigned char c : draw) name += kLetters[c % (sizeof kLetters - 1)];
+  return name;
+}
+
+// Locks `path` as a recording's directory: the lock file is locked before it takes its name,
+// so no other run ever sees it unlocked while we live. Close-on-exec: the launched program
+// must not keep a dead callprof's directory alive. The lock's descriptor, or -1 (errno set).
+int lock_dir(const std::string& path) {
+  const std::string unnamed = path + "/" + kLockName + ".new";
+  const int fd = open(unnamed.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && rename(unnamed.c_str(), (path + "/" + kLockName).c_str()) == 0)
+    return fd;
+  const int err = errno;
+  if (fd >= 0) close(fd);
+  errno = err;
+  return -1;
+}
+
 }  // namespace
 
 // Reads the whole parent (/tmp: hundreds of entries on a machine in use), so names are
@@ -187,33 +217,38 @@ int remove_stale_temp_dirs(const std::string& parent) {
 }
 
 Result<TempDir> TempDir::create() {
-  const std::string parent = temp_parent();
+  std::error_code ec;
+  const std::string parent = fs::absolute(temp_parent(), ec).string();
   bool first_marker = false;
   const std::optional<std::string> markers = marker_dir(first_marker);
   if (markers && !first_marker)
     remove_ended_runs(*markers);
   else
     remove_stale_temp_dirs(parent);
-  std::string templ = parent + "/" + kPrefix + "XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back(0);
-  if (!mkdtemp(buf.data()))
-    return make_error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
-  std::error_code ec;
-  std::string path = fs::absolute(buf.data(), ec).string();
-  // Locked before it takes its name, so no other run ever sees it unlocked while we live.
-  // Close-on-exec: the launched program must not keep a dead callprof's directory alive.
-  const std::string unnamed = path + "/" + kLockName + ".new";
-  const int lock_fd = open(unnamed.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0 ||
-      rename(unnamed.c_str(), (path + "/" + kLockName).c_str()) != 0) {
+  // The marker first, then the directory: a run killed between the two leaves a marker whose
+  // directory is gone (the next run removes it), never a directory no marker names.
+  std::string path, marker;
+  for (int attempt = 0; path.empty(); ++attempt) {
+    const std::string candidate = new_dir_name(parent);
+    marker = markers ? write_marker(*markers, candidate) : "";
+    if (mkdir(candidate.c_str(), 0700) == 0) {
+      path = candidate;
+    } else {
+      const int err = errno;
+      if (!marker.empty()) unlink(marker.c_str());
+      if (err != EEXIST || attempt == 100)
+        return make_error("cannot create a temporary directory in " + parent + ": " + std::strerror(err));
+    }
+  }
+  remember(path, marker);  // from here a fatal signal removes it
+  const int lock_fd = lock_dir(path);
+  if (lock_fd < 0) {
     const int err = errno;
-    if (lock_fd >= 0) close(lock_fd);
     remove_tree(AT_FDCWD, path.c_str(), 0);
+    if (!marker.empty()) unlink(marker.c_str());
+    forget(path);
     return make_error("cannot lock the temporary directory " + path + ": " + std::strerror(err));
   }
-  std::string marker = markers ? write_marker(*markers, path) : "";
-  remember(path, marker);
   return TempDir(std::move(path), lock_fd, std::move(marker));
 }
 

@@ -151,6 +151,29 @@ TEST_F(TempDirMarkers, TheNextRecordingRemovesWhatTheMarkersNameOnly) {
   close(held);
 }
 
+// A run marks its directory before it makes it, and locks it after: one killed in between
+// leaves a marked directory without a lock (or with the lock file not yet named), which is
+// a run starting while it is young and an ended one after an hour.
+TEST_F(TempDirMarkers, AMarkedDirectoryWithoutItsLockGoesOnlyOnceOld) {
+  ASSERT_TRUE(TempDir::create().ok());  // markers from now on
+  const fs::path starting = parent_ / "callprof-start0";
+  fs::create_directory(starting);
+  std::ofstream(starting / ".lock.new") << "";
+  mark(starting);
+  const fs::path killed = parent_ / "callprof-start1";
+  fs::create_directory(killed);
+  std::ofstream(killed / ".lock.new") << "";
+  mark(killed);
+  fs::last_write_time(killed, fs::file_time_type::clock::now() - std::chrono::hours(2));
+
+  auto dir = TempDir::create();
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  EXPECT_TRUE(fs::exists(starting / ".lock.new")) << "a run still starting";
+  EXPECT_TRUE(fs::exists(markers_ / (host() + "-callprof-start0")));
+  EXPECT_FALSE(fs::exists(killed)) << "killed before its lock, an hour ago";
+  EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-start1")));
+}
+
 TEST_F(TempDirMarkers, TheFirstRecordingWithMarkersReadsTmpdirOnce) {
   const fs::path unmarked = run_dir("callprof-old001");  // left before markers were kept
   {
