@@ -25,6 +25,8 @@ run_packages=(
 test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libclang-rt-14-dev
   uftrace time jq linux-perf strace bpftrace
+  # bench/realprograms makes SQLite's amalgamation from its sources with tclsh
+  tcl
   # the tools exports are checked with: go tool pprof, callgrind_annotate
   golang-go valgrind
   # util-linux's script gives the pager test a terminal; the browser tests run Debian's chromium

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does exact mode say where the CPU goes as sampling the plain build does? (issue 27.6)
-# On the Lua interpreter and zstd (the builds of run.sh), per compiler, the distance
+# On the Lua interpreter, zstd and SQLite (the builds of run.sh), per compiler, the distance
 # between self-time distributions over functions (total variation: half the sum of the
 # absolute differences of the shares; 0 = the same ranking and shares, 1 = disjoint)
 # between a sampling profile of the plain build (the reference) and:
@@ -20,21 +20,22 @@
 # Function names are compared with GCC's clone suffixes (.part.N, .isra.N, .constprop.N,
 # .cold) removed and every kernel function as one [kernel]: the builds differ in cloning.
 # Usage: bench/realprograms/agreement.sh [BUILD_DIR]
-#   BENCH_PROGRAMS="lua zstd"  BENCH_COMPILERS="gcc clang"
+#   BENCH_PROGRAMS="lua zstd sqlite"  BENCH_COMPILERS="gcc clang"
 #   BENCH_AGREE_HZ=9999        the distributions' sampling rate (more samples, less noise)
 #   BENCH_ROUNDS=3             rounds of the cost measurement
-#   BENCH_LUA_SCALE=1  BENCH_ZSTD_KIB=16384  BENCH_CACHE=/var/tmp/callprof-bench  BENCH_FETCH=1
+#   BENCH_LUA_SCALE=1  BENCH_ZSTD_KIB=16384  BENCH_SQLITE_ROWS=40000  BENCH_CACHE=/var/tmp/callprof-bench  BENCH_FETCH=1
 # Exit status: 0 (whatever the numbers), 2 on errors.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 bench_init "${1:-}" 0
-PROGRAMS=${BENCH_PROGRAMS:-lua zstd}
+PROGRAMS=${BENCH_PROGRAMS:-lua zstd sqlite}
 COMPILERS=${BENCH_COMPILERS:-gcc clang}
 HZ=${BENCH_AGREE_HZ:-9999}
 ROUNDS=${BENCH_ROUNDS:-3}
 LUA_SCALE=${BENCH_LUA_SCALE:-1}
 ZSTD_KIB=${BENCH_ZSTD_KIB:-16384}
+SQLITE_ROWS=${BENCH_SQLITE_ROWS:-40000}
 cache=${BENCH_CACHE:-/var/tmp/callprof-bench}
 jobs=$(nproc)
 [[ -x $callprof && -e $build/bin/libcallprof-rt.so ]] || die "build callprof and callprof-rt in $build first"
@@ -50,6 +51,8 @@ if [[ ! -x $helper || $script_dir/cputime.c -nt $helper ]]; then
 fi
 zstd_input=
 [[ " $PROGRAMS " == *" zstd "* ]] && zstd_input=$(input_of "$ZSTD_KIB")
+sqlite_input=
+[[ " $PROGRAMS " == *" sqlite "* ]] && sqlite_input=$(sqlite_input_of "$SQLITE_ROWS")
 
 # The distance between two profiles' self distributions: tv A METRIC_A B METRIC_B [inline]
 # With "inline", the comparison is the issue's "--no-inline where the plain build inlines":

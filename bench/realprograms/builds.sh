@@ -1,22 +1,28 @@
 # Shared by bench/realprograms/run.sh, agreement.sh and lines.sh (sourced): the programs' sources
-# (Debian's source packages, downloaded once), their builds (cached) and zstd's input.
-# Needs: cache, tmp, jobs, script_dir, die (set by the caller); build() needs lua_tarball and
-# zstd_tarball (fetch_sources sets them).
+# (Debian's source packages, downloaded once), their builds (cached) and the inputs of zstd
+# and SQLite. Needs: cache, tmp, jobs, script_dir, die (set by the caller); build() needs
+# lua_tarball, zstd_tarball and sqlite_tarball (fetch_sources sets them).
 
-# The tarballs of the programs in $PROGRAMS: sets lua_tarball and zstd_tarball.
+# The tarballs of the programs in $PROGRAMS: sets lua_tarball, zstd_tarball, sqlite_tarball.
 fetch_sources() {
-  lua_tarball=; zstd_tarball=
+  lua_tarball=; zstd_tarball=; sqlite_tarball=
   [[ " $PROGRAMS " == *" lua "* ]] && lua_tarball=$(source_tarball lua5.4)
   [[ " $PROGRAMS " == *" zstd "* ]] && zstd_tarball=$(source_tarball libzstd)
+  if [[ " $PROGRAMS " == *" sqlite "* ]]; then
+    command -v tclsh >/dev/null || die "SQLite's amalgamation is made by tclsh (Debian: apt-get install tcl)"
+    sqlite_tarball=$(source_tarball sqlite3)
+  fi
   return 0
 }
 
-# The full workload's command (Lua's mixed script at LUA_SCALE, zstd -3 on ZSTD_KIB of logs;
-# zstd_input set by the caller): workload PROGRAM BINARY
+# The full workload's command (Lua's mixed script at LUA_SCALE, zstd -3 on ZSTD_KIB of logs,
+# SQLite's shell running workload.sql in memory; zstd_input and sqlite_input set by the
+# caller): workload PROGRAM BINARY
 workload() {
   case $1 in
     lua) echo "$2 $script_dir/mixed.lua $LUA_SCALE" ;;
     zstd) echo "$2 -3 -q -c $zstd_input" ;;
+    sqlite) echo "$2 -batch -init $sqlite_input :memory: .exit" ;;
   esac
 }
 
@@ -53,7 +59,7 @@ patch_flags="-fpatchable-function-entry=5"
 # when the tarball, the compiler's version or the flags change.
 build() {
   local prog=$1 cc=$2 kind=$3 tarball flags dir stamp
-  case $prog in lua) tarball=$lua_tarball ;; zstd) tarball=$zstd_tarball ;; esac
+  case $prog in lua) tarball=$lua_tarball ;; zstd) tarball=$zstd_tarball ;; sqlite) tarball=$sqlite_tarball ;; esac
   flags="-O2 -g"
   case $kind in
     instr) flags+=" $(instr_flags "$cc")" ;;
@@ -82,6 +88,15 @@ build() {
       nice -n 10 make -C "$dir/src/programs" -j"$jobs" zstd CC="$cc" CFLAGS="$flags" \
         HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 ZSTD_LEGACY_SUPPORT=0 >"$dir/build.log" 2>&1 || ok=0
       [[ $ok == 1 ]] && cp "$dir/src/programs/zstd" "$dir/zstd" ;;
+    sqlite)
+      # The amalgamation (sqlite3.c, shell.c) as upstream's Makefile makes it, then the shell
+      # built from it in one unit, as distributions build it; one thread, no extensions loaded.
+      mkdir -p "$dir/src/bld"
+      (cd "$dir/src/bld" && ../configure --disable-tcl --disable-readline && nice -n 10 make sqlite3.c shell.c) \
+        >"$dir/build.log" 2>&1 || ok=0
+      # shellcheck disable=SC2086
+      [[ $ok == 1 ]] && (cd "$dir/src/bld" && nice -n 10 "$cc" $flags -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION \
+        sqlite3.c shell.c -o "$dir/sqlite" -lm) >>"$dir/build.log" 2>&1 || ok=0 ;;
   esac
   if [[ $ok != 1 ]]; then tail -n 20 "$dir/build.log" >&2; die "building $prog with $cc ($kind) failed (log: $dir/build.log)"; fi
   # An attachable build that lost its nops (flags not passed) would measure nothing.
@@ -91,6 +106,15 @@ build() {
   rm -rf "$dir/src"
   echo "$stamp" >"$dir/stamp"
   echo "$dir/$prog"
+}
+
+# SQLite's input: workload.sql with ROWS rows, written once per size.
+sqlite_input_of() {
+  local f=$cache/input/sqlite-$1rows.sql
+  if [[ ! -s $f || $script_dir/workload.sql -nt $f ]]; then
+    sed "s/@ROWS@/$1/" "$script_dir/workload.sql" >"$f.tmp" && mv "$f.tmp" "$f" || die "cannot write $f"
+  fi
+  echo "$f"
 }
 
 # zstd's input, generated once per size.

@@ -18,6 +18,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 bench_init "${1:-}" 0
 PROGRAMS=${BENCH_PROGRAMS:-lua zstd}
+for p in $PROGRAMS; do
+  case $p in lua|zstd) ;; *) die "lines.sh: no sources of $p to annotate (lua, zstd; SQLite's amalgamation is made at build time and not kept)" ;; esac
+done
 COMPILERS=${BENCH_COMPILERS:-gcc clang}
 HZ=${BENCH_HZ:-999}
 REPEAT=${BENCH_REPEAT:-3}
