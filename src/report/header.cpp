@@ -139,6 +139,11 @@ void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
         "; record --auto-fold all would unhook about {:.0f} % of them ({} small leaf function{} under {:.0f} ns a "
         "call: their time then in their callers', their calls still counted)",
         100 * leaves, e.small_leaves, e.small_leaves == 1 ? "" : "s", e.threshold_ns);
+  // Where the hooks took most of the time, what compensation leaves is least sure: beside a
+  // caller's own work they cost less than calibrated (docs/modes.md). Samples are not biased so.
+  if (share >= 0.5 && !ctx.profile().meta.sampling)
+    out << "; self times are least sure where the hooks took most of the time: record -F 999 adds samples of where "
+           "the CPU went";
   out << '\n';
 }
 
