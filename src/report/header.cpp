@@ -143,7 +143,7 @@ void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
   // caller's own work they cost less than calibrated (docs/modes.md). Samples are not biased so.
   if (share >= 0.5 && !ctx.profile().meta.sampling)
     out << "; self times are least sure where the hooks took most of the time: record -F 999 adds samples of where "
-           "the CPU went";
+           "the CPU went, which report --time sampled shows as times";
   out << '\n';
 }
 
