@@ -226,7 +226,9 @@ Result<TempDir> TempDir::create() {
   else
     remove_stale_temp_dirs(parent);
   // The marker first, then the directory: a run killed between the two leaves a marker whose
-  // directory is gone (the next run removes it), never a directory no marker names.
+  // directory is gone (the next run removes it), never a directory no marker names. (A run
+  // starting within those microseconds may take the marker for a dead run's and remove it:
+  // this run is then unmarked, as every run was before markers came first.)
   std::string path, marker;
   for (int attempt = 0; path.empty(); ++attempt) {
     const std::string candidate = new_dir_name(parent);
