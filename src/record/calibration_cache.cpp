@@ -200,14 +200,16 @@ std::optional<wire::CalibrationFile> read_calibration_file(const std::string& di
   return f;
 }
 
-CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t sets) {
+CalibrationCache CalibrationCache::open(const std::string& runtime, uint32_t sets, CalibrationConditions conditions) {
   CalibrationCache c;
   c.sets_ = sets;
+  c.learns_ = !conditions.sampled;
   const auto dir = user_cache_dir();
   const auto runtime_id = file_identity(runtime);
   if (!dir || sets == 0 || !runtime_id) return c;
-  c.key_ = fmt::format("runtime {} {}; boot {}; cpu {}; hooks {}", runtime, *runtime_id,
-                       first_line("/proc/sys/kernel/random/boot_id"), cpu_model(), sets);
+  c.key_ = fmt::format("runtime {} {}; boot {}; cpu {}; hooks {}{}", runtime, *runtime_id,
+                       first_line("/proc/sys/kernel/random/boot_id"), cpu_model(), sets,
+                       conditions.ordered_clock ? "; ordered clock" : "");
   c.path_ = (*dir / cache_file_name("calibration", c.key_, ".json")).string();
   return c;
 }
@@ -225,7 +227,7 @@ CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir
   const auto f = read_calibration_file(recording_dir);
   const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
   // Costs taken from the cache teach it nothing: its file is not read again.
-  if (outcome != CalibrationOutcome::Measured || path_.empty()) return outcome;
+  if (outcome != CalibrationOutcome::Measured || path_.empty() || !learns_) return outcome;
   CalibrationHistory h = parse_history(read_whole_file(path_), key_).value_or(CalibrationHistory{});
   if (learn(h, *f, sets_))
     (void)write_cache_file(path_, history_json(h, key_), "calibration", ".json", kCacheFilesKept);

@@ -58,13 +58,23 @@ std::optional<CalibrationHistory> parse_history(const std::string& text, const s
 // The recording directory's calibration file (nullopt when absent or malformed).
 std::optional<wire::CalibrationFile> read_calibration_file(const std::string& dir);
 
+// What a recording changes in what the hooks cost. `--ordered-clock` gives them another path
+// (a fence at every return: some 9 ns more a call), so its costs are a history of their own.
+// Samples (`record -F`) interrupt the calibration's loops as they interrupt the program: a
+// sampled recording takes the history's costs once its check passes, but what it measures
+// (a check failed at a high rate) is the sampled machine's, and teaches the history nothing.
+struct CalibrationConditions {
+  bool ordered_clock = false;
+  bool sampled = false;
+};
+
 class CalibrationCache {
  public:
-  // The cache for recordings by the runtime at `runtime` of programs whose hooks are `sets`:
-  // under $XDG_CACHE_HOME/callprof (else ~/.cache/callprof). Without either (or without the
-  // runtime file) it has no path: it seeds nothing and learns nothing, and still tells what
-  // the runtime did.
-  static CalibrationCache open(const std::string& runtime, uint32_t sets);
+  // The cache for recordings by the runtime at `runtime` of programs whose hooks are `sets`,
+  // under `conditions`: under $XDG_CACHE_HOME/callprof (else ~/.cache/callprof). Without
+  // either (or without the runtime file) it has no path: it seeds nothing and learns
+  // nothing, and still tells what the runtime did.
+  static CalibrationCache open(const std::string& runtime, uint32_t sets, CalibrationConditions conditions = {});
   // Leaves the cached calibration in the recording's directory when there is one to use and
   // no measurement is due (measurement_due()).
   void seed(const std::string& recording_dir, bool measure_due) const;
@@ -76,6 +86,7 @@ class CalibrationCache {
  private:
   std::string path_, key_;
   uint32_t sets_ = 0;
+  bool learns_ = true;
 };
 
 }  // namespace callprof::record

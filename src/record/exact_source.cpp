@@ -149,7 +149,8 @@ Result<std::unique_ptr<ExactSource>> ExactSource::prepare(const RecordArgs& args
     source->env_.push_back({"CALLPROF_CALIBRATE", cc + ":" + exe_path});
     sets = 1u << (cc == "clang" ? wire::kHooksClang : wire::kHooksGcc);
   }
-  source->calibration_cache_ = CalibrationCache::open(*runtime, sets);
+  source->calibration_cache_ = CalibrationCache::open(
+      *runtime, sets, {.ordered_clock = args.ordered_clock, .sampled = args.exact_sample_hz() > 0});
   if (!args.recalibrate) source->calibration_cache_.seed(source->dir_.path(), measurement_due());
   return source;
 }

@@ -180,6 +180,52 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   fs::remove_all(root);
 }
 
+// The ordered clock's hooks cost more: their history is another file. A sampled recording
+// is seeded from the history but what it measures stays out of it.
+TEST(CalibrationCache, TheOrderedClockHasItsOwnHistoryAndSamplingTeachesNothing) {
+  namespace fs = std::filesystem;
+  const fs::path root =
+      fs::temp_directory_path() / ("callprof-calibration-conditions-test-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "recording");
+  const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", root.string());
+  const std::string runtime = (root / "runtime.so").string();
+  std::ofstream(runtime) << "runtime";
+  const auto plain = CalibrationCache::open(runtime, kClang);
+  const auto ordered = CalibrationCache::open(runtime, kClang, {.ordered_clock = true});
+  const auto sampled = CalibrationCache::open(runtime, kClang, {.sampled = true});
+  EXPECT_NE(ordered.path(), plain.path());
+  EXPECT_EQ(sampled.path(), plain.path());
+  const std::string dir = (root / "recording").string();
+  auto leave = [&](const wire::CalibrationFile& f) {
+    std::ofstream(fs::path(dir) / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
+  };
+  for (uint64_t k : {100, 101, 102}) {
+    leave(measured_file(k));
+    EXPECT_EQ(plain.learn_from(dir), CalibrationOutcome::Measured);
+  }
+  fs::remove(fs::path(dir) / "calibration");
+  ordered.seed(dir, false);
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "no ordered-clock measurement yet";
+  sampled.seed(dir, false);
+  auto seeded = read_calibration_file(dir);
+  ASSERT_TRUE(seeded) << "a sampled recording takes the history's costs";
+  EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101);
+  const auto before = fs::last_write_time(plain.path());
+  fs::last_write_time(plain.path(), before - std::chrono::hours(1));
+  for (int i = 0; i < 3; ++i) {
+    leave(measured_file(500));  // a check failed under samples: measured on the sampled machine
+    EXPECT_EQ(sampled.learn_from(dir), CalibrationOutcome::Measured);
+  }
+  EXPECT_EQ(fs::last_write_time(plain.path()), before - std::chrono::hours(1)) << "the history is not written";
+  fs::remove(fs::path(dir) / "calibration");
+  plain.seed(dir, false);
+  seeded = read_calibration_file(dir);
+  ASSERT_TRUE(seeded);
+  EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101) << "the median is still the unsampled recordings'";
+  fs::remove_all(root);
+}
+
 // Without $XDG_CACHE_HOME and $HOME there is no cache: nothing is seeded or written, and
 // the recording still says how the runtime had the hooks' costs.
 TEST(CalibrationCache, WithoutACacheDirectoryItStillTellsWhatTheRuntimeDid) {
