@@ -2,14 +2,17 @@
 
 #include <dirent.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "target/inject/process_memory.h"
@@ -19,6 +22,24 @@ namespace {
 
 std::string ptrace_error(const char* what, pid_t tid) {
   return std::string(what) + " of thread " + std::to_string(tid) + ": " + std::strerror(errno);
+}
+
+// Whether thread `tid` of `pid` has ended though its exit is not reported yet: the kernel
+// holds back a thread group leader's until the group's other threads are reaped, and when
+// they are held by this same tracer (a process killed while the injector held them all),
+// no one reaps them. Its state is then zombie or dead, or it is gone from /proc.
+bool ended_unreported(pid_t pid, pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", int(pid), int(tid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT || errno == ESRCH;
+  char text[512];
+  const ssize_t got = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (got <= 0) return false;
+  text[got] = 0;
+  const char* name_end = std::strrchr(text, ')');  // the name may hold anything, ')' too
+  return name_end && name_end[1] == ' ' && (name_end[2] == 'Z' || name_end[2] == 'X');
 }
 
 uint64_t now_ms() {
@@ -115,11 +136,13 @@ Status PtraceThread::move_pc(uint64_t pc) {
 
 Result<int> PtraceThread::wait_status(int timeout_ms) {
   const uint64_t until = now_ms() + uint64_t(std::max(timeout_ms, 0));
-  for (;;) {
+  for (int polls = 1;; ++polls) {
     int status = 0;
     const pid_t got = waitpid(tid_, &status, __WALL | WNOHANG);
     if (got < 0 && errno != EINTR) return make_error(ptrace_error("cannot wait for", tid_));
     if (got == tid_) return status;
+    // Every 10 ms: an end the kernel does not report yet is an end (an exit, status 0).
+    if (polls % 50 == 0 && ended_unreported(pid_, tid_)) return 0;
     if (now_ms() >= until) return make_error("thread " + std::to_string(tid_) + " did not stop in time");
     const timespec pause{0, 200000};  // 0.2 ms
     nanosleep(&pause, nullptr);

@@ -9,7 +9,7 @@
  * 3) = 94.3 %, the short ones 5.7 %. Under tail_caller, work 100 calls: 50 from before_tail
  * and 50 from tail_call; built without hooks (a patched entry), the second is a jump whose
  * callee returns to main, so its line is not known. The test finds the lines by their LINE:
- * markers. Exit status 0. */
+ * markers. main pauses for a varying time between the rounds of caller(). Exit status 0. */
 #include "truth.h"
 
 static volatile unsigned sink;
@@ -30,7 +30,15 @@ E2E_FN void tail_caller(void) {
 }
 
 int main(void) {
-  for (int i = 0; i < 200; ++i) caller();
+  /* Between the rounds, a pause of 0 to ~100 us drawn from a generator: caller()'s rounds
+   * would otherwise repeat at a fixed period that a sampling timer can lock onto, leaving
+   * the short calls without a sample (sampling tests). No call: nothing for the hooks. */
+  unsigned draw = 12345;
+  for (int i = 0; i < 200; ++i) {
+    caller();
+    draw = draw * 1103515245u + 12345u;
+    for (unsigned k = 0, n = (draw >> 16) % 100 * 1000; k < n; ++k) sink = sink + k;
+  }
   for (int i = 0; i < 50; ++i) tail_caller();
   return 0;
 }
