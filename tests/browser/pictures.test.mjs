@@ -133,21 +133,38 @@ for (const program of programs) {
   test(`${name}: the report's flame graph opens with its roots in view`, { timeout: 60000 }, async () => {
     const { context, page, seen } = await open(`${name}.html`, { hash: '#tab=flame' })
     try {
-      await page.waitForTimeout(200)
-      await shot(page, `${name}-flame.png`)
-      const rootRow = () => page.evaluate(rowHeight => {
-        const canvas = document.querySelector('#panel-flame canvas'), wrap = canvas.parentElement
+      // Where the root row lies and what is painted there (the root frame, "all", is painted
+      // across the whole width in its own colour).
+      const rootRowIn = rowHeight => {
+        const canvas = document.querySelector('#panel-flame canvas')
+        if (!canvas || !canvas.height) return null
+        const wrap = canvas.parentElement
         const c = canvas.getBoundingClientRect(), w = wrap.getBoundingClientRect()
         const rows = Math.round(c.height / rowHeight)
         const icicle = document.getElementById('flame-orientation').textContent === 'flame'
         const top = c.top + (icicle ? 0 : (rows - 1) * rowHeight)
-        // The root frame ("all") is painted across the whole width in its own colour.
         const dpr = window.devicePixelRatio || 1
         const px = canvas.getContext('2d').getImageData(Math.round(c.width / 2 * dpr), Math.round((top - c.top + rowHeight / 2) * dpr), 1, 1).data
         return { top, bottom: top + rowHeight, wrapTop: w.top, wrapBottom: w.bottom, canvas: c.height, wrap: w.height, viewport: innerHeight, pixel: [...px] }
-      }, flameRow)
+      }
+      // Painted once the page is ready, in a later frame: wait for paint, not for a fixed time
+      // (200 ms was too short once, in a full run beside other browser tests).
+      const painted = async () => {
+        for (const until = Date.now() + 10000; Date.now() < until; await page.waitForTimeout(50)) {
+          const r = await page.evaluate(rootRowIn, flameRow)
+          if (r && r.pixel[3] > 0) return
+        }
+        assert.fail('the flame graph was not painted within 10 s')
+      }
+      await page.waitForSelector('body[data-ready]')
+      await painted()
+      await shot(page, `${name}-flame.png`)
+      const rootRow = () => page.evaluate(rootRowIn, flameRow)
       for (const orientation of ['flame', 'icicle']) {
-        if (orientation === 'icicle') await page.click('#flame-orientation')
+        if (orientation === 'icicle') {
+          await page.click('#flame-orientation')
+          await painted()
+        }
         const r = await rootRow()
         assert.ok(r.top >= r.wrapTop - 0.5 && r.bottom <= r.wrapBottom + 0.5, `${orientation}: the root row ${r.top}-${r.bottom} is outside the panel ${r.wrapTop}-${r.wrapBottom}`)
         assert.ok(r.bottom <= r.viewport, `${orientation}: the root row is below the window`)
@@ -164,7 +181,9 @@ for (const program of programs) {
   test(`${name}: the report's call graph fits the panel`, { timeout: 60000 }, async () => {
     const { context, page, seen } = await open(`${name}.html`, { hash: '#tab=graph' })
     try {
-      await page.waitForTimeout(200)
+      // Ready, and fitted to the panel (the fit sets the zoom's label): no fixed wait.
+      await page.waitForSelector('body[data-ready]')
+      await page.waitForFunction(() => (document.getElementById('graph-zoom')?.textContent ?? '') !== '')
       await shot(page, `${name}-graph-panel.png`)
       const r = await page.evaluate(() => {
         const wrap = document.querySelector('#panel-graph .graph-wrap'), svg = wrap.querySelector('svg')
