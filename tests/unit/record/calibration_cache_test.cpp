@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "scoped_env.h"
+#include "scratch_dir.h"
 
 namespace callprof::record {
 namespace {
@@ -130,100 +131,97 @@ TEST(CalibrationCache, HistoryRoundTripsAndRefusesWhatIsNotIt) {
   EXPECT_FALSE(parse_history(text.substr(0, text.size() / 2), "key A"));
 }
 
+// A cache of the test's own (XDG_CACHE_HOME in a scratch directory), the runtime file that
+// keys it, and a recording's directory where the test leaves what a runtime would.
+struct CacheScene {
+  test_support::ScratchDir scratch;
+  const std::filesystem::path root = scratch.path();
+  const test_support::ScopedEnv cache_home{"XDG_CACHE_HOME", root.string()};
+  const std::string runtime = (root / "runtime.so").string();
+  const std::string dir = (root / "recording").string();
+  CacheScene() {
+    std::filesystem::create_directories(dir);
+    std::ofstream(runtime) << "runtime";
+  }
+  std::filesystem::path file() const { return std::filesystem::path(dir) / "calibration"; }
+  void leave(const wire::CalibrationFile& f) const {
+    std::ofstream(file(), std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
+  }
+};
+
 // The cache in a directory of its own: seeded once three recordings measured, learning from
 // the calibration file each recording leaves.
 TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / ("callprof-calibration-cache-test-" + std::to_string(getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root / "recording");
-  const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", root.string());
-  const std::string runtime = (root / "runtime.so").string();
-  std::ofstream(runtime) << "runtime";
-  const auto cache = CalibrationCache::open(runtime, kClang);
+  const CacheScene scene;
+  const auto cache = CalibrationCache::open(scene.runtime, kClang);
   ASSERT_FALSE(cache.path().empty());
-  EXPECT_EQ(fs::path(cache.path()).parent_path(), root / "callprof");
-  const std::string dir = (root / "recording").string();
-  auto leave = [&](const wire::CalibrationFile& f) {
-    std::ofstream(fs::path(dir) / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
-  };
+  EXPECT_EQ(fs::path(cache.path()).parent_path(), scene.root / "callprof");
   for (uint64_t k : {100, 101, 102}) {
-    fs::remove(fs::path(dir) / "calibration");
-    cache.seed(dir, false);
-    EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "nothing to seed yet";
-    leave(measured_file(k));
-    EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Measured);
+    fs::remove(scene.file());
+    cache.seed(scene.dir, false);
+    EXPECT_FALSE(fs::exists(scene.file())) << "nothing to seed yet";
+    scene.leave(measured_file(k));
+    EXPECT_EQ(cache.learn_from(scene.dir), CalibrationOutcome::Measured);
   }
-  fs::remove(fs::path(dir) / "calibration");
-  cache.seed(dir, true);
-  EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "a measurement is due";
-  cache.seed(dir, false);
-  auto seeded = read_calibration_file(dir);
+  fs::remove(scene.file());
+  cache.seed(scene.dir, true);
+  EXPECT_FALSE(fs::exists(scene.file())) << "a measurement is due";
+  cache.seed(scene.dir, false);
+  auto seeded = read_calibration_file(scene.dir);
   ASSERT_TRUE(seeded);
   EXPECT_EQ(seeded->cached_sets, kClang);
   EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101);
   seeded->checked_sets = kClang;  // the runtime's check passed
-  leave(*seeded);
+  scene.leave(*seeded);
   const auto written = fs::last_write_time(cache.path());
   fs::last_write_time(cache.path(), written - std::chrono::hours(1));
-  EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Cached);
+  EXPECT_EQ(cache.learn_from(scene.dir), CalibrationOutcome::Cached);
   EXPECT_EQ(fs::last_write_time(cache.path()), written - std::chrono::hours(1)) << "a checked use writes nothing";
   std::ofstream(cache.path()) << "{ not json";
-  fs::remove(fs::path(dir) / "calibration");
-  cache.seed(dir, false);
-  EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "a damaged cache seeds nothing";
-  leave(measured_file(100));
-  EXPECT_EQ(cache.learn_from(dir), CalibrationOutcome::Measured) << "and is written anew";
+  fs::remove(scene.file());
+  cache.seed(scene.dir, false);
+  EXPECT_FALSE(fs::exists(scene.file())) << "a damaged cache seeds nothing";
+  scene.leave(measured_file(100));
+  EXPECT_EQ(cache.learn_from(scene.dir), CalibrationOutcome::Measured) << "and is written anew";
   std::ifstream in(cache.path());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"entries\""), std::string::npos) << text;
-  fs::remove_all(root);
 }
 
 // The ordered clock's hooks cost more: their history is another file. A sampled recording
 // is seeded from the history but what it measures stays out of it.
 TEST(CalibrationCache, TheOrderedClockHasItsOwnHistoryAndSamplingTeachesNothing) {
   namespace fs = std::filesystem;
-  const fs::path root =
-      fs::temp_directory_path() / ("callprof-calibration-conditions-test-" + std::to_string(getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root / "recording");
-  const test_support::ScopedEnv cache_home("XDG_CACHE_HOME", root.string());
-  const std::string runtime = (root / "runtime.so").string();
-  std::ofstream(runtime) << "runtime";
-  const auto plain = CalibrationCache::open(runtime, kClang);
-  const auto ordered = CalibrationCache::open(runtime, kClang, {.ordered_clock = true});
-  const auto sampled = CalibrationCache::open(runtime, kClang, {.sampled = true});
+  const CacheScene scene;
+  const auto plain = CalibrationCache::open(scene.runtime, kClang);
+  const auto ordered = CalibrationCache::open(scene.runtime, kClang, {.ordered_clock = true});
+  const auto sampled = CalibrationCache::open(scene.runtime, kClang, {.sampled = true});
   EXPECT_NE(ordered.path(), plain.path());
   EXPECT_EQ(sampled.path(), plain.path());
-  const std::string dir = (root / "recording").string();
-  auto leave = [&](const wire::CalibrationFile& f) {
-    std::ofstream(fs::path(dir) / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
-  };
   for (uint64_t k : {100, 101, 102}) {
-    leave(measured_file(k));
-    EXPECT_EQ(plain.learn_from(dir), CalibrationOutcome::Measured);
+    scene.leave(measured_file(k));
+    EXPECT_EQ(plain.learn_from(scene.dir), CalibrationOutcome::Measured);
   }
-  fs::remove(fs::path(dir) / "calibration");
-  ordered.seed(dir, false);
-  EXPECT_FALSE(fs::exists(fs::path(dir) / "calibration")) << "no ordered-clock measurement yet";
-  sampled.seed(dir, false);
-  auto seeded = read_calibration_file(dir);
+  fs::remove(scene.file());
+  ordered.seed(scene.dir, false);
+  EXPECT_FALSE(fs::exists(scene.file())) << "no ordered-clock measurement yet";
+  sampled.seed(scene.dir, false);
+  auto seeded = read_calibration_file(scene.dir);
   ASSERT_TRUE(seeded) << "a sampled recording takes the history's costs";
   EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101);
   const auto before = fs::last_write_time(plain.path());
   fs::last_write_time(plain.path(), before - std::chrono::hours(1));
   for (int i = 0; i < 3; ++i) {
-    leave(measured_file(500));  // a check failed under samples: measured on the sampled machine
-    EXPECT_EQ(sampled.learn_from(dir), CalibrationOutcome::Measured);
+    scene.leave(measured_file(500));  // a check failed under samples: measured on the sampled machine
+    EXPECT_EQ(sampled.learn_from(scene.dir), CalibrationOutcome::Measured);
   }
   EXPECT_EQ(fs::last_write_time(plain.path()), before - std::chrono::hours(1)) << "the history is not written";
-  fs::remove(fs::path(dir) / "calibration");
-  plain.seed(dir, false);
-  seeded = read_calibration_file(dir);
+  fs::remove(scene.file());
+  plain.seed(scene.dir, false);
+  seeded = read_calibration_file(scene.dir);
   ASSERT_TRUE(seeded);
   EXPECT_EQ(seeded->check[wire::kHooksClang], 29u * 101) << "the median is still the unsampled recordings'";
-  fs::remove_all(root);
 }
 
 // Without $XDG_CACHE_HOME and $HOME there is no cache: nothing is seeded or written, and
