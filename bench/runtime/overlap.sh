@@ -26,6 +26,8 @@ src=$script_dir/overlap.c
 # CPU ns of one run of a command (user+sys, microseconds: bench/realprograms/cputime.c).
 cpu_ns() { "$tmp/cputime" "$tmp/time" "$@" >/dev/null && awk '{ printf "%.0f", $1 * 1e9 }' "$tmp/time"; }
 per() { awk -v a="$1" -v n="$N" 'BEGIN { printf "%.2f", a / n }'; }
+# self JSON FUNCTION: the function's self_ns in a report's JSON.
+self() { jq --arg f "$2" '[.functions[] | select(.name == $f) | .self_ns] | add' "$1"; }
 
 echo "compensation beside a caller's own work (bench/runtime/overlap.sh): $N iterations, $REPEAT runs, $("$cc" --version | head -n1), load $(cut -d' ' -f1 /proc/loadavg)"
 printf '  %3s | %-21s | %-21s | %-21s | %s\n' W "true ns/iteration" "compensated" "raw" "hooks per call: added / subtracted"
@@ -40,7 +42,6 @@ for w in ${BENCH_OVERLAP_W:-0 2 8 32}; do
   "$callprof" record -q --no-auto-fold -o "$tmp/p.callprof" -- "$tmp/hooked" "$N" "$w"
   "$callprof" report -i "$tmp/p.callprof" --json >"$tmp/c.json"
   "$callprof" report -i "$tmp/p.callprof" --json --raw >"$tmp/r.json"
-  self() { jq --arg f "$2" '[.functions[] | select(.name == $f) | .self_ns] | add' "$1"; }
   jq -e --argjson n "$N" '[.functions[] | select(.name == "leaf") | .calls] | add == $n' "$tmp/c.json" >/dev/null \
     || { echo "  leaf's call count is not $N" >&2; exit 1; }
   subtracted=$(jq '.processes[0] | .hook_inner_ns + .hook_outer_ns' "$tmp/c.json")

@@ -174,6 +174,19 @@ TEST_F(TempDirMarkers, AMarkedDirectoryWithoutItsLockGoesOnlyOnceOld) {
   EXPECT_FALSE(fs::exists(markers_ / (host() + "-callprof-start1")));
 }
 
+// The marker is written before the directory is made: when it cannot be made, the marker
+// goes too, and the error says where.
+TEST_F(TempDirMarkers, ADirectoryThatCannotBeMadeLeavesNoMarker) {
+  ASSERT_TRUE(TempDir::create().ok());  // markers from now on
+  const test_support::ScopedEnv missing("TMPDIR", (parent_ / "missing").string());
+  auto dir = TempDir::create();
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.error().message.find("cannot create a temporary directory in " + (parent_ / "missing").string()),
+            std::string::npos)
+      << dir.error().message;
+  EXPECT_EQ(marker_count(), 0u);
+}
+
 TEST_F(TempDirMarkers, TheFirstRecordingWithMarkersReadsTmpdirOnce) {
   const fs::path unmarked = run_dir("callprof-old001");  // left before markers were kept
   {
