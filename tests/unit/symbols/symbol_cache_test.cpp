@@ -11,6 +11,7 @@
 #include "scoped_env.h"
 #include "scratch_dir.h"
 #include "symbols/hook_sites_cache.h"
+#include "symbols/module_cache.pb.h"
 #include "symbols/module_symbol_cache.h"
 
 namespace callprof {
@@ -119,6 +120,46 @@ TEST(ModuleSymbolCache, AnotherKeysFileOrDamagedBytesGiveAnEmptyCache) {
     }
   }
   EXPECT_FALSE(read.decode("not a cache file at all"));
+}
+
+// A file whose columns disagree (lengths, a string it lacks, chains or code bytes that reach
+// past their column) is refused whole, as a damaged one is.
+TEST(ModuleSymbolCache, AFileWhoseColumnsDisagreeGivesAnEmptyCache) {
+  ModuleSymbolCache cache("the key");
+  cache.add_symbol(0x1000, sample_info("f", false));
+  cache.add_chain(0x1010, {sample_info("helper", true), sample_info("f", false)});
+  cache.add_code(0x1015, 8, {0xe8, 1, 2, 3, 4});
+  module_cache::ModuleSymbols good;
+  ASSERT_TRUE(good.ParseFromString(cache.encode()));
+  ModuleSymbolCache check("the key");
+  ASSERT_TRUE(check.decode(good.SerializeAsString())) << "the unchanged file reads";
+  const std::vector<std::pair<const char*, void (*)(module_cache::ModuleSymbols&)>> damages = {
+      {"a column one row short",
+       [](module_cache::ModuleSymbols& d) { d.mutable_infos()->mutable_linkage_name()->RemoveLast(); }},
+      {"a string index past the strings",
+       [](module_cache::ModuleSymbols& d) { d.mutable_infos()->set_file(0, uint32_t(d.strings().lengths_size())); }},
+      {"a chain longer than the rows",
+       [](module_cache::ModuleSymbols& d) { d.set_chain_lengths(0, d.chain_lengths(0) + 1); }},
+      {"a chain without its length", [](module_cache::ModuleSymbols& d) { d.mutable_chain_lengths()->RemoveLast(); }},
+      {"a string past the bytes",
+       [](module_cache::ModuleSymbols& d) { d.mutable_strings()->set_lengths(0, d.strings().lengths(0) + 1000); }},
+      {"bytes no string holds",
+       [](module_cache::ModuleSymbols& d) { d.mutable_strings()->mutable_bytes()->append("x"); }},
+      {"more code bytes than were asked for",
+       [](module_cache::ModuleSymbols& d) { d.mutable_code()->set_asked(0, 2); }},
+      {"code bytes past the column", [](module_cache::ModuleSymbols& d) { d.mutable_code()->set_lengths(0, 6); }},
+      {"code without its count asked",
+       [](module_cache::ModuleSymbols& d) { d.mutable_code()->mutable_asked()->RemoveLast(); }},
+  };
+  for (const auto& [what, damage] : damages) {
+    module_cache::ModuleSymbols bad = good;
+    damage(bad);
+    ModuleSymbolCache read("the key");
+    EXPECT_FALSE(read.decode(bad.SerializeAsString())) << what;
+    EXPECT_FALSE(read.symbol(0x1000)) << what;
+    EXPECT_FALSE(read.chain(0x1010)) << what;
+    EXPECT_FALSE(read.code(0x1015, 8)) << what;
+  }
 }
 
 class SymbolCacheDir : public ::testing::Test {
