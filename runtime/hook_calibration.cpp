@@ -17,6 +17,7 @@
 // ticks: whole ticks lost up to half a nanosecond per call.
 #include "hook_calibration.h"
 
+#include "calibration_check.h"
 #include "clock.h"
 #include "code_patch.h"
 #include "patched_sites.h"
@@ -130,8 +131,8 @@ struct StolenTime {
 };
 
 // The check of a cached calibration (calibration_store.h): the leaf loop's cost per call
-// over a few rounds, their lower quartile. A full calibration measures it too, first, so
-// the two are the same measurement.
+// over a few rounds, the lowest that measured one (calibration_check.h). A full calibration
+// measures it too, first, so the two are the same measurement.
 constexpr int kCheckRounds = 3;
 constexpr unsigned long kCheckCalls = kCalls / 2;
 uint64_t check_cost(const Workload& w) {
@@ -141,7 +142,7 @@ uint64_t check_cost(const Workload& w) {
     const uint64_t plain = time_loop(w.plain, kLeaf, kCheckCalls);
     v[r] = per_call(time_loop(w.hooked, kLeaf, kCheckCalls), plain, kCheckCalls);
   }
-  return quiet(v, kCheckRounds);
+  return check_value(v, kCheckRounds);
 }
 
 // The quiet costs of one compiler's hooks and its check value; the hooked loops' rounds go

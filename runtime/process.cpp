@@ -12,6 +12,7 @@
 
 #include "alt_stack.h"
 #include "attach_frames.h"
+#include "calibration_check.h"
 #include "calibration_store.h"
 #include "clock.h"
 #include "closed_modules.h"
@@ -237,10 +238,13 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
 }
 
 // Whether the cached costs of hook set `set` still hold here: the check measured now on
-// thread state `s` within the tolerance of the cached check value.
+// thread state `s` within the tolerance of the cached check value. A failed check is taken
+// once more before a full measurement (ten times its cost) is paid: the check's 0.2 ms can
+// be interrupted as a whole (one in 40 recordings of zstd here: 10.8 % over, then 8.4 %).
 bool cached_costs_hold(ThreadState* s, const SharedCalibration& shared, uint32_t set) {
-  const double now = double(check_hooks(s, set)), then = double(shared.check[set]);
-  return now > 0 && then > 0 && __builtin_fabs(now - then) <= then * wire::kCalibrationCheckTolerance;
+  for (int attempt = 0; attempt < 2; ++attempt)
+    if (check_confirms(check_hooks(s, set), shared.check[set])) return true;
+  return false;
 }
 
 // What a process leaves for the recording's processes to come: nothing new, cached costs it
