@@ -73,7 +73,9 @@ class Annotate : public E2ETest {
     const auto [heavy, all] = samples_on(hot, marked_line("heavy"));
     const auto [light, unused] = samples_on(hot, marked_line("light"));
     measured("heavy_line_share", double(heavy) / double(std::max<uint64_t>(1, all)));
-    EXPECT_GE(all, 300u) << "too few samples to judge";
+    // hot() runs 70-90 ms here, 350-450 samples at 4999 Hz: a floor of half that leaves a
+    // faster machine room, and 0.8 is still 4 standard deviations under 0.9 at 150.
+    EXPECT_GE(all, 150u) << "too few samples to judge";
     EXPECT_GE(double(heavy), 0.8 * double(all)) << hot.dump();
     EXPECT_GT(light, 0u) << "the light loop's line has none of the samples";
     EXPECT_LT(light, heavy / 4) << hot.dump();
@@ -190,7 +192,9 @@ TEST_P(Annotate, SamplingModeFindsTheHeavyLine) {
   for (const json& l : hot.at("lines"))
     for (const json& c : l.at("calls"))
       if (same_function(c.at("callee").get<std::string>(), "leaf")) leaf_line = l.at("line");
-  if (leaf_line) EXPECT_EQ(leaf_line, marked_line("leaf_call"));
+  if (leaf_line) {
+    EXPECT_EQ(leaf_line, marked_line("leaf_call"));
+  }
 }
 
 TEST_P(Annotate, AMissingSourceFileIsSaidAndSourcePathFindsIt) {
@@ -265,7 +269,7 @@ TEST_P(Annotate, HideAndFocusMoveTheLinesWithTheTree) {
   record_with({"--mode", "sample", "-F", "4999"}, build_plain("lines.c"));
   const json main = annotate_json("^main$", {"--hide", "^hot$"});
   const auto [on_call, all] = samples_on(main, marked_line("hot_call"));
-  EXPECT_GE(on_call, 300u) << main.dump();
+  EXPECT_GE(on_call, 150u) << main.dump();
   EXPECT_GE(double(on_call), 0.9 * double(all)) << main.dump();
   const auto pprof_list = [&](const std::string& profile, const std::string& function) {
     const RunResult r =
