@@ -55,7 +55,9 @@ TEST_P(OffCpu, SpinSleepWaitAndPreemptionAreSplit) {
 
   const json& nap = r.function("nap");
   measured("nap_offcpu_ms", ms(u64(nap, "offcpu_ns")));
-  EXPECT_NEAR(double(u64(nap, "offcpu_ns")), 100e6, 5e6);
+  // A sleep only ends late: by the wake-up, and by a busy host's stop on top.
+  EXPECT_GE(double(u64(nap, "offcpu_ns")), 98e6);
+  EXPECT_LE(double(u64(nap, "offcpu_ns")), 110e6);
   EXPECT_LT(double(u64(nap, "cpu_ns")), 5e6);
 
   // Blocked on a condition variable until another thread signals after 50 ms.
@@ -65,12 +67,13 @@ TEST_P(OffCpu, SpinSleepWaitAndPreemptionAreSplit) {
   EXPECT_LT(double(u64(wait, "offcpu_ns")), 80e6);
   EXPECT_LT(double(u64(wait, "cpu_ns")), 5e6);
 
-  // Four threads burning 150 ms of CPU each on two cores: they wait for the CPU, and
+  // Four threads burning 150 ms of CPU each on one CPU: they wait for the CPU, and
   // that wait is burn()'s time waiting for a CPU (preempted), not blocked.
   const json& burn = r.function("burn");
   EXPECT_EQ(u64(burn, "calls"), 4u);
   measured("burn_cpu_ms", ms(u64(burn, "cpu_ns")));
   measured("burn_offcpu_ms", ms(u64(burn, "offcpu_ns")));
+  measured("burn_preempted_ms", ms(or_zero(burn, "preempted_ns")));
   // 4 x 150 ms of CPU by the threads' own clocks. On-CPU time is time not switched out, so
   // a hypervisor's steal (the vCPU itself preempted by the host) counts as CPU here while
   // the thread clocks leave it out: up to +20 % on a busy host.
@@ -99,8 +102,7 @@ class BusyLoops {
       if (pid == 0) {
         // Killed when the test process dies; if it already has (before the prctl), leave.
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
-        for (volatile uint64_t x = 0;; x = x + 1) {
-        }
+        for (volatile uint64_t x = 0;;) x = uint64_t(x) + 1;
       }
       if (pid < 0) {
         const int error = errno;

@@ -5,11 +5,13 @@
  *   nap()      sleeps 100 ms (nanosleep): almost all off-CPU;
  *   wait_ready() blocks on a condition variable that a helper thread signals after
  *              50 ms: ~50 ms off-CPU;
- *   crowd()    starts 4 threads (twice the cores here) that each burn 150 ms of CPU in
- *              burn(); they compete, so each burn() spends time preempted (off-CPU).
+ *   crowd()    starts 4 threads, all on one CPU (the first the program may use, so on
+ *              any machine), that each burn 150 ms of CPU in burn(); they compete, so
+ *              each burn() spends time preempted (about 450 ms of its 600).
  * Exit status 0. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 
 #include "truth.h"
@@ -60,8 +62,20 @@ E2E_FN void* cruncher(void* arg) {
 }
 
 E2E_FN void crowd(void) {
+  cpu_set_t allowed, one;
+  CPU_ZERO(&one);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) {
+        CPU_SET(c, &one);
+        break;
+      }
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (CPU_COUNT(&one) == 1) pthread_attr_setaffinity_np(&attr, sizeof one, &one);
   pthread_t t[4];
-  for (int i = 0; i < 4; ++i) pthread_create(&t[i], NULL, cruncher, NULL);
+  for (int i = 0; i < 4; ++i) pthread_create(&t[i], &attr, cruncher, NULL);
+  pthread_attr_destroy(&attr);
   for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
 }
 

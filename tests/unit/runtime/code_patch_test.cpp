@@ -198,8 +198,10 @@ class CallingThreads {
     for (int t = 0; t < 3; ++t)
       threads_.emplace_back([&page, &offsets, this] {
         uint64_t n = 0;
-        while (!stop_.load(std::memory_order_relaxed))
+        while (!stop_.load(std::memory_order_relaxed)) {
           for (uint64_t at : offsets) page.call(at), ++n;
+          passes_.fetch_add(1, std::memory_order_relaxed);
+        }
         calls_ += n;
       });
   }
@@ -210,9 +212,12 @@ class CallingThreads {
     return calls_.load();
   }
   ~CallingThreads() { stop(); }
+  // Passes through every site the threads have finished so far.
+  uint64_t passes() const { return passes_.load(std::memory_order_relaxed); }
 
  private:
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> passes_{0};
   std::atomic<uint64_t> calls_{0};
   std::vector<std::thread> threads_;
 };
@@ -224,9 +229,13 @@ TEST(CodePatch, ThreadsRunningThroughTheCallsSeeTheOldCallOrTheNewCodeNeverAMix)
     CallingThreads threads(page, offsets);
     while (page.count() < 1000) std::this_thread::yield();
     for (uint64_t at : offsets) ASSERT_EQ(rewrite_call_as_nop(page.site(at), page.ret_byte()), Rewrite::Done);
-    const uint64_t after_rewrite = page.count();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    EXPECT_GT(threads.stop(), after_rewrite) << "the threads went on running through the nops";
+    // The threads go on running through the nops: ten more passes each, not only the one
+    // each was in.
+    const uint64_t passes = threads.passes();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (threads.passes() < passes + 30 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    EXPECT_GE(threads.passes(), passes + 30) << "the threads went on running through the nops";
+    threads.stop();
     // A call fetched just before its rewrite may still land; none after the threads end.
     const uint64_t settled = page.count();
     for (uint64_t at : offsets) page.call(at);

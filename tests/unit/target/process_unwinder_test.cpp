@@ -65,14 +65,23 @@ class ProcessUnwinderChild : public ::testing::Test {
     const pid_t child = fork();
     if (child == 0) entry();
     ASSERT_GT(child, 0);
-    usleep(20000);  // into the loop
-    {
+    // Looked at until it spins in the loop (a loaded machine may start it late): the same
+    // code at the same address in the child.
+    const auto spin = reinterpret_cast<uint64_t>(&callprof_test_spin);
+    const bool initially_whole = whole_;
+    for (int attempt = 0; attempt < 200 && !in_spin(spin); ++attempt) {
+      usleep(10000);
+      whole_ = initially_whole;
       auto held = PtraceThread::seize(child, child, 1000);
       EXPECT_TRUE(held) << held.error().message;
       if (held) frames_ = ProcessUnwinder(child).frames(child, 64, &whole_);
     }
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
+    EXPECT_TRUE(in_spin(spin)) << "the child was not in the loop after 2 s";
+  }
+  bool in_spin(uint64_t spin) const {
+    return !frames_.empty() && frames_[0].code() >= spin && frames_[0].code() < spin + 64;
   }
   std::vector<UnwoundFrame> frames_;
   bool whole_ = false;
