@@ -73,4 +73,11 @@ uint32_t open_attach_frames(ThreadState* s, uint64_t sp) {
   return pushed;
 }
 
+void adopt_forking_thread_frames(uint32_t forking_tid, uint32_t tid, uint64_t now) {
+  if (!attach_frames_pending()) return;
+  // tid 0 is no thread's: an entry of a thread that does not exist here is never taken.
+  for (uint32_t i = 0; i < g_count; ++i) g_frames[i].tid = g_frames[i].tid == forking_tid ? tid : 0;
+  g_start = now;
+}
+
 }  // namespace callprof::rt

@@ -31,4 +31,9 @@ inline bool attach_frames_pending() { return __atomic_load_n(&g_attach_frames_pe
 // (the thread is stopped).
 uint32_t open_attach_frames(ThreadState* s, uint64_t sp);
 
+// A fork's child, forked by a thread whose frames were still waiting for its first hook
+// (`forking_tid`, the parent's id of it): they become the child's (`tid`), open from the
+// fork (`now`) as frames inherited at a fork are; the parent's other threads' are dropped.
+void adopt_forking_thread_frames(uint32_t forking_tid, uint32_t tid, uint64_t now);
+
 }  // namespace callprof::rt

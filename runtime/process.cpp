@@ -120,6 +120,12 @@ void forget_unhooked_counts(ThreadState* s) {
   s->unhooked_closed = 0;
 }
 
+// The id of a thread forking before the runtime met it while an attach's frames wait for
+// it (0: none): the child's copy of the thread takes them (after_fork_in_child).
+__thread uint32_t t_forking_tid __attribute__((tls_model("initial-exec"))) = 0;
+
+void before_fork() { t_forking_tid = !t_state && attach_frames_pending() ? uint32_t(sys::gettid()) : 0; }
+
 void after_fork_in_child() {
   ThreadState* self = t_state;
   uint64_t now = ticks();
@@ -138,6 +144,7 @@ void after_fork_in_child() {
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   if (!self) {
+    if (t_forking_tid != 0) adopt_forking_thread_frames(t_forking_tid, sys::gettid(), now);
     restart_snapshots_after_fork();
     return;
   }
@@ -170,7 +177,7 @@ void initialize() {
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   pthread_key_create(&g_exit_key, on_thread_exit);
-  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  pthread_atfork(before_fork, nullptr, after_fork_in_child);
   // Fast exclusion counts excluded calls in the caller's node metrics: only with them, or
   // when their hook calls are to be rewritten away (then they are counted only with them).
   load_function_plan(g_process.config.functions_file, g_process.config.node_metrics() || g_process.config.remove_hooks);

@@ -9,6 +9,9 @@
  * x's call working 3 ms and y's 1 ms (e2e_work_us): d's time is 75 % x's, 25 % y's.
  * With "fork" as argv[2] the main thread, instead of calling a(), forks a child every
  * 20 ms whose spawned() calls a() exactly 1000 times and exits (0; 4 if its b != 3 a).
+ * With "sorting" as argv[3] too, it spends those 20 ms inside libc's qsort instead of
+ * sleeping: never at a safe point to be borrowed and calling no hook, it is a thread the
+ * attached runtime has not met when it forks.
  * With "exec" as argv[2] the main thread sleeps 0.6 s, then executes the program again
  * with one thread (which prints "ready" again and runs until SIGUSR1).
  * With "threads" as argv[2] the main thread starts a thread every 5 ms whose
@@ -104,6 +107,23 @@ E2E_FN static void start_threads(void) {
   }
 }
 
+static int g_sorting;
+
+static __attribute__((no_instrument_function)) int by_value(const void* x, const void* y) {
+  const unsigned l = *(const unsigned*)x, r = *(const unsigned*)y;
+  return (l > r) - (l < r);
+}
+
+/* About 20 ms, nearly all of it inside qsort (libc's frames on top: no safe point). */
+E2E_QUIET void sort_for_20ms(void) {
+  static unsigned v[4096];
+  const uint64_t end = e2e_now_ns() + 20000000u;
+  while (e2e_now_ns() < end) {
+    for (unsigned i = 0; i < 4096; ++i) v[i] = i * 2654435761u;
+    qsort(v, 4096, sizeof v[0], by_value);
+  }
+}
+
 /* Forks children until asked to stop; 0 when every child exited 0. */
 E2E_FN static int fork_children(void) {
   int failed = 0;
@@ -116,7 +136,10 @@ E2E_FN static int fork_children(void) {
     }
     int status = 0;
     if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) failed = 1;
-    usleep(20000);
+    if (g_sorting)
+      sort_for_20ms();
+    else
+      usleep(20000);
   }
   return failed;
 }
@@ -160,6 +183,7 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? atoi(argv[1]) : 1;
   g_split = argc > 2 && argv[2][0] == 's';
   const int forking = argc > 2 && argv[2][0] == 'f';
+  g_sorting = argc > 3 && argv[3][0] == 's';
   const int executing = argc > 2 && argv[2][0] == 'e';
   const int threading = argc > 2 && argv[2][0] == 't';
   g_idle = argc > 2 && argv[2][0] == 'i';
