@@ -16,10 +16,12 @@
 #include "record/exact_source.h"
 #include "target/inject/hook_slots.h"
 #include "target/inject/injector_process.h"
+#include "target/inject/load_runtime.h"
 #include "target/inject/mapped_modules.h"
 #include "target/inject/patched_code.h"
 #include "target/inject/ptrace_permission.h"
 #include "target/process_check.h"
+#include "target/thread_times.h"
 
 namespace callprof::record {
 
@@ -60,6 +62,29 @@ std::vector<std::pair<std::string, std::string>> tuning_from_environment() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const char* name : {"CALLPROF_AUTO_FOLD_NS", "CALLPROF_STACK_FRAMES", "CALLPROF_RING_PAGES"})
     if (const char* value = std::getenv(name)) out.emplace_back(name, value);
+  return out;
+}
+
+// The threads that had frames open when the window began, as the kernel counted their
+// time in it (unmet_threads.h), read when the runtime's data is written; those gone by then
+// ended in the window, when is not known: left out.
+std::vector<UnmetThread> threads_with_open_frames(pid_t pid, const std::string& frames_path) {
+  const std::vector<wire::AttachFrame> frames = inject::read_attach_frames(frames_path);
+  std::vector<UnmetThread> out;
+  for (const ThreadTime& start : read_thread_times(frames_path + ".times")) {
+    const auto end = read_thread_time(pid, start.tid);
+    if (!end) continue;
+    UnmetThread t{uint32_t(start.tid),
+                  {},
+                  end->on_cpu_ns - std::min(end->on_cpu_ns, start.on_cpu_ns),
+                  end->waiting_ns - std::min(end->waiting_ns, start.waiting_ns),
+                  ""};
+    for (const wire::AttachFrame& f : frames)
+      if (f.tid == t.tid) t.frames.push_back(f);
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/task/" + std::to_string(start.tid) + "/comm");
+    std::getline(comm, t.name);
+    if (!t.frames.empty()) out.push_back(std::move(t));
+  }
   return out;
 }
 
@@ -141,6 +166,7 @@ bool ExactSource::detach(pid_t pid, int timeout_ms) {
   while (!done(pid, marker) && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   all = done(pid, marker);
+  if (all) unmet_threads_ = threads_with_open_frames(pid, dir_.path() + "/attach.frames");
   for (pid_t child : attached_children(dir_.path())) {
     const std::string child_marker = marker + "." + std::to_string(child);
     while (!done(child, child_marker) && std::chrono::steady_clock::now() < until)

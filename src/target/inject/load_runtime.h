@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "util/result.h"
+#include "wire/attach_frames.h"
 
 namespace callprof::inject {
 
@@ -24,6 +26,12 @@ struct LoadedRuntime {
   size_t open_frames = 0;  // frames open at the attach, handed to the runtime
   size_t threads_with_open_frames = 0;
 };
+
+// The frames file load_runtime wrote (wire/attach_frames.h), each thread's outermost frame
+// first; empty when it cannot be read whole. Beside it, FRAMES_PATH.times: the threads
+// with frames, as the kernel counted their time when the window began (thread_times.h;
+// a program with hooks only: a patched program's runtime meets every thread at once).
+std::vector<wire::AttachFrame> read_attach_frames(const std::string& frames_path);
 
 // `runtime`, `settings` and `frames_path` (written here) are paths as the process sees
 // them. Refuses, changing nothing, when no thread reaches a safe point within `timeout_ms`.

@@ -22,6 +22,8 @@
  * (pthread_cond_timedwait), then calls a() 100 times: an idle pool, nearly always in futex.
  * With "deep" as argv[2] the main thread recurses 60,000 calls deep again and again
  * (deep()): as many call paths, a tree of megabytes while attached.
+ * With "naps" as argv[2] every thread sleeps in napping(), 2 ms at a time, until asked
+ * to stop: it calls no hooked function, mostly off the CPU.
  * With "jumps" as argv[2] the threads instead call jumper(), whose thrower() calls a() and
  * longjmps back to jumper, which then sleeps 1 ms (no hook): thrower's time ends at the
  * jump, jumper's includes the sleep. */
@@ -71,7 +73,11 @@ E2E_FN void d(unsigned ms) { e2e_work_us(ms * 1000u); }
 E2E_FN void x(void) { d(3); }
 E2E_FN void y(void) { d(1); }
 
-static int g_split, g_idle, g_jumps;
+static int g_split, g_idle, g_jumps, g_naps;
+
+E2E_FN static void napping(void) {
+  while (!g_stop) usleep(2000);
+}
 static pthread_cond_t g_never = PTHREAD_COND_INITIALIZER;
 
 E2E_FN static void idle_wait(void) {
@@ -151,6 +157,10 @@ E2E_FN static void* worker(void* arg) {
       jumper();
       continue;
     }
+    if (g_naps) {
+      napping();
+      continue;
+    }
     if (g_idle) {
       idle_wait();
       for (int i = 0; i < 100; ++i) a();
@@ -187,6 +197,7 @@ int main(int argc, char** argv) {
   const int executing = argc > 2 && argv[2][0] == 'e';
   const int threading = argc > 2 && argv[2][0] == 't';
   g_idle = argc > 2 && argv[2][0] == 'i';
+  g_naps = argc > 2 && argv[2][0] == 'n';
   g_jumps = argc > 2 && argv[2][0] == 'j';
   if (argc > 2 && argv[2][0] == 'a') {
     struct sigaction sa;
