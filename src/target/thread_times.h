@@ -1,6 +1,6 @@
 // What the kernel says of a thread's time (/proc/PID/task/TID/schedstat: nanoseconds on a
 // CPU, and waiting for one), for the threads that had frames open when an attached window
-// began: read as it begins (every thread stopped) and as it ends, so that a thread the
+// began: read as it begins (the threads just let go) and as it ends, so that a thread the
 // runtime never met (it called no hooked function in the window) still shows where it was
 // and how much of the window it ran (docs/attach.md, "Frames open at the attach").
 #pragma once

@@ -24,7 +24,8 @@ RawProcessDump window(uint32_t flags) {
   met.info.tid = 7;
   met.info.start_tsc = 1000;
   met.info.end_tsc = 201000;
-  met.nodes = {wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0}, wire::DumpNode{0, 0, kMain, 0, 4, 80, 20, 20, 0, 0}};
+  met.nodes = {wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0},
+               wire::DumpNode{0, 0, kMain, 0, 4, 80, 20, 20, 0, 0}};
   if (flags & wire::kDumpHasNodeMetrics) met.metrics.assign(2, wire::DumpNodeMetrics{});
   d.threads.push_back(met);
   return d;

@@ -32,7 +32,8 @@ TEST(ThreadTimes, ReadsALiveThreadAndNotAGoneOne) {
 }
 
 TEST(ThreadTimes, AFileKeepsThemAndSkipsLinesThatAreNotThem) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("thread_times_" + std::to_string(getpid()))).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("thread_times_" + std::to_string(getpid()))).string();
   ASSERT_TRUE(write_thread_times(path, {{3, 100, 7}, {4, 200, 0}}));
   std::ofstream(path, std::ios::app) << "junk\n0 1 2\n";
   const std::vector<ThreadTime> back = read_thread_times(path);
