@@ -10,14 +10,25 @@ bool in_dump(const RawProcessDump& dump, uint32_t tid) {
   return std::any_of(dump.threads.begin(), dump.threads.end(), [&](const RawThread& t) { return t.info.tid == tid; });
 }
 
-RawThread unmet_thread(const RawProcessDump& dump, const UnmetThread& u) {
+// When the window began: the met threads' frames open at the attach were opened then (the
+// runtime's start, tsc_start, comes before its calibration and the threads' stop).
+uint64_t window_start(const RawProcessDump& dump) {
+  uint64_t start = UINT64_MAX;
+  for (const RawThread& t : dump.threads)
+    for (const wire::DumpOpenFrame& f : t.open)
+      if ((f.flags & wire::kOpenFrameInherited) && f.entry_tsc >= dump.header.tsc_start)
+        start = std::min(start, f.entry_tsc);
+  return start == UINT64_MAX ? dump.header.tsc_start : start;
+}
+
+RawThread unmet_thread(const RawProcessDump& dump, const UnmetThread& u, uint64_t start) {
   const wire::DumpHeader& h = dump.header;
   RawThread t;
   t.info.tid = u.tid;
   t.info.creator_node = UINT32_MAX;
   t.info.start_routine = u.tid == h.pid ? 0 : u.frames.front().fn;  // its outermost hooked frame
-  t.info.start_tsc = h.tsc_start;
-  t.info.end_tsc = std::max(h.tsc_end, h.tsc_start);
+  t.info.start_tsc = start;
+  t.info.end_tsc = std::max(h.tsc_end, start);
   std::memcpy(t.info.name, u.name.data(), std::min(u.name.size(), sizeof t.info.name - 1));
   t.nodes.push_back(wire::DumpNode{0, 0, 0, 0, 0, 0, UINT64_MAX, 0, 0, 0});  // the root
   for (const wire::AttachFrame& f : u.frames) {
@@ -30,7 +41,9 @@ RawThread unmet_thread(const RawProcessDump& dump, const UnmetThread& u) {
   if (h.flags & wire::kDumpHasNodeMetrics) {
     // The window's wall time the kernel did not count on a CPU was off it; of that, the
     // time runnable was spent waiting for one.
-    const uint64_t wall = h.mono_end_ns > h.mono_start_ns ? h.mono_end_ns - h.mono_start_ns : 0;
+    const double span_ns = double(h.mono_end_ns) - double(h.mono_start_ns);
+    const double ns_per_tick = h.tsc_end > h.tsc_start && span_ns > 0 ? span_ns / double(h.tsc_end - h.tsc_start) : 0;
+    const auto wall = uint64_t(double(t.info.end_tsc - start) * ns_per_tick);
     const uint64_t off = wall > u.on_cpu_ns ? wall - u.on_cpu_ns : 0;
     t.info.offcpu_state = wire::kOffCpuMeasured;
     t.info.pending_offcpu_ns = off;  // the top frame's (profile_builder's close_open_frames)
@@ -44,8 +57,9 @@ RawThread unmet_thread(const RawProcessDump& dump, const UnmetThread& u) {
 }  // namespace
 
 void add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads) {
+  const uint64_t start = window_start(dump);
   for (const UnmetThread& u : threads)
-    if (!u.frames.empty() && !in_dump(dump, u.tid)) dump.threads.push_back(unmet_thread(dump, u));
+    if (!u.frames.empty() && !in_dump(dump, u.tid)) dump.threads.push_back(unmet_thread(dump, u, start));
 }
 
 }  // namespace callprof

@@ -76,6 +76,22 @@ TEST(UnmetThreads, JoinTheDumpWithTheirFramesOpenForTheWindowAndTheKernelsSplit)
   EXPECT_EQ(m[Metric::OffCpuNs], 30000u);
 }
 
+// The window began when the met threads' frames open at the attach were opened, after the
+// runtime's start (its calibration, every thread stopped): the unmet threads' time too.
+TEST(UnmetThreads, TheWindowBeginsWhenTheMetThreadsFramesWereOpened) {
+  RawProcessDump d = window(wire::kDumpHasNodeMetrics);
+  d.threads[0].open = {wire::DumpOpenFrame{1, wire::kOpenFrameInherited, 21000, 0}};
+  add_unmet_threads(d, {unmet(9)});
+  const Profile p = build_profile({std::move(d)}).profile;
+  const Thread* t = thread(p, 9);
+  ASSERT_NE(t, nullptr);
+  const NodeId loop = child(t->tree, p, child(t->tree, p, kRootNode, "0x1000"), "0x2000");
+  ASSERT_NE(loop, kNoNode);
+  EXPECT_EQ(t->tree.base(loop)[Metric::WallNs], 90000u) << "from tick 21000 to 201000, two a ns";
+  EXPECT_EQ(t->tree.base(loop)[Metric::CpuNs], 60000u);
+  EXPECT_EQ(t->tree.base(loop)[Metric::OffCpuNs], 20000u);
+}
+
 TEST(UnmetThreads, WithoutOffCpuMetricsTheirTimeIsNotSplit) {
   RawProcessDump d = window(0);
   add_unmet_threads(d, {unmet(9)});
