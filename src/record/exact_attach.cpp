@@ -152,6 +152,8 @@ bool ExactSource::image_ended() const {
 
 bool ExactSource::detach(pid_t pid, int timeout_ms) {
   if (control_fd_ < 0) return false;
+  // An exec wrote the image's data already: the threads now run another image's code.
+  const bool exec_ended = image_ended();
   // The end of the FIFO is every attached process's signal: the program's and its children's.
   close(control_fd_);
   control_fd_ = -1;
@@ -166,7 +168,7 @@ bool ExactSource::detach(pid_t pid, int timeout_ms) {
   while (!done(pid, marker) && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   all = done(pid, marker);
-  if (all) unmet_threads_ = threads_with_open_frames(pid, dir_.path() + "/attach.frames");
+  if (all && !exec_ended) unmet_threads_ = threads_with_open_frames(pid, dir_.path() + "/attach.frames");
   for (pid_t child : attached_children(dir_.path())) {
     const std::string child_marker = marker + "." + std::to_string(child);
     while (!done(child, child_marker) && std::chrono::steady_clock::now() < until)
