@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "collect/runtime/profile_builder.h"
 
 namespace callprof {
@@ -53,6 +55,17 @@ NodeId child(const CallTree& tree, const Profile& p, NodeId parent, const std::s
   return kNoNode;
 }
 
+// Thread 9 (main -> loop) added to `d` and built: its innermost frame's metrics.
+std::optional<MetricRow> innermost_of_thread_9(RawProcessDump d) {
+  add_unmet_threads(d, {unmet(9)});
+  const Profile p = build_profile({std::move(d)}).profile;
+  const Thread* t = thread(p, 9);
+  if (!t) return std::nullopt;
+  const NodeId loop = child(t->tree, p, child(t->tree, p, kRootNode, "0x1000"), "0x2000");
+  if (loop == kNoNode) return std::nullopt;
+  return t->tree.base(loop);
+}
+
 TEST(UnmetThreads, JoinTheDumpWithTheirFramesOpenForTheWindowAndTheKernelsSplit) {
   RawProcessDump d = window(wire::kDumpHasNodeMetrics);
   add_unmet_threads(d, {unmet(7), unmet(9)});
@@ -81,27 +94,18 @@ TEST(UnmetThreads, JoinTheDumpWithTheirFramesOpenForTheWindowAndTheKernelsSplit)
 TEST(UnmetThreads, TheWindowBeginsWhenTheMetThreadsFramesWereOpened) {
   RawProcessDump d = window(wire::kDumpHasNodeMetrics);
   d.threads[0].open = {wire::DumpOpenFrame{1, wire::kOpenFrameInherited, 21000, 0}};
-  add_unmet_threads(d, {unmet(9)});
-  const Profile p = build_profile({std::move(d)}).profile;
-  const Thread* t = thread(p, 9);
-  ASSERT_NE(t, nullptr);
-  const NodeId loop = child(t->tree, p, child(t->tree, p, kRootNode, "0x1000"), "0x2000");
-  ASSERT_NE(loop, kNoNode);
-  EXPECT_EQ(t->tree.base(loop)[Metric::WallNs], 90000u) << "from tick 21000 to 201000, two a ns";
-  EXPECT_EQ(t->tree.base(loop)[Metric::CpuNs], 60000u);
-  EXPECT_EQ(t->tree.base(loop)[Metric::OffCpuNs], 20000u);
+  const auto loop = innermost_of_thread_9(std::move(d));
+  ASSERT_TRUE(loop);
+  EXPECT_EQ((*loop)[Metric::WallNs], 90000u) << "from tick 21000 to 201000, two a ns";
+  EXPECT_EQ((*loop)[Metric::CpuNs], 60000u);
+  EXPECT_EQ((*loop)[Metric::OffCpuNs], 20000u);
 }
 
 TEST(UnmetThreads, WithoutOffCpuMetricsTheirTimeIsNotSplit) {
-  RawProcessDump d = window(0);
-  add_unmet_threads(d, {unmet(9)});
-  const Profile p = build_profile({std::move(d)}).profile;
-  const Thread* t = thread(p, 9);
-  ASSERT_NE(t, nullptr);
-  const NodeId loop = child(t->tree, p, child(t->tree, p, kRootNode, "0x1000"), "0x2000");
-  ASSERT_NE(loop, kNoNode);
-  EXPECT_EQ(t->tree.base(loop)[Metric::WallNs], 100000u);
-  EXPECT_EQ(t->tree.base(loop)[Metric::OffCpuNs], 0u);
+  const auto loop = innermost_of_thread_9(window(0));
+  ASSERT_TRUE(loop);
+  EXPECT_EQ((*loop)[Metric::WallNs], 100000u);
+  EXPECT_EQ((*loop)[Metric::OffCpuNs], 0u);
 }
 
 TEST(UnmetThreads, AThreadWithoutFramesIsLeftOut) {
