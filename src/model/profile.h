@@ -148,6 +148,9 @@ struct ExactFacts {
   bool attached = false;
   uint64_t frames_open_at_attach = 0;
   uint64_t threads_open_at_attach = 0;
+  // Of those threads, the ones that called no hooked function in the window: there with
+  // their frames for the whole window, off the CPU by the kernel's count (unmet_threads.h).
+  uint64_t threads_without_hooks = 0;
 };
 
 // How a sampled recording sampled, and what it lost.

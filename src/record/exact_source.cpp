@@ -174,7 +174,8 @@ ExactSource::Collected ExactSource::collect(const std::vector<NodeSample>& sampl
   c.from_snapshots = dumps.from_snapshots;
   c.empty = dumps.dumps.empty();
   for (RawProcessDump& d : dumps.dumps)
-    if (pid_t(d.header.pid) == args_.pid && d.header.snapshot_seq == 0) add_unmet_threads(d, unmet_threads_);
+    if (pid_t(d.header.pid) == args_.pid && d.header.snapshot_seq == 0)
+      c.threads_without_hooks += add_unmet_threads(d, unmet_threads_);
   for (const RawProcessDump& d : dumps.dumps)
     if (d.header.runtime_tid) c.runtime_tids.push_back(d.header.runtime_tid);
   if (!c.empty) c.built = build_profile(std::move(dumps.dumps), samples);
@@ -229,6 +230,7 @@ void ExactSource::contribute(Assembly& a) {
     meta.exact->attached = true;
     meta.exact->frames_open_at_attach = attached_->open_frames;
     meta.exact->threads_open_at_attach = attached_->threads_with_open_frames;
+    meta.exact->threads_without_hooks = c.threads_without_hooks;
   }
   from_snapshots_ = c.from_snapshots;
   a.profile = std::move(c.built.profile);

@@ -55,6 +55,7 @@ class ExactSource final : public Source {
     std::vector<std::string> warnings;   // damaged or unfinished dumps
     size_t from_snapshots = 0;           // images whose data ends at their last snapshot
     bool empty = true;                   // no image wrote anything
+    size_t threads_without_hooks = 0;    // attached: threads added with their open frames (unmet_threads.h)
     std::vector<uint32_t> runtime_tids;  // the runtime's own threads: no thread of the program
   };
   // What the runtime wrote so far (final dumps, else the latest snapshots) as a profile,

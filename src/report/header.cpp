@@ -184,11 +184,18 @@ void write_hooks_line(std::ostream& out, const ReportContext& ctx) {
 void write_attach_line(std::ostream& out, const ReportContext& ctx) {
   const auto& x = ctx.profile().meta.exact;
   if (!x || !x->attached) return;
+  const std::string without_hooks =
+      x->threads_without_hooks == 0
+          ? ""
+          : fmt::format(
+                " ({} of them called no hooked function in it: open all the window, off-CPU time by the "
+                "kernel's count)",
+                x->threads_without_hooks);
   out << fmt::format(
-      "# attached: {} frame{} open when the window began, in {} thread{}: their time counts from then, their calls "
+      "# attached: {} frame{} open when the window began, in {} thread{}{}: their time counts from then, their calls "
       "are not counted\n",
       x->frames_open_at_attach, x->frames_open_at_attach == 1 ? " was" : "s were", x->threads_open_at_attach,
-      x->threads_open_at_attach == 1 ? "" : "s");
+      x->threads_open_at_attach == 1 ? "" : "s", without_hooks);
 }
 
 double sample_period_or_zero(const Profile& p) {

@@ -67,7 +67,8 @@ json exact_facts(const ExactFacts& x) {
           {"calibration", x.calibration},
           {"attached", x.attached},
           {"frames_open_at_attach", x.frames_open_at_attach},
-          {"threads_open_at_attach", x.threads_open_at_attach}};
+          {"threads_open_at_attach", x.threads_open_at_attach},
+          {"threads_without_hooks", x.threads_without_hooks}};
 }
 
 json sampling_facts(const SamplingFacts& s) {

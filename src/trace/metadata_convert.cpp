@@ -25,6 +25,7 @@ void put_exact(const ExactFacts& x, file::ExactFacts* out) {
   out->set_attached(x.attached);
   out->set_frames_open_at_attach(x.frames_open_at_attach);
   out->set_threads_open_at_attach(x.threads_open_at_attach);
+  out->set_threads_without_hooks(x.threads_without_hooks);
   out->set_calibration(x.calibration);
 }
 
@@ -47,7 +48,8 @@ ExactFacts take_exact(const file::ExactFacts& in) {
                     .calibration = in.calibration(),
                     .attached = in.attached(),
                     .frames_open_at_attach = in.frames_open_at_attach(),
-                    .threads_open_at_attach = in.threads_open_at_attach()};
+                    .threads_open_at_attach = in.threads_open_at_attach(),
+                    .threads_without_hooks = in.threads_without_hooks()};
 }
 
 void put_sampling(const SamplingFacts& x, file::SamplingFacts* out) {

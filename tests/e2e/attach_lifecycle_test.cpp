@@ -91,6 +91,10 @@ TEST_P(AttachLifecycle, ThreadsThatCallNoHookInTheWindowAreThereWithTheirFrames)
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   const Report rep = report();
   EXPECT_EQ(rep.threads().size(), 3u) << rep.threads().dump();
+  EXPECT_EQ(rep.doc().at("metadata").at("exact").at("threads_without_hooks"), 2u) << "all but the borrowed one";
+  const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
+  EXPECT_NE(header.out.find("in 3 threads (2 of them called no hooked function in it"), std::string::npos)
+      << header.out;
   for (const json& t : rep.threads()) {
     const std::string tid = std::to_string(t.at("tid").get<int>());
     EXPECT_FALSE(t.at("finished").get<bool>()) << tid;

@@ -56,10 +56,15 @@ RawThread unmet_thread(const RawProcessDump& dump, const UnmetThread& u, uint64_
 
 }  // namespace
 
-void add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads) {
+size_t add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads) {
   const uint64_t start = window_start(dump);
+  size_t added = 0;
   for (const UnmetThread& u : threads)
-    if (!u.frames.empty() && !in_dump(dump, u.tid)) dump.threads.push_back(unmet_thread(dump, u, start));
+    if (!u.frames.empty() && !in_dump(dump, u.tid)) {
+      dump.threads.push_back(unmet_thread(dump, u, start));
+      ++added;
+    }
+  return added;
 }
 
 }  // namespace callprof

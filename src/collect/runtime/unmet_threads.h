@@ -26,7 +26,7 @@ struct UnmetThread {
 };
 
 // Adds each of `threads` that `dump` (the attached image's dump of the window) has no
-// thread of, running at the dump's end.
-void add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads);
+// thread of, running at the dump's end; how many.
+size_t add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads);
 
 }  // namespace callprof

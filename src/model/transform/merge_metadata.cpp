@@ -42,6 +42,7 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
   const uint64_t unmatched = into->unmatched_exits + x.unmatched_exits;
   const uint64_t open = into->frames_open_at_attach + x.frames_open_at_attach;
   const uint64_t open_threads = into->threads_open_at_attach + x.threads_open_at_attach;
+  const uint64_t without_hooks = into->threads_without_hooks + x.threads_without_hooks;
   const bool attached = into->attached || x.attached;
   const std::string calibration = into->calibration == x.calibration ? x.calibration : "";
   if (options(*into) != options(x)) {
@@ -53,6 +54,7 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
   into->attached = attached;
   into->frames_open_at_attach = open;
   into->threads_open_at_attach = open_threads;
+  into->threads_without_hooks = without_hooks;
 }
 
 void add_sampling(std::optional<SamplingFacts>& into, const SamplingFacts& s) {

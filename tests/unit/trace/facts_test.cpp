@@ -25,7 +25,11 @@ TEST(Facts, TypedFactsRoundTrip) {
                             .auto_fold = "all",
                             .include = "^f",
                             .max_depth = 7,
-                            .unmatched_exits = 3};
+                            .unmatched_exits = 3,
+                            .attached = true,
+                            .frames_open_at_attach = 7,
+                            .threads_open_at_attach = 3,
+                            .threads_without_hooks = 2};
   p.meta.sampling = SamplingFacts{.event = "cycles",
                                   .frequency_hz = 4999,
                                   .unwind = Unwinding::Dwarf,
@@ -46,6 +50,10 @@ TEST(Facts, TypedFactsRoundTrip) {
   EXPECT_EQ(back.meta.exact->include, "^f");
   EXPECT_EQ(back.meta.exact->max_depth, 7u);
   EXPECT_EQ(back.meta.exact->unmatched_exits, 3u);
+  EXPECT_TRUE(back.meta.exact->attached);
+  EXPECT_EQ(back.meta.exact->frames_open_at_attach, 7u);
+  EXPECT_EQ(back.meta.exact->threads_open_at_attach, 3u);
+  EXPECT_EQ(back.meta.exact->threads_without_hooks, 2u);
   EXPECT_EQ(back.meta.sampling->event, "cycles");
   EXPECT_EQ(back.meta.sampling->frequency_hz, 4999u);
   EXPECT_EQ(back.meta.sampling->lost_samples, 1ull << 40);
