@@ -116,7 +116,9 @@ TEST_P(AttachExact, FoldedFunctionsStayCountedByTheirStubsInEachWindow) {
           << "the header names attach's option: " << text.out;
       std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // dormant, the stubs counting
     } else {
-      EXPECT_LT(ca, 2 * first) << "the dormant period's calls are not this window's";
+      // The dormant 1.2 s would add four windows' calls; the windows' own rates differ by up
+      // to 2.2x on a loaded host (6.36 M against 2.88 M once in CI).
+      EXPECT_LT(ca, 3 * first) << "the dormant period's calls are not this window's";
     }
   }
   expect_checked_ok(pid, 2);

@@ -196,12 +196,21 @@ TEST_P(AutoFold, RecordSaysWhenTheHooksTookMostOfTheRun) {
   const std::string binary = build("fib.c");
   const RunResult recorded = run({E2E_CALLPROF, "record", "-o", "profile.callprof", "--", binary}, dir());
   ASSERT_EQ(recorded.exit, exited(0)) << recorded.err;
-  EXPECT_NE(recorded.err.find("callprof: the hooks took about "), std::string::npos) << recorded.err;
-  EXPECT_NE(recorded.err.find("(635622 calls through them)"), std::string::npos) << "fib's and main's" << recorded.err;
   const Report r = report();
   const auto& cost = r.doc().at("hook_cost");
   EXPECT_EQ(cost.at("hooked_calls"), 635622u);
-  EXPECT_GT(cost.at("hook_ns").get<double>(), 0.6 * cost.at("recorded_ns").get<double>()) << cost;
+  // 94-97 % here; on a loaded host the run's wall time grows while the hooks' estimate
+  // does not (46 % once in CI). record speaks from half on.
+  const double share = cost.at("hook_ns").get<double>() / cost.at("recorded_ns").get<double>();
+  measured("hook_share", share);
+  EXPECT_GT(share, 0.3) << cost;
+  // (Away from the edge: the report's numbers come from the file, record's from its build.)
+  const bool said_at_end = recorded.err.find("callprof: the hooks took about ") != std::string::npos;
+  if (share > 0.55) EXPECT_TRUE(said_at_end) << share << recorded.err;
+  if (share < 0.45) EXPECT_FALSE(said_at_end) << share << recorded.err;
+  if (said_at_end)
+    EXPECT_NE(recorded.err.find("(635622 calls through them)"), std::string::npos)
+        << "fib's and main's" << recorded.err;
   EXPECT_EQ(cost.at("auto_fold_all").at("functions"), 0u) << "fib calls itself: all keeps it hooked";
   const RunResult said = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
   EXPECT_NE(said.out.find("# cost:     the hooks took about "), std::string::npos) << said.out;
