@@ -78,11 +78,9 @@ std::vector<UnmetThread> threads_with_open_frames(pid_t pid, const std::string& 
                   {},
                   end->on_cpu_ns - std::min(end->on_cpu_ns, start.on_cpu_ns),
                   end->waiting_ns - std::min(end->waiting_ns, start.waiting_ns),
-                  ""};
+                  read_thread_name(pid, start.tid)};
     for (const wire::AttachFrame& f : frames)
       if (f.tid == t.tid) t.frames.push_back(f);
-    std::ifstream comm("/proc/" + std::to_string(pid) + "/task/" + std::to_string(start.tid) + "/comm");
-    std::getline(comm, t.name);
     if (!t.frames.empty()) out.push_back(std::move(t));
   }
   return out;

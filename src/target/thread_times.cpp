@@ -20,6 +20,13 @@ std::optional<ThreadTime> read_thread_time(pid_t pid, pid_t tid) {
   return parse_schedstat(tid, text);
 }
 
+std::string read_thread_name(pid_t pid, pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
 Status write_thread_times(const std::string& path, const std::vector<ThreadTime>& times) {
   std::ofstream out(path, std::ios::trunc);
   for (const ThreadTime& t : times) out << t.tid << ' ' << t.on_cpu_ns << ' ' << t.waiting_ns << '\n';

@@ -25,6 +25,8 @@ struct ThreadTime {
 std::optional<ThreadTime> parse_schedstat(pid_t tid, const std::string& text);
 // Thread `tid` of process `pid` as it is now; nullopt when it is gone.
 std::optional<ThreadTime> read_thread_time(pid_t pid, pid_t tid);
+// Its name (/proc/PID/task/TID/comm, untrusted); "" when it is gone.
+std::string read_thread_name(pid_t pid, pid_t tid);
 
 // A file of them, a line "TID ON_CPU WAITING" each.
 Status write_thread_times(const std::string& path, const std::vector<ThreadTime>& times);

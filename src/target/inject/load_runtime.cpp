@@ -62,12 +62,7 @@ Result<PtraceThread> borrow_thread(pid_t pid, ProcessUnwinder& unwinder, int tim
 
 // The runtime's own threads (runtime_thread.cpp names them "callprof-..." as it starts
 // them) run none of the program's code; one just started may not even unwind yet.
-bool runtime_thread(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
-  std::string name;
-  std::getline(in, name);
-  return name.rfind("callprof-", 0) == 0;
-}
+bool runtime_thread(pid_t pid, pid_t tid) { return read_thread_name(pid, tid).rfind("callprof-", 0) == 0; }
 
 // Real-time priority for this thread while the process is stopped (where the system allows
 // it): each thread let go would otherwise preempt callprof before it let the next one go
@@ -246,7 +241,7 @@ Status begin_window(PtraceThread& borrowed, std::vector<OpenFrame> borrowed_fram
     return make_error("the runtime could not start the window (code " + std::to_string(int64_t(*status)) + ")");
   stopped->release();
   out.stop_ns = now_ns() - start;
-  // Once they run again: a read of /proc per thread (20-40 us) would hold every thread.
+  // Once they run again: read while they are stopped, a read of /proc per thread would hold them all.
   if (!code.patching()) write_times_at_start(frames_path, borrowed.pid(), threads);
   return Ok{};
 }

@@ -29,6 +29,8 @@ TEST(ThreadTimes, ReadsALiveThreadAndNotAGoneOne) {
   ASSERT_TRUE(later);
   EXPECT_GT(later->on_cpu_ns, self->on_cpu_ns) << "the spin ran on a CPU";
   EXPECT_FALSE(read_thread_time(getpid(), 0x7ffffff0));
+  EXPECT_FALSE(read_thread_name(getpid(), gettid()).empty());
+  EXPECT_EQ(read_thread_name(getpid(), 0x7ffffff0), "");
 }
 
 TEST(ThreadTimes, AFileKeepsThemAndSkipsLinesThatAreNotThem) {
