@@ -68,8 +68,8 @@ std::vector<std::pair<std::string, std::string>> tuning_from_environment() {
 // The threads that had frames open when the window began, as the kernel counted their
 // time in it (unmet_threads.h), read when the runtime's data is written; those gone by then
 // ended in the window, when is not known: left out.
-std::vector<UnmetThread> threads_with_open_frames(pid_t pid, const std::string& frames_path) {
-  const std::vector<wire::AttachFrame> frames = inject::read_attach_frames(frames_path);
+std::vector<UnmetThread> threads_with_open_frames(pid_t pid, const std::string& frames_path,
+                                                  const std::vector<wire::AttachFrame>& frames) {
   std::vector<UnmetThread> out;
   for (const ThreadTime& start : read_thread_times(frames_path + ".times")) {
     const auto end = read_thread_time(pid, start.tid);
@@ -166,7 +166,11 @@ bool ExactSource::detach(pid_t pid, int timeout_ms) {
   while (!done(pid, marker) && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   all = done(pid, marker);
-  if (all && !exec_ended) unmet_threads_ = threads_with_open_frames(pid, dir_.path() + "/attach.frames");
+  if (all && !exec_ended) {
+    const std::string frames_path = dir_.path() + "/attach.frames";
+    attach_frames_ = inject::read_attach_frames(frames_path);
+    unmet_threads_ = threads_with_open_frames(pid, frames_path, attach_frames_);
+  }
   for (pid_t child : attached_children(dir_.path())) {
     const std::string child_marker = marker + "." + std::to_string(child);
     while (!done(child, child_marker) && std::chrono::steady_clock::now() < until)

@@ -15,7 +15,8 @@ Metrics leaf_metrics(const SyscallSums& s) {
 
 }  // namespace
 
-void ExactCallerCalls::add(const syscalls::SyscallEvent& e, std::string_view name, uint64_t duration_ns, int error) {
+void ExactCallerCalls::add(const syscalls::SyscallEvent& e, syscalls::ExactCaller caller, std::string_view name,
+                           uint64_t duration_ns, int error) {
   const auto seen = images_.find(e.pid);
   uint32_t image = seen == images_.end() ? 0 : seen->second;
   // A successful execve returns in the new image, but its caller is the old image's.
@@ -23,7 +24,7 @@ void ExactCallerCalls::add(const syscalls::SyscallEvent& e, std::string_view nam
   if ((e.nr == kExecve || e.nr == kExecveat) && e.ret == 0 && image > 0) --image;
   ThreadCalls& t = threads_[ThreadKey{e.pid, e.tid, image}];
   t.first_ns = std::min(t.first_ns, int64_t(e.start_ns));
-  t.sites[Site{e.context->node, e.nr, e.context->fn}].add(duration_ns, error);
+  t.sites[Site{caller.node, e.nr, caller.fn}].add(duration_ns, error);
   SyscallStats& stats = t.stats[e.nr];
   if (stats.name.empty()) stats.name = std::string(name), stats.number = e.nr;
   stats.add(duration_ns, error);
@@ -46,9 +47,9 @@ void ExactCallerCalls::attach(Profile& exact, const std::vector<ThreadNodes>& no
       auto leaf = leaves.find(site.nr);
       if (leaf == leaves.end())
         leaf = leaves.emplace(site.nr, syscall_leaf_function(exact, calls.stats.at(site.nr).name)).first;
-      const bool known = site.node < t->node.size() && t->fn[site.node] == site.fn && t->node[site.node] != kNoNode;
-      if (!known) facts.exact_callers_unplaced += sums.calls;
-      hang_syscall_leaf(into, known ? t->node[site.node] : kRootNode, leaf->second, leaf_metrics(sums));
+      const NodeId at = t->placed(site.node, site.fn);
+      if (at == kNoNode) facts.exact_callers_unplaced += sums.calls;
+      hang_syscall_leaf(into, at == kNoNode ? kRootNode : at, leaf->second, leaf_metrics(sums));
     }
     std::vector<SyscallStats> stats;
     for (const auto& [nr, s] : calls.stats) stats.push_back(s);

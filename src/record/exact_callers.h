@@ -19,15 +19,18 @@ namespace callprof::record {
 
 class ExactCallerCalls {
  public:
-  // One completed call that carries its caller (`e.context` is set).
-  void add(const syscalls::SyscallEvent& e, std::string_view name, uint64_t duration_ns, int error);
+  // One completed call made from `caller`: the one the thread announced (`e.context`), or
+  // none ({0, 0}) in an attached window, where no stack is unwound: the call was made before
+  // the thread's first hook, inside the innermost frame it had open at the attach, if any.
+  void add(const syscalls::SyscallEvent& e, syscalls::ExactCaller caller, std::string_view name, uint64_t duration_ns,
+           int error);
   // A process image replaced its code: the node ids of its threads start again.
   void exec(uint32_t pid) { ++images_[pid]; }
 
   // Hangs every call under its node in `exact`, each thread's per-call statistics merged
-  // into the thread's. A call whose node is not in the dump any more (pruned, the id given
-  // to another function) hangs at the thread's root; one whose thread wrote no dump is
-  // lost. Both counts go to meta.syscalls.
+  // into the thread's (ThreadNodes::placed). A call whose node is not in the dump any more
+  // (pruned, the id given to another function) hangs at the thread's root; one whose thread
+  // wrote no dump is lost. Both counts go to meta.syscalls.
   void attach(Profile& exact, const std::vector<ThreadNodes>& nodes) const;
 
  private:

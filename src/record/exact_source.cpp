@@ -174,8 +174,10 @@ ExactSource::Collected ExactSource::collect(const std::vector<NodeSample>& sampl
   c.from_snapshots = dumps.from_snapshots;
   c.empty = dumps.dumps.empty();
   for (RawProcessDump& d : dumps.dumps)
-    if (pid_t(d.header.pid) == args_.pid && d.header.snapshot_seq == 0)
+    if (pid_t(d.header.pid) == args_.pid && d.header.snapshot_seq == 0) {
       c.threads_without_hooks += add_unmet_threads(d, unmet_threads_);
+      mark_attach_tops(d, attach_frames_);
+    }
   for (const RawProcessDump& d : dumps.dumps)
     if (d.header.runtime_tid) c.runtime_tids.push_back(d.header.runtime_tid);
   if (!c.empty) c.built = build_profile(std::move(dumps.dumps), samples);

@@ -88,6 +88,7 @@ class ExactSource final : public Source {
   const ExactSamples* samples_ = nullptr;
   std::optional<inject::LoadedRuntime> attached_;  // what the attach found
   std::vector<UnmetThread> unmet_threads_;         // attached: threads with frames open, read at the window's end
+  std::vector<wire::AttachFrame> attach_frames_;   // attached: every thread's frames open at the attach
   std::vector<std::string> unfollowed_;            // processes still running at the end: their data is missing
   size_t from_snapshots_ = 0;                      // of the last build: images whose data ends at their last snapshot
   uint64_t build_ns_ = 0;                          // the last build's reading, symbolizing and building

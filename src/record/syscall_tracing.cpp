@@ -32,7 +32,10 @@ class Bridge : public EventHandler {
     const uint64_t duration_ns = e.end_ns > e.start_ns ? e.end_ns - e.start_ns : 0;
     // -4095..-1 are errors on x86-64; mmap and friends return addresses above that.
     const int error = e.ret < 0 && e.ret >= -4095 ? int(-e.ret) : 0;
-    if (e.context) return exact_callers_.add(e, syscall_name(e.nr), duration_ns, error);
+    // Attached in exact mode no perf session knows the mappings to unwind with: a call
+    // without its caller was made before its thread's first hook (exact_callers.h).
+    if (e.context || window_.exact_attached)
+      return exact_callers_.add(e, e.context.value_or(ExactCaller{}), syscall_name(e.nr), duration_ns, error);
     perf::SyscallSample call;
     call.pid = e.pid;
     call.tid = e.tid;

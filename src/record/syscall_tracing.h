@@ -4,7 +4,8 @@
 // so it is unwound and symbolized like them and lands on a `[syscall] NAME` leaf of its path.
 // In exact mode a call whose thread announced its shadow stack carries its caller instead,
 // and goes to ExactCallerCalls (record/exact_callers.h) with no unwinding; so do exact
-// mode's samples (-F), to ExactSamples, which the runtime's source places.
+// mode's samples (-F), to ExactSamples, which the runtime's source places. Attached in exact
+// mode every call goes there: one without its caller was made before its thread's first hook.
 #pragma once
 
 #include <sys/types.h>
@@ -31,7 +32,8 @@ namespace callprof::record {
 // (CLOCK_MONOTONIC); the tracer watches the process from before it opens.
 struct TracingWindow {
   uint64_t begin_ns = 0, end_ns = UINT64_MAX;
-  uint64_t calls_outside = 0;  // calls left out
+  bool exact_attached = false;  // set_window was called: attach --mode exact
+  uint64_t calls_outside = 0;   // calls left out
   bool holds(uint64_t t) const { return t >= begin_ns && t <= end_ns; }
 };
 
@@ -61,7 +63,9 @@ class SyscallTracing final : public Source, public SideSource {
   // The samples taken inside exact mode, by node (sample_hz).
   const ExactSamples& exact_samples() const { return exact_samples_; }
   // attach: only the calls that began and the samples taken in [begin, end] count.
-  void set_window(uint64_t begin_ns, uint64_t end_ns) { window_.begin_ns = begin_ns, window_.end_ns = end_ns; }
+  void set_window(uint64_t begin_ns, uint64_t end_ns) {
+    window_.begin_ns = begin_ns, window_.end_ns = end_ns, window_.exact_attached = true;
+  }
   uint64_t lost_events() const;  // records of any kind the full ring dropped
 
  private:

@@ -107,6 +107,38 @@ TEST_P(AttachLifecycle, ThreadsThatCallNoHookInTheWindowAreThereWithTheirFrames)
   expect_checked_ok(pid, 3);
 }
 
+// The same threads with --syscalls: the sleeps of a thread the runtime never met (made
+// before its first hook, so with no caller announced) hang under the frame it had open at
+// the attach, inside its time, not at its root beside it (where they counted twice: each
+// thread's top-level time was twice the window's).
+TEST_P(AttachLifecycle, SystemCallsBeforeAThreadsFirstHookAreInsideItsOpenFrame) {
+  if (const std::string why = kernel_probe_unavailable(dir()); !why.empty())
+    GTEST_SKIP() << "eBPF (the kernel probe) is not available here: " << why;
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"3", "naps"});
+  const RunResult r = run({E2E_CALLPROF, "attach", "-q", "--syscalls", "nanosleep,clock_nanosleep", "-d", "0.5", "-o",
+                           "profile.callprof", std::to_string(pid)},
+                          dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  EXPECT_EQ(rep.doc().at("metadata").at("exact").at("threads_without_hooks"), 2u);
+  size_t threads = 0;
+  for (const json& t : rep.threads()) {  // the borrowed one too, met: its sleeps have their caller
+    const int tid = t.at("tid").get<int>();
+    const Report one = report({"--thread", std::to_string(tid)});
+    uint64_t top_level_ns = 0;
+    for (const json& n : one.doc().at("tree")) top_level_ns += u64(n, "total_ns");
+    const auto [all, under_napping] = one.leaf_calls({"[syscall] nanosleep", "[syscall] clock_nanosleep"}, "napping");
+    measured("top_level_ms_" + std::to_string(threads), ms(top_level_ns));
+    EXPECT_GT(under_napping, 100u) << "a 2 ms sleep at a time for 0.5 s; thread " << tid;
+    EXPECT_EQ(under_napping, all) << "none at the root; thread " << tid;
+    EXPECT_LT(double(top_level_ns), 1.0e9) << "the window (0.5 s) once; thread " << tid;
+    ++threads;
+  }
+  EXPECT_EQ(threads, 3u);
+  expect_checked_ok(pid, 3);
+}
+
 // Threads started while attached are recorded whole, each under the call path that created
 // it (the program's GOT entry for pthread_create points at the runtime's while attached).
 TEST_P(AttachLifecycle, ThreadsStartedWhileAttachedAreRecordedWhole) {

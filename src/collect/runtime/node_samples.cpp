@@ -54,10 +54,10 @@ void hang_node_samples(const std::vector<const NodeSample*>& samples, const Thre
       counts.runtime += s->count;
       continue;
     }
-    // Not known: before the thread's first instrumented call, or a node pruned since.
-    const bool known =
-        s->fn != 0 && s->node < nodes.node.size() && nodes.fn[s->node] == s->fn && nodes.node[s->node] != kNoNode;
-    NodeId at = below_node(tree, known ? nodes.node[s->node] : kRootNode, frames, sites);
+    // Before the thread's first instrumented call: the root, or the frame it was in when an
+    // attached window began; a node pruned since: the root.
+    const NodeId top = nodes.placed(s->node, s->fn);
+    NodeId at = below_node(tree, top == kNoNode ? kRootNode : top, frames, sites);
     if (frames.empty() && s->ip) at = tree.child(at, names.unknown);  // outside every module: the vDSO, JIT code
     if (s->in_kernel) at = tree.child(at, names.kernel);
     tree.base(at)[Metric::Samples] += s->count;

@@ -399,6 +399,7 @@ void add_process(RawProcessDump& d, size_t dump, double rate, ProcessSymbols& sy
     nodes.node = std::move(mapped);
     nodes.fn.reserve(rt.nodes.size());
     for (const wire::DumpNode& d : rt.nodes) nodes.fn.push_back(d.fn);
+    nodes.attach_top = rt.attach_top;
     by_tid[t.tid] = &rt;
     p.threads.push_back(std::move(t));
   }
@@ -436,6 +437,14 @@ void add_samples(const std::vector<NodeSample>& samples, const std::vector<std::
 }
 
 }  // namespace
+
+NodeId ThreadNodes::placed(uint32_t at, uint64_t at_fn) const {
+  if (at_fn == 0) {
+    const bool top = attach_top != 0 && attach_top < node.size() && node[attach_top] != kNoNode;
+    return top ? node[attach_top] : kRootNode;
+  }
+  return at < node.size() && fn[at] == at_fn ? node[at] : kNoNode;
+}
 
 const ThreadNodes* thread_nodes_at(const std::vector<ThreadNodes>& nodes, uint32_t pid, uint32_t tid, int64_t at) {
   const ThreadNodes *latest_before = nullptr, *earliest = nullptr;

@@ -21,6 +21,12 @@ struct ThreadNodes {
   int64_t image_start_ns = 0;  // the process image's start: an exec reuses pid and tids
   std::vector<NodeId> node;    // runtime node id -> model node (kNoNode: none)
   std::vector<uint64_t> fn;    // runtime node id -> its function's address (0: free)
+  uint32_t attach_top = 0;     // RawThread::attach_top: where the thread's calls without a node were made
+
+  // The model node of what the runtime named (`node`, `fn`) as the top of the thread's
+  // shadow stack: none (fn 0) is the attach's innermost open frame, else the root; a node
+  // pruned since, or whose id went to another function, is kNoNode.
+  NodeId placed(uint32_t node, uint64_t fn) const;
 };
 
 // The thread (pid, tid) of the process image that was running at `at` (CLOCK_MONOTONIC):

@@ -37,6 +37,9 @@ struct RawThread {
   std::vector<wire::DumpFoldedNode> folded;       // auto-folded nodes' calls from before the fold
   std::vector<wire::DumpCallSite> sites;          // further call sites of nodes (dropped ones left out)
   std::vector<wire::DumpUnhookedCalls> unhooked;  // removed folded functions' calls through counting stubs
+  // Attached: the node of the innermost frame the thread had open when the window began (0:
+  // none, or not attached); what it did before its first hook in the window, it did there.
+  uint32_t attach_top = 0;
 };
 
 struct RawProcessDump {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace callprof {
 namespace {
@@ -54,7 +55,31 @@ RawThread unmet_thread(const RawProcessDump& dump, const UnmetThread& u, uint64_
   return t;
 }
 
+// The child of `parent` running `fn` in `t`'s tree; 0 when none.
+uint32_t child_running(const RawThread& t, uint32_t parent, uint64_t fn) {
+  for (uint32_t n = 1; n < t.nodes.size(); ++n)
+    if (t.nodes[n].parent == parent && t.nodes[n].fn == fn) return n;
+  return 0;
+}
+
 }  // namespace
+
+void mark_attach_tops(RawProcessDump& dump, const std::vector<wire::AttachFrame>& frames) {
+  std::map<uint32_t, std::vector<uint64_t>> by_thread;  // outermost first
+  for (const wire::AttachFrame& f : frames) by_thread[f.tid].push_back(f.fn);
+  for (RawThread& t : dump.threads) {
+    auto open = by_thread.find(t.info.tid);
+    if (open == by_thread.end()) continue;
+    // The runtime pushed them first: their nodes come early, the scans end soon.
+    uint32_t at = 0;
+    for (uint64_t fn : open->second) {
+      const uint32_t next = child_running(t, at, fn);
+      if (next == 0) break;  // not pushed (folded, excluded, beyond the depth limit): the frame above
+      at = next;
+    }
+    t.attach_top = at;
+  }
+}
 
 size_t add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads) {
   const uint64_t start = window_start(dump);

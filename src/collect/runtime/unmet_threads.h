@@ -29,4 +29,12 @@ struct UnmetThread {
 // thread of, running at the dump's end; how many.
 size_t add_unmet_threads(RawProcessDump& dump, const std::vector<UnmetThread>& threads);
 
+// Sets each thread's attach_top from `frames` (every thread's frames open at the attach,
+// grouped by thread, outermost first): the node of the innermost one the thread's tree has
+// on the path of those frames from its root (the runtime pushed them there, so a thread
+// met or not has that path). Its system calls and samples from before its first hook in
+// the window were made in that frame; at the root, their time would count twice (in the
+// frame, open the whole window, and beside it).
+void mark_attach_tops(RawProcessDump& dump, const std::vector<wire::AttachFrame>& frames);
+
 }  // namespace callprof

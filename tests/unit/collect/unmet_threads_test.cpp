@@ -1,5 +1,6 @@
 // A thread the attached runtime never met joins the window's dump with its open frames,
-// their time the window's, split by the kernel's count of its time (numbers by construction).
+// their time the window's, split by the kernel's count of its time (numbers by construction);
+// each thread's innermost frame open at the attach is where its samples without a node go.
 #include "collect/runtime/unmet_threads.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,46 @@ TEST(UnmetThreads, AThreadWithoutFramesIsLeftOut) {
   none.frames.clear();
   add_unmet_threads(d, {none});
   EXPECT_EQ(d.threads.size(), 1u);
+}
+
+// Thread 7 was met: its tree has main (node 1), not loop (the runtime did not push it);
+// thread 9 was not: its added chain ends in loop; thread 8 had no frame open.
+TEST(UnmetThreads, TheInnermostFrameOpenAtTheAttachThatTheTreeHas) {
+  RawProcessDump d = window(0);
+  RawThread other = d.threads[0];
+  other.info.tid = 8;
+  d.threads.push_back(other);
+  add_unmet_threads(d, {unmet(9)});
+  std::vector<wire::AttachFrame> frames = unmet(7).frames;
+  for (const wire::AttachFrame& f : unmet(9).frames) frames.push_back(f);
+  mark_attach_tops(d, frames);
+  ASSERT_EQ(d.threads.size(), 3u);
+  EXPECT_EQ(d.threads[0].attach_top, 1u) << "main: loop is not in thread 7's tree";
+  EXPECT_EQ(d.threads[1].attach_top, 0u) << "thread 8 had no frame open";
+  EXPECT_EQ(d.threads[2].attach_top, 2u) << "loop, at the end of thread 9's chain";
+}
+
+// A sample with no node (taken before the thread's first hook) of thread 9 lands in loop,
+// not at its root; one of thread 7 in main.
+TEST(UnmetThreads, SamplesWithoutANodeGoToTheFrameOpenAtTheAttach) {
+  RawProcessDump d = window(0);
+  add_unmet_threads(d, {unmet(9)});
+  std::vector<wire::AttachFrame> frames = unmet(9).frames;
+  frames.push_back(unmet(7).frames.front());
+  mark_attach_tops(d, frames);
+  const std::vector<NodeSample> samples = {NodeSample{7, 9, 600, 0, 0, 0, false, 5},
+                                           NodeSample{7, 7, 600, 0, 0, 0, false, 3}};
+  const BuildResult built = build_profile({std::move(d)}, samples);
+  const Profile& p = built.profile;
+  const Thread* t9 = thread(p, 9);
+  ASSERT_NE(t9, nullptr);
+  const NodeId loop = child(t9->tree, p, child(t9->tree, p, kRootNode, "0x1000"), "0x2000");
+  ASSERT_NE(loop, kNoNode);
+  EXPECT_EQ(t9->tree.base(loop)[Metric::Samples], 5u);
+  EXPECT_EQ(t9->tree.base(kRootNode)[Metric::Samples], 0u);
+  const Thread* t7 = thread(p, 7);
+  ASSERT_NE(t7, nullptr);
+  EXPECT_EQ(t7->tree.base(child(t7->tree, p, kRootNode, "0x1000"))[Metric::Samples], 3u);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // ExactCallerCalls with crafted events and node maps: calls hang under the model node their
 // runtime node became, a node id reused after pruning (another function) goes to the root
-// and is counted, a thread without a dump is counted as unplaced, and an exec starts the
-// node ids again (the image running at the call is the one).
+// and is counted, a thread without a dump is counted as unplaced, an exec starts the node
+// ids again (the image running at the call is the one), and a call without its caller
+// (attached, before the thread's first hook) goes to the frame open at the attach.
 #include "record/exact_callers.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,10 @@ syscalls::SyscallEvent event(uint32_t pid, uint32_t tid, uint32_t nr, uint32_t n
   e.end_ns = start + 100;
   e.context = syscalls::ExactCaller{node, fn};
   return e;
+}
+
+void add(ExactCallerCalls& calls, const syscalls::SyscallEvent& e, std::string_view name, uint64_t ns, int error) {
+  calls.add(e, *e.context, name, ns, error);
 }
 
 // One thread, pid 7: root -> main (runtime node 1, fn 0x10) -> work (node 2, fn 0x20).
@@ -54,9 +59,9 @@ struct Fixture {
 TEST(ExactCallers, CallsHangUnderTheirNodeAndTakeTheirTime) {
   Fixture f;
   ExactCallerCalls calls;
-  calls.add(event(7, 7, kRead, 2, 0x20, 2000), "read", 100, 0);
-  calls.add(event(7, 7, kRead, 2, 0x20, 3000), "read", 300, 9);
-  calls.add(event(7, 7, kWrite, 1, 0x10, 4000), "write", 50, 0);
+  add(calls, event(7, 7, kRead, 2, 0x20, 2000), "read", 100, 0);
+  add(calls, event(7, 7, kRead, 2, 0x20, 3000), "read", 300, 9);
+  add(calls, event(7, 7, kWrite, 1, 0x10, 4000), "write", 50, 0);
   calls.attach(f.p, f.nodes);
   const CallNode* read = f.leaf(f.work, "[syscall] read");
   ASSERT_NE(read, nullptr);
@@ -73,8 +78,8 @@ TEST(ExactCallers, CallsHangUnderTheirNodeAndTakeTheirTime) {
 TEST(ExactCallers, AReusedNodeIdGoesToTheRootAndAMissingDumpIsCounted) {
   Fixture f;
   ExactCallerCalls calls;
-  calls.add(event(7, 7, kRead, 2, 0x99, 2000), "read", 100, 0);  // node 2 held another function then
-  calls.add(event(8, 8, kRead, 1, 0x10, 2000), "read", 100, 0);  // pid 8 wrote no dump
+  add(calls, event(7, 7, kRead, 2, 0x99, 2000), "read", 100, 0);  // node 2 held another function then
+  add(calls, event(8, 8, kRead, 1, 0x10, 2000), "read", 100, 0);  // pid 8 wrote no dump
   calls.attach(f.p, f.nodes);
   EXPECT_EQ(f.leaf(f.work, "[syscall] read"), nullptr);
   ASSERT_NE(f.leaf(kRootNode, "[syscall] read"), nullptr);
@@ -97,15 +102,41 @@ TEST(ExactCallers, AfterAnExecTheNewImagesNodesCount) {
   n.fn = {0, 0x30};
   f.nodes.push_back(n);
   ExactCallerCalls calls;
-  calls.add(event(7, 7, kRead, 1, 0x10, 2000), "read", 100, 0);  // the first image
+  add(calls, event(7, 7, kRead, 1, 0x10, 2000), "read", 100, 0);  // the first image
   calls.exec(7);
-  calls.add(event(7, 7, kRead, 1, 0x30, 6000), "read", 100, 0);  // the second
+  add(calls, event(7, 7, kRead, 1, 0x30, 6000), "read", 100, 0);  // the second
   calls.attach(f.p, f.nodes);
   ASSERT_NE(f.leaf(f.main, "[syscall] read"), nullptr);
   const CallTree& t2 = f.p.threads[1].tree;
   ASSERT_NE(t2.node(other).first_child, kNoNode);
   EXPECT_EQ(t2.base(t2.node(other).first_child)[Metric::Calls], 1u);
   EXPECT_EQ(f.p.meta.syscalls->exact_callers_unplaced, 0u);
+}
+
+// Attached, thread 7 had main and work open when the window began: a call it made before
+// its first hook was made in work, and work's time (the whole window) holds it already.
+TEST(ExactCallers, ACallWithoutItsCallerGoesToTheFrameOpenAtTheAttach) {
+  Fixture f;
+  f.nodes[0].attach_top = 2;
+  ExactCallerCalls calls;
+  calls.add(event(7, 7, kRead, 0, 0, 2000), syscalls::ExactCaller{}, "read", 4000, 0);
+  calls.attach(f.p, f.nodes);
+  const CallNode* read = f.leaf(f.work, "[syscall] read");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(f.p.threads[0].tree.base(NodeId(read - f.p.threads[0].tree.nodes().data()))[Metric::WallNs], 4000u);
+  EXPECT_EQ(f.p.threads[0].tree.base(f.work)[Metric::WallNs], 6000u) << "counted once";
+  EXPECT_EQ(f.leaf(kRootNode, "[syscall] read"), nullptr);
+  EXPECT_EQ(f.p.meta.syscalls->exact_callers_unplaced, 0u);
+}
+
+TEST(ExactCallers, ACallWithoutItsCallerOrAFrameOpenAtTheAttachIsAtTheRoot) {
+  Fixture f;
+  ExactCallerCalls calls;
+  calls.add(event(7, 7, kRead, 0, 0, 2000), syscalls::ExactCaller{}, "read", 4000, 0);
+  calls.attach(f.p, f.nodes);
+  ASSERT_NE(f.leaf(kRootNode, "[syscall] read"), nullptr);
+  EXPECT_EQ(f.p.threads[0].tree.base(f.work)[Metric::WallNs], 10000u);
+  EXPECT_EQ(f.p.meta.syscalls->exact_callers_unplaced, 0u) << "the root is where it was made, as far as is known";
 }
 
 }  // namespace
