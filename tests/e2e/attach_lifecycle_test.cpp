@@ -107,6 +107,29 @@ TEST_P(AttachLifecycle, ThreadsThatCallNoHookInTheWindowAreThereWithTheirFrames)
   expect_checked_ok(pid, 3);
 }
 
+// The same, sleeping in the part of cold_napping GCC moved out (cold_napping.cold, linked
+// apart): a frame there is cold_napping's, open (Clang keeps the loop in the function).
+TEST_P(AttachLifecycle, AFrameInAFunctionsColdPartIsOpen) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  if (GetParam() == "gcc" && run({"/usr/bin/nm", binary}, dir()).out.find(" cold_napping.cold\n") == std::string::npos)
+    FAIL() << "GCC did not move cold_napping's loop to cold_napping.cold: the test tests nothing";
+  const pid_t pid = start(binary, {"3", "cold"});
+  const RunResult r =
+      run({E2E_CALLPROF, "attach", "-q", "-d", "0.5", "-o", "profile.callprof", std::to_string(pid)}, dir());
+  ASSERT_EQ(r.exit, exited(0)) << r.err;
+  const Report rep = report();
+  EXPECT_EQ(rep.threads().size(), 3u) << rep.threads().dump();
+  for (const json& t : rep.threads()) {
+    const std::string tid = std::to_string(t.at("tid").get<int>());
+    const Report one = report({"--thread", tid});
+    const json* nap = t.at("tid").get<int>() == pid ? one.find_node({"main", "worker", "cold_napping"})
+                                                    : one.find_node({"worker", "cold_napping"});
+    ASSERT_NE(nap, nullptr) << "thread " << tid;
+    expect_open_all_window(*nap, "offcpu_ns", 0.8);
+  }
+  expect_checked_ok(pid, 3);
+}
+
 // The same threads with --syscalls: the sleeps of a thread the runtime never met (made
 // before its first hook, so with no caller announced) hang under the frame it had open at
 // the attach, inside its time, not at its root beside it (where they counted twice: each

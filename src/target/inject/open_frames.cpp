@@ -9,6 +9,7 @@
 
 #include "symbols/disassembler.h"
 #include "symbols/elf_compiler.h"
+#include "symbols/elf_functions.h"
 #include "symbols/hook_call_sites.h"
 #include "target/inject/process_memory.h"
 
@@ -46,11 +47,11 @@ bool has(const std::vector<uint64_t>& sorted, uint64_t x) {
 }  // namespace
 
 FrameOpen frame_open(uint64_t function, uint64_t pc, bool activation, const std::vector<uint64_t>& enter_sites,
-                     const std::vector<uint64_t>& exit_sites, bool after_exit_call) {
+                     const std::vector<uint64_t>& exit_sites, bool after_exit_call, bool cold_part) {
   const uint64_t own = own_entry_site(function, enter_sites);
   if (own == 0) return FrameOpen::None;
   if (activation) {
-    if (pc <= own) return FrameOpen::None;  // its entry hook has not run
+    if (!cold_part && pc <= own) return FrameOpen::None;  // its entry hook has not run
     return after_exit_call ? FrameOpen::AllButInnermost : FrameOpen::All;
   }
   // The thread is inside the hook this frame called: an exit hook means that function returned.
@@ -60,7 +61,8 @@ FrameOpen frame_open(uint64_t function, uint64_t pc, bool activation, const std:
 
 struct HookedCode::Placed {
   Module* module = nullptr;
-  uint64_t function = 0;          // the physical function's address
+  uint64_t function = 0;          // the physical function's address (of a cold part: its function's)
+  bool cold = false;              // the pc is in the function's cold part
   std::vector<uint64_t> inlined;  // hooked inlined copies around the pc, outermost first
 };
 
@@ -75,6 +77,9 @@ HookedCode::HookedCode(pid_t pid, const std::vector<MappedModule>& modules) : pi
     for (int k = 0; k < 2; ++k)
       for (uint64_t a : sites->stubs[k]) m.stubs[k].push_back(a + mm.bias);
     m.hooks_inlined_copies = elf_compiler(mm.file) == "gcc";
+    for (const auto& [part, owner] : cold_part_owners(mm.file))
+      m.cold_owners.emplace_back(part + mm.bias, owner + mm.bias);
+    std::sort(m.cold_owners.begin(), m.cold_owners.end());
     modules_.emplace(mm.path, std::move(m));
   }
 }
@@ -112,6 +117,11 @@ bool HookedCode::place(ProcessUnwinder& unwinder, uint64_t code, Placed& out) {
     return false;
   out.module = &it->second;
   out.function = code - offset;
+  // GCC's `f.cold` holds f's unlikely paths: a frame there is f's (named by f's address).
+  const auto& owners = out.module->cold_owners;
+  const auto owner = std::lower_bound(owners.begin(), owners.end(), std::pair<uint64_t, uint64_t>{out.function, 0});
+  out.cold = owner != owners.end() && owner->first == out.function;
+  if (out.cold) out.function = owner->second;
   out.inlined.clear();
   if (!out.module->hooks_inlined_copies) return true;
   Dwarf_Addr bias = 0;
@@ -178,7 +188,7 @@ std::vector<OpenFrame> HookedCode::open_frames(ProcessUnwinder& unwinder, pid_t 
     if (!place(unwinder, f.code(), p)) continue;
     const Module& m = *p.module;
     FrameOpen open =
-        frame_open(p.function, f.pc, f.activation, m.enter, m.exit, f.activation && after_exit_call(m, f.pc));
+        frame_open(p.function, f.pc, f.activation, m.enter, m.exit, f.activation && after_exit_call(m, f.pc), p.cold);
     if (i == 1 && pending >= 0 && open != FrameOpen::None && has(pending == 0 ? m.enter : m.exit, f.pc - kCallBytes)) {
       open = pending == 0 ? FrameOpen::AllButInnermost : FrameOpen::All;  // its hook call is still to come
       pending_placed = true;

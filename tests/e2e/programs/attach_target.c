@@ -26,7 +26,9 @@
  * to stop: it calls no hooked function, mostly off the CPU.
  * With "jumps" as argv[2] the threads instead call jumper(), whose thrower() calls a() and
  * longjmps back to jumper, which then sleeps 1 ms (no hook): thrower's time ends at the
- * jump, jumper's includes the sleep. */
+ * jump, jumper's includes the sleep.
+ * With "cold" as argv[2] every thread sleeps as with "naps", but in cold_napping(), whose
+ * sleeping loop follows a call of a cold function: GCC moves it to cold_napping.cold. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -77,6 +79,15 @@ static int g_split, g_idle, g_jumps, g_naps;
 
 E2E_FN static void napping(void) {
   while (!g_stop) usleep(2000);
+}
+static volatile int g_cold;
+static volatile unsigned g_cold_notes;
+__attribute__((cold, noinline, no_instrument_function)) static void note_cold(void) { ++g_cold_notes; }
+E2E_FN static void cold_napping(void) {
+  if (g_cold) { /* always, but the cold call says never: this goes to the cold part */
+    note_cold();
+    while (!g_stop) usleep(2000);
+  }
 }
 static pthread_cond_t g_never = PTHREAD_COND_INITIALIZER;
 
@@ -161,6 +172,10 @@ E2E_FN static void* worker(void* arg) {
       napping();
       continue;
     }
+    if (g_cold) {
+      cold_napping();
+      continue;
+    }
     if (g_idle) {
       idle_wait();
       for (int i = 0; i < 100; ++i) a();
@@ -199,6 +214,7 @@ int main(int argc, char** argv) {
   g_idle = argc > 2 && argv[2][0] == 'i';
   g_naps = argc > 2 && argv[2][0] == 'n';
   g_jumps = argc > 2 && argv[2][0] == 'j';
+  g_cold = argc > 2 && argv[2][0] == 'c';
   if (argc > 2 && argv[2][0] == 'a') {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

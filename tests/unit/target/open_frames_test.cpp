@@ -25,6 +25,14 @@ TEST(FrameOpen, StoppedBeforeItsEntryHookRanNothingIsOpen) {
   EXPECT_EQ(frame_open(0x1000, 0x1015, true, kEnter, kExit, false), FrameOpen::All);   // it returned
 }
 
+// GCC's `f.cold`, linked below f: only f's body jumps there, after f's entry hook ran.
+TEST(FrameOpen, StoppedInTheColdPartTheFunctionIsOpen) {
+  EXPECT_EQ(frame_open(0x1000, 0x0800, true, kEnter, kExit, false, true), FrameOpen::All);
+  EXPECT_EQ(frame_open(0x1000, 0x0800, true, kEnter, kExit, false), FrameOpen::None) << "taken for f's start";
+  EXPECT_EQ(frame_open(0x1000, 0x0800, true, kEnter, kExit, true, true), FrameOpen::AllButInnermost);
+  EXPECT_EQ(frame_open(0x1000, 0x0800, false, kEnter, kExit, false, true), FrameOpen::All) << "a return address";
+}
+
 TEST(FrameOpen, StoppedAfterTheExitHookTheInnermostHasReturned) {
   EXPECT_EQ(frame_open(0x1000, 0x1088, true, kEnter, kExit, true), FrameOpen::AllButInnermost);
   EXPECT_EQ(frame_open(0x1000, 0x1080, true, kEnter, kExit, false), FrameOpen::All);  // at the call
