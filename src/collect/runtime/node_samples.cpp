@@ -1,5 +1,7 @@
 #include "collect/runtime/node_samples.h"
 
+#include <string_view>
+
 #include "collect/runtime/profile_builder.h"
 
 namespace callprof {
@@ -21,14 +23,28 @@ bool profiler_cost(const Frames& frames, const Profile& p) {
          f.name.starts_with("__cyg_profile_func_");
 }
 
+// Whether a sampled frame's function is the node's: the same id (one table), or, for the
+// physical frame, GCC's cold part of it (`NAME.cold`, `NAME.cold.N` in the same module),
+// which runs on NAME's frame after its entry hook: NAME's own code, not a callee.
+bool is_nodes_function(const Profile& p, FunctionId frame, FunctionId node, bool physical) {
+  if (frame == node) return true;
+  if (!physical || frame >= p.functions.size() || node >= p.functions.size()) return false;
+  const Function& f = p.functions[frame];
+  const Function& n = p.functions[node];
+  const std::string_view name = f.name;
+  if (f.module != n.module || !name.starts_with(n.name)) return false;
+  const std::string_view rest = name.substr(n.name.size());
+  return rest == ".cold" || rest.starts_with(".cold.");
+}
+
 // Below `at`, the frames the node does not stand for: past the node's own function among
-// them (one table: the same id), innermost, since GCC hooks a function's inlined copies too
+// them (is_nodes_function), innermost, since GCC hooks a function's inlined copies too
 // and the node on top may be a frame inlined into the one that ran. An inlined frame's call
 // site is its caller frame's place at the same address; a called one's is not known.
-NodeId below_node(CallTree& tree, NodeId at, const Frames& frames, CallSiteSet& sites) {
+NodeId below_node(const Profile& p, CallTree& tree, NodeId at, const Frames& frames, CallSiteSet& sites) {
   size_t first = 0;
   for (size_t i = frames.size(); at != kRootNode && i-- > 0;)
-    if (frames[i].function == tree.nodes()[at].function) {
+    if (is_nodes_function(p, frames[i].function, tree.nodes()[at].function, i == 0)) {
       first = i + 1;
       break;
     }
@@ -57,7 +73,7 @@ void hang_node_samples(const std::vector<const NodeSample*>& samples, const Thre
     // Before the thread's first instrumented call: the root, or the frame it was in when an
     // attached window began; a node pruned since: the root.
     const NodeId top = nodes.placed(s->node, s->fn);
-    NodeId at = below_node(tree, top == kNoNode ? kRootNode : top, frames, sites);
+    NodeId at = below_node(p, tree, top == kNoNode ? kRootNode : top, frames, sites);
     if (frames.empty() && s->ip) at = tree.child(at, names.unknown);  // outside every module: the vDSO, JIT code
     if (s->in_kernel) at = tree.child(at, names.kernel);
     tree.base(at)[Metric::Samples] += s->count;
