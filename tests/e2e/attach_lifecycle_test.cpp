@@ -40,6 +40,20 @@ class AttachLifecycle : public AttachFixture {
     EXPECT_LT(double(u64(frame, "total_ns")), 1.0e9) << frame.dump();
     EXPECT_GT(double(u64(frame, column)), share * double(u64(frame, "total_ns"))) << column << ": " << frame.dump();
   }
+
+  // Each thread of the attached program `pid` (its worker threads and main, which runs
+  // worker too) asleep in `function` for the whole window, off the CPU.
+  void expect_each_thread_asleep_in(const Report& rep, pid_t pid, const std::string& function) {
+    for (const json& t : rep.threads()) {
+      const std::string tid = std::to_string(t.at("tid").get<int>());
+      EXPECT_FALSE(t.at("finished").get<bool>()) << tid;
+      const Report one = report({"--thread", tid});
+      const json* nap = t.at("tid").get<int>() == pid ? one.find_node({"main", "worker", function})
+                                                      : one.find_node({"worker", function});
+      ASSERT_NE(nap, nullptr) << "thread " << tid;
+      expect_open_all_window(*nap, "offcpu_ns", 0.8);
+    }
+  }
 };
 E2E_INSTANTIATE(AttachLifecycle);
 
@@ -95,15 +109,7 @@ TEST_P(AttachLifecycle, ThreadsThatCallNoHookInTheWindowAreThereWithTheirFrames)
   const RunResult header = run({E2E_CALLPROF, "report", "-i", "profile.callprof", "--no-pager"}, dir());
   EXPECT_NE(header.out.find("in 3 threads (2 of them called no hooked function in it"), std::string::npos)
       << header.out;
-  for (const json& t : rep.threads()) {
-    const std::string tid = std::to_string(t.at("tid").get<int>());
-    EXPECT_FALSE(t.at("finished").get<bool>()) << tid;
-    const Report one = report({"--thread", tid});
-    const json* nap = t.at("tid").get<int>() == pid ? one.find_node({"main", "worker", "napping"})
-                                                    : one.find_node({"worker", "napping"});
-    ASSERT_NE(nap, nullptr) << "thread " << tid;
-    expect_open_all_window(*nap, "offcpu_ns", 0.8);
-  }
+  expect_each_thread_asleep_in(rep, pid, "napping");
   expect_checked_ok(pid, 3);
 }
 
@@ -119,14 +125,7 @@ TEST_P(AttachLifecycle, AFrameInAFunctionsColdPartIsOpen) {
   ASSERT_EQ(r.exit, exited(0)) << r.err;
   const Report rep = report();
   EXPECT_EQ(rep.threads().size(), 3u) << rep.threads().dump();
-  for (const json& t : rep.threads()) {
-    const std::string tid = std::to_string(t.at("tid").get<int>());
-    const Report one = report({"--thread", tid});
-    const json* nap = t.at("tid").get<int>() == pid ? one.find_node({"main", "worker", "cold_napping"})
-                                                    : one.find_node({"worker", "cold_napping"});
-    ASSERT_NE(nap, nullptr) << "thread " << tid;
-    expect_open_all_window(*nap, "offcpu_ns", 0.8);
-  }
+  expect_each_thread_asleep_in(rep, pid, "cold_napping");
   expect_checked_ok(pid, 3);
 }
 
