@@ -32,17 +32,6 @@ bool read_section(Elf* elf, Elf64_Word type, std::vector<ElfFunction>& out) {
   return false;
 }
 
-// NAME of a cold part's "NAME.cold" or "NAME.cold.N"; empty for any other name.
-std::string_view owner_name(std::string_view name) {
-  const size_t at = name.rfind(".cold");
-  if (at == std::string_view::npos || at == 0) return {};
-  const std::string_view rest = name.substr(at + 5);
-  if (!rest.empty() && (rest[0] != '.' || rest.size() == 1 ||
-                        !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return c >= '0' && c <= '9'; })))
-    return {};
-  return name.substr(0, at);
-}
-
 // Opens `path` as ELF for reading: null when it is none.
 Elf* open_elf(const std::string& path, int* fd) {
   *fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -57,6 +46,17 @@ Elf* open_elf(const std::string& path, int* fd) {
 
 }  // namespace
 
+std::string_view cold_part_owner_name(std::string_view symbol) {
+  const std::string_view name = symbol;
+  const size_t at = name.rfind(".cold");
+  if (at == std::string_view::npos || at == 0) return {};
+  const std::string_view rest = name.substr(at + 5);
+  if (!rest.empty() && (rest[0] != '.' || rest.size() == 1 ||
+                        !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return c >= '0' && c <= '9'; })))
+    return {};
+  return name.substr(0, at);
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> cold_part_owners(const std::string& path) {
   int fd = -1;
   Elf* elf = open_elf(path, &fd);
@@ -69,7 +69,7 @@ std::vector<std::pair<uint64_t, uint64_t>> cold_part_owners(const std::string& p
     for_each_function_symbol(scn, sh, [&](const GElf_Sym& sym) {
       const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
       if (!name || !*name || sym.st_value == 0) return;
-      if (const std::string_view owner = owner_name(name); !owner.empty()) {
+      if (const std::string_view owner = cold_part_owner_name(name); !owner.empty()) {
         parts.emplace_back(owner, sym.st_value);
         return;
       }

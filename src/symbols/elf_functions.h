@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,5 +28,7 @@ Result<std::vector<ElfFunction>> elf_functions(const std::string& path);
 // without demangling. A part whose NAME the table lacks, or holds twice (two static
 // functions of that name), has none. Empty when the file cannot be read.
 std::vector<std::pair<uint64_t, uint64_t>> cold_part_owners(const std::string& path);
+// NAME of a cold part's symbol "NAME.cold" or "NAME.cold.N"; empty for any other name.
+std::string_view cold_part_owner_name(std::string_view symbol);
 
 }  // namespace callprof

@@ -62,18 +62,27 @@ bool in_runtime(const Report& r, const json& nodes) {
 
 // A sample in GCC's cold part of the node's function (work.cold) is the node's own: work's
 // samples are nearly all its self, with no `work.cold` below it as if work had called it.
+// In C++ too, where the part's name demangles to "ns::work(int) [clone .cold]".
 TEST_P(ExactSamples, ASampleInTheFunctionsColdPartIsItsOwn) {
-  const std::string binary = build("cold_part.c", {"-g"});
-  if (GetParam() == "gcc" && run({"/usr/bin/nm", binary}, dir()).out.find(" work.cold\n") == std::string::npos)
-    FAIL() << "GCC did not move work's loop to work.cold: the test tests nothing";
-  const RunResult r = run({E2E_CALLPROF, "record", "-q", "-F", "999", "-o", "profile.callprof", "--", binary}, dir());
-  ASSERT_EQ(r.exit, exited(0)) << r.err;
-  const Report rep = report();
-  const json& work = rep.node({"main", "work"});
-  measured("work_samples", double(u64(work, "total_samples")));
-  EXPECT_GT(u64(work, "total_samples"), 20u) << "about 0.1 s of CPU at 999 Hz";
-  EXPECT_GE(u64(work, "samples") * 10, u64(work, "total_samples") * 9) << work.dump();
-  EXPECT_EQ(rep.find_node({"main", "work", "work.cold"}), nullptr) << work.dump();
+  struct Case {
+    std::string program, work, cold_symbol, cold_name;
+  };
+  for (const Case& c : {Case{"cold_part.c", "work", "work.cold", "work.cold"},
+                        Case{"cold_part_cxx.cpp", "ns::work", "_ZN2ns4workEi.cold", "ns::work(int) [clone .cold]"}}) {
+    SCOPED_TRACE(c.program);
+    const std::string binary = build(c.program, {"-g"});
+    if (GetParam() == "gcc" &&
+        run({"/usr/bin/nm", binary}, dir()).out.find(" " + c.cold_symbol + "\n") == std::string::npos)
+      FAIL() << "GCC did not move work's loop to " << c.cold_symbol << ": the test tests nothing";
+    const RunResult r = run({E2E_CALLPROF, "record", "-q", "-F", "999", "-o", "profile.callprof", "--", binary}, dir());
+    ASSERT_EQ(r.exit, exited(0)) << r.err;
+    const Report rep = report();
+    const json& work = rep.node({"main", c.work});
+    measured("work_samples", double(u64(work, "total_samples")));
+    EXPECT_GT(u64(work, "total_samples"), 20u) << "about 0.1 s of CPU at 999 Hz";
+    EXPECT_GE(u64(work, "samples") * 10, u64(work, "total_samples") * 9) << work.dump();
+    EXPECT_EQ(rep.find_node({"main", c.work, c.cold_name}), nullptr) << work.dump();
+  }
 }
 
 // tiny holds half of work's CPU, and is folded: exact mode alone puts that half in work's

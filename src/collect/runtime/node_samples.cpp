@@ -1,8 +1,7 @@
 #include "collect/runtime/node_samples.h"
 
-#include <string_view>
-
 #include "collect/runtime/profile_builder.h"
+#include "symbols/elf_functions.h"
 
 namespace callprof {
 namespace {
@@ -24,17 +23,16 @@ bool profiler_cost(const Frames& frames, const Profile& p) {
 }
 
 // Whether a sampled frame's function is the node's: the same id (one table), or, for the
-// physical frame, GCC's cold part of it (`NAME.cold`, `NAME.cold.N` in the same module),
-// which runs on NAME's frame after its entry hook: NAME's own code, not a callee.
+// physical frame, GCC's cold part of it (elf_functions.h) in the same module, which runs on
+// the function's frame after its entry hook: its own code, not a callee. By the ELF
+// symbols: C++ names demangle a part to "NAME [clone .cold]".
 bool is_nodes_function(const Profile& p, FunctionId frame, FunctionId node, bool physical) {
   if (frame == node) return true;
   if (!physical || frame >= p.functions.size() || node >= p.functions.size()) return false;
   const Function& f = p.functions[frame];
   const Function& n = p.functions[node];
-  const std::string_view name = f.name;
-  if (f.module != n.module || !name.starts_with(n.name)) return false;
-  const std::string_view rest = name.substr(n.name.size());
-  return rest == ".cold" || rest.starts_with(".cold.");
+  const std::string& owner = n.linkage_name.empty() ? n.name : n.linkage_name;
+  return f.module == n.module && cold_part_owner_name(f.linkage_name.empty() ? f.name : f.linkage_name) == owner;
 }
 
 // Below `at`, the frames the node does not stand for: past the node's own function among
