@@ -9,7 +9,6 @@
 
 #include "symbols/disassembler.h"
 #include "symbols/elf_compiler.h"
-#include "symbols/elf_functions.h"
 #include "symbols/hook_call_sites.h"
 #include "target/inject/process_memory.h"
 
@@ -77,9 +76,7 @@ HookedCode::HookedCode(pid_t pid, const std::vector<MappedModule>& modules) : pi
     for (int k = 0; k < 2; ++k)
       for (uint64_t a : sites->stubs[k]) m.stubs[k].push_back(a + mm.bias);
     m.hooks_inlined_copies = elf_compiler(mm.file) == "gcc";
-    for (const auto& [part, owner] : cold_part_owners(mm.file))
-      m.cold_owners.emplace_back(part + mm.bias, owner + mm.bias);
-    std::sort(m.cold_owners.begin(), m.cold_owners.end());
+    cold_.add(mm.file, mm.bias);
     modules_.emplace(mm.path, std::move(m));
   }
 }
@@ -118,10 +115,9 @@ bool HookedCode::place(ProcessUnwinder& unwinder, uint64_t code, Placed& out) {
   out.module = &it->second;
   out.function = code - offset;
   // GCC's `f.cold` holds f's unlikely paths: a frame there is f's (named by f's address).
-  const auto& owners = out.module->cold_owners;
-  const auto owner = std::lower_bound(owners.begin(), owners.end(), std::pair<uint64_t, uint64_t>{out.function, 0});
-  out.cold = owner != owners.end() && owner->first == out.function;
-  if (out.cold) out.function = owner->second;
+  const uint64_t owner = cold_.owner_of(out.function);
+  out.cold = owner != 0;
+  if (out.cold) out.function = owner;
   out.inlined.clear();
   if (!out.module->hooks_inlined_copies) return true;
   Dwarf_Addr bias = 0;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "target/inject/cold_parts.h"
 #include "target/inject/mapped_modules.h"
 #include "target/inject/process_unwinder.h"
 
@@ -35,7 +36,7 @@ enum class FrameOpen { All, AllButInnermost, None };
 // hook). The innermost frame (`activation`): at or before the function's own entry-hook
 // call, nothing has been entered yet; `after_exit_call` (the pc follows an exit-hook call
 // with no jump between), the innermost has returned. `cold_part`: the pc is in the part
-// GCC moved out of `function` (`function.cold`, linked apart, often below it; elf_functions.h),
+// GCC moved out of `function` (`function.cold`, linked apart, often below it; cold_parts.h),
 // which only the function's body jumps to: its entry hook has run.
 FrameOpen frame_open(uint64_t function, uint64_t pc, bool activation, const std::vector<uint64_t>& enter_sites,
                      const std::vector<uint64_t>& exit_sites, bool after_exit_call, bool cold_part = false);
@@ -54,11 +55,10 @@ class HookedCode {
 
  private:
   struct Module {
-    std::vector<uint64_t> enter, exit;                       // process addresses, ascending
-    std::vector<uint64_t> stubs[2];                          // the PLT stubs of the entry and exit hooks
-    bool hooks_inlined_copies = false;                       // GCC: an inlined copy calls the hooks too
-    std::vector<std::pair<uint64_t, uint64_t>> cold_owners;  // GCC's cold parts and their functions, ascending
-    std::multimap<std::string, uint64_t> functions;          // by name, read when first needed
+    std::vector<uint64_t> enter, exit;               // process addresses, ascending
+    std::vector<uint64_t> stubs[2];                  // the PLT stubs of the entry and exit hooks
+    bool hooks_inlined_copies = false;               // GCC: an inlined copy calls the hooks too
+    std::multimap<std::string, uint64_t> functions;  // by name, read when first needed
     bool functions_read = false;
   };
   struct Placed;
@@ -69,6 +69,7 @@ class HookedCode {
 
   pid_t pid_;
   std::map<std::string, Module> modules_;  // by path as the process maps it
+  ColdParts cold_;                         // the hooked modules' cold parts
 };
 
 }  // namespace callprof::inject

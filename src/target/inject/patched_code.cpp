@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "symbols/elf_functions.h"
 #include "symbols/elf_sections.h"
 #include "target/inject/process_memory.h"
 
@@ -43,14 +42,11 @@ PatchedCode::PatchedCode(pid_t pid, const std::vector<MappedModule>& modules) : 
       std::vector<uint64_t> at((end - start) / 8);
       if (at.empty() || !read_process_memory(pid, start, at.data(), at.size() * 8)) continue;
       ranges_.emplace_back(start, end);
-      if (modules_.insert(m.path).second)
-        for (const auto& [part, owner] : cold_part_owners(m.file))
-          cold_owners_.emplace_back(part + m.bias, owner + m.bias);
+      if (modules_.insert(m.path).second) cold_.add(m.file, m.bias);
       for (uint64_t site : at)
         if (site != 0) sites_.push_back(site);
     }
   std::sort(sites_.begin(), sites_.end());
-  std::sort(cold_owners_.begin(), cold_owners_.end());
   sites_.erase(std::unique(sites_.begin(), sites_.end()), sites_.end());
 }
 
@@ -59,11 +55,6 @@ uint64_t PatchedCode::past_nops(uint64_t pc) const {
   if (it == sites_.begin()) return 0;
   const uint64_t site = *(it - 1);
   return pc > site && pc < site + kPatchBytes ? site + kPatchBytes : 0;
-}
-
-uint64_t PatchedCode::owner_of_cold_part(uint64_t part) const {
-  const auto at = std::lower_bound(cold_owners_.begin(), cold_owners_.end(), std::pair<uint64_t, uint64_t>{part, 0});
-  return at != cold_owners_.end() && at->first == part ? at->second : 0;
 }
 
 uint64_t PatchedCode::site_of(uint64_t function) const {
@@ -98,7 +89,7 @@ std::vector<OpenFrame> PatchedCode::open_frames(ProcessUnwinder& unwinder, pid_t
     uint64_t function = f.code() - offset;
     uint64_t site = site_of(function);
     bool open = site != 0 && frame_open(site, f.pc, f.activation);
-    if (site == 0 && (function = owner_of_cold_part(function)) != 0) {
+    if (site == 0 && (function = cold_.owner_of(function)) != 0) {
       site = site_of(function);
       open = site != 0;  // its cold part runs only after its entry
     }

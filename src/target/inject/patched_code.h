@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "target/inject/cold_parts.h"
 #include "target/inject/mapped_modules.h"
 #include "target/inject/open_frames.h"
 #include "target/inject/process_unwinder.h"
@@ -51,16 +52,12 @@ class PatchedCode {
 
  private:
   uint64_t site_of(uint64_t function) const;  // its site (at it, or after its endbr64); 0: none
-  // The function whose cold part (GCC's NAME.cold: catch blocks) starts at `part`; 0: none.
-  uint64_t owner_of_cold_part(uint64_t part) const;
 
   pid_t pid_;
   std::vector<uint64_t> sites_;    // ascending
   std::set<std::string> modules_;  // the paths (as the process maps them) of those with sites
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
-  // Their cold parts' addresses and their functions' (symbols/elf_functions.h), read before
-  // any thread is stopped: ascending.
-  std::vector<std::pair<uint64_t, uint64_t>> cold_owners_;
+  ColdParts cold_;  // their cold parts, read before any thread is stopped
 };
 
 }  // namespace callprof::inject
