@@ -25,4 +25,20 @@ inline bool check_confirms(uint64_t now, uint64_t cached) {
   return now > 0 && cached > 0 && (d < 0 ? -d : d) <= double(cached) * wire::kCalibrationCheckTolerance;
 }
 
+// Which of `n` cached check values a check value measured now confirms, the closest of them
+// (the cache's single measurements, wire::CalibrationFile's alternates); -1 for none.
+inline int confirmed_alternate(uint64_t now, const uint64_t* cached, int n) {
+  int best = -1;
+  uint64_t best_distance = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!check_confirms(now, cached[i])) continue;
+    const uint64_t distance = now > cached[i] ? now - cached[i] : cached[i] - now;
+    if (best < 0 || distance < best_distance) {
+      best = i;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
 }  // namespace callprof::rt

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 
+#include "calibration_check.h"
 #include "path_text.h"
 #include "raw_syscall.h"
 
@@ -41,7 +42,21 @@ SharedCalibration load_calibration(const char* dir) {
     out.costs[i] = f.costs[i];
     out.check[i] = f.check[i];
   }
+  out.alternates = f.alternates < wire::kCalibrationAlternates ? f.alternates : wire::kCalibrationAlternates;
+  __builtin_memcpy(out.alternate_costs, f.alternate_costs, sizeof f.alternate_costs);
+  __builtin_memcpy(out.alternate_check, f.alternate_check, sizeof f.alternate_check);
   return out;
+}
+
+bool take_alternate(SharedCalibration& c, uint32_t set, uint64_t now) {
+  uint64_t checks[wire::kCalibrationAlternates];
+  for (uint32_t a = 0; a < c.alternates; ++a) checks[a] = c.alternate_check[a][set];
+  const int a = confirmed_alternate(now, checks, int(c.alternates));
+  if (a < 0) return false;
+  c.costs[set] = c.alternate_costs[a][set];
+  c.check[set] = c.alternate_check[a][set];
+  c.switched_sets = uint8_t(c.switched_sets | 1u << set);
+  return true;
 }
 
 void save_checked_sets(const char* dir, uint8_t checked) {
@@ -65,6 +80,9 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
     f.costs[i] = c.costs[i];
     f.check[i] = c.check[i];
   }
+  f.alternates = c.alternates;
+  __builtin_memcpy(f.alternate_costs, c.alternate_costs, sizeof f.alternate_costs);
+  __builtin_memcpy(f.alternate_check, c.alternate_check, sizeof f.alternate_check);
   Path tmp = file_in(dir);
   tmp.add(".").add(uint32_t(sys::getpid()));
   const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

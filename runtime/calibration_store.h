@@ -18,12 +18,20 @@ struct SharedCalibration {
   uint8_t sets = 0;         // a bit per hook set (wire::kHooks*) whose costs are in `costs`
   uint8_t cached_sets = 0;  // of them, from the recorder's cache (wire::CalibrationFile)
   uint8_t checked_sets = 0, failed_sets = 0;
+  uint8_t switched_sets = 0;  // cached sets whose check confirmed an alternate, now in `costs`
   wire::DumpHookCosts costs[wire::kHookSets] = {};
   uint64_t check[wire::kHookSets] = {};
+  // The cache's single measurements beside the median in `costs` (wire::CalibrationFile).
+  uint32_t alternates = 0;
+  wire::DumpHookCosts alternate_costs[wire::kCalibrationAlternates][wire::kHookSets] = {};
+  uint64_t alternate_check[wire::kCalibrationAlternates][wire::kHookSets] = {};
 };
 
 // What an earlier process of the recording in `dir` measured; empty when nothing yet.
 SharedCalibration load_calibration(const char* dir);
+// Whether a check value measured now for hook set `set` confirms one of `c`'s alternates:
+// the closest one's costs and check value then replace the median's (switched_sets).
+bool take_alternate(SharedCalibration& c, uint32_t set, uint64_t now);
 // Leaves `c` in `dir` for the processes that start later (written whole, then renamed).
 void save_calibration(const char* dir, const SharedCalibration& c);
 // Marks the cached sets `checked` as checked in the file the recorder seeded, in place: one

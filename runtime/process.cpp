@@ -245,18 +245,21 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
 }
 
 // Whether the cached costs of hook set `set` still hold here: the check measured now on
-// thread state `s` within the tolerance of the cached check value. A failed check is taken
+// thread state `s` within the tolerance of the cached check value, or of one of the cache's
+// single measurements, whose costs are then taken (take_alternate). A failed check is taken
 // once more before a full measurement (ten times its cost) is paid: the check's 0.2 ms can
 // be interrupted as a whole (one in 40 recordings of zstd here: 10.8 % over, then 8.4 %).
-bool cached_costs_hold(ThreadState* s, const SharedCalibration& shared, uint32_t set) {
-  for (int attempt = 0; attempt < 2; ++attempt)
-    if (check_confirms(check_hooks(s, set), shared.check[set])) return true;
+bool cached_costs_hold(ThreadState* s, SharedCalibration& shared, uint32_t set) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint64_t now = check_hooks(s, set);
+    if (check_confirms(now, shared.check[set]) || take_alternate(shared, set, now)) return true;
+  }
   return false;
 }
 
 // What a process leaves for the recording's processes to come: nothing new, cached costs it
-// checked, or costs it measured.
-enum class Learnt : uint8_t { Nothing, Checked, Measured };
+// checked (the median's, or an alternate's it switched to), or costs it measured.
+enum class Learnt : uint8_t { Nothing, Checked, Switched, Measured };
 
 // The hooks' costs of the `sets` (a bit per wire::kHooks*): what an earlier process of the
 // recording measured, or the recorder's cache once its check passes (calibration_store.h);
@@ -285,7 +288,9 @@ Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets) {
   }
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
     if (sets & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
-  return missing ? Learnt::Measured : to_check ? Learnt::Checked : Learnt::Nothing;
+  if (missing) return Learnt::Measured;
+  if (to_check & shared.switched_sets) return Learnt::Switched;
+  return to_check ? Learnt::Checked : Learnt::Nothing;
 }
 
 // Leaves what this process learnt for the recording's later processes (and the recorder),
@@ -294,7 +299,7 @@ void share_calibration(ThreadState* s, Learnt learnt) {
   if (learnt == Learnt::Nothing) return;
   const uint32_t was_busy = s->busy;
   s->busy = 1;
-  if (learnt == Learnt::Checked) {
+  if (learnt == Learnt::Checked) {  // the file's costs hold: one in-place write
     save_checked_sets(g_process.config.output_dir, g_shared_calibration.checked_sets);
   } else {
     g_shared_calibration.ticks_per_ns = g_process.ticks_per_ns;

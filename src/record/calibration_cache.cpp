@@ -112,6 +112,15 @@ std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint
     for (auto field : kCostFields)
       f.costs[i].*field = median(h, [i, field](const CalibrationEntry& e) { return e.costs[i].*field; });
   }
+  for (const CalibrationEntry& e : h.entries) {
+    if (f.alternates == wire::kCalibrationAlternates) break;
+    for (uint32_t i = 0; i < wire::kHookSets; ++i)
+      if (has(sets, i)) {
+        f.alternate_costs[f.alternates][i] = e.costs[i];
+        f.alternate_check[f.alternates][i] = e.check[i];
+      }
+    ++f.alternates;
+  }
   return f;
 }
 

@@ -3,7 +3,8 @@
 // program's cost under callprof. The cache keeps the last full calibrations made on this
 // machine (same boot, same CPU model, same runtime file, same compiler's hooks); once it
 // has a few, a recording is seeded with their median (wire::CalibrationFile, cached sets),
-// which the runtime uses only after a short check measures it still holds. A failed check
+// which the runtime uses only after a short check measures it still holds, or with the one
+// of them the check confirms (a machine in a slower spell: alternates). A failed check
 // measures anew, and the measurement joins the history like any other (a machine that
 // changed fails the checks until its new measurements are the median); one recording in
 // kMeasureOneIn, drawn at random, measures anyway, so the history follows the machine. `record --recalibrate` measures
@@ -19,7 +20,9 @@
 
 namespace callprof::record {
 
-inline constexpr size_t kCalibrationHistoryKept = 5;  // the median of these is seeded
+// The median of these is seeded, and each of them beside it (wire::CalibrationFile's
+// alternates): a check that misses the median but confirms one takes its costs.
+inline constexpr size_t kCalibrationHistoryKept = wire::kCalibrationAlternates;
 inline constexpr size_t kCalibrationHistoryNeeded = 3;
 // A recording measures anyway with a chance of one in this. A count of the uses kept in the
 // file did the same, and rewriting the file at each recording cost it 0.3 ms of CPU.
@@ -40,7 +43,8 @@ enum class CalibrationOutcome { None, Measured, Cached };
 const char* calibration_outcome_name(CalibrationOutcome o);  // "", "measured", "cached"
 
 // The file to seed a recording with, for hook sets `sets` (a bit per wire::kHooks*): the
-// median of each value over the history; none while the history is short.
+// median of each value over the history, and each entry of it as an alternate; none while
+// the history is short.
 std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint32_t sets);
 // Whether this recording is the one in kMeasureOneIn that measures anyway (at random).
 bool measurement_due();

@@ -11,7 +11,10 @@
 
 namespace callprof::wire {
 
-inline constexpr char kCalibrationMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '3'};
+inline constexpr char kCalibrationMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '4'};
+
+// How many of the cache's other measurements a seeded file carries (CalibrationFile).
+inline constexpr uint32_t kCalibrationAlternates = 8;
 
 // Sets are bit masks of hook sets (a bit per wire::kHooks*).
 struct CalibrationFile {
@@ -25,8 +28,16 @@ struct CalibrationFile {
   uint64_t check[kHookSets];
   uint32_t checked_sets;  // cached sets whose check passed in this recording
   uint32_t failed_sets;   // cached sets whose check failed: measured again here
+  // The cache's measurements one by one, beside their median above: a machine whose hooks
+  // cost a stable 30-45 % more for seconds at a time (a shared core's other half busy, on
+  // the VMs here) fails the median's check in those spells, and a check that confirms one of
+  // these takes its costs instead of measuring anew. Seeded files only; `alternates` filled.
+  uint32_t alternates;
+  uint32_t reserved;
+  DumpHookCosts alternate_costs[kCalibrationAlternates][kHookSets];
+  uint64_t alternate_check[kCalibrationAlternates][kHookSets];
 };
-static_assert(sizeof(CalibrationFile) == 200);
+static_assert(sizeof(CalibrationFile) == 200 + 8 + kCalibrationAlternates * kHookSets * (sizeof(DumpHookCosts) + 8));
 
 // A cached set is used when the check measures its cost within this share of the cached
 // check value; otherwise the machine changed (load, frequency, host) and it is measured again.

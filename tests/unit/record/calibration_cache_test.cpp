@@ -1,9 +1,8 @@
 // The calibration cache's decisions with crafted calibration files: nothing is seeded before
 // three measurements, then their median, until a measurement is due again; a measurement
-// joins the history (five kept), a failed check restarts it, a checked use counts; the JSON
-// file round-trips and anything malformed or of another key is refused; and the cache
-// itself, in a directory of the test's own, seeds and learns through the files a recording
-// leaves.
+// joins the history (eight kept, each seeded beside the median), a failed check restarts it, a checked use counts; the
+// JSON file round-trips and anything malformed or of another key is refused; and the cache itself, in a directory of
+// the test's own, seeds and learns through the files a recording leaves.
 #include "record/calibration_cache.h"
 
 #include <gtest/gtest.h>
@@ -59,11 +58,26 @@ TEST(CalibrationCache, SeedsTheMedianOfEachValueAsCachedSets) {
   EXPECT_EQ(f->costs[wire::kHooksGcc].leaf_inner, 0u) << "only the cache's sets";
 }
 
-TEST(CalibrationCache, KeepsTheLastFiveMeasurements) {
-  const CalibrationHistory h = history_of({1, 2, 3, 4, 5, 6, 7});
+TEST(CalibrationCache, KeepsTheLastEightMeasurements) {
+  const CalibrationHistory h = history_of({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   ASSERT_EQ(h.entries.size(), kCalibrationHistoryKept);
+  ASSERT_EQ(kCalibrationHistoryKept, 8u);
   EXPECT_EQ(h.entries.front().check[wire::kHooksClang], 29u * 3);
-  EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 7);
+  EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 10);
+}
+
+// A machine whose hooks cost more for a spell fails the median's check: each measurement is
+// seeded beside it, for the check to confirm one of them instead of measuring anew.
+TEST(CalibrationCache, SeedsEachMeasurementBesideTheMedian) {
+  const auto f = seed_from(history_of({100, 130, 90}), kClang);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->alternates, 3u);
+  const uint64_t ks[] = {100, 130, 90};
+  for (uint32_t a = 0; a < 3; ++a) {
+    EXPECT_EQ(f->alternate_check[a][wire::kHooksClang], 29u * ks[a]);
+    EXPECT_EQ(f->alternate_costs[a][wire::kHooksClang].leaf_outer, 20u * ks[a]);
+    EXPECT_EQ(f->alternate_costs[a][wire::kHooksGcc].leaf_outer, 0u) << "only the cache's sets";
+  }
 }
 
 // A checked use changes nothing (nothing to write); one recording in kMeasureOneIn, drawn at
@@ -85,7 +99,7 @@ TEST(CalibrationCache, ACheckedUseChangesNothingAndOneInAHundredMeasures) {
   EXPECT_LT(due, 150);
 }
 
-TEST(CalibrationCache, AFailedCheckJoinsTheHistoryAndAChangedMachineTakesOverInThree) {
+TEST(CalibrationCache, AFailedCheckJoinsTheHistoryAndIsSeededAtOnce) {
   CalibrationHistory h = history_of({100, 101, 102, 103});
   auto failed_check = [](uint64_t scale) {  // measured again after the cached one failed
     wire::CalibrationFile f = measured_file(scale);
@@ -96,11 +110,12 @@ TEST(CalibrationCache, AFailedCheckJoinsTheHistoryAndAChangedMachineTakesOverInT
   learn(h, failed_check(150), kClang);
   ASSERT_EQ(h.entries.size(), 5u) << "a fluke costs one measurement, not three";
   EXPECT_EQ(h.entries.back().check[wire::kHooksClang], 29u * 150);
-  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 102) << "the median still the old machine's";
-  learn(h, failed_check(151), kClang);
-  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 103);
-  learn(h, failed_check(152), kClang);
-  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 150) << "three measurements later, the new one's";
+  const auto f = seed_from(h, kClang);
+  EXPECT_EQ(f->check[wire::kHooksClang], 29u * 102) << "the median still the old machine's";
+  ASSERT_EQ(f->alternates, 5u);
+  EXPECT_EQ(f->alternate_check[4][wire::kHooksClang], 29u * 150) << "the new machine's, for its next check";
+  for (uint64_t k = 151; k < 155; ++k) learn(h, failed_check(k), kClang);
+  EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 151) << "five measurements later, the median too";
 }
 
 TEST(CalibrationCache, ASeedNeverCheckedOrAnotherSetTeachesNothing) {

@@ -1,4 +1,5 @@
-// The check of a cached calibration: which rounds count, and what confirms the cache.
+// The check of a cached calibration: which rounds count, what confirms the cache, and which
+// of its single measurements a check confirms.
 #include "calibration_check.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,16 @@ TEST(CalibrationCheck, ConfirmsWithinTheToleranceEitherWay) {
   EXPECT_FALSE(check_confirms(899, 1000));
   EXPECT_FALSE(check_confirms(0, 1000)) << "a check that measured nothing";
   EXPECT_FALSE(check_confirms(1000, 0)) << "a cache without a check value";
+}
+
+TEST(CalibrationCheck, ConfirmsTheClosestAlternateWithinTheTolerance) {
+  const uint64_t cached[] = {1000, 1400, 1300, 4700};
+  EXPECT_EQ(confirmed_alternate(1390, cached, 4), 1) << "1,400 and 1,300 both confirm: the closer";
+  EXPECT_EQ(confirmed_alternate(1250, cached, 4), 2);
+  EXPECT_EQ(confirmed_alternate(4500, cached, 4), 3);
+  EXPECT_EQ(confirmed_alternate(2000, cached, 4), -1) << "a state the cache has not seen";
+  EXPECT_EQ(confirmed_alternate(0, cached, 4), -1) << "a check that measured nothing";
+  EXPECT_EQ(confirmed_alternate(1000, cached, 0), -1) << "no alternates";
 }
 
 }  // namespace
