@@ -63,6 +63,16 @@ class CachedCalibration : public E2ETest {
     for (const json& e : history.at("entries")) costs.push_back((leaf(e, 0) + leaf(e, 1)) / 65536.0 / rate);
     return costs;
   }
+  // Whether the median of the history's check values (what the median's check compares
+  // with) is one of its first `n` entries' check values.
+  bool check_median_is_one_of_the_first(const json& history, size_t n) {
+    const size_t set = compiler_name() == "clang" ? 1 : 0;
+    std::vector<uint64_t> v;
+    for (const json& e : history.at("entries")) v.push_back(e.at("check").at(set).get<uint64_t>());
+    const std::vector<uint64_t> first(v.begin(), v.begin() + std::min(n, v.size()));
+    std::sort(v.begin(), v.end());
+    return std::find(first.begin(), first.end(), v[v.size() / 2]) != first.end();
+  }
   // Whether `cost` is one of `costs`, to their printing's precision.
   static bool one_of(double cost, const std::vector<double>& costs) {
     return std::any_of(costs.begin(), costs.end(), [&](double c) { return std::abs(cost - c) <= 0.001 * c; });
@@ -121,14 +131,20 @@ TEST_P(CachedCalibration, ACacheTheMachineNoLongerMatchesIsMeasuredAgain) {
   std::string last;
   double last_cost = 0;
   std::vector<double> expected;
+  bool median_inflated = false;
   int measured = 1;
   for (int i = 0; i < 12 && last != "cached"; ++i) {
-    expected = cached_costs(cache());
+    const json history = cache();
+    expected = cached_costs(history);
+    median_inflated = check_median_is_one_of_the_first(history, 3);
     std::tie(last, last_cost) = calibration_of(record_with({}, binary));
     measured += last == "measured";
   }
   ASSERT_EQ(last, "cached") << "no check passed in 12 recordings";
-  EXPECT_LE(measured, 2) << "the inflated median took three measurements to replace before alternates";
+  // Before alternates the inflated median had to be outvoted (three measurements with five
+  // kept); here a check passes while it is still the median, a single measurement later on
+  // a quiet machine (up to three on a busy one: three real against three inflated).
+  EXPECT_TRUE(median_inflated) << measured << " measurements: the cache served only once the median was real";
   expected.erase(expected.begin());  // not the median: the check measured no inflated value
   const std::vector<double> inflated(expected.begin(), expected.begin() + 3);
   EXPECT_TRUE(one_of(last_cost, expected) && !one_of(last_cost, inflated))
