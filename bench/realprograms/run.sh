@@ -41,7 +41,8 @@
 # Prints the median CPU time (user+sys of the whole command: recorder, program, its
 # threads) of each, the ratios against plain, the calls callprof recorded, the time each
 # variant adds per call and callprof's added time over the floor's (as bench/runtime does);
-# for idle also the median and range of its per-round ratios to the plain run next to it.
+# for idle also the median and range of its per-round ratios to the plain run next to it; and
+# for every variant the median and range of its per-round ratios to its round's plain run.
 # Columns of variants not run show '-'.
 #
 # Workloads: Lua runs bench/realprograms/mixed.lua (strings, sorting strings with a Lua
@@ -368,6 +369,22 @@ if runs idle; then
     done
   done
 fi
+echo
+# A machine whose speed moves in spells of seconds (bench/README.md, session 41) moves whole
+# rounds: each variant against the plain run of its own round says more than the medians.
+echo "Paired: each round's variant / the same round's plain run, median [min, max]"
+for p in $PROGRAMS; do
+  for c in $COMPILERS; do
+    line=$(printf '  %-5s %-6s' "$p" "$c")
+    for v in hooks floor callprof all wrappers patched patchall; do
+      [[ -n ${CPUS[$p,$c,$v]:-} ]] || continue
+      r=$(paired "$p,$c" "$v")
+      line+=$(printf '  %s %.2fx [%.2f, %.2f]' "$v" "$(median "$r")" "$(minimum "$r")" \
+        "$(tr ' ' '\n' <<<"$r" | grep . | sort -g | tail -n1)")
+    done
+    echo "$line"
+  done
+done
 echo
 echo "Wall time, median (s)"
 for p in $PROGRAMS; do
