@@ -16,3 +16,4 @@ bench_init() {
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 minimum() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -n1; }
+maximum() { tr ' ' '\n' <<<"$1" | grep . | sort -g | tail -n1; }

@@ -364,7 +364,7 @@ if runs idle; then
     for c in $COMPILERS; do
       r=$(paired "$p,$c" idle)
       printf '  %-5s %-6s %.3fx [%.3f, %.3f]   ratio of the medians %.3fx\n' "$p" "$c" "$(median "$r")" \
-        "$(minimum "$r")" "$(tr ' ' '\n' <<<"$r" | grep . | sort -g | tail -n1)" \
+        "$(minimum "$r")" "$(maximum "$r")" \
         "$(calc "$(median "${CPUS[$p,$c,idle]}") / $(median "${CPUS[$p,$c,plain]}")")"
     done
   done
@@ -380,7 +380,7 @@ for p in $PROGRAMS; do
       [[ -n ${CPUS[$p,$c,$v]:-} ]] || continue
       r=$(paired "$p,$c" "$v")
       line+=$(printf '  %s %.2fx [%.2f, %.2f]' "$v" "$(median "$r")" "$(minimum "$r")" \
-        "$(tr ' ' '\n' <<<"$r" | grep . | sort -g | tail -n1)")
+        "$(maximum "$r")")
     done
     echo "$line"
   done
