@@ -6,9 +6,9 @@
 // which the runtime uses only after a short check measures it still holds, or with the one
 // of them the check confirms (a machine in a slower spell: alternates). A failed check
 // measures anew, and the measurement joins the history like any other (a machine that
-// changed fails the checks until its new measurements are the median); one recording in
-// kMeasureOneIn, drawn at random, measures anyway, so the history follows the machine. `record --recalibrate` measures
-// whatever the cache holds. Each key has a file; the 16 written last are kept.
+// changed pays one measurement, which the next checks confirm as an alternate); one
+// recording in kMeasureOneIn, drawn at random, measures anyway, so the history follows the
+// machine. `record --recalibrate` measures whatever the cache holds. Each key has a file; the 16 written last are kept.
 #pragma once
 
 #include <cstdint>

@@ -47,14 +47,13 @@ Elf* open_elf(const std::string& path, int* fd) {
 }  // namespace
 
 std::string_view cold_part_owner_name(std::string_view symbol) {
-  const std::string_view name = symbol;
-  const size_t at = name.rfind(".cold");
+  const size_t at = symbol.rfind(".cold");
   if (at == std::string_view::npos || at == 0) return {};
-  const std::string_view rest = name.substr(at + 5);
+  const std::string_view rest = symbol.substr(at + 5);
   if (!rest.empty() && (rest[0] != '.' || rest.size() == 1 ||
                         !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return c >= '0' && c <= '9'; })))
     return {};
-  return name.substr(0, at);
+  return symbol.substr(0, at);
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> cold_part_owners(const std::string& path) {

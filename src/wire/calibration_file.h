@@ -29,9 +29,9 @@ struct CalibrationFile {
   uint32_t checked_sets;  // cached sets whose check passed in this recording
   uint32_t failed_sets;   // cached sets whose check failed: measured again here
   // The cache's measurements one by one, beside their median above: a machine whose hooks
-  // cost a stable 30-45 % more for seconds at a time (a shared core's other half busy, on
-  // the VMs here) fails the median's check in those spells, and a check that confirms one of
-  // these takes its costs instead of measuring anew. Seeded files only; `alternates` filled.
+  // cost up to 60 % more for seconds at a time (a shared core's other half busy, on the VMs
+  // here) fails the median's check in those spells, and a check that confirms one of these
+  // takes its costs instead of measuring anew. Seeded files only; `alternates` filled.
   uint32_t alternates;
   uint32_t reserved;
   DumpHookCosts alternate_costs[kCalibrationAlternates][kHookSets];

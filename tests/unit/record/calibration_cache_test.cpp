@@ -1,8 +1,9 @@
 // The calibration cache's decisions with crafted calibration files: nothing is seeded before
-// three measurements, then their median, until a measurement is due again; a measurement
-// joins the history (eight kept, each seeded beside the median), a failed check restarts it, a checked use counts; the
-// JSON file round-trips and anything malformed or of another key is refused; and the cache itself, in a directory of
-// the test's own, seeds and learns through the files a recording leaves.
+// three measurements, then their median with each measurement beside it (alternates), until
+// a measurement is due again; a measurement, after a failed check too, joins the history
+// (eight kept), a checked use changes nothing; the JSON file round-trips and anything
+// malformed or of another key is refused; and the cache itself, in a directory of the test's
+// own, seeds and learns through the files a recording leaves.
 #include "record/calibration_cache.h"
 
 #include <gtest/gtest.h>
