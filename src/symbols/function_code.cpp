@@ -45,24 +45,39 @@ Result<std::vector<uint8_t>> code_bytes(const std::string& path, uint64_t from, 
   return make_error(path + " has no code at the function's address");
 }
 
-// The instructions of [entry, end) of the file at `path`.
-Result<std::vector<DecodedInstruction>> decode(const std::string& path, uint64_t entry) {
-  auto end = function_end(path, entry);
-  if (!end) return end.error();
-  auto bytes = code_bytes(path, entry, *end);
+// The instructions of [from, to) of the file at `path`, appended to `out`.
+Status decode_range(const std::string& path, uint64_t from, uint64_t to, std::vector<DecodedInstruction>& out) {
+  auto bytes = code_bytes(path, from, to);
   if (!bytes) return bytes.error();
   Disassembler cs(CS_OPT_SKIPDATA);
   if (!cs.ok()) return make_error("cannot decode instructions: " + cs.error());
-  std::vector<DecodedInstruction> out;
   const uint8_t* p = bytes->data();
   size_t left = bytes->size();
-  uint64_t at = entry;
+  uint64_t at = from;
   while (left > 0 && cs.next(&p, &left, &at)) {
     const cs_insn& i = cs.insn();
     std::string text = i.mnemonic;
     if (i.op_str[0]) text += std::string(" ") + i.op_str;
     out.push_back({i.address, std::move(text), "", 0});
   }
+  return Ok{};
+}
+
+// The instructions of the function at `entry` of the file at `path`, in address order, with
+// those of its cold parts (NAME.cold, elf_functions.h): they run on its frame, and its
+// samples there are its own.
+Result<std::vector<DecodedInstruction>> decode(const std::string& path, uint64_t entry) {
+  std::vector<uint64_t> starts = {entry};
+  for (const auto& [part, owner] : cold_part_owners(path))
+    if (owner == entry) starts.push_back(part);
+  std::vector<DecodedInstruction> out;
+  for (uint64_t start : starts) {
+    auto end = function_end(path, start);
+    if (!end) return end.error();
+    if (Status decoded = decode_range(path, start, *end, out); !decoded.ok() && start == entry) return decoded.error();
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DecodedInstruction& a, const DecodedInstruction& b) { return a.address < b.address; });
   return out;
 }
 

@@ -442,4 +442,9 @@ std::string Symbolizer::debug_file(size_t module) const {
   return debug != nullptr && (main_file == nullptr || std::string_view(debug) != main_file) ? debug : "";
 }
 
+std::string Symbolizer::symbols_file(size_t module) const {
+  std::string debug = debug_file(module);
+  return debug.empty() ? file(module) : debug;
+}
+
 }  // namespace callprof

@@ -109,6 +109,9 @@ class Symbolizer {
   // file, a debuginfod cache entry), "" when none or not looked for yet (resolve() looks).
   std::string file(size_t module) const;
   std::string debug_file(size_t module) const;
+  // The file whose symbol table names the module's functions: its separate debug file when
+  // there is one (a stripped file has no .symtab), else its own file; "" when none.
+  std::string symbols_file(size_t module) const;
 
  private:
   struct Impl;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "e2e_support.h"
 
@@ -177,6 +178,47 @@ double total_variation(std::map<std::vector<std::string>, double> p, std::map<st
   double d = 0;
   for (const auto& k : keys) d += std::abs((p.count(k) ? p[k] / sp : 0) - (q.count(k) ? q[k] / sq : 0));
   return d / 2;
+}
+
+// The samples of a line of `annotate --disasm` text: "  SAMPLES  SELF%  CALLEES  0xADDRESS  ...".
+uint64_t disassembly_samples(const std::string& text) {
+  uint64_t sum = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    unsigned long long samples = 0;
+    char percent[32], callees[32], address[32];
+    if (std::sscanf(line.c_str(), " %llu %31s %31s %31s", &samples, percent, callees, address) == 4 &&
+        std::string_view(address).starts_with("0x"))
+      sum += samples;
+  }
+  return sum;
+}
+
+// GCC moves work's loop to a part of its own (work.cold), which runs on work's frame: its
+// samples are work's own, as exact mode counts them (ExactSamples.ASampleInTheFunctionsColdPart
+// IsItsOwn), not a function beside work as perf reports it; `annotate --disasm` lists the
+// part's instructions with their samples. In C++ too ("ns::work(int) [clone .cold]").
+TEST_P(Sampling, ASampleInAFunctionsColdPartIsTheFunctionsOwn) {
+  struct Case {
+    std::string program, work, cold_symbol, cold_name;
+  };
+  for (const Case& c : {Case{"cold_part.c", "work", "work.cold", "work.cold"},
+                        Case{"cold_part_cxx.cpp", "ns::work", "_ZN2ns4workEi.cold", "ns::work(int) [clone .cold]"}}) {
+    SCOPED_TRACE(c.program);
+    const std::string binary = E2ETest::build_plain(c.program, {"-g"});
+    if (GetParam() == "gcc" &&
+        run({"/usr/bin/nm", binary}, dir()).out.find(" " + c.cold_symbol + "\n") == std::string::npos)
+      FAIL() << "GCC did not move work's loop to " << c.cold_symbol << ": the test tests nothing";
+    const Report r = record_sampled(binary, {"-F", "999"});
+    const json& work = r.function(c.work);
+    measured("work_samples", double(u64(work, "total_samples")));
+    EXPECT_GT(u64(work, "total_samples"), 20u) << "about 0.1 s of CPU at 999 Hz";
+    EXPECT_GE(u64(work, "samples") * 10, u64(work, "total_samples") * 9) << work.dump();
+    EXPECT_EQ(r.find_function(c.cold_name), nullptr);
+    const RunResult text = run({E2E_CALLPROF, "annotate", "-i", "profile.callprof", "--disasm", c.work}, dir());
+    ASSERT_EQ(text.exit, exited(0)) << text.err;
+    EXPECT_GE(disassembly_samples(text.out) * 10, u64(work, "samples") * 9) << text.out;
+  }
 }
 
 TEST_P(Sampling, SelfTimeDistributionMatchesExactMode) {

@@ -13,6 +13,7 @@ class SymbolizerImage : public ImageSymbols {
   explicit SymbolizerImage(std::shared_ptr<Symbolizer> symbolizer) : symbolizer_(std::move(symbolizer)) {}
   std::vector<SymbolInfo> resolve_inlined(uint64_t pc) override { return symbolizer_->resolve_inlined(pc); }
   const std::vector<std::string>& warnings() const override { return symbolizer_->warnings(); }
+  std::string symbols_file(int module) const override { return symbolizer_->symbols_file(size_t(module)); }
 
  private:
   std::shared_ptr<Symbolizer> symbolizer_;

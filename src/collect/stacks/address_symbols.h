@@ -23,6 +23,8 @@ class ImageSymbols {
   virtual std::vector<SymbolInfo> resolve_inlined(uint64_t pc) = 0;
   // Problems worth telling the user, one line each; read after resolving.
   virtual const std::vector<std::string>& warnings() const = 0;
+  // As Symbolizer::symbols_file: the file whose symbol table names module `module`'s functions.
+  virtual std::string symbols_file(int module) const = 0;
 };
 
 class AddressSymbols {

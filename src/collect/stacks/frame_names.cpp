@@ -46,6 +46,14 @@ void FrameNames::add(size_t image, uint64_t pc) {
   // start of its unwind range (symbolizer.h), so a stripped function is one row.
   SymbolInfo entry = real;
   entry.file_address -= entry.offset;
+  const auto symbols_file = [&] { return im.symbols->symbols_file(real.module); };
+  const auto resolve = [&](uint64_t address) {
+    std::vector<SymbolInfo> chain = im.symbols->resolve_inlined(address);
+    return chain.empty() ? SymbolInfo{} : chain.back();
+  };
+  // A frame in a cold part is its function's (FunctionTable::cold_part_owner).
+  if (std::optional<SymbolInfo> owner = table_.cold_part_owner(module_of(real), real, pc, symbols_file, resolve))
+    entry = std::move(*owner);
   const FunctionId function = real_function(entry, module_of(real), pc - real.offset);
   // Its own line at pc: where inlined code runs, the line of the inlined call.
   out.push_back({function, false, table_.location(function, real.file_address, real)});

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 
+#include "symbols/elf_functions.h"
 #include "util/strings.h"
 
 namespace callprof {
@@ -31,6 +33,21 @@ FunctionId FunctionTable::function(const SymbolInfo& s, ModuleId module, uint64_
   p_.functions.push_back(std::move(f));
   if (!s.linkage_name.empty()) by_linkage_.try_emplace({module, s.linkage_name}, it->second);
   return it->second;
+}
+
+std::optional<SymbolInfo> FunctionTable::cold_part_owner(ModuleId module, const SymbolInfo& s, uint64_t pc,
+                                                         const std::function<std::string()>& symbols_file,
+                                                         const std::function<SymbolInfo(uint64_t)>& resolve) {
+  if (module == kNoModule || cold_part_owner_name(s.linkage_name).empty()) return std::nullopt;
+  auto [it, added] = cold_parts_.try_emplace(module);
+  if (added)
+    if (const std::string file = symbols_file(); !file.empty()) it->second = cold_part_owners(file);
+  const std::pair<uint64_t, uint64_t> part{s.file_address - s.offset, 0};
+  const auto at = std::lower_bound(it->second.begin(), it->second.end(), part);
+  if (at == it->second.end() || at->first != part.first) return std::nullopt;
+  SymbolInfo owner = resolve(pc - s.file_address + at->second);
+  if (owner.name.empty() || owner.offset != 0) return std::nullopt;
+  return owner;
 }
 
 bool FunctionTable::source_lines_wanted() {

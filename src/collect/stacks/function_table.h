@@ -7,8 +7,10 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +44,15 @@ class FunctionTable {
   LocationId location(FunctionId function, uint64_t address, const SymbolInfo& s) {
     return lines_ ? locations_.add(function, address, s.pc_file, s.pc_line) : kNoLocation;
   }
+  // GCC's cold part of a function (NAME.cold: its unlikely paths, linked apart) runs on the
+  // function's frame, which its caller called, so a frame there is the function's. For `s`,
+  // the real function at runtime address `pc` of `module`: the function whose cold part it
+  // is, as `resolve` names its entry (a runtime address), found by the symbols of the file
+  // `symbols_file` names (asked once per module, when a part is first met); none when `s` is
+  // no cold part or the file does not say.
+  std::optional<SymbolInfo> cold_part_owner(ModuleId module, const SymbolInfo& s, uint64_t pc,
+                                            const std::function<std::string()>& symbols_file,
+                                            const std::function<SymbolInfo(uint64_t)>& resolve);
   // False with CALLPROF_NO_LINES=1: no source lines recorded (bench/realprograms/lines.sh
   // measures what they cost).
   bool records_lines() const { return lines_; }
@@ -56,6 +67,7 @@ class FunctionTable {
   absl::flat_hash_map<std::pair<ModuleId, uint64_t>, FunctionId> functions_;
   absl::flat_hash_map<std::pair<ModuleId, std::string>, FunctionId> named_;
   absl::flat_hash_map<std::pair<ModuleId, std::string>, FunctionId> by_linkage_;  // functions by their own symbol
+  absl::flat_hash_map<ModuleId, std::vector<std::pair<uint64_t, uint64_t>>> cold_parts_;  // (part, owner), sorted
 };
 
 // Symbolizers shared by the process images of one recording that have the same modules at

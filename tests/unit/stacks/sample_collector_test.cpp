@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "collect/stacks/function_table.h"
+#include "symbols/elf_functions.h"
 
 namespace callprof::stacks {
 namespace {
@@ -106,6 +110,7 @@ class FakeSymbols : public AddressSymbols {
       return {outside};
     }
     const std::vector<std::string>& warnings() const override { return fake_.image_warnings; }
+    std::string symbols_file(int) const override { return {}; }  // no file: cold parts stay themselves
 
    private:
     FakeSymbols& fake_;
@@ -788,6 +793,44 @@ TEST_F(SampleCollectorTest, WithoutInlinedFramesTheEnclosingFunctionGetsTheTime)
             (std::vector<std::string>{"_start", "_start;main", "_start;main;work",
                                       "_start;main;work;leaf wall_ns=2000 cpu_ns=2000 samples=2"}));
   for (const Function& f : p.functions) EXPECT_NE(f.name, "inner_helper");
+}
+
+// A cold part's owner comes from the module file's own symbols: this test's binary, where GCC
+// split functions (NAME.cold); any other symbol, or a cold name at another address, has none.
+TEST(FunctionTableColdParts, AColdPartsOwnerIsTheFunctionItWasSplitFrom) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::vector<std::pair<uint64_t, uint64_t>> parts = cold_part_owners(self);
+  if (parts.empty()) GTEST_SKIP() << self << " has no cold parts (built by a compiler that does not split functions)";
+  Profile p;
+  FunctionTable table(p);
+  const ModuleId m = table.module(self, "");
+  SymbolInfo inside;
+  inside.linkage_name = "split_function.cold";  // what names a part; its address says whose
+  inside.file_address = parts.front().first + 3;
+  inside.offset = 3;
+  const auto file = [&] { return self; };
+  uint64_t asked = 0;
+  const auto resolve = [&](uint64_t address) {
+    asked = address;
+    SymbolInfo s;
+    s.name = s.linkage_name = "split_function";
+    s.file_address = address - 0x1000;  // loaded 0x1000 above its file addresses
+    return s;
+  };
+  const uint64_t pc = inside.file_address + 0x1000;
+  const std::optional<SymbolInfo> owner = table.cold_part_owner(m, inside, pc, file, resolve);
+  ASSERT_TRUE(owner.has_value());
+  EXPECT_EQ(asked, parts.front().second + 0x1000) << "the owner's entry, at the part's load bias";
+  EXPECT_EQ(owner->file_address, parts.front().second);
+  SymbolInfo not_a_part = inside;
+  not_a_part.linkage_name = "main";
+  EXPECT_EQ(table.cold_part_owner(m, not_a_part, pc, file, resolve), std::nullopt);
+  SymbolInfo elsewhere = inside;
+  elsewhere.file_address = 1, elsewhere.offset = 0;
+  EXPECT_EQ(table.cold_part_owner(m, elsewhere, 0x1001, file, resolve), std::nullopt);
+  EXPECT_EQ(table.cold_part_owner(kNoModule, inside, pc, file, resolve), std::nullopt);
+  const auto unnamed = [](uint64_t) { return SymbolInfo{}; };
+  EXPECT_EQ(table.cold_part_owner(m, inside, pc, file, unnamed), std::nullopt) << "no function at the entry";
 }
 
 }  // namespace
