@@ -1,6 +1,6 @@
 // The shared calibration's file (calibration_store.h): one fixed-size record, checked by its
-// magic and size, written to a file of the writer's own and renamed into place so a reader
-// never sees half of it.
+// magic and size, written to a file of the writer's own and exchanged (or renamed) into place
+// so a reader never sees half of it.
 #include "calibration_store.h"
 
 #include <fcntl.h>
@@ -89,10 +89,15 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   if (fd < 0) return;
   const bool whole = sys::write(int(fd), &f, sizeof f) == long(sizeof f);
   sys::close(int(fd));
-  if (whole)
+  // Exchanged with the file in place, whose content then goes with ours: a rename over it
+  // would have ext4 (auto_da_alloc) write ours out at once and free its blocks when the
+  // recording ends, a synchronous discard where the file system is mounted so (rename and
+  // unlink 0.26 ms against 0.03 on this VM). A rename where there is nothing to exchange.
+  if (whole && sys::exchange(tmp.text, file_in(dir).text) != 0) {
     sys::rename(tmp.text, file_in(dir).text);
-  else
-    sys::unlink(tmp.text);
+    return;
+  }
+  sys::unlink(tmp.text);
 }
 
 }  // namespace callprof::rt

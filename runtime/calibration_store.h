@@ -32,7 +32,8 @@ SharedCalibration load_calibration(const char* dir);
 // Whether a check value measured now for hook set `set` confirms one of `c`'s alternates:
 // the closest one's costs and check value then replace the median's (switched_sets).
 bool take_alternate(SharedCalibration& c, uint32_t set, uint64_t now);
-// Leaves `c` in `dir` for the processes that start later (written whole, then renamed).
+// Leaves `c` in `dir` for the processes that start later (written whole, then exchanged
+// with the file in place).
 void save_calibration(const char* dir, const SharedCalibration& c);
 // Marks the cached sets `checked` as checked in the file the recorder seeded, in place: one
 // aligned 4-byte write, which a reader sees whole or not at all (a file written whole and

@@ -38,6 +38,11 @@ inline long pwrite(int fd, const void* buf, uint64_t n, uint64_t at) {
 }
 inline long close(int fd) { return call(SYS_close, fd); }
 inline long rename(const char* from, const char* to) { return call(SYS_rename, p(from), p(to)); }
+// Swaps two existing paths atomically (RENAME_EXCHANGE); fails when either is missing, or on
+// a file system that cannot.
+inline long exchange(const char* a, const char* b) {
+  return call(SYS_renameat2, -100 /* AT_FDCWD */, p(a), -100, p(b), 2 /* RENAME_EXCHANGE */);
+}
 inline long unlink(const char* path) { return call(SYS_unlink, p(path)); }
 inline long readlink(const char* path, char* buf, uint64_t cap) {
   return call(SYS_readlink, p(path), p(buf), long(cap));

@@ -54,7 +54,15 @@ Status check_output(const std::string& path, const std::string& program) {
 
 void keep_previous(const std::string& path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) std::rename(path.c_str(), (path + ".old").c_str());
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  // The previous .old goes first: ext4 (auto_da_alloc) writes a file renamed over another out
+  // at once, so the profile moved over it would be allocated and written now, and freed
+  // (with a synchronous discard where the file system is mounted so) when the next
+  // recording replaces it: 0.5 ms of each recording on this VM, against nothing when no
+  // file is replaced.
+  const std::string old = path + ".old";
+  unlink(old.c_str());
+  std::rename(path.c_str(), old.c_str());
 }
 
 }  // namespace callprof::record
