@@ -71,10 +71,10 @@ Result<std::vector<DecodedInstruction>> decode(const std::string& path, uint64_t
   for (const auto& [part, owner] : cold_part_owners(path))
     if (owner == entry) starts.push_back(part);
   std::vector<DecodedInstruction> out;
-  for (uint64_t start : starts) {
+  for (uint64_t start : starts) {  // a part that cannot be read is left out, the function is not
     auto end = function_end(path, start);
-    if (!end) return end.error();
-    if (Status decoded = decode_range(path, start, *end, out); !decoded.ok() && start == entry) return decoded.error();
+    Status decoded = end ? decode_range(path, start, *end, out) : Status(end.error());
+    if (!decoded && start == entry) return decoded.error();
   }
   std::sort(out.begin(), out.end(),
             [](const DecodedInstruction& a, const DecodedInstruction& b) { return a.address < b.address; });
