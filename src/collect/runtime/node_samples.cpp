@@ -24,8 +24,10 @@ bool profiler_cost(const Frames& frames, const Profile& p) {
 
 // Whether a sampled frame's function is the node's: the same id (one table), or, for the
 // physical frame, GCC's cold part of it (elf_functions.h) in the same module, which runs on
-// the function's frame after its entry hook: its own code, not a callee. By the ELF
-// symbols: C++ names demangle a part to "NAME [clone .cold]".
+// the function's frame after its entry hook: its own code, not a callee. Frames in a part
+// are named after its function where the symbols say whose it is
+// (FunctionTable::cold_part_owner); by name otherwise: C++ names demangle a part to
+// "NAME [clone .cold]".
 bool is_nodes_function(const Profile& p, FunctionId frame, FunctionId node, bool physical) {
   if (frame == node) return true;
   if (!physical || frame >= p.functions.size() || node >= p.functions.size()) return false;
