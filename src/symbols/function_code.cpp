@@ -16,12 +16,10 @@ namespace {
 
 constexpr uint64_t kMaxFunctionBytes = 64 * 1024;
 
-// [entry, end): the symbol's size, else up to the next function's entry.
-Result<uint64_t> function_end(const std::string& path, uint64_t entry) {
-  auto functions = elf_functions(path);
-  if (!functions) return functions.error();
+// [entry, end) among the file's `functions`: the symbol's size, else up to the next function's entry.
+uint64_t function_end(const std::vector<ElfFunction>& functions, uint64_t entry) {
   uint64_t next = entry + kMaxFunctionBytes;
-  for (const ElfFunction& f : *functions) {
+  for (const ElfFunction& f : functions) {
     if (f.address == entry && f.size > 0) return entry + std::min(f.size, kMaxFunctionBytes);
     if (f.address > entry) next = std::min(next, f.address);
   }
@@ -70,12 +68,12 @@ Result<std::vector<DecodedInstruction>> decode(const std::string& path, uint64_t
   std::vector<uint64_t> starts = {entry};
   for (const auto& [part, owner] : cold_part_owners(path))
     if (owner == entry) starts.push_back(part);
+  auto functions = elf_functions(path);
+  if (!functions) return functions.error();
   std::vector<DecodedInstruction> out;
-  for (uint64_t start : starts) {  // a part that cannot be read is left out, the function is not
-    auto end = function_end(path, start);
-    Status decoded = end ? decode_range(path, start, *end, out) : Status(end.error());
-    if (!decoded && start == entry) return decoded.error();
-  }
+  for (uint64_t start : starts)  // a part that cannot be read is left out, the function is not
+    if (Status decoded = decode_range(path, start, function_end(*functions, start), out); !decoded && start == entry)
+      return decoded.error();
   std::sort(out.begin(), out.end(),
             [](const DecodedInstruction& a, const DecodedInstruction& b) { return a.address < b.address; });
   return out;

@@ -42,15 +42,13 @@ std::vector<ProcessSymbols::Frame> ProcessSymbols::frames_at(uint64_t pc) {
   SymbolInfo& entry = chain.back();  // innermost first: the last is the function that ran here
   const uint64_t address = entry.file_address;
   const ModuleId module = module_of(entry);
-  const SymbolInfo at_pc = entry;
-  entry.file_address -= entry.offset;  // the function's start, which names it
-  const auto symbols_file = [&] { return symbolizer_->symbols_file(size_t(at_pc.module)); };
+  const auto symbols_file = [&] { return symbolizer_->symbols_file(size_t(entry.module)); };
   const auto resolve = [&](uint64_t a) { return symbolizer_->resolve(a); };
   // A frame in a cold part is its function's (FunctionTable::cold_part_owner).
-  if (std::optional<SymbolInfo> owner = table_.cold_part_owner(module, at_pc, pc, symbols_file, resolve))
-    entry = std::move(*owner);
-  const FunctionId real = table_.function(entry, module, pc - at_pc.offset);
-  out.push_back({real, false, table_.location(real, address, at_pc)});
+  const std::optional<SymbolInfo> owner = table_.cold_part_owner(module, entry, pc, symbols_file, resolve);
+  entry.file_address -= entry.offset;  // the function's start, which names it
+  const FunctionId real = table_.function(owner ? *owner : entry, module, pc - entry.offset);
+  out.push_back({real, false, table_.location(real, address, entry)});
   for (size_t i = chain.size() - 1; i-- > 0;) {
     if (chain[i].name.empty()) continue;
     const FunctionId f = table_.inlined(chain[i], module);

@@ -52,9 +52,8 @@ void FrameNames::add(size_t image, uint64_t pc) {
     return chain.empty() ? SymbolInfo{} : chain.back();
   };
   // A frame in a cold part is its function's (FunctionTable::cold_part_owner).
-  if (std::optional<SymbolInfo> owner = table_.cold_part_owner(module_of(real), real, pc, symbols_file, resolve))
-    entry = std::move(*owner);
-  const FunctionId function = real_function(entry, module_of(real), pc - real.offset);
+  const std::optional<SymbolInfo> owner = table_.cold_part_owner(module_of(real), real, pc, symbols_file, resolve);
+  const FunctionId function = real_function(owner ? *owner : entry, module_of(real), pc - real.offset);
   // Its own line at pc: where inlined code runs, the line of the inlined call.
   out.push_back({function, false, table_.location(function, real.file_address, real)});
   if (!inlined_frames_) return;
