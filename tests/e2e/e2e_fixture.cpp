@@ -92,6 +92,13 @@ void E2ETest::SetUp() {
   dir_ = templ;
 }
 
+std::string E2ETest::unsplit(const std::string& binary, const ColdPartProgram& program) {
+  if (compiler_name() != "gcc" ||
+      run({"/usr/bin/nm", binary}, dir()).out.find(" " + program.cold_symbol + "\n") != std::string::npos)
+    return "";
+  return "GCC did not move work's loop to " + program.cold_symbol + ": the test tests nothing";
+}
+
 void E2ETest::require_cxx() {
   if (!IsSkipped() && toolchain_.cxx.empty())
     GTEST_SKIP() << "the C++ compiler of " << toolchain_.name << " was not found when CMake configured the "

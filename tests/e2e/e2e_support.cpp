@@ -291,6 +291,13 @@ bool construction_held(const std::string& key, double by_program, double designe
   return false;
 }
 
+const std::vector<ColdPartProgram>& cold_part_programs() {
+  static const std::vector<ColdPartProgram> programs = {
+      {"cold_part.c", "work", "work.cold", "work.cold"},
+      {"cold_part_cxx.cpp", "ns::work", "_ZN2ns4workEi.cold", "ns::work(int) [clone .cold]"}};
+  return programs;
+}
+
 std::string find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");

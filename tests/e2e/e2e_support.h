@@ -119,6 +119,13 @@ void expect_absent(const Report& report, const std::vector<std::string>& functio
 // programs/calls.c's truth: its calls on every function, edge and path, and nothing else.
 void expect_calls_c_truth(const Report& report);
 
+// programs/cold_part.c and its C++ twin: work()'s loop, which GCC moves to a part of its own
+// (`cold_symbol`, demangled `cold_name`) that runs on work's frame; Clang keeps it in work.
+struct ColdPartProgram {
+  std::string source, work, cold_symbol, cold_name;
+};
+const std::vector<ColdPartProgram>& cold_part_programs();
+
 // Why callprof's kernel probe (eBPF: --syscalls, samples inside exact mode) cannot run
 // here, from a one-call recording of /bin/true in `dir`; "" when it can.
 std::string kernel_probe_unavailable(const std::filesystem::path& dir);
@@ -165,6 +172,10 @@ class E2ETest : public ::testing::TestWithParam<std::string> {
   // record + report for a program that must exit 0 and print nothing to stderr.
   Report record_and_report(const std::string& binary, const std::vector<std::string>& args = {},
                            std::string* out = nullptr);
+
+  // Why `binary`, built from `program` with GCC, tests nothing (GCC left work's loop in work);
+  // "" when it has its cold part, or with another compiler.
+  std::string unsplit(const std::string& binary, const ColdPartProgram& program);
 
   // For C++ tests, in SetUp: skip (saying why) when this toolchain has no C++ compiler.
   void require_cxx();

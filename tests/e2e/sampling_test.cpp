@@ -199,16 +199,10 @@ uint64_t disassembly_samples(const std::string& text) {
 // IsItsOwn), not a function beside work as perf reports it; `annotate --disasm` lists the
 // part's instructions with their samples. In C++ too ("ns::work(int) [clone .cold]").
 TEST_P(Sampling, ASampleInAFunctionsColdPartIsTheFunctionsOwn) {
-  struct Case {
-    std::string program, work, cold_symbol, cold_name;
-  };
-  for (const Case& c : {Case{"cold_part.c", "work", "work.cold", "work.cold"},
-                        Case{"cold_part_cxx.cpp", "ns::work", "_ZN2ns4workEi.cold", "ns::work(int) [clone .cold]"}}) {
-    SCOPED_TRACE(c.program);
-    const std::string binary = E2ETest::build_plain(c.program, {"-g"});
-    if (GetParam() == "gcc" &&
-        run({"/usr/bin/nm", binary}, dir()).out.find(" " + c.cold_symbol + "\n") == std::string::npos)
-      FAIL() << "GCC did not move work's loop to " << c.cold_symbol << ": the test tests nothing";
+  for (const ColdPartProgram& c : cold_part_programs()) {
+    SCOPED_TRACE(c.source);
+    const std::string binary = E2ETest::build_plain(c.source, {"-g"});
+    if (const std::string why = unsplit(binary, c); !why.empty()) FAIL() << why;
     const Report r = record_sampled(binary, {"-F", "999"});
     const json& work = r.function(c.work);
     measured("work_samples", double(u64(work, "total_samples")));
