@@ -88,7 +88,7 @@ std::vector<UnmetThread> threads_with_open_frames(pid_t pid, const std::string& 
 
 }  // namespace
 
-Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
+Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid, const inject::AttachLock& lock) {
   std::error_code ec;
   const std::string runtime = std::filesystem::canonical(runtime_, ec).string();
   if (ec) return make_error("cannot find the runtime " + runtime_ + ": " + ec.message());
@@ -125,7 +125,7 @@ Result<inject::LoadedRuntime> ExactSource::attach(pid_t pid) {
   sigemptyset(&ending);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&ending, sig);
   pthread_sigmask(SIG_BLOCK, &ending, &before);
-  auto loaded = inject::load_runtime_apart(pid, runtime, settings, dir_.path() + "/attach.frames", 2000);
+  auto loaded = inject::load_runtime_apart(pid, runtime, settings, dir_.path() + "/attach.frames", 2000, lock.fd());
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (loaded) attached_ = *loaded;
   return loaded;

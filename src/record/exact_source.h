@@ -16,6 +16,7 @@
 #include "record/reporter.h"
 #include "record/source.h"
 #include "target/executable.h"
+#include "target/inject/attach_lock.h"
 #include "target/inject/hook_slots.h"
 #include "target/inject/load_runtime.h"
 #include "target/launcher.h"
@@ -63,8 +64,9 @@ class ExactSource final : public Source {
   Collected collect(const std::vector<NodeSample>& samples = {}) const;
 
   // attach --mode exact (exact_attach.cpp, docs/attach.md): loads the runtime into `pid`
-  // and starts it there, its settings in a file and its control FIFO in the directory.
-  Result<inject::LoadedRuntime> attach(pid_t pid);
+  // and starts it there, its settings in a file and its control FIFO in the directory; the
+  // injector holds `lock` (attach_lock.h) till its step is done, callprof killed or not.
+  Result<inject::LoadedRuntime> attach(pid_t pid, const inject::AttachLock& lock);
   // Asks the attached runtime in process `pid` (and in the children it forked, --children)
   // to give the program back its hooks and write its data, and waits at most `timeout_ms`
   // for them (false: not all answered).

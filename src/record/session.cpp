@@ -108,8 +108,13 @@ Status RecordingSession::preflight() {
     mode_ = args_.mode.value_or(Mode::Sample);
     if (Status s = perf::check_process(args_.pid); !s)  // before anything reads its files
       return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + s.error().message);
+    // An earlier attach's injector may still hold a thread (callprof killed during its step).
+    auto lock = inject::AttachLock::acquire(args_.pid, 5000);
+    if (!lock) return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + lock.error().message);
+    attach_lock_ = std::move(*lock);
     if (Status s = check_attachable(args_.pid); !s) return s;
     if (!args_.mode) mode_ = attach_mode();
+    if (mode_ != Mode::Exact) attach_lock_.release();  // only exact mode holds the threads
     std::ifstream comm("/proc/" + std::to_string(args_.pid) + "/comm");
     std::getline(comm, comm_);
     if (mode_ == Mode::Exact)
@@ -287,7 +292,8 @@ Status RecordingSession::attach_exact() {
   // The tracer watches the process before the runtime comes in, so the threads' shadow
   // stacks it announces are seen; samples count from the window's start.
   if (Status s = watch(args_.pid); !s) return s;
-  auto loaded = exact_->attach(args_.pid);
+  auto loaded = exact_->attach(args_.pid, attach_lock_);
+  attach_lock_.release();  // the injector holds it till it ends
   if (!loaded)
     return make_error("cannot attach to process " + std::to_string(args_.pid) + ": " + loaded.error().message);
   reporter_.note(fmt::format(

@@ -21,6 +21,7 @@
 #include "record/stack_source.h"
 #include "record/syscall_tracing.h"
 #include "target/executable.h"
+#include "target/inject/attach_lock.h"
 #include "target/inject/hook_slots.h"
 #include "target/launcher.h"
 
@@ -89,8 +90,9 @@ class RecordingSession {
   pid_t pid_ = 0;  // launched program
   int64_t start_realtime_ns_ = 0;
   int64_t start_steady_ns_ = 0;
-  std::string comm_;        // attach: the process's name
-  std::mutex write_mutex_;  // snapshots (watcher thread) and the final write
+  std::string comm_;                // attach: the process's name
+  inject::AttachLock attach_lock_;  // attach: held from the first look at the process till the injection's end
+  std::mutex write_mutex_;          // snapshots (watcher thread) and the final write
   bool kept_previous_ = false;
   std::string unwind_reason_;  // --call-graph auto's choice, said in the profile
 };

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -21,6 +22,19 @@ Result<ProcessState> read_state(pid_t pid) {
 }
 
 std::string named(pid_t pid, const ProcessState& s) { return std::to_string(pid) + " (" + s.comm + ")"; }
+
+// Who traces `pid` ("PID (name)"), from its status; "" when no one does.
+std::string tracer_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("TracerPid:", 0) == 0) {
+      const pid_t tracer = pid_t(std::atol(line.c_str() + 10));
+      if (tracer <= 0) return "";
+      auto s = read_state(tracer);
+      return s ? named(tracer, *s) : std::to_string(tracer);
+    }
+  return "";
+}
 
 }  // namespace
 
@@ -53,7 +67,11 @@ Status check_attachable(pid_t pid) {
   if (s->state == 'T')
     return make_error(who + " is stopped: it would give no samples (continue it first: kill -CONT " +
                       std::to_string(pid) + ")");
-  if (s->state == 't') return make_error(who + " is stopped by a debugger: it would give no samples");
+  if (s->state == 't') {
+    const std::string tracer = tracer_of(pid);
+    return make_error(who + " is stopped by a debugger" + (tracer.empty() ? "" : ", " + tracer) +
+                      ": it would give no samples");
+  }
   if (pid == getpid()) return make_error(who + " is callprof itself");
   for (pid_t up = getppid(); up > 1;) {
     if (up == pid)

@@ -2,6 +2,7 @@
 // line on stderr, nothing on stdout, and exit status 2.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -649,6 +650,20 @@ TEST(Cli, AttachRefusesProcessesThatWouldGiveNoSamples) {
   expect_one_line_error("attach " + std::to_string(stopped) + " -d 0.2", "(sleep) is stopped");
   kill(stopped, SIGKILL);
   waitpid(stopped, nullptr, 0);
+  // Stopped under a tracer (this test): the tracer is named.
+  const pid_t traced = fork();
+  if (traced == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(traced, &status, 0), traced);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  expect_one_line_error("attach " + std::to_string(traced) + " -d 0.2",
+                        "is stopped by a debugger, " + std::to_string(getpid()) + " (");
+  kill(traced, SIGKILL);
+  waitpid(traced, nullptr, 0);
   // This test runs callprof and waits for it: an ancestor.
   expect_one_line_error("attach " + std::to_string(getpid()) + " -d 0.2", "is an ancestor of callprof");
 }

@@ -221,7 +221,9 @@ TEST_P(AttachLifecycle, KillingCallprofAnywhereLeavesTheProgramRunning) {
     kill(attach.pid, SIGKILL);
     (void)e2e::finish(attach);
     ASSERT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the program died at round " << round;
-    // The injector finishes its step and lets go before the next attach can begin.
+    // The injector finishes its step and lets go before the next attach begins, so that each
+    // round's kill lands in a phase of its own (the next attach would wait for its lock anyway:
+    // AnAttachRightAfterAKilledOneWaitsForItsInjector).
     for (int i = 0; i < 300 && traced(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   const RunResult r =
@@ -229,6 +231,28 @@ TEST_P(AttachLifecycle, KillingCallprofAnywhereLeavesTheProgramRunning) {
   EXPECT_EQ(r.exit, exited(0)) << r.err;
   if (r.exit == exited(0)) {
     EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 100u);
+  }
+  expect_checked_ok(pid, 4);
+}
+
+// An attach begun while a killed callprof's injector still works (it finishes its step,
+// seizing the threads one after another) waits for it through the attach lock, and does
+// not find a thread "stopped by a debugger" or held by another tracer.
+TEST_P(AttachLifecycle, AnAttachRightAfterAKilledOneWaitsForItsInjector) {
+  const std::string binary = build("attach_target.c", {"-lpthread"});
+  const pid_t pid = start(binary, {"4"});
+  for (int round = 0; round < 4; ++round) {
+    const Started attach = e2e::start(
+        {E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "5", "-o", "killed.callprof", std::to_string(pid)},
+        dir());
+    for (int i = 0; i < 5000 && !traced(pid); ++i) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    kill(attach.pid, SIGKILL);
+    (void)e2e::finish(attach);
+    const RunResult r =
+        run({E2E_CALLPROF, "attach", "-q", "--mode", "exact", "-d", "0.1", "-o", "after.callprof", std::to_string(pid)},
+            dir());
+    ASSERT_EQ(r.exit, exited(0)) << "round " << round << ": " << r.err;
+    EXPECT_GT(u64(report({}, "after.callprof").function("a"), "calls"), 10u);
   }
   expect_checked_ok(pid, 4);
 }

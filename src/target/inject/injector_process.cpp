@@ -28,15 +28,18 @@ bool write_all(int fd, const void* data, size_t size) {
   return true;
 }
 
-// The injector: everything but the answer's pipe closed (callprof's end of the control FIFO
-// above all: its closing is the runtime's signal that callprof is gone).
-[[noreturn]] void run_injector(int answer, pid_t pid, const std::string& runtime, const std::string& settings,
+// The injector: everything but the answer's pipe and the attach lock closed (callprof's end
+// of the control FIFO above all: its closing is the runtime's signal that callprof is gone).
+[[noreturn]] void run_injector(int answer, int lock, pid_t pid, const std::string& runtime, const std::string& settings,
                                const std::string& frames_path, int timeout_ms) {
   setsid();
   signal(SIGPIPE, SIG_IGN);  // callprof gone: the answer is dropped, the work is finished
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(sig, SIG_IGN);
-  if (dup2(answer, 3) != 3) _exit(1);
-  close_range(4, ~0u, 0);
+  // Above 4 first, so that neither lands on the other's number.
+  const int high_answer = fcntl(answer, F_DUPFD, 5), high_lock = lock >= 0 ? fcntl(lock, F_DUPFD, 5) : -1;
+  if (high_answer < 0 || dup2(high_answer, 3) != 3) _exit(1);
+  if (high_lock >= 0 && dup2(high_lock, 4) != 4) _exit(1);
+  close_range(high_lock >= 0 ? 5 : 4, ~0u, 0);
   auto loaded = load_runtime(pid, runtime, settings, frames_path, timeout_ms);
   const char ok = loaded ? 1 : 0;
   write_all(3, &ok, 1);
@@ -50,7 +53,7 @@ bool write_all(int fd, const void* data, size_t size) {
 }  // namespace
 
 Result<LoadedRuntime> load_runtime_apart(pid_t pid, const std::string& runtime, const std::string& settings,
-                                         const std::string& frames_path, int timeout_ms) {
+                                         const std::string& frames_path, int timeout_ms, int lock_fd) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return make_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   const pid_t injector = fork();
@@ -59,7 +62,7 @@ Result<LoadedRuntime> load_runtime_apart(pid_t pid, const std::string& runtime, 
     close(fds[1]);
     return make_error(std::string("cannot start the injector: ") + std::strerror(errno));
   }
-  if (injector == 0) run_injector(fds[1], pid, runtime, settings, frames_path, timeout_ms);
+  if (injector == 0) run_injector(fds[1], lock_fd, pid, runtime, settings, frames_path, timeout_ms);
   close(fds[1]);
   const ChildOutput reply = read_child_output(fds[0], injector);
   const std::string& answer = reply.text;

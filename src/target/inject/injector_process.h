@@ -4,7 +4,8 @@
 // its registers back: were that tracer callprof, a kill -9 of callprof in the middle of an
 // attach would end the program. The injector is not in callprof's process group or
 // session (Ctrl-C, a kill of the group, a hang-up reach it not), and whatever happens to
-// callprof it finishes its step, gives every thread back and exits.
+// callprof it finishes its step, gives every thread back and exits, holding the attach lock
+// (`lock_fd`, attach_lock.h) till then.
 #pragma once
 
 #include <sys/types.h>
@@ -17,6 +18,6 @@
 namespace callprof::inject {
 
 Result<LoadedRuntime> load_runtime_apart(pid_t pid, const std::string& runtime, const std::string& settings,
-                                         const std::string& frames_path, int timeout_ms);
+                                         const std::string& frames_path, int timeout_ms, int lock_fd);
 
 }  // namespace callprof::inject
