@@ -27,8 +27,9 @@ Result<AttachLock> AttachLock::acquire(pid_t pid, int wait_ms) {
     close(fd);
     if (error != EADDRINUSE) return AttachLock();
     if (std::chrono::steady_clock::now() >= until)
-      return make_error("another callprof is attaching to it (its injector still holds the threads): one attach at "
-                        "a time");
+      return make_error(
+          "another callprof is attaching to it (its injector still holds the threads): one attach at "
+          "a time");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
