@@ -4,11 +4,40 @@
 
 namespace callprof {
 
+namespace {
+
+// "R ns::f<T>(A) const" -> "ns::f<T>": the parameter list (the group the last ')' closes,
+// when only qualifiers follow it) and the return type cut off. The return type may hold
+// parentheses of its own ("main::{lambda()#1}& std::__get_helper<...>(...)"), so the name
+// starts after the last space outside brackets, but the space of "operator new".
+std::string_view function_path(std::string_view name) {
+  const size_t close = name.rfind(')');
+  if (close != std::string_view::npos && name.find_first_of("}:>", close) == std::string_view::npos) {
+    int depth = 0;
+    for (size_t i = close + 1; i-- > 0;) {
+      depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+      if (depth == 0) {
+        name = name.substr(0, i);
+        break;
+      }
+    }
+  }
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '(' || c == '<' || c == '{' || c == '[') ++depth;
+    if (c == ')' || c == '>' || c == '}' || c == ']') --depth;
+    if (c == ' ' && depth == 0 && !name.substr(0, i).ends_with("operator")) start = i + 1;
+  }
+  return name.substr(start);
+}
+
+}  // namespace
+
 bool library_wrapper(std::string_view name) {
-  std::string_view head = name.substr(0, name.find('('));
-  head = head.substr(0, head.find('<'));
-  head = head.substr(head.rfind(' ') == std::string_view::npos ? 0 : head.rfind(' ') + 1);
-  return head.starts_with("std::") || head.starts_with("__gnu_cxx::");
+  const std::string_view path = function_path(name);
+  return path.starts_with("std::") || path.starts_with("__gnu_cxx::");
 }
 
 // The routine is not at the top when it was not recorded: std::thread's trampoline in

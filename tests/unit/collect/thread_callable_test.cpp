@@ -46,6 +46,21 @@ TEST(ThreadCallable, LibraryWrappers) {
   EXPECT_TRUE(library_wrapper("__gnu_cxx::__normal_iterator<int*>::operator++()"));
   EXPECT_FALSE(library_wrapper("ns::f<std::string>(int)"));
   EXPECT_FALSE(library_wrapper("main::{lambda()#1}::operator()() const"));
+  EXPECT_FALSE(library_wrapper("crunch"));
+  EXPECT_FALSE(library_wrapper("libstdc++.so.6+0xd4490"));
+  EXPECT_FALSE(library_wrapper("main::{lambda()#1}"));
+  EXPECT_TRUE(library_wrapper("std::function<void ()>::operator bool() const"));
+  EXPECT_TRUE(
+      library_wrapper("std::thread::_State_impl<std::thread::_Invoker<std::tuple<void (*)(int), int> > >::_M_run()"));
+}
+
+// A return type with parentheses of its own: the lambda std::get returns (CI's failure,
+// where this getter was taken for the program's code and named the thread).
+TEST(ThreadCallable, ALibraryWrapperReturningALambda) {
+  EXPECT_TRUE(library_wrapper(
+      "main::{lambda()#1}& std::__get_helper<0ul, main::{lambda()#1}>(std::_Tuple_impl<0ul, main::{lambda()#1}>&)"));
+  EXPECT_TRUE(
+      library_wrapper("main::{lambda()#1}&& std::get<0ul, main::{lambda()#1}>(std::tuple<main::{lambda()#1}>&&)"));
 }
 
 }  // namespace
