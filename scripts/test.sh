@@ -9,7 +9,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # The browser tests' packages (speedscope, playwright-core), exactly as locked.
 (cd "$root/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 "$root/scripts/build.sh" all
-(cd "$root/build" && ctest --output-on-failure -j2)
+failed=0
+(cd "$root/build" && ctest --output-on-failure -j2 -LE timing) || failed=1
+# The tests that hold a profile's times against the program's own clocks measure the two
+# at different moments, on machines whose hosts move their speed in spells (shared VMs):
+# a failed one runs once more and fails the suite when it fails twice (its first failure
+# is printed above the second run).
+(cd "$root/build" && ctest --output-on-failure -L timing --repeat until-pass:2) || failed=1
 
 # The fuzz target needs clang's libFuzzer, so it has its own build tree.
 CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCALLPROF_FUZZ=ON \
@@ -17,3 +23,4 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCALLPROF_
 cmake --build "$root/build-fuzz" -j"$(nproc)" --target profile_reader_fuzz make_fuzz_seeds perf_decode_fuzz raw_dump_fuzz \
   symbol_cache_fuzz
 (cd "$root/build-fuzz" && ctest --output-on-failure -R fuzz)
+exit "$failed"
