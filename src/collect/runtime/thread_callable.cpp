@@ -1,42 +1,17 @@
 #include "collect/runtime/thread_callable.h"
 
+#include <optional>
 #include <utility>
+
+#include "util/demangled_name.h"
 
 namespace callprof {
 
-namespace {
-
-// "R ns::f<T>(A) const" -> "ns::f<T>": the parameter list (the group the last ')' closes,
-// when only qualifiers follow it) and the return type cut off. The return type may hold
-// parentheses of its own ("main::{lambda()#1}& std::__get_helper<...>(...)"), so the name
-// starts after the last space outside brackets, but the space of "operator new".
-std::string_view function_path(std::string_view name) {
-  const size_t close = name.rfind(')');
-  if (close != std::string_view::npos && name.find_first_of("}:>", close) == std::string_view::npos) {
-    int depth = 0;
-    for (size_t i = close + 1; i-- > 0;) {
-      depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
-      if (depth == 0) {
-        name = name.substr(0, i);
-        break;
-      }
-    }
-  }
-  size_t start = 0;
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c == '(' || c == '<' || c == '{' || c == '[') ++depth;
-    if (c == ')' || c == '>' || c == '}' || c == ']') --depth;
-    if (c == ' ' && depth == 0 && !name.substr(0, i).ends_with("operator")) start = i + 1;
-  }
-  return name.substr(start);
-}
-
-}  // namespace
-
+// By the function's qualified name, its return type left out: std::get's helpers return
+// the program's lambda ("main::{lambda()#1}& std::__get_helper<...>(...)").
 bool library_wrapper(std::string_view name) {
-  const std::string_view path = function_path(name);
+  const std::optional<SignaturePieces> pieces = parse_signature(name.substr(0, clone_suffix_begin(name)));
+  const std::string_view path = pieces ? std::string_view(pieces->name) : name;
   return path.starts_with("std::") || path.starts_with("__gnu_cxx::");
 }
 
@@ -50,12 +25,19 @@ FunctionId thread_callable(const CallTree& tree, FunctionId routine, const std::
   // whether it reaches the program's own code. A path that does is taken over a heavier one
   // that stays in the library (std::get of the callable, whose trivial getter once took a
   // page fault's 134 us while the lambda ran 104).
+  // Each function's name parsed once, not once per node of a large tree.
+  std::vector<int8_t> wrapper(functions.size(), -1);
+  auto is_wrapper = [&](NodeId n) {
+    int8_t& w = wrapper[tree.node(n).function];
+    if (w < 0) w = library_wrapper(functions[tree.node(n).function].name);
+    return w == 1;
+  };
   std::vector<uint64_t> cum(tree.size(), 0);
   std::vector<bool> reaches_program(tree.size(), false);
   for (NodeId n = NodeId(tree.size()); n-- > 1;) {
     cum[n] += tree.base(n)[Metric::WallNs];
     cum[tree.node(n).parent] += cum[n];
-    if (!library_wrapper(functions[tree.node(n).function].name)) reaches_program[n] = true;
+    if (!is_wrapper(n)) reaches_program[n] = true;
     if (reaches_program[n]) reaches_program[tree.node(n).parent] = true;
   }
   auto heaviest_child = [&](NodeId n) {
@@ -68,8 +50,7 @@ FunctionId thread_callable(const CallTree& tree, FunctionId routine, const std::
   const std::vector<NodeId> top = tree.children(0);
   NodeId n = top.empty() ? kNoNode : *std::min_element(top.begin(), top.end());  // entered first
   if (n == kNoNode) return routine;
-  for (NodeId below; library_wrapper(functions[tree.node(n).function].name) && (below = heaviest_child(n)) != kNoNode;)
-    n = below;
+  for (NodeId below; is_wrapper(n) && (below = heaviest_child(n)) != kNoNode;) n = below;
   return tree.node(n).function;
 }
 
