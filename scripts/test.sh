@@ -23,7 +23,7 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCALLPROF_
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build-fuzz" -j"$(nproc)" --target profile_reader_fuzz make_fuzz_seeds perf_decode_fuzz raw_dump_fuzz \
   symbol_cache_fuzz
-(cd "$root/build-fuzz" && ctest --output-on-failure -R fuzz)
+(cd "$root/build-fuzz" && ctest --output-on-failure -R fuzz) || failed=1
 # A timing test that failed once and then passed is no failure, but it is said.
 if grep -q '\*\*\*Failed' "$timing_log"; then
   echo "timing tests that failed once (each passed or failed again above):"
