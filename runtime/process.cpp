@@ -12,8 +12,6 @@
 
 #include "alt_stack.h"
 #include "attach_frames.h"
-#include "calibration_check.h"
-#include "calibration_store.h"
 #include "clock.h"
 #include "closed_modules.h"
 #include "code_patch.h"
@@ -23,6 +21,7 @@
 #include "hook_removal.h"
 #include "libcalls.h"
 #include "patched_calls.h"
+#include "process_calibration.h"
 #include "raw_syscall.h"
 #include "snapshots.h"
 #include "syscall_context.h"
@@ -36,8 +35,8 @@ namespace {
 
 // constinit: constructors of other files run before this one's dynamic initializers would.
 constinit ProcessInfo g_process{};
-constinit SharedCalibration g_shared_calibration{};  // what this recording's processes measured
-ThreadState* g_threads = nullptr;                    // lock-free push-only list
+double g_recording_rate = 0;       // the TSC rate the recording's calibration file gave
+ThreadState* g_threads = nullptr;  // lock-free push-only list
 pthread_key_t g_exit_key;
 // Signal handlers that interrupt a hook are rare and shallow: a small second tree.
 constexpr uint32_t kInterruptNodes = 1u << 14;
@@ -182,10 +181,9 @@ void initialize() {
   // when their hook calls are to be rewritten away (then they are counted only with them).
   load_function_plan(g_process.config.functions_file, g_process.config.node_metrics() || g_process.config.remove_hooks);
   RuntimeConfig& c = g_process.config;
-  g_shared_calibration = load_calibration(c.output_dir);
+  g_recording_rate = load_recording_calibration(c.output_dir);
   if (c.compensate || c.auto_fold || c.min_duration_ns > 0 || c.timeline_events > 0)
-    g_process.ticks_per_ns =
-        g_shared_calibration.ticks_per_ns > 0 ? g_shared_calibration.ticks_per_ns : measure_tsc_rate();
+    g_process.ticks_per_ns = g_recording_rate > 0 ? g_recording_rate : measure_tsc_rate();
   c.limits.min_ticks = uint64_t(double(c.min_duration_ns) * g_process.ticks_per_ns);
   if (c.timeline_events > 0) c.limits.timeline_min_ticks = uint64_t(double(c.timeline_min_ns) * g_process.ticks_per_ns);
   if (g_process.config.libcalls) install_libcalls();
@@ -244,70 +242,6 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   return s;
 }
 
-// Whether the cached costs of hook set `set` still hold here: the check measured now on
-// thread state `s` within the tolerance of the cached check value, or of one of the cache's
-// single measurements, whose costs are then taken (take_alternate). A failed check is taken
-// once more before a full measurement (ten times its cost) is paid: the check's 0.2 ms can
-// be interrupted as a whole (one in 40 recordings of zstd here: 10.8 % over, then 8.4 %).
-bool cached_costs_hold(ThreadState* s, SharedCalibration& shared, uint32_t set) {
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const uint64_t now = check_hooks(s, set);
-    if (check_confirms(now, shared.check[set]) || take_alternate(shared, set, now)) return true;
-  }
-  return false;
-}
-
-// What a process leaves for the recording's processes to come: nothing new, cached costs it
-// checked (the median's, or an alternate's it switched to), or costs it measured.
-enum class Learnt : uint8_t { Nothing, Checked, Switched, Measured };
-
-// The hooks' costs of the `sets` (a bit per wire::kHooks*): what an earlier process of the
-// recording measured, or the recorder's cache once its check passes (calibration_store.h);
-// the rest measured here on thread state `s`.
-Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets) {
-  SharedCalibration& shared = g_shared_calibration;
-  uint8_t missing = uint8_t(sets & ~shared.sets);
-  const uint8_t to_check = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
-  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
-    if (!(to_check & (1u << i))) continue;
-    uint8_t& outcome = cached_costs_hold(s, shared, i) ? shared.checked_sets : shared.failed_sets;
-    outcome = uint8_t(outcome | 1u << i);
-  }
-  missing = uint8_t(missing | (to_check & shared.failed_sets));
-  if (missing) {
-    wire::DumpHookCosts measured[wire::kHookSets] = {};
-    uint64_t check[wire::kHookSets] = {};
-    calibrate_hooks(s, measured, check, missing);
-    for (uint32_t i = 0; i < wire::kHookSets; ++i)
-      if (missing & (1u << i)) {
-        shared.costs[i] = measured[i];
-        shared.check[i] = check[i];
-      }
-    shared.sets = uint8_t(shared.sets | missing);
-    shared.cached_sets = uint8_t(shared.cached_sets & ~missing);
-  }
-  for (uint32_t i = 0; i < wire::kHookSets; ++i)
-    if (sets & (1u << i)) g_process.hook_costs[i] = shared.costs[i];
-  if (missing) return Learnt::Measured;
-  if (to_check & shared.switched_sets) return Learnt::Switched;
-  return to_check ? Learnt::Checked : Learnt::Nothing;
-}
-
-// Leaves what this process learnt for the recording's later processes (and the recorder),
-// busy: the write is the runtime's, not a system call of the program (record --syscalls).
-void share_calibration(ThreadState* s, Learnt learnt) {
-  if (learnt == Learnt::Nothing) return;
-  const uint32_t was_busy = s->busy;
-  s->busy = 1;
-  if (learnt == Learnt::Checked) {  // the file's costs hold: one in-place write
-    save_checked_sets(g_process.config.output_dir, g_shared_calibration.checked_sets);
-  } else {
-    g_shared_calibration.ticks_per_ns = g_process.ticks_per_ns;
-    save_calibration(g_process.config.output_dir, g_shared_calibration);
-  }
-  s->busy = was_busy;
-}
-
 // The calling thread's state, set up, registered (visible to dump writers only now, whole)
 // and installed; null when memory could not be had.
 ThreadState* set_up_thread() {
@@ -328,10 +262,11 @@ ThreadState* set_up_thread() {
   static int calibrated = 0;
   Learnt learnt = Learnt::Nothing;  // for the recording's later processes to read instead
   if (!__atomic_exchange_n(&calibrated, 1, __ATOMIC_ACQ_REL)) {
-    if (g_process.ticks_per_ns > 0 && !(g_shared_calibration.ticks_per_ns > 0)) learnt = Learnt::Measured;  // the rate
+    if (g_process.ticks_per_ns > 0 && !(g_recording_rate > 0)) learnt = Learnt::Measured;  // the rate
     // Entries patched into calls of the trampolines cost more than the hooks: measured too.
     const uint8_t sets = uint8_t(c.calibrate | (patched_window_open() ? 1u << wire::kHooksPatched : 0));
-    if (const Learnt here = c.compensate ? calibrate_or_inherit(s, sets) : Learnt::Nothing; here > learnt)
+    if (const Learnt here = c.compensate ? calibrate_or_inherit(s, sets, g_process.hook_costs) : Learnt::Nothing;
+        here > learnt)
       learnt = here;
     g_process.auto_fold = auto_fold_for(c, g_process.hook_costs, g_process.ticks_per_ns);
     // Not before: the calibration folds its own functions, which are the runtime's to keep.
@@ -350,7 +285,7 @@ ThreadState* set_up_thread() {
   s->profile.set_window_closing_flag(&g_window_closing);
   s->closed_seen = closed_module_count();  // no nodes of libraries closed before it began
   announce_syscall_context(s);
-  share_calibration(s, learnt);
+  share_calibration(s, learnt, g_process.ticks_per_ns);
   s->next = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(&g_threads, &s->next, s, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
   }

@@ -1,0 +1,75 @@
+// The process's hooks' costs: inherited from the recording, cached and checked, or measured.
+#include "process_calibration.h"
+
+#include "calibration_check.h"
+#include "calibration_store.h"
+#include "hook_calibration.h"
+
+namespace callprof::rt {
+namespace {
+
+constinit SharedCalibration g_shared_calibration{};  // what this recording's processes measured
+
+// Whether the cached costs of hook set `set` still hold here: the check measured now on
+// thread state `s` within the tolerance of the cached check value, or of one of the cache's
+// single measurements, whose costs are then taken (take_alternate). A failed check is taken
+// once more before a full measurement (ten times its cost) is paid: the check's 0.2 ms can
+// be interrupted as a whole (one in 40 recordings of zstd here: 10.8 % over, then 8.4 %).
+bool cached_costs_hold(ThreadState* s, SharedCalibration& shared, uint32_t set) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint64_t now = check_hooks(s, set);
+    if (check_confirms(now, shared.check[set]) || take_alternate(shared, set, now)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+double load_recording_calibration(const char* dir) {
+  g_shared_calibration = load_calibration(dir);
+  return g_shared_calibration.ticks_per_ns;
+}
+
+Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets, wire::DumpHookCosts* costs) {
+  SharedCalibration& shared = g_shared_calibration;
+  uint8_t missing = uint8_t(sets & ~shared.sets);
+  const uint8_t to_check = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    if (!(to_check & (1u << i))) continue;
+    uint8_t& outcome = cached_costs_hold(s, shared, i) ? shared.checked_sets : shared.failed_sets;
+    outcome = uint8_t(outcome | 1u << i);
+  }
+  missing = uint8_t(missing | (to_check & shared.failed_sets));
+  if (missing) {
+    wire::DumpHookCosts measured[wire::kHookSets] = {};
+    uint64_t check[wire::kHookSets] = {};
+    calibrate_hooks(s, measured, check, missing);
+    for (uint32_t i = 0; i < wire::kHookSets; ++i)
+      if (missing & (1u << i)) {
+        shared.costs[i] = measured[i];
+        shared.check[i] = check[i];
+      }
+    shared.sets = uint8_t(shared.sets | missing);
+    shared.cached_sets = uint8_t(shared.cached_sets & ~missing);
+  }
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (sets & (1u << i)) costs[i] = shared.costs[i];
+  if (missing) return Learnt::Measured;
+  if (to_check & shared.switched_sets) return Learnt::Switched;
+  return to_check ? Learnt::Checked : Learnt::Nothing;
+}
+
+void share_calibration(ThreadState* s, Learnt learnt, double ticks_per_ns) {
+  if (learnt == Learnt::Nothing) return;
+  const uint32_t was_busy = s->busy;
+  s->busy = 1;
+  if (learnt == Learnt::Checked) {  // the file's costs hold: one in-place write
+    save_checked_sets(process().config.output_dir, g_shared_calibration.checked_sets);
+  } else {
+    g_shared_calibration.ticks_per_ns = ticks_per_ns;
+    save_calibration(process().config.output_dir, g_shared_calibration);
+  }
+  s->busy = was_busy;
+}
+
+}  // namespace callprof::rt

@@ -1,0 +1,29 @@
+// The hooks' costs a process compensates with (docs/design.md, "Compensation"): what an
+// earlier process of the recording left in its directory, the recorder's cache of earlier
+// recordings once a check confirms it, or measured here (hook_calibration.h).
+#pragma once
+
+#include <stdint.h>
+
+#include "process.h"
+
+namespace callprof::rt {
+
+// Reads what the recording's earlier processes (or the recorder's cache) left in `dir`; the
+// TSC rate they measured, 0 when none.
+double load_recording_calibration(const char* dir);
+
+// What a process leaves for the recording's processes to come: nothing new, cached costs it
+// checked (the median's, or an alternate's it switched to), or costs it measured.
+enum class Learnt : uint8_t { Nothing, Checked, Switched, Measured };
+
+// The costs of the hook `sets` (a bit per wire::kHooks*) into `costs`: what an earlier
+// process of the recording measured, or the recorder's cache once its check passes; the rest
+// measured here on thread state `s` (freshly attached).
+Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets, wire::DumpHookCosts* costs);
+// Leaves what this process learnt for the recording's later processes (and the recorder),
+// busy on thread state `s`: the write is the runtime's, not a system call of the program
+// (record --syscalls). `ticks_per_ns`: the process's TSC rate.
+void share_calibration(ThreadState* s, Learnt learnt, double ticks_per_ns);
+
+}  // namespace callprof::rt
