@@ -12,6 +12,7 @@
 
 #include "alt_stack.h"
 #include "attach_frames.h"
+#include "calibration_check.h"
 #include "clock.h"
 #include "closed_modules.h"
 #include "code_patch.h"
@@ -142,6 +143,7 @@ void after_fork_in_child() {
   g_process.pid = sys::getpid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
+  g_process.cpu_start_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   if (!self) {
     if (t_forking_tid != 0) adopt_forking_thread_frames(t_forking_tid, sys::gettid(), now);
     restart_snapshots_after_fork();
@@ -175,6 +177,7 @@ void initialize() {
   g_process.ppid = sys::getppid();
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
+  g_process.cpu_start_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   pthread_key_create(&g_exit_key, on_thread_exit);
   pthread_atfork(before_fork, nullptr, after_fork_in_child);
   // Fast exclusion counts excluded calls in the caller's node metrics: only with them, or
@@ -336,6 +339,7 @@ bool resume_recording() {
   if (!read_config(&g_process.config)) return false;
   calibration_pair(CLOCK_MONOTONIC, &g_process.tsc_start, &g_process.mono_start_ns);
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
+  g_process.cpu_start_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   const uint64_t now = ticks();
   for (ThreadState** link = &g_threads; ThreadState* s = *link;) {
     if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE)) {
@@ -356,6 +360,51 @@ bool resume_recording() {
   __atomic_store_n(&g_window_closing, false, __ATOMIC_RELEASE);
   __atomic_store_n(&g_process.enabled, true, __ATOMIC_RELEASE);
   return true;
+}
+
+namespace {
+
+// Whether hooked calls of hook `sets` cost at least kCheckedHooksShare of the CPU time the
+// image used, by the calls counted in the threads' trees: counting stops at enough calls.
+bool hooks_cost_matters(uint8_t sets) {
+  uint64_t cost = 0;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (sets & (1u << i)) {
+      const uint64_t leaf = g_process.hook_costs[i].leaf_inner + g_process.hook_costs[i].leaf_outer;
+      if (leaf > cost) cost = leaf;
+    }
+  const uint64_t cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - g_process.cpu_start_ns;
+  const uint64_t enough = calls_worth_a_check(uint64_t(double(cpu_ns) * g_process.ticks_per_ns), cost);
+  uint64_t calls = 0;
+  for (ThreadState* s = first_thread(); s && calls < enough; s = s->next) {
+    hold_thread(s);
+    const DumpNode* nodes = s->profile.nodes();
+    for (uint32_t i = 1; i < s->profile.node_count() && calls < enough; ++i) calls += nodes[i].calls;
+    release_thread(s);
+  }
+  return calls >= enough;
+}
+
+}  // namespace
+
+void check_cached_costs_at_exit() {
+  const uint8_t sets = unchecked_sets();
+  if (!sets || !hooks_cost_matters(sets)) return;
+  // A state as fresh as the first thread's at start-up, where the costs were measured.
+  const RuntimeConfig& c = g_process.config;
+  ThreadState* scratch = new_thread_state(main_layout(c.stack_frames), c.node_budget, c.stack_frames);
+  if (!scratch) return;
+  scratch->profile.set_limits(c.limits);
+  open_thread_events(scratch, c.events);  // the hooks read its ring's head at every call
+  // The calibration's folded and excluded loops must not take the removal's path (their hook
+  // calls are no sites of the plan, and would be looked up at every call). Another thread
+  // still running meanwhile leaves its hook calls in place a little longer.
+  const bool removing = __atomic_exchange_n(&g_remove_hooks, false, __ATOMIC_ACQ_REL);
+  const Learnt learnt = check_cached_costs(scratch, g_process.hook_costs);
+  __atomic_store_n(&g_remove_hooks, removing, __ATOMIC_RELEASE);
+  share_calibration(t_state, learnt, g_process.ticks_per_ns);
+  close_thread_events(scratch, false);
+  sys::munmap(scratch->mapping, scratch->mapping_bytes);
 }
 
 bool g_window_closing = false;

@@ -90,6 +90,7 @@ struct ProcessInfo {
   uint32_t pid, ppid;
   uint64_t tsc_start, mono_start_ns;
   int64_t realtime_start_ns;
+  uint64_t cpu_start_ns;  // the process's CPU clock as the image (or the fork's child) started
   RuntimeConfig config;
   // The hooks' own cost per call, measured at start-up (hook_calibration.cpp), per compiler.
   wire::DumpHookCosts hook_costs[wire::kHookSets];
@@ -130,6 +131,11 @@ void freeze_unhooked_counts();
 // A window begins, every other thread stopped: the counting stubs' counts restart from 0
 // (the stubs kept counting while the runtime was dormant).
 void clear_unhooked_counts();
+
+// Before the image's last dump: the hooks' costs taken unchecked from the recorder's cache
+// are checked now, where the hooks' estimated cost is a share of the image's CPU time that
+// matters (process_calibration.h; docs/design.md, "Compensation").
+void check_cached_costs_at_exit();
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is

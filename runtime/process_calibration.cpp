@@ -9,6 +9,7 @@ namespace callprof::rt {
 namespace {
 
 constinit SharedCalibration g_shared_calibration{};  // what this recording's processes measured
+uint8_t g_unchecked_sets = 0;                        // taken from the recorder's cache, not checked yet
 
 // Whether the cached costs of hook set `set` still hold here: the check measured now on
 // thread state `s` within the tolerance of the cached check value, or of one of the cache's
@@ -23,6 +24,21 @@ bool cached_costs_hold(ThreadState* s, SharedCalibration& shared, uint32_t set) 
   return false;
 }
 
+// Measures the hook `sets` in full on thread state `s`: their costs and check values, the
+// recording's own from now on.
+void measure_sets(ThreadState* s, SharedCalibration& shared, uint8_t sets) {
+  wire::DumpHookCosts measured[wire::kHookSets] = {};
+  uint64_t check[wire::kHookSets] = {};
+  calibrate_hooks(s, measured, check, sets);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (sets & (1u << i)) {
+      shared.costs[i] = measured[i];
+      shared.check[i] = check[i];
+    }
+  shared.sets = uint8_t(shared.sets | sets);
+  shared.cached_sets = uint8_t(shared.cached_sets & ~sets);
+}
+
 }  // namespace
 
 double load_recording_calibration(const char* dir) {
@@ -32,44 +48,45 @@ double load_recording_calibration(const char* dir) {
 
 Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets, wire::DumpHookCosts* costs) {
   SharedCalibration& shared = g_shared_calibration;
-  uint8_t missing = uint8_t(sets & ~shared.sets);
-  const uint8_t to_check = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
+  const uint8_t missing = uint8_t(sets & ~shared.sets);
+  g_unchecked_sets = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
+  if (missing) measure_sets(s, shared, missing);
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (sets & (1u << i)) costs[i] = shared.costs[i];
+  return missing ? Learnt::Measured : Learnt::Nothing;
+}
+
+uint8_t unchecked_sets() { return g_unchecked_sets; }
+
+Learnt check_cached_costs(ThreadState* s, wire::DumpHookCosts* costs) {
+  SharedCalibration& shared = g_shared_calibration;
+  const uint8_t to_check = g_unchecked_sets;
+  g_unchecked_sets = 0;
   for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     if (!(to_check & (1u << i))) continue;
     uint8_t& outcome = cached_costs_hold(s, shared, i) ? shared.checked_sets : shared.failed_sets;
     outcome = uint8_t(outcome | 1u << i);
   }
-  missing = uint8_t(missing | (to_check & shared.failed_sets));
-  if (missing) {
-    wire::DumpHookCosts measured[wire::kHookSets] = {};
-    uint64_t check[wire::kHookSets] = {};
-    calibrate_hooks(s, measured, check, missing);
-    for (uint32_t i = 0; i < wire::kHookSets; ++i)
-      if (missing & (1u << i)) {
-        shared.costs[i] = measured[i];
-        shared.check[i] = check[i];
-      }
-    shared.sets = uint8_t(shared.sets | missing);
-    shared.cached_sets = uint8_t(shared.cached_sets & ~missing);
-  }
+  const uint8_t failed = uint8_t(to_check & shared.failed_sets);
+  if (failed) measure_sets(s, shared, failed);
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
-    if (sets & (1u << i)) costs[i] = shared.costs[i];
-  if (missing) return Learnt::Measured;
+    if (to_check & (1u << i)) costs[i] = shared.costs[i];
+  if (failed) return Learnt::Measured;
   if (to_check & shared.switched_sets) return Learnt::Switched;
   return to_check ? Learnt::Checked : Learnt::Nothing;
 }
 
 void share_calibration(ThreadState* s, Learnt learnt, double ticks_per_ns) {
   if (learnt == Learnt::Nothing) return;
-  const uint32_t was_busy = s->busy;
-  s->busy = 1;
+  const uint32_t was_busy = s ? s->busy : 0;
+  if (s) s->busy = 1;
   if (learnt == Learnt::Checked) {  // the file's costs hold: one in-place write
     save_checked_sets(process().config.output_dir, g_shared_calibration.checked_sets);
   } else {
     g_shared_calibration.ticks_per_ns = ticks_per_ns;
     save_calibration(process().config.output_dir, g_shared_calibration);
   }
-  s->busy = was_busy;
+  if (s) s->busy = was_busy;
 }
 
 }  // namespace callprof::rt

@@ -18,11 +18,17 @@ double load_recording_calibration(const char* dir);
 enum class Learnt : uint8_t { Nothing, Checked, Switched, Measured };
 
 // The costs of the hook `sets` (a bit per wire::kHooks*) into `costs`: what an earlier
-// process of the recording measured, or the recorder's cache once its check passes; the rest
-// measured here on thread state `s` (freshly attached).
+// process of the recording measured or checked, or the recorder's cache, unchecked for now
+// (check_cached_costs); the rest measured here on thread state `s` (freshly attached).
 Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets, wire::DumpHookCosts* costs);
+// The hook sets whose costs came from the recorder's cache and were not checked yet.
+uint8_t unchecked_sets();
+// Checks the unchecked sets' costs on thread state `s` (fresh, as calibrate_or_inherit's),
+// once: the cache's median or one of its alternates confirmed, else measured in full; their
+// costs into `costs`.
+Learnt check_cached_costs(ThreadState* s, wire::DumpHookCosts* costs);
 // Leaves what this process learnt for the recording's later processes (and the recorder),
-// busy on thread state `s`: the write is the runtime's, not a system call of the program
+// busy on thread state `s` (if any): the write is the runtime's, not a system call of the program
 // (record --syscalls). `ticks_per_ns`: the process's TSC rate.
 void share_calibration(ThreadState* s, Learnt learnt, double ticks_per_ns);
 

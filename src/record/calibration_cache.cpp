@@ -94,6 +94,8 @@ const char* calibration_outcome_name(CalibrationOutcome o) {
       return "measured";
     case CalibrationOutcome::Cached:
       return "cached";
+    case CalibrationOutcome::Unchecked:
+      return "unchecked";
     case CalibrationOutcome::None:
       break;
   }
@@ -128,6 +130,7 @@ CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets) {
   if (sets == 0) return CalibrationOutcome::None;
   if ((f.checked_sets & sets) == sets) return CalibrationOutcome::Cached;
   if ((f.sets & sets) == sets && (f.cached_sets & sets) == 0) return CalibrationOutcome::Measured;
+  if ((f.cached_sets & sets) == sets && (f.failed_sets & sets) == 0) return CalibrationOutcome::Unchecked;
   return CalibrationOutcome::None;
 }
 
@@ -142,6 +145,7 @@ bool measurement_due() {
 bool learn(CalibrationHistory& h, const wire::CalibrationFile& f, uint32_t sets) {
   switch (outcome_of(f, sets)) {
     case CalibrationOutcome::Cached:
+    case CalibrationOutcome::Unchecked:
       return false;
     case CalibrationOutcome::Measured:
       if (!usable(f, sets)) return false;

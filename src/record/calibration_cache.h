@@ -38,9 +38,13 @@ struct CalibrationHistory {
   std::vector<CalibrationEntry> entries;  // oldest first, all measured for the cache's sets
 };
 
-// What the runtime did with the calibration in a recording, for the profile's facts.
-enum class CalibrationOutcome { None, Measured, Cached };
-const char* calibration_outcome_name(CalibrationOutcome o);  // "", "measured", "cached"
+// What the runtime did with the calibration in a recording, for the profile's facts: the
+// hooks' costs measured, taken from the cache once checked, or taken from it unchecked (no
+// process's hooks cost enough for a check to matter, runtime/calibration_check.h; or none
+// made a hooked call).
+enum class CalibrationOutcome { None, Measured, Cached, Unchecked };
+// "", "measured", "cached", "unchecked"
+const char* calibration_outcome_name(CalibrationOutcome o);
 
 // The file to seed a recording with, for hook sets `sets` (a bit per wire::kHooks*): the
 // median of each value over the history, and each entry of it as an alternate; none while

@@ -244,9 +244,12 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
   if (exact && exact->ordered_clock)
     out << "# clock:    returns timed once the function's work completed (record --ordered-clock)\n";
   if (ctx.compensated()) {
-    const bool cached = exact && exact->calibration == "cached";
-    out << "# times:    compensated for measured hook overhead"
-        << (cost.empty() ? "" : " (" + cost + (cached ? ", measured by earlier recordings here" : "") + ")")
+    const std::string calibration = exact ? exact->calibration : "";
+    const char* source = calibration == "cached"      ? ", measured by earlier recordings here"
+                         : calibration == "unchecked" ? ", measured by earlier recordings here, not checked: "
+                                                        "the hooks cost under 1% of the CPU time"
+                                                      : "";
+    out << "# times:    compensated for measured hook overhead" << (cost.empty() ? "" : " (" + cost + source + ")")
         << "; --raw for raw numbers\n";
     // Never clamped silently: where the estimate exceeded a node's on-CPU time, say so.
     if (const CompensationStats& c = ctx.compensation(); c.limited > 0)

@@ -1,8 +1,9 @@
 // The calibration cache (src/record/calibration_cache.h) with the real runtime, in a cache
 // directory of the test's own: three recordings measure the hooks' costs, the next ones use
-// their median once the runtime's check passes (and the header says so), --recalibrate
-// measures anyway, and a cache whose check values no longer match the machine is measured
-// again once, after which the checks confirm that measurement and use its costs.
+// their median once the runtime's check passes at the process's exit (and the header says
+// so), --recalibrate measures anyway, and a cache whose check values no longer match the
+// machine is measured again once, after which the checks confirm that measurement and use
+// its costs. A program whose hooks cost under 1 % of its CPU time uses the median unchecked.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -103,6 +104,31 @@ TEST_P(CachedCalibration, ThreeRecordingsMeasureAndTheNextOnesUseTheirMedianOnce
   const size_t kept = cache().at("entries").size();
   EXPECT_EQ(calibration_of(record_with({"--recalibrate"}, binary)).first, "measured");
   EXPECT_EQ(cache().at("entries").size(), std::min<size_t>(kept + 1, 8)) << "a measurement joins the history";
+}
+
+TEST_P(CachedCalibration, AProgramWhoseHooksCostLittleUsesTheMedianUnchecked) {
+  const std::string calls = build("calls.c"), light = build("light_calls.c");
+  for (int i = 0; i < 6 && (i < 3 || cache().at("entries").size() < 3); ++i) record_with({}, calls);
+  ASSERT_GE(cache().at("entries").size(), 3u);
+  // Even a cache the machine no longer matches: no check, no measurement, the median.
+  json c = cache();
+  for (json& e : c.at("entries")) {
+    for (json& v : e.at("check")) v = v.get<uint64_t>() * 4;
+    for (json& set : e.at("costs"))
+      for (json& v : set) v = v.get<uint64_t>() * 4;
+  }
+  std::ofstream(cache_file()) << c.dump();
+  const std::vector<double> expected = cached_costs(cache());
+  const Report r = record_with({}, light);
+  const auto [how, cost] = calibration_of(r);
+  EXPECT_EQ(how, "unchecked");
+  EXPECT_NEAR(cost, expected.at(0), 0.001 * expected.at(0)) << "the median, unchecked";
+  EXPECT_EQ(cache().at("entries").size(), c.at("entries").size()) << "nothing measured, nothing learnt";
+  EXPECT_EQ(r.function("work").at("calls").get<uint64_t>(), 3u);
+  const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_NE(text.out.find("not checked: the hooks cost under 1% of the CPU time"), std::string::npos) << text.out;
+  // The program whose hooks are most of its time checks the same cache, and measures.
+  EXPECT_EQ(calibration_of(record_with({}, calls)).first, "measured");
 }
 
 TEST_P(CachedCalibration, ACacheTheMachineNoLongerMatchesIsMeasuredAgain) {
