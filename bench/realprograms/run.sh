@@ -337,7 +337,7 @@ echo "  smaller workload over plain's on that workload. ns/call: (variant - plai
 echo "  per call (callprof's includes its start-up and writing the profile); xfloor: callprof's added over the floor's"
 echo "  as bench/runtime computes it ('-' below 10^6 calls: start-up and writing are all callprof adds there)."
 echo "  spread max: the largest (max - min) / median of plain, idle, hooks, floor, callprof, all, wrappers over the rounds."
-echo "  hooks' costs: measured in ${CALIBRATION[measured]:-0} recordings, taken from callprof's cache in ${CALIBRATION[cached]:-0}, none in ${CALIBRATION[none]:-0}$([[ ${BENCH_RECALIBRATE:-0} == 1 ]] && echo ' (BENCH_RECALIBRATE=1)')"
+echo "  hooks' costs: measured in ${CALIBRATION[measured]:-0} recordings, taken from callprof's cache in ${CALIBRATION[cached]:-0} (checked) and ${CALIBRATION[unchecked]:-0} (unchecked: the hooks under 1 % of the CPU time), none in ${CALIBRATION[none]:-0}$([[ ${BENCH_RECALIBRATE:-0} == 1 ]] && echo ' (BENCH_RECALIBRATE=1)')"
 if runs patched || runs patchall; then
   echo
   echo "The attachable build ($patch_flags) recorded from its start: exact mode through its entries, patched into"
