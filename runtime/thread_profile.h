@@ -129,8 +129,8 @@ struct AutoFold {
 // callees' hook costs is not looked at as a wrapper (the check counts its callees' calls);
 // nor one that calls more than kWrapperMaxCallees functions that are not folded.
 inline constexpr uint64_t kWrapperMaxCalleesPerCall = 8;
-inline constexpr uint32_t kWrapperMaxCallees = 4;
-inline constexpr uint32_t kFoldSlots = 128;  // functions folded per thread, direct-mapped
+inline constexpr uint32_t kWrapperMaxCallees = 4;  // src/query/hook_cost.h estimates with it too
+inline constexpr uint32_t kFoldSlots = 128;        // functions folded per thread, direct-mapped
 inline constexpr uint32_t kMaxFoldedNodes =
     8192;  // nodes per thread with calls from before their fold (untouched memory until used)
 using wire::DumpFoldedNode;

@@ -84,6 +84,14 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
       }
     }
   }
+  for (const FunctionRow* r : tiny) {
+    if (folds.count(r->function)) continue;
+    const auto& c = callees[r->function];
+    if (std::count_if(c.begin(), c.end(), [&](FunctionId g) { return !folds.count(g); }) <= kWrapperMaxCallees) {
+      ++e.thin_wrappers;
+      e.thin_wrapper_calls += r->calls;
+    }
+  }
   return e;
 }
 

@@ -1,5 +1,5 @@
-// What exact mode's hooks cost a recording, and what `record --auto-fold all` would have
-// saved (docs/modes.md, "What the hooks cost"): the calls that went through the hooks
+// What exact mode's hooks cost a recording, and what `record --auto-fold all` and
+// `--auto-fold wrappers` would have saved (docs/modes.md, "What the hooks cost"): the calls that went through the hooks
 // times their process's measured cost per call, and the tiny functions among them that
 // folding any tiny leaf would have unhooked (a leaf of folded functions folds too). An
 // estimate from the profile, for the report's header and JSON: the runtime decides per call
@@ -14,6 +14,10 @@
 
 namespace callprof {
 
+// The most functions not folded that a thin wrapper may call and still fold: the runtime's
+// kWrapperMaxCallees (runtime/thread_profile.h), which the analysis side cannot include.
+inline constexpr uint32_t kWrapperMaxCallees = 4;
+
 struct HookCostEstimate {
   uint64_t hooked_calls = 0;  // calls through the hooks: all calls less those counted folded
   double hook_ns = 0;         // their cost: hooked calls times their process's cost per call
@@ -24,6 +28,11 @@ struct HookCostEstimate {
   // nothing hooked but other such functions; and their calls.
   uint32_t small_leaves = 0;
   uint64_t small_leaf_calls = 0;
+  // Under `--auto-fold wrappers` besides those leaves (same conditions): functions as tiny by
+  // their own time that call other hooked functions, thin wrappers, when they call at most
+  // kWrapperMaxCallees that stay hooked (themselves too, in a recursion); their calls.
+  uint32_t thin_wrappers = 0;
+  uint64_t thin_wrapper_calls = 0;
   double threshold_ns = 0;  // the fold threshold (the processes' largest); 0: unknown
 };
 

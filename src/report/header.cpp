@@ -134,11 +134,19 @@ void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
       format_ns(uint64_t(e.hook_ns)), format_ns(uint64_t(e.recorded_ns)), 100 * share, e.hooked_calls,
       e.hook_ns / double(e.hooked_calls));
   const double leaves = e.hooked_calls ? double(e.small_leaf_calls) / double(e.hooked_calls) : 0;
+  const double wrappers = e.hooked_calls ? double(e.thin_wrapper_calls) / double(e.hooked_calls) : 0;
   if (share >= 0.2 && leaves >= 0.1)
     out << fmt::format(
         "; record --auto-fold all would unhook about {:.0f} % of them ({} small leaf function{} under {:.0f} ns a "
         "call: their time then in their callers', their calls still counted)",
         100 * leaves, e.small_leaves, e.small_leaves == 1 ? "" : "s", e.threshold_ns);
+  // Thin wrappers fold only with `wrappers`, which also changes the tree: worth a mention
+  // where they are many of the calls.
+  if (share >= 0.2 && wrappers >= 0.1)
+    out << fmt::format(
+        "; --auto-fold wrappers about {:.0f} % (also {} thin wrapper{} of other calls, under {:.0f} ns a call of "
+        "their own: that time in their callers', the calls they make under their callers)",
+        100 * (leaves + wrappers), e.thin_wrappers, e.thin_wrappers == 1 ? "" : "s", e.threshold_ns);
   // Where the hooks took most of the time, what compensation leaves is least sure: beside a
   // caller's own work they cost less than calibrated (docs/modes.md). Samples are not biased so.
   if (share >= 0.5 && !ctx.profile().meta.sampling)

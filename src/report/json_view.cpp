@@ -498,7 +498,10 @@ Status render_json(const ReportContext& ctx, std::ostream& out) {
         << dump(json{{"hooked_calls", e.hooked_calls},
                      {"hook_ns", uint64_t(e.hook_ns)},
                      {"recorded_ns", uint64_t(e.recorded_ns)},
-                     {"auto_fold_all", {{"functions", e.small_leaves}, {"calls", e.small_leaf_calls}}}})
+                     {"auto_fold_all", {{"functions", e.small_leaves}, {"calls", e.small_leaf_calls}}},
+                     {"auto_fold_wrappers",
+                      {{"functions", e.small_leaves + e.thin_wrappers},
+                       {"calls", e.small_leaf_calls + e.thin_wrapper_calls}}}})
         << ",\n";
   if (const auto disagreements = exact_sample_disagreements(ctx); !disagreements.empty()) {
     json d = json::array();

@@ -84,6 +84,9 @@ function recordingNotes(d) {
     const all = hc.auto_fold_all
     if (hc.hook_ns >= 0.2 * hc.recorded_ns && all.calls >= 0.1 * hc.hooked_calls)
       note += ` callprof record --auto-fold all would unhook about ${fmtPct(all.calls, hc.hooked_calls)} of them (${fmtCount(all.functions)} small functions, their time then their callers').`
+    const wrappers = hc.auto_fold_wrappers
+    if (hc.hook_ns >= 0.2 * hc.recorded_ns && wrappers && wrappers.calls - all.calls >= 0.1 * hc.hooked_calls)
+      note += ` --auto-fold wrappers would unhook about ${fmtPct(wrappers.calls, hc.hooked_calls)} (thin wrappers too: their own time then their callers', the calls they make under their callers).`
     // Beside a caller's own work the hooks cost less than compensation removes (docs/modes.md).
     if (hc.hook_ns >= 0.5 * hc.recorded_ns && !meta.sampling)
       note += ' Self times are least sure where the hooks took most of the time: callprof record -F 999 adds samples of where the CPU went.'

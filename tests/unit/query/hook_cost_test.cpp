@@ -62,11 +62,37 @@ TEST(HookCost, AutoFoldAllFoldsTinyLeavesAndTheTinyFunctionsAboveThemAlone) {
   EXPECT_EQ(e.small_leaf_calls, 3000u);
 }
 
+TEST(HookCost, AutoFoldWrappersAlsoFoldsThinFunctionsThatCallFewHookedOnes) {
+  const HookCostEstimate e = estimate("inlined");
+  EXPECT_EQ(e.thin_wrappers, 2u) << "gate (10 ns of its own, calling slow) and again (tiny, calling itself); not "
+                                    "loop (5 us) or edge (40 ns)";
+  EXPECT_EQ(e.thin_wrapper_calls, 2000u);
+}
+
+TEST(HookCost, AWrapperOfMoreThanFourHookedFunctionsIsNoThinWrapper) {
+  std::string text = "main 1000000 calls=1\nmain;hub 10000 calls=1000\n";
+  for (int i = 0; i < 5; ++i) text += "main;hub;work" + std::to_string(i) + " 900000 calls=1000\n";
+  Profile p = testing::folded(text);
+  Process proc;
+  proc.pid = 1;
+  proc.hook_inner_ns = 8;
+  proc.hook_outer_ns = 12;
+  proc.auto_fold_ns = 40;
+  p.processes.push_back(proc);
+  p.meta.exact.emplace().auto_fold = "inlined";
+  QueryOptions o;
+  o.raw = true;
+  auto a = Analysis::run(std::move(p), o);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(estimate_hook_cost(*a).thin_wrappers, 0u) << "hub calls five functions that stay hooked";
+}
+
 TEST(HookCost, NothingMoreToFoldWhenTheRecordingFoldedWithAllOrWrappers) {
   for (const char* scope : {"all", "wrappers"}) {
     const HookCostEstimate e = estimate(scope);
     EXPECT_GT(e.hook_ns, 0) << scope;
     EXPECT_EQ(e.small_leaves, 0u) << scope;
+    EXPECT_EQ(e.thin_wrappers, 0u) << scope;
   }
 }
 
@@ -78,6 +104,7 @@ TEST(HookCost, TheRecordingsCostWhateverTheFocus) {
   EXPECT_DOUBLE_EQ(focused.hook_ns, whole.hook_ns);
   EXPECT_DOUBLE_EQ(focused.recorded_ns, whole.recorded_ns);
   EXPECT_EQ(focused.small_leaves, 0u);
+  EXPECT_EQ(focused.thin_wrappers, 0u);
 }
 
 // What record says when it ends: from the profile as recorded, its trees' own sums.
