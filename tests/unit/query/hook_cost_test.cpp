@@ -25,8 +25,8 @@ constexpr const char* kProfile =
     "main;loop;again;again 5000 calls=500\n"   //
     "main;loop;edge 40000 calls=1000\n";       // 40 ns: not under the threshold
 
-Profile profile(const std::string& auto_fold) {
-  Profile p = testing::folded(kProfile);
+Profile profile(const std::string& auto_fold, const std::string& text = kProfile) {
+  Profile p = testing::folded(text);
   Process proc;
   proc.pid = 1;
   proc.hook_inner_ns = 8;
@@ -72,17 +72,9 @@ TEST(HookCost, AutoFoldWrappersAlsoFoldsThinFunctionsThatCallFewHookedOnes) {
 TEST(HookCost, AWrapperOfMoreThanFourHookedFunctionsIsNoThinWrapper) {
   std::string text = "main 1000000 calls=1\nmain;hub 10000 calls=1000\n";
   for (int i = 0; i < 5; ++i) text += "main;hub;work" + std::to_string(i) + " 900000 calls=1000\n";
-  Profile p = testing::folded(text);
-  Process proc;
-  proc.pid = 1;
-  proc.hook_inner_ns = 8;
-  proc.hook_outer_ns = 12;
-  proc.auto_fold_ns = 40;
-  p.processes.push_back(proc);
-  p.meta.exact.emplace().auto_fold = "inlined";
   QueryOptions o;
   o.raw = true;
-  auto a = Analysis::run(std::move(p), o);
+  auto a = Analysis::run(profile("inlined", text), o);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(estimate_hook_cost(*a).thin_wrappers, 0u) << "hub calls five functions that stay hooked";
 }
