@@ -142,11 +142,14 @@ void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
         100 * leaves, e.small_leaves, e.small_leaves == 1 ? "" : "s", e.threshold_ns);
   // Thin wrappers fold only with `wrappers`, which also changes the tree: worth a mention
   // where they are many of the calls.
+  // Said on its own, the line names the option and what it is a share of.
   if (share >= 0.2 && wrappers >= 0.1)
     out << fmt::format(
-        "; --auto-fold wrappers about {:.0f} % (also {} thin wrapper{} of other calls, under {:.0f} ns a call of "
-        "their own: that time in their callers', the calls they make under their callers)",
-        100 * (leaves + wrappers), e.thin_wrappers, e.thin_wrappers == 1 ? "" : "s", e.threshold_ns);
+        "; {} about {:.0f} %{} ({}{} thin wrapper{} of other calls, under {:.0f} ns a call of their own: that time "
+        "in their callers', the calls they make under their callers)",
+        leaves >= 0.1 ? "--auto-fold wrappers" : "record --auto-fold wrappers would unhook", 100 * (leaves + wrappers),
+        leaves >= 0.1 ? "" : " of them", leaves >= 0.1 ? "also " : "", e.thin_wrappers, e.thin_wrappers == 1 ? "" : "s",
+        e.threshold_ns);
   // Where the hooks took most of the time, what compensation leaves is least sure: beside a
   // caller's own work they cost less than calibrated (docs/modes.md). Samples are not biased so.
   if (share >= 0.5 && !ctx.profile().meta.sampling)
