@@ -87,6 +87,8 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
   for (const FunctionRow* r : tiny) {
     if (folds.count(r->function)) continue;
     const auto& c = callees[r->function];
+    // Not a recursion (fib): whether the runtime would fold one is not this estimate's to say.
+    if (std::binary_search(c.begin(), c.end(), r->function)) continue;
     if (std::count_if(c.begin(), c.end(), [&](FunctionId g) { return !folds.count(g); }) <= kWrapperMaxCallees) {
       ++e.thin_wrappers;
       e.thin_wrapper_calls += r->calls;

@@ -30,7 +30,7 @@ struct HookCostEstimate {
   uint64_t small_leaf_calls = 0;
   // Under `--auto-fold wrappers` besides those leaves (same conditions): functions as tiny by
   // their own time that call other hooked functions, thin wrappers, when they call at most
-  // kWrapperMaxCallees that stay hooked (themselves too, in a recursion); their calls.
+  // kWrapperMaxCallees that stay hooked, and not themselves (a recursion); their calls.
   uint32_t thin_wrappers = 0;
   uint64_t thin_wrapper_calls = 0;
   double threshold_ns = 0;  // the fold threshold (the processes' largest); 0: unknown
