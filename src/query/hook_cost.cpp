@@ -50,7 +50,10 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
   if (h.hook_ns <= 0) return e;
   e.hooked_calls = h.hooked_calls;
   e.hook_ns = h.hook_ns;
-  e.recorded_ns = measured_ns + (a.compensated() ? e.hook_ns : 0);
+  // Compensation took the hooks out of the times but where a node had less time than their
+  // estimate (a thin wrapper's): what it could not take stays in what was measured.
+  if (a.compensated()) measured_ns += std::max(0.0, e.hook_ns - a.compensation().unremoved_ns);
+  e.recorded_ns = measured_ns;
   // The runtime's threshold is for a call's own time with the hooks' part inside it, which
   // compensation took out of self.
   double inner_ns = 0;

@@ -69,6 +69,67 @@ TEST(Compensation, RawShowsMeasuredNumbers) {
       << "nothing to say without measured costs";
 }
 
+// The header's `# cost:` line (docs/modes.md, "What the hooks cost"): raw times, 20 ns of
+// hooks a call, a fold threshold of 40 ns. `w` is a thin wrapper (10 ns of its own around
+// `work`, 50 ns a call, which stays hooked); `leaf` a small leaf.
+Profile hooked_profile(const std::string& text) {
+  Profile p = testing::folded(text);
+  Process proc;
+  proc.pid = 1;
+  proc.hook_inner_ns = 8;
+  proc.hook_outer_ns = 12;
+  proc.auto_fold_ns = 40;
+  p.processes.push_back(proc);
+  p.meta.exact.emplace().auto_fold = "inlined";
+  return p;
+}
+
+std::string cost_line(const std::string& text, bool raw = false) {
+  ReportOptions o = view("flat");
+  o.query.raw = raw;
+  const Out r = run(o, hooked_profile(text));
+  EXPECT_TRUE(r.ok) << r.text;
+  const size_t at = r.text.find("# cost:");
+  return at == std::string::npos ? "" : r.text.substr(at, r.text.find('\n', at) - at);
+}
+
+TEST(CostLine, NamesTheWrappersOptionAloneWhenNoSmallLeavesAreMany) {
+  const std::string text =
+      "main 100000 calls=1\n"
+      "main;w 10000 calls=1000\n"
+      "main;w;work 50000 calls=1000\n";
+  const std::string line = cost_line(text);
+  EXPECT_NE(line.find("the hooks took about 40.0µs of the threads' 160µs (25 %: 2001 calls through them at 20.0 "
+                      "ns)"),
+            std::string::npos)
+      << "the time as measured, though compensation could take only 10 of w's 20 ns a call: " << line;
+  EXPECT_EQ(line, cost_line(text, true)) << "the recording's cost, compensated or not";
+  EXPECT_EQ(line.find("--auto-fold all"), std::string::npos) << "no small leaf: " << line;
+  EXPECT_NE(line.find("; record --auto-fold wrappers would unhook about 50 % of them (1 thin wrapper of other "
+                      "calls, under 40 ns a call of their own: that time in their callers', the calls they make "
+                      "under their callers)"),
+            std::string::npos)
+      << line;
+}
+
+TEST(CostLine, AddsTheWrappersToTheSmallLeavesAfterTheAllOption) {
+  const std::string line = cost_line(
+      "main 100000 calls=1\n"
+      "main;w 10000 calls=1000\n"
+      "main;w;work 50000 calls=1000\n"
+      "main;w;leaf 20000 calls=1000\n");
+  EXPECT_NE(line.find("; record --auto-fold all would unhook about 33 % of them (1 small leaf function under 40 "
+                      "ns a call: their time then in their callers', their calls still counted)"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("; --auto-fold wrappers about 67 % (also 1 thin wrapper of other calls, "), std::string::npos)
+      << line;
+}
+
+TEST(CostLine, SaysNothingUnderATenthOfTheTime) {
+  EXPECT_EQ(cost_line("main 10000000 calls=1\nmain;w 10000 calls=1000\nmain;w;work 100000 calls=1000\n"), "");
+}
+
 TEST(Columns, AllocationAndFaultColumnsWhenPresent) {
   const std::string flat = run(view("flat")).text;
   for (const char* title : {"  cpu", "off-cpu", "faults", "allocs", "alloc bytes"})
