@@ -38,9 +38,11 @@ SharedCalibration load_calibration(const char* dir) {
   out.cached_sets = uint8_t(f.cached_sets & out.sets);
   out.checked_sets = uint8_t(f.checked_sets & out.cached_sets);
   out.failed_sets = uint8_t(f.failed_sets & kAllSets);
+  out.rechecked_sets = uint8_t(f.rechecked_sets & out.sets);
   for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     out.costs[i] = f.costs[i];
     out.check[i] = f.check[i];
+    out.recheck_change_permille[i] = f.recheck_change_permille[i];
   }
   out.alternates = f.alternates < wire::kCalibrationAlternates ? f.alternates : wire::kCalibrationAlternates;
   __builtin_memcpy(out.alternate_costs, f.alternate_costs, sizeof f.alternate_costs);
@@ -76,9 +78,11 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   f.checked_sets = c.checked_sets;
   f.failed_sets = c.failed_sets;
   f.ticks_per_ns = c.ticks_per_ns;
+  f.rechecked_sets = c.rechecked_sets;
   for (uint32_t i = 0; i < wire::kHookSets; ++i) {
     f.costs[i] = c.costs[i];
     f.check[i] = c.check[i];
+    f.recheck_change_permille[i] = c.recheck_change_permille[i];
   }
   f.alternates = c.alternates;
   __builtin_memcpy(f.alternate_costs, c.alternate_costs, sizeof f.alternate_costs);

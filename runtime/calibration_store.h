@@ -19,6 +19,10 @@ struct SharedCalibration {
   uint8_t cached_sets = 0;  // of them, from the recorder's cache (wire::CalibrationFile)
   uint8_t checked_sets = 0, failed_sets = 0;
   uint8_t switched_sets = 0;  // cached sets whose check confirmed an alternate, now in `costs`
+  // Measured sets checked again at a process's exit, and the largest change the recording's
+  // processes saw, in thousandths (wire::CalibrationFile).
+  uint8_t rechecked_sets = 0;
+  int32_t recheck_change_permille[wire::kHookSets] = {};
   wire::DumpHookCosts costs[wire::kHookSets] = {};
   uint64_t check[wire::kHookSets] = {};
   // The cache's single measurements beside the median in `costs` (wire::CalibrationFile).

@@ -449,7 +449,7 @@ void write_dump(int death_signal) {
   if (self) self->busy = 1;  // our own calls must not be profiled
   uint64_t now = ticks();
   // After `now`: the check's time is no open frame's. Not in a crash.
-  if (death_signal == 0) check_cached_costs_at_exit();
+  if (death_signal == 0) check_costs_at_exit();
   if (self) self->interrupts.unwind_all(now);  // exit() called from a signal handler
   // Coroutines still suspended end with the image, as of when they were suspended.
   if (self) close_all_saved(static_cast<ContextStore*>(self->contexts), self->profile);

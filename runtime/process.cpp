@@ -387,8 +387,8 @@ bool hooks_cost_matters(uint8_t sets) {
 
 }  // namespace
 
-void check_cached_costs_at_exit() {
-  const uint8_t sets = unchecked_sets();
+void check_costs_at_exit() {
+  const uint8_t sets = uint8_t(unchecked_sets() | measured_sets());
   if (!sets || !hooks_cost_matters(sets)) return;
   // A state as fresh as the first thread's at start-up, where the costs were measured.
   const RuntimeConfig& c = g_process.config;
@@ -403,6 +403,7 @@ void check_cached_costs_at_exit() {
   const Learnt learnt = check_cached_costs(scratch, g_process.hook_costs);
   __atomic_store_n(&g_remove_hooks, removing, __ATOMIC_RELEASE);
   share_calibration(t_state, learnt, g_process.ticks_per_ns);
+  recheck_measured_costs(scratch, t_state);
   close_thread_events(scratch, false);
   sys::munmap(scratch->mapping, scratch->mapping_bytes);
 }

@@ -133,9 +133,10 @@ void freeze_unhooked_counts();
 void clear_unhooked_counts();
 
 // Before the image's last dump: the hooks' costs taken unchecked from the recorder's cache
-// are checked now, where the hooks' estimated cost is a share of the image's CPU time that
+// are checked now, and those measured in the recording checked again (how far they moved
+// during the run), where the hooks' estimated cost is a share of the image's CPU time that
 // matters (process_calibration.h; docs/design.md, "Compensation").
-void check_cached_costs_at_exit();
+void check_costs_at_exit();
 
 // Write this process image's dump (all threads, open frames included), once per image;
 // an image that never entered a hook writes nothing. `death_signal`: a fatal signal is

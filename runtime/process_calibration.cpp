@@ -10,6 +10,7 @@ namespace {
 
 constinit SharedCalibration g_shared_calibration{};  // what this recording's processes measured
 uint8_t g_unchecked_sets = 0;                        // taken from the recorder's cache, not checked yet
+uint8_t g_measured_sets = 0;                         // measured in this recording, not checked again yet
 
 // Whether the cached costs of hook set `set` still hold here: the check measured now on
 // thread state `s` within the tolerance of the cached check value, or of one of the cache's
@@ -39,6 +40,21 @@ void measure_sets(ThreadState* s, SharedCalibration& shared, uint8_t sets) {
   shared.cached_sets = uint8_t(shared.cached_sets & ~sets);
 }
 
+int64_t magnitude(int64_t x) { return x < 0 ? -x : x; }
+
+// The change of the check loop's cost since `measured`, in thousandths: of two checks, the
+// one closer to it (a check can be interrupted as a whole, as cached_costs_hold's).
+int32_t check_change_permille(ThreadState* s, uint32_t set, uint64_t measured) {
+  int64_t closest = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint64_t now = check_hooks(s, set);
+    const int64_t change = int64_t(double(now) * 1000.0 / double(measured)) - 1000;
+    if (attempt == 0 || magnitude(change) < magnitude(closest)) closest = change;
+    if (check_confirms(now, measured)) break;
+  }
+  return int32_t(closest);
+}
+
 }  // namespace
 
 double load_recording_calibration(const char* dir) {
@@ -51,6 +67,7 @@ Learnt calibrate_or_inherit(ThreadState* s, uint8_t sets, wire::DumpHookCosts* c
   const uint8_t missing = uint8_t(sets & ~shared.sets);
   g_unchecked_sets = uint8_t(sets & shared.cached_sets & ~shared.checked_sets);
   if (missing) measure_sets(s, shared, missing);
+  g_measured_sets = uint8_t(sets & ~shared.cached_sets);
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
     if (sets & (1u << i)) costs[i] = shared.costs[i];
   return missing ? Learnt::Measured : Learnt::Nothing;
@@ -74,6 +91,35 @@ Learnt check_cached_costs(ThreadState* s, wire::DumpHookCosts* costs) {
   if (failed) return Learnt::Measured;
   if (to_check & shared.switched_sets) return Learnt::Switched;
   return to_check ? Learnt::Checked : Learnt::Nothing;
+}
+
+uint8_t measured_sets() { return g_measured_sets; }
+
+void recheck_measured_costs(ThreadState* s, ThreadState* busy) {
+  const uint8_t sets = g_measured_sets;
+  g_measured_sets = 0;
+  int32_t change[wire::kHookSets] = {};
+  uint8_t rechecked = 0;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if ((sets & (1u << i)) && g_shared_calibration.check[i] > 0) {
+      change[i] = check_change_permille(s, i, g_shared_calibration.check[i]);
+      rechecked = uint8_t(rechecked | 1u << i);
+    }
+  if (!rechecked) return;
+  const uint32_t was_busy = busy ? busy->busy : 0;
+  if (busy) busy->busy = 1;
+  // The file as the recording's other processes left it: their changes stay unless ours is larger.
+  const char* dir = process().config.output_dir;
+  SharedCalibration file = load_calibration(dir);
+  if (!(file.ticks_per_ns > 0)) file = g_shared_calibration;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    if (!(rechecked & (1u << i))) continue;
+    if (!(file.rechecked_sets & (1u << i)) || magnitude(change[i]) > magnitude(file.recheck_change_permille[i]))
+      file.recheck_change_permille[i] = change[i];
+    file.rechecked_sets = uint8_t(file.rechecked_sets | 1u << i);
+  }
+  save_calibration(dir, file);
+  if (busy) busy->busy = was_busy;
 }
 
 void share_calibration(ThreadState* s, Learnt learnt, double ticks_per_ns) {

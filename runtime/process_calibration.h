@@ -27,6 +27,14 @@ uint8_t unchecked_sets();
 // once: the cache's median or one of its alternates confirmed, else measured in full; their
 // costs into `costs`.
 Learnt check_cached_costs(ThreadState* s, wire::DumpHookCosts* costs);
+// The hook sets whose costs were measured in this recording (here or by an earlier process
+// of it), due a check again at the exit.
+uint8_t measured_sets();
+// Checks the measured sets' costs again on thread state `s` (fresh, as above), once: how far
+// the check loop's cost moved since the measurement is left in the recording's directory for
+// the recorder (the largest change its processes saw), busy on thread state `busy` (if any).
+// The costs stay: a change says how sure the compensation is, not what the hooks cost when.
+void recheck_measured_costs(ThreadState* s, ThreadState* busy);
 // Leaves what this process learnt for the recording's later processes (and the recorder),
 // busy on thread state `s` (if any): the write is the runtime's, not a system call of the program
 // (record --syscalls). `ticks_per_ns`: the process's TSC rate.

@@ -143,6 +143,9 @@ struct ExactFacts {
   // The hooks' costs: "measured" in this recording, "cached" (earlier recordings' on this
   // machine, checked in this one: record/calibration_cache.h), "" none or not known.
   std::string calibration{};
+  // How far the hooks' cost moved between their measurement and a process's exit, the
+  // largest change seen (+0.24: 24 % slower at the exit); none when not checked again.
+  std::optional<double> calibration_change_at_exit{};
   // attach --mode exact: the frames open on the threads' stacks when the window began (their
   // time counts from then, their calls are not counted), and in how many threads.
   bool attached = false;

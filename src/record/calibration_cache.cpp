@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -134,6 +135,16 @@ CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets) {
   return CalibrationOutcome::None;
 }
 
+std::optional<double> change_at_exit(const wire::CalibrationFile& f, uint32_t sets) {
+  std::optional<double> largest;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i)
+    if (has(sets, i) && has(f.rechecked_sets, i)) {
+      const double change = f.recheck_change_permille[i] / 1000.0;
+      if (!largest || std::abs(change) > std::abs(*largest)) largest = change;
+    }
+  return largest;
+}
+
 bool measurement_due() {
   // getrandom, not std::random_device, which throws where no source can be opened.
   uint32_t draw = 0;
@@ -236,15 +247,16 @@ void CalibrationCache::seed(const std::string& recording_dir, bool measure_due) 
   out.write(reinterpret_cast<const char*>(&*f), sizeof *f);
 }
 
-CalibrationOutcome CalibrationCache::learn_from(const std::string& recording_dir) const {
+CalibrationReport CalibrationCache::learn_from(const std::string& recording_dir) const {
   const auto f = read_calibration_file(recording_dir);
-  const CalibrationOutcome outcome = f ? outcome_of(*f, sets_) : CalibrationOutcome::None;
+  if (!f) return {};
+  const CalibrationReport report{outcome_of(*f, sets_), change_at_exit(*f, sets_)};
   // Costs taken from the cache teach it nothing: its file is not read again.
-  if (outcome != CalibrationOutcome::Measured || path_.empty() || !learns_) return outcome;
+  if (report.outcome != CalibrationOutcome::Measured || path_.empty() || !learns_) return report;
   CalibrationHistory h = parse_history(read_whole_file(path_), key_).value_or(CalibrationHistory{});
   if (learn(h, *f, sets_))
     (void)write_cache_file(path_, history_json(h, key_), "calibration", ".json", kCacheFilesKept);
-  return outcome;
+  return report;
 }
 
 }  // namespace callprof::record

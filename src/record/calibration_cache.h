@@ -54,6 +54,16 @@ std::optional<wire::CalibrationFile> seed_from(const CalibrationHistory& h, uint
 bool measurement_due();
 // What the runtime left in a recording's directory says, for `sets`.
 CalibrationOutcome outcome_of(const wire::CalibrationFile& f, uint32_t sets);
+// How far the hooks' cost moved during the recording, for `sets`: the largest change of the
+// check loop's cost between a measurement and a process's exit (+0.24: 24 % slower at the
+// exit); nullopt when no measured set was checked again (runtime/process_calibration.h).
+std::optional<double> change_at_exit(const wire::CalibrationFile& f, uint32_t sets);
+
+// What the runtime did with the calibration in a recording, read from its directory.
+struct CalibrationReport {
+  CalibrationOutcome outcome = CalibrationOutcome::None;
+  std::optional<double> change_at_exit;  // change_at_exit()
+};
 // The history after a recording whose calibration file is `f`: a measurement joins it (the
 // oldest beyond kCalibrationHistoryKept leave), after a failed check too; true when it did
 // (a checked use changes nothing).
@@ -88,7 +98,7 @@ class CalibrationCache {
   void seed(const std::string& recording_dir, bool measure_due) const;
   // After the recording: what the runtime did, learnt, the file written only when a
   // measurement joined it (best effort: a cache that cannot be written is no error).
-  CalibrationOutcome learn_from(const std::string& recording_dir) const;
+  CalibrationReport learn_from(const std::string& recording_dir) const;
   const std::string& path() const { return path_; }  // "" when there is no cache
 
  private:

@@ -221,7 +221,11 @@ void ExactSource::contribute(Assembly& a) {
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   stamp_exact_facts(meta, args_);
-  if (a.final) meta.exact->calibration = calibration_outcome_name(calibration_cache_.learn_from(dir_.path()));
+  if (a.final) {
+    const CalibrationReport calibration = calibration_cache_.learn_from(dir_.path());
+    meta.exact->calibration = calibration_outcome_name(calibration.outcome);
+    meta.exact->calibration_change_at_exit = calibration.change_at_exit;
+  }
   if (const HookTime h = a.final ? hook_time(c.built.profile) : HookTime{};
       h.hook_ns > 0 && h.hook_ns >= 0.5 * h.recorded_ns)
     cost_note_ = fmt::format(

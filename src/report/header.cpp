@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -241,6 +242,18 @@ void write_agreement_lines(std::ostream& out, const ReportContext& ctx) {
          "read out of order around short calls; --time sampled takes the samples' (docs/modes.md)\n";
 }
 
+// How far the hooks' cost moved during the run, by a check again at a process's exit
+// (docs/design.md, "Compensation"). Beyond the runtime's check tolerance (a tenth) it says
+// what that means for the times.
+std::string change_at_exit(const std::optional<ExactFacts>& exact) {
+  if (!exact || !exact->calibration_change_at_exit) return "";
+  const double change = *exact->calibration_change_at_exit;
+  return fmt::format("; checked again at the exit: {:+.0f} %{}", 100 * change,
+                     std::abs(change) > 0.10 ? ", the machine's speed moved during the run: self times are least sure "
+                                               "where the hooks took much of them"
+                                             : "");
+}
+
 void write_times_line(std::ostream& out, const ReportContext& ctx) {
   if (ctx.analysis().options().sampled_time) {
     const SamplingFacts& s = *ctx.profile().meta.sampling;
@@ -260,8 +273,8 @@ void write_times_line(std::ostream& out, const ReportContext& ctx) {
                          : calibration == "unchecked" ? ", measured by earlier recordings here, not checked: "
                                                         "the hooks cost under 1% of the CPU time"
                                                       : "";
-    out << "# times:    compensated for measured hook overhead" << (cost.empty() ? "" : " (" + cost + source + ")")
-        << "; --raw for raw numbers\n";
+    out << "# times:    compensated for measured hook overhead"
+        << (cost.empty() ? "" : " (" + cost + source + change_at_exit(exact) + ")") << "; --raw for raw numbers\n";
     // Never clamped silently: where the estimate exceeded a node's on-CPU time, say so.
     if (const CompensationStats& c = ctx.compensation(); c.limited > 0)
       out << fmt::format(

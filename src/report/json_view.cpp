@@ -65,6 +65,8 @@ json exact_facts(const ExactFacts& x) {
           {"max_nodes", x.max_nodes},
           {"unmatched_exits", x.unmatched_exits},
           {"calibration", x.calibration},
+          {"calibration_change_at_exit",
+           x.calibration_change_at_exit ? json(*x.calibration_change_at_exit) : json(nullptr)},
           {"attached", x.attached},
           {"frames_open_at_attach", x.frames_open_at_attach},
           {"threads_open_at_attach", x.threads_open_at_attach},

@@ -27,6 +27,7 @@ void put_exact(const ExactFacts& x, file::ExactFacts* out) {
   out->set_threads_open_at_attach(x.threads_open_at_attach);
   out->set_threads_without_hooks(x.threads_without_hooks);
   out->set_calibration(x.calibration);
+  if (x.calibration_change_at_exit) out->set_calibration_change_at_exit(*x.calibration_change_at_exit);
 }
 
 ExactFacts take_exact(const file::ExactFacts& in) {
@@ -46,6 +47,9 @@ ExactFacts take_exact(const file::ExactFacts& in) {
                     .max_nodes = in.max_nodes(),
                     .unmatched_exits = in.unmatched_exits(),
                     .calibration = in.calibration(),
+                    .calibration_change_at_exit = in.has_calibration_change_at_exit()
+                                                      ? std::optional<double>(in.calibration_change_at_exit())
+                                                      : std::nullopt,
                     .attached = in.attached(),
                     .frames_open_at_attach = in.frames_open_at_attach(),
                     .threads_open_at_attach = in.threads_open_at_attach(),

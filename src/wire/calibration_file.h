@@ -11,7 +11,7 @@
 
 namespace callprof::wire {
 
-inline constexpr char kCalibrationMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '4'};
+inline constexpr char kCalibrationMagic[8] = {'C', 'P', 'C', 'A', 'L', 'I', 'B', '5'};
 
 // How many of the cache's other measurements a seeded file carries (CalibrationFile).
 inline constexpr uint32_t kCalibrationAlternates = 8;
@@ -33,11 +33,16 @@ struct CalibrationFile {
   // here) fails the median's check in those spells, and a check that confirms one of these
   // takes its costs instead of measuring anew. Seeded files only; `alternates` filled.
   uint32_t alternates;
+  // Measured sets checked again at a process's exit, where the hooks' cost mattered there
+  // (runtime/process_calibration.h): the check's change since the measurement in
+  // thousandths (+240: the loop ran 24 % slower), the largest over the recording's processes.
+  uint32_t rechecked_sets;
+  int32_t recheck_change_permille[kHookSets];
   uint32_t reserved;
   DumpHookCosts alternate_costs[kCalibrationAlternates][kHookSets];
   uint64_t alternate_check[kCalibrationAlternates][kHookSets];
 };
-static_assert(sizeof(CalibrationFile) == 200 + 8 + kCalibrationAlternates * kHookSets * (sizeof(DumpHookCosts) + 8));
+static_assert(sizeof(CalibrationFile) == 200 + 24 + kCalibrationAlternates * kHookSets * (sizeof(DumpHookCosts) + 8));
 
 // A cached set is used when the check measures its cost within this share of the cached
 // check value; otherwise the machine changed (load, frequency, host) and it is measured again.

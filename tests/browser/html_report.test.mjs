@@ -100,6 +100,11 @@ for (const program of programs) {
       const leastSure = /Self times are least sure where the hooks took most of the time/
       if (hc && hc.hook_ns >= 0.5 * hc.recorded_ns && !expected.metadata.sampling) assert.match(summaryText, leastSure)
       else assert.doesNotMatch(summaryText, leastSure)
+      // How far the hooks' cost had moved by the exit, when a measured cost was checked again.
+      const change = expected.metadata.exact && expected.metadata.exact.calibration_change_at_exit
+      if (expected.compensated && typeof change === 'number')
+        assert.ok(summaryText.includes(`Checked again at the exit, the hooks' cost had moved ${change >= 0 ? '+' : ''}${(100 * change).toFixed(0)}%`), summaryText)
+      else assert.doesNotMatch(summaryText, /Checked again at the exit/)
       await showTab(page, 'flat')
       assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), expected.functions.length, 'one row per function')
       await showTab(page, 'tree')

@@ -35,6 +35,10 @@ class CachedCalibration : public E2ETest {
             p.at("hook_inner_ns").get<double>() + p.at("hook_outer_ns").get<double>()};
   }
 
+  // How far the hooks' cost moved between a measurement and the process's exit, as the
+  // recording says; null when no measured cost was checked again.
+  json change_at_exit(const Report& r) { return r.doc().at("metadata").at("exact").at("calibration_change_at_exit"); }
+
   // The calibration's file (the directory also holds the symbol cache's).
   std::filesystem::path cache_file() {
     for (const auto& e : std::filesystem::directory_iterator(dir() / "cache" / "callprof"))
@@ -83,7 +87,18 @@ E2E_INSTANTIATE(CachedCalibration);
 
 TEST_P(CachedCalibration, ThreeRecordingsMeasureAndTheNextOnesUseTheirMedianOnceChecked) {
   const std::string binary = build("calls.c");
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(calibration_of(record_with({}, binary)).first, "measured") << "recording " << i;
+  for (int i = 0; i < 3; ++i) {
+    const Report r = record_with({}, binary);
+    EXPECT_EQ(calibration_of(r).first, "measured") << "recording " << i;
+    // Measured at start-up, and the hooks most of the run: checked again at the exit. How far
+    // the host moved them is its own; a change is a ratio less one.
+    const json change = change_at_exit(r);
+    ASSERT_TRUE(change.is_number()) << change;
+    EXPECT_GT(change.get<double>(), -0.9);
+    EXPECT_LT(change.get<double>(), 3.0);
+  }
+  const RunResult measured = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_NE(measured.out.find("; checked again at the exit: "), std::string::npos) << measured.out;
   EXPECT_EQ(cache().at("entries").size(), 3u);
   // The next recording uses the cache unless its check fails (the machine's load moved the
   // hooks' cost by more than 10 %): then it measures, and its measurement joins the history.
@@ -95,6 +110,8 @@ TEST_P(CachedCalibration, ThreeRecordingsMeasureAndTheNextOnesUseTheirMedianOnce
     std::tie(how, cost) = calibration_of(record_with({}, binary));
   }
   ASSERT_EQ(how, "cached") << "no check passed in 20 recordings";
+  EXPECT_TRUE(change_at_exit(report()).is_null())
+      << "a cached cost checked at the exit is no measurement of this recording's";
   EXPECT_TRUE(one_of(cost, expected)) << cost << ": the median of the cached measurements, or one of them";
   EXPECT_FALSE(cache().contains("uses")) << "a checked use is not written down";
   const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
@@ -122,6 +139,7 @@ TEST_P(CachedCalibration, AProgramWhoseHooksCostLittleUsesTheMedianUnchecked) {
   const Report r = record_with({}, light);
   const auto [how, cost] = calibration_of(r);
   EXPECT_EQ(how, "unchecked");
+  EXPECT_TRUE(change_at_exit(r).is_null());
   EXPECT_NEAR(cost, expected.at(0), 0.001 * expected.at(0)) << "the median, unchecked";
   EXPECT_EQ(cache().at("entries").size(), c.at("entries").size()) << "nothing measured, nothing learnt";
   EXPECT_EQ(r.function("work").at("calls").get<uint64_t>(), 3u);

@@ -73,10 +73,18 @@ function buildSummary(app, section) {
   }
 }
 
+// How far the hooks' measured cost had moved by a process's exit (docs/design.md, "Compensation").
+function changeAtExit(exact) {
+  const change = exact && exact.calibration_change_at_exit
+  if (typeof change !== 'number') return ''
+  const said = ` Checked again at the exit, the hooks' cost had moved ${change >= 0 ? '+' : ''}${(100 * change).toFixed(0)}%`
+  return said + (Math.abs(change) > 0.1 ? ': the machine\'s speed moved during the run, and self times are least sure where the hooks took much of them.' : '.')
+}
+
 // What the reader should know before trusting the numbers: compensation, losses, snapshots.
 function recordingNotes(d) {
   const meta = d.metadata, notes = []
-  if (d.compensated) notes.push('Times are compensated for the measured cost of the profiler\'s hooks (callprof html --raw shows them as measured).')
+  if (d.compensated) notes.push('Times are compensated for the measured cost of the profiler\'s hooks (callprof html --raw shows them as measured).' + changeAtExit(meta.exact))
   if (meta.snapshot) notes.push('This profile is a snapshot taken while the program still ran.')
   const hc = d.hook_cost
   if (hc && hc.recorded_ns > 0 && hc.hook_ns >= 0.1 * hc.recorded_ns) {

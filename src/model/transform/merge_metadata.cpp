@@ -2,6 +2,7 @@
 #include "model/transform/merge_metadata.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -45,12 +46,16 @@ void add_exact(std::optional<ExactFacts>& into, const ExactFacts& x) {
   const uint64_t without_hooks = into->threads_without_hooks + x.threads_without_hooks;
   const bool attached = into->attached || x.attached;
   const std::string calibration = into->calibration == x.calibration ? x.calibration : "";
+  std::optional<double> change = into->calibration_change_at_exit;
+  if (x.calibration_change_at_exit && (!change || std::abs(*x.calibration_change_at_exit) > std::abs(*change)))
+    change = x.calibration_change_at_exit;
   if (options(*into) != options(x)) {
     *into = ExactFacts{};
     into->include = "mixed";
   }
   into->unmatched_exits = unmatched;
   into->calibration = calibration;
+  into->calibration_change_at_exit = change;
   into->attached = attached;
   into->frames_open_at_attach = open;
   into->threads_open_at_attach = open_threads;

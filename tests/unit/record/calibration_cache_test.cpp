@@ -119,6 +119,19 @@ TEST(CalibrationCache, AFailedCheckJoinsTheHistoryAndIsSeededAtOnce) {
   EXPECT_EQ(seed_from(h, kClang)->check[wire::kHooksClang], 29u * 151) << "five measurements later, the median too";
 }
 
+// A measured set checked again at a process's exit: the largest change over the sets the
+// recording used, a ratio less one; none where no used set was checked again.
+TEST(CalibrationCache, TheChangeAtTheExitIsTheLargestOfTheUsedSetsCheckedAgain) {
+  wire::CalibrationFile f = measured_file(100);
+  EXPECT_FALSE(change_at_exit(f, kClang)) << "not checked again";
+  f.rechecked_sets = kClang | 1u << wire::kHooksGcc;
+  f.recheck_change_permille[wire::kHooksClang] = -30;
+  f.recheck_change_permille[wire::kHooksGcc] = 240;
+  EXPECT_DOUBLE_EQ(*change_at_exit(f, kClang), -0.03);
+  EXPECT_DOUBLE_EQ(*change_at_exit(f, kClang | 1u << wire::kHooksGcc), 0.24);
+  EXPECT_FALSE(change_at_exit(f, 1u << 2)) << "a set the recording did not use";
+}
+
 TEST(CalibrationCache, ASeedNeverCheckedOrAnotherSetTeachesNothing) {
   CalibrationHistory h = history_of({100, 101, 102});
   const auto seeded = seed_from(h, kClang);
@@ -180,7 +193,7 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
     cache.seed(scene.dir, false);
     EXPECT_FALSE(fs::exists(scene.file())) << "nothing to seed yet";
     scene.leave(measured_file(k));
-    EXPECT_EQ(cache.learn_from(scene.dir), CalibrationOutcome::Measured);
+    EXPECT_EQ(cache.learn_from(scene.dir).outcome, CalibrationOutcome::Measured);
   }
   fs::remove(scene.file());
   cache.seed(scene.dir, true);
@@ -194,14 +207,14 @@ TEST(CalibrationCache, SeedsARecordingDirectoryAndLearnsFromIt) {
   scene.leave(*seeded);
   const auto written = fs::last_write_time(cache.path());
   fs::last_write_time(cache.path(), written - std::chrono::hours(1));
-  EXPECT_EQ(cache.learn_from(scene.dir), CalibrationOutcome::Cached);
+  EXPECT_EQ(cache.learn_from(scene.dir).outcome, CalibrationOutcome::Cached);
   EXPECT_EQ(fs::last_write_time(cache.path()), written - std::chrono::hours(1)) << "a checked use writes nothing";
   std::ofstream(cache.path()) << "{ not json";
   fs::remove(scene.file());
   cache.seed(scene.dir, false);
   EXPECT_FALSE(fs::exists(scene.file())) << "a damaged cache seeds nothing";
   scene.leave(measured_file(100));
-  EXPECT_EQ(cache.learn_from(scene.dir), CalibrationOutcome::Measured) << "and is written anew";
+  EXPECT_EQ(cache.learn_from(scene.dir).outcome, CalibrationOutcome::Measured) << "and is written anew";
   std::ifstream in(cache.path());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"entries\""), std::string::npos) << text;
@@ -219,7 +232,7 @@ TEST(CalibrationCache, TheOrderedClockHasItsOwnHistoryAndSamplingTeachesNothing)
   EXPECT_EQ(sampled.path(), plain.path());
   for (uint64_t k : {100, 101, 102}) {
     scene.leave(measured_file(k));
-    EXPECT_EQ(plain.learn_from(scene.dir), CalibrationOutcome::Measured);
+    EXPECT_EQ(plain.learn_from(scene.dir).outcome, CalibrationOutcome::Measured);
   }
   fs::remove(scene.file());
   ordered.seed(scene.dir, false);
@@ -232,7 +245,7 @@ TEST(CalibrationCache, TheOrderedClockHasItsOwnHistoryAndSamplingTeachesNothing)
   fs::last_write_time(plain.path(), before - std::chrono::hours(1));
   for (int i = 0; i < 3; ++i) {
     scene.leave(measured_file(500));  // a check failed under samples: measured on the sampled machine
-    EXPECT_EQ(sampled.learn_from(scene.dir), CalibrationOutcome::Measured);
+    EXPECT_EQ(sampled.learn_from(scene.dir).outcome, CalibrationOutcome::Measured);
   }
   EXPECT_EQ(fs::last_write_time(plain.path()), before - std::chrono::hours(1)) << "the history is not written";
   fs::remove(scene.file());
@@ -260,7 +273,7 @@ TEST(CalibrationCache, WithoutACacheDirectoryItStillTellsWhatTheRuntimeDid) {
   EXPECT_FALSE(fs::exists(dir / "calibration"));
   const wire::CalibrationFile f = measured_file(100);
   std::ofstream(dir / "calibration", std::ios::binary).write(reinterpret_cast<const char*>(&f), sizeof f);
-  EXPECT_EQ(cache.learn_from(dir.string()), CalibrationOutcome::Measured);
+  EXPECT_EQ(cache.learn_from(dir.string()).outcome, CalibrationOutcome::Measured);
   fs::remove_all(dir);
 }
 
@@ -286,7 +299,7 @@ TEST(CalibrationCache, KeepsTheSixteenFilesWrittenLast) {
   const wire::CalibrationFile f = measured_file(100);
   std::ofstream(root / "recording" / "calibration", std::ios::binary)
       .write(reinterpret_cast<const char*>(&f), sizeof f);
-  EXPECT_EQ(cache.learn_from((root / "recording").string()), CalibrationOutcome::Measured);
+  EXPECT_EQ(cache.learn_from((root / "recording").string()).outcome, CalibrationOutcome::Measured);
   size_t kept = 0;
   for (const auto& e : fs::directory_iterator(root / "callprof")) kept += e.path().extension() == ".json";
   EXPECT_EQ(kept, 16u);

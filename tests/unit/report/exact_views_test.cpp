@@ -57,6 +57,25 @@ TEST(Compensation, AppliedByDefaultWithHandComputedNumbers) {
             std::string::npos);
 }
 
+// A process's check again at its exit: within the runtime's tolerance said as it is, beyond
+// it with what it means for the times.
+TEST(Compensation, TheTimesLineSaysHowFarTheHooksCostMovedByTheExit) {
+  Profile p = testing::exact_profile();
+  p.meta.exact.emplace().calibration = "measured";
+  p.meta.exact->calibration_change_at_exit = 0.03;
+  EXPECT_NE(run(view("flat"), p).text.find("(15.0 ns/call; checked again at the exit: +3 %); --raw"), std::string::npos)
+      << run(view("flat"), p).text;
+  p.meta.exact->calibration_change_at_exit = -0.24;
+  EXPECT_NE(run(view("flat"), p)
+                .text.find("; checked again at the exit: -24 %, the machine's speed moved during the "
+                           "run: self times are least sure where the hooks took much of them); "),
+            std::string::npos)
+      << run(view("flat"), p).text;
+  ReportOptions j = view("flat");
+  j.json = true;
+  EXPECT_EQ(json::parse(run(j, p).text)["metadata"]["exact"]["calibration_change_at_exit"], -0.24);
+}
+
 TEST(Compensation, RawShowsMeasuredNumbers) {
   ReportOptions o = view("flat");
   o.query.raw = true;

@@ -26,6 +26,8 @@ TEST(Facts, TypedFactsRoundTrip) {
                             .include = "^f",
                             .max_depth = 7,
                             .unmatched_exits = 3,
+                            .calibration = "measured",
+                            .calibration_change_at_exit = -0.024,
                             .attached = true,
                             .frames_open_at_attach = 7,
                             .threads_open_at_attach = 3,
@@ -54,6 +56,9 @@ TEST(Facts, TypedFactsRoundTrip) {
   EXPECT_EQ(back.meta.exact->frames_open_at_attach, 7u);
   EXPECT_EQ(back.meta.exact->threads_open_at_attach, 3u);
   EXPECT_EQ(back.meta.exact->threads_without_hooks, 2u);
+  EXPECT_EQ(back.meta.exact->calibration_change_at_exit, -0.024);
+  p.meta.exact->calibration_change_at_exit.reset();
+  EXPECT_FALSE(round_trip(p).meta.exact->calibration_change_at_exit) << "not checked again: none, not 0";
   EXPECT_EQ(back.meta.sampling->event, "cycles");
   EXPECT_EQ(back.meta.sampling->frequency_hz, 4999u);
   EXPECT_EQ(back.meta.sampling->lost_samples, 1ull << 40);
