@@ -88,9 +88,13 @@ TEST_P(AttachLifecycle, AThreadForkingBeforeTheRuntimeMetItGivesItsChildrenItsFr
   const size_t whole = check_children_recorded_whole(pid, "children.callprof");
   EXPECT_GE(whole, 3u) << "a child every 20 ms, 0.5 s attached";
   // The forking thread itself, never met, is in the profile all the same: in fork_children
-  // for the whole window, mostly on a CPU (sorting).
+  // for the whole window, mostly runnable (sorting): on a CPU, or waiting for one while its
+  // children take both cores (CI once saw 188 of 527 ms waiting).
   const Report parent = report({"--thread", std::to_string(pid)}, "children.callprof");
-  expect_open_all_window(parent.node({"main", "fork_children"}), "cpu_ns", 0.5);
+  const json& forking = parent.node({"main", "fork_children"});
+  expect_open_all_window(forking, "cpu_ns", 0.25);
+  EXPECT_GT(double(u64(forking, "cpu_ns") + u64(forking, "preempted_ns")), 0.5 * double(u64(forking, "total_ns")))
+      << forking.dump();
   expect_checked_ok(pid, 2);
 }
 
