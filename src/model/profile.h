@@ -141,7 +141,8 @@ struct ExactFacts {
   uint64_t max_nodes = 0;                                                              // 0: no budget
   uint64_t unmatched_exits = 0;  // exit hooks that found no matching entry
   // The hooks' costs: "measured" in this recording, "cached" (earlier recordings' on this
-  // machine, checked in this one: record/calibration_cache.h), "" none or not known.
+  // machine, checked in this one: record/calibration_cache.h), "unchecked" (theirs, the hooks
+  // too cheap for a check to matter), "" none or not known.
   std::string calibration{};
   // How far the hooks' cost moved between their measurement and a process's exit, the
   // largest change seen (+0.24: 24 % slower at the exit); none when not checked again.

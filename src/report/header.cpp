@@ -248,7 +248,7 @@ void write_agreement_lines(std::ostream& out, const ReportContext& ctx) {
 std::string change_at_exit(const std::optional<ExactFacts>& exact) {
   if (!exact || !exact->calibration_change_at_exit) return "";
   const double change = *exact->calibration_change_at_exit;
-  return fmt::format("; checked again at the exit: {:+.0f} %{}", 100 * change,
+  return fmt::format("; checked again at the exit: {:+d} %{}", std::lround(100 * change),
                      std::abs(change) > 0.10 ? ", the machine's speed moved during the run: self times are least sure "
                                                "where the hooks took much of them"
                                              : "");

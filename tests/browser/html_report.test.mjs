@@ -102,8 +102,9 @@ for (const program of programs) {
       else assert.doesNotMatch(summaryText, leastSure)
       // How far the hooks' cost had moved by the exit, when a measured cost was checked again.
       const change = expected.metadata.exact && expected.metadata.exact.calibration_change_at_exit
+      const percent = Math.round(100 * change)
       if (expected.compensated && typeof change === 'number')
-        assert.ok(summaryText.includes(`Checked again at the exit, the hooks' cost had moved ${change >= 0 ? '+' : ''}${(100 * change).toFixed(0)}%`), summaryText)
+        assert.ok(summaryText.includes(`Checked again at the exit, the hooks' cost had moved ${percent >= 0 ? '+' : ''}${percent}%`), summaryText)
       else assert.doesNotMatch(summaryText, /Checked again at the exit/)
       await showTab(page, 'flat')
       assert.equal(await page.locator('#panel-flat tbody tr[data-key]').count(), expected.functions.length, 'one row per function')

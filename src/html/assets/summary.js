@@ -77,7 +77,8 @@ function buildSummary(app, section) {
 function changeAtExit(exact) {
   const change = exact && exact.calibration_change_at_exit
   if (typeof change !== 'number') return ''
-  const said = ` Checked again at the exit, the hooks' cost had moved ${change >= 0 ? '+' : ''}${(100 * change).toFixed(0)}%`
+  const percent = Math.round(100 * change)
+  const said = ` Checked again at the exit, the hooks' cost had moved ${percent >= 0 ? '+' : ''}${percent}%`
   return said + (Math.abs(change) > 0.1 ? ': the machine\'s speed moved during the run, and self times are least sure where the hooks took much of them.' : '.')
 }
 
