@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "folded_profile.h"
+#include "hooked_profile.h"
 #include "model/hook_time.h"
 
 namespace callprof {
@@ -26,15 +26,7 @@ constexpr const char* kProfile =
     "main;loop;edge 40000 calls=1000\n";       // 40 ns: not under the threshold
 
 Profile profile(const std::string& auto_fold, const std::string& text = kProfile) {
-  Profile p = testing::folded(text);
-  Process proc;
-  proc.pid = 1;
-  proc.hook_inner_ns = 8;
-  proc.hook_outer_ns = 12;
-  proc.auto_fold_ns = 40;
-  p.processes.push_back(proc);
-  p.meta.exact.emplace().auto_fold = auto_fold;
-  return p;
+  return testing::hooked_profile(text, auto_fold);
 }
 
 HookCostEstimate estimate(const std::string& auto_fold, const std::string& focus = "") {

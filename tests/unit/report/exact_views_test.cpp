@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "fixtures.h"
+#include "hooked_profile.h"
 #include "report/report.h"
 
 namespace callprof {
@@ -91,22 +92,11 @@ TEST(Compensation, RawShowsMeasuredNumbers) {
 // The header's `# cost:` line (docs/modes.md, "What the hooks cost"): raw times, 20 ns of
 // hooks a call, a fold threshold of 40 ns. `w` is a thin wrapper (10 ns of its own around
 // `work`, 50 ns a call, which stays hooked); `leaf` a small leaf.
-Profile hooked_profile(const std::string& text) {
-  Profile p = testing::folded(text);
-  Process proc;
-  proc.pid = 1;
-  proc.hook_inner_ns = 8;
-  proc.hook_outer_ns = 12;
-  proc.auto_fold_ns = 40;
-  p.processes.push_back(proc);
-  p.meta.exact.emplace().auto_fold = "inlined";
-  return p;
-}
 
 std::string cost_line(const std::string& text, bool raw = false) {
   ReportOptions o = view("flat");
   o.query.raw = raw;
-  const Out r = run(o, hooked_profile(text));
+  const Out r = run(o, testing::hooked_profile(text));
   EXPECT_TRUE(r.ok) << r.text;
   const size_t at = r.text.find("# cost:");
   return at == std::string::npos ? "" : r.text.substr(at, r.text.find('\n', at) - at);
