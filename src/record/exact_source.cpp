@@ -221,7 +221,8 @@ void ExactSource::contribute(Assembly& a) {
   Metadata& meta = c.built.profile.meta;
   meta.warnings.insert(meta.warnings.end(), c.warnings.begin(), c.warnings.end());
   stamp_exact_facts(meta, args_);
-  if (a.final) {
+  // Without compensation the runtime uses no hook costs: the seeded file says nothing of them.
+  if (a.final && !args_.raw_clock) {
     const CalibrationReport calibration = calibration_cache_.learn_from(dir_.path());
     meta.exact->calibration = calibration_outcome_name(calibration.outcome);
     meta.exact->calibration_change_at_exit = calibration.change_at_exit;

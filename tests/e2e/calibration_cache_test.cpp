@@ -3,7 +3,8 @@
 // their median once the runtime's check passes at the process's exit (and the header says
 // so), --recalibrate measures anyway, and a cache whose check values no longer match the
 // machine is measured again once, after which the checks confirm that measurement and use
-// its costs. A program whose hooks cost under 1 % of its CPU time uses the median unchecked.
+// its costs. A program whose hooks cost under 1 % of its CPU time uses the median unchecked;
+// one recorded without compensation names no calibration.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -147,6 +148,23 @@ TEST_P(CachedCalibration, AProgramWhoseHooksCostLittleUsesTheMedianUnchecked) {
   EXPECT_NE(text.out.find("not checked: the hooks cost under 1% of the CPU time"), std::string::npos) << text.out;
   // The program whose hooks are most of its time checks the same cache, and measures.
   EXPECT_EQ(calibration_of(record_with({}, calls)).first, "measured");
+}
+
+// --no-compensation: the runtime uses no hook costs, so the recording names none, whatever
+// the cache left in its directory, and teaches the cache nothing.
+TEST_P(CachedCalibration, ARecordingWithoutCompensationNamesNoCalibration) {
+  const std::string calls = build("calls.c");
+  for (int i = 0; i < 3; ++i) record_with({}, calls);
+  const size_t entries = cache().at("entries").size();
+  const Report r = record_with({"--no-compensation"}, calls);
+  EXPECT_EQ(r.doc().at("metadata").at("exact").at("calibration"), "");
+  EXPECT_TRUE(change_at_exit(r).is_null());
+  EXPECT_EQ(r.doc().at("compensated"), false);
+  EXPECT_EQ(r.processes().at(0).at("hook_inner_ns").get<double>(), 0.0);
+  EXPECT_EQ(cache().at("entries").size(), entries) << "nothing measured, nothing learnt";
+  const RunResult text = run({E2E_CALLPROF, "report", "-i", "profile.callprof"}, dir());
+  EXPECT_EQ(text.out.find("# times:"), std::string::npos) << text.out;
+  expect_calls_c_truth(r);
 }
 
 TEST_P(CachedCalibration, ACacheTheMachineNoLongerMatchesIsMeasuredAgain) {
