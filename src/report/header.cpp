@@ -136,21 +136,24 @@ void write_exact_cost_line(std::ostream& out, const ReportContext& ctx) {
       e.hook_ns / double(e.hooked_calls));
   const double leaves = e.hooked_calls ? double(e.small_leaf_calls) / double(e.hooked_calls) : 0;
   const double wrappers = e.hooked_calls ? double(e.thin_wrapper_calls) / double(e.hooked_calls) : 0;
-  if (share >= 0.2 && leaves >= 0.1)
+  const bool says_all = share >= 0.2 && leaves >= 0.1;
+  if (says_all)
     out << fmt::format(
         "; record --auto-fold all would unhook about {:.0f} % of them ({} small leaf function{} under {:.0f} ns a "
         "call: their time then in their callers', their calls still counted)",
         100 * leaves, e.small_leaves, e.small_leaves == 1 ? "" : "s", e.threshold_ns);
   // Thin wrappers fold only with `wrappers`, which also changes the tree: worth a mention
-  // where they are many of the calls.
-  // Said on its own, the line names the option and what it is a share of.
-  if (share >= 0.2 && wrappers >= 0.1)
-    out << fmt::format(
-        "; {} about {:.0f} %{} ({}{} thin wrapper{} of other calls, under {:.0f} ns a call of their own: that time "
-        "in their callers', the calls they make under their callers)",
-        leaves >= 0.1 ? "--auto-fold wrappers" : "record --auto-fold wrappers would unhook", 100 * (leaves + wrappers),
-        leaves >= 0.1 ? "" : " of them", leaves >= 0.1 ? "also " : "", e.thin_wrappers, e.thin_wrappers == 1 ? "" : "s",
-        e.threshold_ns);
+  // where they are many of the calls. After the `all` clause it goes on from it; alone, it
+  // names the option and what it is a share of.
+  if (share >= 0.2 && wrappers >= 0.1) {
+    const std::string thin = fmt::format(
+        "{} thin wrapper{} of other calls, under {:.0f} ns a call of their own: that time in their callers', the "
+        "calls they make under their callers",
+        e.thin_wrappers, e.thin_wrappers == 1 ? "" : "s", e.threshold_ns);
+    out << (says_all ? fmt::format("; --auto-fold wrappers about {:.0f} % (also {})", 100 * (leaves + wrappers), thin)
+                     : fmt::format("; record --auto-fold wrappers would unhook about {:.0f} % of them ({})",
+                                   100 * (leaves + wrappers), thin));
+  }
   // Where the hooks took most of the time, what compensation leaves is least sure: beside a
   // caller's own work they cost less than calibrated (docs/modes.md). Samples are not biased so.
   if (share >= 0.5 && !ctx.profile().meta.sampling)
