@@ -69,6 +69,27 @@ void save_checked_sets(const char* dir, uint8_t checked) {
   sys::close(int(fd));
 }
 
+void save_recheck(const char* dir, uint8_t rechecked, const int32_t* change) {
+  const long fd = sys::open(file_in(dir).text, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  uint32_t sets = 0;
+  int32_t now[wire::kHookSets] = {};
+  constexpr uint64_t kSetsAt = __builtin_offsetof(CalibrationFile, rechecked_sets);
+  constexpr uint64_t kChangeAt = __builtin_offsetof(CalibrationFile, recheck_change_permille);
+  if (sys::pread(int(fd), &sets, sizeof sets, kSetsAt) == long(sizeof sets) &&
+      sys::pread(int(fd), now, sizeof now, kChangeAt) == long(sizeof now)) {
+    for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+      if (!(rechecked & (1u << i))) continue;
+      const int32_t magnitude = change[i] < 0 ? -change[i] : change[i];
+      if (!(sets & (1u << i)) || magnitude > (now[i] < 0 ? -now[i] : now[i])) now[i] = change[i];
+      sets |= 1u << i;
+    }
+    sys::pwrite(int(fd), now, sizeof now, kChangeAt);
+    sys::pwrite(int(fd), &sets, sizeof sets, kSetsAt);
+  }
+  sys::close(int(fd));
+}
+
 void save_calibration(const char* dir, const SharedCalibration& c) {
   if (!(c.ticks_per_ns > 0)) return;
   CalibrationFile f{};

@@ -108,17 +108,8 @@ void recheck_measured_costs(ThreadState* s, ThreadState* busy) {
   if (!rechecked) return;
   const uint32_t was_busy = busy ? busy->busy : 0;
   if (busy) busy->busy = 1;
-  // The file as the recording's other processes left it: their changes stay unless ours is larger.
-  const char* dir = process().config.output_dir;
-  SharedCalibration file = load_calibration(dir);
-  if (!(file.ticks_per_ns > 0)) file = g_shared_calibration;
-  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
-    if (!(rechecked & (1u << i))) continue;
-    if (!(file.rechecked_sets & (1u << i)) || magnitude(change[i]) > magnitude(file.recheck_change_permille[i]))
-      file.recheck_change_permille[i] = change[i];
-    file.rechecked_sets = uint8_t(file.rechecked_sets | 1u << i);
-  }
-  save_calibration(dir, file);
+  // Into the file as the recording's other processes left it: their changes stay unless ours is larger.
+  save_recheck(process().config.output_dir, rechecked, change);
   if (busy) busy->busy = was_busy;
 }
 

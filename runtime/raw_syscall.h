@@ -33,6 +33,9 @@ inline long open(const char* path, int flags, int mode = 0) {
 }
 inline long read(int fd, void* buf, uint64_t n) { return call(SYS_read, fd, p(buf), long(n)); }
 inline long write(int fd, const void* buf, uint64_t n) { return call(SYS_write, fd, p(buf), long(n)); }
+inline long pread(int fd, void* buf, uint64_t n, uint64_t at) {
+  return call(SYS_pread64, fd, p(buf), long(n), long(at));
+}
 inline long pwrite(int fd, const void* buf, uint64_t n, uint64_t at) {
   return call(SYS_pwrite64, fd, p(buf), long(n), long(at));
 }
