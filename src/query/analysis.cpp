@@ -103,7 +103,9 @@ Result<Analysis> Analysis::run(Profile profile, const QueryOptions& options) {
     const double period = sample_period_ns(*a->profile_).value();
     for (Thread& t : a->profile_->threads) use_sampled_time(t.tree, period);
   } else if (!options.raw) {
-    a->compensation_ = compensate(*a->profile_);
+    std::vector<CompensationStats> per_thread;
+    a->compensation_ = compensate(*a->profile_, &per_thread);
+    for (size_t t : a->threads_) a->selected_compensation_.add(per_thread[t]);
   }
   a->summarise_threads();
   a->build_tree();
@@ -124,6 +126,7 @@ Result<Analysis> Analysis::run_intake(Profile profile, ThreadIntake intake) {
 // build_tree().
 void Analysis::take(ThreadIntake&& intake) {
   compensation_ = intake.compensation_;
+  selected_compensation_ = intake.selected_compensation_;
   if (intake.compensated_) profile_->meta.compensated = true;
   summaries_ = std::move(intake.summaries_);
   folded_ = summaries_.folded.sorted();

@@ -51,10 +51,8 @@ HookCostEstimate estimate_hook_cost(const Analysis& a) {
   e.hooked_calls = h.hooked_calls;
   e.hook_ns = h.hook_ns;
   // Compensation took the hooks out of the times but where a node had less time than their
-  // estimate (a thin wrapper's): what it could not take stays in what was measured. That part
-  // is counted over every thread of the profile: under --thread or --pid the time comes out
-  // short by what the other threads' nodes kept.
-  if (a.compensated()) measured_ns += std::max(0.0, e.hook_ns - a.compensation().unremoved_ns);
+  // estimate (a thin wrapper's): what it could not take stays in what was measured.
+  if (a.compensated()) measured_ns += std::max(0.0, e.hook_ns - a.selected_compensation().unremoved_ns);
   e.recorded_ns = measured_ns;
   // The runtime's threshold is for a call's own time with the hooks' part inside it, which
   // compensation took out of self.

@@ -111,6 +111,8 @@ class Analysis {
   bool compensated() const { return profile_->meta.compensated; }
   // What compensation did here (nothing when raw or already compensated in the file).
   const CompensationStats& compensation() const { return compensation_; }
+  // Compensation's work on the selected threads (threads()) alone.
+  const CompensationStats& selected_compensation() const { return selected_compensation_; }
   bool focused() const { return !options_.focus.empty(); }
   // Functions the runtime folded (auto-fold), over every thread of the profile.
   const std::vector<FoldedFunction>& folded() const { return folded_; }
@@ -163,6 +165,7 @@ class Analysis {
 
   std::unique_ptr<Profile> profile_;  // stable address: views keep pointers into it
   CompensationStats compensation_;
+  CompensationStats selected_compensation_;
   QueryOptions options_;
   std::vector<size_t> threads_;
   const CallTree* single_ = nullptr;  // one selected thread, unchanged: no copy

@@ -20,7 +20,10 @@ void ThreadIntake::take(const Profile& head, size_t, Thread& thread) {
   if (options_.sampled_time) {
     if (auto period = sample_period_ns(head)) use_sampled_time(thread.tree, *period);
   } else if (!options_.raw) {
-    compensated_ |= compensate_thread(head, processes_->of(thread), thread, compensation_);
+    CompensationStats own;
+    compensated_ |= compensate_thread(head, processes_->of(thread), thread, own);
+    compensation_.add(own);
+    if (selects(options_, thread)) selected_compensation_.add(own);
   }
   summaries_.add(thread.tree);
   if (selects(options_, thread)) {

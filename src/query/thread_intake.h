@@ -39,6 +39,7 @@ class ThreadIntake final : public ThreadSink {
   std::optional<ProcessLookup> processes_;
   size_t nodes_ = 0;  // in all threads: room for the merged tree
   CompensationStats compensation_;
+  CompensationStats selected_compensation_;  // of the threads selects() takes
   bool compensated_ = false;
   ThreadSummaries summaries_;
   std::vector<std::vector<FunctionRow>> rows_;  // per selected thread, with options_.thread_rows

@@ -138,12 +138,17 @@ bool compensate_thread(const Profile& profile, size_t process, Thread& thread, C
   return true;
 }
 
-CompensationStats compensate(Profile& profile) {
+CompensationStats compensate(Profile& profile, std::vector<CompensationStats>* per_thread) {
   CompensationStats stats;
   const std::vector<size_t> process = thread_processes(profile);
+  if (per_thread) per_thread->assign(profile.threads.size(), CompensationStats{});
   bool changed = false;
-  for (size_t i = 0; i < profile.threads.size(); ++i)
-    changed |= compensate_thread(profile, process[i], profile.threads[i], stats);
+  for (size_t i = 0; i < profile.threads.size(); ++i) {
+    CompensationStats own;
+    changed |= compensate_thread(profile, process[i], profile.threads[i], own);
+    stats.add(own);
+    if (per_thread) (*per_thread)[i] = own;
+  }
   if (changed) profile.meta.compensated = true;
   return stats;
 }

@@ -48,7 +48,8 @@ struct CompensationStats {
     unremoved_ns += o.unremoved_ns;
   }
 };
-CompensationStats compensate(Profile& profile);
+// With `per_thread`, each thread's own stats too (indexed as profile.threads).
+CompensationStats compensate(Profile& profile, std::vector<CompensationStats>* per_thread = nullptr);
 
 // compensate()'s work on one thread of `profile` whose process record is `process` (an
 // index into profile.processes, kNoIndex for none; model/lineage.h), for threads taken as

@@ -91,6 +91,33 @@ TEST(HookCost, TheRecordingsCostWhateverTheFocus) {
   EXPECT_EQ(focused.thin_wrappers, 0u);
 }
 
+// Compensation cannot take a thin function's whole hook cost out of its few nanoseconds: what
+// it left stays in the time as measured. Only the selected threads' part of it counts: each
+// thread's time comes out as recorded (--raw), whatever the other threads kept.
+TEST(HookCost, UnderAThreadSelectionTheTimeAsMeasuredIsThatThreadsAlone) {
+  const std::string text =
+      "main 1000000 calls=1\n"
+      "main;work 5000000 calls=1000\n"  // 5 us a call: room for every hook's cost
+      "@thread 2\n"
+      "main 1000 calls=1\n"
+      "main;thin 100 calls=100\n";  // 1 ns a call: most of its hooks' cost stays
+  auto recorded = [&](std::optional<uint32_t> tid, bool raw) {
+    QueryOptions o;
+    o.tid = tid;
+    o.raw = raw;
+    auto a = Analysis::run(profile("inlined", text), o);
+    EXPECT_TRUE(a.ok()) << a.error().message;
+    if (!raw) EXPECT_GT(a->compensation().unremoved_ns, 500) << "thread 2 kept some of its hooks' cost";
+    return estimate_hook_cost(*a).recorded_ns;
+  };
+  // main's own call is made by code without hooks: the 12 ns of it paid in its caller are in
+  // the estimate and in no node.
+  for (std::optional<uint32_t> tid :
+       {std::optional<uint32_t>(), std::optional<uint32_t>(1), std::optional<uint32_t>(2)})
+    EXPECT_NEAR(recorded(tid, false), recorded(tid, true), 12 * (tid ? 1 : 2)) << (tid ? *tid : 0);
+  EXPECT_DOUBLE_EQ(recorded(1, false) + recorded(2, false), recorded(std::nullopt, false));
+}
+
 // What record says when it ends: from the profile as recorded, its trees' own sums.
 TEST(HookCost, ARecordedProfileSumsItsTrees) {
   Profile p = profile("inlined");

@@ -487,6 +487,28 @@ TEST(Analysis, ThreadsTakenAsTheyAreReadGiveTheSameReport) {
   }
 }
 
+// Compensation's work on the selected threads is the same taken thread by thread as on the
+// profile read whole (the `# cost:` line's time as measured adds back what it left).
+TEST(Analysis, ThreadsTakenAsTheyAreReadCountCompensationForTheSelectedThreads) {
+  auto bytes = serialize_profile(testing::exact_profile());
+  ASSERT_TRUE(bytes.ok());
+  for (std::optional<uint32_t> tid : {std::optional<uint32_t>(), std::optional<uint32_t>(101)}) {
+    QueryOptions q = report_query(opts("flat"));
+    q.tid = tid;
+    ThreadIntake intake(q);
+    auto read = parse_profile(*bytes, "p", ReadOptions{{}, &intake});
+    ASSERT_TRUE(read.ok());
+    auto taken = Analysis::run_intake(std::move(*read), std::move(intake));
+    auto whole = Analysis::run(testing::exact_profile(), q);
+    ASSERT_TRUE(taken.ok() && whole.ok());
+    EXPECT_GT(whole->compensation().nodes, whole->selected_compensation().nodes * (tid ? 1 : 0));
+    EXPECT_EQ(taken->selected_compensation().nodes, whole->selected_compensation().nodes);
+    EXPECT_EQ(taken->selected_compensation().limited, whole->selected_compensation().limited);
+    EXPECT_DOUBLE_EQ(taken->selected_compensation().unremoved_ns, whole->selected_compensation().unremoved_ns);
+    EXPECT_EQ(taken->compensation().nodes, whole->compensation().nodes);
+  }
+}
+
 // With two threads both trees exist at once however they are read: the intake declines,
 // the reader reads them together, and the analysis runs on the whole profile.
 TEST(Analysis, TwoThreadsAreReadWhole) {
