@@ -4,6 +4,7 @@
 #include "calibration_store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 
 #include "calibration_check.h"
 #include "path_text.h"
@@ -19,6 +20,51 @@ Path file_in(const char* dir) {
   Path p;
   p.add(dir).add("/calibration");
   return p;
+}
+
+// The recording's directory, locked while a writer reads the file and writes what it read
+// back: processes end together (a pipeline's, a build's compilers), and the larger change
+// at an exit must survive either order. Held for a read and a write or two; released when
+// closed, or at the process's end.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const char* dir) : fd_(sys::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0) sys::flock(int(fd_), LOCK_EX);
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0) sys::close(int(fd_));
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  long fd_;
+};
+
+// Adds each set of `rechecked` and its change to `sets` and `kept` where the change is
+// larger than the one kept, or none was.
+void keep_larger(uint32_t& sets, int32_t* kept, uint32_t rechecked, const int32_t* change) {
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    if (!(rechecked & (1u << i))) continue;
+    const int32_t magnitude = change[i] < 0 ? -change[i] : change[i];
+    if (!(sets & (1u << i)) || magnitude > (kept[i] < 0 ? -kept[i] : kept[i])) kept[i] = change[i];
+    sets |= 1u << i;
+  }
+}
+
+// The changes at exit the file in `dir` holds (none when it is missing or not ours).
+void read_rechecks(const char* dir, uint32_t& sets, int32_t* change) {
+  sets = 0;
+  const long fd = sys::open(file_in(dir).text, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  CalibrationFile f;
+  const bool whole = sys::read(int(fd), &f, sizeof f) == long(sizeof f);
+  sys::close(int(fd));
+  for (int i = 0; whole && i < 8; ++i)
+    if (f.magic[i] != wire::kCalibrationMagic[i]) return;
+  if (!whole) return;
+  sets = f.rechecked_sets & kAllSets;
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) change[i] = f.recheck_change_permille[i];
 }
 
 }  // namespace
@@ -70,6 +116,7 @@ void save_checked_sets(const char* dir, uint8_t checked) {
 }
 
 void save_recheck(const char* dir, uint8_t rechecked, const int32_t* change) {
+  DirectoryLock lock(dir);
   const long fd = sys::open(file_in(dir).text, O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
   uint32_t sets = 0;
@@ -78,12 +125,7 @@ void save_recheck(const char* dir, uint8_t rechecked, const int32_t* change) {
   constexpr uint64_t kChangeAt = __builtin_offsetof(CalibrationFile, recheck_change_permille);
   if (sys::pread(int(fd), &sets, sizeof sets, kSetsAt) == long(sizeof sets) &&
       sys::pread(int(fd), now, sizeof now, kChangeAt) == long(sizeof now)) {
-    for (uint32_t i = 0; i < wire::kHookSets; ++i) {
-      if (!(rechecked & (1u << i))) continue;
-      const int32_t magnitude = change[i] < 0 ? -change[i] : change[i];
-      if (!(sets & (1u << i)) || magnitude > (now[i] < 0 ? -now[i] : now[i])) now[i] = change[i];
-      sets |= 1u << i;
-    }
+    keep_larger(sets, now, rechecked, change);
     sys::pwrite(int(fd), now, sizeof now, kChangeAt);
     sys::pwrite(int(fd), &sets, sizeof sets, kSetsAt);
   }
@@ -108,6 +150,12 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   f.alternates = c.alternates;
   __builtin_memcpy(f.alternate_costs, c.alternate_costs, sizeof f.alternate_costs);
   __builtin_memcpy(f.alternate_check, c.alternate_check, sizeof f.alternate_check);
+  // What processes that ended since `c` was read found at their exit stays.
+  DirectoryLock lock(dir);
+  uint32_t there = 0;
+  int32_t changes[wire::kHookSets] = {};
+  read_rechecks(dir, there, changes);
+  keep_larger(f.rechecked_sets, f.recheck_change_permille, there, changes);
   Path tmp = file_in(dir);
   tmp.add(".").add(uint32_t(sys::getpid()));
   const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -37,7 +37,7 @@ SharedCalibration load_calibration(const char* dir);
 // the closest one's costs and check value then replace the median's (switched_sets).
 bool take_alternate(SharedCalibration& c, uint32_t set, uint64_t now);
 // Leaves `c` in `dir` for the processes that start later (written whole, then exchanged
-// with the file in place).
+// with the file in place), with the larger of its changes at exit and the file's.
 void save_calibration(const char* dir, const SharedCalibration& c);
 // Marks the cached sets `checked` as checked in the file the recorder seeded, in place: one
 // aligned 4-byte write, which a reader sees whole or not at all (a file written whole and
@@ -45,8 +45,9 @@ void save_calibration(const char* dir, const SharedCalibration& c);
 void save_checked_sets(const char* dir, uint8_t checked);
 // Adds the change of each set in `rechecked` (thousandths, `change` by set) to the file in
 // place, where it is larger than the one there or none is: read, then written back, two
-// aligned writes. A process exiting at the same moment may overwrite a larger one (best
-// effort: the file written whole and exchanged, as above, took 0.45 ms of such an exit).
+// aligned writes (the file written whole and exchanged, as above, took 0.45 ms of such an
+// exit), the recording's directory locked meanwhile (flock), as it is while the file is
+// written whole, which keeps the changes the file holds then.
 void save_recheck(const char* dir, uint8_t rechecked, const int32_t* change);
 
 }  // namespace callprof::rt

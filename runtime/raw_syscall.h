@@ -47,6 +47,7 @@ inline long exchange(const char* a, const char* b) {
   return call(SYS_renameat2, -100 /* AT_FDCWD */, p(a), -100, p(b), 2 /* RENAME_EXCHANGE */);
 }
 inline long unlink(const char* path) { return call(SYS_unlink, p(path)); }
+inline long flock(int fd, int operation) { return call(SYS_flock, fd, operation); }
 inline long readlink(const char* path, char* buf, uint64_t cap) {
   return call(SYS_readlink, p(path), p(buf), long(cap));
 }

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace callprof::rt {
 namespace {
@@ -50,6 +52,66 @@ TEST(CalibrationStore, TheLargerChangeAtTheExitIsKeptAndTheFileStaysWhole) {
   EXPECT_DOUBLE_EQ(back.ticks_per_ns, 2.5) << "the rest of the file as it was";
   EXPECT_EQ(back.check[wire::kHooksGcc], 1234u);
   EXPECT_EQ(back.rechecked_sets, 1u << wire::kHooksGcc) << "no other set said rechecked";
+}
+
+// A process that measured costs writes the whole file from what it read as it started: the
+// changes found at the exits of processes that ended meanwhile stay, unless its own is larger.
+TEST(CalibrationStore, AFileWrittenWholeKeepsTheChangesAtExitItHolds) {
+  Dir dir;
+  SharedCalibration c;
+  c.ticks_per_ns = 2.5;
+  c.sets = 1u << wire::kHooksGcc;
+  save_calibration(dir.path.c_str(), c);
+  int32_t change[wire::kHookSets] = {};
+  change[wire::kHooksGcc] = -70;
+  save_recheck(dir.path.c_str(), 1u << wire::kHooksGcc, change);
+
+  SharedCalibration later = c;  // read before that exit: no change in it
+  later.sets |= 1u << wire::kHooksClang;
+  later.check[wire::kHooksClang] = 99;
+  save_calibration(dir.path.c_str(), later);
+  SharedCalibration back = load_calibration(dir.path.c_str());
+  EXPECT_EQ(back.check[wire::kHooksClang], 99u) << "the writer's measurement";
+  EXPECT_EQ(back.rechecked_sets, 1u << wire::kHooksGcc);
+  EXPECT_EQ(back.recheck_change_permille[wire::kHooksGcc], -70) << "the change of the process that ended first";
+
+  later.rechecked_sets = 1u << wire::kHooksGcc;
+  later.recheck_change_permille[wire::kHooksGcc] = 120;
+  save_calibration(dir.path.c_str(), later);
+  EXPECT_EQ(load_calibration(dir.path.c_str()).recheck_change_permille[wire::kHooksGcc], 120) << "its own, larger";
+}
+
+// Processes ending at the same moment each add their change: the largest survives (without
+// the directory lock, a process that read the file before the largest was written wrote its
+// own back over it, in four runs of five).
+TEST(CalibrationStore, ProcessesEndingTogetherKeepTheLargestChange) {
+  Dir dir;
+  SharedCalibration c;
+  c.ticks_per_ns = 2.5;
+  c.sets = 1u << wire::kHooksGcc;
+  save_calibration(dir.path.c_str(), c);
+  constexpr int kProcesses = 6, kRounds = 600;
+  std::vector<pid_t> children;
+  for (int k = 0; k < kProcesses; ++k) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // Small changes, and halfway one larger than all: process k's 10000 + k.
+      for (int r = 1; r <= kRounds; ++r) {
+        int32_t change[wire::kHookSets] = {};
+        change[wire::kHooksGcc] = r == kRounds / 2 ? 10000 + k : (k % 2 ? -1 : 1) * (r % 100);
+        save_recheck(dir.path.c_str(), 1u << wire::kHooksGcc, change);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(load_calibration(dir.path.c_str()).recheck_change_permille[wire::kHooksGcc], 10000 + kProcesses - 1);
 }
 
 TEST(CalibrationStore, NoFileNoRecheck) {
