@@ -23,13 +23,19 @@ struct Dir {
   ~Dir() { std::filesystem::remove_all(path); }
 };
 
-TEST(CalibrationStore, TheLargerChangeAtTheExitIsKeptAndTheFileStaysWhole) {
-  Dir dir;
+// GCC's hooks' costs as a recording's first process leaves them in `dir`.
+SharedCalibration saved_gcc_calibration(const Dir& dir) {
   SharedCalibration c;
   c.ticks_per_ns = 2.5;
   c.sets = 1u << wire::kHooksGcc;
   c.check[wire::kHooksGcc] = 1234;
   save_calibration(dir.path.c_str(), c);
+  return c;
+}
+
+TEST(CalibrationStore, TheLargerChangeAtTheExitIsKeptAndTheFileStaysWhole) {
+  Dir dir;
+  saved_gcc_calibration(dir);
   EXPECT_EQ(load_calibration(dir.path.c_str()).rechecked_sets, 0u);
 
   int32_t first[wire::kHookSets] = {};
@@ -58,10 +64,7 @@ TEST(CalibrationStore, TheLargerChangeAtTheExitIsKeptAndTheFileStaysWhole) {
 // changes found at the exits of processes that ended meanwhile stay, unless its own is larger.
 TEST(CalibrationStore, AFileWrittenWholeKeepsTheChangesAtExitItHolds) {
   Dir dir;
-  SharedCalibration c;
-  c.ticks_per_ns = 2.5;
-  c.sets = 1u << wire::kHooksGcc;
-  save_calibration(dir.path.c_str(), c);
+  const SharedCalibration c = saved_gcc_calibration(dir);
   int32_t change[wire::kHookSets] = {};
   change[wire::kHooksGcc] = -70;
   save_recheck(dir.path.c_str(), 1u << wire::kHooksGcc, change);
@@ -86,10 +89,7 @@ TEST(CalibrationStore, AFileWrittenWholeKeepsTheChangesAtExitItHolds) {
 // own back over it, in four runs of five).
 TEST(CalibrationStore, ProcessesEndingTogetherKeepTheLargestChange) {
   Dir dir;
-  SharedCalibration c;
-  c.ticks_per_ns = 2.5;
-  c.sets = 1u << wire::kHooksGcc;
-  save_calibration(dir.path.c_str(), c);
+  saved_gcc_calibration(dir);
   constexpr int kProcesses = 6, kRounds = 600;
   std::vector<pid_t> children;
   for (int k = 0; k < kProcesses; ++k) {
