@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <time.h>
 
 #include "calibration_check.h"
 #include "path_text.h"
@@ -25,11 +26,17 @@ Path file_in(const char* dir) {
 // The recording's directory, locked while a writer reads the file and writes what it read
 // back: processes end together (a pipeline's, a build's compilers), and the larger change
 // at an exit must survive either order. Held for a read and a write or two; released when
-// closed, or at the process's end.
+// closed, or at the process's end. Waited for 10 ms at most, then done without: a child
+// that another thread forked while this one held it holds it too, until it execs or ends,
+// and a process must never hang at its exit for a lock (a change lost is the lesser harm).
 class DirectoryLock {
  public:
   explicit DirectoryLock(const char* dir) : fd_(sys::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    if (fd_ >= 0) sys::flock(int(fd_), LOCK_EX);
+    const timespec pause{0, 100 * 1000};
+    for (int tries = 0; fd_ >= 0 && tries < 100; ++tries) {
+      if (sys::flock(int(fd_), LOCK_EX | LOCK_NB) == 0) return;
+      sys::call(SYS_nanosleep, sys::p(&pause), 0);
+    }
   }
   ~DirectoryLock() {
     if (fd_ >= 0) sys::close(int(fd_));

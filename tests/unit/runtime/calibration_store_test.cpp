@@ -1,12 +1,16 @@
 // The recording's calibration file as the runtime writes it (runtime/calibration_store.h):
-// the change a process's check again at its exit found, added in place, the larger one kept.
+// the change a process's check again at its exit found, added in place, the larger one kept,
+// under the recording directory's lock.
 #include "calibration_store.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -112,6 +116,25 @@ TEST(CalibrationStore, ProcessesEndingTogetherKeepTheLargestChange) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   EXPECT_EQ(load_calibration(dir.path.c_str()).recheck_change_permille[wire::kHooksGcc], 10000 + kProcesses - 1);
+}
+
+// A lock never let go (a child forked while it was held keeps it): the exit waits 10 ms for
+// it, then adds its change without it, rather than hang.
+TEST(CalibrationStore, ALockHeldElsewhereDelaysTheChangeButNeverStopsIt) {
+  Dir dir;
+  saved_gcc_calibration(dir);
+  const int held = open(dir.path.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  int32_t change[wire::kHookSets] = {};
+  change[wire::kHooksGcc] = 55;
+  const auto start = std::chrono::steady_clock::now();
+  save_recheck(dir.path.c_str(), 1u << wire::kHooksGcc, change);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  close(held);
+  EXPECT_GE(waited, std::chrono::milliseconds(9));
+  EXPECT_LT(waited, std::chrono::seconds(2));
+  EXPECT_EQ(load_calibration(dir.path.c_str()).recheck_change_permille[wire::kHooksGcc], 55);
 }
 
 TEST(CalibrationStore, NoFileNoRecheck) {
