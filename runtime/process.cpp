@@ -245,6 +245,16 @@ ThreadState* new_thread_state(const TreeLayout& main, uint32_t nodes, uint32_t f
   return s;
 }
 
+// The limits the hooks' costs are measured under: a recorded call's, whatever --max-depth and
+// --min-duration leave out of the program's tree (under them the calibration timed their
+// cheaper path, a leaf's inner cost of 0, and taught callprof's cache that for every later
+// recording on the machine: a threshold for auto-fold that no tiny function met).
+ThreadLimits measuring_limits(ThreadLimits limits) {
+  limits.max_depth = ThreadLimits{}.max_depth;
+  limits.min_ticks = ThreadLimits{}.min_ticks;
+  return limits;
+}
+
 // The calling thread's state, set up, registered (visible to dump writers only now, whole)
 // and installed; null when memory could not be had.
 ThreadState* set_up_thread() {
@@ -259,7 +269,7 @@ ThreadState* set_up_thread() {
     frames /= 4;
   }
   if (!s) return nullptr;
-  s->profile.set_limits(c.limits);
+  s->profile.set_limits(measuring_limits(c.limits));
   open_thread_events(s, c.events);
   // The first thread measures the hooks' cost for the whole process (hook_calibration.cpp).
   static int calibrated = 0;
@@ -275,6 +285,7 @@ ThreadState* set_up_thread() {
     // Not before: the calibration folds its own functions, which are the runtime's to keep.
     __atomic_store_n(&g_remove_hooks, c.remove_hooks, __ATOMIC_RELEASE);
   }
+  s->profile.set_limits(c.limits);
   s->profile.set_auto_fold(g_process.auto_fold);
   s->profile.set_callbacks(function_flags, checkpoint_reached);
   // A tiny function this thread has no room to fold is removed for every thread instead.
@@ -394,7 +405,7 @@ void check_costs_at_exit() {
   const RuntimeConfig& c = g_process.config;
   ThreadState* scratch = new_thread_state(main_layout(c.stack_frames), c.node_budget, c.stack_frames);
   if (!scratch) return;
-  scratch->profile.set_limits(c.limits);
+  scratch->profile.set_limits(measuring_limits(c.limits));
   open_thread_events(scratch, c.events);  // the hooks read its ring's head at every call
   // The calibration's folded and excluded loops must not take the removal's path (their hook
   // calls are no sites of the plan, and would be looked up at every call). Another thread

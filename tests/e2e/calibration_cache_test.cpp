@@ -150,6 +150,32 @@ TEST_P(CachedCalibration, AProgramWhoseHooksCostLittleUsesTheMedianUnchecked) {
   EXPECT_EQ(calibration_of(record_with({}, calls)).first, "measured");
 }
 
+// --max-depth and --min-duration leave calls out of the tree, not out of the calibration: the
+// hooks' costs are a recorded call's, as without them (under them the calibration once timed
+// their cheaper path, a leaf's inner cost of 0, and the cache taught it to every later
+// recording: an auto-fold threshold no tiny function met).
+TEST_P(CachedCalibration, LimitsLeaveTheMeasuredCostsAsTheyAre) {
+  const std::string binary = build("calls.c");
+  auto inner_ns = [&](const std::vector<std::string>& options) {
+    std::vector<std::string> args{"--recalibrate"};
+    args.insert(args.end(), options.begin(), options.end());
+    const Report r = record_with(args, binary);
+    EXPECT_EQ(calibration_of(r).first, "measured");
+    return r.processes().at(0).at("hook_inner_ns").get<double>();
+  };
+  const double plain = inner_ns({});
+  ASSERT_GT(plain, 1.0);
+  for (const std::vector<std::string>& limits :
+       {std::vector<std::string>{"--max-depth", "1"}, std::vector<std::string>{"--min-duration", "1us"}}) {
+    const double limited = inner_ns(limits);
+    EXPECT_GT(limited, plain / 3) << limits[0] << ": a recorded call's inner cost, not the limit's path";
+    EXPECT_LT(limited, plain * 3) << limits[0];
+  }
+  for (const json& e : cache().at("entries"))
+    EXPECT_GT(e.at("costs").at(compiler_name() == "clang" ? 1 : 0).at(0).get<uint64_t>(), 0u)
+        << "no entry with a leaf inner cost of 0";
+}
+
 // --no-compensation: the runtime uses no hook costs, so the recording names none, whatever
 // the cache left in its directory, and teaches the cache nothing.
 TEST_P(CachedCalibration, ARecordingWithoutCompensationNamesNoCalibration) {
