@@ -171,7 +171,9 @@ TEST_P(CachedCalibration, LimitsLeaveTheMeasuredCostsAsTheyAre) {
     EXPECT_GT(limited, plain / 3) << limits[0] << ": a recorded call's inner cost, not the limit's path";
     EXPECT_LT(limited, plain * 3) << limits[0];
   }
-  for (const json& e : cache().at("entries"))
+  const json history = cache();  // kept: a range-for over cache().at(...) reads a destroyed temporary
+  ASSERT_FALSE(history.at("entries").empty()) << "the measurements join the history";
+  for (const json& e : history.at("entries"))
     EXPECT_GT(e.at("costs").at(compiler_name() == "clang" ? 1 : 0).at(0).get<uint64_t>(), 0u)
         << "no entry with a leaf inner cost of 0";
 }
