@@ -59,21 +59,6 @@ void keep_larger(uint32_t& sets, int32_t* kept, uint32_t rechecked, const int32_
   }
 }
 
-// The changes at exit the file in `dir` holds (none when it is missing or not ours).
-void read_rechecks(const char* dir, uint32_t& sets, int32_t* change) {
-  sets = 0;
-  const long fd = sys::open(file_in(dir).text, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  CalibrationFile f;
-  const bool whole = sys::read(int(fd), &f, sizeof f) == long(sizeof f);
-  sys::close(int(fd));
-  for (int i = 0; whole && i < 8; ++i)
-    if (f.magic[i] != wire::kCalibrationMagic[i]) return;
-  if (!whole) return;
-  sets = f.rechecked_sets & kAllSets;
-  for (uint32_t i = 0; i < wire::kHookSets; ++i) change[i] = f.recheck_change_permille[i];
-}
-
 }  // namespace
 
 SharedCalibration load_calibration(const char* dir) {
@@ -159,10 +144,8 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   __builtin_memcpy(f.alternate_check, c.alternate_check, sizeof f.alternate_check);
   // What processes that ended since `c` was read found at their exit stays.
   DirectoryLock lock(dir);
-  uint32_t there = 0;
-  int32_t changes[wire::kHookSets] = {};
-  read_rechecks(dir, there, changes);
-  keep_larger(f.rechecked_sets, f.recheck_change_permille, there, changes);
+  const SharedCalibration there = load_calibration(dir);
+  keep_larger(f.rechecked_sets, f.recheck_change_permille, there.rechecked_sets, there.recheck_change_permille);
   Path tmp = file_in(dir);
   tmp.add(".").add(uint32_t(sys::getpid()));
   const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
