@@ -501,10 +501,11 @@ TEST(Analysis, ThreadsTakenAsTheyAreReadCountCompensationForTheSelectedThreads) 
     auto taken = Analysis::run_intake(std::move(*read), std::move(intake));
     auto whole = Analysis::run(testing::exact_profile(), q);
     ASSERT_TRUE(taken.ok() && whole.ok());
-    if (tid)
+    if (tid) {
       EXPECT_LT(whole->selected_compensation().nodes, whole->compensation().nodes) << "one thread of several";
-    else
+    } else {
       EXPECT_GT(whole->compensation().nodes, 0u) << "a profile with hook costs";
+    }
     EXPECT_EQ(taken->selected_compensation().nodes, whole->selected_compensation().nodes);
     EXPECT_EQ(taken->selected_compensation().limited, whole->selected_compensation().limited);
     EXPECT_DOUBLE_EQ(taken->selected_compensation().unremoved_ns, whole->selected_compensation().unremoved_ns);
