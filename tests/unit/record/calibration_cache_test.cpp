@@ -83,6 +83,20 @@ TEST(CalibrationCache, SeedsEachMeasurementBesideTheMedian) {
 
 // A checked use changes nothing (nothing to write); one recording in kMeasureOneIn, drawn at
 // random, measures anyway, and its measurement joins the history.
+// A measurement whose leaf has no inner cost timed a path that records nothing: the history
+// keeps it out, as a zero check value.
+TEST(CalibrationCache, AMeasurementWithoutALeafInnerCostIsNotLearnt) {
+  CalibrationHistory h = history_of({100, 101, 102});
+  wire::CalibrationFile no_inner = measured_file(20);
+  no_inner.costs[wire::kHooksClang].leaf_inner = 0;
+  EXPECT_FALSE(learn(h, no_inner, kClang));
+  wire::CalibrationFile no_check = measured_file(20);
+  no_check.check[wire::kHooksClang] = 0;
+  EXPECT_FALSE(learn(h, no_check, kClang));
+  EXPECT_EQ(h.entries.size(), 3u);
+  EXPECT_TRUE(learn(h, measured_file(20), kClang)) << "the same measurement with both";
+}
+
 TEST(CalibrationCache, ACheckedUseChangesNothingAndOneInAHundredMeasures) {
   CalibrationHistory h = history_of({100, 101, 102});
   auto f = seed_from(h, kClang);
