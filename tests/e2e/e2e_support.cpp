@@ -132,6 +132,7 @@ std::string join_path(const std::vector<std::string>& path) {
 }
 
 uint64_t u64(const json& object, const char* key) { return object.at(key).get<uint64_t>(); }
+uint64_t or_zero(const json& object, const char* key) { return object.contains(key) ? u64(object, key) : 0; }
 double ms(uint64_t ns) { return double(ns) / 1e6; }
 
 const json* Report::find_function(std::string_view name) const {

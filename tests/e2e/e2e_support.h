@@ -93,6 +93,9 @@ bool same_function(std::string_view full_name, std::string_view short_name);
 bool same_path(const std::vector<std::string>& full_names, const std::vector<std::string>& short_names);
 std::string join_path(const std::vector<std::string>& path);
 uint64_t u64(const json& object, const char* key);
+// An extra metric's key (preempted_ns, switches, ...), present only where some node of the
+// report has the metric (docs/json.md): 0 when absent.
+uint64_t or_zero(const json& object, const char* key);
 double ms(uint64_t ns);
 
 // The documented report invariants (docs/json.md "Definitions") and the tree's own

@@ -27,9 +27,6 @@ class Compensation : public E2ETest {};
 E2E_INSTANTIATE(OffCpu);
 E2E_INSTANTIATE(Compensation);
 
-// A key present only where some node has the metric (docs/json.md).
-uint64_t or_zero(const json& object, const char* key) { return object.contains(key) ? u64(object, key) : 0; }
-
 double value_after(const std::string& out, const std::string& key) {
   size_t at = out.find(key + "=");
   if (at == std::string::npos) throw std::runtime_error("no " + key + " in:\n" + out);
