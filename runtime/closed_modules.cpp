@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "module_walk.h"
 #include "process.h"
 #include "raw_syscall.h"
 #include "symbol_presence.h"
@@ -94,13 +95,13 @@ extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   if (process().enabled && dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
     lookup.bias = lm->l_addr;
     lookup.name = lm->l_name;
-    dl_iterate_phdr(find_module, &lookup);
+    walk_modules(find_module, &lookup);
   }
   const int rc = real(handle);
   if (!lookup.found) return rc;
   Lookup still{lookup.bias, taken.path, nullptr, false};
   taken.path[taken.module.path_bytes < sizeof taken.path ? taken.module.path_bytes : sizeof taken.path - 1] = 0;
-  dl_iterate_phdr(find_module, &still);
+  walk_modules(find_module, &still);
   if (still.found) return rc;  // only a reference was dropped
   ClosedModule* t = table();
   const uint32_t slot = __atomic_fetch_add(&g_reserved, 1, __ATOMIC_ACQ_REL);

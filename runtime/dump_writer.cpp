@@ -15,6 +15,7 @@
 #include "context_store.h"
 #include "hook_removal.h"
 #include "libcalls.h"
+#include "module_walk.h"
 #include "near_code.h"
 #include "patched_sites.h"
 #include "path_text.h"
@@ -181,7 +182,7 @@ uint32_t kept_closed_modules(bool* keep, uint32_t cap) {
   const uint32_t closed = closed_module_count();
   for (uint32_t i = 0; i < closed && i < cap; ++i) {
     Overlap o{closed_module(i).module.start, closed_module(i).module.end, false};
-    dl_iterate_phdr(overlaps_live, &o);
+    walk_modules(overlaps_live, &o);
     keep[i] = !o.found;
     n += keep[i];
   }
@@ -390,7 +391,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   h.libcall_count = libcall_count();
   h.runtime_tid = snapshot_thread_id();
   ModuleScan count{nullptr, 0, false};
-  dl_iterate_phdr(write_module, &count);
+  walk_modules(write_module, &count);
   static bool keep_closed[1024];
   const uint32_t closed = closed_module_count();  // one count for both passes
   const uint32_t retired = write_retired_modules(nullptr, closed);
@@ -406,7 +407,7 @@ bool write_image(int fd, uint64_t now, const wire::DumpHeader& header_in) {
   out.put(cmdline, h.cmdline_bytes);
   out.pad_to_8(h.cmdline_bytes);
   ModuleScan scan{&out, 0, true};
-  dl_iterate_phdr(write_module, &scan);
+  walk_modules(write_module, &scan);
   write_closed_modules(out, keep_closed, 1024);
   const bool retired_written = write_retired_modules(&out, closed) == retired;
   write_stub_modules(out, stubs, stub_count);

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "hook_path.h"
 #include "libcall_layout.h"
+#include "module_walk.h"
 #include "raw_syscall.h"
 #include "symbol_presence.h"
 
@@ -270,7 +271,7 @@ void install_libcalls() {
   static bool installed = false;
   if (installed) return;
   installed = true;
-  dl_iterate_phdr(collect_module, nullptr);
+  walk_modules(collect_module, nullptr);
   const Module* runtime = module_at(reinterpret_cast<uint64_t>(&install_libcalls));
   for (uint32_t i = 0; i < g_modules.count; ++i)
     if (g_modules.list[i].instrumented && &g_modules.list[i] != runtime) patch_module(g_modules.list[i], runtime);

@@ -21,9 +21,11 @@
 #include "hook_calibration.h"
 #include "hook_removal.h"
 #include "libcalls.h"
+#include "module_walk.h"
 #include "patched_calls.h"
 #include "process_calibration.h"
 #include "raw_syscall.h"
+#include "runtime_thread.h"
 #include "snapshots.h"
 #include "syscall_context.h"
 
@@ -124,9 +126,15 @@ void forget_unhooked_counts(ThreadState* s) {
 // it (0: none): the child's copy of the thread takes them (after_fork_in_child).
 __thread uint32_t t_forking_tid __attribute__((tls_model("initial-exec"))) = 0;
 
-void before_fork() { t_forking_tid = !t_state && attach_frames_pending() ? uint32_t(sys::gettid()) : 0; }
+void before_fork() {
+  t_forking_tid = !t_state && attach_frames_pending() ? uint32_t(sys::gettid()) : 0;
+  hold_module_walks();
+}
+
+void after_fork_in_parent() { release_module_walks_in_parent(); }
 
 void after_fork_in_child() {
+  release_module_walks_in_child();
   ThreadState* self = t_state;
   uint64_t now = ticks();
   own_return_stack_after_fork();
@@ -179,7 +187,8 @@ void initialize() {
   g_process.realtime_start_ns = int64_t(clock_ns(CLOCK_REALTIME));
   g_process.cpu_start_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   pthread_key_create(&g_exit_key, on_thread_exit);
-  pthread_atfork(before_fork, nullptr, after_fork_in_child);
+  find_thread_creation();  // here, not in a fork's child (module_walk.h)
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
   // Fast exclusion counts excluded calls in the caller's node metrics: only with them, or
   // when their hook calls are to be rewritten away (then they are counted only with them).
   load_function_plan(g_process.config.functions_file, g_process.config.node_metrics() || g_process.config.remove_hooks);

@@ -9,11 +9,22 @@ namespace callprof::rt {
 
 using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
-bool start_runtime_thread(void* (*routine)(void*), const char* name, uint64_t stack_bytes) {
-  // Looked up here, not at load time: after fork too, and always from a normal context.
+namespace {
+
+CreateFn g_create = nullptr;
+
+}  // namespace
+
+void find_thread_creation() {
+  if (__atomic_load_n(&g_create, __ATOMIC_ACQUIRE)) return;
   // Loaded by dlopen (attach), no object comes after this one: the name binds to libc's.
   CreateFn create = reinterpret_cast<CreateFn>(next_symbol("pthread_create"));
-  if (!create) create = pthread_create;
+  __atomic_store_n(&g_create, create ? create : &pthread_create, __ATOMIC_RELEASE);
+}
+
+bool start_runtime_thread(void* (*routine)(void*), const char* name, uint64_t stack_bytes) {
+  find_thread_creation();
+  const CreateFn create = __atomic_load_n(&g_create, __ATOMIC_ACQUIRE);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);

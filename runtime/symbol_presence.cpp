@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "module_walk.h"
+
 namespace callprof::rt {
 namespace {
 
@@ -128,14 +130,14 @@ int search_object(dl_phdr_info* info, size_t, void* data) {
 
 bool symbol_defined(const char* name, const void* except) {
   Query q{name, except, false, false, false};
-  dl_iterate_phdr(search_object, &q);
+  walk_modules(search_object, &q);
   return q.found;
 }
 
 void* next_symbol(const char* name) {
   // dl_iterate_phdr walks the objects in load order, which is the global search order.
   Query q{name, reinterpret_cast<const void*>(&next_symbol), true, false, false};
-  dl_iterate_phdr(search_object, &q);
+  walk_modules(search_object, &q);
   if (q.found) return dlsym(RTLD_NEXT, name);
   // Loaded with dlopen (attached), no object follows this one, nor is it in the global
   // scope: the definition the program's own calls bind to is the global one. Preloaded,

@@ -232,6 +232,22 @@ TEST_P(Snapshots, ThreadsStartingAndEndingDuringSnapshotsNeverCrash) {
   measured(compiler_name() + ".thread_churn.runs", double(runs));
 }
 
+// A fork while the snapshot thread walks the loaded objects (dl_iterate_phdr, writing a
+// dump's module list) left the child's copy of the loader's walk lock held: the child's
+// fork handler, starting its own snapshot thread, looked up pthread_create by a walk and
+// hung for ever (docs/design.md, "Forks and the loader's lock"). many_forks kills a child
+// that hangs and exits with 2.
+TEST_P(Snapshots, ForksWhileTheSnapshotThreadWalksTheModulesNeverHangAChild) {
+  const std::string binary = build("many_forks.c");
+  const RunResult rec =
+      run({E2E_CALLPROF, "record", "-q", "--snapshot-interval", "0.0005", "-o", "profile.callprof", "--", binary, "300"},
+          dir());
+  ASSERT_EQ(rec.exit, exited(0)) << rec.err;
+  const Report r = report();
+  EXPECT_EQ(r.processes().size(), 301u);
+  expect_function_calls(r, {{"child_work", 300}});
+}
+
 TEST_P(Snapshots, CrashWritesEverythingAndTheSignalPassesOn) {
   for (auto [mode, sig] : {std::pair{"crash", SIGSEGV}, std::pair{"abort", SIGABRT}}) {
     SCOPED_TRACE(mode);
