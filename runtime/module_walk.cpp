@@ -33,8 +33,7 @@ int walk_modules(ModuleVisitor visit, void* data) {
 
 void hold_module_walks() {
   // One fork at a time holds them (two threads may fork at once).
-  for (uint32_t idle = 0; !__atomic_compare_exchange_n(&g_forking, &idle, 1, false, __ATOMIC_SEQ_CST,
-                                                       __ATOMIC_RELAXED);
+  for (uint32_t idle = 0; !__atomic_compare_exchange_n(&g_forking, &idle, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
        idle = 0)
     yield();
   const uint32_t own = t_walking ? 1 : 0;

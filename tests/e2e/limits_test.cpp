@@ -239,9 +239,9 @@ TEST_P(Snapshots, ThreadsStartingAndEndingDuringSnapshotsNeverCrash) {
 // that hangs and exits with 2.
 TEST_P(Snapshots, ForksWhileTheSnapshotThreadWalksTheModulesNeverHangAChild) {
   const std::string binary = build("many_forks.c");
-  const RunResult rec =
-      run({E2E_CALLPROF, "record", "-q", "--snapshot-interval", "0.0005", "-o", "profile.callprof", "--", binary, "300"},
-          dir());
+  const RunResult rec = run(
+      {E2E_CALLPROF, "record", "-q", "--snapshot-interval", "0.0005", "-o", "profile.callprof", "--", binary, "300"},
+      dir());
   ASSERT_EQ(rec.exit, exited(0)) << rec.err;
   const Report r = report();
   EXPECT_EQ(r.processes().size(), 301u);
