@@ -131,6 +131,10 @@ struct AutoFold {
 inline constexpr uint64_t kWrapperMaxCalleesPerCall = 8;
 inline constexpr uint32_t kWrapperMaxCallees = 4;  // src/query/hook_cost.h estimates with it too
 inline constexpr uint32_t kFoldSlots = 128;        // functions folded per thread, direct-mapped
+// Leaf paths looked at window by window (tiny_lately): those whose average is above the
+// threshold by less than this factor, at most kFoldWindows of them at a time per thread.
+inline constexpr uint64_t kFoldWindowReach = 3;
+inline constexpr uint32_t kFoldWindows = 128;
 inline constexpr uint32_t kMaxFoldedNodes =
     8192;  // nodes per thread with calls from before their fold (untouched memory until used)
 using wire::DumpFoldedNode;
@@ -464,6 +468,8 @@ class ThreadProfile {
   void consider_fold(uint32_t node);
   bool only_folded_children(uint32_t node) const;
   bool thin_wrapper(uint32_t node) const;
+  bool tiny_lately(uint32_t node);
+  void forget_fold_windows();
   bool open_frame_of(uint64_t fn) const;
   void count_folded_slow(uint64_t fn, uint64_t callsite);
   // The running frame's function is gone: close its frame now, then place the call.
@@ -596,6 +602,13 @@ class ThreadProfile {
   uint32_t folded_node_count_ = 0;
   uint32_t fold_refused_ = 0;
   uint64_t folded_fns_[kFoldSlots] = {};
+  // A node's calls and self time at its last check (tiny_lately), replaced in turn.
+  struct FoldWindow {
+    uint32_t node;
+    uint64_t calls, self_ticks;
+  };
+  FoldWindow fold_windows_[kFoldWindows] = {};
+  uint32_t fold_window_next_ = 0;
   DumpFoldedNode folded_nodes_[kMaxFoldedNodes];
 };
 

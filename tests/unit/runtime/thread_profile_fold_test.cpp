@@ -132,6 +132,54 @@ TEST(AutoFold, FunctionsAboveTheThresholdStayHooked) {
   EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 64u * 6u);
 }
 
+// A real program's hooks cost more in some stretches than in others (cache misses,
+// interrupts): a leaf whose first calls ran slow keeps an average above the threshold long
+// after its calls became tiny (zstd by GCC: its hash functions folded in some runs only).
+// Near the threshold (its average under 3 times it), a stretch of calls tiny on its own folds it.
+TEST(AutoFold, ALeafSlowAtFirstFoldsOnceAStretchOfItsCallsIsTiny) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 12, t);  // average 12: above 5, under 15; its stretches are looked at from here
+  EXPECT_FALSE(prog.p.folded(A));
+  calls(prog, A, 4, 2, t);  // the average is 7, the last 4 calls' 2
+  ASSERT_TRUE(prog.p.folded(A)) << "the stretch since the last check was tiny";
+  calls(prog, A, 4, 2, t);
+  prog.ret(MAIN, t);
+  EXPECT_EQ(prog.at({MAIN, A})->calls, 12u);
+  EXPECT_EQ(prog.at({MAIN, A})->self_ticks, 4u * 12u + 4u * 2u);
+}
+
+// Far above the threshold, a stretch of tiny calls does not fold a function: its average
+// must first come within 3 times the threshold.
+TEST(AutoFold, ALeafFarAboveTheThresholdIsNotFoldedByOneTinyStretch) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 40, t);  // average 40: 8 times the threshold
+  calls(prog, A, 4, 1, t);   // average 20.5: still above 15
+  EXPECT_FALSE(prog.p.folded(A));
+  calls(prog, A, 4, 1, t);  // average 14: its stretches are looked at from here
+  EXPECT_FALSE(prog.p.folded(A));
+  calls(prog, A, 4, 1, t);
+  EXPECT_TRUE(prog.p.folded(A));
+  prog.ret(MAIN, t);
+}
+
+// A stretch is a node's: calls of the same function on another path do not make one.
+TEST(AutoFold, AStretchIsOnePathsCalls) {
+  Program prog = folding();
+  uint64_t t = 0;
+  prog.call(MAIN, t);
+  calls(prog, A, 4, 12, t);
+  prog.call(B, t);
+  calls(prog, A, 4, 12, t);  // MAIN > B > A: its own first check, average 12
+  prog.ret(B, t += 1);
+  calls(prog, A, 4, 6, t);  // MAIN > A's stretch: 6, not tiny
+  EXPECT_FALSE(prog.p.folded(A));
+  prog.ret(MAIN, t);
+}
+
 TEST(AutoFold, TinyFunctionsReallyCalledStayHooked) {
   // Not inlined in the program: the plain build calls it too, and a sampling profile shows
   // its time as its own.
