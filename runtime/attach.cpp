@@ -176,6 +176,7 @@ void lock_window() {
 void unlock_window() { __atomic_store_n(&g_window_lock, 0, __ATOMIC_RELEASE); }
 
 void detach() {
+  check_costs_at_exit();  // while the hooks are the runtime's (process.h)
   lock_window();
   g_window_end_tsc = ticks();
   __atomic_store_n(&g_window_closing, true, __ATOMIC_RELEASE);

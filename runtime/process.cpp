@@ -408,6 +408,7 @@ bool hooks_cost_matters(uint8_t sets) {
 }  // namespace
 
 void check_costs_at_exit() {
+  if (__atomic_load_n(&g_window_closing, __ATOMIC_ACQUIRE)) return;
   const uint8_t sets = uint8_t(unchecked_sets() | measured_sets());
   if (!sets || !hooks_cost_matters(sets)) return;
   // A state as fresh as the first thread's at start-up, where the costs were measured.

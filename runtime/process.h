@@ -135,7 +135,9 @@ void clear_unhooked_counts();
 // Before the image's last dump: the hooks' costs taken unchecked from the recorder's cache
 // are checked now, and those measured in the recording checked again (how far they moved
 // during the run), where the hooks' estimated cost is a share of the image's CPU time that
-// matters (process_calibration.h; docs/design.md, "Compensation").
+// matters (process_calibration.h; docs/design.md, "Compensation"). Attached, the window's
+// end checks them, before the hooks are given back (the runtime's own calibration calls
+// would reach glibc's empty hooks after): not again while the window closes.
 void check_costs_at_exit();
 
 // Write this process image's dump (all threads, open frames included), once per image;
