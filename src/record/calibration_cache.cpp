@@ -46,10 +46,10 @@ auto median(const CalibrationHistory& h, Of of) {
 // A measurement worth keeping: a rate, a check value, and a leaf's inner and outer costs
 // both above 0 for every set of `sets`. A hooked call reads the clock inside its callee, so
 // an inner cost of 0 is a hook path that recorded nothing timed: the calibration under
-// --max-depth or --min-duration did that until session 47, and an attached program's forked
-// children (AttachPatched.ThreadsAndForksWhileAttached) still do, with check values a fifth of
-// the others'. Learnt, such entries took the auto-fold threshold of every later recording
-// below what any call costs.
+// --max-depth or --min-duration did that until session 47, and an attached window's check
+// at its end until session 48 (glibc's empty hooks, check values a fifth of the others').
+// Learnt, such entries took the auto-fold threshold of every later recording below what any
+// call costs.
 bool usable(const wire::CalibrationFile& f, uint32_t sets) {
   if (!(f.ticks_per_ns > 0 && f.ticks_per_ns < 1e3) || (f.sets & sets) != sets) return false;
   for (uint32_t i = 0; i < wire::kHookSets; ++i)
