@@ -59,6 +59,16 @@ void keep_larger(uint32_t& sets, int32_t* kept, uint32_t rechecked, const int32_
   }
 }
 
+// A set still taken from the cache, with the same costs and check as the file's, that a
+// process found checked meanwhile stays checked.
+void keep_checked(CalibrationFile& f, const SharedCalibration& there) {
+  for (uint32_t i = 0; i < wire::kHookSets; ++i) {
+    const uint32_t bit = 1u << i;
+    if (!(there.checked_sets & f.cached_sets & bit) || there.check[i] != f.check[i]) continue;
+    if (__builtin_memcmp(&there.costs[i], &f.costs[i], sizeof f.costs[i]) == 0) f.checked_sets |= bit;
+  }
+}
+
 }  // namespace
 
 SharedCalibration load_calibration(const char* dir) {
@@ -100,10 +110,15 @@ bool take_alternate(SharedCalibration& c, uint32_t set, uint64_t now) {
 }
 
 void save_checked_sets(const char* dir, uint8_t checked) {
-  const long fd = sys::open(file_in(dir).text, O_WRONLY | O_CLOEXEC);
+  DirectoryLock lock(dir);
+  const long fd = sys::open(file_in(dir).text, O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
-  const uint32_t sets = checked;
-  sys::pwrite(int(fd), &sets, sizeof sets, __builtin_offsetof(CalibrationFile, checked_sets));
+  constexpr uint64_t kAt = __builtin_offsetof(CalibrationFile, checked_sets);
+  // Added to the sets other processes found checked since this one read the file.
+  uint32_t sets = 0;
+  if (sys::pread(int(fd), &sets, sizeof sets, kAt) != long(sizeof sets)) sets = 0;
+  sets |= checked;
+  sys::pwrite(int(fd), &sets, sizeof sets, kAt);
   sys::close(int(fd));
 }
 
@@ -146,6 +161,7 @@ void save_calibration(const char* dir, const SharedCalibration& c) {
   DirectoryLock lock(dir);
   const SharedCalibration there = load_calibration(dir);
   keep_larger(f.rechecked_sets, f.recheck_change_permille, there.rechecked_sets, there.recheck_change_permille);
+  keep_checked(f, there);
   Path tmp = file_in(dir);
   tmp.add(".").add(uint32_t(sys::getpid()));
   const long fd = sys::open(tmp.text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

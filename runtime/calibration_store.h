@@ -41,7 +41,9 @@ bool take_alternate(SharedCalibration& c, uint32_t set, uint64_t now);
 void save_calibration(const char* dir, const SharedCalibration& c);
 // Marks the cached sets `checked` as checked in the file the recorder seeded, in place: one
 // aligned 4-byte write, which a reader sees whole or not at all (a file written whole and
-// renamed, as above, took 0.18 ms of every recording that took the cache).
+// renamed, as above, took 0.18 ms of every recording that took the cache), added to the
+// sets the file says checked, under the directory's lock; a file written whole keeps them
+// where its costs are the file's.
 void save_checked_sets(const char* dir, uint8_t checked);
 // Adds the change of each set in `rechecked` (thousandths, `change` by set) to the file in
 // place, where it is larger than the one there or none is: read, then written back, two

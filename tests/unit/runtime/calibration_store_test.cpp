@@ -137,6 +137,50 @@ TEST(CalibrationStore, ALockHeldElsewhereDelaysTheChangeButNeverStopsIt) {
   EXPECT_EQ(load_calibration(dir.path.c_str()).recheck_change_permille[wire::kHooksGcc], 55);
 }
 
+// Costs of both compilers' hooks taken from callprof's cache, none checked yet.
+SharedCalibration saved_cached_calibration(const Dir& dir) {
+  SharedCalibration c;
+  c.ticks_per_ns = 2.5;
+  c.sets = c.cached_sets = (1u << wire::kHooksGcc) | (1u << wire::kHooksClang);
+  c.check[wire::kHooksGcc] = 1234;
+  c.check[wire::kHooksClang] = 987;
+  c.costs[wire::kHooksGcc].leaf_inner = 40;
+  c.costs[wire::kHooksClang].leaf_inner = 30;
+  save_calibration(dir.path.c_str(), c);
+  return c;
+}
+
+// Two processes, each checking the costs of the set its hooks use: each adds its set to
+// the file's (the second wrote its view of the file over the first's).
+TEST(CalibrationStore, CheckedSetsAreAddedToThoseTheFileSays) {
+  Dir dir;
+  saved_cached_calibration(dir);
+  save_checked_sets(dir.path.c_str(), 1u << wire::kHooksGcc);
+  save_checked_sets(dir.path.c_str(), 1u << wire::kHooksClang);
+  EXPECT_EQ(load_calibration(dir.path.c_str()).checked_sets, (1u << wire::kHooksGcc) | (1u << wire::kHooksClang));
+}
+
+// A process that measured Clang's costs writes the file whole from what it read as it
+// started: GCC's, checked meanwhile by another process, stays checked where its costs are
+// still the file's, and not where the writer has others.
+TEST(CalibrationStore, AFileWrittenWholeKeepsTheSetsCheckedMeanwhile) {
+  Dir dir;
+  const SharedCalibration c = saved_cached_calibration(dir);
+  save_checked_sets(dir.path.c_str(), 1u << wire::kHooksGcc);
+  SharedCalibration measured = c;  // read before that check
+  measured.cached_sets = 1u << wire::kHooksGcc;
+  measured.check[wire::kHooksClang] = 1111;
+  save_calibration(dir.path.c_str(), measured);
+  SharedCalibration back = load_calibration(dir.path.c_str());
+  EXPECT_EQ(back.checked_sets, 1u << wire::kHooksGcc);
+  EXPECT_EQ(back.check[wire::kHooksClang], 1111u);
+
+  SharedCalibration other = measured;  // GCC's costs not the file's
+  other.costs[wire::kHooksGcc].leaf_inner = 41;
+  save_calibration(dir.path.c_str(), other);
+  EXPECT_EQ(load_calibration(dir.path.c_str()).checked_sets, 0u) << "a check of other costs";
+}
+
 TEST(CalibrationStore, NoFileNoRecheck) {
   Dir dir;
   const int32_t change[wire::kHookSets] = {};
