@@ -74,7 +74,6 @@ bool ThreadProfile::thin_wrapper(uint32_t node) const {
 // folded in some runs and not in others).
 bool ThreadProfile::tiny_lately(uint32_t node) {
   const DumpNode& n = nodes_[node];
-  if (n.self_ticks >= kFoldWindowReach * fold_max_self_ticks_ * n.calls) return false;
   uint32_t at = 0;
   while (at < kFoldWindows && fold_windows_[at].node != node) ++at;
   if (at == kFoldWindows) {  // not looked at yet: its window starts now
@@ -97,8 +96,11 @@ void ThreadProfile::consider_fold(uint32_t node) {
   // calls too, whose time a sampling profile shows as its own (--auto-fold all folds it too).
   // Never a function with a role of its own (checkpoint, excluded, pinned).
   if ((fold_inlined_only_ && !(n.callsite & wire::kCallsiteInlined)) || n.flags != 0) return;
-  // Tiny on average, or lately for a leaf path (the windows are for the leaves alone).
-  const bool tiny = n.self_ticks < fold_max_self_ticks_ * n.calls || (only_folded_children(node) && tiny_lately(node));
+  // Tiny on average, or lately for a leaf path near the threshold (asked first: the leaf
+  // check may walk every node).
+  const bool near = n.self_ticks < kFoldWindowReach * fold_max_self_ticks_ * n.calls;
+  const bool tiny =
+      n.self_ticks < fold_max_self_ticks_ * n.calls || (near && only_folded_children(node) && tiny_lately(node));
   if (!tiny && fold_leaves_only_) return;
   // A tiny leaf path (no callee but folded ones: a wrapper of real work keeps its place in
   // the tree) of a function with no call of it still open (a recursion's outer frames would
